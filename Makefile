@@ -1,0 +1,88 @@
+# recordmcount - build, test and install.
+#   make              build the helper
+#   make check        run every test (prove)
+#   make install      PREFIX=/usr/local DESTDIR=
+#   make V=1          show the commands
+VERSION    := 0.1.0
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec/recordmcount
+PERLDIR    ?= $(PREFIX)/share/recordmcount/perl
+MANDIR     ?= $(PREFIX)/share/man
+MAN1DIR    ?= $(MANDIR)/man1
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -std=c11 -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2
+ALL_CFLAGS = $(WARN) -DVERSION='"$(VERSION)"' $(CFLAGS)
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+SRCS := src/main.c src/objdump.c src/scan.c src/emit.c src/arch.c src/elfpeek.c src/util.c
+HDRS := $(wildcard src/*.h)
+HELPER := build/mcount-scan
+
+.PHONY: all check check-kernel bench deps install uninstall clean demo man
+all: $(HELPER) man
+
+build:
+	$(Q)mkdir -p build
+
+$(HELPER): $(SRCS) $(HDRS) | build
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(SRCS)
+
+build/asan/mcount-scan: $(SRCS) $(HDRS)
+	$(Q)mkdir -p build/asan
+	@$(if $(Q),echo "  CC      $@ (ASan+UBSan)")
+	$(Q)$(CC) $(WARN) -DVERSION='"$(VERSION)"' -O1 -g -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $(SRCS)
+
+MANS := $(patsubst doc/%.pod,build/man/%.1,$(wildcard doc/*.pod))
+man: $(MANS)
+build/man/%.1: doc/%.pod
+	$(Q)mkdir -p build/man
+	$(Q)pod2man --section=1 --center="recordmcount" --release="recordmcount $(VERSION)" \
+		--name=$(shell echo $* | tr a-z A-Z) $< $@
+
+TESTS ?= t/*.t
+check: all build/asan/mcount-scan
+	prove -I lib -I t/lib $(if $(V),-v) $(TESTS)
+
+deps:
+	scripts/install-deps
+
+demo: all
+	examples/demo.sh
+
+# Build a Linux 6.1 kernel whose every table comes from recordmcount.pl,
+# boot it under QEMU and check ftrace (see doc/kernel.md).
+check-kernel: all
+	t/kernel/check-kernel
+
+bench: all
+	bench/run
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(PERLDIR)/RecordMcount $(DESTDIR)$(MAN1DIR)
+	install -m 755 $(HELPER) $(DESTDIR)$(LIBEXECDIR)/mcount-scan
+	install -m 644 lib/RecordMcount/*.pm $(DESTDIR)$(PERLDIR)/RecordMcount/
+	for f in recordmcount.pl bin/*; do \
+		[ -f "$$f" ] || continue; \
+		sed -e 's|^my \$$LIBDIR = .*|my $$LIBDIR = "$(PERLDIR)";|' \
+		    -e 's|^my \$$HELPER = .*|my $$HELPER = "$(LIBEXECDIR)/mcount-scan";|' \
+		    "$$f" > $(DESTDIR)$(BINDIR)/$$(basename $$f); \
+		chmod 755 $(DESTDIR)$(BINDIR)/$$(basename $$f); \
+	done
+	install -m 644 $(MANS) $(DESTDIR)$(MAN1DIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBEXECDIR)/mcount-scan $(DESTDIR)$(BINDIR)/recordmcount.pl
+	rm -rf $(DESTDIR)$(PERLDIR)
+
+clean:
+	rm -rf build

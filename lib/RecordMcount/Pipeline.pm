@@ -1,0 +1,231 @@
+package RecordMcount::Pipeline;
+# The record pipeline: the one place that turns an object compiled with -pg
+# into the same object plus a __mcount_loc table.  Every front end
+# (recordmcount.pl, mcount-record, mcount-cc) calls record_object().
+#
+#   objdump -h -t -r OBJ | mcount-scan   -> table.s + plan
+#   CC -c table.s                        -> table.o
+#   objcopy --globalize-symbol/--add-symbol (only if an anchor is local or missing)
+#   ld -r OBJ table.o                    -> relinked
+#   objcopy --localize-symbol            (only if the previous step ran)
+#   rename over OBJ                      (atomic; the original is never written)
+#
+# The original is read through one open file descriptor (/dev/fd/N), so a
+# concurrent rename of OBJ by another process cannot mix two versions.
+use strict;
+use warnings;
+
+use Exporter 'import';
+use Cwd ();
+use File::Basename qw(dirname basename);
+use File::Spec;
+use RecordMcount::Run qw(run_tool run_piped find_program status_text
+    register_temp forget_temp tool_name);
+
+our @EXPORT_OK = qw(record_object);
+
+my $seq = 0;
+
+sub _fail { my ($label, $msg) = @_; die "$label: $msg\n" }
+
+# A tool's stderr, indented under our own message line.
+sub _tool_text {
+    my ($text) = @_;
+    return '' unless defined $text && length $text;
+    $text =~ s/\s+\z//;
+    return join '', map { "  $_\n" } split /\n/, $text;
+}
+
+sub _check_tool {
+    my ($label, $cmd, $what) = @_;
+    _fail($label, "no $what command given") unless @$cmd && length $cmd->[0];
+    find_program($cmd->[0])
+        or _fail($label, "$cmd->[0]: not found (needed as $what; is it installed and on PATH?)");
+    return;
+}
+
+sub _run_step {
+    my ($label, $what, $cmd, %o) = @_;
+    my ($st, $err) = run_tool(cmd => $cmd, keep => $o{keep});
+    if ($st != 0) {
+        die "$label: $what failed (" . tool_name($cmd) . ' ' . status_text($st) . ")\n"
+            . _tool_text($err);
+    }
+    print STDERR $err if length $err;
+    return;
+}
+
+sub _has_flag {
+    my ($cmd, $re) = @_;
+    return scalar grep { $_ =~ $re } @$cmd[1 .. $#$cmd];
+}
+
+# Check the file before anything runs; returns the path to work on (a
+# symlink's target, so the link stays a link).
+sub _check_input {
+    my ($file, $label) = @_;
+    _fail($label, 'no such file') unless -e $file || -l $file;
+    my $path = $file;
+    if (-l $file) {
+        $path = Cwd::realpath($file);
+        _fail($label, 'dangling symbolic link') unless defined $path && -e $path;
+    }
+    _fail($label, 'is a directory') if -d $path;
+    _fail($label, 'not a regular file') unless -f $path;
+    _fail($label, 'permission denied (cannot read)') unless -r $path;
+    _fail($label, 'file is not writable') unless -w $path;
+    my $dir = dirname($path);
+    _fail($label, "directory $dir is not writable (the new object is renamed into place)")
+        unless -w $dir && -x $dir;
+    return $path;
+}
+
+sub _parse_plan {
+    my ($text) = @_;
+    my %plan = (globalize => [], add_symbol => [], anchors => []);
+    for my $line (split /\n/, $text) {
+        my ($key, @f) = split /\t/, $line, -1;
+        next unless defined $key;
+        if    ($key eq 'globalize')  { push @{ $plan{globalize} }, $f[0] }
+        elsif ($key eq 'add-symbol') { push @{ $plan{add_symbol} }, [@f] }
+        elsif ($key eq 'anchor')     { push @{ $plan{anchors} }, [@f] }
+        else                         { $plan{$key} = $f[0] }
+    }
+    return \%plan;
+}
+
+# record_object(FILE, OPTIONS) -> { status, sites, arch, plan, assembly? }
+#   status: recorded | no-sites | already-recorded | lto | dry-run
+# Options: helper, objdump, objcopy, cc (or as), ld (command lists), arch,
+# bits, endian, entry (call|reloc), sections, listing (relocs|disasm),
+# dry_run, label (name in messages).  Dies with "FILE: message\n".
+sub record_object {
+    my ($file, $o) = @_;
+    my @made;
+    my $r = eval { _record($file, $o, \@made) };
+    if (!$r) {
+        my $err = $@;
+        unlink grep { -e } @made;
+        forget_temp(@made);
+        die $err;
+    }
+    return $r;
+}
+
+sub _record {
+    my ($file, $o, $made) = @_;
+    my $label = $o->{label} // $file;
+    my $path = _check_input($file, $label);
+    open(my $orig, '<', $path) or _fail($label, "cannot open: $!");
+    my $snap = '/dev/fd/' . fileno($orig);
+    my @st = stat $orig;
+
+    _check_tool($label, $o->{objdump}, 'objdump');
+    my $dir = dirname($path);
+    my $stem = File::Spec->catfile($dir, '.tmp_mc_' . basename($path) . ".$$." . $seq++);
+    my %tmp = map { $_ => "$stem.$_" } qw(s o g r l);
+    register_temp(values %tmp);
+    push @$made, values %tmp;
+
+    my @objdump = (@{ $o->{objdump} }, ($o->{listing} // 'relocs') eq 'disasm' ? ('-h', '-t', '-dr') : ('-h', '-t', '-r'), $snap);
+    my @scan = ($o->{helper}, '--plan', '--object', $snap, '--file-name', $label,
+        '--name', $o->{prog} // 'recordmcount', '-o', $tmp{s});
+    push @scan, '--arch', $o->{arch}     if defined $o->{arch};
+    push @scan, '--bits', $o->{bits}     if defined $o->{bits};
+    push @scan, '--endian', $o->{endian} if defined $o->{endian};
+    push @scan, '--entry', $o->{entry}   if defined $o->{entry};
+    push @scan, '--sections', $o->{sections} if defined $o->{sections};
+
+    my ($pst, $perr, $sst, $serr, $sout) =
+        run_piped(producer => \@objdump, consumer => \@scan, keep => [$orig]);
+    if ($sst != 0) {
+        # The scanner names the problem (not ELF, wrong architecture, ...);
+        # objdump's own complaint, if any, follows.
+        $serr =~ s/\s+\z//;
+        if (($sst >> 8) =~ /^[12]\z/ && $serr =~ /\S/) {
+            my @lines = split /\n/, $serr;
+            my $first = shift @lines;
+            $first =~ s/^[^:]+: (?:\Q$label\E: )?//;
+            die "$label: $first\n" . join('', map {"$_\n"} @lines)
+                . ($pst != 0 ? _tool_text($perr =~ s/\Q$snap\E/$label/gr) : '');
+        }
+        die "$label: mcount-scan failed (" . status_text($sst) . ")\n" . _tool_text($serr);
+    }
+    if ($pst != 0) {
+        die "$label: objdump failed (" . tool_name(\@objdump) . ' ' . status_text($pst) . ")\n"
+            . _tool_text($perr =~ s/\Q$snap\E/$label/gr);
+    }
+    print STDERR $serr if length $serr;
+    my $plan = _parse_plan($sout);
+    my %result = (status => $plan->{status} // 'no-sites', sites => $plan->{sites} // 0,
+        arch => $plan->{arch}, plan => $plan);
+    if ($result{status} ne 'recorded') {
+        unlink grep { -e } values %tmp;
+        forget_temp(values %tmp);
+        return \%result;
+    }
+
+    if ($o->{dry_run}) {
+        open(my $fh, '<', $tmp{s}) or _fail($label, "cannot read $tmp{s}: $!");
+        local $/;
+        $result{assembly} = <$fh>;
+        $result{status} = 'dry-run';
+        unlink grep { -e } values %tmp;
+        forget_temp(values %tmp);
+        return \%result;
+    }
+
+    # Assemble the table.  Through the compiler driver (its flags choose the
+    # target, e.g. -m32), forced to assembler input and no debug info, or
+    # through the assembler itself.
+    my @asm;
+    if ($o->{as}) {
+        _check_tool($label, $o->{as}, 'assembler');
+        @asm = (@{ $o->{as} });
+        push @asm, $plan->{'as-flag'} if $plan->{'as-flag'} && !_has_flag($o->{as}, qr/^--(32|64|x32)$/);
+        push @asm, '-o', $tmp{o}, $tmp{s};
+    } else {
+        _check_tool($label, $o->{cc}, 'compiler (CC)');
+        @asm = (@{ $o->{cc} });
+        push @asm, $plan->{'cc-flag'} if $plan->{'cc-flag'} && !_has_flag($o->{cc}, qr/^-m(32|64|x32)$/);
+        push @asm, '-g0', '-c', '-o', $tmp{o}, '-x', 'assembler', $tmp{s};
+    }
+    _run_step($label, 'assembling the table', \@asm);
+
+    # Anchors that are local, or that have to be made, must be global while
+    # ld -r binds the table to them.
+    my @names = (@{ $plan->{globalize} }, map { $_->[0] } @{ $plan->{add_symbol} });
+    my $input = $snap;
+    if (@names) {
+        _check_tool($label, $o->{objcopy}, 'objcopy');
+        my @cmd = (@{ $o->{objcopy} });
+        push @cmd, "--globalize-symbol=$_" for @{ $plan->{globalize} };
+        push @cmd, '--add-symbol', "$_->[0]=$_->[1]:$_->[2],global" for @{ $plan->{add_symbol} };
+        _run_step($label, 'globalizing anchors', [@cmd, $snap, $tmp{g}], keep => [$orig]);
+        $input = $tmp{g};
+    }
+
+    _check_tool($label, $o->{ld}, 'linker (LD)');
+    my @ld = (@{ $o->{ld} });
+    push @ld, '-m', $plan->{'ld-emulation'}
+        if $plan->{'ld-emulation'} && !_has_flag($o->{ld}, qr/^-m/);
+    push @ld, '-r', '-o', $tmp{r}, $input, $tmp{o};
+    _run_step($label, 'relinking (ld -r)', \@ld, keep => [$orig]);
+
+    my $final = $tmp{r};
+    if (@names) {
+        my @cmd = (@{ $o->{objcopy} });
+        push @cmd, "--localize-symbol=$_" for @names;
+        _run_step($label, 'localizing anchors', [@cmd, $tmp{r}, $tmp{l}]);
+        $final = $tmp{l};
+    }
+
+    chmod $st[2] & 07777, $final;
+    rename $final, $path or _fail($label, "cannot replace the object: $!");
+    forget_temp($final);
+    unlink grep { -e } values %tmp;
+    forget_temp(values %tmp);
+    return \%result;
+}
+
+1;

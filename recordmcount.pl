@@ -1,0 +1,103 @@
+#!/usr/bin/perl
+# recordmcount.pl - add a __mcount_loc table to an object compiled with -pg.
+# A drop-in for the Linux kernel's scripts/recordmcount.pl; see
+# recordmcount.pl(1) or `recordmcount.pl --help`.
+use strict;
+use warnings;
+
+use FindBin ();
+our ($LIBDIR, $HELPER);
+BEGIN {
+    $LIBDIR = "$FindBin::RealBin/lib";
+    $HELPER = "$FindBin::RealBin/build/mcount-scan";
+}
+use lib $LIBDIR;
+use Getopt::Long qw(:config require_order no_ignore_case bundling);
+use Text::ParseWords qw(shellwords);
+use RecordMcount::Pipeline qw(record_object);
+
+my $PROG = 'recordmcount';
+my $VERSION = '0.1.0';
+
+sub usage {
+    my ($fh) = @_;
+    print {$fh} <<"END";
+Usage: recordmcount.pl [OPTION]... ARCH ENDIAN BITS OBJDUMP OBJCOPY CC LD NM RM MV IS_MODULE FILE
+       recordmcount.pl [OPTION]... ARCH BITS OBJDUMP OBJCOPY CC LD NM RM MV IS_MODULE FILE
+       recordmcount.pl [OPTION]... ARCH OBJDUMP OBJCOPY CC LD NM RM MV FILE
+Add a __mcount_loc table of the calls to mcount/__fentry__ to FILE, an
+object compiled with -pg, with the Linux kernel's argument lists (6.1,
+2009 and 2008).  CC and LD are command strings and may carry flags; NM, RM
+and MV are accepted and not used.  The 2008 form records every executable
+section with entries at the relocation; the others record the kernel's
+text sections with entries at the call instruction.
+
+  --entry=call|reloc     where an entry points (default from the form)
+  --sections=SPEC        kernel, all, or a comma-separated list (NAME* is a prefix)
+  --disassemble          read objdump -dr instead of -r (slower; the call
+                         instructions are then checked in the disassembly)
+  -h, --help             show this help and exit
+  -V, --version          show the version and exit
+
+Exit status: 0 recorded or nothing to record, 1 the object could not be
+recorded (it is left unchanged), 2 bad usage.
+END
+    return;
+}
+
+sub bad_usage {
+    print STDERR "$PROG: $_[0]\nTry 'recordmcount.pl --help' for more information.\n";
+    exit 2;
+}
+
+my %opt;
+GetOptions(
+    'entry=s'     => \$opt{entry},
+    'sections=s'  => \$opt{sections},
+    'disassemble' => \$opt{disasm},
+    'help|h'      => sub { usage(\*STDOUT); exit 0 },
+    'version|V'   => sub { print "recordmcount.pl (recordmcount) $VERSION\n"; exit 0 },
+) or do { print STDERR "Try 'recordmcount.pl --help' for more information.\n"; exit 2 };
+bad_usage("--entry must be call or reloc, not '$opt{entry}'")
+    if defined $opt{entry} && $opt{entry} !~ /^(call|reloc)\z/;
+
+my ($arch, $endian, $bits, $objdump, $objcopy, $cc, $ld, $file, $entry, $sections);
+if (@ARGV == 12) {
+    ($arch, $endian, $bits, $objdump, $objcopy, $cc, $ld, undef, undef, undef, undef, $file) = @ARGV;
+    bad_usage("ENDIAN must be big or little, not '$endian'") unless $endian =~ /^(big|little)\z/;
+} elsif (@ARGV == 11) {
+    ($arch, $bits, $objdump, $objcopy, $cc, $ld, undef, undef, undef, undef, $file) = @ARGV;
+} elsif (@ARGV == 9) {
+    ($arch, $objdump, $objcopy, $cc, $ld, undef, undef, undef, $file) = @ARGV;
+    ($entry, $sections) = ('reloc', 'all');
+} else {
+    bad_usage('expected 12, 11 or 9 arguments, got ' . scalar(@ARGV));
+}
+bad_usage("BITS must be 32 or 64, not '$bits'") if defined $bits && $bits !~ /^(32|64)\z/;
+
+my %o = (
+    prog     => $PROG,
+    helper   => $ENV{RECORDMCOUNT_HELPER} // $HELPER,
+    arch     => $arch,
+    bits     => $bits,
+    endian   => $endian,
+    entry    => $opt{entry} // $entry // 'call',
+    sections => $opt{sections} // $sections // 'kernel',
+    listing  => $opt{disasm} ? 'disasm' : 'relocs',
+    objdump  => [shellwords($objdump)],
+    objcopy  => [shellwords($objcopy)],
+    cc       => [shellwords($cc)],
+    ld       => [shellwords($ld)],
+);
+
+my $r = eval { record_object($file, \%o) };
+if (!$r) {
+    print STDERR "$PROG: $@";
+    exit 1;
+}
+if ($r->{status} eq 'lto') {
+    print STDERR "$PROG: $file: an LTO object has no machine code to record "
+        . "(compile without -flto, or with -ffat-lto-objects)\n";
+    exit 1;
+}
+exit 0;

@@ -1,0 +1,54 @@
+/* arch.h - what the scanner knows about each target architecture.
+ *
+ * Every per-architecture fact the project relies on lives in the table in
+ * arch.c: hook names, the relocation types that mark a call to a hook, where
+ * the relocated field sits inside the call instruction, the opcode that call
+ * starts with, the table entry directive, and the flags the assembler and
+ * linker need.  Adding an architecture means adding a row there.
+ */
+#ifndef MCOUNT_ARCH_H
+#define MCOUNT_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One way a compiler calls the profiling hook. */
+struct call_form {
+	const char *reloc;            /* relocation type as objdump names it */
+	unsigned field_offset;        /* bytes from the call's first byte to the relocated field */
+	unsigned insn_len;            /* length of the call instruction */
+	unsigned char opcode[4];      /* expected first bytes of the call ... */
+	unsigned char opmask[4];      /* ... compared under this mask */
+	unsigned oplen;               /* how many opcode bytes to check (0: none) */
+};
+
+struct arch {
+	const char *name;             /* canonical name: x86_64, i386, ... */
+	const char *kernel_arch;      /* kernel ARCH value(s) that select it, '|'-separated */
+	unsigned elf_machine;         /* e_machine */
+	unsigned elf_class;           /* 32 or 64 */
+	bool big_endian;
+	const char *bfd_format;       /* what objdump prints after "file format" */
+	const char *const *hooks;     /* names of the profiling hook */
+	const struct call_form *forms;
+	size_t nforms;
+	const char *entry_directive;  /* .quad / .long */
+	unsigned entry_size;          /* bytes per table entry and its alignment */
+	char type_prefix;             /* '@' or '%' in .section type arguments */
+	const char *ld_emulation;     /* ld -m value for ld -r */
+	const char *cc_flag;          /* compiler-driver flag that selects it */
+	const char *as_flag;          /* assembler flag that selects it */
+	const char *triple;           /* GNU triple of Debian's cross tools */
+	const char *entry_doc;        /* what a table entry points at, for --list-arches */
+};
+
+/* Find an architecture by canonical or kernel name; bits (0, 32, 64)
+ * resolves kernel names shared by two word sizes (x86).  NULL if unknown. */
+const struct arch *arch_lookup(const char *name, unsigned bits);
+const struct arch *arch_by_machine(unsigned machine, unsigned elf_class, bool big_endian);
+const struct arch *arch_by_bfd_format(const char *format);
+bool arch_is_hook(const struct arch *a, const char *name, size_t len);
+const struct call_form *arch_form(const struct arch *a, const char *reloc);
+void arch_list(void);
+
+#endif

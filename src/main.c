@@ -1,0 +1,263 @@
+/* main.c - mcount-scan: read one object's objdump listing, write the
+ * assembly for its __mcount_loc table and the plan the pipeline follows. */
+#define _POSIX_C_SOURCE 200809L
+#include "scan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef VERSION
+#define VERSION "unknown"
+#endif
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"Usage: %s [OPTION]... [LISTING]\n"
+"Read the output of `LC_ALL=C objdump -h -t -r OBJECT` (or -h -t -dr) from\n"
+"LISTING or standard input, find the calls to the profiling hook, and write\n"
+"the assembly of the object's __mcount_loc table.\n"
+"\n"
+"  -a, --arch=NAME        target: x86_64, i386, or a kernel ARCH name (x86)\n"
+"      --bits=32|64       word size, to resolve a kernel ARCH name\n"
+"      --endian=big|little  byte order, checked against the object\n"
+"  -e, --entry=call|reloc entries point at the call (default) or at the\n"
+"                         relocated field inside it (the 2008 convention)\n"
+"  -s, --sections=SPEC    'kernel' (default: the Linux 6.1 list and every\n"
+"                         .text.*), 'all' (every executable section), or a\n"
+"                         comma-separated list of names; NAME* is a prefix\n"
+"  -O, --object=FILE      the object the listing is of: its ELF header is\n"
+"                         checked, its call instructions verified and its\n"
+"                         .note.gnu.property copied into the table's object\n"
+"  -o, --output=FILE      write the assembly to FILE (default: stdout)\n"
+"  -p, --plan             print the plan (anchors to globalize, symbols to\n"
+"                         add, counts) on stdout\n"
+"      --name=PROG        program name to use in messages\n"
+"      --file-name=NAME   file name to use in messages and comments\n"
+"      --identify         with --object: print the architecture facts of the\n"
+"                         object (for choosing tools) and exit\n"
+"      --list-arches      list the architectures and call forms known\n"
+"  -h, --help             show this help and exit\n"
+"  -V, --version          show the version and exit\n"
+"\n"
+"Exit status: 0 success (including nothing to record), 1 bad input, 2 bad usage.\n",
+		diag_prog);
+}
+
+static _Noreturn __attribute__((format(printf, 1, 2))) void bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", diag_prog);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", diag_prog);
+	exit(2);
+}
+
+static const char *machine_name(unsigned machine)
+{
+	switch (machine) {
+	case 2: return "sparc";
+	case 3: return "i386";
+	case 8: return "mips";
+	case 20: return "ppc";
+	case 21: return "ppc64";
+	case 22: return "s390";
+	case 40: return "arm";
+	case 42: return "sh";
+	case 43: return "sparc64";
+	case 62: return "x86_64";
+	case 183: return "aarch64";
+	case 243: return "riscv";
+	default: return NULL;
+	}
+}
+
+static void check_object(struct object *obj, unsigned bits, const char *endian, bool need_rel)
+{
+	struct elf_ident id;
+	char why[128];
+	obj->fd = open(obj->path, O_RDONLY);
+	if (obj->fd < 0)
+		fatal("%s", strerror(errno));
+	if (!elf_read_ident(obj->fd, &id, why, sizeof(why)))
+		fatal("%s", why);
+	if (need_rel && id.type != 1)
+		fatal("not a relocatable object (ELF type %s)",
+		      id.type == 2 ? "EXEC, an executable" : id.type == 3 ? "DYN, a shared object or PIE" :
+		      id.type == 4 ? "CORE, a core dump" : "unknown");
+	const struct arch *a = arch_by_machine(id.machine, id.elf_class, id.big_endian);
+	const char *mname = machine_name(id.machine);
+	char desc[96];
+	snprintf(desc, sizeof(desc), "%s%s%u-bit %s-endian", mname ? mname : "machine ",
+		 mname ? ", " : "", id.elf_class, id.big_endian ? "big" : "little");
+	if (!mname) {
+		char num[96];
+		snprintf(num, sizeof(num), "machine %u, %u-bit %s-endian", id.machine, id.elf_class,
+			 id.big_endian ? "big" : "little");
+		strcpy(desc, num);
+	}
+	if (obj->arch && a != obj->arch)
+		fatal("object is for %s, not %s", desc, obj->arch->name);
+	if (!a)
+		fatal("unsupported architecture (%s)", desc);
+	if (bits && bits != id.elf_class)
+		fatal("object is %u-bit, not %u-bit", id.elf_class, bits);
+	if (endian && (strcmp(endian, "big") == 0) != id.big_endian)
+		fatal("object is %s-endian, not %s-endian", id.big_endian ? "big" : "little", endian);
+	obj->arch = a;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "arch", required_argument, NULL, 'a' },
+		{ "bits", required_argument, NULL, 'b' },
+		{ "endian", required_argument, NULL, 'E' },
+		{ "entry", required_argument, NULL, 'e' },
+		{ "sections", required_argument, NULL, 's' },
+		{ "object", required_argument, NULL, 'O' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "plan", no_argument, NULL, 'p' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "file-name", required_argument, NULL, 'F' },
+		{ "list-arches", no_argument, NULL, 'L' },
+		{ "identify", no_argument, NULL, 'I' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *file_name = NULL;
+	const char *arch_name = NULL, *endian = NULL, *sections = "kernel", *output = NULL;
+	unsigned bits = 0;
+	enum entry_mode mode = ENTRY_CALL;
+	bool plan = false, identify = false;
+	struct object obj = { .fd = -1, .gnu_stack = -1, .gnu_property = -1 };
+	int c;
+
+	while ((c = getopt_long(argc, argv, "a:e:s:O:o:phV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'a': arch_name = optarg; break;
+		case 'b':
+			if (strcmp(optarg, "32") && strcmp(optarg, "64"))
+				bad_usage("--bits must be 32 or 64, not '%s'", optarg);
+			bits = (unsigned)atoi(optarg);
+			break;
+		case 'E':
+			if (strcmp(optarg, "big") && strcmp(optarg, "little"))
+				bad_usage("--endian must be big or little, not '%s'", optarg);
+			endian = optarg;
+			break;
+		case 'e':
+			if (strcmp(optarg, "call") == 0)
+				mode = ENTRY_CALL;
+			else if (strcmp(optarg, "reloc") == 0)
+				mode = ENTRY_RELOC;
+			else
+				bad_usage("--entry must be call or reloc, not '%s'", optarg);
+			break;
+		case 's':
+			if (!sections_spec_valid(optarg))
+				bad_usage("bad --sections list '%s'", optarg);
+			sections = optarg;
+			break;
+		case 'O': obj.path = optarg; break;
+		case 'o': output = optarg; break;
+		case 'p': plan = true; break;
+		case 'n': diag_prog = optarg; break;
+		case 'F': file_name = optarg; break;
+		case 'L': arch_list(); return 0;
+		case 'I': identify = true; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("mcount-scan (recordmcount) %s\n", VERSION); return 0;
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n", diag_prog);
+			return 2;
+		}
+	}
+	if (argc - optind > 1)
+		bad_usage("too many arguments: '%s'", argv[optind + 1]);
+	if (arch_name) {
+		obj.arch = arch_lookup(arch_name, bits);
+		if (!obj.arch)
+			bad_usage("unknown architecture '%s' (see --list-arches)", arch_name);
+		if (bits && obj.arch->elf_class != bits)
+			bad_usage("architecture '%s' does not match --bits", arch_name);
+	}
+	const char *listing = optind < argc ? argv[optind] : "-";
+	diag_file = file_name ? file_name : obj.path ? obj.path : (strcmp(listing, "-") ? listing : NULL);
+	obj.label = diag_file;
+	if (identify && !obj.path)
+		bad_usage("%s", "--identify needs --object");
+	if (obj.path)
+		check_object(&obj, bits, endian, !identify);
+	if (identify) {
+		/* only what the ELF header says: for choosing tools */
+		emit_plan(stdout, &obj, "identified");
+		close(obj.fd);
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
+
+	FILE *in = stdin;
+	if (strcmp(listing, "-") != 0 && !(in = fopen(listing, "r")))
+		fatal("cannot open %s: %s", listing, strerror(errno));
+	objdump_read(in, &obj);
+	if (in != stdin)
+		fclose(in);
+	if (!obj.bfd_format && !obj.saw_headers && !obj.saw_symtab)
+		fatal("the input is not an objdump listing");
+	if (!obj.arch)
+		fatal("the listing does not say its object format: give --arch");
+
+	const char *status;
+	if (obj.has_mcount_loc) {
+		note_msg("already has a __mcount_loc table; left unchanged");
+		status = "already-recorded";
+		for (size_t i = 0; i < obj.nsites; i++)
+			free(obj.sites[i].reloc);
+		obj.nsites = 0;
+	} else {
+		scan_select(&obj, sections);
+		scan_sites(&obj, mode);
+		scan_drop_comdat(&obj);
+		scan_anchors(&obj);
+		status = obj.nsites ? "recorded" : obj.has_lto ? "lto" : "no-sites";
+	}
+	if (obj.nsites && (output || !plan)) {
+		FILE *out = stdout;
+		if (output && !(out = fopen(output, "w")))
+			fatal("cannot write %s: %s", output, strerror(errno));
+		emit_assembly(out, &obj);
+		if (fflush(out) != 0 || ferror(out) || (out != stdout && fclose(out) != 0))
+			fatal("write error on %s: %s", output ? output : "standard output", strerror(errno));
+	}
+	if (plan)
+		emit_plan(stdout, &obj, status);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		fatal("write error on standard output");
+
+	/* release everything, so valgrind and LeakSanitizer see a clean exit */
+	for (size_t i = 0; i < obj.nsecs; i++) {
+		free(obj.secs[i].name);
+		free(obj.secs[i].added_anchor);
+	}
+	for (size_t i = 0; i < obj.nsyms; i++)
+		free(obj.syms[i].name);
+	for (size_t i = 0; i < obj.nsites; i++)
+		free(obj.sites[i].reloc);
+	free(obj.secs);
+	free(obj.syms);
+	free(obj.sites);
+	free(obj.bfd_format);
+	strmap_free(&obj.secmap);
+	strmap_free(&obj.names);
+	if (obj.fd >= 0)
+		close(obj.fd);
+	return 0;
+}

@@ -1,0 +1,253 @@
+/* scan.c - from what objdump said to what the table must hold: which
+ * sections are recorded, where each call site's entry points, and which
+ * symbol anchors each section's entries. */
+#include "scan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The sections the Linux 6.1 recordmcount.pl records, plus every ".text.*". */
+static const char *const kernel_sections[] = {
+	".text", ".init.text", ".ref.text", ".sched.text", ".spinlock.text",
+	".irqentry.text", ".softirqentry.text", ".kprobes.text", ".cpuidle.text",
+	".text.unlikely", ".text.*", NULL,
+};
+
+static bool name_matches(const char *name, const char *pattern, size_t plen)
+{
+	if (plen > 0 && pattern[plen - 1] == '*')
+		return strncmp(name, pattern, plen - 1) == 0;
+	return strlen(name) == plen && strncmp(name, pattern, plen) == 0;
+}
+
+static bool in_list(const char *name, const char *list)
+{
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len && name_matches(name, p, len))
+			return true;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+bool sections_spec_valid(const char *spec)
+{
+	if (strcmp(spec, "kernel") == 0 || strcmp(spec, "all") == 0)
+		return true;
+	for (const char *p = spec; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == 0)
+			return false;
+		p += len;
+		if (*p == ',' && !*++p)
+			return false;
+	}
+	return *spec != '\0';
+}
+
+void scan_select(struct object *obj, const char *spec)
+{
+	bool all = strcmp(spec, "all") == 0, kernel = strcmp(spec, "kernel") == 0;
+	for (size_t i = 0; i < obj->nsecs; i++) {
+		struct section *s = &obj->secs[i];
+		bool match;
+		if (all) {
+			match = s->code;
+		} else if (kernel) {
+			match = false;
+			for (const char *const *k = kernel_sections; *k && !match; k++)
+				match = name_matches(s->name, *k, strlen(*k));
+		} else {
+			match = in_list(s->name, spec);
+		}
+		/* Without section headers nothing says what is code; trust the name. */
+		s->recorded = match && (s->code || !obj->saw_headers);
+	}
+}
+
+static int site_cmp(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+	if (x->sec != y->sec)
+		return x->sec < y->sec ? -1 : 1;
+	if (x->reloc_off != y->reloc_off)
+		return x->reloc_off < y->reloc_off ? -1 : 1;
+	/* a site with instruction bytes (from -d) sorts first and survives */
+	return (y->insn_start != NO_ADDR) - (x->insn_start != NO_ADDR);
+}
+
+static void hexbytes(char *out, size_t outlen, const unsigned char *b, unsigned n)
+{
+	size_t used = 0;
+	out[0] = '\0';
+	for (unsigned i = 0; i < n && used + 4 < outlen; i++)
+		used += (size_t)snprintf(out + used, outlen - used, "%s%02x", i ? " " : "", b[i]);
+}
+
+/* Is this relocation really on a call of the form its type implies? */
+static void check_call(const struct object *obj, const struct site *st, const char *where)
+{
+	const struct call_form *f = st->form;
+	const struct section *sec = &obj->secs[st->sec];
+	unsigned char bytes[8];
+	unsigned n = 0;
+
+	if (st->reloc_off < f->field_offset)
+		fatal("%s: %s relocation at %s is too close to the section start for a call",
+		      sec->name, st->reloc, where);
+	uint64_t start = st->reloc_off - f->field_offset;
+	if (st->insn_start != NO_ADDR) {
+		if (st->insn_start != start)
+			fatal("%s: %s relocation at %s is not on a call instruction "
+			      "(it is at +%llu of the instruction at 0x%llx, a call has it at +%u)",
+			      sec->name, st->reloc, where,
+			      (unsigned long long)(st->reloc_off - st->insn_start),
+			      (unsigned long long)st->insn_start, f->field_offset);
+		n = st->nbytes;
+		memcpy(bytes, st->bytes, sizeof(bytes));
+	}
+	if (n == 0 && obj->fd >= 0 && sec->listed && sec->contents && f->oplen) {
+		if (start + f->oplen > sec->size)
+			fatal("%s: %s relocation at %s lies outside the section", sec->name, st->reloc, where);
+		long got = elf_read_at(obj->fd, sec->fileoff + start, bytes, f->oplen);
+		if (got != (long)f->oplen)
+			fatal("cannot read the code at %s: file truncated", where);
+		n = f->oplen;
+	}
+	if (n < f->oplen)
+		return; /* nothing to check against */
+	for (unsigned i = 0; i < f->oplen; i++) {
+		if ((bytes[i] & f->opmask[i]) != f->opcode[i]) {
+			char got[40], want[40];
+			hexbytes(got, sizeof(got), bytes, f->oplen);
+			hexbytes(want, sizeof(want), f->opcode, f->oplen);
+			fatal("%s: %s relocation at %s is not on a call instruction "
+			      "(bytes %s where a call has %s)", sec->name, st->reloc, where, got, want);
+		}
+	}
+}
+
+size_t scan_sites(struct object *obj, enum entry_mode mode)
+{
+	size_t out = 0;
+	qsort(obj->sites, obj->nsites, sizeof(*obj->sites), site_cmp);
+	for (size_t i = 0; i < obj->nsites; i++) {
+		struct site *st = &obj->sites[i];
+		struct section *sec = &obj->secs[st->sec];
+		if (!sec->recorded || (out > 0 && obj->sites[out - 1].sec == st->sec &&
+					obj->sites[out - 1].reloc_off == st->reloc_off)) {
+			free(st->reloc);
+			continue;
+		}
+		char where[128];
+		snprintf(where, sizeof(where), "%s+0x%llx", sec->name, (unsigned long long)st->reloc_off);
+		if (!st->form)
+			fatal("%s: relocation %s against the profiling hook at %s is not a call form "
+			      "known for %s", sec->name, st->reloc, where, obj->arch->name);
+		check_call(obj, st, where);
+		st->entry = mode == ENTRY_CALL ? st->reloc_off - st->form->field_offset : st->reloc_off;
+		sec->nsites++;
+		obj->sites[out++] = *st;
+	}
+	obj->nsites = out;
+	return out;
+}
+
+static bool usable_name(const char *name)
+{
+	if (!*name || strncmp(name, ".L", 2) == 0)
+		return false;
+	for (const char *p = name; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
+/* The symbol that anchors a section's entries: a global, non-weak symbol
+ * defined there, else a local one (globalized for the relink).  Its name
+ * must be unique in the object, or objcopy would act on every namesake. */
+static int pick_anchor(const struct object *obj, int sec, bool want_global)
+{
+	int best = -1;
+	for (size_t i = 0; i < obj->nsyms; i++) {
+		const struct symbol *s = &obj->syms[i];
+		bool global = s->bind == 'g';
+		if (s->sec != sec || s->weak || s->ifunc || s->section_sym || s->file_sym ||
+		    s->debug || global != want_global || (!global && s->bind != 'l'))
+			continue;
+		if (!usable_name(s->name) || *strmap_get(&obj->names, s->name) != 1)
+			continue;
+		if (best < 0 || s->value < obj->syms[best].value)
+			best = (int)i;
+	}
+	return best;
+}
+
+static char *added_anchor_name(struct object *obj, const struct section *sec)
+{
+	size_t cap = strlen(sec->name) + 48;
+	char *name = xmalloc(cap);
+	bool plain = strcspn(sec->name, "=:,\"\\ \t") == strlen(sec->name);
+	for (unsigned n = 0;; n++) {
+		if (plain && n == 0)
+			snprintf(name, cap, "__mcount_anchor%s%s", sec->name[0] == '.' ? "" : ".", sec->name);
+		else if (plain)
+			snprintf(name, cap, "__mcount_anchor%s%s.%u", sec->name[0] == '.' ? "" : ".",
+				 sec->name, n);
+		else
+			snprintf(name, cap, "__mcount_anchor.%u", n);
+		if (!strmap_get(&obj->names, name)) {
+			strmap_put(&obj->names, name, 1);
+			return name;
+		}
+	}
+}
+
+void scan_anchors(struct object *obj)
+{
+	for (size_t i = 0; i < obj->nsecs; i++) {
+		struct section *sec = &obj->secs[i];
+		if (!sec->nsites)
+			continue;
+		if (sec->ambiguous)
+			fatal("more than one section is named %s: its %zu call site%s cannot be "
+			      "anchored unambiguously", sec->name, sec->nsites, sec->nsites == 1 ? "" : "s");
+		if (!obj->saw_symtab)
+			fatal("the objdump listing has no symbol table (run objdump with -t)");
+		sec->anchor = pick_anchor(obj, (int)i, true);
+		if (sec->anchor < 0) {
+			sec->anchor = pick_anchor(obj, (int)i, false);
+			sec->anchor_local = sec->anchor >= 0;
+		}
+		if (sec->anchor < 0) {
+			if (strchr(sec->name, ':'))
+				fatal("section %s has call sites but no symbol to anchor them, and its "
+				      "name cannot be given to objcopy --add-symbol", sec->name);
+			sec->added_anchor = added_anchor_name(obj, sec);
+		}
+	}
+}
+
+void scan_drop_comdat(struct object *obj)
+{
+	size_t out = 0;
+	for (size_t i = 0; i < obj->nsites; i++) {
+		struct section *sec = &obj->secs[obj->sites[i].sec];
+		if (sec->comdat) {
+			if (sec->nsites) {
+				warn_msg("%s: %zu call site%s not recorded: the section is in a COMDAT "
+					 "group, and a table outside the group would break the final link "
+					 "when the group is discarded", sec->name, sec->nsites,
+					 sec->nsites == 1 ? "" : "s");
+				sec->nsites = 0;
+			}
+			free(obj->sites[i].reloc);
+			continue;
+		}
+		obj->sites[out++] = obj->sites[i];
+	}
+	obj->nsites = out;
+}

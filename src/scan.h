@@ -1,0 +1,22 @@
+/* scan.h - choosing sections, entries and anchors; writing the result. */
+#ifndef MCOUNT_SCAN_H
+#define MCOUNT_SCAN_H
+
+#include "model.h"
+
+enum entry_mode {
+	ENTRY_CALL,     /* the address of the call instruction (kernel since 2009) */
+	ENTRY_RELOC,    /* the address of the relocated field (2008) */
+};
+
+bool sections_spec_valid(const char *spec);
+void scan_select(struct object *obj, const char *spec);
+size_t scan_sites(struct object *obj, enum entry_mode mode);
+void scan_drop_comdat(struct object *obj);
+void scan_anchors(struct object *obj);
+
+/* emit.c */
+void emit_assembly(FILE *out, const struct object *obj);
+void emit_plan(FILE *out, const struct object *obj, const char *status);
+
+#endif
