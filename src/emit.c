@@ -81,6 +81,15 @@ void emit_plan(FILE *out, const struct object *obj, const char *status)
 			a->big_endian ? "big" : "little");
 		fprintf(out, "ld-emulation\t%s\ncc-flag\t%s\nas-flag\t%s\ntriple\t%s\n",
 			a->ld_emulation, a->cc_flag, a->as_flag, a->triple);
+		/* for checking linked programs: the hook names and call forms */
+		fputs("hooks\t", out);
+		for (const char *const *h = a->hooks; *h; h++)
+			fprintf(out, "%s%s", h == a->hooks ? "" : " ", *h);
+		fputs("\ncall-forms\t", out);
+		for (size_t i = 0; i < a->nforms; i++)
+			fprintf(out, "%s%s/%u/%u", i ? " " : "", a->forms[i].reloc,
+				a->forms[i].insn_len, a->forms[i].field_offset);
+		fputc('\n', out);
 	}
 	fprintf(out, "status\t%s\nsites\t%zu\n", status, obj->nsites);
 	for (size_t i = 0; i < obj->nsecs; i++) {
