@@ -91,6 +91,12 @@ void emit_plan(FILE *out, const struct object *obj, const char *status)
 				a->forms[i].insn_len, a->forms[i].field_offset);
 		fputc('\n', out);
 	}
+	if (strcmp(status, "identified") == 0) {
+		fputs("kernel-sections\t", out);
+		for (const char *const *k = kernel_sections; *k; k++)
+			fprintf(out, "%s%s", k == kernel_sections ? "" : " ", *k);
+		fputc('\n', out);
+	}
 	fprintf(out, "status\t%s\nsites\t%zu\n", status, obj->nsites);
 	for (size_t i = 0; i < obj->nsecs; i++) {
 		const struct section *sec = &obj->secs[i];

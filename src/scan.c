@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* The sections the Linux 6.1 recordmcount.pl records, plus every ".text.*". */
-static const char *const kernel_sections[] = {
+const char *const kernel_sections[] = {
 	".text", ".init.text", ".ref.text", ".sched.text", ".spinlock.text",
 	".irqentry.text", ".softirqentry.text", ".kprobes.text", ".cpuidle.text",
 	".text.unlikely", ".text.*", NULL,

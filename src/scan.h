@@ -9,6 +9,7 @@ enum entry_mode {
 	ENTRY_RELOC,    /* the address of the relocated field (2008) */
 };
 
+extern const char *const kernel_sections[];  /* NULL-terminated; NAME* is a prefix */
 bool sections_spec_valid(const char *spec);
 void scan_select(struct object *obj, const char *spec);
 size_t scan_sites(struct object *obj, enum entry_mode mode);
