@@ -1,0 +1,130 @@
+package Oracle;
+# Reading __mcount_loc tables with readelf (not with anything this project
+# ships), so that a table our tool wrote and one GCC wrote with
+# -mrecord-mcount can be compared as multisets of "section+0xoffset".
+use strict;
+use warnings;
+no warnings "portable";
+
+use Exporter 'import';
+our @EXPORT_OK = qw(readelf table_sites section_headers symbols code_bytes
+    kernel_section filter_sites);
+
+sub readelf {
+    my (@args) = @_;
+    local $ENV{LC_ALL} = 'C';
+    open(my $fh, '-|', 'readelf', '-W', @args) or die "readelf: $!";
+    local $/;
+    my $out = <$fh> // '';
+    close $fh;
+    die "readelf @args failed\n" if $? != 0;
+    return $out;
+}
+
+# [ { idx, name, type, off, size, flags, ... } ] in header order
+sub section_headers {
+    my ($file) = @_;
+    my @secs;
+    for (split /\n/, readelf('-S', $file)) {
+        next unless /^\s*\[\s*(\d+)\]\s(.*)$/;
+        my ($idx, $rest) = ($1, $2);
+        # name may be empty (index 0); fields after it are fixed
+        next unless $rest =~ /^\s*(\S*)\s+(\S+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+(\S*)\s+(\d+)\s+(\d+)\s+(\d+)\s*$/;
+        push @secs, { idx => $idx, name => $1, type => $2, addr => hex $3, off => hex $4,
+            size => hex $5, entsize => hex $6, flags => $7, link => $8, info => $9, align => $10 };
+    }
+    return \@secs;
+}
+
+# [ { num, value, size, type, bind, vis, ndx, name } ] by symbol index
+sub symbols {
+    my ($file) = @_;
+    my @syms;
+    for (split /\n/, readelf('-s', $file)) {
+        next unless /^\s*(\d+):\s+([0-9a-f]+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s?(.*)$/;
+        $syms[$1] = { num => $1, value => hex $2, size => $3, type => $4, bind => $5,
+            vis => $6, ndx => $7, name => $8 };
+    }
+    return \@syms;
+}
+
+sub _contents {
+    my ($file, $secidx) = @_;
+    my $hex = '';
+    for (split /\n/, readelf('-x', $secidx, $file)) {
+        next unless /^\s+0x[0-9a-f]+ ((?:[0-9a-f]{2,8} ){1,4})/;
+        (my $h = $1) =~ s/ //g;
+        $hex .= $h;
+    }
+    return pack 'H*', $hex;
+}
+
+# The raw bytes of a section, by name (first of that name).
+sub code_bytes {
+    my ($file, $name) = @_;
+    my ($s) = grep { $_->{name} eq $name } @{ section_headers($file) };
+    return undef unless $s;
+    return _contents($file, $s->{idx});
+}
+
+# The entries of FILE's table (section named $table, default __mcount_loc)
+# resolved to "section+0xoffset" strings, sorted.
+sub table_sites {
+    my ($file, $table) = @_;
+    $table //= '__mcount_loc';
+    my $secs = section_headers($file);
+    my ($tab) = grep { $_->{name} eq $table } @$secs;
+    return [] unless $tab;
+    my ($rel) = grep { $_->{type} =~ /^RELA?$/ && $_->{info} == $tab->{idx} } @$secs;
+    die "$file: $table has no relocations\n" unless $rel;
+    my $is_rela = $rel->{type} eq 'RELA';
+    my $syms = symbols($file);
+    my $class64 = readelf('-h', $file) =~ /Class:\s+ELF64/;
+    my $word = $class64 ? 8 : 4;
+    my $data = _contents($file, $tab->{idx});
+    die "$file: $table size $tab->{size} is not a multiple of $word\n" if $tab->{size} % $word;
+
+    my @sites;
+    my $in = 0;
+    for (split /\n/, readelf('-r', $file)) {
+        if (/^Relocation section '([^']*)'/) {
+            $in = $1 eq $rel->{name};
+            next;
+        }
+        next unless $in;
+        next unless /^([0-9a-f]+)\s+([0-9a-f]+)\s+(\S+)\s+([0-9a-f]+)?\s*(.*)$/;
+        my ($off, $info, $type, $rest) = (hex $1, hex $2, $3, $5);
+        my $symidx = $class64 ? ($info >> 32) : ($info >> 8);
+        my $sym = $syms->[$symidx] or die "$file: bad symbol index $symidx\n";
+        my $addend;
+        if ($is_rela) {
+            $addend = 0;
+            $addend = hex($2) * ($1 eq '-' ? -1 : 1) if $rest =~ /\s([+-])\s*([0-9a-f]+)\s*$/;
+        } else {
+            my $raw = substr($data, $off, $word);
+            $addend = $word == 8 ? unpack('q<', $raw) : unpack('l<', $raw);
+        }
+        die "$file: table entry at $off refers to an undefined symbol $sym->{name}\n"
+            if $sym->{ndx} eq 'UND';
+        my $sec = $secs->[$sym->{ndx}] or die "$file: symbol $sym->{name} in unknown section\n";
+        push @sites, sprintf('%s+0x%x', $sec->{name}, $sym->{value} + $addend);
+    }
+    my $n = $tab->{size} / $word;
+    die "$file: $table has $n entries but " . scalar(@sites) . " relocations\n" if $n != @sites;
+    return [sort @sites];
+}
+
+# The Linux 6.1 recordmcount.pl section list.
+sub kernel_section {
+    my ($name) = @_;
+    return 1 if $name =~ /^\.text\./;
+    return scalar grep { $_ eq $name } qw(.text .init.text .ref.text .sched.text
+        .spinlock.text .irqentry.text .softirqentry.text .kprobes.text .cpuidle.text);
+}
+
+sub filter_sites {
+    my ($sites, $keep) = @_;
+    return [grep { my ($s) = /^(.*)\+0x/; $keep->($s) } @$sites];
+}
+
+1;
