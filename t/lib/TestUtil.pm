@@ -48,7 +48,7 @@ sub run_cmd {
             open STDIN, '<', '/dev/null' or POSIX::_exit(126);
         }
         $ENV{$_} = $o{env}{$_} for keys %{ $o{env} // {} };
-        exec { $cmd->[0] } @$cmd;
+        { no warnings 'exec'; exec { $cmd->[0] } @$cmd; }
         print STDERR "exec $cmd->[0]: $!\n";
         POSIX::_exit(127);
     }

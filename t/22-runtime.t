@@ -1,0 +1,74 @@
+#!/usr/bin/perl
+# The runtime oracle: a statically linked program made of the recorded
+# corpus objects and a hook of its own.  At every call the hook checks that
+# the call instruction ending at its return address is a table entry (or
+# lies in the one section the table leaves out); at the end every entry
+# must have been reached, none listed twice (t/src/hook_check.c).
+use strict;
+use warnings;
+use Test::More;
+use lib 't/lib';
+use TestUtil qw($SRC run_cmd must compile record_pl tmpdir arch_of_flags);
+
+my $dir = tmpdir();
+
+my @variants = (
+    ['-O0', '-pg'], ['-O2', '-pg'], ['-Os', '-pg'],
+    ['-O2', '-pg', '-mfentry'], ['-O0', '-pg', '-mfentry'],
+    ['-O2', '-pg', '-fno-pie'], ['-O2', '-pg', '-mfentry', '-fno-pie'],
+    ['-O2', '-pg', '-fPIC'], ['-Os', '-pg', '-mfentry', '-fPIC'],
+    ['-O2', '-pg', '-mfentry', '-fcf-protection=full'],
+    ['-O2', '-pg', '-ffunction-sections'],
+    ['-m32', '-O2', '-pg'], ['-m32', '-O0', '-pg', '-fPIC'],
+    ['-m32', '-O2', '-pg', '-mfentry', '-fno-pie'], ['-m32', '-Os', '-pg', '-fno-pie'],
+);
+
+sub build_and_run {
+    my ($flags, $exotic, @record_opts) = @_;
+    my @f = @$flags;
+    my ($arch, $bits) = arch_of_flags(@f);
+    my @m = $bits == 32 ? ('-m32') : ();
+    my $tag = join('', @f, @record_opts) =~ s/[^A-Za-z0-9]+/_/gr;
+    my $d = "$dir/$tag";
+    mkdir $d or die;
+    compile("$SRC/$_.c", "$d/$_.o", @f) for qw(corpus prog_main dup_a dup_b);
+    must('ld', '-m', $bits == 32 ? 'elf_i386' : 'elf_x86_64', '-r', '-o', "$d/dup.o",
+        "$d/dup_a.o", "$d/dup_b.o");
+    compile("$SRC/asm_cases.S", "$d/asm_cases.o", @m, '-Wa,-L');
+    for my $o (qw(corpus prog_main dup asm_cases)) {
+        my ($st, undef, $err) = record_pl("$d/$o.o", $flags, @record_opts);
+        die "recording $o.o (@f) failed: $err" if $st != 0;
+    }
+    compile("$SRC/hook.S", "$d/hook.o", @m);
+    compile("$SRC/hook_check.c", "$d/hook_check.o", @m, '-O2', '-mgeneral-regs-only',
+        "-DEXOTIC_RECORDED=$exotic");
+    must('gcc', @m, '-static', '-o', "$d/prog", map({ "$d/$_.o" } qw(corpus prog_main dup
+        asm_cases hook hook_check)));
+    return run_cmd(["$d/prog"]);
+}
+
+for my $v (@variants) {
+    my ($st, $out) = build_and_run($v, 0);
+    my ($summary) = $out =~ /^(entries=.*)$/m;
+    is($st, 0, "@$v: every call site is in the table, every entry reached")
+        or diag $out;
+    like($summary // '', qr/^entries=(\d+) reached=\1 calls=\d+ unknown=0 duplicates=0 excluded_calls=[1-9]/,
+        "@$v: $summary");
+}
+
+# With every executable section recorded, exotic_text's calls are entries too.
+for my $v (['-O2', '-pg', '-mfentry'], ['-m32', '-O2', '-pg']) {
+    my ($st, $out) = build_and_run($v, 1, '--sections=all');
+    is($st, 0, "@$v --sections=all: the left-out section is now in the table") or diag $out;
+}
+
+# The oracle can fail: entries at the relocation instead of the call are
+# each off by one or two bytes, and the program must say so.
+{
+    my ($st, $out) = build_and_run(['-O2', '-pg', '-mfentry'], 0, '--entry=reloc');
+    isnt($st, 0, 'negative control: a table of relocation addresses is rejected');
+    like($out, qr/never reached/, 'negative control: entries reported as never reached');
+    like($out, qr/calls from sites not in the table/, 'negative control: call sites reported as unknown');
+}
+
+done_testing();
