@@ -98,6 +98,10 @@ void emit_plan(FILE *out, const struct object *obj, const char *status)
 		fputc('\n', out);
 	}
 	fprintf(out, "status\t%s\nsites\t%zu\n", status, obj->nsites);
+	/* ld -r gives the local symbols of an input that has no STT_FILE
+	 * symbol one named after the input file; the pipeline removes it. */
+	if (obj->nsites && obj->has_plain_locals && !obj->has_file_sym)
+		fputs("strip-ld-file-symbol\t1\n", out);
 	for (size_t i = 0; i < obj->nsecs; i++) {
 		const struct section *sec = &obj->secs[i];
 		if (!sec->nsites)

@@ -195,6 +195,10 @@ static void symtab_line(struct reader *r, const char *line)
 		sym.sec = object_section(obj, secname, seclen);
 		sym.section_sym = sym.debug && strcmp(sym.name, obj->secs[sym.sec].name) == 0;
 	}
+	if (sym.file_sym)
+		obj->has_file_sym = true;
+	else if (sym.bind == 'l' && !sym.section_sym)
+		obj->has_plain_locals = true;
 	int *count = strmap_put(&obj->names, sym.name, 0);
 	(*count)++;
 	grow(&obj->syms, &obj->capsyms, obj->nsyms + 1, sizeof(*obj->syms));

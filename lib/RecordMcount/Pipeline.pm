@@ -7,7 +7,8 @@ package RecordMcount::Pipeline;
 #   CC -c table.s                        -> table.o
 #   objcopy --globalize-symbol/--add-symbol (only if an anchor is local or missing)
 #   ld -r OBJ table.o                    -> relinked
-#   objcopy --localize-symbol            (only if the previous step ran)
+#   objcopy --localize-symbol            (only if the previous step ran, or to
+#                                         remove a file symbol ld -r invented)
 #   rename over OBJ                      (atomic; the original is never written)
 #
 # The original is read through one open file descriptor (/dev/fd/N), so a
@@ -212,10 +213,14 @@ sub _record {
     push @ld, '-r', '-o', $tmp{r}, $input, $tmp{o};
     _run_step($label, 'relinking (ld -r)', \@ld, keep => [$orig]);
 
+    # ld -r names the file symbol it invents after its input's base name.
+    my $file_sym = $plan->{'strip-ld-file-symbol'} ? basename($input) : undef;
     my $final = $tmp{r};
-    if (@names) {
+    if (@names || defined $file_sym) {
+        _check_tool($label, $o->{objcopy}, 'objcopy');
         my @cmd = (@{ $o->{objcopy} });
         push @cmd, "--localize-symbol=$_" for @names;
+        push @cmd, "--strip-symbol=$file_sym" if defined $file_sym;
         _run_step($label, 'localizing anchors', [@cmd, $tmp{r}, $tmp{l}]);
         $final = $tmp{l};
     }
