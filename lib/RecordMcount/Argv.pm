@@ -1,0 +1,278 @@
+package RecordMcount::Argv;
+# The compiler command-line classifier of mcount-cc.  Pure: it looks at the
+# words only (and reads @response files), runs nothing, changes nothing.
+#
+#   split_command(WORDS)  -> { launchers => [...], compiler => NAME, args => [...] }
+#   classify(ARGS, OPTS)  -> { action => 'record' | 'pass', reason => NAME,
+#                              objects => [...], add_flags => [...],
+#                              insert_at => N, warning => TEXT? }
+#
+# 'record' means: a compile to object of C-family input; add add_flags at
+# index insert_at of ARGS, run the compiler, then record every path in
+# objects.  Anything else is 'pass': the compiler runs with ARGS untouched.
+# Pass-through is the default for everything not understood.
+use strict;
+use warnings;
+
+use Exporter 'import';
+use File::Basename qw(basename);
+
+our @EXPORT_OK = qw(split_command classify expand_response_files
+    triple_from_compiler reason_text %REASONS);
+
+# Every decision has a name; mcount-cc --classify prints it, the tests
+# check it, MCOUNT_CC_VERBOSE=1 shows its text.
+our %REASONS = (
+    'compile'         => 'compile to object',
+    'link'            => 'called for link',
+    'no-input'        => 'no input file',
+    'query'           => 'compiler query (--version, -dumpmachine, -print-*, ...)',
+    'dry-run'         => 'dry run (-###)',
+    'preprocess'      => 'preprocessing only (-E, -M, -MM)',
+    'assembly-output' => 'assembly output (-S)',
+    'syntax-only'     => 'syntax check only (-fsyntax-only)',
+    'stdout'          => 'output to stdout (-o -)',
+    'dev-null'        => 'output to /dev/null',
+    'stdin'           => 'input from stdin',
+    'not-c'           => 'no C-family input (assembler, object or other)',
+    'header'          => 'header input (precompiled header)',
+    'lto'             => 'LTO compile: the object holds no machine code to record',
+    'multiple-o'      => '-o with several inputs (the compiler refuses it)',
+    'missing-arg'     => 'an option lacks its argument',
+    'response-file'   => 'unreadable @response file',
+    'nested'          => 'already inside mcount-cc',
+);
+
+sub reason_text { return $REASONS{ $_[0] } // $_[0] }
+
+# Launchers that take the compiler command as their arguments (mcount-cc
+# itself too: the hook flags then go after the compiler, not after it).
+my %LAUNCHER = map { $_ => 1 } qw(ccache distcc icecc sccache mcount-cc);
+
+sub split_command {
+    my ($words) = @_;
+    my @w = @$words;
+    my @launchers;
+    while (@w > 1 && $LAUNCHER{ basename($w[0]) }) {
+        push @launchers, shift @w;
+    }
+    my $compiler = shift @w;
+    return { launchers => \@launchers, compiler => $compiler, args => \@w };
+}
+
+# The GNU triple a compiler's name carries: aarch64-linux-gnu-gcc-12 ->
+# aarch64-linux-gnu; undef for gcc, cc, clang-14.
+sub triple_from_compiler {
+    my ($name) = @_;
+    return undef unless defined $name;
+    my $base = basename($name);
+    return $1 if $base =~ /^([^-]+-[^-]+(?:-[^-]+)*?)-(?:gcc|cc|g\+\+|c\+\+|clang|clang\+\+|cpp)(?:-[0-9][0-9.]*)?\z/;
+    return undef;
+}
+
+# Options whose argument is the next word (when not joined to them).
+my %SEPARATE = map { $_ => 1 } qw(
+    -o -x -MF -MT -MQ -MJ -I -D -U -L -l -A -B -T -u -e -z
+    -include -imacros -idirafter -iprefix -iwithprefix -iwithprefixbefore
+    -isystem -isysroot -imultilib -iquote -iframework -ivfsoverlay
+    -include-pch -resource-dir -Xlinker -Xassembler -Xpreprocessor
+    -Xclang -mllvm -target -gcc-toolchain --sysroot --param -aux-info
+    -dumpbase -dumpdir -dumpbase-ext -arch -F --include --include-directory
+);
+# Of those, the ones that may also be written joined: -ofile, -xc, -MFdep.
+my @JOINED = qw(-o -x -MF -MT -MQ -MJ -I -D -U -L -l -A -B -T -u -z);
+
+# C-family languages (-x) and source suffixes; headers give a PCH.
+my %C_LANG = map { $_ => 1 } qw(c c++ objective-c objective-c++ cpp-output
+    c++-cpp-output objc-cpp-output objective-c-cpp-output
+    objc++-cpp-output objective-c++-cpp-output);
+my %C_SUFFIX = map { $_ => 1 } qw(c i cc cp cxx cpp CPP c++ C ii m mi mm M mii);
+my %HEADER_SUFFIX = map { $_ => 1 } qw(h hh H hp hxx hpp HPP h++ tcc);
+my %ASM_SUFFIX = map { $_ => 1 } qw(s S sx asm);
+
+# GCC's response-file syntax: words split at white space; '...' and "..."
+# group; a backslash escapes the next character.
+sub _parse_response {
+    my ($text) = @_;
+    my @words;
+    my ($cur, $have) = ('', 0);
+    my $quote;
+    my @c = split //, $text;
+    for (my $i = 0; $i < @c; $i++) {
+        my $ch = $c[$i];
+        if ($ch eq '\\' && $i + 1 < @c) {
+            $cur .= $c[++$i];
+            $have = 1;
+        } elsif (defined $quote) {
+            if ($ch eq $quote) { undef $quote } else { $cur .= $ch }
+        } elsif ($ch eq '"' || $ch eq "'") {
+            $quote = $ch;
+            $have = 1;
+        } elsif ($ch =~ /\s/) {
+            push @words, $cur if $have;
+            ($cur, $have) = ('', 0);
+        } else {
+            $cur .= $ch;
+            $have = 1;
+        }
+    }
+    push @words, $cur if $have;
+    return @words;
+}
+
+# Replace every @file word by the words it holds (nested files too, as GCC
+# does).  Returns (words, undef) or (undef, the unreadable file's name).
+sub expand_response_files {
+    my ($args, $depth) = @_;
+    $depth //= 0;
+    my @out;
+    for my $a (@$args) {
+        if ($a =~ /^@(.+)/s) {
+            my $file = $1;
+            return (undef, $file) if $depth > 10;
+            open(my $fh, '<', $file) or return (undef, $file);
+            local $/;
+            my $text = <$fh> // '';
+            close $fh;
+            my ($inner, $bad) = expand_response_files([_parse_response($text)], $depth + 1);
+            return (undef, $bad) unless $inner;
+            push @out, @$inner;
+        } else {
+            push @out, $a;
+        }
+    }
+    return (\@out, undef);
+}
+
+sub _pass {
+    my ($reason, %extra) = @_;
+    return { action => 'pass', reason => $reason, objects => [], add_flags => [],
+        insert_at => 0, %extra };
+}
+
+sub _suffix {
+    my ($file) = @_;
+    my $base = basename($file);
+    return $base =~ /\.([^.\/]+)\z/ ? $1 : '';
+}
+
+# The object GCC writes for input FILE under -c without -o: the base name
+# in the current directory, its suffix replaced by .o.
+sub _default_object {
+    my ($file) = @_;
+    my $base = basename($file);
+    $base =~ s/\.[^.]*\z//;
+    return "$base.o";
+}
+
+# classify(ARGS, OPTS): ARGS are the words after the compiler.
+# OPTS: hook_flags => [...] (default ['-pg']), nested => 1 (inside
+# mcount-cc already).
+sub classify {
+    my ($args, %o) = @_;
+    my @hook = @{ $o{hook_flags} // ['-pg'] };
+    return _pass('nested') if $o{nested};
+
+    my ($words, $bad) = expand_response_files($args);
+    return _pass('response-file', file => $bad) unless $words;
+
+    my (%mode, @inputs, $output, %seen, $lto, $fat);
+    my $lang;    # current -x language, undef for "by suffix"
+    my @w = @$words;
+    for (my $i = 0; $i < @w; $i++) {
+        my $a = $w[$i];
+        $seen{$a} = 1;
+        if ($a eq '-' ) {
+            push @inputs, ['-', $lang];
+            next;
+        }
+        if ($a !~ /^-/ || $a eq '') {
+            push @inputs, [$a, $lang];
+            next;
+        }
+        # Options with an argument: separate or joined.
+        my ($opt, $val);
+        if ($SEPARATE{$a}) {
+            return _pass('missing-arg', option => $a) if $i + 1 >= @w;
+            ($opt, $val) = ($a, $w[++$i]);
+        } elsif ($a =~ /^--sysroot=/ || $a =~ /^--param=/) {
+            next;
+        } else {
+            for my $j (@JOINED) {
+                # (-MD, -MMD, -MP, -MG match none of these prefixes.)
+                if (index($a, $j) == 0 && length($a) > length($j)) {
+                    ($opt, $val) = ($j, substr($a, length $j));
+                    last;
+                }
+            }
+        }
+        if (defined $opt) {
+            if    ($opt eq '-o') { $output = $val }
+            elsif ($opt eq '-x') { $lang = $val eq 'none' ? undef : $val }
+            next;
+        }
+        if ($a eq '-c')              { $mode{c} = 1 }
+        elsif ($a eq '-S')           { $mode{S} = 1 }
+        elsif ($a eq '-E')           { $mode{E} = 1 }
+        elsif ($a eq '-M' || $a eq '-MM') { $mode{E} = 1 }
+        elsif ($a =~ /^-Wp,-MM?(?:,|\z)/) { $mode{E} = 1 }
+        elsif ($a eq '-fsyntax-only') { $mode{syntax} = 1 }
+        elsif ($a eq '-###')         { $mode{dry} = 1 }
+        elsif ($a =~ /^-(?:-?print-|dump(?:machine|version|fullversion|specs)\z|-help\b|-target-help\z|-version\z)/) {
+            $mode{query} = 1;
+        }
+        elsif ($a =~ /^-flto(?:=|\z)/)          { $lto = 1 }
+        elsif ($a eq '-fno-lto')                { $lto = 0 }
+        elsif ($a eq '-ffat-lto-objects')       { $fat = 1 }
+        elsif ($a eq '-fno-fat-lto-objects')    { $fat = 0 }
+    }
+
+    return _pass('query')   if $mode{query};
+    return _pass('dry-run') if $mode{dry};
+    return _pass('no-input') unless @inputs;
+    return _pass('preprocess') if $mode{E};
+    return _pass('assembly-output') if $mode{S};
+    return _pass('syntax-only') if $mode{syntax};
+    return _pass('link') unless $mode{c};
+    return _pass('stdin') if grep { $_->[0] eq '-' } @inputs;
+    if (defined $output) {
+        return _pass('stdout') if $output eq '-';
+        return _pass('dev-null') if $output eq '/dev/null';
+    }
+
+    # Sort the inputs: C-family to record, headers, everything else.
+    my (@c, $header);
+    for my $in (@inputs) {
+        my ($file, $l) = @$in;
+        if (defined $l) {
+            if ($C_LANG{$l})                { push @c, $file }
+            elsif ($l =~ /-header\z/)       { $header = 1 }
+            next;
+        }
+        my $suf = _suffix($file);
+        if    ($C_SUFFIX{$suf})      { push @c, $file }
+        elsif ($HEADER_SUFFIX{$suf}) { $header = 1 }
+    }
+    # GCC compiles every source input; -o with more than one is refused.
+    my @sources = grep {
+        my ($file, $l) = @$_;
+        defined $l ? ($l !~ /-header\z/) : ($C_SUFFIX{ _suffix($file) } || $ASM_SUFFIX{ _suffix($file) });
+    } @inputs;
+    return _pass('multiple-o') if defined $output && @sources > 1;
+    unless (@c) {
+        return _pass('header') if $header;
+        return _pass('not-c');
+    }
+    return _pass('header') if $header;
+    if ($lto && !$fat) {
+        return _pass('lto', warning => 'LTO compile (-flto without -ffat-lto-objects): '
+            . 'the object holds no machine code, nothing is recorded');
+    }
+
+    my @objects = defined $output ? ($output) : map { _default_object($_) } @c;
+    my @add = grep { !$seen{$_} } @hook;
+    return { action => 'record', reason => 'compile', objects => \@objects,
+        add_flags => \@add, insert_at => 0 };
+}
+
+1;

@@ -1,0 +1,176 @@
+#!/usr/bin/perl
+# mcount-cc's command-line classifier, as a table: each compiler command
+# line with its expected decision, reason and objects.  Every row is
+# checked twice: through RecordMcount::Argv::classify (pure), and through
+# bin/mcount-cc with a gcc on PATH that logs the argv it receives and runs
+# the real gcc: a pass-through row must reach gcc with exactly the same
+# argv, a record row with -pg added and end in objects with a table; the
+# exit status must be gcc's own.
+use strict;
+use warnings;
+use Test::More;
+use Cwd qw(getcwd);
+use TestUtil qw(tmpdir spit must run_cmd);
+use CcTest qw(mcc fake_dir logging_gcc read_log);
+use RecordMcount::Argv qw(classify split_command triple_from_compiler);
+
+my $dir = tmpdir();
+mkdir "$dir/sub" or die;
+spit("$dir/a.c", "int fa(int x) { return x + 1; }\n");
+spit("$dir/b.c", "static int sb(int x) { return x * 3; }\nint fb(int x) { return sb(x) - 1; }\n");
+spit("$dir/main.c", "int fa(int);\nint main(void) { return fa(-1); }\n");
+spit("$dir/sub/c.c", "#include \"h.h\"\nint fc(void) { return H; }\n");
+spit("$dir/sub/h.h", "#define H 7\n");
+spit("$dir/noext", "int fn(void) { return 2; }\n");
+spit("$dir/sp ace.c", "int fsp(void) { return 3; }\n");
+spit("$dir/x.s", ".text\n.globl fx\nfx: ret\n");
+spit("$dir/y.S", "#define R ret\n.text\n.globl fy\nfy: R\n");
+spit("$dir/resp1", "-c a.c\n-o r.o\n");
+spit("$dir/resp2", "-c 'sp ace.c' \@resp3\n");
+spit("$dir/resp3", "-DFROM_NESTED=\"1\"\n");
+must('gcc', '-c', "$dir/a.c", '-o', "$dir/apre.o");
+must('gcc', '-c', "$dir/main.c", '-o', "$dir/mainpre.o");
+
+# [ args, action, reason, objects, exit status ]
+my @rows = (
+    # compiles to object: recorded
+    ['-c a.c',                               'record', 'compile', ['a.o']],
+    ['-c a.c -o out.o',                      'record', 'compile', ['out.o']],
+    ['-o out2.o -c a.c',                     'record', 'compile', ['out2.o']],
+    ['-c -oout3.o a.c',                      'record', 'compile', ['out3.o']],
+    ['-c a.c b.c',                           'record', 'compile', ['a.o', 'b.o']],
+    ['-c sub/c.c',                           'record', 'compile', ['c.o']],
+    ['-c -o sub/c.o sub/c.c',                'record', 'compile', ['sub/c.o']],
+    ['-O2 -g -Wall -I sub -DX=1 -c b.c',     'record', 'compile', ['b.o']],
+    ['-c -x c noext',                        'record', 'compile', ['noext.o']],
+    ['-c -xc noext -o ne.o',                 'record', 'compile', ['ne.o']],
+    ['-c a.c -MD',                           'record', 'compile', ['a.o']],
+    ['-c b.c -MMD -MF deps.d -MT b.o',       'record', 'compile', ['b.o']],
+    ['-c a.c -MD -MFdeps2.d -MQ $(x) -MP',   'record', 'compile', ['a.o']],
+    ['-c a.c -Wp,-MD,deps3.d',               'record', 'compile', ['a.o']],
+    ['-c a.c -pg',                           'record', 'compile', ['a.o']],
+    ['@resp1',                               'record', 'compile', ['r.o']],
+    ['-O2 @resp2',                           'record', 'compile', ['sp ace.o']],
+    ['-c a.c x.s',                           'record', 'compile', ['a.o']],
+    ['-c -x assembler-with-cpp y.S -x none b.c', 'record', 'compile', ['b.o']],
+    ['-c a.c -flto -ffat-lto-objects',       'record', 'compile', ['a.o']],
+    ['-c a.c -flto -fno-lto',                'record', 'compile', ['a.o']],
+    ['-c -include sub/h.h a.c',              'record', 'compile', ['a.o']],
+    ['-c a.c -isystem sub -o a2.o',          'record', 'compile', ['a2.o']],
+    ['-c b.c -fPIC -o pic.o',                'record', 'compile', ['pic.o']],
+    ['-m32 -O2 -c b.c -o b32.o',             'record', 'compile', ['b32.o']],
+    ['-c b.c -fno-pie -Xpreprocessor -DQ -o np.o', 'record', 'compile', ['np.o']],
+    # everything else: the compiler runs untouched
+    ['a.c main.c -o prog',                   'pass', 'link'],
+    ['a.c main.c',                           'pass', 'link'],
+    ['apre.o mainpre.o -o prog2',            'pass', 'link'],
+    ['-shared -fPIC b.c -o libb.so',         'pass', 'link'],
+    ['-E a.c',                               'pass', 'preprocess'],
+    ['-E a.c -o a.i',                        'pass', 'preprocess'],
+    ['-M a.c',                               'pass', 'preprocess'],
+    ['-MM sub/c.c',                          'pass', 'preprocess'],
+    ['-c -M a.c',                            'pass', 'preprocess'],
+    ['-S a.c',                               'pass', 'assembly-output'],
+    ['-c -S b.c -o b.s',                     'pass', 'assembly-output'],
+    ['-fsyntax-only a.c',                    'pass', 'syntax-only'],
+    ['-c -fsyntax-only b.c',                 'pass', 'syntax-only'],
+    ['--version',                            'pass', 'query'],
+    ['-dumpmachine',                         'pass', 'query'],
+    ['-dumpversion',                         'pass', 'query'],
+    ['-print-file-name=libc.a',              'pass', 'query'],
+    ['-print-prog-name=as',                  'pass', 'query'],
+    ['-print-search-dirs',                   'pass', 'query'],
+    ['--help',                               'pass', 'query'],
+    ['-### -c a.c',                          'pass', 'dry-run'],
+    ['-v',                                   'pass', 'no-input'],
+    ['',                                     'pass', 'no-input', [], 1],
+    ['-c a.c -o /dev/null',                  'pass', 'dev-null'],
+    ['-c a.c -o -',                          'pass', 'stdout', [], 1],  # gcc's own failure: as cannot write to stdout
+    ['-x c -c - -o stdin.o',                 'pass', 'stdin'],
+    ['-c x.s',                               'pass', 'not-c'],
+    ['-c y.S -o y.o',                        'pass', 'not-c'],
+    ['-c apre.o',                            'pass', 'not-c'],
+    ['-c sub/h.h',                           'pass', 'header'],
+    ['-c a.c -flto',                         'pass', 'lto'],
+    ['-c b.c -O2 -flto=auto -o lto.o',       'pass', 'lto'],
+    ['-c a.c b.c -o both.o',                 'pass', 'multiple-o', [], 1],
+    ['-c a.c -o',                            'pass', 'missing-arg', [], 1],
+    ['@missing.rsp',                         'pass', 'response-file', [], 1],
+);
+cmp_ok(scalar @rows, '>=', 40, 'the table has at least 40 command lines');
+
+my $log = "$dir/gcc.log";
+my $fake = fake_dir(gcc => logging_gcc($log));
+my %env = (PATH => "$fake:$ENV{PATH}", MCOUNT_CC_FLAGS => undef, MCOUNT_CC_ACTIVE => undef);
+delete $env{$_} for grep { !defined $env{$_} } keys %env;
+local $ENV{MCOUNT_CC_FLAGS};
+local $ENV{MCOUNT_CC_ACTIVE};
+delete $ENV{MCOUNT_CC_FLAGS};
+delete $ENV{MCOUNT_CC_ACTIVE};
+
+my $old = getcwd();
+for my $row (@rows) {
+    my ($line, $action, $reason, $objects, $exit) = @$row;
+    my @args = $line eq '' ? () : split / /, $line;
+    $objects //= [];
+    $exit //= 0;
+    my $name = "gcc $line";
+
+    # The pure classifier (reads @files relative to the current directory).
+    chdir $dir or die;
+    my $d = classify(\@args);
+    chdir $old or die;
+    is("$d->{action} $d->{reason}", "$action $reason", "classify: $name");
+    is_deeply($d->{objects}, $objects, "classify: $name: objects");
+
+    # Through mcount-cc and the logging gcc.
+    unlink $log, map { "$dir/$_" } @$objects;
+    my ($st, $out, $err) = mcc(['gcc', @args], dir => $dir, env => \%env);
+    is($st >> 8, $exit, "mcount-cc: $name: exit status $exit") or diag($err);
+    my $calls = read_log($log);
+    my @want = $action eq 'record' && !grep({ $_ eq '-pg' } @args) ? ('-pg', @args) : @args;
+    is_deeply($calls->[0] // [], \@want, "mcount-cc: $name: argv gcc received");
+    if ($action eq 'pass') {
+        is(scalar @$calls, 1, "mcount-cc: $name: gcc ran once");
+    }
+    for my $obj (@$objects) {
+        my ($rst, $sections) = run_cmd(['readelf', '-S', '-W', "$dir/$obj"]);
+        like($sections, qr/ __mcount_loc /, "mcount-cc: $name: $obj has a table");
+    }
+    if ($reason eq 'lto') {
+        like($err, qr/^mcount-cc: warning: LTO compile/m, "mcount-cc: $name: says why nothing is recorded");
+    } else {
+        unlike($err, qr/mcount-cc/, "mcount-cc: $name: nothing from mcount-cc on stderr");
+    }
+}
+
+# Hook flags from MCOUNT_CC_FLAGS, each added once.
+{
+    my $d = classify([qw(-c a.c)], hook_flags => [qw(-pg -mfentry)]);
+    is_deeply($d->{add_flags}, [qw(-pg -mfentry)], 'MCOUNT_CC_FLAGS: both flags added');
+    $d = classify([qw(-c a.c -mfentry -pg)], hook_flags => [qw(-pg -mfentry)]);
+    is_deeply($d->{add_flags}, [], 'MCOUNT_CC_FLAGS: flags already there are not added twice');
+    chdir $dir or die;
+    $d = classify([qw(-c @resp1 -mfentry)], hook_flags => [qw(-pg -mfentry)]);
+    chdir $old or die;
+    is_deeply($d->{add_flags}, ['-pg'], 'hook flags: response files are read for flags too');
+    is($d->{insert_at}, 0, 'hook flags go first, after the compiler');
+    is(classify([qw(-c a.c)], nested => 1)->{reason}, 'nested', 'inside mcount-cc: pass');
+}
+
+# Launchers and compiler names.
+is_deeply(split_command([qw(ccache gcc -c a.c)]),
+    { launchers => ['ccache'], compiler => 'gcc', args => ['-c', 'a.c'] }, 'split: ccache gcc');
+is_deeply(split_command([qw(/usr/bin/distcc ccache x86_64-linux-gnu-gcc -c)]),
+    { launchers => ['/usr/bin/distcc', 'ccache'], compiler => 'x86_64-linux-gnu-gcc', args => ['-c'] },
+    'split: two launchers');
+is_deeply(split_command(['ccache']), { launchers => [], compiler => 'ccache', args => [] },
+    'split: a lone launcher is the command');
+is(triple_from_compiler('aarch64-linux-gnu-gcc-12'), 'aarch64-linux-gnu', 'triple: versioned cross gcc');
+is(triple_from_compiler('/usr/bin/riscv64-linux-gnu-gcc'), 'riscv64-linux-gnu', 'triple: path');
+is(triple_from_compiler('x86_64-pc-linux-gnu-clang'), 'x86_64-pc-linux-gnu', 'triple: clang');
+is(triple_from_compiler('gcc-12'), undef, 'triple: none in gcc-12');
+is(triple_from_compiler('clang-14'), undef, 'triple: none in clang-14');
+is(triple_from_compiler('cc'), undef, 'triple: none in cc');
+
+done_testing();
