@@ -1,10 +1,16 @@
 package RecordMcount::Tools;
-# Which binutils record an object.  One place for the lookup order, used
-# by mcount-record and mcount-cc (recordmcount.pl is always told its tools):
-#   1. explicit options, then the environment (OBJDUMP, OBJCOPY, LD, AS);
+# Which binutils record, list or verify an object.  One place for the
+# lookup order, used by mcount-record and mcount-cc (recordmcount.pl is
+# always told its tools).  For each tool, the first of:
+#   1. an explicit option, then its environment variable (OBJDUMP, OBJCOPY,
+#      LD, AS, READELF; CC, if given, assembles instead of AS);
 #   2. a cross prefix: --cross PREFIX, else CROSS_COMPILE;
-#   3. the GNU triple of the object's machine, when <triple>-objdump is on PATH;
-#   4. the host tools.
+#   3. the GNU triple of the object's machine, when <triple>-TOOL is on PATH;
+#   4. for objdump: the host objdump when it is multi-target and reads the
+#      object's format (Debian's binutils-multiarch), checked with -f;
+#   5. the host tool.
+# The architecture facts themselves (triple, ld emulation, hook names) come
+# from mcount-scan --identify; nothing here knows an architecture.
 use strict;
 use warnings;
 
@@ -12,13 +18,15 @@ use Exporter 'import';
 use Text::ParseWords qw(shellwords);
 use RecordMcount::Run qw(find_program run_tool);
 
-our @EXPORT_OK = qw(find_tools identify_object);
+our @EXPORT_OK = qw(find_tools identify_object tool_problem);
 
-my @TOOLS = qw(objdump objcopy ld as);
-my %ENVVAR = (objdump => 'OBJDUMP', objcopy => 'OBJCOPY', ld => 'LD', as => 'AS');
+my @TOOLS = qw(objdump objcopy ld as readelf);
+my %ENVVAR = (objdump => 'OBJDUMP', objcopy => 'OBJCOPY', ld => 'LD', as => 'AS',
+    readelf => 'READELF', cc => 'CC');
 
 # The architecture facts mcount-scan reads from an object's ELF header:
-# { arch, bits, endian, triple, ... }, or undef with $@ set.
+# { arch, bits, endian, triple, ld-emulation, hooks, call-forms, ... },
+# or undef with $@ set to the helper's message.
 sub identify_object {
     my ($helper, $file) = @_;
     my ($st, $err, $out) = run_tool(cmd => [$helper, '--identify', '--object', $file],
@@ -33,27 +41,87 @@ sub identify_object {
     return \%id;
 }
 
-# find_tools(explicit => {tool => [cmd...]}, cross => PREFIX, triple => TRIPLE)
-# -> { objdump => [...], objcopy => [...], ld => [...], as => [...] }
+sub _env_cmd {
+    my ($tool) = @_;
+    my $v = $ENV{ $ENVVAR{$tool} };
+    return defined $v && $v =~ /\S/ ? [shellwords($v)] : undef;
+}
+
+# Does this objdump read FILE as its real format (not as generic ELF)?
+my %reads;
+sub _objdump_reads {
+    my ($objdump, $file) = @_;
+    return $reads{"$objdump\0$file"} //= do {
+        my ($st, undef, $out) = run_tool(cmd => [$objdump, '-f', $file], capture_stdout => 1);
+        ($st == 0 && $out =~ /file format (\S+)/ && $1 !~ /^elf(32|64)-(little|big)\z/) ? 1 : 0;
+    };
+}
+
+# find_tools(explicit => {tool => [cmd...]}, cross => PREFIX, triple => TRIPLE,
+#            file => OBJECT)
+# -> { objdump, objcopy, ld, as, readelf => [cmd...], cc => [cmd...] (only
+#      when given by option or $CC), why => { tool => how it was chosen } }
+# file is used only to check a host objdump in step 4.
 sub find_tools {
     my (%a) = @_;
-    my %found;
+    my (%found, %why);
     my $cross = $a{cross} // $ENV{CROSS_COMPILE};
     $cross = undef if defined $cross && !length $cross;
     for my $tool (@TOOLS) {
-        if (my $cmd = $a{explicit}{$tool}) {
-            $found{$tool} = [@$cmd];
-        } elsif (defined $ENV{ $ENVVAR{$tool} } && length $ENV{ $ENVVAR{$tool} }) {
-            $found{$tool} = [shellwords($ENV{ $ENVVAR{$tool} })];
+        my $cmd;
+        if ($cmd = $a{explicit}{$tool}) {
+            ($found{$tool}, $why{$tool}) = ([@$cmd], 'option');
+        } elsif ($cmd = _env_cmd($tool)) {
+            ($found{$tool}, $why{$tool}) = ($cmd, "\$$ENVVAR{$tool}");
         } elsif (defined $cross) {
-            $found{$tool} = ["$cross$tool"];
+            ($found{$tool}, $why{$tool}) = (["$cross$tool"], 'cross prefix');
         } elsif ($a{triple} && find_program("$a{triple}-$tool")) {
-            $found{$tool} = ["$a{triple}-$tool"];
+            ($found{$tool}, $why{$tool}) = (["$a{triple}-$tool"], 'object triple');
+        } elsif ($tool eq 'objdump' && defined $a{file} && find_program('objdump')
+                 && _objdump_reads('objdump', $a{file})) {
+            ($found{$tool}, $why{$tool}) = (['objdump'], 'multi-target');
         } else {
-            $found{$tool} = [$tool];
+            ($found{$tool}, $why{$tool}) = ([$tool], 'host');
         }
     }
+    # A compiler driver assembles the table instead of as, when it is given
+    # explicitly and as is not.
+    if (!$a{explicit}{as} && !_env_cmd('as')) {
+        if (my $cc = $a{explicit}{cc} // _env_cmd('cc')) {
+            ($found{cc}, $why{cc}) = ([@$cc], $a{explicit}{cc} ? 'option' : '$CC');
+        }
+    }
+    $found{why} = \%why;
     return \%found;
+}
+
+# Why these tools cannot work on an object with these facts (undef if they
+# can, as far as can be told without running them): the linker must know
+# the object's emulation and objdump must read its format.
+my %emulations;
+sub tool_problem {
+    my ($tools, $id, $file, @need) = @_;
+    my $hint = "install binutils for $id->{triple}, or give --cross PREFIX";
+    for my $tool (@need) {
+        my $cmd = $tools->{$tool};
+        next if $tool eq 'as' && $tools->{cc};
+        return "$cmd->[0]: not found (needed as $tool; $hint)" unless find_program($cmd->[0]);
+    }
+    if (grep { $_ eq 'objdump' } @need) {
+        my $o = $tools->{objdump}[0];
+        return "$o cannot read this $id->{arch} object ($hint)"
+            if $tools->{why}{objdump} eq 'host' && defined $file && !_objdump_reads($o, $file);
+    }
+    if ((grep { $_ eq 'ld' } @need) && $id->{'ld-emulation'} && $tools->{why}{ld} eq 'host') {
+        my $ld = $tools->{ld}[0];
+        my $list = $emulations{$ld} //= do {
+            my ($st, undef, $out) = run_tool(cmd => [$ld, '-V'], capture_stdout => 1);
+            $st == 0 ? $out : '';
+        };
+        return "$ld cannot link $id->{arch} objects (no emulation $id->{'ld-emulation'}; $hint)"
+            if length $list && $list !~ /^\s+\Q$id->{'ld-emulation'}\E\s*$/m;
+    }
+    return undef;
 }
 
 1;
