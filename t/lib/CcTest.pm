@@ -7,10 +7,12 @@ use warnings;
 
 use Exporter 'import';
 use Test::More;
+use File::Find ();
 use TestUtil qw($TOP run_cmd tmpdir spit slurp);
 use Oracle qw(table_sites filter_sites kernel_section);
 
-our @EXPORT_OK = qw($MCC fake_dir logging_gcc read_log mcc oracle_ok verify_program);
+our @EXPORT_OK = qw($MCC @SOURCES fake_dir logging_gcc read_log mcc oracle_ok verify_program
+    copy_example in_dir program_ok no_leftovers);
 
 our $MCC = "$TOP/bin/mcount-cc";
 
@@ -50,10 +52,7 @@ sub read_log {
 sub mcc {
     my ($args, %o) = @_;
     my @cmd = ($o{prog} // $MCC, @$args);
-    if ($o{dir}) {
-        # run_cmd has no cwd option: go through sh -c 'cd DIR && exec "$@"'.
-        @cmd = ('/bin/sh', '-c', 'cd "$1" && shift && exec "$@"', 'sh', $o{dir}, @cmd);
-    }
+    @cmd = _in_dir_cmd($o{dir}, @cmd) if $o{dir};
     return run_cmd(\@cmd, env => $o{env}, stdin => $o{stdin});
 }
 
@@ -86,6 +85,53 @@ sub verify_program {
     }
     my ($st, $out, $err) = run_cmd([$rec, '--verify', $prog]);
     is($st, 0, "$name: mcount-record --verify $prog") or diag($out . $err);
+    return;
+}
+
+# The example project's sources (examples/).
+our @SOURCES = qw(lib/calc/arith.c lib/calc/stack.c app/main.c app/format.c);
+
+# A fresh copy of examples/ in a temporary directory.
+sub copy_example {
+    my $dir = tmpdir();
+    my ($st, undef, $err) = run_cmd(['cp', '-R', "$TOP/examples/.", $dir]);
+    die "cp: $err" if $st != 0;
+    run_cmd(['rm', '-rf', "$dir/build", "$dir/config.mk", "$dir/config.h"]);
+    return $dir;
+}
+
+# run_cmd has no cwd option: go through sh -c 'cd DIR && exec "$@"'.
+sub _in_dir_cmd {
+    my ($dir, @cmd) = @_;
+    return ('/bin/sh', '-c', 'cd "$1" && shift && exec "$@"', 'sh', $dir, @cmd);
+}
+
+# in_dir(DIR, CMD..., {ENV}?) -> (status, stdout, stderr): run_cmd in DIR,
+# with the environment changes of a trailing hash.
+sub in_dir {
+    my ($dir, @cmd) = @_;
+    my $env = ref $cmd[-1] eq 'HASH' ? pop @cmd : {};
+    return run_cmd([_in_dir_cmd($dir, @cmd)], env => $env);
+}
+
+# No .tmp_mc_* file anywhere under DIR.
+sub no_leftovers {
+    my ($dir, $name) = @_;
+    my @left;
+    File::Find::find(sub { push @left, $File::Find::name if /^\.tmp_mc_/ }, $dir);
+    is_deeply(\@left, [], "$name: no temporary files left");
+    return;
+}
+
+# The example program works (and passes mcount-record --verify).
+sub program_ok {
+    my ($prog, $name) = @_;
+    my ($st, $out) = run_cmd([$prog, '2 3 + 4 *', '2 10 ^ 24 -', '7 1 - 3 /']);
+    is($st, 0, "$name: the program runs");
+    is($out, "2 3 + 4 * = 20\n2 10 ^ 24 - = 1000\n7 1 - 3 / = 2\n", "$name: and computes right");
+    ($st) = run_cmd([$prog, '1 0 /']);
+    is($st >> 8, 1, "$name: and reports errors");
+    verify_program($prog, $name);
     return;
 }
 

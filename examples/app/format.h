@@ -1,0 +1,4 @@
+#ifndef FORMAT_H
+#define FORMAT_H
+void print_result(const char *expr, long v);
+#endif
