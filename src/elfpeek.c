@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -62,4 +63,75 @@ long elf_read_at(int fd, uint64_t off, void *buf, size_t len)
 		got += (size_t)n;
 	}
 	return (long)got;
+}
+
+static uint64_t getn(const unsigned char *p, unsigned n, bool big)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[big ? n - 1 - i : i] << (8 * i);
+	return v;
+}
+
+/* Mark the sections that belong to a COMDAT group.  objdump's listing does
+ * not say, so read the section headers and the SHT_GROUP sections.  A
+ * malformed table is left to objdump to complain about. */
+void elf_mark_comdat(struct object *obj, unsigned elf_class, bool big)
+{
+	unsigned char h[64];
+	bool is64 = elf_class == 64;
+	if (obj->fd < 0 || elf_read_at(obj->fd, 0, h, sizeof(h)) != (long)sizeof(h))
+		return;
+	uint64_t shoff = is64 ? getn(h + 0x28, 8, big) : getn(h + 0x20, 4, big);
+	unsigned entsize = (unsigned)getn(h + (is64 ? 0x3a : 0x2e), 2, big);
+	uint64_t shnum = getn(h + (is64 ? 0x3c : 0x30), 2, big);
+	uint64_t strndx = getn(h + (is64 ? 0x3e : 0x32), 2, big);
+	if (shoff == 0 || entsize < (is64 ? 64u : 40u) || entsize > 256)
+		return;
+	unsigned char sh[256];
+	if (shnum == 0 || strndx == 0xffff) {
+		if (elf_read_at(obj->fd, shoff, sh, entsize) != (long)entsize)
+			return;
+		if (shnum == 0)
+			shnum = is64 ? getn(sh + 0x20, 8, big) : getn(sh + 0x14, 4, big);
+		if (strndx == 0xffff)
+			strndx = getn(sh + (is64 ? 0x28 : 0x18), 4, big);
+	}
+	if (shnum == 0 || shnum > (1u << 24) || strndx >= shnum)
+		return;
+
+	struct shdr { uint32_t name, type; uint64_t off, size; } *s = xmalloc(shnum * sizeof(*s));
+	for (uint64_t i = 0; i < shnum; i++) {
+		if (elf_read_at(obj->fd, shoff + i * entsize, sh, entsize) != (long)entsize)
+			goto out;
+		s[i].name = (uint32_t)getn(sh, 4, big);
+		s[i].type = (uint32_t)getn(sh + 4, 4, big);
+		s[i].off = is64 ? getn(sh + 0x18, 8, big) : getn(sh + 0x10, 4, big);
+		s[i].size = is64 ? getn(sh + 0x20, 8, big) : getn(sh + 0x14, 4, big);
+	}
+	for (uint64_t g = 0; g < shnum; g++) {
+		if (s[g].type != 17 /* SHT_GROUP */ || s[g].size < 4 || s[g].size > (1u << 24))
+			continue;
+		unsigned char *words = xmalloc((size_t)s[g].size);
+		if (elf_read_at(obj->fd, s[g].off, words, (size_t)s[g].size) == (long)s[g].size &&
+		    (getn(words, 4, big) & 1) /* GRP_COMDAT */) {
+			for (uint64_t w = 4; w + 4 <= s[g].size; w += 4) {
+				uint64_t m = getn(words + w, 4, big);
+				char name[512];
+				long n;
+				if (m >= shnum)
+					continue;
+				n = elf_read_at(obj->fd, s[strndx].off + s[m].name, name, sizeof(name) - 1);
+				if (n <= 0)
+					continue;
+				name[n] = '\0';
+				int *slot = strmap_get(&obj->secmap, name);
+				if (slot)
+					obj->secs[*slot].comdat = true;
+			}
+		}
+		free(words);
+	}
+out:
+	free(s);
 }

@@ -223,6 +223,7 @@ int main(int argc, char **argv)
 			free(obj.sites[i].reloc);
 		obj.nsites = 0;
 	} else {
+		elf_mark_comdat(&obj, obj.arch->elf_class, obj.arch->big_endian);
 		scan_select(&obj, sections);
 		scan_sites(&obj, mode);
 		scan_drop_comdat(&obj);

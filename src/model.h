@@ -17,7 +17,7 @@ struct section {
 	bool listed;            /* seen in the section headers (-h) */
 	bool code;              /* executable (CODE in -h, or disassembled) */
 	bool contents;          /* has file contents (not NOBITS) */
-	bool comdat;            /* member of a COMDAT group (LINK_ONCE_DISCARD) */
+	bool comdat;            /* member of a COMDAT group (from the ELF file) */
 	bool ambiguous;         /* more than one section has this name */
 	bool recorded;          /* call sites here go into the table */
 	size_t nsites;          /* call sites found here */
@@ -78,5 +78,6 @@ struct elf_ident {
 bool elf_read_ident(int fd, struct elf_ident *id, char *why, size_t whylen);
 /* Read len bytes at file offset off; returns bytes read, or -1. */
 long elf_read_at(int fd, uint64_t off, void *buf, size_t len);
+void elf_mark_comdat(struct object *obj, unsigned elf_class, bool big_endian);
 
 #endif

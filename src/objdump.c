@@ -88,8 +88,6 @@ static void header_line(struct reader *r, const char *line)
 		struct section *s = &obj->secs[r->last_header];
 		s->code = strstr(p, "CODE") != NULL;
 		s->contents = strstr(p, "CONTENTS") != NULL;
-		s->comdat = strstr(p, "LINK_ONCE_DISCARD") != NULL ||
-			    strstr(p, "LINK_ONCE_SAME") != NULL;
 		r->last_header = -1;
 		return;
 	}

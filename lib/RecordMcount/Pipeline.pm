@@ -74,7 +74,9 @@ sub _check_input {
     _fail($label, 'is a directory') if -d $path;
     _fail($label, 'not a regular file') unless -f $path;
     _fail($label, 'permission denied (cannot read)') unless -r $path;
-    _fail($label, 'file is not writable') unless -w $path;
+    # -w alone says yes to root; a file without write bits was made
+    # read-only on purpose, and rename() would replace it all the same.
+    _fail($label, 'file is not writable') unless -w $path && ((stat _)[2] & 0222);
     my $dir = dirname($path);
     _fail($label, "directory $dir is not writable (the new object is renamed into place)")
         unless -w $dir && -x $dir;
