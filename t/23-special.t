@@ -1,0 +1,105 @@
+#!/usr/bin/perl
+# Objects the record step must leave alone or treat with care: no call
+# sites, already recorded (by GCC or by us), LTO, CET property notes, stack
+# notes, and C++ COMDAT groups.
+use strict;
+use warnings;
+use Test::More;
+use File::Copy qw(copy);
+use lib 't/lib';
+use TestUtil qw($SRC run_cmd must compile record_pl tmpdir slurp leftovers);
+use Oracle qw(table_sites readelf section_headers);
+
+my $dir = tmpdir();
+
+# no call sites: byte-identical
+{
+    my $o = compile("$SRC/corpus.c", "$dir/nopg.o", '-O2');
+    my $before = slurp($o);
+    my ($st, $out, $err) = record_pl($o, []);
+    is($st, 0, 'object without -pg: success');
+    is($err, '', 'object without -pg: nothing said');
+    ok(slurp($o) eq $before, 'object without -pg: byte-identical');
+}
+
+# already recorded: by GCC, and by a first run of our own
+for my $case (['GCC -mrecord-mcount', '-mrecord-mcount'], ['recorded twice', undef]) {
+    my ($what, $flag) = @$case;
+    my $o = compile("$SRC/corpus.c", "$dir/rec.o", '-O2', '-pg', '-mfentry', $flag // ());
+    if (!$flag) {
+        my ($st) = record_pl($o, []);
+        is($st, 0, "$what: first run succeeds");
+    }
+    my $before = slurp($o);
+    my ($st, $out, $err) = record_pl($o, []);
+    is($st, 0, "$what: exit 0");
+    like($err, qr/^recordmcount: \Q$o\E: note: already has a __mcount_loc table; left unchanged$/m,
+        "$what: a note says so");
+    ok(slurp($o) eq $before, "$what: byte-identical");
+}
+
+# LTO: no machine code to record
+{
+    my $o = compile("$SRC/corpus.c", "$dir/lto.o", '-O2', '-pg', '-flto');
+    my $before = slurp($o);
+    my ($st, $out, $err) = record_pl($o, []);
+    is($st >> 8, 1, 'LTO object: exit 1');
+    like($err, qr/^recordmcount: \Q$o\E: an LTO object has no machine code to record/, 'LTO object: message');
+    ok(slurp($o) eq $before, 'LTO object: unchanged');
+    my $fat = compile("$SRC/corpus.c", "$dir/fat.o", '-O2', '-pg', '-flto', '-ffat-lto-objects');
+    my $gcc = compile("$SRC/corpus.c", "$dir/fat.gcc.o", '-O2', '-pg', '-flto', '-ffat-lto-objects',
+        '-mrecord-mcount');
+    ($st, $out, $err) = record_pl($fat, []);
+    is($st, 0, 'fat LTO object: recorded') or diag $err;
+    is_deeply(table_sites($fat), [grep { !/exotic_text/ } @{ table_sites($gcc) }],
+        "fat LTO object: its machine code's table equals GCC's");
+}
+
+# CET: IBT and SHSTK survive; the stack stays non-executable; ld says nothing
+for my $m ([], ['-m32']) {
+    my $o = compile("$SRC/corpus.c", "$dir/cet.o", @$m, '-O2', '-pg', '-fcf-protection=full');
+    like(readelf('-n', $o), qr/x86 feature: IBT, SHSTK/, "CET @$m: input has IBT, SHSTK");
+    my ($st, $out, $err) = record_pl($o, $m);
+    is($st, 0, "CET @$m: recorded");
+    is($err, '', "CET @$m: no warning from ld");
+    like(readelf('-n', $o), qr/x86 feature: IBT, SHSTK/, "CET @$m: output still has IBT, SHSTK");
+    my ($stack) = grep { $_->{name} eq '.note.GNU-stack' } @{ section_headers($o) };
+    unlike($stack->{flags}, qr/X/, "CET @$m: stack note not executable");
+    must('gcc', @$m, '-r', '-nostdlib', '-o', "$dir/cet-linked.o", $o);
+}
+
+# an object with no stack note keeps having none (and ld -r adds none)
+{
+    TestUtil::spit("$dir/nonote.s", ".text\n.globl f\nf: call mcount\nret\n");
+    my $o = "$dir/nonote.o";
+    must('as', '--64', '-o', $o, "$dir/nonote.s");
+    my ($st, $out, $err) = record_pl($o, []);
+    is($st, 0, 'no stack note: recorded') or diag $err;
+    ok(!grep({ $_->{name} eq '.note.GNU-stack' } @{ section_headers($o) }), 'no stack note: still none');
+    is_deeply(table_sites($o), ['.text+0x0'], 'no stack note: one entry at the call');
+}
+
+# C++ inline functions live in COMDAT groups: a table outside the group
+# would break the link when the group is dropped, so those sites are left
+# out with a warning, and two objects with the same inline function link.
+{
+    TestUtil::spit("$dir/inl.h", "inline __attribute__((noinline)) int twice(int x) { return 2 * x; }\n");
+    TestUtil::spit("$dir/u1.cc", "#include \"inl.h\"\nint u1(int x) { return twice(x) + 1; }\n");
+    TestUtil::spit("$dir/u2.cc", "#include \"inl.h\"\nint u1(int);\nint main(int c, char **) { return twice(c) + u1(c) - 4 * c - 1; }\n");
+    for my $u (qw(u1 u2)) {
+        must('g++', '-O2', '-pg', '-c', "$dir/$u.cc", '-o', "$dir/$u.o");
+        my ($st, $out, $err) = record_pl("$dir/$u.o", []);
+        is($st, 0, "C++ $u: recorded") or diag $err;
+        like($err, qr/warning: \.text\._Z5twicei: 1 call site not recorded: the section is in a COMDAT group/,
+            "C++ $u: the COMDAT section's site is left out with a warning");
+        ok(scalar(grep { /^\.text\+/ || /^\.text\.startup\+/ } @{ table_sites("$dir/$u.o") }),
+            "C++ $u: its other sites are recorded");
+    }
+    TestUtil::spit("$dir/stub.s", ".text\n.globl mcount\nmcount: ret\n.section .note.GNU-stack,\"\",\@progbits\n");
+    must('g++', '-o', "$dir/cxx", "$dir/u1.o", "$dir/u2.o", "$dir/stub.s");
+    my ($st) = run_cmd(["$dir/cxx"]);
+    is($st, 0, 'C++: the two objects link and run');
+}
+
+is_deeply([leftovers($dir)], [], 'no temporary files left');
+done_testing();
