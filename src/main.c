@@ -45,7 +45,8 @@ static void usage(FILE *out)
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
 "\n"
-"Exit status: 0 success (including nothing to record), 1 bad input, 2 bad usage.\n",
+"Exit status: 0 success (including nothing to record), 1 bad input, 2 bad usage,\n"
+"3 the listing is empty or not objdump output.\n",
 		diag_prog);
 }
 
@@ -210,8 +211,12 @@ int main(int argc, char **argv)
 	objdump_read(in, &obj);
 	if (in != stdin)
 		fclose(in);
-	if (!obj.bfd_format && !obj.saw_headers && !obj.saw_symtab)
-		fatal("the input is not an objdump listing");
+	if (!obj.bfd_format && !obj.saw_headers && !obj.saw_symtab) {
+		/* nothing to read: usually objdump failed, and said why */
+		fprintf(stderr, "%s: %s%sthe input is not an objdump listing\n", diag_prog,
+			diag_file ? diag_file : "", diag_file ? ": " : "");
+		return 3;
+	}
 	if (!obj.arch)
 		fatal("the listing does not say its object format: give --arch");
 

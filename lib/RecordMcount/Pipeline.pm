@@ -141,22 +141,25 @@ sub _record {
 
     my ($pst, $perr, $sst, $serr, $sout) =
         run_piped(producer => \@objdump, consumer => \@scan, keep => [$orig]);
-    if ($sst != 0) {
-        # The scanner names the problem (not ELF, wrong architecture, ...);
-        # objdump's own complaint, if any, follows.
+    $perr =~ s/\Q$snap\E/$label/g;
+    # The scanner's complaint about the ELF header is the most precise;
+    # with no listing to read (exit 3), objdump's own words are.
+    if ($sst != 0 && ($sst >> 8) != 3) {
         $serr =~ s/\s+\z//;
         if (($sst >> 8) =~ /^[12]\z/ && $serr =~ /\S/) {
             my @lines = split /\n/, $serr;
             my $first = shift @lines;
             $first =~ s/^[^:]+: (?:\Q$label\E: )?//;
-            die "$label: $first\n" . join('', map {"$_\n"} @lines)
-                . ($pst != 0 ? _tool_text($perr =~ s/\Q$snap\E/$label/gr) : '');
+            die "$label: $first\n" . join('', map {"$_\n"} @lines);
         }
         die "$label: mcount-scan failed (" . status_text($sst) . ")\n" . _tool_text($serr);
     }
-    if ($pst != 0) {
-        die "$label: objdump failed (" . tool_name(\@objdump) . ' ' . status_text($pst) . ")\n"
-            . _tool_text($perr =~ s/\Q$snap\E/$label/gr);
+    if ($pst != 0 || $sst != 0) {
+        my @lines = grep { /\S/ } split /\n/, $perr;
+        my $first = shift(@lines) // 'no output';
+        $first =~ s/^.*?\Q$label\E: //;
+        die "$label: objdump: $first (" . tool_name(\@objdump) . ' ' . status_text($pst) . ")\n"
+            . _tool_text(join "\n", @lines);
     }
     print STDERR $serr if length $serr;
     my $plan = _parse_plan($sout);

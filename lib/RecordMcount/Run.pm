@@ -42,9 +42,12 @@ END { cleanup_temps() }
 for my $sig (qw(INT TERM HUP)) {
     $SIG{$sig} = sub {
         cleanup_temps();
+        # die of the same signal; it is blocked while its handler runs
+        my $num = POSIX->can("SIG$sig")->();
         $SIG{$sig} = 'DEFAULT';
+        POSIX::sigprocmask(POSIX::SIG_UNBLOCK(), POSIX::SigSet->new($num));
         kill $sig, $$;
-        POSIX::_exit(128 + (eval "POSIX::SIG$sig()" // 15));
+        POSIX::_exit(128 + $num);
     };
 }
 
