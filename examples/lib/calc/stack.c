@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-static int push(struct calc *c, long v)
+static __attribute__((noinline)) int push(struct calc *c, long v)
 {
 	if (c->depth >= CALC_STACK_MAX) {
 		c->error = "stack overflow";
