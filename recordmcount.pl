@@ -92,7 +92,11 @@ my %o = (
 
 my $r = eval { record_object($file, \%o) };
 if (!$r) {
-    print STDERR "$PROG: $@";
+    my $e = $@;
+    if (ref $e && $e->{usage}) {
+        bad_usage($e =~ s/\n\z//r);
+    }
+    print STDERR "$PROG: $e";
     exit 1;
 }
 if ($r->{status} eq 'lto') {

@@ -99,6 +99,8 @@ sub _parse_plan {
 
 # record_object(FILE, OPTIONS) -> { status, sites, arch, plan, assembly? }
 #   status: recorded | no-sites | already-recorded | lto | dry-run
+# A failure dies with "FILE: message\n", or with a RecordMcount::Error
+# (same text when printed) whose {usage} is true for bad arguments.
 # Options: helper, objdump, objcopy, cc (or as), ld (command lists), arch,
 # bits, endian, entry (call|reloc), sections, listing (relocs|disasm),
 # dry_run, label (name in messages).  Dies with "FILE: message\n".
@@ -146,7 +148,14 @@ sub _record {
     # with no listing to read (exit 3), objdump's own words are.
     if ($sst != 0 && ($sst >> 8) != 3) {
         $serr =~ s/\s+\z//;
-        if (($sst >> 8) =~ /^[12]\z/ && $serr =~ /\S/) {
+        if (($sst >> 8) == 2 && $serr =~ /\S/) {
+            # bad arguments (an unknown ARCH, a bad section list): usage
+            my ($first) = split /\n/, $serr;
+            $first =~ s/^[^:]+: //;
+            $first =~ s/ \(see --list-arches\)//;
+            die RecordMcount::Error->new("$first\n", usage => 1);
+        }
+        if (($sst >> 8) == 1 && $serr =~ /\S/) {
             my @lines = split /\n/, $serr;
             my $first = shift @lines;
             $first =~ s/^[^:]+: (?:\Q$label\E: )?//;
@@ -237,5 +246,10 @@ sub _record {
     forget_temp(values %tmp);
     return \%result;
 }
+
+package RecordMcount::Error;
+# An error that prints as its message and says whether it was bad usage.
+use overload '""' => sub { $_[0]{msg} }, fallback => 1;
+sub new { my ($class, $msg, %a) = @_; return bless { msg => $msg, %a }, $class }
 
 1;
