@@ -51,7 +51,7 @@ is_deeply($tab{4}, $tab{1}, '-j 4 gives every object the same table as -j 1');
     ($st, $out, $err) = mr('-j', 2, '--dry-run', "$src/one-0.o", "$src/two-2.o");
     is($st, 0, '-j 2 --dry-run: exit 0');
     like($out, qr{\A/\* \Q$src\E/one-0\.o \*/\n.*\.quad.*/\* \Q$src\E/two-2\.o \*/\n.*\.long}s,
-        '-j 2 --dry-run prints each file\'s assembly in order of completion, named');
+        '-j 2 --dry-run prints each file\'s assembly, named, in the order of the files');
 }
 
 # ---- tool detection -------------------------------------------------------
