@@ -73,8 +73,8 @@ install: all
 	install -m 644 lib/RecordMcount/*.pm $(DESTDIR)$(PERLDIR)/RecordMcount/
 	for f in recordmcount.pl bin/*; do \
 		[ -f "$$f" ] || continue; \
-		sed -e 's|^my \$$LIBDIR = .*|my $$LIBDIR = "$(PERLDIR)";|' \
-		    -e 's|^my \$$HELPER = .*|my $$HELPER = "$(LIBEXECDIR)/mcount-scan";|' \
+		sed -e 's|^    \$$LIBDIR = .*|    $$LIBDIR = "$(PERLDIR)";|' \
+		    -e 's|^    \$$HELPER = .*|    $$HELPER = "$(LIBEXECDIR)/mcount-scan";|' \
 		    "$$f" > $(DESTDIR)$(BINDIR)/$$(basename $$f); \
 		chmod 755 $(DESTDIR)$(BINDIR)/$$(basename $$f); \
 	done

@@ -142,6 +142,7 @@ int main(int argc, char **argv)
 	struct object obj = { .fd = -1, .gnu_stack = -1, .gnu_property = -1 };
 	int c;
 
+	argv[0] = (char *)diag_prog; /* getopt's messages name the program by argv[0] */
 	while ((c = getopt_long(argc, argv, "a:e:s:O:o:phV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'a': arch_name = optarg; break;

@@ -107,6 +107,8 @@ static void header_line(struct reader *r, const char *line)
 			q--;
 	}
 	const char *name = skip_ws(p);
+	if (q <= name)
+		return; /* fewer fields than a header line has */
 	size_t nlen = (size_t)(q - name);
 	const char *f = fields[0];
 	if (nlen == 0 || !parse_hex(&f, &size))

@@ -133,7 +133,8 @@ static void check_call(const struct object *obj, const struct site *st, const ch
 size_t scan_sites(struct object *obj, enum entry_mode mode)
 {
 	size_t out = 0;
-	qsort(obj->sites, obj->nsites, sizeof(*obj->sites), site_cmp);
+	if (obj->nsites)
+		qsort(obj->sites, obj->nsites, sizeof(*obj->sites), site_cmp);
 	for (size_t i = 0; i < obj->nsites; i++) {
 		struct site *st = &obj->sites[i];
 		struct section *sec = &obj->secs[st->sec];
