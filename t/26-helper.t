@@ -1,0 +1,116 @@
+#!/usr/bin/perl
+# The C helper on its own: built with ASan+UBSan and run under valgrind over
+# real listings (every corpus object, -r and -dr) and mangled ones; the
+# sanitized build must say exactly what the normal one says, and neither
+# may crash, leak or read out of bounds.
+use strict;
+use warnings;
+use Test::More;
+use lib 't/lib';
+use TestUtil qw($TOP $SRC run_cmd must compile tmpdir spit slurp flag_matrix);
+
+my $dir = tmpdir();
+my $helper = "$TOP/build/mcount-scan";
+my $asan = "$TOP/build/asan/mcount-scan";
+ok(-x $asan, 'the ASan+UBSan build exists (make check builds it)') or BAIL_OUT('no ASan build');
+my %san_env = (ASAN_OPTIONS => 'detect_leaks=1:abort_on_error=0:exitcode=99',
+    UBSAN_OPTIONS => 'print_stacktrace=1:halt_on_error=1:exitcode=98');
+
+# listings of real objects
+my @objs;
+my $i = 0;
+for my $flags ((flag_matrix())[0, 4, 9, 17, 20, 25, -1]) {
+    push @objs, compile("$SRC/corpus.c", "$dir/c$i.o", @$flags);
+    $i++;
+}
+push @objs, compile("$SRC/asm_cases.S", "$dir/asm.o", '-Wa,-L');
+push @objs, compile("$SRC/asm_cases.S", "$dir/asm32.o", '-m32', '-Wa,-L');
+
+my @listings;
+for my $o (@objs) {
+    for my $mode (['-h', '-t', '-r'], ['-h', '-t', '-dr']) {
+        my $l = "$o." . ($mode->[2] eq '-r' ? 'r' : 'dr') . '.txt';
+        spit($l, must('objdump', @$mode, $o));
+        push @listings, [$o, $l];
+    }
+}
+
+# mangled listings: truncated at odd places, lines cut, fields dropped
+my ($o0, $l0) = @{ $listings[1] };
+my $text = slurp($l0);
+my @lines = split /\n/, $text;
+srand 11;
+my @mangled;
+for my $k (1 .. 12) {
+    my $m = join "\n", map {
+        my $r = rand;
+        $r < 0.1 ? substr($_, 0, int rand length) :
+        $r < 0.15 ? join("\t", reverse split /\t/) :
+        $r < 0.2 ? "$_ " . ('x' x int rand 5000) :
+        $r < 0.22 ? '' : $_
+    } @lines;
+    push @mangled, $m;
+}
+push @mangled, substr($text, 0, int(length($text) * $_ / 10)) for 1 .. 9;
+push @mangled, "\0\0\0\n\t\t\t5: R_X86_64_PLT32\tmcount\n", "SYMBOL TABLE:\n" . ('0' x 40) . "\n",
+    "x.o:     file format elf64-x86-64\n\nRELOCATION RECORDS FOR [.text]:\n0000000000000001 R_X86_64_PLT32 mcount-0x4\n";
+for my $k (0 .. $#mangled) {
+    spit("$dir/mangled$k.txt", $mangled[$k]);
+    push @listings, [undef, "$dir/mangled$k.txt"];
+}
+
+for my $case (@listings) {
+    my ($obj, $l) = @$case;
+    my @args = ('--plan', '-o', '-', ($obj ? ('--object', $obj) : ('--arch', 'x86_64')), $l);
+    (my $short = $l) =~ s{.*/}{};
+    my ($st1, $out1, $err1) = run_cmd([$helper, @args]);
+    my ($st2, $out2, $err2) = run_cmd([$asan, @args], env => \%san_env);
+    ok(($st1 >> 8) =~ /^[013]$/ && !($st1 & 127), "$short: helper exits 0, 1 or 3 (" . ($st1 >> 8) . ')');
+    is($st2, $st1, "$short: sanitized build exits the same") or diag $err2;
+    is($out2, $out1, "$short: sanitized build prints the same");
+    unlike($err2, qr/AddressSanitizer|runtime error|LeakSanitizer/, "$short: no sanitizer report");
+}
+
+# valgrind over a sample
+for my $case (@listings[0, 1, 3, 5, -3, -2, -1]) {
+    my ($obj, $l) = @$case;
+    (my $short = $l) =~ s{.*/}{};
+    # a successful run frees everything; one that stops with an error may
+    # leave memory still reachable, but nothing lost
+    my ($plain_st) = run_cmd([$helper, '--plan', '-o', '/dev/null',
+        ($obj ? ('--object', $obj) : ('--arch', 'x86_64')), $l]);
+    my $kinds = $plain_st == 0 ? 'all' : 'definite,indirect';
+    my ($st, $out, $err) = run_cmd(['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
+        "--errors-for-leak-kinds=$kinds", $helper, '--plan', '-o', '/dev/null',
+        ($obj ? ('--object', $obj) : ('--arch', 'x86_64')), $l]);
+    isnt($st >> 8, 99, "$short: valgrind finds no error or leak") or diag $err;
+}
+
+# a listing without a symbol table cannot name anchors
+{
+    my $o = $objs[1];
+    spit("$dir/nosyms.txt", must('objdump', '-h', '-r', $o));
+    my ($st, $out, $err) = run_cmd([$helper, '--object', $o, "$dir/nosyms.txt"]);
+    is($st >> 8, 1, 'no -t in the listing: exit 1');
+    like($err, qr/the objdump listing has no symbol table \(run objdump with -t\)/, 'no -t: says so');
+}
+
+# the same listing from stdin and from a file
+{
+    my ($o, $l) = @{ $listings[0] };
+    my ($st1, $out1) = run_cmd([$helper, '--plan', '-o', '-', '--object', $o, $l]);
+    my ($st2, $out2) = run_cmd([$helper, '--plan', '-o', '-', '--object', $o], stdin => slurp($l));
+    is($out2, $out1, 'stdin and file give the same output');
+}
+
+# usage
+for my $bad (['--entry=x'], ['--bits=48'], ['--arch=vax'], ['--sections='], ['--nope'], ['a', 'b']) {
+    my ($st, $out, $err) = run_cmd([$helper, @$bad]);
+    is($st >> 8, 2, "helper @$bad: exit 2");
+    like($err, qr/^mcount-scan: /, "helper @$bad: message");
+}
+my ($st, $out) = run_cmd([$helper, '--help']);
+is($st, 0, 'helper --help: exit 0');
+like($out, qr/^Usage: mcount-scan/, 'helper --help: usage');
+
+done_testing();
