@@ -81,8 +81,11 @@ install: all
 	install -m 644 $(MANS) $(DESTDIR)$(MAN1DIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBEXECDIR)/mcount-scan $(DESTDIR)$(BINDIR)/recordmcount.pl
+	rm -f $(DESTDIR)$(LIBEXECDIR)/mcount-scan
+	for f in recordmcount.pl bin/*; do rm -f $(DESTDIR)$(BINDIR)/$$(basename $$f); done
+	for f in $(MANS); do rm -f $(DESTDIR)$(MAN1DIR)/$$(basename $$f); done
 	rm -rf $(DESTDIR)$(PERLDIR)
+	-rmdir $(DESTDIR)$(LIBEXECDIR) $(dir $(DESTDIR)$(PERLDIR)) 2>/dev/null
 
 clean:
 	rm -rf build
