@@ -51,8 +51,8 @@ void emit_assembly(FILE *out, const struct object *obj)
 	const struct arch *a = obj->arch;
 	fprintf(out, "/* __mcount_loc table: %zu call sites, written by mcount-scan */\n",
 		obj->nsites);
-	fprintf(out, "\t.section __mcount_loc,\"a\",%cprogbits\n\t.balign %u\n",
-		a->type_prefix, a->entry_size);
+	fprintf(out, "\t.section __mcount_loc,\"%s\",%cprogbits\n\t.balign %u\n",
+		obj->writable_table ? "aw" : "a", a->type_prefix, a->entry_size);
 	for (size_t i = 0; i < obj->nsites; i++) {
 		const struct site *st = &obj->sites[i];
 		const struct section *sec = &obj->secs[st->sec];

@@ -35,6 +35,8 @@ static void usage(FILE *out)
 "                         checked, its call instructions verified and its\n"
 "                         .note.gnu.property copied into the table's object\n"
 "  -o, --output=FILE      write the assembly to FILE (default: stdout)\n"
+"      --writable         make the table section writable (\"aw\"), so that a\n"
+"                         PIE or shared library needs no text relocations\n"
 "  -p, --plan             print the plan (anchors to globalize, symbols to\n"
 "                         add, counts) on stdout\n"
 "      --name=PROG        program name to use in messages\n"
@@ -130,6 +132,7 @@ int main(int argc, char **argv)
 		{ "file-name", required_argument, NULL, 'F' },
 		{ "list-arches", no_argument, NULL, 'L' },
 		{ "identify", no_argument, NULL, 'I' },
+		{ "writable", no_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -176,6 +179,7 @@ int main(int argc, char **argv)
 		case 'F': file_name = optarg; break;
 		case 'L': arch_list(); return 0;
 		case 'I': identify = true; break;
+		case 'W': obj.writable_table = true; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("mcount-scan (recordmcount) %s\n", VERSION); return 0;
 		default:

@@ -61,6 +61,7 @@ struct object {
 	size_t nsites, capsites;
 	bool saw_headers, saw_symtab, saw_relocs, saw_disasm;
 	bool has_mcount_loc, has_lto;
+	bool writable_table;    /* emit the table as "aw" rather than "a" */
 	bool has_file_sym;      /* an STT_FILE symbol is in the table */
 	bool has_plain_locals;  /* local symbols other than section/file ones */
 	int gnu_stack, gnu_property;   /* section indexes or -1 */

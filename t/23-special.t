@@ -7,7 +7,7 @@ use warnings;
 use Test::More;
 use File::Copy qw(copy);
 use lib 't/lib';
-use TestUtil qw($SRC run_cmd must compile record_pl tmpdir slurp leftovers);
+use TestUtil qw($SRC run_cmd must compile record_pl tmpdir slurp spit leftovers);
 use Oracle qw(table_sites readelf section_headers);
 
 my $dir = tmpdir();
@@ -99,6 +99,26 @@ for my $m ([], ['-m32']) {
     must('g++', '-o', "$dir/cxx", "$dir/u1.o", "$dir/u2.o", "$dir/stub.s");
     my ($st) = run_cmd(["$dir/cxx"]);
     is($st, 0, 'C++: the two objects link and run');
+}
+
+# PIC code (a shared library, a PIE): a read-only table of absolute addresses needs text relocations;
+# --writable-table gives ordinary dynamic relocations
+{
+    spit("$dir/hook.s", ".text\n.globl mcount\nmcount: ret\n.section .note.GNU-stack,\"\",\@progbits\n");
+    for my $w ([], ['--writable-table']) {
+        my $o = compile("$SRC/corpus.c", "$dir/pie.o", '-O2', '-pg', '-fPIC');
+        my ($st, $out, $err) = run_cmd(["$TestUtil::TOP/bin/mcount-record", '-q', @$w, $o]);
+        is($st, 0, "PIC @$w: recorded") or diag $err;
+        ($st, $out, $err) = run_cmd(['gcc', '-shared', '-o', "$dir/pie", $o, "$dir/hook.s"]);
+        is($st, 0, "PIC @$w: links into a shared library") or diag $err;
+        my $textrel = readelf('-d', "$dir/pie") =~ /TEXTREL/;
+        if (@$w) {
+            ok(!$textrel, 'writable table: no DT_TEXTREL');
+            unlike($err, qr/read-only section|TEXTREL/, 'writable table: the linker says nothing');
+        } else {
+            ok($textrel, 'read-only table (the default, as GCC writes it): DT_TEXTREL');
+        }
+    }
 }
 
 is_deeply([leftovers($dir)], [], 'no temporary files left');

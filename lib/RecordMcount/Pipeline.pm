@@ -103,7 +103,8 @@ sub _parse_plan {
 # (same text when printed) whose {usage} is true for bad arguments.
 # Options: helper, objdump, objcopy, cc (or as), ld (command lists), arch,
 # bits, endian, entry (call|reloc), sections, listing (relocs|disasm),
-# dry_run, label (name in messages).  Dies with "FILE: message\n".
+# writable_table (an "aw" table: no text relocations in a PIE or shared
+# library), dry_run, label (name in messages).  Dies with "FILE: message\n".
 sub record_object {
     my ($file, $o) = @_;
     my @made;
@@ -140,6 +141,7 @@ sub _record {
     push @scan, '--endian', $o->{endian} if defined $o->{endian};
     push @scan, '--entry', $o->{entry}   if defined $o->{entry};
     push @scan, '--sections', $o->{sections} if defined $o->{sections};
+    push @scan, '--writable' if $o->{writable_table};
 
     my ($pst, $perr, $sst, $serr, $sout) =
         run_piped(producer => \@objdump, consumer => \@scan, keep => [$orig]);
