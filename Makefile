@@ -51,7 +51,7 @@ build/man/%.1: doc/%.pod
 
 TESTS ?= t/*.t
 check: all build/asan/mcount-scan
-	prove -I lib -I t/lib $(if $(V),-v) $(TESTS)
+	prove -I lib -I t/lib $(if $(filter 1,$(V)),-v) $(TESTS)
 
 deps:
 	scripts/install-deps

@@ -159,7 +159,9 @@ size_t scan_sites(struct object *obj, enum entry_mode mode)
 
 static bool usable_name(const char *name)
 {
-	if (!*name || strncmp(name, ".L", 2) == 0)
+	/* .L: assembler temporaries; '@': a versioned name (foo@@V1), which
+	 * GAS would read as a version reference */
+	if (!*name || strncmp(name, ".L", 2) == 0 || strchr(name, '@'))
 		return false;
 	for (const char *p = name; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
