@@ -109,12 +109,11 @@ sub record_object {
     my ($file, $o) = @_;
     my @made;
     my $r = eval { _record($file, $o, \@made) };
-    if (!$r) {
-        my $err = $@;
-        unlink grep { -e } @made;
-        forget_temp(@made);
-        die $err;
-    }
+    my $err = $@;
+    # every path ends here: remove what is left of the temporary files
+    unlink grep { -e } @made;
+    forget_temp(@made);
+    die $err unless $r;
     return $r;
 }
 
@@ -176,19 +175,13 @@ sub _record {
     my $plan = _parse_plan($sout);
     my %result = (status => $plan->{status} // 'no-sites', sites => $plan->{sites} // 0,
         arch => $plan->{arch}, plan => $plan);
-    if ($result{status} ne 'recorded') {
-        unlink grep { -e } values %tmp;
-        forget_temp(values %tmp);
-        return \%result;
-    }
+    return \%result if $result{status} ne 'recorded';
 
     if ($o->{dry_run}) {
         open(my $fh, '<', $tmp{s}) or _fail($label, "cannot read $tmp{s}: $!");
         local $/;
         $result{assembly} = <$fh>;
         $result{status} = 'dry-run';
-        unlink grep { -e } values %tmp;
-        forget_temp(values %tmp);
         return \%result;
     }
 
@@ -243,9 +236,6 @@ sub _record {
 
     chmod $st[2] & 07777, $final;
     rename $final, $path or _fail($label, "cannot replace the object: $!");
-    forget_temp($final);
-    unlink grep { -e } values %tmp;
-    forget_temp(values %tmp);
     return \%result;
 }
 
