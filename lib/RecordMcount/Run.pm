@@ -16,7 +16,7 @@ use Fcntl qw(F_GETFD F_SETFD FD_CLOEXEC);
 use File::Spec;
 
 our @EXPORT_OK = qw(run_tool run_piped find_program status_text
-    register_temp forget_temp cleanup_temps tool_name);
+    register_temp forget_temp cleanup_temps reset_after_fork tool_name);
 
 my %temps;        # path => 1
 my %children;     # pid => 1
@@ -24,6 +24,16 @@ my $cleanup_pid = $$;
 
 sub register_temp { $temps{$_} = 1 for @_; return }
 sub forget_temp   { delete $temps{$_} for @_; return }
+
+# In a child forked without exec that goes on to record objects: make it
+# the process that cleans up, owning none of its parent's temporary files
+# or children (the parent still removes those).
+sub reset_after_fork {
+    %temps = ();
+    %children = ();
+    $cleanup_pid = $$;
+    return;
+}
 
 sub cleanup_temps {
     return unless $$ == $cleanup_pid;
