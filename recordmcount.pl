@@ -5,16 +5,32 @@
 use strict;
 use warnings;
 
-use FindBin ();
-our ($LIBDIR, $HELPER);
+# Kbuild runs this once per object: it loads only what the record step
+# needs (FindBin, Getopt::Long and Text::ParseWords would double the
+# start-up time; they are loaded when the arguments need them).
+our ($LIBDIR, $HELPER, $BIN);
 BEGIN {
-    $LIBDIR = "$FindBin::RealBin/lib";
-    $HELPER = "$FindBin::RealBin/build/mcount-scan";
+    # the script's directory, symbolic links resolved (as FindBin's RealBin)
+    my $me = $0;
+    while (-l $me) {
+        my $to = readlink $me;
+        $me = $to =~ m{^/} ? $to : ($me =~ s{[^/]*\z}{}r) . $to;
+    }
+    $BIN = $me =~ m{/} ? $me =~ s{/+[^/]*\z}{}r : '.';
+    $BIN = '/' unless length $BIN;
+    $LIBDIR = "$BIN/lib";
+    $HELPER = "$BIN/build/mcount-scan";
+    unshift @INC, $LIBDIR;      # as `use lib`, without lib.pm and Config.pm
 }
-use lib $LIBDIR;
-use Getopt::Long qw(:config require_order no_ignore_case bundling);
-use Text::ParseWords qw(shellwords);
 use RecordMcount::Pipeline qw(record_object);
+
+# Text::ParseWords' shellwords, which only quotes and backslashes need.
+sub shellwords {
+    my ($s) = @_;
+    return split ' ', $s unless $s =~ /['"\\]/;
+    require Text::ParseWords;
+    return Text::ParseWords::shellwords($s);
+}
 
 my $PROG = 'recordmcount';
 my $VERSION = '0.1.0';
@@ -51,13 +67,18 @@ sub bad_usage {
 }
 
 my %opt;
-GetOptions(
-    'entry=s'     => \$opt{entry},
-    'sections=s'  => \$opt{sections},
-    'disassemble' => \$opt{disasm},
-    'help|h'      => sub { usage(\*STDOUT); exit 0 },
-    'version|V'   => sub { print "recordmcount.pl (recordmcount) $VERSION\n"; exit 0 },
-) or do { print STDERR "Try 'recordmcount.pl --help' for more information.\n"; exit 2 };
+# Options come first (require_order): none unless the first argument is one.
+if (@ARGV && $ARGV[0] =~ /^-/) {
+    require Getopt::Long;
+    Getopt::Long::Configure(qw(require_order no_ignore_case bundling));
+    Getopt::Long::GetOptions(
+        'entry=s'     => \$opt{entry},
+        'sections=s'  => \$opt{sections},
+        'disassemble' => \$opt{disasm},
+        'help|h'      => sub { usage(\*STDOUT); exit 0 },
+        'version|V'   => sub { print "recordmcount.pl (recordmcount) $VERSION\n"; exit 0 },
+    ) or do { print STDERR "Try 'recordmcount.pl --help' for more information.\n"; exit 2 };
+}
 bad_usage("--entry must be call or reloc, not '$opt{entry}'")
     if defined $opt{entry} && $opt{entry} !~ /^(call|reloc)\z/;
 

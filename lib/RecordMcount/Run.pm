@@ -11,11 +11,11 @@ use strict;
 use warnings;
 
 use Exporter 'import';
-use POSIX ();
 use Fcntl qw(F_GETFD F_SETFD FD_CLOEXEC);
-use File::Spec;
+# POSIX is loaded only where it is needed (a signal, a failed exec): it
+# costs more start-up time than the rest of a record step's Perl.
 
-our @EXPORT_OK = qw(run_tool run_piped find_program status_text
+our @EXPORT_OK = qw(run_tool start_tool finish_tool run_piped find_program status_text
     register_temp forget_temp cleanup_temps reset_after_fork tool_name);
 
 my %temps;        # path => 1
@@ -52,6 +52,7 @@ END { cleanup_temps() }
 for my $sig (qw(INT TERM HUP)) {
     $SIG{$sig} = sub {
         cleanup_temps();
+        require POSIX;
         # die of the same signal; it is blocked while its handler runs
         my $num = POSIX->can("SIG$sig")->();
         $SIG{$sig} = 'DEFAULT';
@@ -76,8 +77,7 @@ sub status_text {
 
 sub tool_name {
     my ($cmd) = @_;
-    my (undef, undef, $base) = File::Spec->splitpath($cmd->[0]);
-    return $base;
+    return $cmd->[0] =~ s{.*/}{}sr;
 }
 
 # The full path of a program, searching PATH when it has no slash.
@@ -88,7 +88,7 @@ sub find_program {
         return -f $name && -x _ ? $name : undef;
     }
     for my $dir (split /:/, $ENV{PATH} // '', -1) {
-        my $p = File::Spec->catfile(length $dir ? $dir : '.', $name);
+        my $p = (length $dir ? $dir : '.') . "/$name";
         return $p if -f $p && -x _;
     }
     return undef;
@@ -122,22 +122,31 @@ sub _spawn {
     if ($pid == 0) {
         local $SIG{__DIE__};
         $SIG{$_} = 'DEFAULT' for qw(INT TERM HUP PIPE);
-        POSIX::dup2(fileno $o{in}, 0)  if $o{in};
-        POSIX::dup2(fileno $o{out}, 1) if $o{out};
-        POSIX::dup2(fileno $o{err}, 2) if $o{err};
+        # dup2 onto 0, 1 and 2 (perl keeps the standard handles' numbers)
+        open(STDIN, '<&', $o{in})   if $o{in};
+        open(STDOUT, '>&', $o{out}) if $o{out};
+        open(STDERR, '>&', $o{err}) if $o{err};
         $ENV{LC_ALL} = 'C';
         { no warnings 'exec'; exec { $cmd[0] } @cmd; }
         print STDERR "cannot run $cmd[0]: $!\n";
+        require POSIX;
         POSIX::_exit(127);
     }
     $children{$pid} = 1;
     return $pid;
 }
 
+# $!{EINTR}, without loading Errno on every run (only a failed call asks).
+sub _interrupted {
+    my $err = $! + 0;
+    require Errno;
+    return $err == Errno::EINTR();
+}
+
 sub _reap {
     my ($pid) = @_;
     my $r;
-    do { $r = waitpid $pid, 0 } while ($r == -1 && $!{EINTR});
+    do { $r = waitpid $pid, 0 } while ($r == -1 && _interrupted());
     delete $children{$pid};
     return $r == $pid ? $? : -1;
 }
@@ -145,11 +154,23 @@ sub _reap {
 # Run one tool.  Returns (wait status, captured stderr, captured stdout).
 sub run_tool {
     my (%o) = @_;
+    return finish_tool(start_tool(%o));
+}
+
+# The same in two halves, so that independent steps run at the same time:
+# start_tool(same options) -> job; finish_tool(job) -> what run_tool returns.
+sub start_tool {
+    my (%o) = @_;
     my $err = _anon_file();
     my $out = $o{capture_stdout} ? _anon_file() : undef;
     my $pid = _spawn(cmd => $o{cmd}, err => $err, out => $out, keep => $o{keep});
-    my $st = _reap($pid);
-    return ($st, _slurp_back($err), $out ? _slurp_back($out) : undef);
+    return { pid => $pid, err => $err, out => $out };
+}
+
+sub finish_tool {
+    my ($job) = @_;
+    my $st = _reap($job->{pid});
+    return ($st, _slurp_back($job->{err}), $job->{out} ? _slurp_back($job->{out}) : undef);
 }
 
 # Run producer | consumer.  Returns (producer status, its stderr, consumer
