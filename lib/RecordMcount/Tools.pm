@@ -15,7 +15,6 @@ use strict;
 use warnings;
 
 use Exporter 'import';
-use Text::ParseWords qw(shellwords);
 use RecordMcount::Run qw(find_program run_tool);
 
 our @EXPORT_OK = qw(find_tools identify_object tool_problem);
@@ -44,7 +43,9 @@ sub identify_object {
 sub _env_cmd {
     my ($tool) = @_;
     my $v = $ENV{ $ENVVAR{$tool} };
-    return defined $v && $v =~ /\S/ ? [shellwords($v)] : undef;
+    return undef unless defined $v && $v =~ /\S/;
+    require Text::ParseWords;    # only when the variable is set
+    return [Text::ParseWords::shellwords($v)];
 }
 
 # Does this objdump read FILE as its real format (not as generic ELF)?
