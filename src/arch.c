@@ -6,6 +6,10 @@
 
 #define NFORMS(f) (sizeof(f) / sizeof((f)[0]))
 
+/* A call form's trailing fields (kind, span, check_at) are zero unless a
+ * row says otherwise: leaving them out is the point, not an oversight. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 /* x86: `call rel32` is e8 + 4-byte field; `call *disp32(%rip)` is ff 15 +
  * field (PIE/PIC, -mno-plt); i386 `call *sym@GOT(%reg)` is ff 9x + field. */
 static const char *const x86_hooks[] = { "mcount", "__fentry__", NULL };
@@ -23,6 +27,120 @@ static const struct call_form i386_forms[] = {
 	{ "R_386_GOT32X", 2, 6, { 0xff, 0x90 }, { 0xff, 0xf8 }, 2 },
 	{ "R_386_GOT32",  2, 6, { 0xff, 0x90 }, { 0xff, 0xf8 }, 2 },
 };
+
+/* Below, one form per line: relocation, field offset, length, opcode and
+ * mask (in the object's byte order), opcode bytes checked; then
+ * .kind/.span for a relocation that accompanies a site, .check_at for an
+ * opcode that is not at the entry. */
+
+/* aarch64: `bl _mcount` (after `mov x0, x30`); the kernel's entry is the bl. */
+static const char *const mcount_u_hooks[] = { "_mcount", NULL };
+static const struct call_form aarch64_forms[] = {
+	{ "R_AARCH64_CALL26", 0, 4, { 0, 0, 0, 0x94 }, { 0, 0, 0, 0xfc }, 4 },
+};
+
+/* arm: `push {lr}; bl __gnu_mcount_nc` in ARM (R_ARM_CALL, old R_ARM_PC24)
+ * or Thumb-2 (R_ARM_THM_CALL, a 32-bit bl/blx); the entry is the bl.  A
+ * Thumb anchor has bit 0 set, so its entries do too (see doc/architectures.md). */
+static const char *const arm_hooks[] = { "__gnu_mcount_nc", "mcount", NULL };
+static const struct call_form arm_forms[] = {
+	{ "R_ARM_THM_CALL", 0, 4, { 0, 0xf0, 0, 0xc0 }, { 0, 0xf8, 0, 0xc0 }, 4 },
+	{ "R_ARM_CALL",     0, 4, { 0, 0, 0, 0x0b }, { 0, 0, 0, 0x0f }, 4 },
+	{ "R_ARM_PC24",     0, 4, { 0, 0, 0, 0x0b }, { 0, 0, 0, 0x0f }, 4 },
+};
+
+/* riscv: `call _mcount` = auipc ra + jalr ra, one relocation (plus an
+ * R_RISCV_RELAX against *ABS*) on the auipc; the entry is the auipc. */
+static const char *const riscv_hooks[] = { "_mcount", "mcount", NULL };
+static const struct call_form riscv_forms[] = {
+	{ "R_RISCV_CALL_PLT", 0, 8, { 0x17 }, { 0x7f }, 1 },
+	{ "R_RISCV_CALL",     0, 8, { 0x17 }, { 0x7f }, 1 },
+};
+
+/* powerpc: `bl _mcount` (opcode 18, AA=0, LK=1); the entry is the bl. */
+static const char *const ppc64_hooks[] = { "_mcount", "._mcount", NULL };
+static const struct call_form ppc64le_forms[] = {
+	{ "R_PPC64_REL24",       0, 4, { 0x01, 0, 0, 0x48 }, { 0x03, 0, 0, 0xfc }, 4 },
+	{ "R_PPC64_REL24_NOTOC", 0, 4, { 0x01, 0, 0, 0x48 }, { 0x03, 0, 0, 0xfc }, 4 },
+};
+static const struct call_form ppc64_forms[] = {
+	{ "R_PPC64_REL24",       0, 4, { 0x48, 0, 0, 0x01 }, { 0xfc, 0, 0, 0x03 }, 4 },
+	{ "R_PPC64_REL24_NOTOC", 0, 4, { 0x48, 0, 0, 0x01 }, { 0xfc, 0, 0, 0x03 }, 4 },
+};
+static const struct call_form ppc32_forms[] = {
+	{ "R_PPC_REL24",    0, 4, { 0x48, 0, 0, 0x01 }, { 0xfc, 0, 0, 0x03 }, 4 },
+	{ "R_PPC_PLTREL24", 0, 4, { 0x48, 0, 0, 0x01 }, { 0xfc, 0, 0, 0x03 }, 4 },
+};
+
+/* s390x: `brasl %rN,HOOK` (c0 N5), the field at +2 (addend +2).  With
+ * -mfentry the entry is the brasl %r0,__fentry__ at the function's start;
+ * _mcount's sequence is `stg %r14,8(%r15); brasl %r14,_mcount;
+ * lg %r14,8(%r15)` and the entry is the stg, where the sequence starts
+ * (GCC's own -mrecord-mcount table and the kernel's C recordmcount, whose
+ * adjustment of -14 covered an older sequence with a larl in it).
+ * Checked there: the end of the stg (00 24) and brasl %r14 (c0 e5). */
+static const char *const s390_hooks[] = { "_mcount", "__fentry__", NULL };
+static const struct call_form s390x_forms[] = {
+	{ "R_390_PLT32DBL", 2, 6, { 0x00, 0x24, 0xc0, 0xe5 }, { 0xff, 0xff, 0xff, 0xff }, 4,
+	  .lead = 6, .check_at = { 4 }, .hook = "_mcount" },
+	{ "R_390_PC32DBL",  2, 6, { 0x00, 0x24, 0xc0, 0xe5 }, { 0xff, 0xff, 0xff, 0xff }, 4,
+	  .lead = 6, .check_at = { 4 }, .hook = "_mcount" },
+	{ "R_390_PLT32DBL", 2, 6, { 0xc0, 0x05 }, { 0xff, 0x0f }, 2, .hook = "__fentry__" },
+	{ "R_390_PC32DBL",  2, 6, { 0xc0, 0x05 }, { 0xff, 0x0f }, 2, .hook = "__fentry__" },
+};
+
+/* mips: the entry is the first instruction of the call sequence that
+ * carries a relocation against _mcount (the kernel's convention for jal
+ * and for -mlong-calls' lui): jal (R_MIPS_26); lui of HI16 (o32) or
+ * HIGHEST (n64) with the rest of the address as companions; the GOT load
+ * of CALL16 / GOT16 (abicalls), with R_MIPS_JALR on the jalr as companion. */
+#define MIPS_BE(op, mask) { op, 0, 0, 0 }, { mask, 0, 0, 0 }, 4
+#define MIPS_LE(op, mask) { 0, 0, 0, op }, { 0, 0, 0, mask }, 4
+#define MIPS_COMPANION(r, most) { r, 0, 4, { 0 }, { 0 }, 0, .kind = FORM_COMPANION, .span = most }
+static const struct call_form mips_forms[] = {
+	{ "R_MIPS_26",     0, 4, MIPS_BE(0x0c, 0xfc) },   /* jal */
+	{ "R_MIPS_HI16",   0, 4, MIPS_BE(0x3c, 0xfc) },   /* lui */
+	{ "R_MIPS_CALL16", 0, 4, MIPS_BE(0x8c, 0xfc) },   /* lw from the GOT */
+	{ "R_MIPS_GOT16",  0, 4, MIPS_BE(0x8c, 0xfc) },
+	MIPS_COMPANION("R_MIPS_LO16", 16),
+	MIPS_COMPANION("R_MIPS_JALR", 16),
+};
+static const struct call_form mipsel_forms[] = {
+	{ "R_MIPS_26",     0, 4, MIPS_LE(0x0c, 0xfc) },
+	{ "R_MIPS_HI16",   0, 4, MIPS_LE(0x3c, 0xfc) },
+	{ "R_MIPS_CALL16", 0, 4, MIPS_LE(0x8c, 0xfc) },
+	{ "R_MIPS_GOT16",  0, 4, MIPS_LE(0x8c, 0xfc) },
+	MIPS_COMPANION("R_MIPS_LO16", 16),
+	MIPS_COMPANION("R_MIPS_JALR", 16),
+};
+static const struct call_form mips64el_forms[] = {
+	{ "R_MIPS_26",       0, 4, MIPS_LE(0x0c, 0xfc) },   /* jal */
+	{ "R_MIPS_HIGHEST",  0, 4, MIPS_LE(0x3c, 0xfc) },   /* lui */
+	{ "R_MIPS_CALL16",   0, 4, MIPS_LE(0xdc, 0xfc) },   /* ld from the GOT */
+	{ "R_MIPS_GOT_DISP", 0, 4, MIPS_LE(0xdc, 0xfc) },
+	MIPS_COMPANION("R_MIPS_HIGHER", 24),
+	MIPS_COMPANION("R_MIPS_HI16", 24),
+	MIPS_COMPANION("R_MIPS_LO16", 24),
+	MIPS_COMPANION("R_MIPS_JALR", 16),
+};
+
+/* sparc64: `call _mcount` (op 01) after the save; the entry is the call. */
+static const struct call_form sparc64_forms[] = {
+	{ "R_SPARC_WPLT30",  0, 4, { 0x40 }, { 0xc0 }, 1 },
+	{ "R_SPARC_WDISP30", 0, 4, { 0x40 }, { 0xc0 }, 1 },
+};
+
+/* sh: `mov.l 1f,r1; sts.l pr,@-r15; mova 2f,r0; jmp @r1; lds r0,pr;
+ * .align 2; 1: .long mcount; 2:` - the relocation is on the literal word,
+ * and that word is the entry (the kernel's convention: ftrace rewrites
+ * it).  Checked: `jmp @rN; lds r0,pr` ends 2 (or, with the alignment
+ * nop, 4) bytes before it. */
+static const char *const sh_hooks[] = { "mcount", NULL };
+static const struct call_form sh4_forms[] = {
+	{ "R_SH_DIR32", 0, 4, { 0x2b, 0x40, 0x2a, 0x40 }, { 0xff, 0xf0, 0xff, 0xff }, 4,
+	  .check_at = { -6, -4 }, .ncheck = 2 },
+};
+
 
 static const struct arch arches[] = {
 	{
@@ -45,6 +163,129 @@ static const struct arch arches[] = {
 		.triple = "i686-linux-gnu",
 		.entry_doc = "the first byte of the call (e8, or ff 9x in PIC code)",
 	},
+	{
+		.name = "aarch64", .kernel_arch = "arm64|aarch64",
+		.elf_machine = 183, .elf_class = 64, .big_endian = false,
+		.bfd_format = "elf64-littleaarch64",
+		.hooks = mcount_u_hooks, .forms = aarch64_forms, .nforms = NFORMS(aarch64_forms),
+		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '%',
+		.ld_emulation = "aarch64linux", .cc_flag = "", .as_flag = "",
+		.triple = "aarch64-linux-gnu",
+		.mapping_symbols = true,
+		.entry_doc = "the bl",
+	},
+	{
+		.name = "arm", .kernel_arch = "arm",
+		.elf_machine = 40, .elf_class = 32, .big_endian = false,
+		.bfd_format = "elf32-littlearm",
+		.hooks = arm_hooks, .forms = arm_forms, .nforms = NFORMS(arm_forms),
+		.entry_directive = ".long", .entry_size = 4, .type_prefix = '%',
+		.ld_emulation = "armelf_linux_eabi", .cc_flag = "", .as_flag = "",
+		.triple = "arm-linux-gnueabihf",
+		.mapping_symbols = true,
+		.entry_doc = "the bl; bit 0 set in Thumb code, as the linker resolves a Thumb anchor",
+	},
+	{
+		.name = "riscv64", .kernel_arch = "riscv",
+		.elf_machine = 243, .elf_class = 64, .big_endian = false,
+		.bfd_format = "elf64-littleriscv",
+		.hooks = riscv_hooks, .forms = riscv_forms, .nforms = NFORMS(riscv_forms),
+		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
+		.ld_emulation = "elf64lriscv", .cc_flag = "", .as_flag = "",
+		.triple = "riscv64-linux-gnu",
+		.mapping_symbols = true,
+		.entry_doc = "the auipc of the auipc+jalr pair; link with --no-relax",
+	},
+	{
+		.name = "ppc64le", .kernel_arch = "powerpc|ppc64le",
+		.elf_machine = 21, .elf_class = 64, .big_endian = false,
+		.bfd_format = "elf64-powerpcle",
+		.hooks = ppc64_hooks, .forms = ppc64le_forms, .nforms = NFORMS(ppc64le_forms),
+		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
+		.ld_emulation = "elf64lppc", .cc_flag = "-m64", .as_flag = "-a64",
+		.triple = "powerpc64le-linux-gnu",
+		.entry_doc = "the bl",
+	},
+	{
+		.name = "ppc64", .kernel_arch = "powerpc|ppc64",
+		.elf_machine = 21, .elf_class = 64, .big_endian = true,
+		.bfd_format = "elf64-powerpc",
+		.hooks = ppc64_hooks, .forms = ppc64_forms, .nforms = NFORMS(ppc64_forms),
+		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
+		.ld_emulation = "elf64ppc", .cc_flag = "-m64", .as_flag = "-a64",
+		.triple = "powerpc64-linux-gnu",
+		.entry_doc = "the bl (ELFv1: .text has no code symbols, so an anchor is added)",
+	},
+	{
+		.name = "ppc32", .kernel_arch = "powerpc|ppc",
+		.elf_machine = 20, .elf_class = 32, .big_endian = true,
+		.bfd_format = "elf32-powerpc",
+		.hooks = ppc64_hooks, .forms = ppc32_forms, .nforms = NFORMS(ppc32_forms),
+		.entry_directive = ".long", .entry_size = 4, .type_prefix = '@',
+		.ld_emulation = "elf32ppclinux", .cc_flag = "-m32", .as_flag = "-a32",
+		.triple = "powerpc-linux-gnu",
+		.entry_doc = "the bl",
+	},
+	{
+		.name = "s390x", .kernel_arch = "s390|s390x",
+		.elf_machine = 22, .elf_class = 64, .big_endian = true,
+		.bfd_format = "elf64-s390",
+		.hooks = s390_hooks, .forms = s390x_forms, .nforms = NFORMS(s390x_forms),
+		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
+		.ld_emulation = "elf64_s390", .cc_flag = "-m64", .as_flag = "-m64",
+		.triple = "s390x-linux-gnu",
+		.entry_doc = "the stg that starts the _mcount sequence, or the brasl of __fentry__ (as GCC's -mrecord-mcount)",
+	},
+	{
+		.name = "mips", .kernel_arch = "mips",
+		.elf_machine = 8, .elf_class = 32, .big_endian = true,
+		.bfd_format = "elf32-tradbigmips",
+		.hooks = mcount_u_hooks, .forms = mips_forms, .nforms = NFORMS(mips_forms),
+		.entry_directive = ".long", .entry_size = 4, .type_prefix = '@',
+		.ld_emulation = "elf32btsmip", .cc_flag = "-mabi=32", .as_flag = "-EB",
+		.triple = "mips-linux-gnu",
+		.entry_doc = "the jal, or the lui / GOT load that starts a long or PIC call",
+	},
+	{
+		.name = "mipsel", .kernel_arch = "mips|mipsel",
+		.elf_machine = 8, .elf_class = 32, .big_endian = false,
+		.bfd_format = "elf32-tradlittlemips",
+		.hooks = mcount_u_hooks, .forms = mipsel_forms, .nforms = NFORMS(mipsel_forms),
+		.entry_directive = ".long", .entry_size = 4, .type_prefix = '@',
+		.ld_emulation = "elf32ltsmip", .cc_flag = "-mabi=32", .as_flag = "-EL",
+		.triple = "mipsel-linux-gnu",
+		.entry_doc = "the jal, or the lui / GOT load that starts a long or PIC call",
+	},
+	{
+		.name = "mips64el", .kernel_arch = "mips|mips64el",
+		.elf_machine = 8, .elf_class = 64, .big_endian = false,
+		.bfd_format = "elf64-tradlittlemips",
+		.hooks = mcount_u_hooks, .forms = mips64el_forms, .nforms = NFORMS(mips64el_forms),
+		.entry_directive = ".dword", .entry_size = 8, .type_prefix = '@',
+		.ld_emulation = "elf64ltsmip", .cc_flag = "-mabi=64", .as_flag = "-EL",
+		.triple = "mips64el-linux-gnuabi64",
+		.entry_doc = "the jal, or the lui / GOT load that starts a long or PIC call",
+	},
+	{
+		.name = "sparc64", .kernel_arch = "sparc64|sparc",
+		.elf_machine = 43, .elf_class = 64, .big_endian = true,
+		.bfd_format = "elf64-sparc",
+		.hooks = mcount_u_hooks, .forms = sparc64_forms, .nforms = NFORMS(sparc64_forms),
+		.entry_directive = ".xword", .entry_size = 8, .type_prefix = '@',
+		.ld_emulation = "elf64_sparc", .cc_flag = "-m64", .as_flag = "-64",
+		.triple = "sparc64-linux-gnu",
+		.entry_doc = "the call",
+	},
+	{
+		.name = "sh4", .kernel_arch = "sh",
+		.elf_machine = 42, .elf_class = 32, .big_endian = false,
+		.bfd_format = "elf32-sh-linux",
+		.hooks = sh_hooks, .forms = sh4_forms, .nforms = NFORMS(sh4_forms),
+		.entry_directive = ".long", .entry_size = 4, .type_prefix = '@',
+		.ld_emulation = "shlelf_linux", .cc_flag = "", .as_flag = "",
+		.triple = "sh4-linux-gnu",
+		.entry_doc = "the literal word holding mcount's address, which the jmp before it uses",
+	},
 };
 
 #define NARCHES (sizeof(arches) / sizeof(arches[0]))
@@ -62,16 +303,22 @@ static bool in_bar_list(const char *list, const char *name)
 	return false;
 }
 
-const struct arch *arch_lookup(const char *name, unsigned bits)
+const struct arch *arch_lookup(const char *name, unsigned bits, int big_endian)
 {
-	for (size_t i = 0; i < NARCHES; i++)
-		if (strcmp(arches[i].name, name) == 0)
-			return &arches[i];
-	for (size_t i = 0; i < NARCHES; i++)
-		if (in_bar_list(arches[i].kernel_arch, name) &&
-		    (bits == 0 || bits == arches[i].elf_class))
-			return &arches[i];
+	/* a canonical name first; "mips" is also a kernel name of three rows */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < NARCHES; i++)
+			if ((pass ? in_bar_list(arches[i].kernel_arch, name)
+				  : strcmp(arches[i].name, name) == 0) &&
+			    (bits == 0 || bits == arches[i].elf_class) &&
+			    (big_endian < 0 || big_endian == arches[i].big_endian))
+				return &arches[i];
 	return NULL;
+}
+
+bool arch_has_name(const struct arch *a, const char *name)
+{
+	return strcmp(a->name, name) == 0 || in_bar_list(a->kernel_arch, name);
 }
 
 const struct arch *arch_by_machine(unsigned machine, unsigned elf_class, bool big_endian)
@@ -99,11 +346,15 @@ bool arch_is_hook(const struct arch *a, const char *name, size_t len)
 	return false;
 }
 
-const struct call_form *arch_form(const struct arch *a, const char *reloc)
+const struct call_form *arch_form(const struct arch *a, const char *reloc,
+				  const char *hook, size_t hooklen)
 {
-	for (size_t i = 0; i < a->nforms; i++)
-		if (strcmp(a->forms[i].reloc, reloc) == 0)
-			return &a->forms[i];
+	for (size_t i = 0; i < a->nforms; i++) {
+		const struct call_form *f = &a->forms[i];
+		if (strcmp(f->reloc, reloc) == 0 &&
+		    (!f->hook || (strlen(f->hook) == hooklen && memcmp(f->hook, hook, hooklen) == 0)))
+			return f;
+	}
 	return NULL;
 }
 
@@ -115,8 +366,19 @@ void arch_list(void)
 		       a->name, a->kernel_arch, a->elf_class,
 		       a->big_endian ? "big" : "little", a->bfd_format,
 		       a->entry_directive, a->entry_doc);
-		for (size_t f = 0; f < a->nforms; f++)
-			printf("\t%s: call of %u bytes, relocated field at +%u\n",
-			       a->forms[f].reloc, a->forms[f].insn_len, a->forms[f].field_offset);
+		for (size_t f = 0; f < a->nforms; f++) {
+			const struct call_form *cf = &a->forms[f];
+			if (cf->kind == FORM_COMPANION)
+				printf("\t%s: companion of a call site at most %u bytes before it "
+				       "(not a site)\n", cf->reloc, cf->span);
+			else if (cf->lead)
+				printf("\t%s: call of %u bytes to %s, relocated field at +%u, "
+				       "entry %u bytes before the call\n", cf->reloc, cf->insn_len,
+				       cf->hook ? cf->hook : "the hook", cf->field_offset, cf->lead);
+			else
+				printf("\t%s: call of %u bytes%s%s, relocated field at +%u\n",
+				       cf->reloc, cf->insn_len, cf->hook ? " to " : "",
+				       cf->hook ? cf->hook : "", cf->field_offset);
+		}
 	}
 }

@@ -12,7 +12,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* One way a compiler calls the profiling hook. */
+/* What a relocation against the hook is. */
+enum form_kind {
+	FORM_SITE,                    /* it marks a call site: one table entry */
+	FORM_COMPANION,               /* the second (third...) relocation of a site whose
+				       * first one came at most `span` bytes before it
+				       * (mips LO16 after HI16, JALR after CALL16): no entry */
+};
+
+/* One way a compiler calls the profiling hook.  The instruction holding
+ * the relocated field starts field_offset bytes before it; the entry of
+ * the site is `lead` bytes before that instruction (s390's mcount
+ * sequence begins with a store); the opcode is checked at the entry plus
+ * check_at[0] (or, when ncheck is 2, plus check_at[1]). */
 struct call_form {
 	const char *reloc;            /* relocation type as objdump names it */
 	unsigned field_offset;        /* bytes from the call's first byte to the relocated field */
@@ -20,6 +32,12 @@ struct call_form {
 	unsigned char opcode[4];      /* expected first bytes of the call ... */
 	unsigned char opmask[4];      /* ... compared under this mask */
 	unsigned oplen;               /* how many opcode bytes to check (0: none) */
+	enum form_kind kind;
+	unsigned span;                /* FORM_COMPANION: greatest distance to its site */
+	int check_at[2];              /* where the opcode is, relative to the entry */
+	unsigned ncheck;              /* 0 or 1: check_at[0]; 2: either place */
+	unsigned lead;                /* bytes of the call sequence before the call */
+	const char *hook;             /* the form applies to this hook only (NULL: any) */
 };
 
 struct arch {
@@ -40,15 +58,22 @@ struct arch {
 	const char *as_flag;          /* assembler flag that selects it */
 	const char *triple;           /* GNU triple of Debian's cross tools */
 	const char *entry_doc;        /* what a table entry points at, for --list-arches */
+	bool mapping_symbols;         /* the assembler marks the table with a local $d */
 };
 
-/* Find an architecture by canonical or kernel name; bits (0, 32, 64)
- * resolves kernel names shared by two word sizes (x86).  NULL if unknown. */
-const struct arch *arch_lookup(const char *name, unsigned bits);
+/* Find an architecture by canonical or kernel name; bits (0, 32, 64) and
+ * big_endian (-1: either) resolve kernel names shared by several rows
+ * (x86, powerpc, mips).  NULL if unknown. */
+const struct arch *arch_lookup(const char *name, unsigned bits, int big_endian);
+/* Does this name (canonical or kernel) select the architecture? */
+bool arch_has_name(const struct arch *a, const char *name);
 const struct arch *arch_by_machine(unsigned machine, unsigned elf_class, bool big_endian);
 const struct arch *arch_by_bfd_format(const char *format);
 bool arch_is_hook(const struct arch *a, const char *name, size_t len);
-const struct call_form *arch_form(const struct arch *a, const char *reloc);
+/* The form of a relocation of type reloc against the hook named by the
+ * hooklen bytes at hook; NULL if the architecture has none. */
+const struct call_form *arch_form(const struct arch *a, const char *reloc,
+				  const char *hook, size_t hooklen);
 void arch_list(void);
 
 #endif

@@ -87,8 +87,9 @@ void emit_plan(FILE *out, const struct object *obj, const char *status)
 			fprintf(out, "%s%s", h == a->hooks ? "" : " ", *h);
 		fputs("\ncall-forms\t", out);
 		for (size_t i = 0; i < a->nforms; i++)
-			fprintf(out, "%s%s/%u/%u", i ? " " : "", a->forms[i].reloc,
-				a->forms[i].insn_len, a->forms[i].field_offset);
+			fprintf(out, "%s%s/%u/%u%s", i ? " " : "", a->forms[i].reloc,
+				a->forms[i].insn_len, a->forms[i].field_offset,
+				a->forms[i].kind == FORM_COMPANION ? "/companion" : "");
 		fputc('\n', out);
 	}
 	if (strcmp(status, "identified") == 0) {
@@ -102,6 +103,9 @@ void emit_plan(FILE *out, const struct object *obj, const char *status)
 	 * symbol one named after the input file; the pipeline removes it. */
 	if (obj->nsites && obj->has_plain_locals && !obj->has_file_sym)
 		fputs("strip-ld-file-symbol\t1\n", out);
+	/* the same for the table's object when it has a mapping symbol */
+	if (obj->nsites && a && a->mapping_symbols)
+		fputs("strip-table-file-symbol\t1\n", out);
 	for (size_t i = 0; i < obj->nsecs; i++) {
 		const struct section *sec = &obj->secs[i];
 		if (!sec->nsites)

@@ -23,7 +23,8 @@ static void usage(FILE *out)
 "LISTING or standard input, find the calls to the profiling hook, and write\n"
 "the assembly of the object's __mcount_loc table.\n"
 "\n"
-"  -a, --arch=NAME        target: x86_64, i386, or a kernel ARCH name (x86)\n"
+"  -a, --arch=NAME        target (see --list-arches), or a kernel ARCH name\n"
+"                         (x86, arm64, arm, riscv, powerpc, s390, mips, ...)\n"
 "      --bits=32|64       word size, to resolve a kernel ARCH name\n"
 "      --endian=big|little  byte order, checked against the object\n"
 "  -e, --entry=call|reloc entries point at the call (default) or at the\n"
@@ -82,7 +83,8 @@ static const char *machine_name(unsigned machine)
 	}
 }
 
-static void check_object(struct object *obj, unsigned bits, const char *endian, bool need_rel)
+static void check_object(struct object *obj, const char *arch_name, unsigned bits,
+			 const char *endian, bool need_rel)
 {
 	struct elf_ident id;
 	char why[128];
@@ -106,6 +108,12 @@ static void check_object(struct object *obj, unsigned bits, const char *endian, 
 			 id.big_endian ? "big" : "little");
 		strcpy(desc, num);
 	}
+	/* a kernel ARCH name shared by several rows (powerpc, mips) means
+	 * whichever of them the object is */
+	if (obj->arch && a && a != obj->arch && arch_has_name(a, arch_name) &&
+	    (!bits || bits == a->elf_class) &&
+	    (!endian || (strcmp(endian, "big") == 0) == a->big_endian))
+		obj->arch = a;
 	if (obj->arch && a != obj->arch)
 		fatal("object is for %s, not %s", desc, obj->arch->name);
 	if (!a)
@@ -190,7 +198,12 @@ int main(int argc, char **argv)
 	if (argc - optind > 1)
 		bad_usage("too many arguments: '%s'", argv[optind + 1]);
 	if (arch_name) {
-		obj.arch = arch_lookup(arch_name, bits);
+		obj.arch = arch_lookup(arch_name, bits, endian ? strcmp(endian, "big") == 0 : -1);
+		if (!obj.arch && arch_lookup(arch_name, 0, -1))
+			bad_usage("architecture '%s' is not supported%s%s%s%s (see --list-arches)",
+				  arch_name, bits ? (bits == 32 ? " as 32-bit" : " as 64-bit") : "",
+				  endian ? (bits ? " " : " as ") : "", endian ? endian : "",
+				  endian ? "-endian" : "");
 		if (!obj.arch)
 			bad_usage("unknown architecture '%s' (see --list-arches)", arch_name);
 		if (bits && obj.arch->elf_class != bits)
@@ -202,7 +215,7 @@ int main(int argc, char **argv)
 	if (identify && !obj.path)
 		bad_usage("%s", "--identify needs --object");
 	if (obj.path)
-		check_object(&obj, bits, endian, !identify);
+		check_object(&obj, arch_name, bits, endian, !identify);
 	if (identify) {
 		/* only what the ELF header says: for choosing tools */
 		emit_plan(stdout, &obj, "identified");

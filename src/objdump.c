@@ -242,7 +242,7 @@ static void reloc_line(struct reader *r, const char *line, bool inline_form)
 	s.sec = r->cur_sec;
 	s.reloc_off = off;
 	s.reloc = xstrndup(type, tlen);
-	s.form = arch_form(obj->arch, s.reloc);
+	s.form = arch_form(obj->arch, s.reloc, p, strcspn(p, "+-\t "));
 	s.insn_start = NO_ADDR;
 	if (inline_form && r->insn_start != NO_ADDR && r->insn_start <= off) {
 		s.insn_start = r->insn_start;

@@ -87,6 +87,14 @@ static void hexbytes(char *out, size_t outlen, const unsigned char *b, unsigned 
 		used += (size_t)snprintf(out + used, outlen - used, "%s%02x", i ? " " : "", b[i]);
 }
 
+static bool opcode_matches(const struct call_form *f, const unsigned char *bytes)
+{
+	for (unsigned i = 0; i < f->oplen; i++)
+		if ((bytes[i] & f->opmask[i]) != f->opcode[i])
+			return false;
+	return true;
+}
+
 /* Is this relocation really on a call of the form its type implies? */
 static void check_call(const struct object *obj, const struct site *st, const char *where)
 {
@@ -94,40 +102,54 @@ static void check_call(const struct object *obj, const struct site *st, const ch
 	const struct section *sec = &obj->secs[st->sec];
 	unsigned char bytes[8];
 	unsigned n = 0;
+	unsigned nplaces = f->ncheck == 2 ? 2 : 1;
 
-	if (st->reloc_off < f->field_offset)
+	if (st->reloc_off < f->field_offset + f->lead)
 		fatal("%s: %s relocation at %s is too close to the section start for a call",
 		      sec->name, st->reloc, where);
-	uint64_t start = st->reloc_off - f->field_offset;
+	uint64_t call = st->reloc_off - f->field_offset, start = call - f->lead;
 	if (st->insn_start != NO_ADDR) {
-		if (st->insn_start != start)
+		if (st->insn_start != call)
 			fatal("%s: %s relocation at %s is not on a call instruction "
 			      "(it is at +%llu of the instruction at 0x%llx, a call has it at +%u)",
 			      sec->name, st->reloc, where,
 			      (unsigned long long)(st->reloc_off - st->insn_start),
 			      (unsigned long long)st->insn_start, f->field_offset);
-		n = st->nbytes;
-		memcpy(bytes, st->bytes, sizeof(bytes));
-	}
-	if (n == 0 && obj->fd >= 0 && sec->listed && sec->contents && f->oplen) {
-		if (start + f->oplen > sec->size)
-			fatal("%s: %s relocation at %s lies outside the section", sec->name, st->reloc, where);
-		long got = elf_read_at(obj->fd, sec->fileoff + start, bytes, f->oplen);
-		if (got != (long)f->oplen)
-			fatal("cannot read the code at %s: file truncated", where);
-		n = f->oplen;
-	}
-	if (n < f->oplen)
-		return; /* nothing to check against */
-	for (unsigned i = 0; i < f->oplen; i++) {
-		if ((bytes[i] & f->opmask[i]) != f->opcode[i]) {
-			char got[40], want[40];
-			hexbytes(got, sizeof(got), bytes, f->oplen);
-			hexbytes(want, sizeof(want), f->opcode, f->oplen);
-			fatal("%s: %s relocation at %s is not on a call instruction "
-			      "(bytes %s where a call has %s)", sec->name, st->reloc, where, got, want);
+		if (f->check_at[0] == 0 && f->lead == 0) {
+			n = st->nbytes;
+			memcpy(bytes, st->bytes, sizeof(bytes));
 		}
 	}
+	if (n >= f->oplen) {
+		if (opcode_matches(f, bytes))
+			return;
+		nplaces = 0; /* the disassembly's bytes are the answer */
+	} else if (!(obj->fd >= 0 && sec->listed && sec->contents && f->oplen)) {
+		return; /* nothing to check against */
+	}
+	for (unsigned k = 0; k < nplaces; k++) {
+		int64_t at = (int64_t)start + f->check_at[k];
+		if (at < 0 || (uint64_t)at + f->oplen > sec->size) {
+			if (k + 1 < nplaces)
+				continue;
+			fatal("%s: %s relocation at %s has no room for its call instruction in the "
+			      "section", sec->name, st->reloc, where);
+		}
+		long got = elf_read_at(obj->fd, sec->fileoff + (uint64_t)at, bytes, f->oplen);
+		if (got != (long)f->oplen)
+			fatal("cannot read the code at %s: file truncated", where);
+		if (opcode_matches(f, bytes))
+			return;
+	}
+	char got[40], want[40];
+	hexbytes(got, sizeof(got), bytes, f->oplen);
+	hexbytes(want, sizeof(want), f->opcode, f->oplen);
+	if (f->check_at[0] != 0)
+		fatal("%s: %s relocation at %s is not used by a call (bytes %s %d bytes away, "
+		      "where a call sequence has %s)", sec->name, st->reloc, where, got,
+		      -f->check_at[nplaces ? nplaces - 1 : 0], want);
+	fatal("%s: %s relocation at %s is not on a call instruction "
+	      "(bytes %s where a call has %s)", sec->name, st->reloc, where, got, want);
 }
 
 size_t scan_sites(struct object *obj, enum entry_mode mode)
@@ -148,8 +170,19 @@ size_t scan_sites(struct object *obj, enum entry_mode mode)
 		if (!st->form)
 			fatal("%s: relocation %s against the profiling hook at %s is not a call form "
 			      "known for %s", sec->name, st->reloc, where, obj->arch->name);
+		if (st->form->kind == FORM_COMPANION) {
+			/* the second relocation of a site already counted: no entry */
+			const struct site *prev = out > 0 ? &obj->sites[out - 1] : NULL;
+			if (!prev || prev->sec != st->sec || st->reloc_off - prev->reloc_off > st->form->span)
+				fatal("%s: %s relocation at %s belongs to a call sequence, but no call "
+				      "site relocation comes at most %u bytes before it",
+				      sec->name, st->reloc, where, st->form->span);
+			free(st->reloc);
+			continue;
+		}
 		check_call(obj, st, where);
-		st->entry = mode == ENTRY_CALL ? st->reloc_off - st->form->field_offset : st->reloc_off;
+		st->entry = mode == ENTRY_CALL ? st->reloc_off - st->form->field_offset - st->form->lead
+					       : st->reloc_off;
 		sec->nsites++;
 		obj->sites[out++] = *st;
 	}

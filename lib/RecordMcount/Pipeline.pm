@@ -281,14 +281,18 @@ sub _record {
     push @ld, '-r', '-o', $tmp{r}, $input, $tmp{o};
     _run_step($label, 'relinking (ld -r)', \@ld, keep => [$orig]);
 
-    # ld -r names the file symbol it invents after its input's base name.
-    my $file_sym = $plan->{'strip-ld-file-symbol'} ? basename($input) : undef;
+    # ld -r names the file symbol it invents after its input's base name;
+    # the table's object gets one too where the assembler writes mapping
+    # symbols ($d on arm, aarch64, riscv).
+    my @file_syms;
+    push @file_syms, basename($input) if $plan->{'strip-ld-file-symbol'};
+    push @file_syms, basename($tmp{o}) if $plan->{'strip-table-file-symbol'};
     my $final = $tmp{r};
-    if (@names || defined $file_sym) {
+    if (@names || @file_syms) {
         _check_tool($label, $o->{objcopy}, 'objcopy');
         my @cmd = (@{ $o->{objcopy} });
         push @cmd, "--localize-symbol=$_" for @names;
-        push @cmd, "--strip-symbol=$file_sym" if defined $file_sym;
+        push @cmd, "--strip-symbol=$_" for @file_syms;
         _run_step($label, 'localizing anchors', [@cmd, $tmp{r}, $tmp{l}]);
         $final = $tmp{l};
     }
