@@ -26,7 +26,7 @@ SRCS := src/main.c src/objdump.c src/scan.c src/emit.c src/arch.c src/elfpeek.c 
 HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
-.PHONY: all check check-kernel bench deps install uninstall clean demo man
+.PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short
 all: $(HELPER) man
 
 build:
@@ -42,6 +42,21 @@ build/asan/mcount-scan: $(SRCS) $(HDRS)
 	$(Q)$(CC) $(WARN) -DVERSION='"$(VERSION)"' -O1 -g -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $(SRCS)
 
+# libFuzzer target for the helper's parser (src/fuzz/fuzz_scan.c): the
+# helper's sources are built so that fatal() returns to the target.
+FUZZ_CC  ?= clang-14
+FUZZ_SAN := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Wno-format-nonliteral
+build/fuzz/fuzz_scan: src/fuzz/fuzz_scan.c $(filter-out src/main.c,$(SRCS)) $(HDRS)
+	$(Q)mkdir -p build/fuzz
+	@$(if $(Q),echo "  CC      $@ (libFuzzer+ASan+UBSan)")
+	$(Q)$(FUZZ_CC) $(WARN) $(FUZZ_SAN) -c -o build/fuzz/fuzz_scan.o src/fuzz/fuzz_scan.c
+	$(Q)$(FUZZ_CC) $(WARN) -DVERSION='"fuzz"' $(FUZZ_SAN) -Dexit=mcount_fuzz_exit \
+		-Dgetline=mcount_fuzz_getline -o $@ build/fuzz/fuzz_scan.o $(filter-out src/main.c,$(SRCS))
+fuzz-short: build/fuzz/fuzz_scan
+	$(Q)src/fuzz/run $(or $(FUZZ_SECONDS),25)
+fuzz: build/fuzz/fuzz_scan
+	$(Q)src/fuzz/run $(or $(FUZZ_SECONDS),1800)
+
 MANS := $(patsubst doc/%.pod,build/man/%.1,$(wildcard doc/*.pod))
 man: $(MANS)
 build/man/%.1: doc/%.pod
@@ -50,7 +65,7 @@ build/man/%.1: doc/%.pod
 		--name=$(shell echo $* | tr a-z A-Z) $< $@
 
 TESTS ?= t/*.t
-check: all build/asan/mcount-scan
+check: all build/asan/mcount-scan fuzz-short
 	prove -I lib -I t/lib $(if $(filter 1,$(V)),-v) $(TESTS)
 
 deps:
