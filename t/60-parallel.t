@@ -121,4 +121,28 @@ MK
     }
 }
 
+# ---- mcount-record -j, stopped while its workers run ----------------------
+{
+    my $d = tmpdir();
+    my $wd = tmpdir();
+    my @objs = map { compile("$SRC/corpus.c", "$d/j$_.o", '-O2', '-pg') } 1 .. 4;
+    my $before = slurp($objs[0]);
+    my $slow = script("$wd/slow-ld", "#!/bin/sh\ntouch \"$wd/ld.\$\$\"\nexec sleep 30\n");
+    my $pid = fork // die;
+    if ($pid == 0) {
+        open STDERR, '>', '/dev/null';
+        $ENV{LD} = $slow;
+        { no warnings 'exec'; exec "$TOP/bin/mcount-record", '-q', '-j', '2', @objs; }
+        POSIX::_exit(127);
+    }
+    my @started;
+    for (1 .. 300) { @started = glob("$wd/ld.*"); last if @started >= 2; sleep 0.05 }
+    is(scalar @started, 2, 'mcount-record -j 2: two workers reached ld');
+    kill 'TERM', $pid;
+    waitpid $pid, 0;
+    is($? & 127, POSIX::SIGTERM(), "mcount-record -j 2, SIGTERM: died of the signal") or diag "status $?";
+    is_deeply([leftovers($d)], [], 'mcount-record -j 2, SIGTERM: the workers removed their temporary files');
+    is_deeply([grep { slurp($_) ne $before } @objs], [], 'mcount-record -j 2, SIGTERM: every object unchanged');
+}
+
 done_testing();
