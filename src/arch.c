@@ -139,6 +139,9 @@ static const char *const sh_hooks[] = { "mcount", NULL };
 static const struct call_form sh4_forms[] = {
 	{ "R_SH_DIR32", 0, 4, { 0x2b, 0x40, 0x2a, 0x40 }, { 0xff, 0xf0, 0xff, 0xff }, 4,
 	  .check_at = { -6, -4 }, .ncheck = 2 },
+	/* -fPIC: the word holds mcount@GOT (a GOTPC word follows it) */
+	{ "R_SH_GOT32", 0, 4, { 0x2b, 0x40, 0x2a, 0x40 }, { 0xff, 0xf0, 0xff, 0xff }, 4,
+	  .check_at = { -6, -4 }, .ncheck = 2 },
 };
 
 

@@ -1,4 +1,5 @@
 /* emit.c - the temporary assembly file and the plan for the pipeline. */
+#define _POSIX_C_SOURCE 200809L
 #include "scan.h"
 
 #include <inttypes.h>
@@ -46,6 +47,76 @@ static void copy_note(FILE *out, const struct object *obj, int si, const char *f
 			i % 16 == 15 || i + 1 == s->size ? "\n" : "");
 }
 
+static uint64_t uleb(const unsigned char *p, size_t n, size_t *i)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; *i < n && shift < 64; shift += 7) {
+		unsigned char b = p[(*i)++];
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			break;
+	}
+	return v;
+}
+
+/* Restate the object's ARM build attributes (the aeabi file attributes)
+ * as .eabi_attribute directives: ld -r merges the attributes of its
+ * inputs, and the table's object would otherwise lose some (such as
+ * Tag_ABI_align_preserved, which holds only if every input says so). */
+static void copy_arm_attributes(FILE *out, const struct object *obj)
+{
+	const struct section *s = &obj->secs[obj->arm_attributes];
+	bool big = obj->arch->big_endian;
+	unsigned char buf[4096];
+	if (s->size > sizeof(buf) || s->size < 1 || obj->fd < 0)
+		return;
+	if (elf_read_at(obj->fd, s->fileoff, buf, (size_t)s->size) != (long)s->size || buf[0] != 'A')
+		return;
+	size_t n = (size_t)s->size;
+	for (size_t sub = 1; sub + 4 < n;) {
+		uint32_t len = big ? (uint32_t)buf[sub] << 24 | (uint32_t)buf[sub + 1] << 16 |
+				     (uint32_t)buf[sub + 2] << 8 | buf[sub + 3]
+				   : (uint32_t)buf[sub + 3] << 24 | (uint32_t)buf[sub + 2] << 16 |
+				     (uint32_t)buf[sub + 1] << 8 | buf[sub];
+		if (len < 4 || len > n - sub)
+			return;
+		size_t end = sub + len, i = sub + 4;
+		bool aeabi = end - i >= 6 && memcmp(buf + i, "aeabi", 6) == 0;
+		i += strnlen((const char *)buf + i, end - i) + 1;
+		/* only a File (tag 1) sub-subsection is expected in an object */
+		if (aeabi && i + 5 <= end && buf[i] == 1) {
+			i += 5;
+			while (i < end) {
+				uint64_t tag = uleb(buf, end, &i);
+				bool str = tag == 4 || tag == 5 || tag == 67 || (tag > 32 && tag % 2);
+				if (tag == 32) {
+					/* Tag_compatibility: a flag and a vendor name */
+					uint64_t flag = uleb(buf, end, &i);
+					size_t l = strnlen((const char *)buf + i, end - i);
+					fprintf(out, "\t.eabi_attribute 32, %" PRIu64 ", \"%.*s\"\n", flag,
+						(int)l, buf + i);
+					i += l + 1;
+				} else if (str) {
+					size_t l = strnlen((const char *)buf + i, end - i);
+					fprintf(out, "\t.eabi_attribute %" PRIu64 ", ", tag);
+					fputc('"', out);
+					for (size_t k = 0; k < l; k++) {
+						if (buf[i + k] == '"' || buf[i + k] == '\\')
+							fputc('\\', out);
+						fputc(buf[i + k], out);
+					}
+					fputs("\"\n", out);
+					i += l + 1;
+				} else {
+					fprintf(out, "\t.eabi_attribute %" PRIu64 ", %" PRIu64 "\n", tag,
+						uleb(buf, end, &i));
+				}
+			}
+		}
+		sub = end;
+	}
+}
+
 void emit_assembly(FILE *out, const struct object *obj)
 {
 	const struct arch *a = obj->arch;
@@ -71,6 +142,8 @@ void emit_assembly(FILE *out, const struct object *obj)
 			obj->secs[obj->gnu_stack].code ? "x" : "", a->type_prefix);
 	if (obj->gnu_property >= 0)
 		copy_note(out, obj, obj->gnu_property, "a");
+	if (obj->arm_attributes >= 0 && a->elf_machine == 40)
+		copy_arm_attributes(out, obj);
 }
 
 void emit_plan(FILE *out, const struct object *obj, const char *status)
@@ -86,10 +159,18 @@ void emit_plan(FILE *out, const struct object *obj, const char *status)
 		for (const char *const *h = a->hooks; *h; h++)
 			fprintf(out, "%s%s", h == a->hooks ? "" : " ", *h);
 		fputs("\ncall-forms\t", out);
-		for (size_t i = 0; i < a->nforms; i++)
-			fprintf(out, "%s%s/%u/%u%s", i ? " " : "", a->forms[i].reloc,
-				a->forms[i].insn_len, a->forms[i].field_offset,
-				a->forms[i].kind == FORM_COMPANION ? "/companion" : "");
+		for (size_t i = 0; i < a->nforms; i++) {
+			const struct call_form *f = &a->forms[i];
+			/* RELOC/LEN/FIELD, then optional /companion (no entry of its
+			 * own), /lead=N (the entry is N bytes before the call),
+			 * /hook=NAME (only for calls to that hook) */
+			fprintf(out, "%s%s/%u/%u%s", i ? " " : "", f->reloc, f->insn_len,
+				f->field_offset, f->kind == FORM_COMPANION ? "/companion" : "");
+			if (f->lead)
+				fprintf(out, "/lead=%u", f->lead);
+			if (f->hook)
+				fprintf(out, "/hook=%s", f->hook);
+		}
 		fputc('\n', out);
 	}
 	if (strcmp(status, "identified") == 0) {

@@ -150,7 +150,7 @@ int main(int argc, char **argv)
 	unsigned bits = 0;
 	enum entry_mode mode = ENTRY_CALL;
 	bool plan = false, identify = false;
-	struct object obj = { .fd = -1, .gnu_stack = -1, .gnu_property = -1 };
+	struct object obj = { .fd = -1, .gnu_stack = -1, .gnu_property = -1, .arm_attributes = -1 };
 	int c;
 
 	argv[0] = (char *)diag_prog; /* getopt's messages name the program by argv[0] */

@@ -65,6 +65,7 @@ struct object {
 	bool has_file_sym;      /* an STT_FILE symbol is in the table */
 	bool has_plain_locals;  /* local symbols other than section/file ones */
 	int gnu_stack, gnu_property;   /* section indexes or -1 */
+	int arm_attributes;            /* .ARM.attributes, or -1 */
 };
 
 /* objdump.c: read objdump -h/-t/-r/-d text (any mix) into obj. */

@@ -145,6 +145,8 @@ static void header_line(struct reader *r, const char *line)
 		obj->gnu_stack = si;
 	else if (strcmp(s->name, ".note.gnu.property") == 0)
 		obj->gnu_property = si;
+	else if (strcmp(s->name, ".ARM.attributes") == 0)
+		obj->arm_attributes = si;
 }
 
 /* "0000000000000010 g     F .text\t0000000000000024 .hidden glob" */
