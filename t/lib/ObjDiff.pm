@@ -79,7 +79,9 @@ sub describe {
     for my $sym (grep { defined } @$syms) {
         next if $sym->{num} == 0 || $sym->{type} eq 'SECTION';
         my $sec = $sym->{ndx} =~ /^\d+$/ ? $secs->[ $sym->{ndx} ]{name} : $sym->{ndx};
-        push @symlist, join ' ', map { $_ // '' } $sym->{name}, $sym->{value}, $sym->{size},
+        # .eh_frame is compared decoded, so a mapping symbol's place in it is not
+        my $value = ($sec // '') eq '.eh_frame' ? '-' : $sym->{value};
+        push @symlist, join ' ', map { $_ // '' } $sym->{name}, $value, $sym->{size},
             $sym->{type}, $sym->{bind}, $sym->{vis}, $sec;
     }
     $d{symbols} = [sort @symlist];
@@ -93,7 +95,10 @@ sub describe {
         }
         next unless defined $cur;
         next unless /^([0-9a-f]+)\s+[0-9a-f]+\s+(\S+)\s+(?:[0-9a-f]+\s+)?(.*)$/;
-        push @{ $rel{$cur} }, "$1 $2 $3";    # compared sorted: order carries no meaning
+        # compared sorted: order carries no meaning; nor, in the decoded
+        # .eh_frame, do offsets (ld -r trims padding between input frames)
+        my ($off, $type, $rest) = ($1, $2, $3);
+        push @{ $rel{$cur} }, $cur =~ /^\.rela?\.eh_frame$/ ? "$type $rest" : "$off $type $rest";
     }
     $d{"relocs $_"} = join "\n", sort @{ $rel{$_} } for keys %rel;
 

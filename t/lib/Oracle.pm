@@ -41,9 +41,10 @@ sub symbols {
     my ($file) = @_;
     my @syms;
     for (split /\n/, readelf('-s', $file)) {
-        next unless /^\s*(\d+):\s+([0-9a-f]+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s?(.*)$/;
+        # ppc64 ELFv2 prints "[<localentry>: 8]" after the visibility
+        next unless /^\s*(\d+):\s+([0-9a-f]+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(?:(\[[^\]]*\])\s+)?(\S+)\s?(.*)$/;
         $syms[$1] = { num => $1, value => hex $2, size => $3, type => $4, bind => $5,
-            vis => $6, ndx => $7, name => $8 };
+            vis => $6 . (defined $7 ? " $7" : ''), ndx => $8, name => $9 };
     }
     return \@syms;
 }
@@ -79,7 +80,9 @@ sub table_sites {
     die "$file: $table has no relocations\n" unless $rel;
     my $is_rela = $rel->{type} eq 'RELA';
     my $syms = symbols($file);
-    my $class64 = readelf('-h', $file) =~ /Class:\s+ELF64/;
+    my $head = readelf('-h', $file);
+    my $class64 = $head =~ /Class:\s+ELF64/;
+    my $e = $head =~ /Data:.*big endian/ ? '>' : '<';
     my $word = $class64 ? 8 : 4;
     my $data = _contents($file, $tab->{idx});
     die "$file: $table size $tab->{size} is not a multiple of $word\n" if $tab->{size} % $word;
@@ -102,7 +105,7 @@ sub table_sites {
             $addend = hex($2) * ($1 eq '-' ? -1 : 1) if $rest =~ /\s([+-])\s*([0-9a-f]+)\s*$/;
         } else {
             my $raw = substr($data, $off, $word);
-            $addend = $word == 8 ? unpack('q<', $raw) : unpack('l<', $raw);
+            $addend = $word == 8 ? unpack("q$e", $raw) : unpack("l$e", $raw);
         }
         die "$file: table entry at $off refers to an undefined symbol $sym->{name}\n"
             if $sym->{ndx} eq 'UND';

@@ -1,0 +1,12 @@
+#!/usr/bin/perl
+# arm: push {lr}; bl __gnu_mcount_nc in Thumb-2 (R_ARM_THM_CALL, Debian's default) and ARM (R_ARM_CALL), PIC, -mlong-calls and kernel-style code.
+use strict;
+use warnings;
+use lib 't/lib';
+use ArchTest qw(check_target);
+
+check_target(name => 'arm', triple => 'arm-linux-gnueabihf', karch => 'arm',
+    endian => 'little', bits => 32, qemu => 'qemu-arm', hook => 'arm',
+    models => [['-O2'], ['-O2', '-marm', '-fno-pic'], ['-Os', '-mthumb', '-fPIC', '-ffunction-sections'],
+        ['-O0', '-marm', '-mlong-calls']],
+    thumb => 1);

@@ -1,0 +1,11 @@
+#!/usr/bin/perl
+# mips o32 big-endian: CALL16+JALR (abicalls default), jal (kernel: -mno-abicalls -fno-pic), HI16+LO16 (kernel modules: -mlong-calls), GOT16 (PIC -mlong-calls).
+use strict;
+use warnings;
+use lib 't/lib';
+use ArchTest qw(check_target);
+
+check_target(name => 'mips', triple => 'mips-linux-gnu', karch => 'mips',
+    endian => 'big', bits => 32, qemu => 'qemu-mips', hook => 'mips', pic_runtime => 1,
+    models => [['-O2'], ['-O2', '-mno-abicalls', '-fno-pic'],
+        ['-O2', '-mno-abicalls', '-fno-pic', '-mlong-calls'], ['-Os', '-mlong-calls']]);

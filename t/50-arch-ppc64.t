@@ -1,0 +1,10 @@
+#!/usr/bin/perl
+# ppc64 big-endian (ELFv1): bl _mcount; .text has no code symbols (only .opd descriptors), so every anchor is added.
+use strict;
+use warnings;
+use lib 't/lib';
+use ArchTest qw(check_target);
+
+check_target(name => 'ppc64', triple => 'powerpc64-linux-gnu', karch => 'powerpc',
+    endian => 'big', bits => 64, qemu => 'qemu-ppc64', hook => 'powerpc',
+    models => [['-O2'], ['-Os', '-fno-pic', '-ffunction-sections'], ['-O0', '-fPIC']]);

@@ -1,0 +1,10 @@
+#!/usr/bin/perl
+# ppc64le (ELFv2): bl _mcount (R_PPC64_REL24) after the global/local entry prologue.
+use strict;
+use warnings;
+use lib 't/lib';
+use ArchTest qw(check_target);
+
+check_target(name => 'ppc64le', triple => 'powerpc64le-linux-gnu', karch => 'powerpc',
+    endian => 'little', bits => 64, qemu => 'qemu-ppc64le', hook => 'powerpc',
+    models => [['-O2'], ['-O0', '-fno-pic'], ['-Os', '-fPIC', '-ffunction-sections']]);

@@ -1,0 +1,199 @@
+package ArchTest;
+# The cross-architecture checks of t/50-arch-*.t, one target per test file.
+# For each code model of a target: the core corpus compiled once with the
+# cross GCC, recorded with recordmcount.pl in its kernel form (kernel ARCH
+# name, ENDIAN, BITS, the cross tools, CC with the model's flags), then
+#   - nothing else changed in each object (ObjDiff), beyond what `ld -r`
+#     of the object alone changes (mips .reginfo's gp value and GPREL16
+#     addends, the ppc64 ELFv1 ABI flag): that is the scheme's own;
+#   - s390x: the table equals GCC's own -mrecord-mcount table;
+#   - a static program of the recorded objects and a hook of the target's
+#     own (t/src/arch/DIR/hook.S + t/src/arch/check.c), run under
+#     qemu-user: every call site in the table, every entry reached, and
+#     the corpus computed what a host build without -pg computes.
+# Once per target, a negative control: the same program with one object
+# left unrecorded must report calls from sites not in the table.
+# Missing cross tools skip the file, except under CI, where they fail it.
+use strict;
+use warnings;
+
+use Exporter 'import';
+use File::Copy qw(copy);
+use Test::More;
+use TestUtil qw($TOP $SRC run_cmd tmpdir);
+use Oracle qw(table_sites filter_sites kernel_section section_headers);
+use ObjDiff qw(diff_objects);
+
+our @EXPORT_OK = qw(check_target);
+
+# symbols a recorded object may gain: added anchors, and the mapping
+# symbol ($d) the assembler puts at the start of the table on arm,
+# aarch64 and riscv
+my $ANCHOR = qr/^(__mcount_anchor\S* \d+ 0 NOTYPE LOCAL DEFAULT |\$d 0 0 NOTYPE LOCAL DEFAULT __mcount_loc$)/;
+
+sub _must {
+    my (@cmd) = @_;
+    my ($st, $out, $err) = run_cmd(\@cmd);
+    die "command failed ($st): @cmd\n$out$err" if $st != 0;
+    return $out;
+}
+
+# What prog_main prints as the corpus result, from the same sources built
+# for the host without -pg: a hook that skipped or broke the functions it
+# was called from would change it.
+my $expected_result;
+sub _expected_result {
+    return $expected_result if defined $expected_result;
+    my $d = tmpdir();
+    open(my $fh, '>', "$d/stub.c") or die;
+    print {$fh} "int mcount_report(void) { return 0; }\nvoid (*const asm_ptrs[])(void) = { 0 };\n";
+    close $fh;
+    _must('gcc', '-O2', '-o', "$d/prog", (map { "$SRC/$_.c" } qw(corpus prog_main dup_a dup_b)),
+        "$d/stub.c");
+    ($expected_result) = _must("$d/prog") =~ /^corpus result (-?\d+)$/m or die "no result";
+    return $expected_result;
+}
+
+# The differences `ld -r` alone makes to an object (the scheme relinks it):
+# the same lines in a recorded object's diff are the scheme's, not ours.
+sub _ld_r_diffs {
+    my ($ld, $orig) = @_;
+    (my $plain = $orig) =~ s/\.orig\.o$/.ldr.o/;
+    _must($ld, '-r', '-o', $plain, $orig);
+    return diff_objects($orig, $plain, $ANCHOR);
+}
+
+sub _have {
+    my ($prog) = @_;
+    return scalar grep { -x "$_/$prog" } split /:/, $ENV{PATH} // '';
+}
+
+# Number of entries in FILE's table (from the section size).
+sub _entries {
+    my ($file, $word) = @_;
+    my ($t) = grep { $_->{name} eq '__mcount_loc' } @{ section_headers($file) };
+    return $t ? $t->{size} / $word : 0;
+}
+
+# check_target(name => 'aarch64', triple => ..., karch => 'arm64',
+#   endian => 'little', bits => 64, qemu => 'qemu-aarch64', hook => 'aarch64',
+#   models => [[flags...], ...], link => [extra link flags], gcc_oracle => 0|1,
+#   thumb => 1 (arm: Thumb-2 models must give entries with bit 0 set),
+#   allow => [qr/diff line/...] (differences documented as the scheme's),
+#   pic_runtime => 1 (prog_main, the hook and check.c in the default code
+#   model, only the corpus in the model's),
+#   record_only => [[flags...]...], record_only_why => '...' (models that
+#   are recorded and compared, but whose programs cannot run),
+#   freestanding => [sources in t/src/arch/HOOK/] (link without the C
+#   library, with these instead; give link => ['-nostdlib']))
+sub check_target {
+    my (%t) = @_;
+    my $gcc = "$t{triple}-gcc-12";
+    my @missing = grep { !_have($_) } $gcc, "$t{triple}-objdump", "$t{triple}-ld", $t{qemu};
+    if (@missing) {
+        my $why = "$t{name}: not installed: @missing (run scripts/install-deps)";
+        if ($ENV{CI}) {
+            fail($why);
+            done_testing();
+            return;
+        }
+        plan(skip_all => $why);
+    }
+    my $dir = tmpdir();
+    my $word = $t{bits} / 8;
+    my @tool = map { "$t{triple}-$_" } qw(objdump objcopy);
+    my $n = 0;
+    my %total = (sites => 0);
+    my %inherent;
+    my %record_only = map { $_ => 1 } @{ $t{record_only} // [] };
+    for my $model (@{ $t{models} }, @{ $t{record_only} // [] }) {
+        my @f = @$model;
+        my $tag = join('', @f) =~ s/[^A-Za-z0-9]+/_/gr || 'default';
+        my $name = "$t{name} " . (@f ? "@f" : '(defaults)');
+        my $d = "$dir/$tag";
+        mkdir $d or die "$d: $!";
+        # the code the program's C library is called from: on mips, static
+        # glibc (abicalls) cannot be called from kernel-style code
+        my @rf = $t{pic_runtime} ? grep { /^-O/ } @f : @f;
+        for my $c (qw(corpus prog_main dup_a dup_b)) {
+            _must($gcc, '-pg', ($c eq 'prog_main' ? @rf : @f), '-c', "$SRC/$c.c", '-o', "$d/$c.o");
+        }
+        _must("$t{triple}-ld", '-r', '-o', "$d/dup.o", "$d/dup_a.o", "$d/dup_b.o");
+        my $sites = 0;
+        for my $o (qw(corpus prog_main dup)) {
+            copy("$d/$o.o", "$d/$o.orig.o") or die;
+            my ($st, $out, $err) = run_cmd(["$TOP/recordmcount.pl", $t{karch}, $t{endian},
+                $t{bits}, @tool, join(' ', $gcc, $o eq 'prog_main' ? @rf : @f), "$t{triple}-ld",
+                "$t{triple}-nm", '', '',
+                '0', "$d/$o.o"]);
+            is($st, 0, "$name: $o.o recorded (kernel ARCH $t{karch})") or diag $err;
+            my %ldr = map { $_ => 1 } _ld_r_diffs("$t{triple}-ld", "$d/$o.orig.o");
+            my @diff = grep { my $l = $_; !$ldr{$l} && !grep { $l =~ $_ } @{ $t{allow} // [] } }
+                diff_objects("$d/$o.orig.o", "$d/$o.o", $ANCHOR);
+            ok(!@diff, "$name: $o.o: nothing else changed")
+                or diag join "\n", @diff;
+            note "$name: $o.o: what ld -r alone changes: ", join("\n", sort keys %ldr) if %ldr;
+            $inherent{$_ =~ s/:\n.*//sr} = 1 for keys %ldr;
+            $sites += _entries("$d/$o.o", $word);
+        }
+        ok($sites >= 12, "$name: $sites call sites recorded");
+        $total{sites} += $sites;
+
+        if ($t{gcc_oracle}) {
+            for my $c (qw(corpus prog_main)) {
+                _must($gcc, '-pg', '-mrecord-mcount', @f, '-c', "$SRC/$c.c", '-o', "$d/$c.gcc.o");
+                is_deeply(table_sites("$d/$c.o"),
+                    filter_sites(table_sites("$d/$c.gcc.o"), \&kernel_section),
+                    "$name: $c.o: table equals GCC's -mrecord-mcount table");
+            }
+        }
+
+        if ($record_only{$model}) {
+            note "$name: recorded and compared only: $t{record_only_why}";
+            $n++;
+            next;
+        }
+
+        # the runtime oracle
+        my @cf = grep { !/^-f(function|data)-sections$/ } @rf;
+        _must($gcc, @cf, '-c', "$TOP/t/src/arch/$t{hook}/hook.S", '-o', "$d/hook.o");
+        _must($gcc, @cf, $t{runtime_opt} // '-O2', '-c', "$TOP/t/src/arch/check.c", '-o', "$d/check.o");
+        my @objs = map { "$d/$_.o" } qw(corpus prog_main dup hook check);
+        for my $x (@{ $t{freestanding} // [] }) {
+            (my $o = $x) =~ s/\.[cS]$/.o/;
+            _must($gcc, @cf, $t{runtime_opt} // '-O2', '-c', "$TOP/t/src/arch/$t{hook}/$x", '-o', "$d/$o");
+            push @objs, "$d/$o";
+        }
+        push @objs, '-lgcc' if $t{freestanding};
+        _must($gcc, @cf, '-static', @{ $t{link} // [] }, '-o', "$d/prog", @objs);
+        my ($st, $out, $err) = run_cmd(['timeout', '60', $t{qemu}, "$d/prog"]);
+        my ($summary) = $out =~ /^(entries=.*)$/m;
+        is($st, 0, "$name: under $t{qemu}, every call site is in the table, every entry reached")
+            or diag "$out$err";
+        like($summary // '', qr/^entries=(\d+) reached=\1 calls=\d+ unknown=0 duplicates=0 excluded_calls=[1-9]/,
+            "$name: " . ($summary // 'no summary'));
+        my $want = _expected_result();
+        like($out, qr/^corpus result \Q$want\E$/m, "$name: the instrumented code computed what it should");
+        like($summary // '', qr/ odd_entries=[1-9]/, "$name: Thumb entries keep bit 0")
+            if $t{thumb} && !grep { $_ eq '-marm' } @f;
+
+        if ($n == 0) {
+            # negative control: prog_main.o without its table
+            my @bad = map { $_ eq "$d/prog_main.o" ? "$d/prog_main.orig.o" : $_ } @objs;
+            _must($gcc, @cf, '-static', @{ $t{link} // [] }, '-o', "$d/prog.bad", @bad);
+            my ($bst, $bout) = run_cmd(['timeout', '60', $t{qemu}, "$d/prog.bad"]);
+            isnt($bst, 0, "$name: negative control: a program with an unrecorded object fails");
+            like($bout, qr/calls from sites not in the table/,
+                "$name: negative control: its call sites are reported as unknown");
+        }
+        $n++;
+    }
+    ok($n == @{ $t{models} } + @{ $t{record_only} // [] },
+        "$t{name}: $n code models checked, $total{sites} call sites");
+    diag "$t{name}: changes ld -r makes by itself (allowed): ", join(', ', sort keys %inherent)
+        if %inherent && $ENV{TEST_VERBOSE};
+    done_testing();
+    return;
+}
+
+1;
