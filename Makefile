@@ -34,13 +34,13 @@ build:
 
 $(HELPER): $(SRCS) $(HDRS) | build
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(SRCS)
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@.tmp $(SRCS) && mv -f $@.tmp $@
 
 build/asan/mcount-scan: $(SRCS) $(HDRS)
 	$(Q)mkdir -p build/asan
 	@$(if $(Q),echo "  CC      $@ (ASan+UBSan)")
 	$(Q)$(CC) $(WARN) -DVERSION='"$(VERSION)"' -O1 -g -fsanitize=address,undefined \
-		-fno-sanitize-recover=all -fno-omit-frame-pointer -o $@ $(SRCS)
+		-fno-sanitize-recover=all -fno-omit-frame-pointer -o $@.tmp $(SRCS) && mv -f $@.tmp $@
 
 # libFuzzer target for the helper's parser (src/fuzz/fuzz_scan.c): the
 # helper's sources are built so that fatal() returns to the target.
