@@ -35,7 +35,7 @@ static void usage(FILE *out)
 "  -O, --object=FILE      the object the listing is of: its ELF header is\n"
 "                         checked, its call instructions verified and its\n"
 "                         .note.gnu.property copied into the table's object\n"
-"  -o, --output=FILE      write the assembly to FILE (default: stdout)\n"
+"  -o, --output=FILE      write the assembly to FILE ('-' or none: stdout)\n"
 "      --writable         make the table section writable (\"aw\"), so that a\n"
 "                         PIE or shared library needs no text relocations\n"
 "  -p, --plan             print the plan (anchors to globalize, symbols to\n"
@@ -255,7 +255,7 @@ int main(int argc, char **argv)
 	}
 	if (obj.nsites && (output || !plan)) {
 		FILE *out = stdout;
-		if (output && !(out = fopen(output, "w")))
+		if (output && strcmp(output, "-") != 0 && !(out = fopen(output, "w")))
 			fatal("cannot write %s: %s", output, strerror(errno));
 		emit_assembly(out, &obj);
 		if (fflush(out) != 0 || ferror(out) || (out != stdout && fclose(out) != 0))

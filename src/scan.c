@@ -222,6 +222,11 @@ static int pick_anchor(const struct object *obj, int sec, bool want_global)
 	return best;
 }
 
+/* Added anchors start with '$': the kernel's kallsyms skips such names
+ * (as it does ARM and MIPS local symbols), so ftrace keeps naming the
+ * site after the weak function, and every assembler takes the quoted name. */
+#define ANCHOR_PREFIX "$mcount_anchor"
+
 static char *added_anchor_name(struct object *obj, const struct section *sec)
 {
 	size_t cap = strlen(sec->name) + 48;
@@ -229,12 +234,12 @@ static char *added_anchor_name(struct object *obj, const struct section *sec)
 	bool plain = strcspn(sec->name, "=:,\"\\ \t") == strlen(sec->name);
 	for (unsigned n = 0;; n++) {
 		if (plain && n == 0)
-			snprintf(name, cap, "__mcount_anchor%s%s", sec->name[0] == '.' ? "" : ".", sec->name);
+			snprintf(name, cap, ANCHOR_PREFIX "%s%s", sec->name[0] == '.' ? "" : ".", sec->name);
 		else if (plain)
-			snprintf(name, cap, "__mcount_anchor%s%s.%u", sec->name[0] == '.' ? "" : ".",
+			snprintf(name, cap, ANCHOR_PREFIX "%s%s.%u", sec->name[0] == '.' ? "" : ".",
 				 sec->name, n);
 		else
-			snprintf(name, cap, "__mcount_anchor.%u", n);
+			snprintf(name, cap, ANCHOR_PREFIX ".%u", n);
 		if (!strmap_get(&obj->names, name)) {
 			strmap_put(&obj->names, name, 1);
 			return name;

@@ -14,7 +14,7 @@ use TestUtil qw($SRC run_cmd must compile record_pl tmpdir flag_matrix leftovers
 use Oracle qw(table_sites filter_sites kernel_section section_headers code_bytes);
 use ObjDiff qw(diff_objects);
 
-my $ANCHOR = qr/^__mcount_anchor\S* \d+ 0 NOTYPE LOCAL DEFAULT /;
+my $ANCHOR = qr/^\$mcount_anchor\S* \d+ 0 NOTYPE LOCAL DEFAULT /;
 my $dir = tmpdir();
 my $n = 0;
 

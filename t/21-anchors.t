@@ -18,7 +18,7 @@ use Oracle qw(table_sites symbols section_headers);
 use ObjDiff qw(diff_objects);
 
 my $dir = tmpdir();
-my $ANCHOR = qr/^__mcount_anchor\S* \d+ 0 NOTYPE LOCAL DEFAULT /;
+my $ANCHOR = qr/^\$mcount_anchor\S* \d+ 0 NOTYPE LOCAL DEFAULT /;
 
 sub sym_named {
     my ($obj, $name) = @_;
@@ -40,7 +40,7 @@ for my $m ([], ['-m32']) {
         ok(!@d, "$name: nothing else changed") or diag join "\n", @d;
         my ($local) = sym_named($rec, 'asm_local_fn');
         is($local->{bind}, 'LOCAL', "$name: the globalized anchor is local again");
-        ok(scalar(sym_named($rec, '__mcount_anchor.text.asm_lonly')),
+        ok(scalar(sym_named($rec, '$mcount_anchor.text.asm_lonly')),
             "$name: a section with only .L symbols gets an added anchor");
         ok(!grep({ $_->{name} =~ /^\.L/ && $_->{bind} ne 'LOCAL' } grep { defined } @{ symbols($rec) }),
             "$name: no .L symbol was globalized");
@@ -63,7 +63,7 @@ for my $m ([], ['-m32']) {
     is_deeply(table_sites("$dir/dup.o"), table_sites("$dir/dup.gcc.o"), "dup @$m: table equals GCC's");
     is_deeply([map { $_->{bind} } sym_named("$dir/dup.o", 'helper')], ['LOCAL', 'LOCAL'],
         "dup @$m: both helpers still local");
-    my ($anchor) = sym_named("$dir/dup.o", '__mcount_anchor.text');
+    my ($anchor) = sym_named("$dir/dup.o", '$mcount_anchor.text');
     ok($anchor && $anchor->{bind} eq 'LOCAL' && $anchor->{value} == 0,
         "dup @$m: .text anchored by an added local symbol at offset 0");
 }
@@ -75,7 +75,7 @@ for my $m ([], ['-m32']) {
     is($weak->{bind}, 'WEAK', 'corpus_weak_only is weak');
     my ($st, undef, $err) = record_pl("$dir/c.o", []);
     is($st, 0, 'weak-only corpus recorded') or diag $err;
-    my ($anchor) = sym_named("$dir/c.o", '__mcount_anchor.text.weakonly');
+    my ($anchor) = sym_named("$dir/c.o", '$mcount_anchor.text.weakonly');
     ok($anchor && $anchor->{bind} eq 'LOCAL', 'the weak-only section got a local anchor, not the weak symbol');
     ($weak) = sym_named("$dir/c.o", 'corpus_weak_only');
     is($weak->{bind}, 'WEAK', 'the weak function is still weak');

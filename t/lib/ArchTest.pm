@@ -29,7 +29,7 @@ our @EXPORT_OK = qw(check_target);
 # symbols a recorded object may gain: added anchors, and the mapping
 # symbol ($d) the assembler puts at the start of the table on arm,
 # aarch64 and riscv
-my $ANCHOR = qr/^(__mcount_anchor\S* \d+ 0 NOTYPE LOCAL DEFAULT |\$d 0 0 NOTYPE LOCAL DEFAULT __mcount_loc$)/;
+my $ANCHOR = qr/^(\$mcount_anchor\S* \d+ 0 NOTYPE LOCAL DEFAULT |\$d 0 0 NOTYPE LOCAL DEFAULT __mcount_loc$)/;
 
 sub _must {
     my (@cmd) = @_;

@@ -111,7 +111,7 @@ sub oracle_of {
     return filter_sites(table_sites($out), \&kernel_section);
 }
 
-my $ANCHOR = qr/^__mcount_anchor\S* \d+ 0 NOTYPE LOCAL DEFAULT /;
+my $ANCHOR = qr/^\$mcount_anchor\S* \d+ 0 NOTYPE LOCAL DEFAULT /;
 
 # Is FILE the object ORIG (a path) completely recorded: GCC's table, and
 # nothing else changed?  Returns the list of problems (empty: yes).
