@@ -322,6 +322,13 @@ void objdump_read(FILE *in, struct object *obj)
 			free(obj->bfd_format);
 			obj->bfd_format = xstrndup(name, strlen(name));
 			const struct arch *a = arch_by_bfd_format(name);
+			/* An objdump built for another machine reads the object as
+			 * generic ELF and cannot name its relocations. */
+			if (obj->arch && !a && strncmp(name, "elf", 3) == 0 &&
+			    (strstr(name, "-little") || strstr(name, "-big")))
+				fatal("this objdump cannot decode %s code (it reads the object as generic "
+				      "%s): use %s-objdump or a multi-target objdump",
+				      obj->arch->name, name, obj->arch->triple);
 			if (obj->arch && a && a != obj->arch)
 				fatal("object format %s is not %s", name, obj->arch->name);
 			if (!obj->arch && !a)
