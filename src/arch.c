@@ -53,8 +53,8 @@ static const struct call_form arm_forms[] = {
  * R_RISCV_RELAX against *ABS*) on the auipc; the entry is the auipc. */
 static const char *const riscv_hooks[] = { "_mcount", "mcount", NULL };
 static const struct call_form riscv_forms[] = {
-	{ "R_RISCV_CALL_PLT", 0, 8, { 0x17 }, { 0x7f }, 1 },
-	{ "R_RISCV_CALL",     0, 8, { 0x17 }, { 0x7f }, 1 },
+	{ "R_RISCV_CALL_PLT", 0, 8, { 0x17 }, { 0x7f }, 1, .linked = "named-end" },
+	{ "R_RISCV_CALL",     0, 8, { 0x17 }, { 0x7f }, 1, .linked = "named-end" },
 };
 
 /* powerpc: `bl _mcount` (opcode 18, AA=0, LK=1); the entry is the bl. */
@@ -97,30 +97,34 @@ static const struct call_form s390x_forms[] = {
 #define MIPS_BE(op, mask) { op, 0, 0, 0 }, { mask, 0, 0, 0 }, 4
 #define MIPS_LE(op, mask) { 0, 0, 0, op }, { 0, 0, 0, mask }, 4
 #define MIPS_COMPANION(r, most) { r, 0, 4, { 0 }, { 0 }, 0, .kind = FORM_COMPANION, .span = most }
+/* in a linked file: the address's parts in the low 16 bits (abs16:N),
+ * the GOT load's offset from _gp (gprel:_gp) */
+#define MIPS_ABS_COMPANION(r, most, n) { r, 0, 4, { 0 }, { 0 }, 0, .kind = FORM_COMPANION, \
+	.span = most, .linked = "abs16:" #n }
 static const struct call_form mips_forms[] = {
 	{ "R_MIPS_26",     0, 4, MIPS_BE(0x0c, 0xfc) },   /* jal */
-	{ "R_MIPS_HI16",   0, 4, MIPS_BE(0x3c, 0xfc) },   /* lui */
-	{ "R_MIPS_CALL16", 0, 4, MIPS_BE(0x8c, 0xfc) },   /* lw from the GOT */
-	{ "R_MIPS_GOT16",  0, 4, MIPS_BE(0x8c, 0xfc) },
-	MIPS_COMPANION("R_MIPS_LO16", 16),
+	{ "R_MIPS_HI16",   0, 4, MIPS_BE(0x3c, 0xfc), .linked = "abs16:16" },   /* lui */
+	{ "R_MIPS_CALL16", 0, 4, MIPS_BE(0x8c, 0xfc), .linked = "gprel:_gp" },   /* lw from the GOT */
+	{ "R_MIPS_GOT16",  0, 4, MIPS_BE(0x8c, 0xfc), .linked = "gprel:_gp" },
+	MIPS_ABS_COMPANION("R_MIPS_LO16", 16, 0),
 	MIPS_COMPANION("R_MIPS_JALR", 16),
 };
 static const struct call_form mipsel_forms[] = {
 	{ "R_MIPS_26",     0, 4, MIPS_LE(0x0c, 0xfc) },
-	{ "R_MIPS_HI16",   0, 4, MIPS_LE(0x3c, 0xfc) },
-	{ "R_MIPS_CALL16", 0, 4, MIPS_LE(0x8c, 0xfc) },
-	{ "R_MIPS_GOT16",  0, 4, MIPS_LE(0x8c, 0xfc) },
-	MIPS_COMPANION("R_MIPS_LO16", 16),
+	{ "R_MIPS_HI16",   0, 4, MIPS_LE(0x3c, 0xfc), .linked = "abs16:16" },
+	{ "R_MIPS_CALL16", 0, 4, MIPS_LE(0x8c, 0xfc), .linked = "gprel:_gp" },
+	{ "R_MIPS_GOT16",  0, 4, MIPS_LE(0x8c, 0xfc), .linked = "gprel:_gp" },
+	MIPS_ABS_COMPANION("R_MIPS_LO16", 16, 0),
 	MIPS_COMPANION("R_MIPS_JALR", 16),
 };
 static const struct call_form mips64el_forms[] = {
 	{ "R_MIPS_26",       0, 4, MIPS_LE(0x0c, 0xfc) },   /* jal */
-	{ "R_MIPS_HIGHEST",  0, 4, MIPS_LE(0x3c, 0xfc) },   /* lui */
-	{ "R_MIPS_CALL16",   0, 4, MIPS_LE(0xdc, 0xfc) },   /* ld from the GOT */
-	{ "R_MIPS_GOT_DISP", 0, 4, MIPS_LE(0xdc, 0xfc) },
-	MIPS_COMPANION("R_MIPS_HIGHER", 24),
-	MIPS_COMPANION("R_MIPS_HI16", 24),
-	MIPS_COMPANION("R_MIPS_LO16", 24),
+	{ "R_MIPS_HIGHEST",  0, 4, MIPS_LE(0x3c, 0xfc), .linked = "abs16:48" },   /* lui */
+	{ "R_MIPS_CALL16",   0, 4, MIPS_LE(0xdc, 0xfc), .linked = "gprel:_gp" },   /* ld from the GOT */
+	{ "R_MIPS_GOT_DISP", 0, 4, MIPS_LE(0xdc, 0xfc), .linked = "gprel:_gp" },
+	MIPS_ABS_COMPANION("R_MIPS_HIGHER", 24, 32),
+	MIPS_ABS_COMPANION("R_MIPS_HI16", 24, 16),
+	MIPS_ABS_COMPANION("R_MIPS_LO16", 24, 0),
 	MIPS_COMPANION("R_MIPS_JALR", 16),
 };
 
@@ -138,10 +142,10 @@ static const struct call_form sparc64_forms[] = {
 static const char *const sh_hooks[] = { "mcount", NULL };
 static const struct call_form sh4_forms[] = {
 	{ "R_SH_DIR32", 0, 4, { 0x2b, 0x40, 0x2a, 0x40 }, { 0xff, 0xf0, 0xff, 0xff }, 4,
-	  .check_at = { -6, -4 }, .ncheck = 2 },
+	  .check_at = { -6, -4 }, .ncheck = 2, .linked = "word" },
 	/* -fPIC: the word holds mcount@GOT (a GOTPC word follows it) */
 	{ "R_SH_GOT32", 0, 4, { 0x2b, 0x40, 0x2a, 0x40 }, { 0xff, 0xf0, 0xff, 0xff }, 4,
-	  .check_at = { -6, -4 }, .ncheck = 2 },
+	  .check_at = { -6, -4 }, .ncheck = 2, .linked = "got:_GLOBAL_OFFSET_TABLE_" },
 };
 
 
@@ -185,7 +189,7 @@ static const struct arch arches[] = {
 		.entry_directive = ".long", .entry_size = 4, .type_prefix = '%',
 		.ld_emulation = "armelf_linux_eabi", .cc_flag = "", .as_flag = "",
 		.triple = "arm-linux-gnueabihf",
-		.mapping_symbols = true,
+		.mapping_symbols = true, .entry_flag_bits = 1,
 		.entry_doc = "the bl; bit 0 set in Thumb code, as the linker resolves a Thumb anchor",
 	},
 	{

@@ -38,6 +38,22 @@ struct call_form {
 	unsigned ncheck;              /* 0 or 1: check_at[0]; 2: either place */
 	unsigned lead;                /* bytes of the call sequence before the call */
 	const char *hook;             /* the form applies to this hook only (NULL: any) */
+	/* How a call of this form is found in a linked file, where the
+	 * relocations are gone (NULL: its instruction's disassembly names
+	 * the hook, as `bl <_mcount>`).  Otherwise one of:
+	 *   "named-end"  the last instruction of the call names the hook; the
+	 *                call starts insn_len bytes before that one's end
+	 *   "word"       the entry is a word holding the hook's address
+	 *   "got:SYM"    the entry is a word holding an offset from SYM of a
+	 *                GOT slot that holds the hook's address
+	 *   "gprel:SYM"  the entry's instruction loads from SYM plus its
+	 *                signed 16-bit field, a GOT slot holding the hook
+	 *   "abs16:N"    the low 16 bits of the instruction word are bits
+	 *                N..N+15 of the hook's address, rounded for the
+	 *                sign-extended parts added after them (mips %hi,
+	 *                %higher, %highest; N=0 is %lo)
+	 * The opcode and mask (at check_at) select the instructions. */
+	const char *linked;
 };
 
 struct arch {
@@ -59,6 +75,8 @@ struct arch {
 	const char *triple;           /* GNU triple of Debian's cross tools */
 	const char *entry_doc;        /* what a table entry points at, for --list-arches */
 	bool mapping_symbols;         /* the assembler marks the table with a local $d */
+	unsigned entry_flag_bits;     /* low bits of an entry that are flags, not address
+				       * (arm: bit 0 marks Thumb code); consumers clear them */
 };
 
 /* Find an architecture by canonical or kernel name; bits (0, 32, 64) and

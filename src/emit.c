@@ -170,8 +170,28 @@ void emit_plan(FILE *out, const struct object *obj, const char *status)
 				fprintf(out, "/lead=%u", f->lead);
 			if (f->hook)
 				fprintf(out, "/hook=%s", f->hook);
+			/* for linked files: /span=N (a companion's greatest distance
+			 * to its site), /op=HEX/mask=HEX/at=N[,M] (the opcode checked
+			 * at the entry + N), /linked=KIND (see arch.h) */
+			if (f->kind == FORM_COMPANION)
+				fprintf(out, "/span=%u", f->span);
+			if (f->oplen) {
+				fputs("/op=", out);
+				for (unsigned b = 0; b < f->oplen; b++)
+					fprintf(out, "%02x", f->opcode[b]);
+				fputs("/mask=", out);
+				for (unsigned b = 0; b < f->oplen; b++)
+					fprintf(out, "%02x", f->opmask[b]);
+				fprintf(out, "/at=%d", f->check_at[0]);
+				if (f->ncheck == 2)
+					fprintf(out, ",%d", f->check_at[1]);
+			}
+			if (f->linked)
+				fprintf(out, "/linked=%s", f->linked);
 		}
 		fputc('\n', out);
+		if (a->entry_flag_bits)
+			fprintf(out, "entry-flag-bits\t%u\n", a->entry_flag_bits);
 	}
 	if (strcmp(status, "identified") == 0) {
 		fputs("kernel-sections\t", out);
