@@ -62,6 +62,8 @@ sub read_elf {
             $e{secs}[$idx] = { idx => $idx, name => $1, type => $2, addr => hex $3,
                 off => hex $4, size => hex $5, flags => $7, info => $9 };
         } elsif ($mode eq 's'
+                 && s/ \[[^\]]*\] / /    # ppc64 [<localentry>: 8], aarch64 [VARIANT_PCS]
+                    | 1
                  && /^\s*(\d+):\s+([0-9a-f]+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)(?:\s+(.*))?$/) {
             my %s = (num => $1, value => hex $2, size => _num($3), type => $4, bind => $5,
                 ndx => $7, name => $8 // '');
@@ -140,9 +142,12 @@ sub table_entries {
             if $tab->{size} % $word;
         for my $r (@{ $e->{relocs}{ $rs->{name} } }) {
             my $sym = $e->{symtab}[ $r->{sym} ];
-            my $addend = $r->{addend};
-            $addend = unpack _word_format($e, 1), substr($data, $r->{off}, $word)
-                if !defined $addend && $r->{off} + $word <= length $data;
+            # REL: the addend is the word in place.  RELA: the word in
+            # place is 0, except where the assembler also puts the addend
+            # there and the linker adds both (sh's R_SH_DIR32)
+            my $addend = $r->{addend} // 0;
+            $addend += unpack _word_format($e, 1), substr($data, $r->{off}, $word)
+                if $r->{off} + $word <= length $data;
             if (!$sym || $sym->{ndx} !~ /^\d+$/) {
                 push @$bad, sprintf('entry at __mcount_loc+0x%x refers to %s symbol %s',
                     $r->{off}, $sym && $sym->{ndx} eq 'UND' ? 'the undefined' : 'no usable',
@@ -254,38 +259,185 @@ sub section_selected {
     return 0;
 }
 
-# Every call to the hook: [ { sec, addr (the call), len, field } ].
-#   object: an instruction carrying a relocation against a hook;
-#   linked: an instruction whose target (direct, through the PLT, or
-#           through a GOT slot holding the hook) is a hook.
+# The call forms of mcount-scan --identify: RELOC/LEN/FIELD then options
+# (companion, lead=N, hook=NAME, span=N, op=HEX, mask=HEX, at=N[,M],
+# linked=KIND); see src/arch.h for what they mean.
+sub call_forms {
+    my ($id) = @_;
+    my @forms;
+    for (split ' ', $id->{'call-forms'} // '') {
+        my ($reloc, $len, $field, @opt) = split m{/};
+        my %f = (reloc => $reloc, len => $len, field => $field, lead => 0, span => 0,
+            linked => 'named');
+        for (@opt) {
+            if ($_ eq 'companion') { $f{companion} = 1 }
+            elsif (/^(\w+)=(.*)$/) { $f{$1} = $2 }
+        }
+        $f{at} = [split /,/, $f{at} // '0'];
+        push @forms, \%f;
+    }
+    return \@forms;
+}
+
+# Do the bytes at $p (a string) match the form's opcode under its mask?
+sub _op_match {
+    my ($f, $bytes) = @_;
+    return 1 unless defined $f->{op};
+    my ($op, $mask) = (pack('H*', $f->{op}), pack('H*', $f->{mask}));
+    return 0 if length $bytes < length $op;
+    return (substr($bytes, 0, length $op) & $mask) eq $op;
+}
+
+# The bytes of a linked file at an address (undef outside its contents).
+sub _bytes_at {
+    my ($e, $addr, $len) = @_;
+    for my $s (@{ $e->{secs} }) {
+        next unless $s && $s->{flags} =~ /A/ && $s->{type} ne 'NOBITS' && $s->{size};
+        next unless $addr >= $s->{addr} && $addr + $len <= $s->{addr} + $s->{size};
+        $s->{data} //= _bytes($e, $s->{off}, $s->{size});
+        return substr($s->{data}, $addr - $s->{addr}, $len);
+    }
+    return undef;
+}
+
+# Bits N..N+15 of an address as the mips %hi/%higher/%highest operators
+# give them: rounded up for the sign-extended 16-bit parts added below.
+sub _abs16 {
+    my ($a, $n) = @_;
+    my $adj = 0;
+    for (my $k = 0; $k < $n; $k += 16) { $adj += 0x8000 << $k }
+    return (($a + $adj) >> $n) & 0xffff;
+}
+
+# A linked file's sites of the forms found by their bytes, not by a name in
+# the disassembly (linked=word, got:SYM, gprel:SYM, abs16:N): [ call ].
+sub _scan_sites {
+    my ($e, $forms, $hookdef, $sym) = @_;
+    my @site = grep { !$_->{companion} && $_->{linked} =~ /^(word|got:|gprel:|abs16:)/ } @$forms;
+    return [] unless @site && %$hookdef;
+    my @abs_comp = grep { $_->{companion} && $_->{linked} =~ /^abs16:/ } @$forms;
+    my $wfmt = _word_format($e, 0);
+    my $word = $e->{bits} / 8;
+    my $w32 = $e->{endian} eq 'big' ? 'N' : 'V';
+    my $slot_is_hook = sub {
+        my ($slot) = @_;
+        my $b = _bytes_at($e, $slot, $word);
+        return defined $b && $hookdef->{ unpack $wfmt, $b };
+    };
+    # a call sequence does not cross into the next function
+    my %fstart = map { $_->{value} => 1 } grep { $_ && $_->{type} eq 'FUNC' } @{ $e->{symtab} };
+    my (@calls, %seen);
+    for my $sec (grep { $_ && $_->{flags} =~ /X/ && $_->{type} eq 'PROGBITS' && $_->{size} } @{ $e->{secs} }) {
+        my $data = $sec->{data} //= _bytes($e, $sec->{off}, $sec->{size});
+        my $base = $sec->{addr};
+        for (my $o = (4 - $base % 4) % 4; $o + 4 <= length $data; $o += 4) {
+            my $w = unpack $w32, substr($data, $o, 4);
+            for my $f (@site) {
+                next unless grep { my $at = $o + $_; $at >= 0 && _op_match($f, substr($data, $at, 4)) } @{ $f->{at} };
+                my $ok;
+                if ($f->{linked} eq 'word') {
+                    $ok = $hookdef->{ unpack $wfmt, substr($data, $o, $word) };
+                } elsif ($f->{linked} =~ /^got:(.*)$/) {
+                    $ok = defined $sym->{$1} && $slot_is_hook->($sym->{$1} + unpack $wfmt, substr($data, $o, $word));
+                } elsif ($f->{linked} =~ /^gprel:(.*)$/) {
+                    my $d = $w & 0xffff;
+                    $d -= 0x10000 if $d >= 0x8000;
+                    $ok = defined $sym->{$1} && $slot_is_hook->($sym->{$1} + $d);
+                } elsif ($f->{linked} =~ /^abs16:(\d+)$/) {
+                    my $n = $1;
+                    HOOK: for my $h (keys %$hookdef) {
+                        next unless ($w & 0xffff) == _abs16($h, $n);
+                        # every companion part of the address within its span
+                        for my $c (@abs_comp) {
+                            my ($m) = $c->{linked} =~ /(\d+)$/;
+                            my @near;
+                            for my $d (map { 4 * $_ } 1 .. $c->{span} / 4) {
+                                last if $o + $d + 4 > length $data || $fstart{ $base + $o + $d };
+                                push @near, $d;
+                            }
+                            next HOOK unless grep {
+                                (unpack($w32, substr($data, $o + $_, 4)) & 0xffff) == _abs16($h, $m) } @near;
+                        }
+                        $ok = 1;
+                        last;
+                    }
+                }
+                next unless $ok;
+                my $span = 0;
+                $_->{span} > $span and $span = $_->{span} for grep { $_->{companion} } @$forms;
+                push @calls, { sec => $sec, addr => $base + $o, len => 4, reach => $span,
+                    field => $base + $o + $f->{field}, scanned => 1 } unless $seen{ $base + $o }++;
+                last;
+            }
+        }
+    }
+    return \@calls;
+}
+
+# Every call to the hook: [ { sec, addr (where its entry must point),
+# len (bytes of the call from there), field (the relocated field) } ].
+#   object: an instruction carrying a relocation of a site form against a
+#           hook (companions give none; the entry is `lead` bytes before);
+#   linked: an instruction whose disassembly names a hook (directly,
+#           through the PLT, a linker stub or a GOT slot holding it), or a
+#           site found from its bytes as the call form says (linked=...).
 sub hook_calls {
     my ($e, $objdump, $id, $label) = @_;
     my %hook = map { $_ => 1 } split ' ', $id->{hooks} // '';
     die "$label: mcount-scan did not name the hook for $id->{arch}\n" unless %hook;
-    my $base = sub { my ($n) = @_; $n =~ s/@.*//; return $n };
+    my $forms = call_forms($id);
+    # a hook, its versioned name, or a linker's stub for it (mips
+    # .pic._mcount, ppc *.plt_call._mcount, arm/aarch64 *_mcount_veneer)
+    my $hook_of = sub {
+        my ($n) = @_;
+        $n =~ s/@.*//;
+        return $n if $hook{$n};
+        return $1 if $n =~ /\.([^.]+)$/ && $hook{$1};
+        if ($n =~ /^_*(.+?)_veneer$/) {
+            for my $h ($1, "_$1", "__$1") { return $h if $hook{$h} }
+        }
+        return undef;
+    };
+    my $form_of = sub {    # the site forms for a hook, found by name or not
+        my ($h, @kinds) = @_;
+        my %k = map { $_ => 1 } @kinds;
+        return grep { !$_->{companion} && (!defined $_->{hook} || $_->{hook} eq ($h // ''))
+            && $k{ $_->{linked} } } @$forms;
+    };
 
-    # Linked: addresses that mean "the hook": its definitions, and the GOT
-    # slots the dynamic linker fills with it.
-    my (%hookaddr, %hookslot, $gotbase);
+    # Linked: addresses that mean "the hook": its definitions and stubs,
+    # and the GOT slots the dynamic linker fills with it.
+    my (%hookaddr, %hookdef, %hookslot, %sym, $gotbase);
     unless ($e->{rel}) {
         for my $s (@{ $e->{symtab} }, @{ $e->{dynsym} }) {
-            $hookaddr{ $s->{value} } = 1
-                if $s && $hook{ $base->($s->{name}) } && $s->{ndx} =~ /^\d+$/ && $s->{value};
+            next unless $s && $s->{ndx} =~ /^\d+$/;
+            $sym{ $s->{name} } //= $s->{value};
+            my $h = $hook_of->($s->{name}) or next;
+            next unless $s->{value};
+            $hookaddr{ $s->{value} } = $h;
+            (my $n = $s->{name}) =~ s/@.*//;
+            $hookdef{ $s->{value} } = $h if $hook{$n};
         }
         for my $list (values %{ $e->{relocs} }) {
             for my $r (@$list) {
-                $hookslot{ $r->{off} } = 1 if defined $r->{name} && $hook{ $base->($r->{name}) };
+                my $h = defined $r->{name} && $hook_of->($r->{name});
+                $hookslot{ $r->{off} } = $h if $h;
             }
         }
         my $got = _section_by_name($e, '.got.plt') // _section_by_name($e, '.got');
         $gotbase = $got->{addr} if $got;
     }
+    my $scanned = $e->{rel} ? [] : _scan_sites($e, $forms, \%hookdef, \%sym);
+    # not in the hook itself or its stubs (mips .pic._mcount loads its address)
+    @$scanned = grep { my $d = describe($e, $_->{sec}, $_->{addr}); !($d && $hook_of->($d->{name})) }
+        @$scanned;
+    my %scan_at = map { $_->{addr} => $_ } @$scanned;
 
     my @cmd = (@$objdump, '-d', '-w', ($e->{rel} ? '-r' : ()), $e->{file});
     my $out = _run($label, \@cmd);
     my %secidx;
     push @{ $secidx{ $_->{name} } }, $_ for grep { $_ } @{ $e->{secs} };
-    my (@calls, $sec, $skip, $last);
+    my (@calls, @named, $sec, $skip, $last);
     for (split /\n/, $out) {
         if (/^Disassembly of section (.*):$/) {
             $sec = shift @{ $secidx{$1} };
@@ -294,41 +446,73 @@ sub hook_calls {
             next;
         }
         next unless $sec;
-        if (/^([0-9a-f]+) <(.*)>:$/) {    # a label: skip the hook itself and its PLT entry
+        if (/^([0-9a-f]+) <(.*)>:$/) {    # a label: skip the hook itself, its stubs, the PLT
             my ($a, $n) = (hex $1, $2);
-            $skip = ($hook{ $base->($n) } || $hookaddr{$a}) && !$e->{rel} ? 1
+            $skip = ($hook_of->($n) || $hookaddr{$a}) && !$e->{rel} ? 1
                 : (!$e->{rel} && $sec->{name} =~ /^\.(plt|iplt)/) ? 1 : 0;
             next;
         }
         my @rel;
-        if (/^\s*([0-9a-f]+):\t([0-9a-f]{2}(?: [0-9a-f]{2})*)\s*(?:\t(.*))?$/) {
+        # the bytes as objdump groups them: bytes, or words (arm, mips...)
+        if (/^\s*([0-9a-f]+):\t([0-9a-f]+(?: [0-9a-f]+)*) *(?:\t(.*))?$/) {
             my ($a, $bytes, $text) = (hex $1, $2, $3 // '');
-            my $len = () = $bytes =~ /[0-9a-f]{2}/g;
+            my $len = length($bytes =~ tr/ //dr) / 2;
             $last = { addr => $a, len => $len, sec => $sec };
-            while ($text =~ s/\t([0-9a-f]+): (R_\w+)\s+(\S+)//) { push @rel, [hex $1, $3] }
+            while ($text =~ s/\t([0-9a-f]+): (R_\w+)\s+(\S+)//) { push @rel, [hex $1, $2, $3] }
             if (!$e->{rel} && !$skip) {
                 my $hit;
                 if ($text =~ /([0-9a-f]+) <([^>]+)>\s*$/) {
                     my ($t, $n) = (hex $1, $2);
-                    $hit = ($hook{ $base->($n) } && $n !~ /[+-]0x/) || $hookaddr{$t} || $hookslot{$t};
+                    $hit = ($n !~ /[+-]0x/ && $hook_of->($n)) || $hookaddr{$t} || $hookslot{$t};
                 }
                 # i386 PIC: call *DISP(%ebx), %ebx holding the GOT address
                 if (!$hit && defined $gotbase && $text =~ /\*(-?)0x([0-9a-f]+)\(%ebx\)/) {
                     $hit = $hookslot{ $gotbase + ($1 ? -1 : 1) * hex $2 };
                 }
-                push @calls, { %$last } if $hit;
+                push @named, { %$last, hook => $hit, text => $text } if $hit;
             }
         } elsif (/^\s*([0-9a-f]+): (R_\w+)\s+(\S+)/) {
-            push @rel, [hex $1, $3];
+            push @rel, [hex $1, $2, $3];
         }
         for my $r (@rel) {
-            my ($off, $sym) = @$r;
+            my ($off, $type, $sym) = @$r;
             $sym =~ s/[+-]0x[0-9a-f]+$//;
-            next unless $hook{$sym} && $last;
-            next unless $off >= $last->{addr} && $off < $last->{addr} + $last->{len};
+            next unless $hook{$sym};
+            my ($f) = grep { $_->{reloc} eq $type && (!defined $_->{hook} || $_->{hook} eq $sym) } @$forms;
+            next if $f && $f->{companion};
+            if ($f) {    # where the form says the call is (objdump prints `...` for zeros)
+                my $at = $off - $f->{field};
+                push @calls, { sec => $sec, addr => $at - $f->{lead}, len => $f->{len} + $f->{lead},
+                    field => $off };
+                next;
+            }
+            next unless $last && $off >= $last->{addr} && $off < $last->{addr} + $last->{len};
             push @calls, { %$last, field => $off };
         }
     }
+    return \@calls if $e->{rel};
+
+    # Linked: each named call is a site of a named form, or part of a
+    # site found from its bytes (a companion: mips jalr/bal after the GOT
+    # load, sh4's mov.l of the literal word).
+    my $scan_forms = grep { !$_->{companion} && $_->{linked} !~ /^named/ } @$forms;
+    for my $c (@named) {
+        my @f = $form_of->($c->{hook}, 'named', 'named-end');
+        my $bytes = _bytes_at($e, $c->{addr}, $c->{len}) // '';
+        # where objdump names only a part of the call, check the opcode
+        @f = grep { _op_match($_, $bytes) } @f if $scan_forms;
+        my $covered = grep { $c->{addr} > $_->{addr} && $c->{addr} <= $_->{addr} + $_->{reach} } @$scanned;
+        $covered ||= grep { $scan_at{ hex $_ } } $c->{text} =~ /\b([0-9a-f]{4,})\b/g;
+        next if $covered && !@f;
+        my ($f) = @f;
+        my $start = $c->{addr};
+        $start = $c->{addr} + $c->{len} - $f->{len}
+            if $f && $f->{linked} eq 'named-end' && $f->{len} > $c->{len};
+        my $lead = $f ? $f->{lead} : 0;
+        push @calls, { sec => $c->{sec}, addr => $start - $lead, len => $c->{addr} + $c->{len} - $start + $lead,
+            ($f ? (field => $start + $f->{field}) : ()) };
+    }
+    push @calls, @$scanned;
     return \@calls;
 }
 
@@ -358,6 +542,10 @@ sub verify_table {
         $call_at{ $key->($c->{sec}, $at) } = $c;
         $inside{ $key->($c->{sec}, $c->{addr} + $_) } = $c for 0 .. $c->{len} - 1;
     }
+    # bits of an entry that are flags (arm: bit 0 for Thumb code)
+    my $flags = 0 + ($o{flag_bits} // 0);
+    my @ent = map { +{ %$_, addr => $_->{addr} & ~$flags } } @$entries;
+    $entries = \@ent;
     my %count;
     $count{ $key->($_->{sec}, $_->{addr}) }++ for @$entries;
     my %said;
