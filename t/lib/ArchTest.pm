@@ -10,9 +10,11 @@ package ArchTest;
 #   - a static program of the recorded objects and a hook of the target's
 #     own (t/src/arch/DIR/hook.S + t/src/arch/check.c), run under
 #     qemu-user: every call site in the table, every entry reached, and
-#     the corpus computed what a host build without -pg computes.
+#     the corpus computed what a host build without -pg computes;
+#   - mcount-record --verify passes on each object and on that program.
 # Once per target, a negative control: the same program with one object
-# left unrecorded must report calls from sites not in the table.
+# left unrecorded must report calls from sites not in the table, and
+# mcount-record --verify must fail on it.
 # Missing cross tools skip the file, except under CI, where they fail it.
 use strict;
 use warnings;
@@ -135,6 +137,8 @@ sub check_target {
             note "$name: $o.o: what ld -r alone changes: ", join("\n", sort keys %ldr) if %ldr;
             $inherent{$_ =~ s/:\n.*//sr} = 1 for keys %ldr;
             $sites += _entries("$d/$o.o", $word);
+            my ($vst, $vout, $verr) = run_cmd(["$TOP/bin/mcount-record", '--verify', "$d/$o.o"]);
+            is($vst, 0, "$name: $o.o: mcount-record --verify passes") or diag "$vout$verr";
         }
         ok($sites >= 12, "$name: $sites call sites recorded");
         $total{sites} += $sites;
@@ -176,6 +180,9 @@ sub check_target {
         like($out, qr/^corpus result \Q$want\E$/m, "$name: the instrumented code computed what it should");
         like($summary // '', qr/ odd_entries=[1-9]/, "$name: Thumb entries keep bit 0")
             if $t{thumb} && !grep { $_ eq '-marm' } @f;
+        # the static oracle: mcount-record --verify reads the same program
+        my ($vst, $vout, $verr) = run_cmd(["$TOP/bin/mcount-record", '--verify', "$d/prog"]);
+        is($vst, 0, "$name: mcount-record --verify passes on the program") or diag "$vout$verr";
 
         if ($n == 0) {
             # negative control: prog_main.o without its table
@@ -185,6 +192,10 @@ sub check_target {
             isnt($bst, 0, "$name: negative control: a program with an unrecorded object fails");
             like($bout, qr/calls from sites not in the table/,
                 "$name: negative control: its call sites are reported as unknown");
+            my (undef, undef, $verr) = run_cmd(["$TOP/bin/mcount-record", '--verify', "$d/prog.bad"]);
+            # (ppc64 ELFv1 code has no function symbols to name main by)
+            like($verr, qr/^mcount-record: \S+: 0x[0-9a-f]+ \S+: call to the hook has no entry\n.*: 1 problem /m,
+                "$name: negative control: mcount-record --verify reports main's call without entry");
         }
         $n++;
     }
