@@ -4,8 +4,9 @@ package RecordMcount::Pipeline;
 # (recordmcount.pl, mcount-record, mcount-cc) calls record_object().
 #
 #   objdump -h -t -r OBJ | mcount-scan   -> table.s + plan
-#   CC -c table.s                        -> table.o
-#   objcopy --globalize-symbol/--add-symbol (only if an anchor is local or missing)
+#   as table.s (or CC -c table.s)        -> table.o
+#   objcopy --globalize-symbol/--add-symbol (only if an anchor is local or
+#                                         missing; runs while as does)
 #   ld -r OBJ table.o                    -> relinked
 #   objcopy --localize-symbol            (only if the previous step ran, or to
 #                                         remove a file symbol ld -r invented)
