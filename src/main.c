@@ -238,21 +238,7 @@ int main(int argc, char **argv)
 	if (!obj.arch)
 		fatal("the listing does not say its object format: give --arch");
 
-	const char *status;
-	if (obj.has_mcount_loc) {
-		note_msg("already has a __mcount_loc table; left unchanged");
-		status = "already-recorded";
-		for (size_t i = 0; i < obj.nsites; i++)
-			free(obj.sites[i].reloc);
-		obj.nsites = 0;
-	} else {
-		elf_mark_comdat(&obj, obj.arch->elf_class, obj.arch->big_endian);
-		scan_select(&obj, sections);
-		scan_sites(&obj, mode);
-		scan_drop_comdat(&obj);
-		scan_anchors(&obj);
-		status = obj.nsites ? "recorded" : obj.has_lto ? "lto" : "no-sites";
-	}
+	const char *status = scan_object(&obj, sections, mode);
 	if (obj.nsites && (output || !plan)) {
 		FILE *out = stdout;
 		if (output && strcmp(output, "-") != 0 && !(out = fopen(output, "w")))

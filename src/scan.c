@@ -292,3 +292,20 @@ void scan_drop_comdat(struct object *obj)
 	}
 	obj->nsites = out;
 }
+
+const char *scan_object(struct object *obj, const char *sections, enum entry_mode mode)
+{
+	if (obj->has_mcount_loc) {
+		note_msg("already has a __mcount_loc table; left unchanged");
+		for (size_t i = 0; i < obj->nsites; i++)
+			free(obj->sites[i].reloc);
+		obj->nsites = 0;
+		return "already-recorded";
+	}
+	elf_mark_comdat(obj, obj->arch->elf_class, obj->arch->big_endian);
+	scan_select(obj, sections);
+	scan_sites(obj, mode);
+	scan_drop_comdat(obj);
+	scan_anchors(obj);
+	return obj->nsites ? "recorded" : obj->has_lto ? "lto" : "no-sites";
+}

@@ -15,6 +15,9 @@ void scan_select(struct object *obj, const char *spec);
 size_t scan_sites(struct object *obj, enum entry_mode mode);
 void scan_drop_comdat(struct object *obj);
 void scan_anchors(struct object *obj);
+/* All of the above for a read listing; returns the plan's status:
+ * recorded, no-sites, lto or already-recorded. */
+const char *scan_object(struct object *obj, const char *sections, enum entry_mode mode);
 
 /* emit.c */
 void emit_assembly(FILE *out, const struct object *obj);

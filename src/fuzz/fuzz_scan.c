@@ -106,20 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			__lsan_ignore_object(obj.sites[i].reloc);
 		scanning = true;
 		if ((obj.bfd_format || obj.saw_headers || obj.saw_symtab) && obj.arch) {
-			const char *status;
-			if (obj.has_mcount_loc) {
-				for (size_t i = 0; i < obj.nsites; i++)
-					free(obj.sites[i].reloc);
-				obj.nsites = 0;
-				status = "already-recorded";
-			} else {
-				elf_mark_comdat(&obj, obj.arch->elf_class, obj.arch->big_endian);
-				scan_select(&obj, sections);
-				scan_sites(&obj, mode);
-				scan_drop_comdat(&obj);
-				scan_anchors(&obj);
-				status = obj.nsites ? "recorded" : obj.has_lto ? "lto" : "no-sites";
-			}
+			const char *status = scan_object(&obj, sections, mode);
 			if (obj.nsites)
 				emit_assembly(sink, &obj);
 			emit_plan(sink, &obj, status);
