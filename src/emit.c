@@ -207,6 +207,15 @@ void emit_plan(FILE *out, const struct object *obj, const char *status)
 	/* the same for the table's object when it has a mapping symbol */
 	if (obj->nsites && a && a->mapping_symbols)
 		fputs("strip-table-file-symbol\t1\n", out);
+	/* The assembler gives the table's object empty .text, .data and .bss;
+	 * ld -r would add them to an object that has none (clang's often
+	 * lack .data and .bss), so the pipeline removes them again. */
+	static const char *const always[] = { ".text", ".data", ".bss" };
+	for (size_t i = 0; obj->nsites && obj->saw_headers && i < 3; i++) {
+		int *slot = strmap_get(&obj->secmap, always[i]);
+		if (!slot || !obj->secs[*slot].listed)
+			fprintf(out, "remove-section\t%s\n", always[i]);
+	}
 	for (size_t i = 0; i < obj->nsecs; i++) {
 		const struct section *sec = &obj->secs[i];
 		if (!sec->nsites)

@@ -84,23 +84,33 @@ sub _has_flag {
 # options that also mark the object.  undef: let the driver assemble.
 my $DRIVER_AS_STOP = qr/^(?:\@|-(?:B|Xassembler|specs|-specs|wrapper|v\z|\#\#\#|-help|-version|-target
     |dump|print-|E\z|S\z|M|o|save-temps|time|pass-exit-codes|gsplit-dwarf|msse2avx|m16\z|mx32\z))/x;
+# Which compiler driver CC is: ('gcc', PREFIX) or ('clang', ''), following
+# symbolic links (cc -> /etc/alternatives/cc -> gcc); () when unknown.
+# PREFIX is a cross compiler's (aarch64-linux-gnu-), used by its driver.
+sub _driver_kind {
+    my ($cc) = @_;
+    my $gcc = qr/^((?:[\w.+]+-)*?)gcc(?:-[0-9.]+)?\z/;
+    my $clang = qr/^(?:[\w.+]+-)*?clang(?:-[0-9.]+)?\z/;
+    my ($prefix) = basename($cc->[0]) =~ $gcc;
+    return ('gcc', $prefix) if defined $prefix;
+    return ('clang', '') if basename($cc->[0]) =~ $clang;
+    my $driver = $cc->[0];
+    for (1 .. 8) {
+        my $path = find_program($driver) // return ();
+        my $to = readlink $path // last;
+        $driver = $to =~ m{^/} ? $to : ($path =~ s{[^/]*\z}{}r) . $to;
+    }
+    return ('gcc', '') if basename($driver) =~ $gcc;    # the host's as, then
+    return ('clang', '') if basename($driver) =~ $clang;
+    return ();
+}
+
 sub _driver_as {
     my ($cc, $plan) = @_;
     my ($as_flag, $cc_flag) = ($plan->{'as-flag'} // '', $plan->{'cc-flag'} // '');
     return undef unless $as_flag =~ /^--(?:32|64)\z/ && $cc_flag =~ /^-m(?:32|64)\z/;
-    my $gcc = qr/^((?:[\w.+]+-)*?)gcc(?:-[0-9.]+)?\z/;   # prefix: a cross compiler's
-    my ($prefix) = basename($cc->[0]) =~ $gcc;
-    if (!defined $prefix) {
-        # cc -> /etc/alternatives/cc -> gcc: a GCC driver runs the host's as
-        my $driver = $cc->[0];
-        for (1 .. 8) {
-            my $path = find_program($driver) // return undef;
-            my $to = readlink $path // last;
-            $driver = $to =~ m{^/} ? $to : ($path =~ s{[^/]*\z}{}r) . $to;
-        }
-        return undef unless basename($driver) =~ $gcc;
-        $prefix = '';
-    }
+    my ($kind, $prefix) = _driver_kind($cc);
+    return undef unless ($kind // '') eq 'gcc';
     my @as = ("${prefix}as");
     for my $arg (@$cc[1 .. $#$cc]) {
         return undef if $arg =~ $DRIVER_AS_STOP;
@@ -137,11 +147,12 @@ sub _check_input {
 
 sub _parse_plan {
     my ($text) = @_;
-    my %plan = (globalize => [], add_symbol => [], anchors => []);
+    my %plan = (globalize => [], add_symbol => [], anchors => [], remove_section => []);
     for my $line (split /\n/, $text) {
         my ($key, @f) = split /\t/, $line, -1;
         next unless defined $key;
         if    ($key eq 'globalize')  { push @{ $plan{globalize} }, $f[0] }
+        elsif ($key eq 'remove-section') { push @{ $plan{remove_section} }, $f[0] }
         elsif ($key eq 'add-symbol') { push @{ $plan{add_symbol} }, [@f] }
         elsif ($key eq 'anchor')     { push @{ $plan{anchors} }, [@f] }
         else                         { $plan{$key} = $f[0] }
@@ -253,7 +264,16 @@ sub _record {
         } else {
             @asm = (@{ $o->{cc} });
             push @asm, $plan->{'cc-flag'} if $plan->{'cc-flag'} && !_has_flag($o->{cc}, qr/^-m(32|64|x32)$/);
-            push @asm, '-g0', '-c', '-o', $tmp{o}, '-x', 'assembler', $tmp{s};
+            # clang's own assembler gives an empty .text 4-byte alignment,
+            # and ld -r would pad the object's .text to it: use GNU as (which
+            # takes no debug flags from clang); CC's compile flags unused
+            # for assembling are not worth a warning
+            if (((_driver_kind($o->{cc}))[0] // '') eq 'clang') {
+                push @asm, '-fno-integrated-as', '-Qunused-arguments';
+            } else {
+                push @asm, '-g0';
+            }
+            push @asm, '-c', '-o', $tmp{o}, '-x', 'assembler', $tmp{s};
         }
     }
     # Anchors that are local, or that have to be made, must be global while
@@ -289,11 +309,13 @@ sub _record {
     push @file_syms, basename($input) if $plan->{'strip-ld-file-symbol'};
     push @file_syms, basename($tmp{o}) if $plan->{'strip-table-file-symbol'};
     my $final = $tmp{r};
-    if (@names || @file_syms) {
+    my @empty = @{ $plan->{remove_section} };    # sections only the table's object had
+    if (@names || @file_syms || @empty) {
         _check_tool($label, $o->{objcopy}, 'objcopy');
         my @cmd = (@{ $o->{objcopy} });
         push @cmd, "--localize-symbol=$_" for @names;
         push @cmd, "--strip-symbol=$_" for @file_syms;
+        push @cmd, "--remove-section=$_" for @empty;
         _run_step($label, 'localizing anchors', [@cmd, $tmp{r}, $tmp{l}]);
         $final = $tmp{l};
     }
