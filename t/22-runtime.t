@@ -8,7 +8,9 @@ use strict;
 use warnings;
 use Test::More;
 use lib 't/lib';
+use File::Copy qw(copy);
 use TestUtil qw($SRC run_cmd must compile record_pl tmpdir arch_of_flags);
+use ObjDiff qw(diff_objects);
 
 my $dir = tmpdir();
 
@@ -21,23 +23,32 @@ my @variants = (
     ['-O2', '-pg', '-ffunction-sections'],
     ['-m32', '-O2', '-pg'], ['-m32', '-O0', '-pg', '-fPIC'],
     ['-m32', '-O2', '-pg', '-mfentry', '-fno-pie'], ['-m32', '-Os', '-pg', '-fno-pie'],
+    # clang: no -mrecord-mcount to compare with, so this oracle and the
+    # invariance check are what prove its objects right
+    ['clang', '-O2', '-pg'], ['clang', '-O0', '-pg', '-fPIC'], ['clang', '-O2', '-pg', '-mfentry'],
+    ['clang', '-Os', '-pg', '-ffunction-sections'], ['clang', '-m32', '-O2', '-pg'],
 );
 
 sub build_and_run {
     my ($flags, $exotic, @record_opts) = @_;
     my @f = @$flags;
+    my @cc = @f && $f[0] eq 'clang' ? (shift @f) : ();
     my ($arch, $bits) = arch_of_flags(@f);
     my @m = $bits == 32 ? ('-m32') : ();
-    my $tag = join('', @f, @record_opts) =~ s/[^A-Za-z0-9]+/_/gr;
+    my $tag = join('', @cc, @f, @record_opts) =~ s/[^A-Za-z0-9]+/_/gr;
     my $d = "$dir/$tag";
     mkdir $d or die;
-    compile("$SRC/$_.c", "$d/$_.o", @f) for qw(corpus prog_main dup_a dup_b);
+    compile("$SRC/$_.c", "$d/$_.o", @cc, @f) for qw(corpus prog_main dup_a dup_b);
     must('ld', '-m', $bits == 32 ? 'elf_i386' : 'elf_x86_64', '-r', '-o', "$d/dup.o",
         "$d/dup_a.o", "$d/dup_b.o");
     compile("$SRC/asm_cases.S", "$d/asm_cases.o", @m, '-Wa,-L');
     for my $o (qw(corpus prog_main dup asm_cases)) {
+        copy("$d/$o.o", "$d/$o.plain.o") or die;
         my ($st, undef, $err) = record_pl("$d/$o.o", $flags, @record_opts);
-        die "recording $o.o (@f) failed: $err" if $st != 0;
+        die "recording $o.o (@$flags) failed: $err" if $st != 0;
+        die "recording $o.o (@$flags) said: $err" if length $err;
+        my @d = diff_objects("$d/$o.plain.o", "$d/$o.o", qr/^\$mcount_anchor\S* \d+ 0 NOTYPE LOCAL DEFAULT /);
+        die "recording $o.o (@$flags) changed more than the table:\n" . join("\n", @d) . "\n" if @d;
     }
     compile("$SRC/hook.S", "$d/hook.o", @m);
     compile("$SRC/hook_check.c", "$d/hook_check.o", @m, '-O2', '-mgeneral-regs-only',

@@ -65,9 +65,11 @@ sub must {
     return $out;
 }
 
+# compile(SRC, OUT, FLAGS...); a first flag 'clang' compiles with clang
 sub compile {
     my ($src, $out, @flags) = @_;
-    must('gcc', @flags, '-c', $src, '-o', $out);
+    my $cc = @flags && $flags[0] eq 'clang' ? shift @flags : 'gcc';
+    must($cc, @flags, '-c', $src, '-o', $out);
     return $out;
 }
 
@@ -83,8 +85,9 @@ sub record_pl {
     my (undef, $bits) = arch_of_flags(@$flags);
     my $m = $bits == 32 ? '-m32' : '-m64';
     my $emul = $bits == 32 ? 'elf_i386' : 'elf_x86_64';
+    my $cc = @$flags && $flags->[0] eq 'clang' ? 'clang' : 'gcc';
     return run_cmd(["$TOP/recordmcount.pl", @opts, 'x86', 'little', $bits, 'objdump', 'objcopy',
-        "gcc $m -O2", "ld -m $emul", 'nm', '', '', '0', $obj]);
+        "$cc $m -O2", "ld -m $emul", 'nm', '', '', '0', $obj]);
 }
 
 # The flag sets the core corpus is checked under: optimization levels,
