@@ -147,14 +147,14 @@ sub _check_input {
 
 sub _parse_plan {
     my ($text) = @_;
-    my %plan = (globalize => [], add_symbol => [], anchors => [], remove_section => []);
+    my %plan = (globalize => [], add_symbol => [], remove_section => []);
     for my $line (split /\n/, $text) {
         my ($key, @f) = split /\t/, $line, -1;
         next unless defined $key;
         if    ($key eq 'globalize')  { push @{ $plan{globalize} }, $f[0] }
         elsif ($key eq 'remove-section') { push @{ $plan{remove_section} }, $f[0] }
         elsif ($key eq 'add-symbol') { push @{ $plan{add_symbol} }, [@f] }
-        elsif ($key eq 'anchor')     { push @{ $plan{anchors} }, [@f] }
+        elsif ($key eq 'anchor')     { }    # informational: section, anchor, count
         else                         { $plan{$key} = $f[0] }
     }
     return \%plan;
@@ -167,7 +167,7 @@ sub _parse_plan {
 # Options: helper, objdump, objcopy, cc (or as), ld (command lists), arch,
 # bits, endian, entry (call|reloc), sections, listing (relocs|disasm),
 # writable_table (an "aw" table: no text relocations in a PIE or shared
-# library), dry_run, label (name in messages).  Dies with "FILE: message\n".
+# library), dry_run, label (name in messages).
 sub record_object {
     my ($file, $o) = @_;
     my @made;
@@ -316,7 +316,8 @@ sub _record {
         push @cmd, "--localize-symbol=$_" for @names;
         push @cmd, "--strip-symbol=$_" for @file_syms;
         push @cmd, "--remove-section=$_" for @empty;
-        _run_step($label, 'localizing anchors', [@cmd, $tmp{r}, $tmp{l}]);
+        _run_step($label, @names ? 'localizing anchors' : 'removing what ld -r added',
+            [@cmd, $tmp{r}, $tmp{l}]);
         $final = $tmp{l};
     }
 
