@@ -21,7 +21,7 @@ use Exporter 'import';
 use RecordMcount::Run qw(run_tool start_tool finish_tool run_piped find_program status_text
     register_temp forget_temp tool_name);
 
-our @EXPORT_OK = qw(record_object);
+our @EXPORT_OK = qw(record_object readable_file);
 
 my $seq = 0;
 
@@ -124,8 +124,11 @@ sub _driver_as {
 
 # Check the file before anything runs; returns the path to work on (a
 # symlink's target, so the link stays a link).
-sub _check_input {
+# The regular file FILE names (a symlink's target), or dies: what every
+# front end checks before a tool opens the file (a FIFO would block it).
+sub readable_file {
     my ($file, $label) = @_;
+    $label //= $file;
     _fail($label, 'no such file') unless -e $file || -l $file;
     my $path = $file;
     if (-l $file) {
@@ -136,6 +139,12 @@ sub _check_input {
     _fail($label, 'is a directory') if -d $path;
     _fail($label, 'not a regular file') unless -f $path;
     _fail($label, 'permission denied (cannot read)') unless -r $path;
+    return $path;
+}
+
+sub _check_input {
+    my ($file, $label) = @_;
+    my $path = readable_file($file, $label);
     # -w alone says yes to root; a file without write bits was made
     # read-only on purpose, and rename() would replace it all the same.
     _fail($label, 'file is not writable') unless -w $path && ((stat _)[2] & 0222);
