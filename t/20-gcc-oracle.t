@@ -61,6 +61,18 @@ sub build {
     return ($plain, $gcc);
 }
 
+# The corpus must really contain the clone names it is meant to cover,
+# or their handling would go untested without anyone noticing.
+{
+    my %seen;
+    for my $opt ('-O2', '-Os') {
+        compile("$SRC/corpus.c", "$dir/clones.o", $opt, '-pg');
+        $seen{$1}++ for map { /\.(isra|constprop|part|cold)(?:\.\d+)?$/ ? "$1" : () }
+            map { $_->{name} // () } @{ Oracle::symbols("$dir/clones.o") };
+    }
+    ok($seen{$_}, "the corpus has a .$_ clone at -O2 or -Os") for qw(isra constprop part cold);
+}
+
 for my $flags (flag_matrix()) {
     for my $what (qw(corpus dup)) {
         my $tag = join('', @$flags) =~ s/[^A-Za-z0-9]+/_/gr;
