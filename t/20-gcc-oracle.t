@@ -67,7 +67,7 @@ sub build {
     my %seen;
     for my $opt ('-O2', '-Os') {
         compile("$SRC/corpus.c", "$dir/clones.o", $opt, '-pg');
-        $seen{$1}++ for map { /\.(isra|constprop|part|cold)(?:\.\d+)?$/ ? "$1" : () }
+        $seen{$_}++ for map { /\.(isra|constprop|part|cold)(?:\.\d+)?$/ ? "$1" : () }
             map { $_->{name} // () } @{ Oracle::symbols("$dir/clones.o") };
     }
     ok($seen{$_}, "the corpus has a .$_ clone at -O2 or -Os") for qw(isra constprop part cold);

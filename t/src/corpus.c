@@ -108,8 +108,8 @@ int corpus_run(int x)
 	int r = local_helper(x);
 	r += scale(x, 3) + scale(x + 1, 3);
 	r += first_of(&p);
-	r += maybe_slow(x) + maybe_slow(x + 2) + maybe_slow(x + 5000);
-	r += corpus_checked(x) + corpus_ptr_checked(x) + corpus_checked(-12345);
+	r += maybe_slow(x) + maybe_slow(x + 2);
+	r += corpus_checked(x) + corpus_ptr_checked(x);
 	r += corpus_weak(x) + corpus_weak_only(x);
 	r += corpus_sched(x) + corpus_init(x) + corpus_exotic(x) + corpus_plain(x);
 	return r;
