@@ -121,6 +121,45 @@ for my $fe (@FRONT_ENDS) {
     unlink map { "$dir/$_" } leftovers($dir);
 }
 
+# mcount-record -j 2 interrupted as make's Ctrl-C would be (the signal to
+# the whole process group) while its workers, forked from it, relink:
+# everyone dies of the signal, nothing is left behind, every object is the
+# original or completely recorded.
+for my $sig (qw(INT TERM)) {
+    my @objs = map { "$dir/j$_.o" } 1 .. 6;
+    copy($orig, $_) or die for @objs;
+    my $mark = "$wd/mark-j";
+    unlink $mark;
+    my $ld = script("$wd/group-ld", <<"SH");
+#!/bin/sh
+'$real{ld}' "\$@"
+st=\$?
+touch '$mark'
+kill -$sig -\$(ps -o pgid= \$\$ | tr -d ' ')
+sleep 0.2
+exit \$st
+SH
+    my $pid = fork // die;
+    if (!$pid) {
+        setpgrp(0, 0);
+        open STDOUT, '>', '/dev/null';
+        open STDERR, '>', "$wd/j.err";
+        $ENV{LD} = $ld;
+        { no warnings "exec"; exec "$TOP/bin/mcount-record", "-q", "-j", "2", @objs; }
+        POSIX::_exit(127);
+    }
+    waitpid $pid, 0;
+    my $st = $?;
+    ok(-e $mark, "mcount-record -j 2, SIG$sig to the group: a worker relinked");
+    is($st & 127, POSIX->can("SIG$sig")->(), "mcount-record -j 2, SIG$sig: died of it")
+        or diag "status $st: " . slurp("$wd/j.err");
+    select undef, undef, undef, 0.3;    # the last children finish
+    is_deeply([leftovers($dir)], [], "mcount-record -j 2, SIG$sig: no temporary files");
+    my @bad = grep { state_of($_, $orig, $oracle) !~ /^(original|recorded)\z/ } @objs;
+    is_deeply(\@bad, [], "mcount-record -j 2, SIG$sig: every object original or recorded");
+    unlink @objs;
+}
+
 # The rename itself fails (as on a full or read-only file system): a clear
 # error, the original in place, nothing left behind.
 SKIP: {

@@ -19,23 +19,13 @@ use warnings;
 
 use Exporter 'import';
 use RecordMcount::Run qw(run_tool start_tool finish_tool run_piped find_program status_text
-    register_temp forget_temp tool_name);
+    register_temp forget_temp tool_name inherit_open basename dirname);
 
 our @EXPORT_OK = qw(record_object readable_file);
 
 my $seq = 0;
 
 sub _fail { my ($label, $msg) = @_; die "$label: $msg\n" }
-
-# File::Basename's answers for file names, without loading it (start-up
-# time is most of a record step's Perl time).
-sub dirname {
-    my ($p) = @_;
-    return '.' unless $p =~ m{/};
-    $p =~ s{/+[^/]*\z}{};
-    return length $p ? $p : '/';
-}
-sub basename { return $_[0] =~ s{.*/}{}sr }
 
 # A tool's stderr, indented under our own message line.
 sub _tool_text {
@@ -55,7 +45,7 @@ sub _check_tool {
 
 sub _run_step {
     my ($label, $what, $cmd, %o) = @_;
-    _step_done($label, $what, $cmd, run_tool(cmd => $cmd, keep => $o{keep}));
+    _step_done($label, $what, $cmd, run_tool(cmd => $cmd));
     return;
 }
 
@@ -193,7 +183,7 @@ sub _record {
     my ($file, $o, $made) = @_;
     my $label = $o->{label} // $file;
     my $path = _check_input($file, $label);
-    open(my $orig, '<', $path) or _fail($label, "cannot open: $!");
+    my $orig = inherit_open($path) or _fail($label, "cannot open: $!");
     my $snap = '/dev/fd/' . fileno($orig);
     my @st = stat $orig;
 
@@ -215,7 +205,7 @@ sub _record {
     push @scan, '--writable' if $o->{writable_table};
 
     my ($pst, $perr, $sst, $serr, $sout) =
-        run_piped(producer => \@objdump, consumer => \@scan, keep => [$orig]);
+        run_piped(producer => \@objdump, consumer => \@scan);
     $perr =~ s/\Q$snap\E/$label/g;
     # The scanner's complaint about the ELF header is the most precise;
     # with no listing to read (exit 3), objdump's own words are.
@@ -300,7 +290,7 @@ sub _record {
         $input = $tmp{g};
     }
     my $as_job = start_tool(cmd => \@asm);
-    my @globalized = @objcopy ? run_tool(cmd => \@objcopy, keep => [$orig]) : ();
+    my @globalized = @objcopy ? run_tool(cmd => \@objcopy) : ();
     _step_done($label, 'assembling the table', \@asm, finish_tool($as_job));
     _step_done($label, 'globalizing anchors', \@objcopy, @globalized) if @objcopy;
 
@@ -309,7 +299,7 @@ sub _record {
     push @ld, '-m', $plan->{'ld-emulation'}
         if $plan->{'ld-emulation'} && !_has_flag($o->{ld}, qr/^-m/);
     push @ld, '-r', '-o', $tmp{r}, $input, $tmp{o};
-    _run_step($label, 'relinking (ld -r)', \@ld, keep => [$orig]);
+    _run_step($label, 'relinking (ld -r)', \@ld);
 
     # ld -r names the file symbol it invents after its input's base name;
     # the table's object gets one too where the assembler writes mapping

@@ -11,12 +11,15 @@ use strict;
 use warnings;
 
 use Exporter 'import';
-use Fcntl qw(F_GETFD F_SETFD FD_CLOEXEC);
-# POSIX is loaded only where it is needed (a signal, a failed exec): it
-# costs more start-up time than the rest of a record step's Perl.
+# Start-up time is most of a record step's Perl time, and every front end
+# runs once per object: POSIX, Errno and Config are loaded only where they
+# are needed (a signal, a failed call), Fcntl not at all (inherit_open
+# keeps a handle across exec through $^F), File::Basename not at all
+# (basename and dirname below).
 
 our @EXPORT_OK = qw(run_tool start_tool finish_tool run_piped find_program status_text
-    register_temp forget_temp cleanup_temps reset_after_fork tool_name);
+    register_temp forget_temp cleanup_temps reset_after_fork tool_name inherit_open interrupted
+    basename dirname);
 
 my %temps;        # path => 1
 my %children;     # pid => 1
@@ -27,11 +30,13 @@ sub forget_temp   { delete $temps{$_} for @_; return }
 
 # In a child forked without exec that goes on to record objects: make it
 # the process that cleans up, owning none of its parent's temporary files
-# or children (the parent still removes those).
+# or children (the parent still removes those), with this module's
+# signal handlers.
 sub reset_after_fork {
     %temps = ();
     %children = ();
     $cleanup_pid = $$;
+    _handle_signals();
     return;
 }
 
@@ -49,18 +54,22 @@ sub cleanup_temps {
 
 END { cleanup_temps() }
 
-for my $sig (qw(INT TERM HUP)) {
-    $SIG{$sig} = sub {
-        cleanup_temps();
-        require POSIX;
-        # die of the same signal; it is blocked while its handler runs
-        my $num = POSIX->can("SIG$sig")->();
-        $SIG{$sig} = 'DEFAULT';
-        POSIX::sigprocmask(POSIX::SIG_UNBLOCK(), POSIX::SigSet->new($num));
-        kill $sig, $$;
-        POSIX::_exit(128 + $num);
-    };
+sub _handle_signals {
+    for my $sig (qw(INT TERM HUP)) {
+        $SIG{$sig} = sub {
+            cleanup_temps();
+            require POSIX;
+            # die of the same signal; it is blocked while its handler runs
+            my $num = POSIX->can("SIG$sig")->();
+            $SIG{$sig} = 'DEFAULT';
+            POSIX::sigprocmask(POSIX::SIG_UNBLOCK(), POSIX::SigSet->new($num));
+            kill $sig, $$;
+            POSIX::_exit(128 + $num);
+        };
+    }
+    return;
 }
+_handle_signals();
 
 # "exited 1", "killed by signal 9 (KILL)" for a wait status.
 sub status_text {
@@ -75,23 +84,48 @@ sub status_text {
     return 'exited ' . ($st >> 8);
 }
 
+# File::Basename's answers for the names this project handles (no trailing
+# slash), without loading it.
+sub basename { return $_[0] =~ s{.*/}{}sr }
+sub dirname {
+    my ($p) = @_;
+    return '.' unless $p =~ m{/};
+    $p =~ s{/+[^/]*\z}{};
+    return length $p ? $p : '/';
+}
+
+# open(my $fh, '<', PATH), with the descriptor left open across exec, so
+# that children can read it as /dev/fd/N (perl marks descriptors above $^F
+# close-on-exec when it opens them).
+sub inherit_open {
+    my ($path) = @_;
+    local $^F = 1 << 30;
+    open(my $fh, '<', $path) or return undef;
+    return $fh;
+}
+
 sub tool_name {
     my ($cmd) = @_;
     return $cmd->[0] =~ s{.*/}{}sr;
 }
 
 # The full path of a program, searching PATH when it has no slash.
+# Looked up once per name (and PATH) in a process.
+my %found;
 sub find_program {
     my ($name) = @_;
     return undef unless defined $name && length $name;
     if ($name =~ m{/}) {
         return -f $name && -x _ ? $name : undef;
     }
-    for my $dir (split /:/, $ENV{PATH} // '', -1) {
+    my $path = $ENV{PATH} // '';
+    my $key = "$name\0$path";
+    return $found{$key} if exists $found{$key};
+    for my $dir (split /:/, $path, -1) {
         my $p = (length $dir ? $dir : '.') . "/$name";
-        return $p if -f $p && -x _;
+        return $found{$key} = $p if -f $p && -x _;
     }
-    return undef;
+    return $found{$key} = undef;
 }
 
 sub _anon_file {
@@ -109,14 +143,10 @@ sub _slurp_back {
 }
 
 # Start a child with the given handles as its stdin/stdout/stderr (undef:
-# inherit).  Extra handles listed in keep => [...] stay open across exec.
+# inherit); handles opened with inherit_open stay open in it.
 sub _spawn {
     my (%o) = @_;
     my @cmd = @{ $o{cmd} };
-    for my $fh (@{ $o{keep} // [] }) {
-        my $flags = fcntl($fh, F_GETFD, 0);
-        fcntl($fh, F_SETFD, $flags & ~FD_CLOEXEC) if defined $flags;
-    }
     my $pid = fork;
     die "cannot fork: $!\n" unless defined $pid;
     if ($pid == 0) {
@@ -127,7 +157,9 @@ sub _spawn {
         open(STDOUT, '>&', $o{out}) if $o{out};
         open(STDERR, '>&', $o{err}) if $o{err};
         $ENV{LC_ALL} = 'C';
-        { no warnings 'exec'; exec { $cmd[0] } @cmd; }
+        # by its path: the kernel's execvp would try each PATH entry in turn
+        my $prog = find_program($cmd[0]) // $cmd[0];
+        { no warnings 'exec'; exec { $prog } @cmd; }
         print STDERR "cannot run $cmd[0]: $!\n";
         require POSIX;
         POSIX::_exit(127);
@@ -137,7 +169,7 @@ sub _spawn {
 }
 
 # $!{EINTR}, without loading Errno on every run (only a failed call asks).
-sub _interrupted {
+sub interrupted {
     my $err = $! + 0;
     require Errno;
     return $err == Errno::EINTR();
@@ -146,7 +178,7 @@ sub _interrupted {
 sub _reap {
     my ($pid) = @_;
     my $r;
-    do { $r = waitpid $pid, 0 } while ($r == -1 && _interrupted());
+    do { $r = waitpid $pid, 0 } while ($r == -1 && interrupted());
     delete $children{$pid};
     return $r == $pid ? $? : -1;
 }
@@ -163,7 +195,7 @@ sub start_tool {
     my (%o) = @_;
     my $err = _anon_file();
     my $out = $o{capture_stdout} ? _anon_file() : undef;
-    my $pid = _spawn(cmd => $o{cmd}, err => $err, out => $out, keep => $o{keep});
+    my $pid = _spawn(cmd => $o{cmd}, err => $err, out => $out);
     return { pid => $pid, err => $err, out => $out };
 }
 
@@ -179,8 +211,8 @@ sub run_piped {
     my (%o) = @_;
     pipe(my $r, my $w) or die "cannot create a pipe: $!\n";
     my ($perr, $cerr, $cout) = (_anon_file(), _anon_file(), _anon_file());
-    my $ppid = _spawn(cmd => $o{producer}, out => $w, err => $perr, keep => $o{keep});
-    my $cpid = _spawn(cmd => $o{consumer}, in => $r, out => $cout, err => $cerr, keep => $o{keep});
+    my $ppid = _spawn(cmd => $o{producer}, out => $w, err => $perr);
+    my $cpid = _spawn(cmd => $o{consumer}, in => $r, out => $cout, err => $cerr);
     close $r;
     close $w;
     my $cst = _reap($cpid);
