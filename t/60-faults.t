@@ -125,7 +125,11 @@ for my $fe (@FRONT_ENDS) {
 # the whole process group) while its workers, forked from it, relink:
 # everyone dies of the signal, nothing is left behind, every object is the
 # original or completely recorded.
-for my $sig (qw(INT TERM)) {
+# The same signal to mcount-record alone (kill PID): it stops its workers
+# and waits for them before it dies, so nothing is left even at that
+# moment.
+for my $case (map { my $s = $_; map { [$s, $_] } qw(group parent) } qw(INT TERM)) {
+    my ($sig, $to) = @$case;
     my @objs = map { "$dir/j$_.o" } 1 .. 6;
     copy($orig, $_) or die for @objs;
     my $mark = "$wd/mark-j";
@@ -135,7 +139,7 @@ for my $sig (qw(INT TERM)) {
 '$real{ld}' "\$@"
 st=\$?
 touch '$mark'
-kill -$sig -\$(ps -o pgid= \$\$ | tr -d ' ')
+if [ '$to' = group ]; then kill -$sig -\$(ps -o pgid= \$\$ | tr -d ' '); else kill -$sig \$MR_PID; fi
 sleep 0.2
 exit \$st
 SH
@@ -145,18 +149,22 @@ SH
         open STDOUT, '>', '/dev/null';
         open STDERR, '>', "$wd/j.err";
         $ENV{LD} = $ld;
+        $ENV{MR_PID} = $$;
         { no warnings "exec"; exec "$TOP/bin/mcount-record", "-q", "-j", "2", @objs; }
         POSIX::_exit(127);
     }
     waitpid $pid, 0;
     my $st = $?;
-    ok(-e $mark, "mcount-record -j 2, SIG$sig to the group: a worker relinked");
-    is($st & 127, POSIX->can("SIG$sig")->(), "mcount-record -j 2, SIG$sig: died of it")
+    my $name = "mcount-record -j 2, SIG$sig to the $to";
+    # (a worker that outlived mcount-record would still have its files)
+    my @left = leftovers($dir);
+    ok(-e $mark, "$name: a worker relinked");
+    is($st & 127, POSIX->can("SIG$sig")->(), "$name: died of it")
         or diag "status $st: " . slurp("$wd/j.err");
-    select undef, undef, undef, 0.3;    # the last children finish
-    is_deeply([leftovers($dir)], [], "mcount-record -j 2, SIG$sig: no temporary files");
+    is_deeply(\@left, [], "$name: no temporary files when it has died");
+    select undef, undef, undef, 0.3;    # orphaned sleeps of the wrapper end
     my @bad = grep { state_of($_, $orig, $oracle) !~ /^(original|recorded)\z/ } @objs;
-    is_deeply(\@bad, [], "mcount-record -j 2, SIG$sig: every object original or recorded");
+    is_deeply(\@bad, [], "$name: every object original or recorded");
     unlink @objs;
 }
 

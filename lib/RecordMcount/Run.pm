@@ -18,8 +18,8 @@ use Exporter 'import';
 # (basename and dirname below).
 
 our @EXPORT_OK = qw(run_tool start_tool finish_tool run_piped find_program status_text
-    register_temp forget_temp cleanup_temps reset_after_fork tool_name inherit_open interrupted
-    basename dirname);
+    register_temp forget_temp register_child forget_child cleanup_temps reset_after_fork
+    tool_name inherit_open interrupted basename dirname);
 
 my %temps;        # path => 1
 my %children;     # pid => 1
@@ -27,6 +27,10 @@ my $cleanup_pid = $$;
 
 sub register_temp { $temps{$_} = 1 for @_; return }
 sub forget_temp   { delete $temps{$_} for @_; return }
+# Children started without _spawn (mcount-record's -j workers): stopped
+# with TERM and waited for on the way out, as the tools are.
+sub register_child { $children{$_} = 1 for @_; return }
+sub forget_child   { delete $children{$_} for @_; return }
 
 # In a child forked without exec that goes on to record objects: make it
 # the process that cleans up, owning none of its parent's temporary files
