@@ -76,6 +76,31 @@ for my $case (['link', [qw(a.c main.c -o p)]], ['compile', [qw(-c a.c -o a.o)]])
     ok(!-e "$dir/junk.o", 'not an object: removed');
 }
 
+# --- an installation without the record pipeline ---------------------------
+# The pipeline's modules load while the compiler runs: a broken install is
+# reported after the compile, as a record failure, and a link (which never
+# loads them) still works.
+{
+    my $inst = tmpdir();
+    mkdir "$inst/$_" or die "mkdir $inst/$_: $!" for qw(bin lib lib/RecordMcount);
+    spit("$inst/bin/mcount-cc", slurp($MCC));
+    chmod 0755, "$inst/bin/mcount-cc";
+    spit("$inst/lib/RecordMcount/$_.pm", slurp("$TOP/lib/RecordMcount/$_.pm")) for qw(Argv Run);
+    # (prove -I puts this tree's lib/ on PERL5LIB)
+    my %noinc = (PERL5LIB => '', PERLLIB => '');
+    my ($st, $out, $err) = mcc(['gcc', '-O2', '-c', 'a.c', '-o', 'broken.o'], dir => $dir,
+        prog => "$inst/bin/mcount-cc", env => \%noinc);
+    is($st >> 8, 100, 'no RecordMcount::Pipeline: exit status 100');
+    like($err, qr/^mcount-cc: error: cannot load the record pipeline \(is recordmcount installed completely\?\): Can't locate RecordMcount\/Pipeline\.pm in \@INC/m,
+        'no RecordMcount::Pipeline: says what is missing');
+    is(scalar(() = $err =~ /\n/g), 1, 'no RecordMcount::Pipeline: one line');
+    ok(!-e "$dir/broken.o", 'no RecordMcount::Pipeline: the object is removed');
+    ($st, $out, $err) = mcc(['gcc', 'a.c', 'main.c', '-o', 'linked'], dir => $dir,
+        prog => "$inst/bin/mcount-cc", env => \%noinc);
+    is($st, 0, 'no RecordMcount::Pipeline: a link runs the compiler as usual') or diag($err);
+    ok(-x "$dir/linked", 'no RecordMcount::Pipeline: the program is linked');
+}
+
 # --- hook flags ------------------------------------------------------------
 {
     my $log = "$dir/hook.log";
