@@ -1,5 +1,5 @@
 package Harden;
-# Helpers for the hardening tests (t/60-*.t): one way to run each of the
+# Helpers for the hardening tests (t/6?-*.t): one way to run each of the
 # three front ends on one object with any tool replaced, tool wrappers that
 # signal the pipeline after the real tool ran, and the check that an object
 # is either the original or completely recorded.

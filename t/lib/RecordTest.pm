@@ -1,5 +1,5 @@
 package RecordTest;
-# Helpers for the mcount-record tests (t/30-record-*.t): a small
+# Helpers for the mcount-record tests (t/3?-record-*.t): a small
 # multi-file project with static, global and weak functions, the flag sets
 # it is built under, and running bin/mcount-record.
 use strict;
