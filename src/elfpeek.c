@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static unsigned get16(const unsigned char *p, bool big)
@@ -73,6 +74,25 @@ static uint64_t getn(const unsigned char *p, unsigned n, bool big)
 	return v;
 }
 
+/* The section name string table, whole and NUL-terminated (so that a name
+ * running off its end still ends), or NULL if it cannot be read: a table
+ * that claims more bytes than the file holds is not believed. */
+static char *read_strtab(int fd, uint64_t off, uint64_t size, uint64_t *len)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_size < 0 || off > (uint64_t)st.st_size ||
+	    size > (uint64_t)st.st_size - off || size >= SIZE_MAX)
+		return NULL;
+	char *tab = xmalloc((size_t)size + 1);
+	if (elf_read_at(fd, off, tab, (size_t)size) != (long)size) {
+		free(tab);
+		return NULL;
+	}
+	tab[size] = '\0';
+	*len = size;
+	return tab;
+}
+
 /* Mark the sections that belong to a COMDAT group.  objdump's listing does
  * not say, so read the section headers and the SHT_GROUP sections.  A
  * malformed table is left to objdump to complain about. */
@@ -101,6 +121,9 @@ void elf_mark_comdat(struct object *obj, unsigned elf_class, bool big)
 		return;
 
 	struct shdr { uint32_t name, type; uint64_t off, size; } *s = xmalloc(shnum * sizeof(*s));
+	char *names = NULL;
+	uint64_t nameslen = 0;
+	bool groups = false;
 	for (uint64_t i = 0; i < shnum; i++) {
 		if (elf_read_at(obj->fd, shoff + i * entsize, sh, entsize) != (long)entsize)
 			goto out;
@@ -108,7 +131,11 @@ void elf_mark_comdat(struct object *obj, unsigned elf_class, bool big)
 		s[i].type = (uint32_t)getn(sh + 4, 4, big);
 		s[i].off = is64 ? getn(sh + 0x18, 8, big) : getn(sh + 0x10, 4, big);
 		s[i].size = is64 ? getn(sh + 0x20, 8, big) : getn(sh + 0x14, 4, big);
+		groups |= s[i].type == 17 /* SHT_GROUP */;
 	}
+	/* most objects have no groups: then the names need not be read */
+	if (!groups || !(names = read_strtab(obj->fd, s[strndx].off, s[strndx].size, &nameslen)))
+		goto out;
 	for (uint64_t g = 0; g < shnum; g++) {
 		if (s[g].type != 17 /* SHT_GROUP */ || s[g].size < 4 || s[g].size > (1u << 24))
 			continue;
@@ -117,15 +144,9 @@ void elf_mark_comdat(struct object *obj, unsigned elf_class, bool big)
 		    (getn(words, 4, big) & 1) /* GRP_COMDAT */) {
 			for (uint64_t w = 4; w + 4 <= s[g].size; w += 4) {
 				uint64_t m = getn(words + w, 4, big);
-				char name[512];
-				long n;
-				if (m >= shnum)
+				if (m >= shnum || s[m].name >= nameslen)
 					continue;
-				n = elf_read_at(obj->fd, s[strndx].off + s[m].name, name, sizeof(name) - 1);
-				if (n <= 0)
-					continue;
-				name[n] = '\0';
-				int *slot = strmap_get(&obj->secmap, name);
+				int *slot = strmap_get(&obj->secmap, names + s[m].name);
 				if (slot)
 					obj->secs[*slot].comdat = true;
 			}
@@ -133,5 +154,6 @@ void elf_mark_comdat(struct object *obj, unsigned elf_class, bool big)
 		free(words);
 	}
 out:
+	free(names);
 	free(s);
 }
