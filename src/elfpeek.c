@@ -18,35 +18,25 @@ static unsigned get16(const unsigned char *p, bool big)
 	return big ? (unsigned)(p[0] << 8 | p[1]) : (unsigned)(p[1] << 8 | p[0]);
 }
 
-bool elf_read_ident(int fd, struct elf_ident *id, char *why, size_t whylen)
+const char *elf_read_ident(int fd, struct elf_ident *id)
 {
 	unsigned char h[20];
 	long n = elf_read_at(fd, 0, h, sizeof(h));
-	if (n < 0) {
-		snprintf(why, whylen, "%s", strerror(errno));
-		return false;
-	}
-	if (n == 0) {
-		snprintf(why, whylen, "empty file");
-		return false;
-	}
-	if (n < 4 || memcmp(h, "\177ELF", 4) != 0) {
-		snprintf(why, whylen, "not an ELF file");
-		return false;
-	}
-	if (n < (long)sizeof(h)) {
-		snprintf(why, whylen, "truncated ELF header");
-		return false;
-	}
-	if ((h[4] != 1 && h[4] != 2) || (h[5] != 1 && h[5] != 2)) {
-		snprintf(why, whylen, "bad ELF class or byte order");
-		return false;
-	}
+	if (n < 0)
+		return strerror(errno);
+	if (n == 0)
+		return "empty file";
+	if (n < 4 || memcmp(h, "\177ELF", 4) != 0)
+		return "not an ELF file";
+	if (n < (long)sizeof(h))
+		return "truncated ELF header";
+	if ((h[4] != 1 && h[4] != 2) || (h[5] != 1 && h[5] != 2))
+		return "bad ELF class or byte order";
 	id->elf_class = h[4] == 1 ? 32 : 64;
 	id->big_endian = h[5] == 2;
 	id->type = get16(h + 16, id->big_endian);
 	id->machine = get16(h + 18, id->big_endian);
-	return true;
+	return NULL;
 }
 
 long elf_read_at(int fd, uint64_t off, void *buf, size_t len)

@@ -87,27 +87,25 @@ static void check_object(struct object *obj, const char *arch_name, unsigned bit
 			 const char *endian, bool need_rel)
 {
 	struct elf_ident id;
-	char why[128];
+	const char *why;
 	obj->fd = open(obj->path, O_RDONLY);
 	if (obj->fd < 0)
 		fatal("%s", strerror(errno));
-	if (!elf_read_ident(obj->fd, &id, why, sizeof(why)))
+	if ((why = elf_read_ident(obj->fd, &id)))
 		fatal("%s", why);
 	if (need_rel && id.type != 1)
 		fatal("not a relocatable object (ELF type %s)",
 		      id.type == 2 ? "EXEC, an executable" : id.type == 3 ? "DYN, a shared object or PIE" :
 		      id.type == 4 ? "CORE, a core dump" : "unknown");
 	const struct arch *a = arch_by_machine(id.machine, id.elf_class, id.big_endian);
+	/* the object's machine in messages: "NAME, 64-bit little-endian" */
+	char number[32];	/* "machine N": N is at most 65535 */
 	const char *mname = machine_name(id.machine);
-	char desc[96];
-	snprintf(desc, sizeof(desc), "%s%s%u-bit %s-endian", mname ? mname : "machine ",
-		 mname ? ", " : "", id.elf_class, id.big_endian ? "big" : "little");
 	if (!mname) {
-		char num[96];
-		snprintf(num, sizeof(num), "machine %u, %u-bit %s-endian", id.machine, id.elf_class,
-			 id.big_endian ? "big" : "little");
-		strcpy(desc, num);
+		snprintf(number, sizeof(number), "machine %u", id.machine);
+		mname = number;
 	}
+	const char *byte_order = id.big_endian ? "big" : "little";
 	/* a kernel ARCH name shared by several rows (powerpc, mips) means
 	 * whichever of them the object is */
 	if (obj->arch && a && a != obj->arch && arch_has_name(a, arch_name) &&
@@ -115,9 +113,11 @@ static void check_object(struct object *obj, const char *arch_name, unsigned bit
 	    (!endian || (strcmp(endian, "big") == 0) == a->big_endian))
 		obj->arch = a;
 	if (obj->arch && a != obj->arch)
-		fatal("object is for %s, not %s", desc, obj->arch->name);
+		fatal("object is for %s, %u-bit %s-endian, not %s", mname, id.elf_class, byte_order,
+		      obj->arch->name);
 	if (!a)
-		fatal("unsupported architecture (%s)", desc);
+		fatal("unsupported architecture (%s, %u-bit %s-endian)", mname, id.elf_class,
+		      byte_order);
 	if (bits && bits != id.elf_class)
 		fatal("object is %u-bit, not %u-bit", id.elf_class, bits);
 	if (endian && (strcmp(endian, "big") == 0) != id.big_endian)

@@ -77,7 +77,8 @@ struct elf_ident {
 	unsigned elf_class, machine, type;
 	bool big_endian;
 };
-bool elf_read_ident(int fd, struct elf_ident *id, char *why, size_t whylen);
+/* Read the ELF identification; NULL, or why the file is not ELF. */
+const char *elf_read_ident(int fd, struct elf_ident *id);
 /* Read len bytes at file offset off; returns bytes read, or -1. */
 long elf_read_at(int fd, uint64_t off, void *buf, size_t len);
 void elf_mark_comdat(struct object *obj, unsigned elf_class, bool big_endian);

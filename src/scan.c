@@ -95,8 +95,13 @@ static bool opcode_matches(const struct call_form *f, const unsigned char *bytes
 	return true;
 }
 
+/* Where a relocation is, in messages: "SECTION+0xOFFSET", printed whole
+ * however long the section's name is. */
+#define AT_FMT "%s+0x%llx"
+#define AT(sec, off) (sec)->name, (unsigned long long)(off)
+
 /* Is this relocation really on a call of the form its type implies? */
-static void check_call(const struct object *obj, const struct site *st, const char *where)
+static void check_call(const struct object *obj, const struct site *st)
 {
 	const struct call_form *f = st->form;
 	const struct section *sec = &obj->secs[st->sec];
@@ -105,14 +110,14 @@ static void check_call(const struct object *obj, const struct site *st, const ch
 	unsigned nplaces = f->ncheck == 2 ? 2 : 1;
 
 	if (st->reloc_off < f->field_offset + f->lead)
-		fatal("%s: %s relocation at %s is too close to the section start for a call",
-		      sec->name, st->reloc, where);
+		fatal("%s: %s relocation at " AT_FMT " is too close to the section start for a call",
+		      sec->name, st->reloc, AT(sec, st->reloc_off));
 	uint64_t call = st->reloc_off - f->field_offset, start = call - f->lead;
 	if (st->insn_start != NO_ADDR) {
 		if (st->insn_start != call)
-			fatal("%s: %s relocation at %s is not on a call instruction "
+			fatal("%s: %s relocation at " AT_FMT " is not on a call instruction "
 			      "(it is at +%llu of the instruction at 0x%llx, a call has it at +%u)",
-			      sec->name, st->reloc, where,
+			      sec->name, st->reloc, AT(sec, st->reloc_off),
 			      (unsigned long long)(st->reloc_off - st->insn_start),
 			      (unsigned long long)st->insn_start, f->field_offset);
 		if (f->check_at[0] == 0 && f->lead == 0) {
@@ -132,12 +137,13 @@ static void check_call(const struct object *obj, const struct site *st, const ch
 		if (at < 0 || (uint64_t)at + f->oplen > sec->size) {
 			if (k + 1 < nplaces)
 				continue;
-			fatal("%s: %s relocation at %s has no room for its call instruction in the "
-			      "section", sec->name, st->reloc, where);
+			fatal("%s: %s relocation at " AT_FMT " has no room for its call instruction in "
+			      "the section", sec->name, st->reloc, AT(sec, st->reloc_off));
 		}
 		long got = elf_read_at(obj->fd, sec->fileoff + (uint64_t)at, bytes, f->oplen);
 		if (got != (long)f->oplen)
-			fatal("cannot read the code at %s: file truncated", where);
+			fatal("cannot read the code at " AT_FMT ": file truncated",
+			      AT(sec, st->reloc_off));
 		if (opcode_matches(f, bytes))
 			return;
 	}
@@ -145,11 +151,13 @@ static void check_call(const struct object *obj, const struct site *st, const ch
 	hexbytes(got, sizeof(got), bytes, f->oplen);
 	hexbytes(want, sizeof(want), f->opcode, f->oplen);
 	if (f->check_at[0] != 0)
-		fatal("%s: %s relocation at %s is not used by a call (bytes %s %d bytes away, "
-		      "where a call sequence has %s)", sec->name, st->reloc, where, got,
+		fatal("%s: %s relocation at " AT_FMT " is not used by a call (bytes %s %d bytes "
+		      "away, where a call sequence has %s)", sec->name, st->reloc,
+		      AT(sec, st->reloc_off), got,
 		      -f->check_at[nplaces ? nplaces - 1 : 0], want);
-	fatal("%s: %s relocation at %s is not on a call instruction "
-	      "(bytes %s where a call has %s)", sec->name, st->reloc, where, got, want);
+	fatal("%s: %s relocation at " AT_FMT " is not on a call instruction "
+	      "(bytes %s where a call has %s)", sec->name, st->reloc, AT(sec, st->reloc_off),
+	      got, want);
 }
 
 size_t scan_sites(struct object *obj, enum entry_mode mode)
@@ -165,22 +173,21 @@ size_t scan_sites(struct object *obj, enum entry_mode mode)
 			free(st->reloc);
 			continue;
 		}
-		char where[128];
-		snprintf(where, sizeof(where), "%s+0x%llx", sec->name, (unsigned long long)st->reloc_off);
 		if (!st->form)
-			fatal("%s: relocation %s against the profiling hook at %s is not a call form "
-			      "known for %s", sec->name, st->reloc, where, obj->arch->name);
+			fatal("%s: relocation %s against the profiling hook at " AT_FMT " is not a "
+			      "call form known for %s", sec->name, st->reloc, AT(sec, st->reloc_off),
+			      obj->arch->name);
 		if (st->form->kind == FORM_COMPANION) {
 			/* the second relocation of a site already counted: no entry */
 			const struct site *prev = out > 0 ? &obj->sites[out - 1] : NULL;
 			if (!prev || prev->sec != st->sec || st->reloc_off - prev->reloc_off > st->form->span)
-				fatal("%s: %s relocation at %s belongs to a call sequence, but no call "
-				      "site relocation comes at most %u bytes before it",
-				      sec->name, st->reloc, where, st->form->span);
+				fatal("%s: %s relocation at " AT_FMT " belongs to a call sequence, but no "
+				      "call site relocation comes at most %u bytes before it",
+				      sec->name, st->reloc, AT(sec, st->reloc_off), st->form->span);
 			free(st->reloc);
 			continue;
 		}
-		check_call(obj, st, where);
+		check_call(obj, st);
 		st->entry = mode == ENTRY_CALL ? st->reloc_off - st->form->field_offset - st->form->lead
 					       : st->reloc_off;
 		sec->nsites++;

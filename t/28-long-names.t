@@ -4,12 +4,13 @@
 #   - a C++ inline function with a ~600-character mangled name lives in a
 #     COMDAT group; two objects holding it must still link, with the
 #     group's call site left out (and said so);
-#   - a long-named section that is not in a group is recorded.
+#   - a long-named section that is not in a group is recorded;
+#   - messages that name a long section print the whole name.
 use strict;
 use warnings;
 use Test::More;
 use lib 't/lib';
-use TestUtil qw(run_cmd must record_pl tmpdir spit leftovers);
+use TestUtil qw($TOP run_cmd must record_pl tmpdir spit leftovers);
 use Oracle qw(table_sites);
 
 my $dir = tmpdir();
@@ -50,6 +51,21 @@ my $long = 'a_function_with_a_long_name_' . ('x' x 580);
     is($st, 0, 'long-named section: recorded') or diag $err;
     is($err, '', 'long-named section: nothing said');
     is_deeply(table_sites("$dir/plain.o"), ["$sec+0x0"], 'long-named section: its call site is in the table');
+}
+
+# a refusal names the whole section
+{
+    my $sec = ".text.$long";
+    spit("$dir/bad.s", ".section $sec,\"ax\",\@progbits\n.globl f\nf: nop\n.quad mcount\n"
+        . ".section .note.GNU-stack,\"\",\@progbits\n");
+    must('as', '--64', '-o', "$dir/bad.o", "$dir/bad.s");
+    my ($st, $out, $err) = record_pl("$dir/bad.o", []);
+    is($st >> 8, 1, 'a data word against the hook in a long-named section: refused');
+    like($err, qr/^recordmcount: \Q$dir\E\/bad\.o: \Q$sec\E: relocation R_X86_64_64 against the profiling hook at \Q$sec\E\+0x1 is not a call form known for x86_64$/m,
+        'the message names the whole section, twice');
+    ($st, $out, $err) = run_cmd(["$TOP/build/mcount-scan", '--object', "$dir/bad.o", '--plan', '-o', '/dev/null'],
+        stdin => must('objdump', '-h', '-t', '-r', "$dir/bad.o"));
+    like($err, qr/ at \Q$sec\E\+0x1 is not a call form/, 'the helper itself names the whole section');
 }
 
 is_deeply([leftovers($dir)], [], 'no temporary files left');
