@@ -337,6 +337,20 @@ const struct arch *arch_by_machine(unsigned machine, unsigned elf_class, bool bi
 	return NULL;
 }
 
+const char *arch_machine_name(unsigned machine, unsigned elf_class, bool big_endian)
+{
+	const char *name = NULL;
+	int best = -1;
+	for (size_t i = 0; i < NARCHES; i++) {
+		int score = (arches[i].elf_class == elf_class) + (arches[i].big_endian == big_endian);
+		if (arches[i].elf_machine == machine && score > best) {
+			name = arches[i].name;
+			best = score;
+		}
+	}
+	return name;
+}
+
 const struct arch *arch_by_bfd_format(const char *format)
 {
 	for (size_t i = 0; i < NARCHES; i++)

@@ -86,6 +86,10 @@ const struct arch *arch_lookup(const char *name, unsigned bits, int big_endian);
 /* Does this name (canonical or kernel) select the architecture? */
 bool arch_has_name(const struct arch *a, const char *name);
 const struct arch *arch_by_machine(unsigned machine, unsigned elf_class, bool big_endian);
+/* A name for an object's machine in messages: the name of the row with
+ * this e_machine that matches most of class and byte order (the first of
+ * equals); NULL if no row has this e_machine. */
+const char *arch_machine_name(unsigned machine, unsigned elf_class, bool big_endian);
 const struct arch *arch_by_bfd_format(const char *format);
 bool arch_is_hook(const struct arch *a, const char *name, size_t len);
 /* The form of a relocation of type reloc against the hook named by the

@@ -64,25 +64,6 @@ static _Noreturn __attribute__((format(printf, 1, 2))) void bad_usage(const char
 	exit(2);
 }
 
-static const char *machine_name(unsigned machine)
-{
-	switch (machine) {
-	case 2: return "sparc";
-	case 3: return "i386";
-	case 8: return "mips";
-	case 20: return "ppc";
-	case 21: return "ppc64";
-	case 22: return "s390";
-	case 40: return "arm";
-	case 42: return "sh";
-	case 43: return "sparc64";
-	case 62: return "x86_64";
-	case 183: return "aarch64";
-	case 243: return "riscv";
-	default: return NULL;
-	}
-}
-
 static void check_object(struct object *obj, const char *arch_name, unsigned bits,
 			 const char *endian, bool need_rel)
 {
@@ -100,7 +81,7 @@ static void check_object(struct object *obj, const char *arch_name, unsigned bit
 	const struct arch *a = arch_by_machine(id.machine, id.elf_class, id.big_endian);
 	/* the object's machine in messages: "NAME, 64-bit little-endian" */
 	char number[32];	/* "machine N": N is at most 65535 */
-	const char *mname = machine_name(id.machine);
+	const char *mname = arch_machine_name(id.machine, id.elf_class, id.big_endian);
 	if (!mname) {
 		snprintf(number, sizeof(number), "machine %u", id.machine);
 		mname = number;

@@ -95,6 +95,26 @@ for my $case (@listings[0, 1, 3, 5, -3, -2, -1]) {
     like($err, qr/the objdump listing has no symbol table \(run objdump with -t\)/, 'no -t: says so');
 }
 
+# an object's machine is described by the table's rows (or its number)
+{
+    # an ELF header (relocatable) for machine M, class C (1, 2), byte order D (1, 2)
+    my $elf = sub {
+        my ($m, $c, $d) = @_;
+        return "\x7fELF" . chr($c) . chr($d) . "\x01" . ("\0" x 9)
+            . pack($d == 2 ? 'nn' : 'vv', 1, $m) . ("\0" x 44);
+    };
+    for my $case ([[2, 1, 2], [], 'unsupported architecture (machine 2, 32-bit big-endian)'],
+                  [[8, 2, 2], [], 'unsupported architecture (mips, 64-bit big-endian)'],
+                  [[42, 1, 1], ['--arch', 'x86_64'], 'object is for sh4, 32-bit little-endian, not x86_64'],
+                  [[62, 2, 1], ['--arch', 'i386'], 'object is for x86_64, 64-bit little-endian, not i386']) {
+        my ($hdr, $opt, $msg) = @$case;
+        spit("$dir/machine.o", $elf->(@$hdr));
+        my ($st, $out, $err) = run_cmd([$helper, '--identify', '--object', "$dir/machine.o", @$opt]);
+        is($st >> 8, 1, "machine @$hdr: exit 1");
+        is($err, "mcount-scan: $dir/machine.o: $msg\n", "machine @$hdr: $msg");
+    }
+}
+
 # the same listing from stdin and from a file
 {
     my ($o, $l) = @{ $listings[0] };
