@@ -189,7 +189,7 @@ static const struct arch arches[] = {
 		.entry_directive = ".long", .entry_size = 4, .type_prefix = '%',
 		.ld_emulation = "armelf_linux_eabi", .cc_flag = "", .as_flag = "",
 		.triple = "arm-linux-gnueabihf",
-		.mapping_symbols = true, .entry_flag_bits = 1,
+		.mapping_symbols = true, .entry_flag_bits = 1, .arm_attributes = true,
 		.entry_doc = "the bl; bit 0 set in Thumb code, as the linker resolves a Thumb anchor",
 	},
 	{

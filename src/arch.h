@@ -77,6 +77,8 @@ struct arch {
 	bool mapping_symbols;         /* the assembler marks the table with a local $d */
 	unsigned entry_flag_bits;     /* low bits of an entry that are flags, not address
 				       * (arm: bit 0 marks Thumb code); consumers clear them */
+	bool arm_attributes;          /* restate the object's .ARM.attributes in the table's
+				       * object, or ld -r merges them with the table's own */
 };
 
 /* Find an architecture by canonical or kernel name; bits (0, 32, 64) and

@@ -142,7 +142,7 @@ void emit_assembly(FILE *out, const struct object *obj)
 			obj->secs[obj->gnu_stack].code ? "x" : "", a->type_prefix);
 	if (obj->gnu_property >= 0)
 		copy_note(out, obj, obj->gnu_property, "a");
-	if (obj->arm_attributes >= 0 && a->elf_machine == 40)
+	if (obj->arm_attributes >= 0 && a->arm_attributes)
 		copy_arm_attributes(out, obj);
 }
 
