@@ -158,6 +158,8 @@ static const struct arch arches[] = {
 		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf_x86_64", .cc_flag = "-m64", .as_flag = "--64",
 		.triple = "x86_64-linux-gnu",
+		.driver_as = true,
+		.as_flag_family = "--32 --64 --x32", .cc_flag_family = "-m32 -m64 -mx32",
 		.entry_doc = "the first byte of the call (e8, or ff 15 in PIC code)",
 	},
 	{
@@ -168,6 +170,9 @@ static const struct arch arches[] = {
 		.entry_directive = ".long", .entry_size = 4, .type_prefix = '@',
 		.ld_emulation = "elf_i386", .cc_flag = "-m32", .as_flag = "--32",
 		.triple = "i686-linux-gnu",
+		.driver_as = true,
+		.as_flag_family = "--32 --64 --x32", .cc_flag_family = "-m32 -m64 -mx32",
+		.got_register = "%ebx",
 		.entry_doc = "the first byte of the call (e8, or ff 9x in PIC code)",
 	},
 	{
@@ -179,6 +184,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "aarch64linux", .cc_flag = "", .as_flag = "",
 		.triple = "aarch64-linux-gnu",
 		.mapping_symbols = true,
+		.hook_stubs = "*%h_veneer",
 		.entry_doc = "the bl",
 	},
 	{
@@ -190,6 +196,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "armelf_linux_eabi", .cc_flag = "", .as_flag = "",
 		.triple = "arm-linux-gnueabihf",
 		.mapping_symbols = true, .entry_flag_bits = 1, .arm_attributes = true,
+		.hook_stubs = "*%h_veneer",
 		.entry_doc = "the bl; bit 0 set in Thumb code, as the linker resolves a Thumb anchor",
 	},
 	{
@@ -211,6 +218,8 @@ static const struct arch arches[] = {
 		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64lppc", .cc_flag = "-m64", .as_flag = "-a64",
 		.triple = "powerpc64le-linux-gnu",
+		.as_flag_family = "-a32 -a64", .cc_flag_family = "-m32 -m64",
+		.hook_stubs = "*.%h",
 		.entry_doc = "the bl",
 	},
 	{
@@ -221,6 +230,8 @@ static const struct arch arches[] = {
 		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64ppc", .cc_flag = "-m64", .as_flag = "-a64",
 		.triple = "powerpc64-linux-gnu",
+		.as_flag_family = "-a32 -a64", .cc_flag_family = "-m32 -m64",
+		.hook_stubs = "*.%h",
 		.entry_doc = "the bl (ELFv1: .text has no code symbols, so an anchor is added)",
 	},
 	{
@@ -231,6 +242,8 @@ static const struct arch arches[] = {
 		.entry_directive = ".long", .entry_size = 4, .type_prefix = '@',
 		.ld_emulation = "elf32ppclinux", .cc_flag = "-m32", .as_flag = "-a32",
 		.triple = "powerpc-linux-gnu",
+		.as_flag_family = "-a32 -a64", .cc_flag_family = "-m32 -m64",
+		.hook_stubs = "*.%h",
 		.entry_doc = "the bl",
 	},
 	{
@@ -241,6 +254,7 @@ static const struct arch arches[] = {
 		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64_s390", .cc_flag = "-m64", .as_flag = "-m64",
 		.triple = "s390x-linux-gnu",
+		.as_flag_family = "-m31 -m64", .cc_flag_family = "-m31 -m64",
 		.entry_doc = "the stg that starts the _mcount sequence, or the brasl of __fentry__ (as GCC's -mrecord-mcount)",
 	},
 	{
@@ -251,6 +265,8 @@ static const struct arch arches[] = {
 		.entry_directive = ".long", .entry_size = 4, .type_prefix = '@',
 		.ld_emulation = "elf32btsmip", .cc_flag = "-mabi=32", .as_flag = "-EB",
 		.triple = "mips-linux-gnu",
+		.as_flag_family = "-EB -EL", .cc_flag_family = "-mabi=32 -mabi=n32 -mabi=64",
+		.hook_stubs = "*.%h", .scan_align = 4,
 		.entry_doc = "the jal, or the lui / GOT load that starts a long or PIC call",
 	},
 	{
@@ -261,6 +277,8 @@ static const struct arch arches[] = {
 		.entry_directive = ".long", .entry_size = 4, .type_prefix = '@',
 		.ld_emulation = "elf32ltsmip", .cc_flag = "-mabi=32", .as_flag = "-EL",
 		.triple = "mipsel-linux-gnu",
+		.as_flag_family = "-EB -EL", .cc_flag_family = "-mabi=32 -mabi=n32 -mabi=64",
+		.hook_stubs = "*.%h", .scan_align = 4,
 		.entry_doc = "the jal, or the lui / GOT load that starts a long or PIC call",
 	},
 	{
@@ -271,6 +289,8 @@ static const struct arch arches[] = {
 		.entry_directive = ".dword", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64ltsmip", .cc_flag = "-mabi=64", .as_flag = "-EL",
 		.triple = "mips64el-linux-gnuabi64",
+		.as_flag_family = "-EB -EL", .cc_flag_family = "-mabi=32 -mabi=n32 -mabi=64",
+		.hook_stubs = "*.%h", .scan_align = 4,
 		.entry_doc = "the jal, or the lui / GOT load that starts a long or PIC call",
 	},
 	{
@@ -281,6 +301,7 @@ static const struct arch arches[] = {
 		.entry_directive = ".xword", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64_sparc", .cc_flag = "-m64", .as_flag = "-64",
 		.triple = "sparc64-linux-gnu",
+		.as_flag_family = "-32 -64", .cc_flag_family = "-m32 -m64",
 		.entry_doc = "the call",
 	},
 	{
@@ -291,6 +312,7 @@ static const struct arch arches[] = {
 		.entry_directive = ".long", .entry_size = 4, .type_prefix = '@',
 		.ld_emulation = "shlelf_linux", .cc_flag = "", .as_flag = "",
 		.triple = "sh4-linux-gnu",
+		.scan_align = 4,
 		.entry_doc = "the literal word holding mcount's address, which the jmp before it uses",
 	},
 };

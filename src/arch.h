@@ -79,6 +79,23 @@ struct arch {
 				       * (arm: bit 0 marks Thumb code); consumers clear them */
 	bool arm_attributes;          /* restate the object's .ARM.attributes in the table's
 				       * object, or ld -r merges them with the table's own */
+	/* For the front ends (printed in the plan; see emit_plan()): */
+	bool driver_as;               /* a GCC driver for this target assembles by running
+				       * exactly `as AS_FLAG` plus its -Wa, options, so the
+				       * pipeline may run `as` itself */
+	const char *as_flag_family;   /* assembler flags that select a word size or ABI,
+				       * space-separated: a command that has one of them
+				       * gets no as_flag added (NULL: none) */
+	const char *cc_flag_family;   /* the same for compiler-driver flags and cc_flag */
+	const char *hook_stubs;       /* symbol names of linker-made stubs that stand for the
+				       * hook in a linked file, space-separated patterns:
+				       * '*' matches any string, "%h" any of the hooks
+				       * (NULL: the linker makes none) */
+	const char *got_register;     /* a PIC call `call *DISP(REG)` goes through the GOT
+				       * whose address this register holds (NULL: none) */
+	unsigned scan_align;          /* alignment of the instructions and words a byte scan
+				       * of a linked file's code examines for the forms
+				       * with linked word, got:, gprel: or abs16: (0: none) */
 };
 
 /* Find an architecture by canonical or kernel name; bits (0, 32, 64) and

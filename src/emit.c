@@ -192,6 +192,19 @@ void emit_plan(FILE *out, const struct object *obj, const char *status)
 		fputc('\n', out);
 		if (a->entry_flag_bits)
 			fprintf(out, "entry-flag-bits\t%u\n", a->entry_flag_bits);
+		/* for choosing and running tools, and for linked files (see arch.h) */
+		if (a->driver_as)
+			fputs("driver-as\t1\n", out);
+		if (a->as_flag_family)
+			fprintf(out, "as-flag-family\t%s\n", a->as_flag_family);
+		if (a->cc_flag_family)
+			fprintf(out, "cc-flag-family\t%s\n", a->cc_flag_family);
+		if (a->hook_stubs)
+			fprintf(out, "hook-stubs\t%s\n", a->hook_stubs);
+		if (a->got_register)
+			fprintf(out, "got-register\t%s\n", a->got_register);
+		if (a->scan_align)
+			fprintf(out, "scan-align\t%u\n", a->scan_align);
 	}
 	if (strcmp(status, "identified") == 0) {
 		fputs("kernel-sections\t", out);

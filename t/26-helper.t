@@ -95,14 +95,54 @@ for my $case (@listings[0, 1, 3, 5, -3, -2, -1]) {
     like($err, qr/the objdump listing has no symbol table \(run objdump with -t\)/, 'no -t: says so');
 }
 
+# an ELF header (relocatable) for machine M, class C (1, 2), byte order D (1, 2)
+sub elf_header {
+    my ($m, $c, $d) = @_;
+    return "\x7fELF" . chr($c) . chr($d) . "\x01" . ("\0" x 9)
+        . pack($d == 2 ? 'nn' : 'vv', 1, $m) . ("\0" x 44);
+}
+
+# the facts for front ends: in --identify, a key only where the row has a value
+{
+    my $x86 = "driver-as\t1\nas-flag-family\t--32 --64 --x32\ncc-flag-family\t-m32 -m64 -mx32\n";
+    my $ppc = "as-flag-family\t-a32 -a64\ncc-flag-family\t-m32 -m64\nhook-stubs\t*.%h\n";
+    my $mips = "as-flag-family\t-EB -EL\ncc-flag-family\t-mabi=32 -mabi=n32 -mabi=64\n"
+        . "hook-stubs\t*.%h\nscan-align\t4\n";
+    my %facts = (
+        x86_64   => [[62, 2, 1], $x86],
+        i386     => [[3, 1, 1], $x86 . "got-register\t%ebx\n"],
+        aarch64  => [[183, 2, 1], "hook-stubs\t*%h_veneer\n"],
+        arm      => [[40, 1, 1], "entry-flag-bits\t1\nhook-stubs\t*%h_veneer\n"],
+        riscv64  => [[243, 2, 1], ''],
+        ppc64le  => [[21, 2, 1], $ppc],
+        ppc64    => [[21, 2, 2], $ppc],
+        ppc32    => [[20, 1, 2], $ppc],
+        s390x    => [[22, 2, 2], "as-flag-family\t-m31 -m64\ncc-flag-family\t-m31 -m64\n"],
+        mips     => [[8, 1, 2], $mips],
+        mipsel   => [[8, 1, 1], $mips],
+        mips64el => [[8, 2, 1], $mips],
+        sparc64  => [[43, 2, 2], "as-flag-family\t-32 -64\ncc-flag-family\t-m32 -m64\n"],
+        sh4      => [[42, 1, 1], "scan-align\t4\n"],
+    );
+    for my $name (sort keys %facts) {
+        my ($hdr, $want) = @{ $facts{$name} };
+        spit("$dir/id-$name.o", elf_header(@$hdr));
+        my ($st, $out, $err) = run_cmd([$helper, '--identify', '--object', "$dir/id-$name.o"]);
+        is($st, 0, "--identify $name: exit 0") or diag $err;
+        like($out, qr/^arch\t\Q$name\E\n/, "--identify $name: the row");
+        # the keys after call-forms and before kernel-sections, in this order
+        my ($got) = $out =~ /^call-forms\t[^\n]*\n(.*?)^kernel-sections\t/ms;
+        is($got, $want, "--identify $name: front-end facts");
+    }
+    my ($o, $l) = @{ $listings[0] };
+    my ($st, $out) = run_cmd([$helper, '--plan', '-o', '/dev/null', '--object', $o, $l]);
+    like($out, qr/^call-forms\t[^\n]*\n\Q$x86\E(?:got-register\t%ebx\n)?status\t/m,
+        '--plan prints them too');
+}
+
 # an object's machine is described by the table's rows (or its number)
 {
-    # an ELF header (relocatable) for machine M, class C (1, 2), byte order D (1, 2)
-    my $elf = sub {
-        my ($m, $c, $d) = @_;
-        return "\x7fELF" . chr($c) . chr($d) . "\x01" . ("\0" x 9)
-            . pack($d == 2 ? 'nn' : 'vv', 1, $m) . ("\0" x 44);
-    };
+    my $elf = \&elf_header;
     for my $case ([[2, 1, 2], [], 'unsupported architecture (machine 2, 32-bit big-endian)'],
                   [[8, 2, 2], [], 'unsupported architecture (mips, 64-bit big-endian)'],
                   [[42, 1, 1], ['--arch', 'x86_64'], 'object is for sh4, 32-bit little-endian, not x86_64'],
