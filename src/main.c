@@ -48,9 +48,9 @@ static void usage(FILE *out)
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
 "\n"
-"Exit status: 0 success (including nothing to record), 1 bad input, 2 bad usage,\n"
-"3 the listing is empty or not objdump output.\n",
-		diag_prog);
+"Exit status: %d success (including nothing to record), %d bad input, %d bad usage,\n"
+"%d the listing is empty or not objdump output.\n",
+		diag_prog, HELPER_OK, HELPER_BAD_INPUT, HELPER_USAGE, HELPER_NO_LISTING);
 }
 
 static _Noreturn __attribute__((format(printf, 1, 2))) void bad_usage(const char *fmt, ...)
@@ -61,7 +61,7 @@ static _Noreturn __attribute__((format(printf, 1, 2))) void bad_usage(const char
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\nTry '%s --help' for more information.\n", diag_prog);
-	exit(2);
+	exit(HELPER_USAGE);
 }
 
 static void check_object(struct object *obj, const char *arch_name, unsigned bits,
@@ -166,14 +166,14 @@ int main(int argc, char **argv)
 		case 'p': plan = true; break;
 		case 'n': diag_prog = optarg; break;
 		case 'F': file_name = optarg; break;
-		case 'L': arch_list(); return 0;
+		case 'L': arch_list(); return HELPER_OK;
 		case 'I': identify = true; break;
 		case 'W': obj.writable_table = true; break;
-		case 'h': usage(stdout); return 0;
-		case 'V': printf("mcount-scan (recordmcount) %s\n", VERSION); return 0;
+		case 'h': usage(stdout); return HELPER_OK;
+		case 'V': printf("mcount-scan (recordmcount) %s\n", VERSION); return HELPER_OK;
 		default:
 			fprintf(stderr, "Try '%s --help' for more information.\n", diag_prog);
-			return 2;
+			return HELPER_USAGE;
 		}
 	}
 	if (argc - optind > 1)
@@ -201,7 +201,7 @@ int main(int argc, char **argv)
 		/* only what the ELF header says: for choosing tools */
 		emit_plan(stdout, &obj, "identified");
 		close(obj.fd);
-		return fflush(stdout) == 0 ? 0 : 1;
+		return fflush(stdout) == 0 ? HELPER_OK : HELPER_BAD_INPUT;
 	}
 
 	FILE *in = stdin;
@@ -214,7 +214,7 @@ int main(int argc, char **argv)
 		/* nothing to read: usually objdump failed, and said why */
 		fprintf(stderr, "%s: %s%sthe input is not an objdump listing\n", diag_prog,
 			diag_file ? diag_file : "", diag_file ? ": " : "");
-		return 3;
+		return HELPER_NO_LISTING;
 	}
 	if (!obj.arch)
 		fatal("the listing does not say its object format: give --arch");
@@ -250,5 +250,5 @@ int main(int argc, char **argv)
 	strmap_free(&obj.names);
 	if (obj.fd >= 0)
 		close(obj.fd);
-	return 0;
+	return HELPER_OK;
 }

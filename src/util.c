@@ -42,7 +42,7 @@ void fatal(const char *fmt, ...)
 	va_start(ap, fmt);
 	vmsg(NULL, fmt, ap);
 	va_end(ap);
-	exit(1);
+	exit(HELPER_BAD_INPUT);
 }
 
 void *xmalloc(size_t n)

@@ -5,11 +5,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The helper's exit statuses (the front ends know them by these names). */
+enum helper_status {
+	HELPER_OK = 0,          /* done, nothing to record included */
+	HELPER_BAD_INPUT = 1,   /* the object or its listing cannot be recorded */
+	HELPER_USAGE = 2,       /* bad arguments */
+	HELPER_NO_LISTING = 3,  /* the listing is empty or not objdump output */
+};
+
 /* Messages take the form "PROG: FILE: message" (FILE omitted when NULL). */
 extern const char *diag_prog;
 extern const char *diag_file;
 void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print a message and exit with HELPER_BAD_INPUT. */
 _Noreturn void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void *xmalloc(size_t n);
