@@ -1,5 +1,6 @@
 /* arch.c - the per-architecture table (see arch.h). */
 #include "arch.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -319,9 +320,9 @@ static const struct arch arches[] = {
 
 #define NARCHES (sizeof(arches) / sizeof(arches[0]))
 
-static bool in_bar_list(const char *list, const char *name)
+/* Is the n-byte name one of the '|'-separated names in list? */
+static bool in_bar_list_n(const char *list, const char *name, size_t n)
 {
-	size_t n = strlen(name);
 	for (const char *p = list; p && *p;) {
 		const char *bar = strchr(p, '|');
 		size_t len = bar ? (size_t)(bar - p) : strlen(p);
@@ -330,6 +331,11 @@ static bool in_bar_list(const char *list, const char *name)
 		p = bar ? bar + 1 : NULL;
 	}
 	return false;
+}
+
+static bool in_bar_list(const char *list, const char *name)
+{
+	return in_bar_list_n(list, name, strlen(name));
 }
 
 const struct arch *arch_lookup(const char *name, unsigned bits, int big_endian)
@@ -399,6 +405,65 @@ const struct call_form *arch_form(const struct arch *a, const char *reloc,
 			return f;
 	}
 	return NULL;
+}
+
+/* Append s to the allocated string *buf of length *len. */
+static void append(char **buf, size_t *len, const char *s)
+{
+	size_t n = strlen(s);
+	*buf = xrealloc(*buf, *len + n + 1);
+	memcpy(*buf + *len, s, n + 1);
+	*len += n;
+}
+
+char *arch_known_names(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	append(&buf, &len, "");
+	for (size_t i = 0; i < NARCHES; i++) {
+		append(&buf, &len, i ? ", " : "");
+		append(&buf, &len, arches[i].name);
+	}
+	/* then each kernel name that is no row's own name, once */
+	const char *sep = "; kernel ARCH names: ";
+	for (size_t i = 0; i < NARCHES; i++) {
+		for (const char *p = arches[i].kernel_arch; *p;) {
+			size_t n = strcspn(p, "|");
+			bool seen = false;
+			for (size_t j = 0; j < NARCHES && !seen; j++)
+				seen = (strlen(arches[j].name) == n && memcmp(arches[j].name, p, n) == 0) ||
+				       (j < i && in_bar_list_n(arches[j].kernel_arch, p, n));
+			if (!seen) {
+				append(&buf, &len, sep);
+				buf = xrealloc(buf, len + n + 1);
+				memcpy(buf + len, p, n);
+				buf[len += n] = '\0';
+				sep = ", ";
+			}
+			p += n + (p[n] == '|');
+		}
+	}
+	return buf;
+}
+
+char *arch_variants(const char *name)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	append(&buf, &len, "");
+	for (size_t i = 0; i < NARCHES; i++) {
+		const struct arch *a = &arches[i];
+		char words[64];	/* "64-bit little-endian" */
+		if (!arch_has_name(a, name))
+			continue;
+		snprintf(words, sizeof(words), " %u-bit %s-endian", a->elf_class,
+			 a->big_endian ? "big" : "little");
+		append(&buf, &len, len ? ", " : "");
+		append(&buf, &len, a->name);
+		append(&buf, &len, words);
+	}
+	return buf;
 }
 
 void arch_list(void)

@@ -115,6 +115,11 @@ bool arch_is_hook(const struct arch *a, const char *name, size_t len);
  * hooklen bytes at hook; NULL if the architecture has none. */
 const struct call_form *arch_form(const struct arch *a, const char *reloc,
 				  const char *hook, size_t hooklen);
+/* For messages, allocated: the names arch_lookup() knows ("x86_64, i386,
+ * ...; kernel ARCH names: x86, ..."), and the rows a name selects
+ * ("mips 32-bit big-endian, mipsel 32-bit little-endian, ..."). */
+char *arch_known_names(void);
+char *arch_variants(const char *name);
 void arch_list(void);
 
 #endif

@@ -180,15 +180,14 @@ int main(int argc, char **argv)
 		bad_usage("too many arguments: '%s'", argv[optind + 1]);
 	if (arch_name) {
 		obj.arch = arch_lookup(arch_name, bits, endian ? strcmp(endian, "big") == 0 : -1);
+		/* one line that any front end can pass on as it is */
 		if (!obj.arch && arch_lookup(arch_name, 0, -1))
-			bad_usage("architecture '%s' is not supported%s%s%s%s (see --list-arches)",
+			bad_usage("architecture '%s' is not supported%s%s%s%s (supported: %s)",
 				  arch_name, bits ? (bits == 32 ? " as 32-bit" : " as 64-bit") : "",
 				  endian ? (bits ? " " : " as ") : "", endian ? endian : "",
-				  endian ? "-endian" : "");
+				  endian ? "-endian" : "", arch_variants(arch_name));
 		if (!obj.arch)
-			bad_usage("unknown architecture '%s' (see --list-arches)", arch_name);
-		if (bits && obj.arch->elf_class != bits)
-			bad_usage("architecture '%s' does not match --bits", arch_name);
+			bad_usage("unknown architecture '%s' (known: %s)", arch_name, arch_known_names());
 	}
 	const char *listing = optind < argc ? argv[optind] : "-";
 	diag_file = file_name ? file_name : obj.path ? obj.path : (strcmp(listing, "-") ? listing : NULL);

@@ -169,6 +169,28 @@ for my $bad (['--entry=x'], ['--bits=48'], ['--arch=vax'], ['--sections='], ['--
     is($st >> 8, 2, "helper @$bad: exit 2");
     like($err, qr/^mcount-scan: /, "helper @$bad: message");
 }
+# an architecture it does not know: one line a front end can pass on as it is
+{
+    my ($st, $out, $err) = run_cmd([$helper, '--arch=vax']);
+    my ($first) = split /\n/, $err;
+    like($first, qr/^mcount-scan: unknown architecture 'vax' \(known: x86_64, i386, [^()]*; kernel ARCH names: x86, [^()]*\)$/,
+        'unknown architecture: the known names, on one line');
+    unlike($first, qr/--list-arches/, 'unknown architecture: no option of the helper named');
+    my ($lst, $list) = run_cmd([$helper, '--list-arches']);
+    my @rows = $list =~ /^(\S+)\t/mg;
+    my ($known) = $first =~ /known: ([^;]*);/;
+    is_deeply([split /, /, $known], \@rows, 'unknown architecture: every row, in order');
+    for my $k (qw(x86 arm64 riscv powerpc ppc s390 mips sparc sh)) {
+        # accepted: the empty listing is what is refused then
+        my ($kst) = run_cmd([$helper, "--arch=$k"]);
+        is($kst >> 8, 3, "kernel ARCH name $k is accepted");
+    }
+    ($st, $out, $err) = run_cmd([$helper, '--arch=mips', '--bits=64', '--endian=big']);
+    is($st >> 8, 2, 'mips 64-bit big-endian: exit 2');
+    like($err, qr/^mcount-scan: architecture 'mips' is not supported as 64-bit big-endian \(supported: mips 32-bit big-endian, mipsel 32-bit little-endian, mips64el 64-bit little-endian\)\n/,
+        'mips 64-bit big-endian: the supported variants');
+}
+
 my ($st, $out) = run_cmd([$helper, '--help']);
 is($st, 0, 'helper --help: exit 0');
 like($out, qr/^Usage: mcount-scan/, 'helper --help: usage');
