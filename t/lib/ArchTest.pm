@@ -22,7 +22,7 @@ use warnings;
 use Exporter 'import';
 use File::Copy qw(copy);
 use Test::More;
-use TestUtil qw($TOP $SRC run_cmd tmpdir);
+use TestUtil qw($TOP $SRC run_cmd run_prog tmpdir);
 use Oracle qw(table_sites filter_sites kernel_section section_headers);
 use ObjDiff qw(diff_objects);
 
@@ -170,7 +170,7 @@ sub check_target {
         }
         push @objs, '-lgcc' if $t{freestanding};
         _must($gcc, @cf, '-static', @{ $t{link} // [] }, '-o', "$d/prog", @objs);
-        my ($st, $out, $err) = run_cmd(['timeout', '-k', '5', '60', $t{qemu}, "$d/prog"]);
+        my ($st, $out, $err) = run_prog(["$d/prog"], qemu => $t{qemu});
         my ($summary) = $out =~ /^(entries=.*)$/m;
         is($st, 0, "$name: under $t{qemu}, every call site is in the table, every entry reached")
             or diag "$out$err";
@@ -188,7 +188,7 @@ sub check_target {
             # negative control: prog_main.o without its table
             my @bad = map { $_ eq "$d/prog_main.o" ? "$d/prog_main.orig.o" : $_ } @objs;
             _must($gcc, @cf, '-static', @{ $t{link} // [] }, '-o', "$d/prog.bad", @bad);
-            my ($bst, $bout) = run_cmd(['timeout', '-k', '5', '60', $t{qemu}, "$d/prog.bad"]);
+            my ($bst, $bout) = run_prog(["$d/prog.bad"], qemu => $t{qemu});
             isnt($bst, 0, "$name: negative control: a program with an unrecorded object fails");
             like($bout, qr/calls from sites not in the table/,
                 "$name: negative control: its call sites are reported as unknown");

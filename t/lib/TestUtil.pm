@@ -9,9 +9,10 @@ use Cwd qw(abs_path);
 use File::Basename qw(dirname);
 use File::Temp qw(tempdir);
 use POSIX ();
+use Test::More ();
 
 our @EXPORT_OK = qw($TOP $SRC run_cmd must compile record_pl tmpdir slurp spit
-    flag_matrix arch_of_flags leftovers);
+    flag_matrix arch_of_flags leftovers which have run_prog host_runs_i386);
 
 our $TOP = abs_path(dirname(__FILE__) . '/../..');
 our $SRC = "$TOP/t/src";
@@ -65,6 +66,15 @@ sub must {
     return $out;
 }
 
+# The path of PROG on PATH, or undef; have(PROG): whether there is one.
+sub which {
+    my ($prog) = @_;
+    my ($path) = grep { -f $_ && -x _ } map { "$_/$prog" } split /:/, $ENV{PATH} // '';
+    return $path;
+}
+
+sub have { return defined which($_[0]) }
+
 # compile(SRC, OUT, FLAGS...); a first flag 'clang' compiles with clang
 sub compile {
     my ($src, $out, @flags) = @_;
@@ -88,6 +98,43 @@ sub record_pl {
     my $cc = @$flags && $flags->[0] eq 'clang' ? 'clang' : 'gcc';
     return run_cmd(["$TOP/recordmcount.pl", @opts, 'x86', 'little', $bits, 'objdump', 'objcopy',
         "$cc $m -O2", "ld -m $emul", 'nm', '', '', '0', $obj]);
+}
+
+# Whether this host runs i386 programs itself (some x86_64 kernels refuse
+# them: "Exec format error"); found out once per test process by building
+# and running a tiny static -m32 program.  RECORDMCOUNT_TEST_I386=qemu
+# answers no without asking (to test the qemu-i386 path on a host that
+# could), =native answers yes.
+my $host_i386;
+sub host_runs_i386 {
+    return $host_i386 if defined $host_i386;
+    my $force = $ENV{RECORDMCOUNT_TEST_I386} // '';
+    if ($force eq 'qemu') {
+        Test::More::note('i386 programs run under qemu-i386: RECORDMCOUNT_TEST_I386=qemu');
+        return $host_i386 = 0;
+    }
+    return $host_i386 = 1 if $force eq 'native';
+    die "RECORDMCOUNT_TEST_I386=$force: use qemu or native, or leave it unset\n" if length $force;
+    my $d = tmpdir();
+    spit("$d/probe.c", "int main(void) { return 42; }\n");
+    must('gcc', '-m32', '-static', '-o', "$d/probe", "$d/probe.c");
+    my ($st) = run_cmd(["$d/probe"]);
+    $host_i386 = $st == 42 << 8 ? 1 : 0;
+    Test::More::diag('i386 programs run under qemu-i386: this host cannot execute them'
+        . (have('qemu-i386') ? '' : ' (and qemu-i386 is not installed: install qemu-user)'))
+        unless $host_i386;
+    return $host_i386;
+}
+
+# run_prog([PROG, ARGS...], %opt) -> run_cmd's (status, stdout, stderr) for
+# a program a test built: for the host; with arch => 'i386', under
+# qemu-i386 where the host cannot run it (host_runs_i386); with
+# qemu => 'qemu-ARCH' (a cross target), always under that qemu-user.
+# A program that hangs (more likely under qemu) is killed after 60 s.
+sub run_prog {
+    my ($cmd, %o) = @_;
+    my $qemu = $o{qemu} // (($o{arch} // '') eq 'i386' && !host_runs_i386() ? 'qemu-i386' : undef);
+    return run_cmd(['timeout', '-k', '5', '60', $qemu // (), @$cmd]);
 }
 
 # The flag sets the core corpus is checked under: optimization levels,
