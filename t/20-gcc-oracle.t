@@ -10,7 +10,8 @@ use warnings;
 use Test::More;
 use File::Copy qw(copy);
 use lib 't/lib';
-use TestUtil qw($SRC run_cmd must compile record_pl tmpdir flag_matrix leftovers arch_of_flags);
+use TestUtil qw($SRC run_cmd must compile record_pl tmpdir flag_matrix leftovers arch_of_flags
+    ld_emulation);
 use Oracle qw(table_sites filter_sites kernel_section section_headers code_bytes);
 use ObjDiff qw(diff_objects);
 
@@ -49,8 +50,7 @@ sub build {
         compile("$SRC/corpus.c", $plain, @f);
         compile("$SRC/corpus.c", $gcc, @f, '-mrecord-mcount');
     } else {
-        my (undef, $bits) = arch_of_flags(@f);
-        my @m = ('-m', $bits == 32 ? 'elf_i386' : 'elf_x86_64');
+        my @m = ('-m', ld_emulation(@f));
         for my $v ('', '.gcc') {
             my @extra = $v ? ('-mrecord-mcount') : ();
             compile("$SRC/dup_a.c", "$dir/a$v.o", @f, @extra);
@@ -122,7 +122,7 @@ for my $flags (flag_matrix()) {
             my ($arch) = arch_of_flags(@$flags);
             my $m = $arch eq 'i386' ? '32' : '64';
             ($st, $out, $err) = run_cmd(["$TestUtil::TOP/recordmcount.pl", $arch, 'objdump',
-                'objcopy', "gcc -m$m", 'ld -m ' . ($m eq '32' ? 'elf_i386' : 'elf_x86_64'),
+                'objcopy', "gcc -m$m", 'ld -m ' . ld_emulation(@$flags),
                 'nm', 'rm', 'mv', $old]);
             is($st, 0, "$name: 2008 form succeeds") or diag $err;
             is_deeply(table_sites($old), reloc_entries($plain, $oracle),

@@ -13,7 +13,7 @@ use warnings;
 use Test::More;
 use File::Copy qw(copy);
 use lib 't/lib';
-use TestUtil qw($SRC run_cmd must compile record_pl tmpdir);
+use TestUtil qw($SRC run_cmd must compile record_pl tmpdir ld_emulation);
 use Oracle qw(table_sites symbols section_headers);
 use ObjDiff qw(diff_objects);
 
@@ -49,7 +49,7 @@ for my $m ([], ['-m32']) {
 
 # duplicate local names: ld -r of two objects, each with a static "helper"
 for my $m ([], ['-m32']) {
-    my @emul = ('-m', @$m ? 'elf_i386' : 'elf_x86_64');
+    my @emul = ('-m', ld_emulation(@$m));
     compile("$SRC/$_.c", "$dir/$_.o", @$m, '-O2', '-pg', '-mfentry', (@$m ? '-fno-pie' : ()))
         for qw(dup_a dup_b);
     compile("$SRC/$_.c", "$dir/$_.gcc.o", @$m, '-O2', '-pg', '-mfentry', (@$m ? '-fno-pie' : ()),

@@ -10,7 +10,7 @@ use warnings;
 use Test::More;
 use lib 't/lib';
 use File::Copy qw(copy);
-use TestUtil qw($SRC must compile record_pl tmpdir arch_of_flags run_prog);
+use TestUtil qw($SRC must compile record_pl tmpdir arch_of_flags ld_emulation run_prog);
 use ObjDiff qw(diff_objects);
 
 my $dir = tmpdir();
@@ -40,7 +40,7 @@ sub build_and_run {
     my $d = "$dir/$tag";
     mkdir $d or die;
     compile("$SRC/$_.c", "$d/$_.o", @cc, @f) for qw(corpus prog_main dup_a dup_b);
-    must('ld', '-m', $bits == 32 ? 'elf_i386' : 'elf_x86_64', '-r', '-o', "$d/dup.o",
+    must('ld', '-m', ld_emulation(@f), '-r', '-o', "$d/dup.o",
         "$d/dup_a.o", "$d/dup_b.o");
     compile("$SRC/asm_cases.S", "$d/asm_cases.o", @m, '-Wa,-L');
     for my $o (qw(corpus prog_main dup asm_cases)) {

@@ -10,13 +10,13 @@ use Test::More;
 use File::Copy qw(copy);
 use JSON::PP ();
 use lib 't/lib';
-use TestUtil qw(must tmpdir slurp leftovers);
+use TestUtil qw(must tmpdir slurp leftovers arch_of_flags);
 use Oracle qw(section_headers);
 use RecordTest qw(mr build_objects gcc_sites gcc_program_addresses list_sites FLAG_SETS);
 
 for my $flags (FLAG_SETS) {
     my $tag = "@$flags";
-    my $bits = (grep { $_ eq '-m32' } @$flags) ? 32 : 64;
+    my (undef, $bits) = arch_of_flags(@$flags);
     my $dir = tmpdir();
     my @stems = build_objects($dir, $flags);
     my %oracle = map { $_ => gcc_sites("$dir/$_.gcc.o") } @stems;

@@ -9,7 +9,7 @@ use warnings;
 no warnings 'portable';
 use Test::More;
 use lib 't/lib';
-use TestUtil qw(must tmpdir spit);
+use TestUtil qw(must tmpdir spit ld_emulation);
 use Oracle qw(table_sites symbols);
 use RecordTest qw(mr build_objects);
 
@@ -119,7 +119,7 @@ for my $flags (['-O2', '-pg', '-fno-pie', '-no-pie'], ['-O2', '-pg', '-mfentry']
         "$tag: entry in data: named");
 
     # the same broken table in an object (ld -r): section+offset form
-    must('ld', '-r', ($m32 ? ('-m', 'elf_i386') : ()), '-o', "$dir/moved-r.o", "$dir/v.o", "$dir/moved.o");
+    must('ld', '-r', '-m', ld_emulation(@$flags), '-o', "$dir/moved-r.o", "$dir/v.o", "$dir/moved.o");
     ($st, $out, $err) = mr('--verify', "$dir/moved-r.o");
     is($st, 1, "$tag: moved entry in an object: exit 1");
     like($err, qr/^mcount-record: \Q$dir\E\/moved-r\.o: \.text\+0x[0-9a-f]+ fa\+0x[0-9a-f]+\/0x[0-9a-f]+: entry is not a call to the hook \(it is 1 byte into the call at 0x[0-9a-f]+\)$/m,

@@ -12,7 +12,7 @@ use POSIX ();
 use Test::More ();
 
 our @EXPORT_OK = qw($TOP $SRC run_cmd must compile record_pl tmpdir slurp spit
-    flag_matrix arch_of_flags leftovers which have run_prog host_runs_i386);
+    flag_matrix arch_of_flags ld_emulation leftovers which have run_prog host_runs_i386);
 
 our $TOP = abs_path(dirname(__FILE__) . '/../..');
 our $SRC = "$TOP/t/src";
@@ -88,13 +88,19 @@ sub arch_of_flags {
     return (grep { $_ eq '-m32' } @flags) ? ('i386', 32) : ('x86_64', 64);
 }
 
+# ld's emulation (ld -m) for x86 objects compiled with @flags
+sub ld_emulation {
+    my (undef, $bits) = arch_of_flags(@_);
+    return $bits == 32 ? 'elf_i386' : 'elf_x86_64';
+}
+
 # recordmcount.pl in its 6.1 form for an x86 object built with @flags.
 # Returns (status, stdout, stderr).
 sub record_pl {
     my ($obj, $flags, @opts) = @_;
     my (undef, $bits) = arch_of_flags(@$flags);
     my $m = $bits == 32 ? '-m32' : '-m64';
-    my $emul = $bits == 32 ? 'elf_i386' : 'elf_x86_64';
+    my $emul = ld_emulation(@$flags);
     my $cc = @$flags && $flags->[0] eq 'clang' ? 'clang' : 'gcc';
     return run_cmd(["$TOP/recordmcount.pl", @opts, 'x86', 'little', $bits, 'objdump', 'objcopy',
         "$cc $m -O2", "ld -m $emul", 'nm', '', '', '0', $obj]);
