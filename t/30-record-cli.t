@@ -7,7 +7,7 @@ use warnings;
 use Test::More;
 use File::Copy qw(copy);
 use lib 't/lib';
-use TestUtil qw($TOP must tmpdir slurp leftovers);
+use TestUtil qw($TOP must tmpdir slurp leftovers which);
 use Oracle qw(table_sites);
 use RecordTest qw(mr build_objects FLAG_SETS);
 
@@ -59,8 +59,7 @@ my $bin = tmpdir();
 my @real = qw(objdump objcopy ld as readelf);
 sub link_tool {
     my ($name, $target) = @_;
-    my ($path) = grep { -x } map { "$_/$target" } split /:/, $ENV{PATH};
-    die "no $target" unless $path;
+    my $path = which($target) // die "no $target";
     symlink($path, "$bin/$name") or die "$bin/$name: $!";
 }
 link_tool($_, $_) for @real;

@@ -9,7 +9,7 @@ use warnings;
 use Test::More;
 use File::Copy qw(copy);
 use lib 't/lib';
-use TestUtil qw($TOP run_cmd must tmpdir slurp);
+use TestUtil qw($TOP run_cmd must tmpdir slurp have);
 
 my $dir = tmpdir();
 my $scan = "$TOP/build/mcount-scan";
@@ -35,7 +35,6 @@ for my $t (@targets, ['x86_64'], ['i386']) {
     like($list, qr/^\Q$t->[0]\E\t/m, "--list-arches lists $t->[0]");
 }
 
-sub have { my ($p) = @_; return scalar grep { -x "$_/$p" } split /:/, $ENV{PATH} }
 my @missing = grep { !have("$_->[1]-gcc-12") || !have("$_->[1]-objdump") } @targets;
 if (@missing) {
     my $why = 'not installed: ' . join(' ', map { "$_->[1]-gcc-12" } @missing)

@@ -12,9 +12,8 @@ use Test::More;
 use File::Copy qw(copy);
 use POSIX ();
 use lib 't/lib';
-use TestUtil qw($TOP $SRC run_cmd must compile tmpdir slurp spit leftovers);
+use TestUtil qw($TOP $SRC run_cmd must compile tmpdir slurp spit leftovers which);
 use Harden qw(@FRONT_ENDS front_end sig_wrapper oracle_of is_recorded state_of script);
-use RecordMcount::Run ();
 
 our $MOUNTED;    # unmounted however the test ends
 END { system('umount', $MOUNTED) if $MOUNTED }
@@ -26,9 +25,9 @@ my $orig = compile("$SRC/corpus.c", "$wd/orig.o", @flags);
 my $oracle = oracle_of("$SRC/corpus.c", "$wd/gcc.o", @flags);
 my $helper = "$TOP/build/mcount-scan";
 
-sub which { my ($p) = @_; my $w = RecordMcount::Run::find_program($p); return $w || die "$p not found\n" }
-my %real = (objdump => which('objdump'), objcopy => which('objcopy'), as => which('as'),
-    cc => which('gcc'), ld => which('ld'), helper => $helper);
+my %real = (objdump => 'objdump', objcopy => 'objcopy', as => 'as', cc => 'gcc', ld => 'ld');
+$_ = which($_) // die "$_ not found\n" for values %real;
+$real{helper} = $helper;
 
 # step => [tools replaced by the wrapper, what their arguments contain]
 my @steps = (

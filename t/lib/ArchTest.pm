@@ -22,7 +22,7 @@ use warnings;
 use Exporter 'import';
 use File::Copy qw(copy);
 use Test::More;
-use TestUtil qw($TOP $SRC run_cmd run_prog tmpdir);
+use TestUtil qw($TOP $SRC run_cmd must have run_prog tmpdir);
 use Oracle qw(table_sites filter_sites kernel_section section_headers);
 use ObjDiff qw(diff_objects);
 
@@ -32,13 +32,6 @@ our @EXPORT_OK = qw(check_target);
 # symbol ($d) the assembler puts at the start of the table on arm,
 # aarch64 and riscv
 my $ANCHOR = qr/^(\$mcount_anchor\S* \d+ 0 NOTYPE LOCAL DEFAULT |\$d 0 0 NOTYPE LOCAL DEFAULT __mcount_loc$)/;
-
-sub _must {
-    my (@cmd) = @_;
-    my ($st, $out, $err) = run_cmd(\@cmd);
-    die "command failed ($st): @cmd\n$out$err" if $st != 0;
-    return $out;
-}
 
 # What prog_main prints as the corpus result, from the same sources built
 # for the host without -pg: a hook that skipped or broke the functions it
@@ -50,9 +43,9 @@ sub _expected_result {
     open(my $fh, '>', "$d/stub.c") or die;
     print {$fh} "int mcount_report(void) { return 0; }\nvoid (*const asm_ptrs[])(void) = { 0 };\n";
     close $fh;
-    _must('gcc', '-O2', '-o', "$d/prog", (map { "$SRC/$_.c" } qw(corpus prog_main dup_a dup_b)),
+    must('gcc', '-O2', '-o', "$d/prog", (map { "$SRC/$_.c" } qw(corpus prog_main dup_a dup_b)),
         "$d/stub.c");
-    ($expected_result) = _must("$d/prog") =~ /^corpus result (-?\d+)$/m or die "no result";
+    ($expected_result) = must("$d/prog") =~ /^corpus result (-?\d+)$/m or die "no result";
     return $expected_result;
 }
 
@@ -61,13 +54,8 @@ sub _expected_result {
 sub _ld_r_diffs {
     my ($ld, $orig) = @_;
     (my $plain = $orig) =~ s/\.orig\.o$/.ldr.o/;
-    _must($ld, '-r', '-o', $plain, $orig);
+    must($ld, '-r', '-o', $plain, $orig);
     return diff_objects($orig, $plain, $ANCHOR);
-}
-
-sub _have {
-    my ($prog) = @_;
-    return scalar grep { -x "$_/$prog" } split /:/, $ENV{PATH} // '';
 }
 
 # Number of entries in FILE's table (from the section size).
@@ -91,7 +79,7 @@ sub _entries {
 sub check_target {
     my (%t) = @_;
     my $gcc = "$t{triple}-gcc-12";
-    my @missing = grep { !_have($_) } $gcc, "$t{triple}-objdump", "$t{triple}-ld", $t{qemu};
+    my @missing = grep { !have($_) } $gcc, "$t{triple}-objdump", "$t{triple}-ld", $t{qemu};
     if (@missing) {
         my $why = "$t{name}: not installed: @missing (run scripts/install-deps)";
         if ($ENV{CI}) {
@@ -118,9 +106,9 @@ sub check_target {
         # glibc (abicalls) cannot be called from kernel-style code
         my @rf = $t{pic_runtime} ? grep { /^-O/ } @f : @f;
         for my $c (qw(corpus prog_main dup_a dup_b)) {
-            _must($gcc, '-pg', ($c eq 'prog_main' ? @rf : @f), '-c', "$SRC/$c.c", '-o', "$d/$c.o");
+            must($gcc, '-pg', ($c eq 'prog_main' ? @rf : @f), '-c', "$SRC/$c.c", '-o', "$d/$c.o");
         }
-        _must("$t{triple}-ld", '-r', '-o', "$d/dup.o", "$d/dup_a.o", "$d/dup_b.o");
+        must("$t{triple}-ld", '-r', '-o', "$d/dup.o", "$d/dup_a.o", "$d/dup_b.o");
         my $sites = 0;
         for my $o (qw(corpus prog_main dup)) {
             copy("$d/$o.o", "$d/$o.orig.o") or die;
@@ -145,7 +133,7 @@ sub check_target {
 
         if ($t{gcc_oracle}) {
             for my $c (qw(corpus prog_main)) {
-                _must($gcc, '-pg', '-mrecord-mcount', @f, '-c', "$SRC/$c.c", '-o', "$d/$c.gcc.o");
+                must($gcc, '-pg', '-mrecord-mcount', @f, '-c', "$SRC/$c.c", '-o', "$d/$c.gcc.o");
                 is_deeply(table_sites("$d/$c.o"),
                     filter_sites(table_sites("$d/$c.gcc.o"), \&kernel_section),
                     "$name: $c.o: table equals GCC's -mrecord-mcount table");
@@ -160,16 +148,16 @@ sub check_target {
 
         # the runtime oracle
         my @cf = grep { !/^-f(function|data)-sections$/ } @rf;
-        _must($gcc, @cf, '-c', "$TOP/t/src/arch/$t{hook}/hook.S", '-o', "$d/hook.o");
-        _must($gcc, @cf, $t{runtime_opt} // '-O2', '-c', "$TOP/t/src/arch/check.c", '-o', "$d/check.o");
+        must($gcc, @cf, '-c', "$TOP/t/src/arch/$t{hook}/hook.S", '-o', "$d/hook.o");
+        must($gcc, @cf, $t{runtime_opt} // '-O2', '-c', "$TOP/t/src/arch/check.c", '-o', "$d/check.o");
         my @objs = map { "$d/$_.o" } qw(corpus prog_main dup hook check);
         for my $x (@{ $t{freestanding} // [] }) {
             (my $o = $x) =~ s/\.[cS]$/.o/;
-            _must($gcc, @cf, $t{runtime_opt} // '-O2', '-c', "$TOP/t/src/arch/$t{hook}/$x", '-o', "$d/$o");
+            must($gcc, @cf, $t{runtime_opt} // '-O2', '-c', "$TOP/t/src/arch/$t{hook}/$x", '-o', "$d/$o");
             push @objs, "$d/$o";
         }
         push @objs, '-lgcc' if $t{freestanding};
-        _must($gcc, @cf, '-static', @{ $t{link} // [] }, '-o', "$d/prog", @objs);
+        must($gcc, @cf, '-static', @{ $t{link} // [] }, '-o', "$d/prog", @objs);
         my ($st, $out, $err) = run_prog(["$d/prog"], qemu => $t{qemu});
         my ($summary) = $out =~ /^(entries=.*)$/m;
         is($st, 0, "$name: under $t{qemu}, every call site is in the table, every entry reached")
@@ -187,7 +175,7 @@ sub check_target {
         if ($n == 0) {
             # negative control: prog_main.o without its table
             my @bad = map { $_ eq "$d/prog_main.o" ? "$d/prog_main.orig.o" : $_ } @objs;
-            _must($gcc, @cf, '-static', @{ $t{link} // [] }, '-o', "$d/prog.bad", @bad);
+            must($gcc, @cf, '-static', @{ $t{link} // [] }, '-o', "$d/prog.bad", @bad);
             my ($bst, $bout) = run_prog(["$d/prog.bad"], qemu => $t{qemu});
             isnt($bst, 0, "$name: negative control: a program with an unrecorded object fails");
             like($bout, qr/calls from sites not in the table/,
