@@ -7,7 +7,7 @@ use warnings;
 use Test::More;
 use File::Copy qw(copy);
 use lib 't/lib';
-use TestUtil qw($TOP must tmpdir slurp leftovers which);
+use TestUtil qw($TOP must tmpdir slurp spit leftovers which);
 use Oracle qw(table_sites);
 use RecordTest qw(mr build_objects FLAG_SETS);
 
@@ -39,11 +39,8 @@ is_deeply($tab{4}, $tab{1}, '-j 4 gives every object the same table as -j 1');
 {
     my $d = tmpdir();
     copy("$src/one-0.o", "$d/a.o") or die;
-    open(my $t, '>', "$d/a.c") or die;       # not ELF
-    print {$t} "int x;\n";
-    close $t;
-    open(my $fh, '>', "$d/b.o") or die;       # empty
-    close $fh;
+    spit("$d/a.c", "int x;\n");       # not ELF
+    spit("$d/b.o", '');                # empty
     my ($st, $out, $err) = mr('-j', 4, "$d/a.o", "$d/a.c", "$d/b.o");
     is($st, 1, '-j 4 with bad files: exit 1');
     like($out, qr/1 object recorded, .*, 0 unchanged, 2 errors$/, '-j 4 counts the errors');

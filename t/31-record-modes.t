@@ -10,7 +10,7 @@ use Test::More;
 use File::Copy qw(copy);
 use JSON::PP ();
 use lib 't/lib';
-use TestUtil qw(must tmpdir slurp leftovers arch_of_flags);
+use TestUtil qw(must tmpdir slurp spit leftovers arch_of_flags);
 use Oracle qw(section_headers);
 use RecordTest qw(mr build_objects gcc_sites gcc_program_addresses list_sites FLAG_SETS);
 
@@ -105,9 +105,7 @@ for my $flags (FLAG_SETS) {
 
 # objects without call sites are counted as unchanged; errors are counted
 my $dir = tmpdir();
-open(my $fh, '>', "$dir/nopg.c") or die;
-print {$fh} "int f(int x) { return x + 1; }\n";
-close $fh;
+spit("$dir/nopg.c", "int f(int x) { return x + 1; }\n");
 must('gcc', '-O2', '-c', "$dir/nopg.c", '-o', "$dir/nopg.o");
 copy("$dir/nopg.c", "$dir/notelf.o");
 my ($st, $out, $err) = mr("$dir/nopg.o", "$dir/notelf.o", "$dir/missing.o");

@@ -9,7 +9,7 @@ use warnings;
 use Test::More;
 use File::Copy qw(copy);
 use lib 't/lib';
-use TestUtil qw($TOP run_cmd must tmpdir slurp have);
+use TestUtil qw($TOP run_cmd must tmpdir slurp spit have);
 
 my $dir = tmpdir();
 my $scan = "$TOP/build/mcount-scan";
@@ -44,9 +44,7 @@ if (@missing) {
     exit;
 }
 
-open(my $fh, '>', "$dir/f.c") or die;
-print {$fh} "int g(int);\nint pub(int x) { return g(x) + 1; }\n";
-close $fh;
+spit("$dir/f.c", "int g(int);\nint pub(int x) { return g(x) + 1; }\n");
 for my $t (@targets) {
     my ($name, $triple, $karch, $endian, $bits) = @$t;
     must("$triple-gcc-12", '-O2', '-pg', '-c', "$dir/f.c", '-o', "$dir/$name.o");
@@ -55,12 +53,10 @@ for my $t (@targets) {
     like($id, qr/^arch\t\Q$name\E$/m, "kernel ARCH $karch $endian $bits is $name");
 }
 
-sub spit_s { my ($f, $s) = @_; open(my $o, '>', $f) or die; print {$o} $s; close $o; return }
-
 # recordmcount.pl on an object assembled from $src; must fail naming $re
 sub refused {
     my ($what, $triple, $karch, $endian, $bits, $src, $re) = @_;
-    spit_s("$dir/bad.s", $src);
+    spit("$dir/bad.s", $src);
     must("$triple-gcc-12", '-c', "$dir/bad.s", '-o', "$dir/bad.o");
     copy("$dir/bad.o", "$dir/bad.orig.o") or die;
     my ($st, undef, $err) = run_cmd(["$TOP/recordmcount.pl", $karch, $endian, $bits,

@@ -22,7 +22,7 @@ use warnings;
 use Exporter 'import';
 use File::Copy qw(copy);
 use Test::More;
-use TestUtil qw($TOP $SRC run_cmd must have run_prog tmpdir);
+use TestUtil qw($TOP $SRC run_cmd must have run_prog tmpdir spit);
 use Oracle qw(table_sites filter_sites kernel_section section_headers);
 use ObjDiff qw(diff_objects);
 
@@ -40,9 +40,7 @@ my $expected_result;
 sub _expected_result {
     return $expected_result if defined $expected_result;
     my $d = tmpdir();
-    open(my $fh, '>', "$d/stub.c") or die;
-    print {$fh} "int mcount_report(void) { return 0; }\nvoid (*const asm_ptrs[])(void) = { 0 };\n";
-    close $fh;
+    spit("$d/stub.c", "int mcount_report(void) { return 0; }\nvoid (*const asm_ptrs[])(void) = { 0 };\n");
     must('gcc', '-O2', '-o', "$d/prog", (map { "$SRC/$_.c" } qw(corpus prog_main dup_a dup_b)),
         "$d/stub.c");
     ($expected_result) = must("$d/prog") =~ /^corpus result (-?\d+)$/m or die "no result";
