@@ -43,10 +43,7 @@ MK
     is($st, 0, "make -j8: $n objects built through mcount-cc") or diag $err;
     note sprintf 'make -j8 over %d objects: %.1f s', $n + 1, $secs;
     is($err, '', 'make -j8: nothing on stderr');
-    my @left;
-    opendir(my $dh, $d) or die;
-    @left = grep { /^\.tmp_mc_|mcount-cc\.\d+$/ } readdir $dh;
-    is_deeply(\@left, [], 'make -j8: no temporary files in the directory');
+    is_deeply([leftovers($d)], [], 'make -j8: no temporary files in the directory');
     my @missing = grep { !-e sprintf("$d/u%03d.o", $_) } 1 .. $n;
     is_deeply(\@missing, [], 'make -j8: every object is there');
     ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--verify', "$d/prog"]);

@@ -7,8 +7,7 @@ use warnings;
 
 use Exporter 'import';
 use Test::More;
-use File::Find ();
-use TestUtil qw($TOP run_cmd tmpdir spit slurp);
+use TestUtil qw($TOP run_cmd tmpdir spit slurp leftovers);
 use Oracle qw(table_sites filter_sites kernel_section);
 
 our @EXPORT_OK = qw($MCC @SOURCES fake_dir logging_gcc read_log mcc oracle_ok verify_program
@@ -108,12 +107,10 @@ sub in_dir {
     return run_cmd([_in_dir_cmd($dir, @cmd)], env => $env);
 }
 
-# No .tmp_mc_* file anywhere under DIR.
+# No temporary file of the front ends anywhere under DIR.
 sub no_leftovers {
     my ($dir, $name) = @_;
-    my @left;
-    File::Find::find(sub { push @left, $File::Find::name if /^\.tmp_mc_/ }, $dir);
-    is_deeply(\@left, [], "$name: no temporary files left");
+    is_deeply([leftovers($dir)], [], "$name: no temporary files left");
     return;
 }
 

@@ -7,6 +7,7 @@ use warnings;
 use Exporter 'import';
 use Cwd qw(abs_path);
 use File::Basename qw(dirname);
+use File::Find ();
 use File::Temp qw(tempdir);
 use POSIX ();
 use Test::More ();
@@ -166,11 +167,18 @@ sub flag_matrix {
     return @m;
 }
 
-# temporary files the pipeline must not leave behind
+# Temporary files the front ends must not leave behind, anywhere under DIR
+# (paths relative to DIR): the pipeline's .tmp_mc_NAME.PID.N.* and
+# mcount-record --remove's .tmp_mc_NAME.PID.rm, and mcount-cc's
+# OBJ.mcount-cc.PID.
 sub leftovers {
     my ($dir) = @_;
-    opendir(my $dh, $dir) or die "$dir: $!";
-    return grep { /^\.tmp_mc_/ } readdir $dh;
+    $dir =~ s{(.)/+\z}{$1};
+    my @left;
+    File::Find::find({ no_chdir => 1, wanted => sub {
+        push @left, substr($_, length($dir) + 1) if m{/(\.tmp_mc_[^/]*|[^/]+\.mcount-cc\.\d+)\z};
+    } }, $dir);
+    return @left;
 }
 
 1;
