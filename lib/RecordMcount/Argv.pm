@@ -15,6 +15,7 @@ use strict;
 use warnings;
 
 use Exporter 'import';
+use RecordMcount::Run qw(basename);
 
 our @EXPORT_OK = qw(split_command classify expand_response_files
     triple_from_compiler reason_text %REASONS);
@@ -41,10 +42,6 @@ our %REASONS = (
     'response-file'   => 'unreadable @response file',
     'nested'          => 'already inside mcount-cc',
 );
-
-# A path's last component (File::Basename's answer for these names; that
-# module would cost a wrapped compile more start-up time than this one).
-sub basename { return $_[0] =~ s{.*/}{}sr }
 
 sub reason_text { return $REASONS{ $_[0] } // $_[0] }
 

@@ -5,8 +5,9 @@ package RecordMcount::Run;
 # so a failure can be reported as one "prog: file: message" line with the
 # tool's own words after it, and passed through unchanged on success.
 # Temporary files are registered here and removed on every exit path:
-# normal exit, die, and SIGINT/SIGTERM/SIGHUP (after which the process
-# re-raises the signal, so make sees the death it expects).
+# normal exit, die, and every signal that would end the process (after
+# which the process re-raises the signal, so make sees the death it
+# expects).
 use strict;
 use warnings;
 
@@ -19,15 +20,27 @@ use Exporter 'import';
 
 our @EXPORT_OK = qw(run_tool start_tool finish_tool run_piped find_program status_text
     register_temp forget_temp register_child forget_child cleanup_temps reset_after_fork
-    tool_name inherit_open interrupted basename dirname);
+    tool_name inherit_open interrupted basename dirname slurp_fh temp_path spawn reap
+    exit_like tool_failure tool_output);
 
 my %temps;        # path => 1
 my %children;     # pid => 1
 my $cleanup_pid = $$;
+my $temp_seq = 0;
+
+# A new temporary file's name, next to PATH (so that a rename into place
+# stays on one file system), registered for removal on every exit path:
+# DIR/.tmp_mc_NAME.PID.N.SUFFIX.  The one spelling of temporary names.
+sub temp_path {
+    my ($path, $suffix) = @_;
+    my $tmp = dirname($path) . '/.tmp_mc_' . basename($path) . ".$$." . $temp_seq++ . ".$suffix";
+    $temps{$tmp} = 1;
+    return $tmp;
+}
 
 sub register_temp { $temps{$_} = 1 for @_; return }
 sub forget_temp   { delete $temps{$_} for @_; return }
-# Children started without _spawn (mcount-record's -j workers): stopped
+# Children started without spawn (mcount-record's -j workers): stopped
 # with TERM and waited for on the way out, as the tools are.
 sub register_child { $children{$_} = 1 for @_; return }
 sub forget_child   { delete $children{$_} for @_; return }
@@ -58,22 +71,40 @@ sub cleanup_temps {
 
 END { cleanup_temps() }
 
+# The signals that end a process unless handled: each removes the
+# temporary files first, then ends the process by the same signal.  PIPE
+# is among them: a front end whose stderr is a closed pipe (`2>&1 | head`)
+# must not leave a half-done step behind.
+# A signal the process inherited as ignored stays ignored.
+my @FATAL_SIGNALS = grep { ($SIG{$_} // '') ne 'IGNORE' }
+    qw(INT TERM HUP QUIT PIPE ALRM USR1 USR2 XCPU XFSZ VTALRM PROF);
+
 sub _handle_signals {
-    for my $sig (qw(INT TERM HUP)) {
+    for my $sig (@FATAL_SIGNALS) {
         $SIG{$sig} = sub {
             cleanup_temps();
             require POSIX;
-            # die of the same signal; it is blocked while its handler runs
-            my $num = POSIX->can("SIG$sig")->();
-            $SIG{$sig} = 'DEFAULT';
-            POSIX::sigprocmask(POSIX::SIG_UNBLOCK(), POSIX::SigSet->new($num));
-            kill $sig, $$;
-            POSIX::_exit(128 + $num);
+            exit_like(POSIX->can("SIG$sig")->());
         };
     }
     return;
 }
 _handle_signals();
+
+# End this process the way a child with wait status ST ended: by its
+# signal (unblocked and with its default action, so the parent sees the
+# death it expects), else with its exit status.
+sub exit_like {
+    my ($st) = @_;
+    if (my $sig = $st & 127) {
+        require POSIX;
+        POSIX::sigaction($sig, POSIX::SigAction->new('DEFAULT'));
+        POSIX::sigprocmask(POSIX::SIG_UNBLOCK(), POSIX::SigSet->new($sig));
+        kill $sig, $$;
+        POSIX::_exit(128 + $sig);
+    }
+    exit($st >> 8);
+}
 
 # "exited 1", "killed by signal 9 (KILL)" for a wait status.
 sub status_text {
@@ -113,6 +144,24 @@ sub tool_name {
     return $cmd->[0] =~ s{.*/}{}sr;
 }
 
+# The message for a failed tool: "LABEL: WHAT failed (TOOL exited 1)"
+# and the tool's own words, indented, under it.
+sub tool_failure {
+    my ($label, $what, $cmd, $st, $err) = @_;
+    $err //= '';
+    $err =~ s/\s+\z//;
+    return "$label: $what failed (" . tool_name($cmd) . ' ' . status_text($st) . ")\n"
+        . join('', map { "  $_\n" } split /\n/, $err);
+}
+
+# Run a tool for its output; dies with tool_failure() if it fails.
+sub tool_output {
+    my ($label, $what, $cmd) = @_;
+    my ($st, $err, $out) = run_tool(cmd => $cmd, capture_stdout => 1);
+    die tool_failure($label, $what, $cmd, $st, $err) if $st != 0;
+    return $out;
+}
+
 # The full path of a program, searching PATH when it has no slash.
 # Looked up once per name (and PATH) in a process.
 my %found;
@@ -137,7 +186,8 @@ sub _anon_file {
     return $fh;
 }
 
-sub _slurp_back {
+# What was written to a temporary file handle, from its start.
+sub slurp_fh {
     my ($fh) = @_;
     seek $fh, 0, 0;
     local $/;
@@ -146,27 +196,32 @@ sub _slurp_back {
     return $text;
 }
 
-# Start a child with the given handles as its stdin/stdout/stderr (undef:
-# inherit); handles opened with inherit_open stay open in it.
-sub _spawn {
+# Start a child: cmd => [argv], with the given handles as its stdin,
+# stdout and stderr (in, out, err; undef: inherit); handles opened with
+# inherit_open stay open in it.  Tools run with LC_ALL=C (their output is
+# parsed); locale => 'inherit' leaves the environment alone (a compiler
+# speaking to the user).  path => the program to run (default: cmd's
+# first word, looked up in PATH); if it cannot be run, the child prints
+# fail_prefix . "cannot run NAME: why" and exits fail_status (127).
+sub spawn {
     my (%o) = @_;
     my @cmd = @{ $o{cmd} };
     my $pid = fork;
     die "cannot fork: $!\n" unless defined $pid;
     if ($pid == 0) {
         local $SIG{__DIE__};
-        $SIG{$_} = 'DEFAULT' for qw(INT TERM HUP PIPE);
+        $SIG{$_} = 'DEFAULT' for @FATAL_SIGNALS;
         # dup2 onto 0, 1 and 2 (perl keeps the standard handles' numbers)
         open(STDIN, '<&', $o{in})   if $o{in};
         open(STDOUT, '>&', $o{out}) if $o{out};
         open(STDERR, '>&', $o{err}) if $o{err};
-        $ENV{LC_ALL} = 'C';
+        $ENV{LC_ALL} = 'C' unless ($o{locale} // '') eq 'inherit';
         # by its path: the kernel's execvp would try each PATH entry in turn
-        my $prog = find_program($cmd[0]) // $cmd[0];
+        my $prog = $o{path} // find_program($cmd[0]) // $cmd[0];
         { no warnings 'exec'; exec { $prog } @cmd; }
-        print STDERR "cannot run $cmd[0]: $!\n";
+        print STDERR +($o{fail_prefix} // '') . "cannot run $cmd[0]: $!\n";
         require POSIX;
-        POSIX::_exit(127);
+        POSIX::_exit($o{fail_status} // 127);
     }
     $children{$pid} = 1;
     return $pid;
@@ -179,7 +234,8 @@ sub interrupted {
     return $err == Errno::EINTR();
 }
 
-sub _reap {
+# Wait for a child started by spawn; its wait status (-1: none).
+sub reap {
     my ($pid) = @_;
     my $r;
     do { $r = waitpid $pid, 0 } while ($r == -1 && interrupted());
@@ -199,14 +255,14 @@ sub start_tool {
     my (%o) = @_;
     my $err = _anon_file();
     my $out = $o{capture_stdout} ? _anon_file() : undef;
-    my $pid = _spawn(cmd => $o{cmd}, err => $err, out => $out);
+    my $pid = spawn(cmd => $o{cmd}, err => $err, out => $out);
     return { pid => $pid, err => $err, out => $out };
 }
 
 sub finish_tool {
     my ($job) = @_;
-    my $st = _reap($job->{pid});
-    return ($st, _slurp_back($job->{err}), $job->{out} ? _slurp_back($job->{out}) : undef);
+    my $st = reap($job->{pid});
+    return ($st, slurp_fh($job->{err}), $job->{out} ? slurp_fh($job->{out}) : undef);
 }
 
 # Run producer | consumer.  Returns (producer status, its stderr, consumer
@@ -215,13 +271,13 @@ sub run_piped {
     my (%o) = @_;
     pipe(my $r, my $w) or die "cannot create a pipe: $!\n";
     my ($perr, $cerr, $cout) = (_anon_file(), _anon_file(), _anon_file());
-    my $ppid = _spawn(cmd => $o{producer}, out => $w, err => $perr);
-    my $cpid = _spawn(cmd => $o{consumer}, in => $r, out => $cout, err => $cerr);
+    my $ppid = spawn(cmd => $o{producer}, out => $w, err => $perr);
+    my $cpid = spawn(cmd => $o{consumer}, in => $r, out => $cout, err => $cerr);
     close $r;
     close $w;
-    my $cst = _reap($cpid);
-    my $pst = _reap($ppid);
-    return ($pst, _slurp_back($perr), $cst, _slurp_back($cerr), _slurp_back($cout));
+    my $cst = reap($cpid);
+    my $pst = reap($ppid);
+    return ($pst, slurp_fh($perr), $cst, slurp_fh($cerr), slurp_fh($cout));
 }
 
 1;
