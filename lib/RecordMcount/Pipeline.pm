@@ -19,11 +19,11 @@ use warnings;
 
 use Exporter 'import';
 use RecordMcount::Run qw(run_tool start_tool finish_tool run_piped find_program status_text
-    register_temp forget_temp tool_name inherit_open basename dirname);
+    temp_path forget_temp tool_name tool_failure inherit_open basename dirname);
+use RecordMcount::Plan qw(parse_plan helper_message HELPER_OK HELPER_BAD_INPUT HELPER_USAGE
+    HELPER_NO_LISTING);
 
 our @EXPORT_OK = qw(record_object readable_file);
-
-my $seq = 0;
 
 sub _fail { my ($label, $msg) = @_; die "$label: $msg\n" }
 
@@ -53,27 +53,26 @@ sub _run_step {
 # stderr (warnings) on.
 sub _step_done {
     my ($label, $what, $cmd, $st, $err) = @_;
-    if ($st != 0) {
-        die "$label: $what failed (" . tool_name($cmd) . ' ' . status_text($st) . ")\n"
-            . _tool_text($err);
-    }
+    die tool_failure($label, $what, $cmd, $st, $err) if $st != 0;
     print STDERR $err if length $err;
     return;
 }
 
-sub _has_flag {
-    my ($cmd, $re) = @_;
-    return scalar grep { $_ =~ $re } @$cmd[1 .. $#$cmd];
+# Does the command (after its program) already have one of the words of
+# a plan's flag family ("--32 --64 --x32")?
+sub _has_family_flag {
+    my ($cmd, $family) = @_;
+    my %fam = map { $_ => 1 } split ' ', $family // '';
+    return scalar grep { $fam{$_} } @$cmd[1 .. $#$cmd];
 }
 
-# The assembler command a GCC driver would run for the table, when CC is
-# one whose flags cannot change that command: the driver's own process
-# (about a third of the record step's tool time) is saved, the table
-# object is the same.  x86 only, where the driver adds exactly --32/--64
-# (from -m32/-m64) and -Wa, options; elsewhere it passes ABI and CPU
-# options that also mark the object.  undef: let the driver assemble.
+# The assembler command a GCC driver would run for the table, where the
+# plan says the driver runs exactly `as AS-FLAG` plus its -Wa, options
+# (driver-as) and CC has no option that could change that: the driver's
+# own process (about a third of the record step's tool time) is saved, the
+# table object is the same.  undef: let the driver assemble.
 my $DRIVER_AS_STOP = qr/^(?:\@|-(?:B|Xassembler|specs|-specs|wrapper|v\z|\#\#\#|-help|-version|-target
-    |dump|print-|E\z|S\z|M|o|save-temps|time|pass-exit-codes|gsplit-dwarf|msse2avx|m16\z|mx32\z))/x;
+    |dump|print-|E\z|S\z|M|o|save-temps|time|pass-exit-codes|gsplit-dwarf))/x;
 # Which compiler driver CC is: ('gcc', PREFIX) or ('clang', ''), following
 # symbolic links (cc -> /etc/alternatives/cc -> gcc); () when unknown.
 # PREFIX is a cross compiler's (aarch64-linux-gnu-), used by its driver.
@@ -97,25 +96,26 @@ sub _driver_kind {
 
 sub _driver_as {
     my ($cc, $plan) = @_;
+    return undef unless $plan->{'driver-as'};
     my ($as_flag, $cc_flag) = ($plan->{'as-flag'} // '', $plan->{'cc-flag'} // '');
-    return undef unless $as_flag =~ /^--(?:32|64)\z/ && $cc_flag =~ /^-m(?:32|64)\z/;
+    my %family = map { $_ => 1 } split ' ', $plan->{'cc-flag-family'} // '';
+    my %stop = map { $_ => 1 } split ' ', $plan->{'driver-as-unless'} // '';
     my ($kind, $prefix) = _driver_kind($cc);
     return undef unless ($kind // '') eq 'gcc';
     my @as = ("${prefix}as");
     for my $arg (@$cc[1 .. $#$cc]) {
-        return undef if $arg =~ $DRIVER_AS_STOP;
-        return undef if $arg =~ /^-m(?:32|64)\z/ && $arg ne $cc_flag;
+        return undef if $arg =~ $DRIVER_AS_STOP || $stop{$arg};
+        return undef if $family{$arg} && $arg ne $cc_flag;
         push @as, split /,/, $1 if $arg =~ /^-Wa,(.*)\z/s;
         push @as, '-W' if $arg eq '-w';
     }
     find_program($as[0]) or return undef;
-    return [$as[0], $as_flag, @as[1 .. $#as]];
+    return [$as[0], ($as_flag ne '' ? $as_flag : ()), @as[1 .. $#as]];
 }
 
-# Check the file before anything runs; returns the path to work on (a
-# symlink's target, so the link stays a link).
-# The regular file FILE names (a symlink's target), or dies: what every
-# front end checks before a tool opens the file (a FIFO would block it).
+# The regular file FILE names (a symlink's target, so the link stays a
+# link), or dies: what every front end checks before a tool opens the
+# file (a FIFO would block it).
 sub readable_file {
     my ($file, $label) = @_;
     $label //= $file;
@@ -144,21 +144,6 @@ sub _check_input {
     return $path;
 }
 
-sub _parse_plan {
-    my ($text) = @_;
-    my %plan = (globalize => [], add_symbol => [], remove_section => []);
-    for my $line (split /\n/, $text) {
-        my ($key, @f) = split /\t/, $line, -1;
-        next unless defined $key;
-        if    ($key eq 'globalize')  { push @{ $plan{globalize} }, $f[0] }
-        elsif ($key eq 'remove-section') { push @{ $plan{remove_section} }, $f[0] }
-        elsif ($key eq 'add-symbol') { push @{ $plan{add_symbol} }, [@f] }
-        elsif ($key eq 'anchor')     { }    # informational: section, anchor, count
-        else                         { $plan{$key} = $f[0] }
-    }
-    return \%plan;
-}
-
 # record_object(FILE, OPTIONS) -> { status, sites, arch, plan, assembly? }
 #   status: recorded | no-sites | already-recorded | lto | dry-run
 # A failure dies with "FILE: message\n", or with a RecordMcount::Error
@@ -169,64 +154,85 @@ sub _parse_plan {
 # library), dry_run, label (name in messages).
 sub record_object {
     my ($file, $o) = @_;
-    my @made;
-    my $r = eval { _record($file, $o, \@made) };
+    my %job = (o => $o, label => $o->{label} // $file, tmp => {});
+    my $r = eval { _record($file, \%job) };
     my $err = $@;
     # every path ends here: remove what is left of the temporary files
+    my @made = values %{ $job{tmp} };
     unlink grep { -e } @made;
     forget_temp(@made);
     die $err unless $r;
     return $r;
 }
 
+# The steps, in order; each takes the job (options, label, the original
+# open as /dev/fd/N, temporary names, plan) and adds to it.
 sub _record {
-    my ($file, $o, $made) = @_;
-    my $label = $o->{label} // $file;
-    my $path = _check_input($file, $label);
-    my $orig = inherit_open($path) or _fail($label, "cannot open: $!");
-    my $snap = '/dev/fd/' . fileno($orig);
-    my @st = stat $orig;
+    my ($file, $job) = @_;
+    _open_input($file, $job);
+    my $plan = _scan($job);
+    my %result = (status => $plan->{status} // 'no-sites', sites => $plan->{sites} // 0,
+        arch => $plan->{arch}, plan => $plan);
+    return \%result if $result{status} ne 'recorded';
+    if ($job->{o}{dry_run}) {
+        open(my $fh, '<', $job->{tmp}{s}) or _fail($job->{label}, "cannot read $job->{tmp}{s}: $!");
+        local $/;
+        $result{assembly} = <$fh>;
+        $result{status} = 'dry-run';
+        return \%result;
+    }
+    _assemble_and_globalize($job);
+    _relink($job);
+    _finish($job);
+    return \%result;
+}
 
-    _check_tool($label, $o->{objdump}, 'objdump');
-    my $dir = dirname($path);
-    my $stem = "$dir/.tmp_mc_" . basename($path) . ".$$." . $seq++;
-    my %tmp = map { $_ => "$stem.$_" } qw(s o g r l);
-    register_temp(values %tmp);
-    push @$made, values %tmp;
+# Check the file, open it once (read as /dev/fd/N from then on, so a
+# concurrent rename of it by another process cannot mix two versions),
+# name the temporary files.
+sub _open_input {
+    my ($file, $job) = @_;
+    my $label = $job->{label};
+    $job->{path} = _check_input($file, $label);
+    $job->{orig} = inherit_open($job->{path}) or _fail($label, "cannot open: $!");
+    $job->{snap} = '/dev/fd/' . fileno($job->{orig});
+    $job->{mode} = (stat $job->{orig})[2] & 07777;
+    _check_tool($label, $job->{o}{objdump}, 'objdump');
+    # table.s, table.o, globalized copy, relinked, localized
+    $job->{tmp}{$_} = temp_path($job->{path}, $_) for qw(s o g r l);
+    return;
+}
 
-    my @objdump = (@{ $o->{objdump} }, ($o->{listing} // 'relocs') eq 'disasm' ? ('-h', '-t', '-dr') : ('-h', '-t', '-r'), $snap);
+# objdump | mcount-scan: writes table.s, returns the plan.
+sub _scan {
+    my ($job) = @_;
+    my ($o, $label, $snap) = ($job->{o}, $job->{label}, $job->{snap});
+    my @objdump = (@{ $o->{objdump} }, '-h', '-t',
+        ($o->{listing} // 'relocs') eq 'disasm' ? '-dr' : '-r', $snap);
     my @scan = ($o->{helper}, '--plan', '--object', $snap, '--file-name', $label,
-        '--name', $o->{prog} // 'recordmcount', '-o', $tmp{s});
-    push @scan, '--arch', $o->{arch}     if defined $o->{arch};
-    push @scan, '--bits', $o->{bits}     if defined $o->{bits};
-    push @scan, '--endian', $o->{endian} if defined $o->{endian};
-    push @scan, '--entry', $o->{entry}   if defined $o->{entry};
-    push @scan, '--sections', $o->{sections} if defined $o->{sections};
+        '--name', $o->{prog} // 'recordmcount', '-o', $job->{tmp}{s});
+    for my $opt (qw(arch bits endian entry sections)) {
+        push @scan, "--$opt", $o->{$opt} if defined $o->{$opt};
+    }
     push @scan, '--writable' if $o->{writable_table};
 
     my ($pst, $perr, $sst, $serr, $sout) =
         run_piped(producer => \@objdump, consumer => \@scan);
-    $perr =~ s/\Q$snap\E/$label/g;
+    my $code = $sst & 127 ? -1 : $sst >> 8;
     # The scanner's complaint about the ELF header is the most precise;
-    # with no listing to read (exit 3), objdump's own words are.
-    if ($sst != 0 && ($sst >> 8) != 3) {
-        $serr =~ s/\s+\z//;
-        if (($sst >> 8) == 2 && $serr =~ /\S/) {
-            # bad arguments (an unknown ARCH, a bad section list): usage
-            my ($first) = split /\n/, $serr;
-            $first =~ s/^[^:]+: //;
-            $first =~ s/ \(see --list-arches\)//;
+    # with no listing to read, objdump's own words are.
+    if ($code != HELPER_OK && $code != HELPER_NO_LISTING) {
+        my ($first, $rest) = helper_message($serr, $label);
+        # bad arguments (an unknown ARCH, a bad section list): usage
+        if ($code == HELPER_USAGE && length $first) {
+            require RecordMcount::Error;
             die RecordMcount::Error->new("$first\n", usage => 1);
         }
-        if (($sst >> 8) == 1 && $serr =~ /\S/) {
-            my @lines = split /\n/, $serr;
-            my $first = shift @lines;
-            $first =~ s/^[^:]+: (?:\Q$label\E: )?//;
-            die "$label: $first\n" . join('', map {"$_\n"} @lines);
-        }
+        die "$label: $first\n$rest" if $code == HELPER_BAD_INPUT && length $first;
         die "$label: mcount-scan failed (" . status_text($sst) . ")\n" . _tool_text($serr);
     }
-    if ($pst != 0 || $sst != 0) {
+    if ($pst != 0 || $code != HELPER_OK) {
+        $perr =~ s/\Q$snap\E/$label/g;
         my @lines = grep { /\S/ } split /\n/, $perr;
         my $first = shift(@lines) // 'no output';
         $first =~ s/^.*?\Q$label\E: //;
@@ -234,81 +240,94 @@ sub _record {
             . _tool_text(join "\n", @lines);
     }
     print STDERR $serr if length $serr;
-    my $plan = _parse_plan($sout);
-    my %result = (status => $plan->{status} // 'no-sites', sites => $plan->{sites} // 0,
-        arch => $plan->{arch}, plan => $plan);
-    return \%result if $result{status} ne 'recorded';
+    return $job->{plan} = parse_plan($sout);
+}
 
-    if ($o->{dry_run}) {
-        open(my $fh, '<', $tmp{s}) or _fail($label, "cannot read $tmp{s}: $!");
-        local $/;
-        $result{assembly} = <$fh>;
-        $result{status} = 'dry-run';
-        return \%result;
-    }
-
-    # Assemble the table.  Through the compiler driver (its flags choose the
-    # target, e.g. -m32), forced to assembler input and no debug info, or
-    # through the assembler itself.
-    my @asm;
+# The command that assembles table.s into table.o: the assembler (with
+# the plan's as-flag), or the compiler driver (its flags choose the
+# target, e.g. -m32) forced to assembler input and no debug info.
+sub _assemble_cmd {
+    my ($job) = @_;
+    my ($o, $plan, $tmp) = ($job->{o}, $job->{plan}, $job->{tmp});
     if ($o->{as}) {
-        _check_tool($label, $o->{as}, 'assembler');
-        @asm = (@{ $o->{as} });
-        push @asm, $plan->{'as-flag'} if $plan->{'as-flag'} && !_has_flag($o->{as}, qr/^--(32|64|x32)$/);
-        push @asm, '-o', $tmp{o}, $tmp{s};
-    } else {
-        _check_tool($label, $o->{cc}, 'compiler (CC)');
-        if (my $as = _driver_as($o->{cc}, $plan)) {
-            @asm = (@$as, '-o', $tmp{o}, $tmp{s});
-        } else {
-            @asm = (@{ $o->{cc} });
-            push @asm, $plan->{'cc-flag'} if $plan->{'cc-flag'} && !_has_flag($o->{cc}, qr/^-m(32|64|x32)$/);
-            # clang's own assembler gives an empty .text 4-byte alignment,
-            # and ld -r would pad the object's .text to it: use GNU as (which
-            # takes no debug flags from clang); CC's compile flags unused
-            # for assembling are not worth a warning
-            if (((_driver_kind($o->{cc}))[0] // '') eq 'clang') {
-                push @asm, '-fno-integrated-as', '-Qunused-arguments';
-            } else {
-                push @asm, '-g0';
-            }
-            push @asm, '-c', '-o', $tmp{o}, '-x', 'assembler', $tmp{s};
-        }
+        _check_tool($job->{label}, $o->{as}, 'assembler');
+        my @asm = @{ $o->{as} };
+        push @asm, $plan->{'as-flag'}
+            if $plan->{'as-flag'} && !_has_family_flag($o->{as}, $plan->{'as-flag-family'});
+        return [@asm, '-o', $tmp->{o}, $tmp->{s}];
     }
-    # Anchors that are local, or that have to be made, must be global while
-    # ld -r binds the table to them.  That objcopy runs while the table is
-    # assembled (the two are independent); the assembler's result is
-    # reported first, as if they had run one after the other.
-    my @names = (@{ $plan->{globalize} }, map { $_->[0] } @{ $plan->{add_symbol} });
-    my ($input, @objcopy) = ($snap);
-    if (@names) {
+    _check_tool($job->{label}, $o->{cc}, 'compiler (CC)');
+    if (my $as = _driver_as($o->{cc}, $plan)) {
+        return [@$as, '-o', $tmp->{o}, $tmp->{s}];
+    }
+    my @asm = @{ $o->{cc} };
+    push @asm, $plan->{'cc-flag'}
+        if $plan->{'cc-flag'} && !_has_family_flag($o->{cc}, $plan->{'cc-flag-family'});
+    # clang's own assembler gives an empty .text 4-byte alignment, and ld -r
+    # would pad the object's .text to it: use GNU as (which takes no debug
+    # flags from clang); CC's compile flags unused for assembling are not
+    # worth a warning
+    if (((_driver_kind($o->{cc}))[0] // '') eq 'clang') {
+        push @asm, '-fno-integrated-as', '-Qunused-arguments';
+    } else {
+        push @asm, '-g0';
+    }
+    return [@asm, '-c', '-o', $tmp->{o}, '-x', 'assembler', $tmp->{s}];
+}
+
+# Assemble the table; meanwhile make the anchors that are local, or that
+# have to be added, global in a copy of the object, for ld -r to bind the
+# table to them (the two are independent).  The assembler's result is
+# reported first, as if they had run one after the other.
+sub _assemble_and_globalize {
+    my ($job) = @_;
+    my ($o, $plan, $label) = ($job->{o}, $job->{plan}, $job->{label});
+    my $asm = _assemble_cmd($job);
+    $job->{names} = [@{ $plan->{globalize} }, map { $_->[0] } @{ $plan->{'add-symbol'} }];
+    $job->{input} = $job->{snap};
+    my @objcopy;
+    if (@{ $job->{names} }) {
         _check_tool($label, $o->{objcopy}, 'objcopy');
         @objcopy = (@{ $o->{objcopy} });
         push @objcopy, "--globalize-symbol=$_" for @{ $plan->{globalize} };
-        push @objcopy, '--add-symbol', "$_->[0]=$_->[1]:$_->[2],global" for @{ $plan->{add_symbol} };
-        push @objcopy, $snap, $tmp{g};
-        $input = $tmp{g};
+        push @objcopy, '--add-symbol', "$_->[0]=$_->[1]:$_->[2],global" for @{ $plan->{'add-symbol'} };
+        push @objcopy, $job->{snap}, $job->{tmp}{g};
+        $job->{input} = $job->{tmp}{g};
     }
-    my $as_job = start_tool(cmd => \@asm);
+    my $as_job = start_tool(cmd => $asm);
     my @globalized = @objcopy ? run_tool(cmd => \@objcopy) : ();
-    _step_done($label, 'assembling the table', \@asm, finish_tool($as_job));
+    _step_done($label, 'assembling the table', $asm, finish_tool($as_job));
     _step_done($label, 'globalizing anchors', \@objcopy, @globalized) if @objcopy;
+    return;
+}
 
-    _check_tool($label, $o->{ld}, 'linker (LD)');
+sub _relink {
+    my ($job) = @_;
+    my ($o, $plan) = ($job->{o}, $job->{plan});
+    _check_tool($job->{label}, $o->{ld}, 'linker (LD)');
     my @ld = (@{ $o->{ld} });
     push @ld, '-m', $plan->{'ld-emulation'}
-        if $plan->{'ld-emulation'} && !_has_flag($o->{ld}, qr/^-m/);
-    push @ld, '-r', '-o', $tmp{r}, $input, $tmp{o};
-    _run_step($label, 'relinking (ld -r)', \@ld);
+        if $plan->{'ld-emulation'} && !grep { /^-m/ } @ld[1 .. $#ld];
+    push @ld, '-r', '-o', $job->{tmp}{r}, $job->{input}, $job->{tmp}{o};
+    _run_step($job->{label}, 'relinking (ld -r)', \@ld);
+    return;
+}
 
+# Make the anchors local again and take out what ld -r added (only when
+# there is any: usually no process runs here), then rename the result
+# over the object, with the original's mode.
+sub _finish {
+    my ($job) = @_;
+    my ($o, $plan, $tmp, $label) = ($job->{o}, $job->{plan}, $job->{tmp}, $job->{label});
+    my @names = @{ $job->{names} };
     # ld -r names the file symbol it invents after its input's base name;
     # the table's object gets one too where the assembler writes mapping
     # symbols ($d on arm, aarch64, riscv).
     my @file_syms;
-    push @file_syms, basename($input) if $plan->{'strip-ld-file-symbol'};
-    push @file_syms, basename($tmp{o}) if $plan->{'strip-table-file-symbol'};
-    my $final = $tmp{r};
-    my @empty = @{ $plan->{remove_section} };    # sections only the table's object had
+    push @file_syms, basename($job->{input}) if $plan->{'strip-ld-file-symbol'};
+    push @file_syms, basename($tmp->{o}) if $plan->{'strip-table-file-symbol'};
+    my @empty = @{ $plan->{'remove-section'} };    # sections only the table's object had
+    my $final = $tmp->{r};
     if (@names || @file_syms || @empty) {
         _check_tool($label, $o->{objcopy}, 'objcopy');
         my @cmd = (@{ $o->{objcopy} });
@@ -316,27 +335,12 @@ sub _record {
         push @cmd, "--strip-symbol=$_" for @file_syms;
         push @cmd, "--remove-section=$_" for @empty;
         _run_step($label, @names ? 'localizing anchors' : 'removing what ld -r added',
-            [@cmd, $tmp{r}, $tmp{l}]);
-        $final = $tmp{l};
+            [@cmd, $tmp->{r}, $tmp->{l}]);
+        $final = $tmp->{l};
     }
-
-    chmod $st[2] & 07777, $final;
-    rename $final, $path or _fail($label, "cannot replace the object: $!");
-    return \%result;
-}
-
-package RecordMcount::Error;
-# An error that prints as its message and says whether it was bad usage.
-# overload is loaded with the first such error (most runs have none).
-my $overloaded;
-sub new {
-    my ($class, $msg, %a) = @_;
-    $overloaded //= do {
-        require overload;
-        overload->import('""' => sub { $_[0]{msg} }, fallback => 1);
-        1;
-    };
-    return bless { msg => $msg, %a }, $class;
+    chmod $job->{mode}, $final;
+    rename $final, $job->{path} or _fail($label, "cannot replace the object: $!");
+    return;
 }
 
 1;

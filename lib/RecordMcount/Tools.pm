@@ -16,6 +16,7 @@ use warnings;
 
 use Exporter 'import';
 use RecordMcount::Run qw(find_program run_tool);
+use RecordMcount::Plan qw(parse_plan helper_message);
 
 our @EXPORT_OK = qw(find_tools identify_object tool_problem);
 
@@ -23,21 +24,22 @@ my @TOOLS = qw(objdump objcopy ld as readelf);
 my %ENVVAR = (objdump => 'OBJDUMP', objcopy => 'OBJCOPY', ld => 'LD', as => 'AS',
     readelf => 'READELF', cc => 'CC');
 
-# The architecture facts mcount-scan reads from an object's ELF header:
-# { arch, bits, endian, triple, ld-emulation, hooks, call-forms, ... },
-# or undef with $@ set to the helper's message.
+# The architecture facts mcount-scan reads from an object's ELF header
+# (a plan, see RecordMcount::Plan: arch, bits, endian, triple,
+# ld-emulation, hooks, call-forms, ...), or undef with $@ set to the
+# helper's message.
 sub identify_object {
     my ($helper, $file) = @_;
     my ($st, $err, $out) = run_tool(cmd => [$helper, '--identify', '--object', $file],
         capture_stdout => 1);
     if ($st != 0) {
-        $err =~ s/^[^:]+: (?:\Q$file\E: )?//;
-        $err =~ s/\s+\z//;
-        $@ = $err || 'cannot identify the object';
+        my ($first, $rest) = helper_message($err, $file);
+        $rest =~ s/\n\z//;
+        $@ = !length $first ? 'cannot identify the object'
+            : length $rest ? "$first\n$rest" : $first;
         return undef;
     }
-    my %id = map { split /\t/, $_, 2 } grep { /\t/ } split /\n/, $out;
-    return \%id;
+    return parse_plan($out);
 }
 
 sub _env_cmd {
