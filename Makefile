@@ -3,11 +3,14 @@
 #   make check        run every test (prove)
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make V=1          show the commands
-VERSION    := 0.1.0
+# The version is written once, in lib/RecordMcount/Front.pm.
+VERSION    := $(shell sed -n "s/^our \$$VERSION = '\(.*\)';/\1/p" lib/RecordMcount/Front.pm)
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
-LIBEXECDIR ?= $(PREFIX)/libexec/recordmcount
-PERLDIR    ?= $(PREFIX)/share/recordmcount/perl
+# The commands, their modules and the helper, laid out as in the tree
+# (bin/, lib/, and libexec/ for the helper), so that each command finds
+# the rest beside itself; BINDIR gets symbolic links to the commands.
+PKGDIR     ?= $(PREFIX)/lib/recordmcount
 MANDIR     ?= $(PREFIX)/share/man
 MAN1DIR    ?= $(MANDIR)/man1
 
@@ -82,25 +85,23 @@ check-kernel: all
 bench: all
 	bench/run
 
+COMMANDS := recordmcount.pl bin/mcount-cc bin/mcount-record
+
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(PERLDIR)/RecordMcount $(DESTDIR)$(MAN1DIR)
-	install -m 755 $(HELPER) $(DESTDIR)$(LIBEXECDIR)/mcount-scan
-	install -m 644 lib/RecordMcount/*.pm $(DESTDIR)$(PERLDIR)/RecordMcount/
-	for f in recordmcount.pl bin/*; do \
-		[ -f "$$f" ] || continue; \
-		sed -e 's|^    \$$LIBDIR = .*|    $$LIBDIR = "$(PERLDIR)";|' \
-		    -e 's|^    \$$HELPER = .*|    $$HELPER = "$(LIBEXECDIR)/mcount-scan";|' \
-		    "$$f" > $(DESTDIR)$(BINDIR)/$$(basename $$f); \
-		chmod 755 $(DESTDIR)$(BINDIR)/$$(basename $$f); \
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGDIR)/bin $(DESTDIR)$(PKGDIR)/libexec \
+		$(DESTDIR)$(PKGDIR)/lib/RecordMcount $(DESTDIR)$(MAN1DIR)
+	install -m 755 $(HELPER) $(DESTDIR)$(PKGDIR)/libexec/mcount-scan
+	install -m 644 lib/RecordMcount/*.pm $(DESTDIR)$(PKGDIR)/lib/RecordMcount/
+	for f in $(COMMANDS); do \
+		install -m 755 $$f $(DESTDIR)$(PKGDIR)/$$f && \
+		ln -sf $(PKGDIR)/$$f $(DESTDIR)$(BINDIR)/$$(basename $$f) || exit 1; \
 	done
 	install -m 644 $(MANS) $(DESTDIR)$(MAN1DIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBEXECDIR)/mcount-scan
-	for f in recordmcount.pl bin/*; do rm -f $(DESTDIR)$(BINDIR)/$$(basename $$f); done
+	for f in $(COMMANDS); do rm -f $(DESTDIR)$(BINDIR)/$$(basename $$f); done
 	for f in $(MANS); do rm -f $(DESTDIR)$(MAN1DIR)/$$(basename $$f); done
-	rm -rf $(DESTDIR)$(PERLDIR)
-	-rmdir $(DESTDIR)$(LIBEXECDIR) $(dir $(DESTDIR)$(PERLDIR)) 2>/dev/null
+	rm -rf $(DESTDIR)$(PKGDIR)
 
 clean:
 	rm -rf build

@@ -8,20 +8,12 @@ use warnings;
 # Kbuild runs this once per object: it loads only what the record step
 # needs (FindBin, Getopt::Long and Text::ParseWords would double the
 # start-up time; they are loaded when the arguments need them).
-our ($LIBDIR, $HELPER, $BIN);
-BEGIN {
-    # the script's directory, symbolic links resolved (as FindBin's RealBin)
+BEGIN {   # lib/ beside this script, symbolic links resolved (see RecordMcount::Front)
     my $me = $0;
-    while (-l $me) {
-        my $to = readlink $me;
-        $me = $to =~ m{^/} ? $to : ($me =~ s{[^/]*\z}{}r) . $to;
-    }
-    $BIN = $me =~ m{/} ? $me =~ s{/+[^/]*\z}{}r : '.';
-    $BIN = '/' unless length $BIN;
-    $LIBDIR = "$BIN/lib";
-    $HELPER = "$BIN/build/mcount-scan";
-    unshift @INC, $LIBDIR;      # as `use lib`, without lib.pm and Config.pm
+    $me = readlink($me) =~ s{^(?!/)}{$me =~ s{[^/]*\z}{}r}er while -l $me;
+    unshift @INC, ($me =~ s{[^/]*\z}{}r || './') . 'lib';
 }
+use RecordMcount::Front qw(set_program error bad_usage print_version helper_path lto_text);
 use RecordMcount::Pipeline qw(record_object);
 
 # Text::ParseWords' shellwords, which only quotes and backslashes need.
@@ -32,8 +24,7 @@ sub shellwords {
     return Text::ParseWords::shellwords($s);
 }
 
-my $PROG = 'recordmcount';
-my $VERSION = '0.1.0';
+set_program('recordmcount', 'recordmcount.pl');
 
 sub usage {
     my ($fh) = @_;
@@ -61,11 +52,6 @@ END
     return;
 }
 
-sub bad_usage {
-    print STDERR "$PROG: $_[0]\nTry 'recordmcount.pl --help' for more information.\n";
-    exit 2;
-}
-
 my %opt;
 # Options come first (require_order): none unless the first argument is one.
 if (@ARGV && $ARGV[0] =~ /^-/) {
@@ -76,8 +62,8 @@ if (@ARGV && $ARGV[0] =~ /^-/) {
         'sections=s'  => \$opt{sections},
         'disassemble' => \$opt{disasm},
         'help|h'      => sub { usage(\*STDOUT); exit 0 },
-        'version|V'   => sub { print "recordmcount.pl (recordmcount) $VERSION\n"; exit 0 },
-    ) or do { print STDERR "Try 'recordmcount.pl --help' for more information.\n"; exit 2 };
+        'version|V'   => sub { print_version(); exit 0 },
+    ) or bad_usage();
 }
 bad_usage("--entry must be call or reloc, not '$opt{entry}'")
     if defined $opt{entry} && $opt{entry} !~ /^(call|reloc)\z/;
@@ -97,8 +83,8 @@ if (@ARGV == 12) {
 bad_usage("BITS must be 32 or 64, not '$bits'") if defined $bits && $bits !~ /^(32|64)\z/;
 
 my %o = (
-    prog     => $PROG,
-    helper   => $ENV{RECORDMCOUNT_HELPER} // $HELPER,
+    prog     => 'recordmcount',
+    helper   => helper_path(),
     arch     => $arch,
     bits     => $bits,
     endian   => $endian,
@@ -117,12 +103,11 @@ if (!$r) {
     if (ref $e && $e->{usage}) {
         bad_usage($e =~ s/\n\z//r);
     }
-    print STDERR "$PROG: $e";
+    error($e);
     exit 1;
 }
 if ($r->{status} eq 'lto') {
-    print STDERR "$PROG: $file: an LTO object has no machine code to record "
-        . "(compile without -flto, or with -ffat-lto-objects)\n";
+    error("$file: " . lto_text());
     exit 1;
 }
 exit 0;

@@ -13,7 +13,7 @@ my $dir = tmpdir();
 my $prefix = "$dir/prefix";
 my ($st, $out, $err) = run_cmd(['make', '-C', $TOP, '-s', 'install', "PREFIX=$prefix"]);
 is($st, 0, 'make install succeeds') or diag $err;
-for my $f ('bin/recordmcount.pl', 'bin/mcount-record', 'bin/mcount-cc', 'libexec/recordmcount/mcount-scan') {
+for my $f ('bin/recordmcount.pl', 'bin/mcount-record', 'bin/mcount-cc', 'lib/recordmcount/libexec/mcount-scan') {
     ok(-x "$prefix/$f", "$f installed and executable");
 }
 for my $m (qw(recordmcount.pl mcount-record mcount-cc)) {

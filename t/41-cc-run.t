@@ -41,7 +41,7 @@ for my $case (['link', [qw(a.c main.c -o p)]], ['compile', [qw(-c a.c -o a.o)]])
         if ($what eq 'compile' && $code == 0) {
             # the "object" is missing: a record failure, reported as ours
             is($st >> 8, 100, "$what, compiler exits 0 without an object: status 100");
-            like($err, qr/^mcount-cc: error: a\.o: the compiler succeeded but wrote no such object$/m,
+            like($err, qr/^mcount-cc: a\.o: the compiler succeeded but wrote no such object$/m,
                 "$what: missing object named");
             next;
         }
@@ -62,8 +62,8 @@ for my $case (['link', [qw(a.c main.c -o p)]], ['compile', [qw(-c a.c -o a.o)]])
     my ($st, $out, $err) = mcc(['gcc', '-O2', '-c', 'a.c', '-o', 'a.o'], dir => $dir,
         env => { LD => '/bin/false' });
     is($st >> 8, 100, 'record failure: exit status 100');
-    like($err, qr/^mcount-cc: error: a\.o: relinking \(ld -r\) failed \(false exited 1\)$/m,
-        'record failure: mcount-cc: error: FILE: what failed');
+    like($err, qr/^mcount-cc: a\.o: relinking \(ld -r\) failed \(false exited 1\)$/m,
+        'record failure: mcount-cc: FILE: what failed');
     like($err, qr/^mcount-cc: the object was removed; to reproduce: gcc -pg -O2 -c a\.c -o a\.o && LD=\/bin\/false mcount-record a\.o$/m,
         'record failure: the exact commands that reproduce it');
     ok(!-e "$dir/a.o", 'record failure: the object is removed (make will retry)');
@@ -72,7 +72,7 @@ for my $case (['link', [qw(a.c main.c -o p)]], ['compile', [qw(-c a.c -o a.o)]])
     ($st, $out, $err) = mcc(['fakecc', '-c', 'a.c', '-o', 'junk.o'], dir => $dir,
         env => { PATH => $PATHF, FAKE_JUNK => 1 });
     is($st >> 8, 100, 'not an object: exit status 100');
-    like($err, qr/^mcount-cc: error: junk\.o: .*ELF/mi, 'not an object: the helper says why');
+    like($err, qr/^mcount-cc: junk\.o: .*ELF/mi, 'not an object: the helper says why');
     ok(!-e "$dir/junk.o", 'not an object: removed');
 }
 
@@ -85,13 +85,13 @@ for my $case (['link', [qw(a.c main.c -o p)]], ['compile', [qw(-c a.c -o a.o)]])
     mkdir "$inst/$_" or die "mkdir $inst/$_: $!" for qw(bin lib lib/RecordMcount);
     spit("$inst/bin/mcount-cc", slurp($MCC));
     chmod 0755, "$inst/bin/mcount-cc";
-    spit("$inst/lib/RecordMcount/$_.pm", slurp("$TOP/lib/RecordMcount/$_.pm")) for qw(Argv Run);
+    spit("$inst/lib/RecordMcount/$_.pm", slurp("$TOP/lib/RecordMcount/$_.pm")) for qw(Argv Front Run);
     # (prove -I puts this tree's lib/ on PERL5LIB)
     my %noinc = (PERL5LIB => '', PERLLIB => '');
     my ($st, $out, $err) = mcc(['gcc', '-O2', '-c', 'a.c', '-o', 'broken.o'], dir => $dir,
         prog => "$inst/bin/mcount-cc", env => \%noinc);
     is($st >> 8, 100, 'no RecordMcount::Pipeline: exit status 100');
-    like($err, qr/^mcount-cc: error: cannot load the record pipeline \(is recordmcount installed completely\?\): Can't locate RecordMcount\/Pipeline\.pm in \@INC/m,
+    like($err, qr/^mcount-cc: cannot load the record pipeline \(is recordmcount installed completely\?\): Can't locate RecordMcount\/Pipeline\.pm in \@INC/m,
         'no RecordMcount::Pipeline: says what is missing');
     is(scalar(() = $err =~ /\n/g), 1, 'no RecordMcount::Pipeline: one line');
     ok(!-e "$dir/broken.o", 'no RecordMcount::Pipeline: the object is removed');
@@ -144,7 +144,7 @@ for my $case (['link', [qw(a.c main.c -o p)]], ['compile', [qw(-c a.c -o a.o)]])
     ($st, $out, $err) = mcc(['-c', 'a.c', '-o', 'loop.o'], prog => "$masq/gcc", dir => $dir,
         env => { PATH => "$masq:$naive:$ENV{PATH}" });
     is($st >> 8, 111, 'recursion: exit status 111');
-    like($err, qr/^mcount-cc: error: gcc: recursive invocation \(MCOUNT_CC_ACTIVE=4\)/m,
+    like($err, qr/^mcount-cc: gcc: recursive invocation \(MCOUNT_CC_ACTIVE=4\)/m,
         'recursion: said clearly');
 
     # mcount-cc inside mcount-cc adds and records once.
@@ -160,7 +160,7 @@ for my $case (['link', [qw(a.c main.c -o p)]], ['compile', [qw(-c a.c -o a.o)]])
     ($st, $out, $err) = mcc(['-c', 'a.c'], prog => "$lone/no-such-cc", dir => $dir,
         env => { PATH => "$lone:$ENV{PATH}" });
     is($st >> 8, 110, 'masquerade without a real compiler: exit status 110');
-    like($err, qr/^mcount-cc: error: no-such-cc: no real compiler of that name on PATH/m, '... said clearly');
+    like($err, qr/^mcount-cc: no-such-cc: no real compiler of that name on PATH/m, '... said clearly');
 }
 
 # --- usage -------------------------------------------------------------------
@@ -179,7 +179,7 @@ for my $case (['link', [qw(a.c main.c -o p)]], ['compile', [qw(-c a.c -o a.o)]])
     is($out, "record compile x.o y.o\nadd: -pg\n", '--classify prints the decision');
     ($st, $out, $err) = mcc(['no-such-compiler-here', '-c', 'a.c'], dir => $dir);
     is($st >> 8, 110, 'compiler not found: exit status 110');
-    like($err, qr/^mcount-cc: error: cannot run no-such-compiler-here: /m, 'compiler not found: said');
+    like($err, qr/^mcount-cc: cannot run no-such-compiler-here: /m, 'compiler not found: said');
 }
 
 # --- a cross compiler: the matching binutils ---------------------------------
@@ -195,7 +195,7 @@ for my $case (['link', [qw(a.c main.c -o p)]], ['compile', [qw(-c a.c -o a.o)]])
         # The helper does not know aarch64 yet (a later issue adds it):
         # the failure must be that one, clearly, with the cross binutils.
         is($st >> 8, 100, 'aarch64 (helper without aarch64): exit status 100');
-        like($err, qr/^mcount-cc: error: arm\.o: unsupported architecture \(aarch64/m,
+        like($err, qr/^mcount-cc: arm\.o: unsupported architecture \(aarch64/m,
             'aarch64: the helper\'s unsupported-architecture error');
         like($err, qr/AS=aarch64-linux-gnu-as LD=aarch64-linux-gnu-ld OBJCOPY=aarch64-linux-gnu-objcopy OBJDUMP=aarch64-linux-gnu-objdump mcount-record arm\.o$/m,
             'aarch64: aarch64-linux-gnu binutils were chosen');
