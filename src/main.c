@@ -15,6 +15,20 @@
 #define VERSION "unknown"
 #endif
 
+/* What the command line asks for. */
+struct options {
+	const char *arch_name;  /* --arch, or NULL */
+	unsigned bits;          /* --bits, or 0 */
+	const char *endian;     /* --endian ("big", "little"), or NULL */
+	enum entry_mode mode;
+	const char *sections;   /* --sections spec */
+	const char *object;     /* --object, or NULL */
+	const char *output;     /* --output, or NULL */
+	const char *file_name;  /* --file-name, or NULL */
+	const char *listing;    /* the listing's path, "-" for stdin */
+	bool plan, identify, writable;
+};
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -64,9 +78,13 @@ static _Noreturn __attribute__((format(printf, 1, 2))) void bad_usage(const char
 	exit(HELPER_USAGE);
 }
 
-static void check_object(struct object *obj, const char *arch_name, unsigned bits,
-			 const char *endian, bool need_rel)
+/* Open the --object file and check its ELF header against the options;
+ * an object of another row that a shared kernel ARCH name also selects
+ * replaces obj->arch. */
+static void check_object(struct object *obj, const struct options *opt, bool need_rel)
 {
+	const char *endian = opt->endian;
+	unsigned bits = opt->bits;
 	struct elf_ident id;
 	const char *why;
 	obj->fd = open(obj->path, O_RDONLY);
@@ -89,7 +107,7 @@ static void check_object(struct object *obj, const char *arch_name, unsigned bit
 	const char *byte_order = id.big_endian ? "big" : "little";
 	/* a kernel ARCH name shared by several rows (powerpc, mips) means
 	 * whichever of them the object is */
-	if (obj->arch && a && a != obj->arch && arch_has_name(a, arch_name) &&
+	if (obj->arch && a && a != obj->arch && arch_has_name(a, opt->arch_name) &&
 	    (!bits || bits == a->elf_class) &&
 	    (!endian || (strcmp(endian, "big") == 0) == a->big_endian))
 		obj->arch = a;
@@ -102,11 +120,12 @@ static void check_object(struct object *obj, const char *arch_name, unsigned bit
 	if (bits && bits != id.elf_class)
 		fatal("object is %u-bit, not %u-bit", id.elf_class, bits);
 	if (endian && (strcmp(endian, "big") == 0) != id.big_endian)
-		fatal("object is %s-endian, not %s-endian", id.big_endian ? "big" : "little", endian);
+		fatal("object is %s-endian, not %s-endian", byte_order, endian);
 	obj->arch = a;
 }
 
-int main(int argc, char **argv)
+/* The command line, parsed; -h, -V and --list-arches are done here. */
+static void parse_options(int argc, char **argv, struct options *opt)
 {
 	static const struct option longopts[] = {
 		{ "arch", required_argument, NULL, 'a' },
@@ -126,128 +145,146 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *file_name = NULL;
-	const char *arch_name = NULL, *endian = NULL, *sections = "kernel", *output = NULL;
-	unsigned bits = 0;
-	enum entry_mode mode = ENTRY_CALL;
-	bool plan = false, identify = false;
-	struct object obj = { .fd = -1, .gnu_stack = -1, .gnu_property = -1, .arm_attributes = -1 };
 	int c;
 
+	*opt = (struct options){ .sections = "kernel", .mode = ENTRY_CALL };
 	argv[0] = (char *)diag_prog; /* getopt's messages name the program by argv[0] */
 	while ((c = getopt_long(argc, argv, "a:e:s:O:o:phV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'a': arch_name = optarg; break;
+		case 'a': opt->arch_name = optarg; break;
 		case 'b':
 			if (strcmp(optarg, "32") && strcmp(optarg, "64"))
 				bad_usage("--bits must be 32 or 64, not '%s'", optarg);
-			bits = (unsigned)atoi(optarg);
+			opt->bits = (unsigned)atoi(optarg);
 			break;
 		case 'E':
 			if (strcmp(optarg, "big") && strcmp(optarg, "little"))
 				bad_usage("--endian must be big or little, not '%s'", optarg);
-			endian = optarg;
+			opt->endian = optarg;
 			break;
 		case 'e':
 			if (strcmp(optarg, "call") == 0)
-				mode = ENTRY_CALL;
+				opt->mode = ENTRY_CALL;
 			else if (strcmp(optarg, "reloc") == 0)
-				mode = ENTRY_RELOC;
+				opt->mode = ENTRY_RELOC;
 			else
 				bad_usage("--entry must be call or reloc, not '%s'", optarg);
 			break;
 		case 's':
 			if (!sections_spec_valid(optarg))
 				bad_usage("bad --sections list '%s'", optarg);
-			sections = optarg;
+			opt->sections = optarg;
 			break;
-		case 'O': obj.path = optarg; break;
-		case 'o': output = optarg; break;
-		case 'p': plan = true; break;
+		case 'O': opt->object = optarg; break;
+		case 'o': opt->output = optarg; break;
+		case 'p': opt->plan = true; break;
 		case 'n': diag_prog = optarg; break;
-		case 'F': file_name = optarg; break;
-		case 'L': arch_list(); return HELPER_OK;
-		case 'I': identify = true; break;
-		case 'W': obj.writable_table = true; break;
-		case 'h': usage(stdout); return HELPER_OK;
-		case 'V': printf("mcount-scan (recordmcount) %s\n", VERSION); return HELPER_OK;
+		case 'F': opt->file_name = optarg; break;
+		case 'L': arch_list(); exit(HELPER_OK);
+		case 'I': opt->identify = true; break;
+		case 'W': opt->writable = true; break;
+		case 'h': usage(stdout); exit(HELPER_OK);
+		case 'V': printf("mcount-scan (recordmcount) %s\n", VERSION); exit(HELPER_OK);
 		default:
 			fprintf(stderr, "Try '%s --help' for more information.\n", diag_prog);
-			return HELPER_USAGE;
+			exit(HELPER_USAGE);
 		}
 	}
 	if (argc - optind > 1)
 		bad_usage("too many arguments: '%s'", argv[optind + 1]);
-	if (arch_name) {
-		obj.arch = arch_lookup(arch_name, bits, endian ? strcmp(endian, "big") == 0 : -1);
-		/* one line that any front end can pass on as it is */
-		if (!obj.arch && arch_lookup(arch_name, 0, -1))
-			bad_usage("architecture '%s' is not supported%s%s%s%s (supported: %s)",
-				  arch_name, bits ? (bits == 32 ? " as 32-bit" : " as 64-bit") : "",
-				  endian ? (bits ? " " : " as ") : "", endian ? endian : "",
-				  endian ? "-endian" : "", arch_variants(arch_name));
-		if (!obj.arch)
-			bad_usage("unknown architecture '%s' (known: %s)", arch_name, arch_known_names());
-	}
-	const char *listing = optind < argc ? argv[optind] : "-";
-	diag_file = file_name ? file_name : obj.path ? obj.path : (strcmp(listing, "-") ? listing : NULL);
-	obj.label = diag_file;
-	if (identify && !obj.path)
-		bad_usage("%s", "--identify needs --object");
-	if (obj.path)
-		check_object(&obj, arch_name, bits, endian, !identify);
-	if (identify) {
-		/* only what the ELF header says: for choosing tools */
-		emit_plan(stdout, &obj, "identified");
-		close(obj.fd);
-		return fflush(stdout) == 0 ? HELPER_OK : HELPER_BAD_INPUT;
-	}
+	opt->listing = optind < argc ? argv[optind] : "-";
+}
 
+/* The row --arch (with --bits and --endian) names, or NULL without --arch. */
+static const struct arch *resolve_arch(const struct options *opt)
+{
+	const char *name = opt->arch_name, *endian = opt->endian;
+	unsigned bits = opt->bits;
+	if (!name)
+		return NULL;
+	const struct arch *a = arch_lookup(name, bits, endian ? strcmp(endian, "big") == 0 : -1);
+	/* one line that any front end can pass on as it is */
+	if (!a && arch_lookup(name, 0, -1))
+		bad_usage("architecture '%s' is not supported%s%s%s%s (supported: %s)",
+			  name, bits ? (bits == 32 ? " as 32-bit" : " as 64-bit") : "",
+			  endian ? (bits ? " " : " as ") : "", endian ? endian : "",
+			  endian ? "-endian" : "", arch_variants(name));
+	if (!a)
+		bad_usage("unknown architecture '%s' (known: %s)", name, arch_known_names());
+	return a;
+}
+
+/* --identify: only what the ELF header says, for choosing tools. */
+static int identify(const struct object *obj)
+{
+	emit_plan(stdout, obj, "identified");
+	return fflush(stdout) == 0 ? HELPER_OK : HELPER_BAD_INPUT;
+}
+
+/* Read the listing into obj; false (said) if it holds nothing objdump prints. */
+static bool read_listing(const char *listing, struct object *obj)
+{
 	FILE *in = stdin;
 	if (strcmp(listing, "-") != 0 && !(in = fopen(listing, "r")))
 		fatal("cannot open %s: %s", listing, strerror(errno));
-	objdump_read(in, &obj);
+	objdump_read(in, obj);
 	if (in != stdin)
 		fclose(in);
-	if (!obj.bfd_format && !obj.saw_headers && !obj.saw_symtab) {
+	if (!obj->bfd_format && !obj->saw_headers && !obj->saw_symtab) {
 		/* nothing to read: usually objdump failed, and said why */
 		fprintf(stderr, "%s: %s%sthe input is not an objdump listing\n", diag_prog,
 			diag_file ? diag_file : "", diag_file ? ": " : "");
-		return HELPER_NO_LISTING;
+		return false;
 	}
-	if (!obj.arch)
+	if (!obj->arch)
 		fatal("the listing does not say its object format: give --arch");
+	return true;
+}
 
-	const char *status = scan_object(&obj, sections, mode);
-	if (obj.nsites && (output || !plan)) {
+/* Scan the read listing; write the table's assembly and the plan. */
+static void scan_and_write(struct object *obj, const struct options *opt)
+{
+	const char *status = scan_object(obj, opt->sections, opt->mode);
+	const char *output = opt->output;
+	if (obj->nsites && (output || !opt->plan)) {
 		FILE *out = stdout;
 		if (output && strcmp(output, "-") != 0 && !(out = fopen(output, "w")))
 			fatal("cannot write %s: %s", output, strerror(errno));
-		emit_assembly(out, &obj);
+		emit_assembly(out, obj);
 		if (fflush(out) != 0 || ferror(out) || (out != stdout && fclose(out) != 0))
 			fatal("write error on %s: %s", output ? output : "standard output", strerror(errno));
 	}
-	if (plan)
-		emit_plan(stdout, &obj, status);
+	if (opt->plan)
+		emit_plan(stdout, obj, status);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		fatal("write error on standard output");
+}
 
+int main(int argc, char **argv)
+{
+	struct options opt;
+	struct object obj;
+	int status = HELPER_OK;
+
+	parse_options(argc, argv, &opt);
+	object_init(&obj);
+	obj.arch = resolve_arch(&opt);
+	if (opt.identify && !opt.object)
+		bad_usage("%s", "--identify needs --object");
+	obj.path = opt.object;
+	obj.writable_table = opt.writable;
+	diag_file = opt.file_name ? opt.file_name : opt.object ? opt.object :
+		    strcmp(opt.listing, "-") ? opt.listing : NULL;
+	obj.label = diag_file;
+	if (obj.path)
+		check_object(&obj, &opt, !opt.identify);
+	if (opt.identify)
+		status = identify(&obj);
+	else if (!read_listing(opt.listing, &obj))
+		status = HELPER_NO_LISTING;
+	else
+		scan_and_write(&obj, &opt);
 	/* release everything, so valgrind and LeakSanitizer see a clean exit */
-	for (size_t i = 0; i < obj.nsecs; i++) {
-		free(obj.secs[i].name);
-		free(obj.secs[i].added_anchor);
-	}
-	for (size_t i = 0; i < obj.nsyms; i++)
-		free(obj.syms[i].name);
-	for (size_t i = 0; i < obj.nsites; i++)
-		free(obj.sites[i].reloc);
-	free(obj.secs);
-	free(obj.syms);
-	free(obj.sites);
-	free(obj.bfd_format);
-	strmap_free(&obj.secmap);
-	strmap_free(&obj.names);
-	if (obj.fd >= 0)
-		close(obj.fd);
-	return HELPER_OK;
+	object_free(&obj);
+	return status;
 }

@@ -1,10 +1,12 @@
 /* scan.c - from what objdump said to what the table must hold: which
  * sections are recorded, where each call site's entry points, and which
  * symbol anchors each section's entries. */
+#define _POSIX_C_SOURCE 200809L
 #include "scan.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The sections the Linux 6.1 recordmcount.pl records, plus every ".text.*". */
 const char *const kernel_sections[] = {
@@ -315,4 +317,30 @@ const char *scan_object(struct object *obj, const char *sections, enum entry_mod
 	scan_drop_comdat(obj);
 	scan_anchors(obj);
 	return obj->nsites ? "recorded" : obj->has_lto ? "lto" : "no-sites";
+}
+
+void object_init(struct object *obj)
+{
+	*obj = (struct object){ .fd = -1, .gnu_stack = -1, .gnu_property = -1, .arm_attributes = -1 };
+}
+
+void object_free(struct object *obj)
+{
+	for (size_t i = 0; i < obj->nsecs; i++) {
+		free(obj->secs[i].name);
+		free(obj->secs[i].added_anchor);
+	}
+	for (size_t i = 0; i < obj->nsyms; i++)
+		free(obj->syms[i].name);
+	for (size_t i = 0; i < obj->nsites; i++)
+		free(obj->sites[i].reloc);
+	free(obj->secs);
+	free(obj->syms);
+	free(obj->sites);
+	free(obj->bfd_format);
+	strmap_free(&obj->secmap);
+	strmap_free(&obj->names);
+	if (obj->fd >= 0)
+		close(obj->fd);
+	object_init(obj);
 }

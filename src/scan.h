@@ -19,6 +19,12 @@ void scan_anchors(struct object *obj);
  * recorded, no-sites, lto or already-recorded. */
 const char *scan_object(struct object *obj, const char *sections, enum entry_mode mode);
 
+/* An object with nothing read yet (no file open, no special sections);
+ * object_free() releases what reading and scanning allocated, closes the
+ * file and leaves the object as object_init() does. */
+void object_init(struct object *obj);
+void object_free(struct object *obj);
+
 /* emit.c */
 void emit_assembly(FILE *out, const struct object *obj);
 void emit_plan(FILE *out, const struct object *obj, const char *status);
