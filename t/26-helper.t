@@ -191,6 +191,30 @@ for my $bad (['--entry=x'], ['--bits=48'], ['--arch=vax'], ['--sections='], ['--
         'mips 64-bit big-endian: the supported variants');
 }
 
+# every message of the helper is explained in recordmcount.pl(1): each
+# fixed piece of each message format in src/*.c is in DIAGNOSTICS
+{
+    my ($diag) = slurp("$TOP/doc/recordmcount.pl.pod") =~ /^=head1 DIAGNOSTICS\n(.*?)^=head1 /ms;
+    1 while $diag =~ s/[A-Z]<([^<>]*)>/$1/g;
+    $diag =~ s/\s+/ /g;
+    my $n = 0;
+    for my $c (glob "$TOP/src/*.c") {
+        my $src = slurp($c);
+        while ($src =~ /\b(?:fatal|warn_msg|note_msg|bad_usage)\(\s*((?:"(?:[^"\\]|\\.)*"|AT_FMT|\s)+)/g) {
+            (my $lit = $1) =~ s/AT_FMT/"%s+0x%llx"/g;
+            (my $text = join '', $lit =~ /"((?:[^"\\]|\\.)*)"/g) =~ s/\\(.)/$1/g;
+            for my $piece (split /%[-#0-9.]*(?:ll|l|z|h)?[a-zA-Z]/, $text) {
+                $piece =~ s/^\s+|\s+\z//g;
+                next if length $piece < 4;
+                $n++;
+                (my $short = $c) =~ s{.*/}{};
+                ok(index($diag, $piece) >= 0, "$short: '$piece' is in DIAGNOSTICS");
+            }
+        }
+    }
+    ok($n > 40, "the messages were found ($n pieces)");
+}
+
 my ($st, $out) = run_cmd([$helper, '--help']);
 is($st, 0, 'helper --help: exit 0');
 like($out, qr/^Usage: mcount-scan/, 'helper --help: usage');
