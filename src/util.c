@@ -9,7 +9,8 @@
 const char *diag_prog = "mcount-scan";
 const char *diag_file;
 
-static void vmsg(const char *kind, const char *fmt, va_list ap)
+static __attribute__((format(printf, 2, 0)))
+void vmsg(const char *kind, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "%s: ", diag_prog);
 	if (diag_file)
