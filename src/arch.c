@@ -407,13 +407,18 @@ const struct call_form *arch_form(const struct arch *a, const char *reloc,
 	return NULL;
 }
 
-/* Append s to the allocated string *buf of length *len. */
+/* Append the n bytes at s to the allocated string *buf of length *len. */
+static void append_n(char **buf, size_t *len, const char *s, size_t n)
+{
+	*buf = xrealloc(*buf, *len + n + 1);
+	memcpy(*buf + *len, s, n);
+	*len += n;
+	(*buf)[*len] = '\0';
+}
+
 static void append(char **buf, size_t *len, const char *s)
 {
-	size_t n = strlen(s);
-	*buf = xrealloc(*buf, *len + n + 1);
-	memcpy(*buf + *len, s, n + 1);
-	*len += n;
+	append_n(buf, len, s, strlen(s));
 }
 
 char *arch_known_names(void)
@@ -436,9 +441,7 @@ char *arch_known_names(void)
 				       (j < i && in_bar_list_n(arches[j].kernel_arch, p, n));
 			if (!seen) {
 				append(&buf, &len, sep);
-				buf = xrealloc(buf, len + n + 1);
-				memcpy(buf + len, p, n);
-				buf[len += n] = '\0';
+				append_n(&buf, &len, p, n);
 				sep = ", ";
 			}
 			p += n + (p[n] == '|');
@@ -454,14 +457,12 @@ char *arch_variants(const char *name)
 	append(&buf, &len, "");
 	for (size_t i = 0; i < NARCHES; i++) {
 		const struct arch *a = &arches[i];
-		char words[64];	/* "64-bit little-endian" */
 		if (!arch_has_name(a, name))
 			continue;
-		snprintf(words, sizeof(words), " %u-bit %s-endian", a->elf_class,
-			 a->big_endian ? "big" : "little");
 		append(&buf, &len, len ? ", " : "");
 		append(&buf, &len, a->name);
-		append(&buf, &len, words);
+		append(&buf, &len, a->elf_class == 64 ? " 64-bit " : " 32-bit ");
+		append(&buf, &len, a->big_endian ? "big-endian" : "little-endian");
 	}
 	return buf;
 }
