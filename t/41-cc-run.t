@@ -85,7 +85,7 @@ for my $case (['link', [qw(a.c main.c -o p)]], ['compile', [qw(-c a.c -o a.o)]])
     mkdir "$inst/$_" or die "mkdir $inst/$_: $!" for qw(bin lib lib/RecordMcount);
     spit("$inst/bin/mcount-cc", slurp($MCC));
     chmod 0755, "$inst/bin/mcount-cc";
-    spit("$inst/lib/RecordMcount/$_.pm", slurp("$TOP/lib/RecordMcount/$_.pm")) for qw(Argv Front Run);
+    spit("$inst/lib/RecordMcount/$_.pm", slurp("$TOP/lib/RecordMcount/$_.pm")) for qw(Argv Exports Front Run);
     # (prove -I puts this tree's lib/ on PERL5LIB)
     my %noinc = (PERL5LIB => '', PERLLIB => '');
     my ($st, $out, $err) = mcc(['gcc', '-O2', '-c', 'a.c', '-o', 'broken.o'], dir => $dir,

@@ -14,11 +14,11 @@ package RecordMcount::Argv;
 use strict;
 use warnings;
 
-use Exporter 'import';
+use RecordMcount::Exports;
 use RecordMcount::Run qw(basename);
 
 our @EXPORT_OK = qw(split_command classify expand_response_files
-    triple_from_compiler reason_text %REASONS);
+    triple_from_compiler reason_text);
 
 # Every decision has a name; mcount-cc --classify prints it, the tests
 # check it, MCOUNT_CC_VERBOSE=1 shows its text.

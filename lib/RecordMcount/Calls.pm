@@ -15,7 +15,7 @@ use strict;
 use warnings;
 no warnings 'portable';
 
-use Exporter 'import';
+use RecordMcount::Exports;
 use RecordMcount::Run qw(tool_output);
 use RecordMcount::Elf qw(word_format file_bytes section_by_name bytes_at describe);
 

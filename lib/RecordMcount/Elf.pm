@@ -7,7 +7,7 @@ use strict;
 use warnings;
 no warnings 'portable';
 
-use Exporter 'import';
+use RecordMcount::Exports;
 use RecordMcount::Run qw(tool_output);
 
 our @EXPORT_OK = qw(read_elf file_bytes word_format section_by_name section_at bytes_at

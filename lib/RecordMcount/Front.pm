@@ -15,7 +15,7 @@ package RecordMcount::Front;
 use strict;
 use warnings;
 
-use Exporter 'import';
+use RecordMcount::Exports;
 our @EXPORT_OK = qw(set_program program error warning fatal bad_usage print_version
     helper_path lto_text);
 

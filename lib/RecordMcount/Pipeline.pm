@@ -17,23 +17,15 @@ package RecordMcount::Pipeline;
 use strict;
 use warnings;
 
-use Exporter 'import';
-use RecordMcount::Run qw(run_tool start_tool finish_tool run_piped find_program status_text
-    temp_path forget_temp tool_name tool_failure inherit_open basename dirname);
-use RecordMcount::Plan qw(parse_plan helper_message HELPER_OK HELPER_BAD_INPUT HELPER_USAGE
+use RecordMcount::Exports;
+use RecordMcount::Run qw(run_tool start_tool finish_tool run_piped find_program
+    temp_path forget_temp inherit_open basename dirname);
+use RecordMcount::Plan qw(parse_plan HELPER_OK HELPER_BAD_INPUT HELPER_USAGE
     HELPER_NO_LISTING);
 
 our @EXPORT_OK = qw(record_object readable_file);
 
 sub _fail { my ($label, $msg) = @_; die "$label: $msg\n" }
-
-# A tool's stderr, indented under our own message line.
-sub _tool_text {
-    my ($text) = @_;
-    return '' unless defined $text && length $text;
-    $text =~ s/\s+\z//;
-    return join '', map { "  $_\n" } split /\n/, $text;
-}
 
 sub _check_tool {
     my ($label, $cmd, $what) = @_;
@@ -53,7 +45,10 @@ sub _run_step {
 # stderr (warnings) on.
 sub _step_done {
     my ($label, $what, $cmd, $st, $err) = @_;
-    die tool_failure($label, $what, $cmd, $st, $err) if $st != 0;
+    if ($st != 0) {
+        require RecordMcount::Failure;
+        die RecordMcount::Failure::tool_failure($label, $what, $cmd, $st, $err);
+    }
     print STDERR $err if length $err;
     return;
 }
@@ -219,8 +214,20 @@ sub _scan {
     my ($pst, $perr, $sst, $serr, $sout) =
         run_piped(producer => \@objdump, consumer => \@scan);
     my $code = $sst & 127 ? -1 : $sst >> 8;
-    # The scanner's complaint about the ELF header is the most precise;
-    # with no listing to read, objdump's own words are.
+    _scan_failed($job, \@objdump, $pst, $perr, $sst, $serr, $code)
+        if $pst != 0 || $code != HELPER_OK;
+    print STDERR $serr if length $serr;
+    return $job->{plan} = parse_plan($sout);
+}
+
+# Die with the most precise words for a failed objdump | mcount-scan: the
+# scanner's (it checks the ELF header), unless it had no listing to read
+# (HELPER_NO_LISTING): then objdump's own.
+sub _scan_failed {
+    my ($job, $objdump, $pst, $perr, $sst, $serr, $code) = @_;
+    my $label = $job->{label};
+    require RecordMcount::Failure;
+    RecordMcount::Failure->import(qw(status_text tool_name tool_text helper_message));
     if ($code != HELPER_OK && $code != HELPER_NO_LISTING) {
         my ($first, $rest) = helper_message($serr, $label);
         # bad arguments (an unknown ARCH, a bad section list): usage
@@ -229,18 +236,14 @@ sub _scan {
             die RecordMcount::Error->new("$first\n", usage => 1);
         }
         die "$label: $first\n$rest" if $code == HELPER_BAD_INPUT && length $first;
-        die "$label: mcount-scan failed (" . status_text($sst) . ")\n" . _tool_text($serr);
+        die "$label: mcount-scan failed (" . status_text($sst) . ")\n" . tool_text($serr);
     }
-    if ($pst != 0 || $code != HELPER_OK) {
-        $perr =~ s/\Q$snap\E/$label/g;
-        my @lines = grep { /\S/ } split /\n/, $perr;
-        my $first = shift(@lines) // 'no output';
-        $first =~ s/^.*?\Q$label\E: //;
-        die "$label: objdump: $first (" . tool_name(\@objdump) . ' ' . status_text($pst) . ")\n"
-            . _tool_text(join "\n", @lines);
-    }
-    print STDERR $serr if length $serr;
-    return $job->{plan} = parse_plan($sout);
+    $perr =~ s/\Q$job->{snap}\E/$label/g;
+    my @lines = grep { /\S/ } split /\n/, $perr;
+    my $first = shift(@lines) // 'no output';
+    $first =~ s/^.*?\Q$label\E: //;
+    die "$label: objdump: $first (" . tool_name($objdump) . ' ' . status_text($pst) . ")\n"
+        . tool_text(join "\n", @lines);
 }
 
 # The command that assembles table.s into table.o: the assembler (with

@@ -1,14 +1,15 @@
 package RecordMcount::Plan;
 # The one reader of what mcount-scan tells the pipeline: the plan of
 # --plan and the facts of --identify (the protocol is written down in
-# ARCHITECTURE.md), and the helper's exit statuses and messages.  The
+# ARCHITECTURE.md), and the helper's exit statuses (its messages are
+# read by RecordMcount::Failure).  The
 # values that only --verify needs (hooks, call-forms) are read by
 # RecordMcount::Calls, which alone uses them.
 use strict;
 use warnings;
 
-use Exporter 'import';
-our @EXPORT_OK = qw(parse_plan helper_message
+use RecordMcount::Exports;
+our @EXPORT_OK = qw(parse_plan
     HELPER_OK HELPER_BAD_INPUT HELPER_USAGE HELPER_NO_LISTING);
 
 # mcount-scan's exit statuses (src/util.h names them the same way).
@@ -33,18 +34,6 @@ sub parse_plan {
         else                     { $plan{$key} = $f[0] }
     }
     return \%plan;
-}
-
-# The helper's message ("PROG: FILE: text" and lines after it) as
-# "text" and the rest, for a front end to put its own name and label on.
-sub helper_message {
-    my ($stderr, $label) = @_;
-    $stderr =~ s/\s+\z//;
-    my ($first, @rest) = split /\n/, $stderr;
-    $first //= '';
-    $first =~ s/^[^:]+: //;
-    $first =~ s/^\Q$label\E: // if defined $label;
-    return ($first, join '', map { "$_\n" } @rest);
 }
 
 1;

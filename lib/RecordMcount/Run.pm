@@ -11,17 +11,17 @@ package RecordMcount::Run;
 use strict;
 use warnings;
 
-use Exporter 'import';
+use RecordMcount::Exports;
 # Start-up time is most of a record step's Perl time, and every front end
 # runs once per object: POSIX, Errno and Config are loaded only where they
 # are needed (a signal, a failed call), Fcntl not at all (inherit_open
 # keeps a handle across exec through $^F), File::Basename not at all
 # (basename and dirname below).
 
-our @EXPORT_OK = qw(run_tool start_tool finish_tool run_piped find_program status_text
-    register_temp forget_temp register_child forget_child cleanup_temps reset_after_fork
-    tool_name inherit_open interrupted basename dirname slurp_fh temp_path spawn reap
-    exit_like tool_failure tool_output);
+our @EXPORT_OK = qw(run_tool start_tool finish_tool run_piped find_program
+    register_temp forget_temp fork_child forget_child cleanup_temps reset_after_fork
+    inherit_open interrupted basename dirname slurp_fh temp_path spawn reap
+    exit_like tool_output);
 
 my %temps;        # path => 1
 my %children;     # pid => 1
@@ -40,10 +40,35 @@ sub temp_path {
 
 sub register_temp { $temps{$_} = 1 for @_; return }
 sub forget_temp   { delete $temps{$_} for @_; return }
-# Children started without spawn (mcount-record's -j workers): stopped
-# with TERM and waited for on the way out, as the tools are.
-sub register_child { $children{$_} = 1 for @_; return }
+# Children started by fork_child are stopped with TERM and waited for on
+# the way out; one that was reaped is forgotten.
 sub forget_child   { delete $children{$_} for @_; return }
+
+# fork, with the child known to cleanup_temps before it does anything:
+# it waits until this process has registered it, and exits at once if
+# this process died first (a signal handled between fork and the
+# registration would otherwise leave it running, unknown, and writing
+# temporary files after they were removed).  Returns the child's PID here,
+# 0 in the child; dies if the fork fails.
+sub fork_child {
+    pipe(my $r, my $w) or die "cannot create a pipe: $!\n";
+    my $pid = fork;
+    die "cannot fork: $!\n" unless defined $pid;
+    if ($pid == 0) {
+        close $w;
+        if (!sysread $r, my $go, 1) {
+            require POSIX;
+            POSIX::_exit(127);
+        }
+        close $r;
+        return 0;
+    }
+    $children{$pid} = 1;
+    syswrite $w, 'g';
+    close $w;
+    close $r;
+    return $pid;
+}
 
 # In a child forked without exec that goes on to record objects: make it
 # the process that cleans up, owning none of its parent's temporary files
@@ -106,19 +131,6 @@ sub exit_like {
     exit($st >> 8);
 }
 
-# "exited 1", "killed by signal 9 (KILL)" for a wait status.
-sub status_text {
-    my ($st) = @_;
-    return 'could not be run' if $st == -1;
-    if ($st & 127) {
-        my $n = $st & 127;
-        require Config;
-        my @names = split ' ', $Config::Config{sig_name};
-        return "killed by signal $n" . ($names[$n] ? " ($names[$n])" : '');
-    }
-    return 'exited ' . ($st >> 8);
-}
-
 # File::Basename's answers for the names this project handles (no trailing
 # slash), without loading it.
 sub basename { return $_[0] =~ s{.*/}{}sr }
@@ -139,26 +151,15 @@ sub inherit_open {
     return $fh;
 }
 
-sub tool_name {
-    my ($cmd) = @_;
-    return $cmd->[0] =~ s{.*/}{}sr;
-}
-
-# The message for a failed tool: "LABEL: WHAT failed (TOOL exited 1)"
-# and the tool's own words, indented, under it.
-sub tool_failure {
-    my ($label, $what, $cmd, $st, $err) = @_;
-    $err //= '';
-    $err =~ s/\s+\z//;
-    return "$label: $what failed (" . tool_name($cmd) . ' ' . status_text($st) . ")\n"
-        . join('', map { "  $_\n" } split /\n/, $err);
-}
-
-# Run a tool for its output; dies with tool_failure() if it fails.
+# Run a tool for its output; dies as RecordMcount::Failure tells a
+# failed tool.
 sub tool_output {
     my ($label, $what, $cmd) = @_;
     my ($st, $err, $out) = run_tool(cmd => $cmd, capture_stdout => 1);
-    die tool_failure($label, $what, $cmd, $st, $err) if $st != 0;
+    if ($st != 0) {
+        require RecordMcount::Failure;
+        die RecordMcount::Failure::tool_failure($label, $what, $cmd, $st, $err);
+    }
     return $out;
 }
 
@@ -206,8 +207,7 @@ sub slurp_fh {
 sub spawn {
     my (%o) = @_;
     my @cmd = @{ $o{cmd} };
-    my $pid = fork;
-    die "cannot fork: $!\n" unless defined $pid;
+    my $pid = fork_child();
     if ($pid == 0) {
         local $SIG{__DIE__};
         $SIG{$_} = 'DEFAULT' for @FATAL_SIGNALS;
@@ -223,7 +223,6 @@ sub spawn {
         require POSIX;
         POSIX::_exit($o{fail_status} // 127);
     }
-    $children{$pid} = 1;
     return $pid;
 }
 

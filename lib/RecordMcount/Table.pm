@@ -12,7 +12,7 @@ use strict;
 use warnings;
 no warnings 'portable';
 
-use Exporter 'import';
+use RecordMcount::Exports;
 use RecordMcount::Elf qw(file_bytes word_format section_by_name section_at where);
 
 our @EXPORT_OK = qw(table_entries section_selected verify_table);

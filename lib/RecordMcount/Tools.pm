@@ -14,9 +14,9 @@ package RecordMcount::Tools;
 use strict;
 use warnings;
 
-use Exporter 'import';
+use RecordMcount::Exports;
 use RecordMcount::Run qw(find_program run_tool);
-use RecordMcount::Plan qw(parse_plan helper_message);
+use RecordMcount::Plan qw(parse_plan);
 
 our @EXPORT_OK = qw(find_tools identify_object tool_problem);
 
@@ -33,7 +33,8 @@ sub identify_object {
     my ($st, $err, $out) = run_tool(cmd => [$helper, '--identify', '--object', $file],
         capture_stdout => 1);
     if ($st != 0) {
-        my ($first, $rest) = helper_message($err, $file);
+        require RecordMcount::Failure;
+        my ($first, $rest) = RecordMcount::Failure::helper_message($err, $file);
         $rest =~ s/\n\z//;
         $@ = !length $first ? 'cannot identify the object'
             : length $rest ? "$first\n$rest" : $first;
