@@ -10,7 +10,7 @@ use warnings;
 use Test::More;
 use Config;
 use POSIX ();
-use TestUtil qw($TOP tmpdir spit run_cmd leftovers);
+use TestUtil qw($TOP tmpdir spit run_cmd leftovers have);
 use CcTest qw($MCC fake_dir);
 
 delete $ENV{$_} for qw(MCOUNT_CC_FLAGS MCOUNT_CC_ACTIVE MCOUNT_CC_VERBOSE OBJDUMP OBJCOPY LD AS
@@ -55,14 +55,14 @@ for my $sig (qw(INT TERM HUP QUIT PIPE ALRM USR1 USR2)) {
         ok(!-e "$dir/$o" || (stat "$dir/$o")[9] < (stat "$dir/$src")[9],
             "SIGKILL: $o is gone or older than $src (make rebuilds it)");
     }
-    unlink glob("$dir/.tmp_mc_*");    # KILL gives no chance to clean up
+    unlink map { "$dir/$_" } leftovers($dir);    # KILL gives no chance to clean up
 }
 
 # The case seen in practice: `mcount-cc g++ -c a.cc b.cc 2>&1 | head`.  A
 # warning of the record step (here: the COMDAT section of an inline
 # function is left out) meets a closed pipe.
 SKIP: {
-    skip 'no g++', 3 unless grep { -x "$_/g++" } split /:/, $ENV{PATH};
+    skip 'no g++', 3 unless have('g++');
     spit("$dir/i.cc", "inline int twice(int x) { return 2 * x; }\nint fi(int x) { return twice(x); }\n");
     spit("$dir/j.cc", "int fj(int x) { return x; }\n");
     unlink "$dir/i.o", "$dir/j.o";
