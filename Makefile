@@ -48,7 +48,7 @@ build/asan/mcount-scan: $(SRCS) $(HDRS)
 # libFuzzer target for the helper's parser (src/fuzz/fuzz_scan.c): the
 # helper's sources are built so that fatal() returns to the target.
 FUZZ_CC  ?= clang-14
-FUZZ_SAN := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Wno-format-nonliteral
+FUZZ_SAN := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 build/fuzz/fuzz_scan: src/fuzz/fuzz_scan.c $(filter-out src/main.c,$(SRCS)) $(HDRS)
 	$(Q)mkdir -p build/fuzz
 	@$(if $(Q),echo "  CC      $@ (libFuzzer+ASan+UBSan)")

@@ -83,6 +83,9 @@ struct arch {
 	bool driver_as;               /* a GCC driver for this target assembles by running
 				       * exactly `as AS_FLAG` plus its -Wa, options, so the
 				       * pipeline may run `as` itself */
+	const char *driver_as_unless; /* driver options that change that `as` command
+				       * (space-separated): with one of them the
+				       * driver assembles (NULL: none) */
 	const char *as_flag_family;   /* assembler flags that select a word size or ABI,
 				       * space-separated: a command that has one of them
 				       * gets no as_flag added (NULL: none) */

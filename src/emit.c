@@ -195,6 +195,8 @@ void emit_plan(FILE *out, const struct object *obj, const char *status)
 		/* for choosing and running tools, and for linked files (see arch.h) */
 		if (a->driver_as)
 			fputs("driver-as\t1\n", out);
+		if (a->driver_as_unless)
+			fprintf(out, "driver-as-unless\t%s\n", a->driver_as_unless);
 		if (a->as_flag_family)
 			fprintf(out, "as-flag-family\t%s\n", a->as_flag_family);
 		if (a->cc_flag_family)

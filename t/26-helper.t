@@ -104,7 +104,7 @@ sub elf_header {
 
 # the facts for front ends: in --identify, a key only where the row has a value
 {
-    my $x86 = "driver-as\t1\nas-flag-family\t--32 --64 --x32\ncc-flag-family\t-m32 -m64 -mx32\n";
+    my $x86 = "driver-as\t1\ndriver-as-unless\t-m16 -msse2avx\nas-flag-family\t--32 --64 --x32\ncc-flag-family\t-m32 -m64 -mx32\n";
     my $ppc = "as-flag-family\t-a32 -a64\ncc-flag-family\t-m32 -m64\nhook-stubs\t*.%h\n";
     my $mips = "as-flag-family\t-EB -EL\ncc-flag-family\t-mabi=32 -mabi=n32 -mabi=64\n"
         . "hook-stubs\t*.%h\nscan-align\t4\n";
