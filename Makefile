@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # recordmcount - build, test and install.
 #   make              build the helper
 #   make check        run every test (prove)

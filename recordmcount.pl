@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
 # recordmcount.pl - add a __mcount_loc table to an object compiled with -pg.
 # A drop-in for the Linux kernel's scripts/recordmcount.pl; see
 # recordmcount.pl(1) or `recordmcount.pl --help`.

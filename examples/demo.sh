@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # demo.sh - build the example project through mcount-cc and show its
 # __mcount_loc tables (what `make demo` runs).  Builds a copy of examples/
 # in a temporary directory; nothing in the source tree changes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* arch.c - the per-architecture table (see arch.h). */
 #include "arch.h"
 #include "util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* arch.h - what the scanner knows about each target architecture.
  *
  * Every per-architecture fact the project relies on lives in the table in

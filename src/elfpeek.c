@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* elfpeek.c - the few facts the scanner reads from the object file itself:
  * the ELF identification and header fields, and bytes at a file offset
  * (call instructions to check, notes to copy).  Everything else comes from

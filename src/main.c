@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* main.c - mcount-scan: read one object's objdump listing, write the
  * assembly for its __mcount_loc table and the plan the pipeline follows. */
 #define _POSIX_C_SOURCE 200809L

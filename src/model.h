@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* model.h - what the scanner learns about one object from objdump's text. */
 #ifndef MCOUNT_MODEL_H
 #define MCOUNT_MODEL_H

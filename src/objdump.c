@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* objdump.c - a streaming reader for `LC_ALL=C objdump` text.
  *
  * Understands, in any mix and order, the parts printed by -h (section

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* scan.c - from what objdump said to what the table must hold: which
  * sections are recorded, where each call site's entry points, and which
  * symbol anchors each section's entries. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* scan.h - choosing sections, entries and anchors; writing the result. */
 #ifndef MCOUNT_SCAN_H
 #define MCOUNT_SCAN_H

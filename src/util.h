@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* util.h - diagnostics, allocation and a string-keyed hash table. */
 #ifndef MCOUNT_UTIL_H
 #define MCOUNT_UTIL_H

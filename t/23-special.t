@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Objects the record step must leave alone or treat with care: no call
 # sites, already recorded (by GCC or by us), LTO, CET property notes, stack
 # notes, and C++ COMDAT groups.

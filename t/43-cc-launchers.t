@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mcount-cc in front of launchers: `mcount-cc ccache gcc` twice (the second
 # build from the cache, whose entries must not change), with and without
 # ccache's hard_link mode, and `mcount-cc distcc gcc` against a distccd

@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
 # aarch64: bl _mcount (R_AARCH64_CALL26), PIE default and kernel-style code.
 use strict;
 use warnings;

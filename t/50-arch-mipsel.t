@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mips o32 little-endian: the same call forms as big-endian mips.
 use strict;
 use warnings;

@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
 # ppc64 big-endian (ELFv1): bl _mcount; .text has no code symbols (only .opd descriptors), so every anchor is added.
 use strict;
 use warnings;

@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
 # ppc64le (ELFv2): bl _mcount (R_PPC64_REL24) after the global/local entry prologue.
 use strict;
 use warnings;

@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
 # sh4: the relocation (R_SH_DIR32) is on the literal word that jmp @r1 uses; the entry is that word, the kernel's convention.
 use strict;
 use warnings;

@@ -1,4 +1,5 @@
 #!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Faults, through all three front ends: the pipeline killed (SIGINT,
 # SIGTERM, SIGKILL) after each step and during the rename, a full disk,
 # failing and missing tools.  Afterwards the object is the original or the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* format.c - how the program prints results. */
 #include "format.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* main.c - rpncalc: evaluate each argument as a reverse-Polish expression.
  *   rpncalc "2 3 + 4 *"   prints   2 3 + 4 * = 20
  *   rpncalc --config      says how it was configured */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* calc.h - a tiny reverse-Polish calculator library (the example for
  * mcount-cc: a library and a program in several directories). */
 #ifndef CALC_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::Argv;
 # The compiler command-line classifier of mcount-cc.  Pure: it looks at the
 # words only (and reads @response files), runs nothing, changes nothing.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::Calls;
 # Every call to the profiling hook in an object or a linked file, for
 # mcount-record --verify: what a table should hold.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::Elf;
 # What readelf says of an ELF file (an object, a program, a shared library
 # or a kernel image), read once, and the questions --list and --verify ask

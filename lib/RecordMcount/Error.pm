@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::Error;
 # An error of the record pipeline that prints as its message and says
 # whether it was bad usage ({usage}: an unknown ARCH, a bad section list).

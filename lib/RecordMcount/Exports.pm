@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::Exports;
 # The import() of the project's modules: `use RecordMcount::Exports;` in a
 # module gives it an import that hands the subs a user names from the

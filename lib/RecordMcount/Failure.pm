@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::Failure;
 # How a failure is told, in one place, loaded only when something fails
 # (a record step runs once per object and most never fail): a wait status

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::Front;
 # What the three commands share: the version, where the helper is, how
 # messages look, usage errors, and the messages more than one prints.

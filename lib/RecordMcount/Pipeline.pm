@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::Pipeline;
 # The record pipeline: the one place that turns an object compiled with -pg
 # into the same object plus a __mcount_loc table.  Every front end

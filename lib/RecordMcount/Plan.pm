@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::Plan;
 # The one reader of what mcount-scan tells the pipeline: the plan of
 # --plan and the facts of --identify (the protocol is written down in

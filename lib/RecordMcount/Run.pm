@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::Run;
 # Child processes, temporary files and signals, for every front end.
 #

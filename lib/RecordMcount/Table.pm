@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::Table;
 # A __mcount_loc table read back, and checked against the calls to the
 # hook, for mcount-record --list and --verify.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::Tools;
 # Which binutils record, list or verify an object.  One place for the
 # lookup order, used by mcount-record and mcount-cc (recordmcount.pl is

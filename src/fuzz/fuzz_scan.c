@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_scan.c - libFuzzer target for mcount-scan's parser: one input is the
  * text of an objdump listing (objdump -h -t -r or -h -t -dr), read through
  * fmemopen by objdump_read() and then scanned and emitted as main.c does,

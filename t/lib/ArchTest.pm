@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package ArchTest;
 # The cross-architecture checks of t/50-arch-*.t, one target per test file.
 # For each code model of a target: the core corpus compiled once with the

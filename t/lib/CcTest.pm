@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package CcTest;
 # Helpers for the mcount-cc tests (t/40-cc-*.t): a directory of fake tools
 # on PATH, running bin/mcount-cc, and checking an object's table against

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package Harden;
 # Helpers for the hardening tests (t/6?-*.t): one way to run each of the
 # three front ends on one object with any tool replaced, tool wrappers that

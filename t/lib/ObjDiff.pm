@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package ObjDiff;
 # "Nothing else changes": describe an object with readelf/objdump in a form
 # that two objects can be compared in, leaving out only what recording is

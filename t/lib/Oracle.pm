@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package Oracle;
 # Reading __mcount_loc tables with readelf (not with anything this project
 # ships), so that a table our tool wrote and one GCC wrote with

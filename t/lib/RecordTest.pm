@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package RecordTest;
 # Helpers for the mcount-record tests (t/3?-record-*.t): a small
 # multi-file project with static, global and weak functions, the flag sets

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 package TestUtil;
 # Small helpers shared by the tests: running commands, compiling the
 # corpus, calling recordmcount.pl.

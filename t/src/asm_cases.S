@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Hand-written code for what compilers do not produce: code before the
  * first symbol of a section (negative deltas), a section whose only
  * symbols are .L temporaries (assembled with -Wa,-L so they reach the

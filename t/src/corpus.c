@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The core corpus: every kind of function and section the record step has
  * to handle.  corpus_run() reaches every instrumented function, so a
  * linked test program can check that every table entry is executed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef CORPUS_H
 #define CORPUS_H
 int corpus_run(int x);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dup_a.c and dup_b.c each have a static "helper"; `ld -r` of both gives one
  * .text with two local symbols named helper and nothing else, so neither
  * may be globalized: the tool has to add an anchor of its own. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "corpus.h"
 
 static __attribute__((noinline)) int helper(int x)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The profiling hook for the runtime oracle: save the caller's argument
  * registers, hand the return address to mcount_check(), restore. */
 #ifdef __x86_64__

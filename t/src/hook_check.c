@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bookkeeping of the runtime oracle (compiled without -pg).  At each call
  * of the hook: the call instruction that ends at the return address must
  * be an entry of __mcount_loc (unless it lies in a section the table

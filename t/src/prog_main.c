@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The runtime oracle's program: reach every instrumented function, then
  * let the hook's bookkeeping say whether each call site was in the table
  * and each table entry was reached. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* arith.c - the operators, behind static helpers.  divide() and power()
  * stay out of line even at -O2, so static functions get table entries too. */
 #include "calc.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stack.c - the evaluator: a fixed stack of longs. */
 #include "calc.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Bookkeeping of the cross-architecture runtime oracle (compiled without
  * -pg; the hook in t/src/arch/ARCH/hook.S calls mcount_check with what
  * its call site left in the link register).  At each call: exactly the

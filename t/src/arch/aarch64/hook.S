@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* _mcount for the aarch64 runtime oracle: GCC calls it with `mov x0, x30;
  * bl _mcount`.  Hand our own return address (the bl + 4) to mcount_check,
  * keeping the argument registers. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* __gnu_mcount_nc for the arm runtime oracle.  The call site did
  * `push {lr}; bl __gnu_mcount_nc`: lr is the return point (bit 0 set in
  * Thumb code) and the function's own lr is on the stack, to be popped. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* _mcount for the mips runtime oracles (o32 big and little endian, n64).
  * Every call form does `move $1, $31` first (at = the function's own
  * return address) and reaches us by jal or jalr: ra is the return point.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* _mcount for the powerpc runtime oracles (ppc32, ppc64 ELFv1, ppc64le
  * ELFv2).  The call site is `bl _mcount`, so lr is the bl + 4; ppc32
  * calls it before its frame exists, with the arguments live, having saved

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* _mcount for the riscv64 runtime oracle: `mv a0, ra; call _mcount`, so
  * ra is the auipc + 8. */
 	.text

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* _mcount and __fentry__ for the s390x runtime oracle.  _mcount: the
  * caller saved %r14 at 8(%r15) and did `brasl %r14,_mcount`; __fentry__:
  * `brasl %r0,__fentry__` first thing, %r14 still the caller's.  The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mcount for the sh4 runtime oracle.  The call site jumps here with
  * `jmp @r1` after `lds r0,pr`: pr is the address right after the literal
  * word holding mcount's address, and the function's own pr is saved on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The little of a C library the sh4 runtime oracle uses (see start.S):
  * printf with %d %u %lu %lx %#lx %s %%, puts and putchar (what GCC makes
  * of some printf calls), fflush, memset, memcpy. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Process entry for the sh4 runtime oracle, which runs without glibc:
  * Debian 12's static and dynamic sh4 glibc 2.36 programs hang or crash
  * at start-up under qemu-sh4 7.2 (even a plain hello world does).

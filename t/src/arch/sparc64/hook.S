@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* _mcount for the sparc64 runtime oracle: the call site is `call
  * _mcount; nop` after its save, so our %i7 (after our own save) is the
  * address of that call. */
