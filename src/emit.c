@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* emit.c - the temporary assembly file and the plan for the pipeline. */
 #define _POSIX_C_SOURCE 200809L
 #include "scan.h"
@@ -192,19 +193,19 @@ void emit_plan(FILE *out, const struct object *obj, const char *status)
 		fputc('\n', out);
 		if (a->entry_flag_bits)
 			fprintf(out, "entry-flag-bits\t%u\n", a->entry_flag_bits);
-		/* for choosing and running tools, and for linked files (see arch.h) */
-		if (a->driver_as)
-			fputs("driver-as\t1\n", out);
-		if (a->driver_as_unless)
-			fprintf(out, "driver-as-unless\t%s\n", a->driver_as_unless);
-		if (a->as_flag_family)
-			fprintf(out, "as-flag-family\t%s\n", a->as_flag_family);
-		if (a->cc_flag_family)
-			fprintf(out, "cc-flag-family\t%s\n", a->cc_flag_family);
-		if (a->hook_stubs)
-			fprintf(out, "hook-stubs\t%s\n", a->hook_stubs);
-		if (a->got_register)
-			fprintf(out, "got-register\t%s\n", a->got_register);
+		/* for choosing and running tools, and for linked files (see
+		 * arch.h); a key only where the row has a value */
+		const struct { const char *key, *value; } facts[] = {
+			{ "driver-as", a->driver_as ? "1" : NULL },
+			{ "driver-as-unless", a->driver_as_unless },
+			{ "as-flag-family", a->as_flag_family },
+			{ "cc-flag-family", a->cc_flag_family },
+			{ "hook-stubs", a->hook_stubs },
+			{ "got-register", a->got_register },
+		};
+		for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
+			if (facts[i].value)
+				fprintf(out, "%s\t%s\n", facts[i].key, facts[i].value);
 		if (a->scan_align)
 			fprintf(out, "scan-align\t%u\n", a->scan_align);
 	}
