@@ -58,6 +58,7 @@ my %opt;
 if (@ARGV && $ARGV[0] =~ /^-/) {
     require Getopt::Long;
     Getopt::Long::Configure(qw(require_order no_ignore_case bundling));
+    local $SIG{__WARN__} = sub { error($_[0]) };    # Getopt::Long's complaints
     Getopt::Long::GetOptions(
         'entry=s'     => \$opt{entry},
         'sections=s'  => \$opt{sections},
