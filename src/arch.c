@@ -16,11 +16,23 @@
  * field (PIE/PIC, -mno-plt); i386 `call *sym@GOT(%reg)` is ff 9x + field. */
 static const char *const x86_hooks[] = { "mcount", "__fentry__", NULL };
 
+/* In a linked image (--linked) a GOT call to a hook the link defines is
+ * relaxed to a direct call of the same length, its relocation kept as
+ * R_X86_64_PC32 / R_386_PC32 by ld.bfd and as the GOT type by gold and
+ * lld: `67 e8` (addr32 call, the default), `90 e8` with -z
+ * call-nop=prefix-0x90 (prefix-nop too), or `e8 rel32 90` with
+ * suffix-nop, whose relocation moves back one byte: that is the plain
+ * `e8` form.  A plain e8 call keeps its PLT32 or PC32. */
+#define X86_LINKER_MADE \
+	{ NULL, 2, 6, { 0x67, 0xe8 }, { 0xff, 0xff }, 2, .linker_made = true }, \
+	{ NULL, 2, 6, { 0x90, 0xe8 }, { 0xff, 0xff }, 2, .linker_made = true, .call_at = 1 }
+
 static const struct call_form x86_64_forms[] = {
 	{ "R_X86_64_PLT32",     1, 5, { 0xe8 }, { 0xff }, 1 },
 	{ "R_X86_64_PC32",      1, 5, { 0xe8 }, { 0xff }, 1 },
 	{ "R_X86_64_GOTPCRELX", 2, 6, { 0xff, 0x15 }, { 0xff, 0xff }, 2 },
 	{ "R_X86_64_GOTPCREL",  2, 6, { 0xff, 0x15 }, { 0xff, 0xff }, 2 },
+	X86_LINKER_MADE,
 };
 
 static const struct call_form i386_forms[] = {
@@ -28,6 +40,7 @@ static const struct call_form i386_forms[] = {
 	{ "R_386_PLT32",  1, 5, { 0xe8 }, { 0xff }, 1 },
 	{ "R_386_GOT32X", 2, 6, { 0xff, 0x90 }, { 0xff, 0xf8 }, 2 },
 	{ "R_386_GOT32",  2, 6, { 0xff, 0x90 }, { 0xff, 0xf8 }, 2 },
+	X86_LINKER_MADE,
 };
 
 /* Below, one form per line: relocation, field offset, length, opcode and
@@ -57,6 +70,10 @@ static const char *const riscv_hooks[] = { "_mcount", "mcount", NULL };
 static const struct call_form riscv_forms[] = {
 	{ "R_RISCV_CALL_PLT", 0, 8, { 0x17 }, { 0x7f }, 1, .linked = "named-end" },
 	{ "R_RISCV_CALL",     0, 8, { 0x17 }, { 0x7f }, 1, .linked = "named-end" },
+	/* a relaxing link turns the pair into `jal ra, HOOK` (a 4-byte jal,
+	 * rd = ra), keeping R_RISCV_JAL on it (and an R_RISCV_NONE against
+	 * *ABS* after it); linked with --no-relax, the pair keeps its type */
+	{ "R_RISCV_JAL",      0, 4, { 0xef, 0x00 }, { 0xff, 0x0f }, 2, .linker_made = true },
 };
 
 /* powerpc: `bl _mcount` (opcode 18, AA=0, LK=1); the entry is the bl. */
@@ -162,6 +179,7 @@ static const struct arch arches[] = {
 		.triple = "x86_64-linux-gnu",
 		.driver_as = true, .driver_as_unless = "-m16 -msse2avx",
 		.as_flag_family = "--32 --64 --x32", .cc_flag_family = "-m32 -m64 -mx32",
+		.linked_table = true,
 		.entry_doc = "the first byte of the call (e8, or ff 15 in PIC code)",
 	},
 	{
@@ -174,7 +192,7 @@ static const struct arch arches[] = {
 		.triple = "i686-linux-gnu",
 		.driver_as = true, .driver_as_unless = "-m16 -msse2avx",
 		.as_flag_family = "--32 --64 --x32", .cc_flag_family = "-m32 -m64 -mx32",
-		.got_register = "%ebx",
+		.got_register = "%ebx", .linked_table = true,
 		.entry_doc = "the first byte of the call (e8, or ff 9x in PIC code)",
 	},
 	{
@@ -186,7 +204,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "aarch64linux", .cc_flag = "", .as_flag = "",
 		.triple = "aarch64-linux-gnu",
 		.mapping_symbols = true,
-		.hook_stubs = "*%h_veneer",
+		.hook_stubs = "*%h_veneer", .linked_table = true,
 		.entry_doc = "the bl",
 	},
 	{
@@ -209,7 +227,7 @@ static const struct arch arches[] = {
 		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64lriscv", .cc_flag = "", .as_flag = "",
 		.triple = "riscv64-linux-gnu",
-		.mapping_symbols = true,
+		.mapping_symbols = true, .linked_table = true,
 		.entry_doc = "the auipc of the auipc+jalr pair; link with --no-relax",
 	},
 	{
@@ -401,6 +419,8 @@ const struct call_form *arch_form(const struct arch *a, const char *reloc,
 {
 	for (size_t i = 0; i < a->nforms; i++) {
 		const struct call_form *f = &a->forms[i];
+		if (f->linker_made)
+			continue;   /* only --linked looks at those (see scan_linked) */
 		if (strcmp(f->reloc, reloc) == 0 &&
 		    (!f->hook || (strlen(f->hook) == hooklen && memcmp(f->hook, hook, hooklen) == 0)))
 			return f;
@@ -468,6 +488,19 @@ char *arch_variants(const char *name)
 	return buf;
 }
 
+char *arch_linked_names(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	append(&buf, &len, "");
+	for (size_t i = 0; i < NARCHES; i++)
+		if (arches[i].linked_table) {
+			append(&buf, &len, len ? ", " : "");
+			append(&buf, &len, arches[i].name);
+		}
+	return buf;
+}
+
 void arch_list(void)
 {
 	for (size_t i = 0; i < NARCHES; i++) {
@@ -478,7 +511,15 @@ void arch_list(void)
 		       a->entry_directive, a->entry_doc);
 		for (size_t f = 0; f < a->nforms; f++) {
 			const struct call_form *cf = &a->forms[f];
-			if (cf->kind == FORM_COMPANION)
+			if (cf->linker_made) {
+				printf("\t%s: in linked images only, a call of %u bytes made by the "
+				       "linker (", cf->reloc ? cf->reloc : "any call relocation",
+				       cf->insn_len);
+				for (unsigned b = 0; b < cf->oplen; b++)
+					printf("%s%02x", b ? " " : "", cf->opcode[b]);
+				printf("), relocated field at +%u\n", cf->field_offset);
+			}
+			else if (cf->kind == FORM_COMPANION)
 				printf("\t%s: companion of a call site at most %u bytes before it "
 				       "(not a site)\n", cf->reloc, cf->span);
 			else if (cf->lead)

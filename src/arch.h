@@ -55,6 +55,20 @@ struct call_form {
 	 *                %higher, %highest; N=0 is %lo)
 	 * The opcode and mask (at check_at) select the instructions. */
 	const char *linked;
+	/* For --linked (a table built from an image linked with -q, whose
+	 * relocations survive): a form that only a linker makes, by rewriting
+	 * a compiler's call (x86: `ff 15` relaxed to `67 e8`); object mode
+	 * never uses it.  Its reloc may be NULL: then it is found under any
+	 * relocation type a call form of the row names, since a linker may
+	 * keep the original type or change it (the bytes decide, not the
+	 * type).  A form's entry is at the relocated field minus field_offset
+	 * minus lead, as for the others. */
+	bool linker_made;
+	/* For --linked with a -dr listing: bytes from the entry to the
+	 * instruction holding the relocated field (0: the call is the first
+	 * instruction; `90 e8`, the nop that -z call-nop=prefix-0x90 puts
+	 * before a relaxed call: 1, and that nop must start the entry). */
+	unsigned call_at;
 };
 
 struct arch {
@@ -100,6 +114,9 @@ struct arch {
 	unsigned scan_align;          /* alignment of the instructions and words a byte scan
 				       * of a linked file's code examines for the forms
 				       * with linked word, got:, gprel: or abs16: (0: none) */
+	bool linked_table;            /* mcount-scan --linked can build the table from an
+				       * image linked with -q: the forms (linker-made ones
+				       * included) describe every call a link leaves */
 };
 
 /* Find an architecture by canonical or kernel name; bits (0, 32, 64) and
@@ -124,6 +141,8 @@ const struct call_form *arch_form(const struct arch *a, const char *reloc,
  * ("mips 32-bit big-endian, mipsel 32-bit little-endian, ..."). */
 char *arch_known_names(void);
 char *arch_variants(const char *name);
+/* The rows whose linked_table is set ("x86_64, i386, ..."), allocated. */
+char *arch_linked_names(void);
 void arch_list(void);
 
 #endif

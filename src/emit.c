@@ -147,68 +147,75 @@ void emit_assembly(FILE *out, const struct object *obj)
 		copy_arm_attributes(out, obj);
 }
 
+/* The facts of the object's row, the same in every mode. */
+static void emit_facts(FILE *out, const struct arch *a)
+{
+	fprintf(out, "arch\t%s\nbits\t%u\nendian\t%s\n", a->name, a->elf_class,
+		a->big_endian ? "big" : "little");
+	fprintf(out, "ld-emulation\t%s\ncc-flag\t%s\nas-flag\t%s\ntriple\t%s\n",
+		a->ld_emulation, a->cc_flag, a->as_flag, a->triple);
+	/* for checking linked programs: the hook names and call forms */
+	fputs("hooks\t", out);
+	for (const char *const *h = a->hooks; *h; h++)
+		fprintf(out, "%s%s", h == a->hooks ? "" : " ", *h);
+	fputs("\ncall-forms\t", out);
+	for (size_t i = 0, n = 0; i < a->nforms; i++) {
+		const struct call_form *f = &a->forms[i];
+		if (f->linker_made)
+			continue;   /* --linked's own, not the front ends' */
+		/* RELOC/LEN/FIELD, then optional /companion (no entry of its
+		 * own), /lead=N (the entry is N bytes before the call),
+		 * /hook=NAME (only for calls to that hook) */
+		fprintf(out, "%s%s/%u/%u%s", n++ ? " " : "", f->reloc, f->insn_len,
+			f->field_offset, f->kind == FORM_COMPANION ? "/companion" : "");
+		if (f->lead)
+			fprintf(out, "/lead=%u", f->lead);
+		if (f->hook)
+			fprintf(out, "/hook=%s", f->hook);
+		/* for linked files: /span=N (a companion's greatest distance
+		 * to its site), /op=HEX/mask=HEX/at=N[,M] (the opcode checked
+		 * at the entry + N), /linked=KIND (see arch.h) */
+		if (f->kind == FORM_COMPANION)
+			fprintf(out, "/span=%u", f->span);
+		if (f->oplen) {
+			fputs("/op=", out);
+			for (unsigned b = 0; b < f->oplen; b++)
+				fprintf(out, "%02x", f->opcode[b]);
+			fputs("/mask=", out);
+			for (unsigned b = 0; b < f->oplen; b++)
+				fprintf(out, "%02x", f->opmask[b]);
+			fprintf(out, "/at=%d", f->check_at[0]);
+			if (f->ncheck == 2)
+				fprintf(out, ",%d", f->check_at[1]);
+		}
+		if (f->linked)
+			fprintf(out, "/linked=%s", f->linked);
+	}
+	fputc('\n', out);
+	if (a->entry_flag_bits)
+		fprintf(out, "entry-flag-bits\t%u\n", a->entry_flag_bits);
+	/* for choosing and running tools, and for linked files (see
+	 * arch.h); a key only where the row has a value */
+	const struct { const char *key, *value; } facts[] = {
+		{ "driver-as", a->driver_as ? "1" : NULL },
+		{ "driver-as-unless", a->driver_as_unless },
+		{ "as-flag-family", a->as_flag_family },
+		{ "cc-flag-family", a->cc_flag_family },
+		{ "hook-stubs", a->hook_stubs },
+		{ "got-register", a->got_register },
+	};
+	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
+		if (facts[i].value)
+			fprintf(out, "%s\t%s\n", facts[i].key, facts[i].value);
+	if (a->scan_align)
+		fprintf(out, "scan-align\t%u\n", a->scan_align);
+}
+
 void emit_plan(FILE *out, const struct object *obj, const char *status)
 {
 	const struct arch *a = obj->arch;
-	if (a) {
-		fprintf(out, "arch\t%s\nbits\t%u\nendian\t%s\n", a->name, a->elf_class,
-			a->big_endian ? "big" : "little");
-		fprintf(out, "ld-emulation\t%s\ncc-flag\t%s\nas-flag\t%s\ntriple\t%s\n",
-			a->ld_emulation, a->cc_flag, a->as_flag, a->triple);
-		/* for checking linked programs: the hook names and call forms */
-		fputs("hooks\t", out);
-		for (const char *const *h = a->hooks; *h; h++)
-			fprintf(out, "%s%s", h == a->hooks ? "" : " ", *h);
-		fputs("\ncall-forms\t", out);
-		for (size_t i = 0; i < a->nforms; i++) {
-			const struct call_form *f = &a->forms[i];
-			/* RELOC/LEN/FIELD, then optional /companion (no entry of its
-			 * own), /lead=N (the entry is N bytes before the call),
-			 * /hook=NAME (only for calls to that hook) */
-			fprintf(out, "%s%s/%u/%u%s", i ? " " : "", f->reloc, f->insn_len,
-				f->field_offset, f->kind == FORM_COMPANION ? "/companion" : "");
-			if (f->lead)
-				fprintf(out, "/lead=%u", f->lead);
-			if (f->hook)
-				fprintf(out, "/hook=%s", f->hook);
-			/* for linked files: /span=N (a companion's greatest distance
-			 * to its site), /op=HEX/mask=HEX/at=N[,M] (the opcode checked
-			 * at the entry + N), /linked=KIND (see arch.h) */
-			if (f->kind == FORM_COMPANION)
-				fprintf(out, "/span=%u", f->span);
-			if (f->oplen) {
-				fputs("/op=", out);
-				for (unsigned b = 0; b < f->oplen; b++)
-					fprintf(out, "%02x", f->opcode[b]);
-				fputs("/mask=", out);
-				for (unsigned b = 0; b < f->oplen; b++)
-					fprintf(out, "%02x", f->opmask[b]);
-				fprintf(out, "/at=%d", f->check_at[0]);
-				if (f->ncheck == 2)
-					fprintf(out, ",%d", f->check_at[1]);
-			}
-			if (f->linked)
-				fprintf(out, "/linked=%s", f->linked);
-		}
-		fputc('\n', out);
-		if (a->entry_flag_bits)
-			fprintf(out, "entry-flag-bits\t%u\n", a->entry_flag_bits);
-		/* for choosing and running tools, and for linked files (see
-		 * arch.h); a key only where the row has a value */
-		const struct { const char *key, *value; } facts[] = {
-			{ "driver-as", a->driver_as ? "1" : NULL },
-			{ "driver-as-unless", a->driver_as_unless },
-			{ "as-flag-family", a->as_flag_family },
-			{ "cc-flag-family", a->cc_flag_family },
-			{ "hook-stubs", a->hook_stubs },
-			{ "got-register", a->got_register },
-		};
-		for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
-			if (facts[i].value)
-				fprintf(out, "%s\t%s\n", facts[i].key, facts[i].value);
-		if (a->scan_align)
-			fprintf(out, "scan-align\t%u\n", a->scan_align);
-	}
+	if (a)
+		emit_facts(out, a);
 	if (strcmp(status, "identified") == 0) {
 		fputs("kernel-sections\t", out);
 		for (const char *const *k = kernel_sections; *k; k++)
@@ -242,4 +249,47 @@ void emit_plan(FILE *out, const struct object *obj, const char *status)
 		else if (sec->anchor_local)
 			fprintf(out, "globalize\t%s\n", obj->syms[sec->anchor].name);
 	}
+}
+
+/* The section a table is in, whatever fills it: always writable, so
+ * that a PIE or shared library needs no text relocation for it. */
+static void linked_section(FILE *out, const struct arch *a)
+{
+	fprintf(out, "\t.section __mcount_loc,\"aw\",%cprogbits\n\t.balign %u\n",
+		a->type_prefix, a->entry_size);
+}
+
+static void linked_end(FILE *out, const struct arch *a)
+{
+	fprintf(out, "\t.section .note.GNU-stack,\"\",%cprogbits\n", a->type_prefix);
+}
+
+void emit_linked_assembly(FILE *out, const struct object *obj)
+{
+	const struct arch *a = obj->arch;
+	fprintf(out, "/* __mcount_loc table of a linked image: %zu call sites, written by "
+		"mcount-scan */\n", obj->nsites);
+	linked_section(out, a);
+	for (size_t i = 0; i < obj->nsites; i++) {
+		uint64_t e = obj->sites[i].entry, b = obj->entry_base;
+		fprintf(out, "\t%s " ENTRY_BASE " %c 0x%" PRIx64 "\n", a->entry_directive,
+			e >= b ? '+' : '-', e >= b ? e - b : b - e);
+	}
+	linked_end(out, a);
+}
+
+void emit_placeholder(FILE *out, const struct arch *a, unsigned long n)
+{
+	fprintf(out, "/* __mcount_loc placeholder: %lu entries, written by mcount-scan */\n", n);
+	linked_section(out, a);
+	for (unsigned long i = 0; i < n; i++)
+		fprintf(out, "\t%s " ENTRY_BASE " + 0x0\n", a->entry_directive);
+	linked_end(out, a);
+}
+
+void emit_linked_plan(FILE *out, const struct object *obj, const char *status)
+{
+	emit_facts(out, obj->arch);
+	fprintf(out, "status\t%s\nsites\t%zu\npassed-over\t%zu\nentry-base\t" ENTRY_BASE "\n",
+		status, obj->nsites, obj->passed_over);
 }

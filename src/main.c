@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "scan.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -11,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* the greatest --placeholder: 64 Mi entries (a Linux kernel has about 60,000) */
+#define MAX_PLACEHOLDER (1ul << 26)
 
 #ifndef VERSION
 #define VERSION "unknown"
@@ -28,6 +32,9 @@ struct options {
 	const char *file_name;  /* --file-name, or NULL */
 	const char *listing;    /* the listing's path, "-" for stdin */
 	bool plan, identify, writable;
+	bool linked;            /* --linked: the object is a linked image */
+	const char *placeholder;        /* --placeholder=N, or NULL */
+	unsigned long nplaceholder;
 };
 
 static void usage(FILE *out)
@@ -59,6 +66,16 @@ static void usage(FILE *out)
 "      --file-name=NAME   file name to use in messages and comments\n"
 "      --identify         with --object: print the architecture facts of the\n"
 "                         object (for choosing tools) and exit\n"
+"      --linked           the --object is an executable or shared object\n"
+"                         linked with -q (--emit-relocs) and a placeholder\n"
+"                         table: write the table of its calls to the hook,\n"
+"                         entries `__ehdr_start + OFFSET` in a writable\n"
+"                         section (none of --entry, --sections, --writable\n"
+"                         apply); the plan adds passed-over (references to\n"
+"                         the hook that are no call) and entry-base\n"
+"      --placeholder=N    read no listing: write a table of N entries\n"
+"                         `__ehdr_start`, laid out as --linked's table of N\n"
+"                         calls (for the first link); needs --arch or --object\n"
 "      --list-arches      list the architectures and call forms known\n"
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
@@ -82,7 +99,8 @@ static _Noreturn __attribute__((format(printf, 1, 2))) void bad_usage(const char
 /* Open the --object file and check its ELF header against the options;
  * an object of another row that a shared kernel ARCH name also selects
  * replaces obj->arch. */
-static void check_object(struct object *obj, const struct options *opt, bool need_rel)
+static void check_object(struct object *obj, const struct options *opt, bool need_rel,
+			 bool need_linked)
 {
 	const char *endian = opt->endian;
 	unsigned bits = opt->bits;
@@ -96,6 +114,12 @@ static void check_object(struct object *obj, const struct options *opt, bool nee
 	if (need_rel && id.type != 1)
 		fatal("not a relocatable object (ELF type %s)",
 		      id.type == 2 ? "EXEC, an executable" : id.type == 3 ? "DYN, a shared object or PIE" :
+		      id.type == 4 ? "CORE, a core dump" : "unknown");
+	if (need_linked && id.type == 1)
+		fatal("a relocatable object (ELF type REL): --linked reads an executable or shared "
+		      "object linked with -q");
+	if (need_linked && id.type != 2 && id.type != 3)
+		fatal("not a linked executable or shared object (ELF type %s)",
 		      id.type == 4 ? "CORE, a core dump" : "unknown");
 	const struct arch *a = arch_by_machine(id.machine, id.elf_class, id.big_endian);
 	/* the object's machine in messages: "NAME, 64-bit little-endian" */
@@ -142,6 +166,8 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		{ "list-arches", no_argument, NULL, 'L' },
 		{ "identify", no_argument, NULL, 'I' },
 		{ "writable", no_argument, NULL, 'W' },
+		{ "linked", no_argument, NULL, 'K' },
+		{ "placeholder", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -184,6 +210,18 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		case 'L': arch_list(); exit(HELPER_OK);
 		case 'I': opt->identify = true; break;
 		case 'W': opt->writable = true; break;
+		case 'K': opt->linked = true; break;
+		case 'P': {
+			char *end;
+			errno = 0;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (!isdigit((unsigned char)*optarg) || *end || errno || n > MAX_PLACEHOLDER)
+				bad_usage("--placeholder must be a number of entries from 0 to %lu, not '%s'",
+					  (unsigned long)MAX_PLACEHOLDER, optarg);
+			opt->placeholder = optarg;
+			opt->nplaceholder = n;
+			break;
+		}
 		case 'h': usage(stdout); exit(HELPER_OK);
 		case 'V': printf("mcount-scan (recordmcount) %s\n", VERSION); exit(HELPER_OK);
 		default:
@@ -194,6 +232,13 @@ static void parse_options(int argc, char **argv, struct options *opt)
 	if (argc - optind > 1)
 		bad_usage("too many arguments: '%s'", argv[optind + 1]);
 	opt->listing = optind < argc ? argv[optind] : "-";
+	if (opt->placeholder && (opt->linked || opt->plan || opt->identify || optind < argc))
+		bad_usage("%s", "--placeholder reads no listing and prints no plan: give only --arch "
+			  "or --object, and -o");
+	if (opt->placeholder && !opt->arch_name && !opt->object)
+		bad_usage("%s", "--placeholder needs --arch or --object");
+	if (opt->linked && !opt->object)
+		bad_usage("%s", "--linked needs --object");
 }
 
 /* The row --arch (with --bits and --endian) names, or NULL without --arch. */
@@ -242,20 +287,40 @@ static bool read_listing(const char *listing, struct object *obj)
 	return true;
 }
 
-/* Scan the read listing; write the table's assembly and the plan. */
+/* Open -o's file (stdout for none or '-'). */
+static FILE *open_output(const char *output)
+{
+	FILE *out = stdout;
+	if (output && strcmp(output, "-") != 0 && !(out = fopen(output, "w")))
+		fatal("cannot write %s: %s", output, strerror(errno));
+	return out;
+}
+
+static void close_output(FILE *out, const char *output)
+{
+	if (fflush(out) != 0 || ferror(out) || (out != stdout && fclose(out) != 0))
+		fatal("write error on %s: %s", output ? output : "standard output", strerror(errno));
+}
+
+/* Scan the read listing; write the table's assembly and the plan.  A
+ * linked image's table is written even when empty: it takes the place
+ * of the placeholder the image was linked with. */
 static void scan_and_write(struct object *obj, const struct options *opt)
 {
-	const char *status = scan_object(obj, opt->sections, opt->mode);
+	const char *status = opt->linked ? scan_linked(obj)
+					 : scan_object(obj, opt->sections, opt->mode);
 	const char *output = opt->output;
-	if (obj->nsites && (output || !opt->plan)) {
-		FILE *out = stdout;
-		if (output && strcmp(output, "-") != 0 && !(out = fopen(output, "w")))
-			fatal("cannot write %s: %s", output, strerror(errno));
-		emit_assembly(out, obj);
-		if (fflush(out) != 0 || ferror(out) || (out != stdout && fclose(out) != 0))
-			fatal("write error on %s: %s", output ? output : "standard output", strerror(errno));
+	if ((obj->nsites || opt->linked) && (output || !opt->plan)) {
+		FILE *out = open_output(output);
+		if (opt->linked)
+			emit_linked_assembly(out, obj);
+		else
+			emit_assembly(out, obj);
+		close_output(out, output);
 	}
-	if (opt->plan)
+	if (opt->plan && opt->linked)
+		emit_linked_plan(stdout, obj, status);
+	else if (opt->plan)
 		emit_plan(stdout, obj, status);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		fatal("write error on standard output");
@@ -278,8 +343,19 @@ int main(int argc, char **argv)
 		    strcmp(opt.listing, "-") ? opt.listing : NULL;
 	obj.label = diag_file;
 	if (obj.path)
-		check_object(&obj, &opt, !opt.identify);
-	if (opt.identify)
+		check_object(&obj, &opt, !opt.identify && !opt.placeholder && !opt.linked,
+			     opt.linked && !opt.identify);
+	if (opt.linked && !opt.identify && !obj.arch->linked_table) {
+		char *names = arch_linked_names();
+		fatal("a table cannot be built from a linked image of %s yet (--linked supports: %s)",
+		      obj.arch->name, names);
+	}
+	obj.linked = opt.linked;
+	if (opt.placeholder) {
+		FILE *out = open_output(opt.output);
+		emit_placeholder(out, obj.arch, opt.nplaceholder);
+		close_output(out, opt.output);
+	} else if (opt.identify)
 		status = identify(&obj);
 	else if (!read_listing(opt.listing, &obj))
 		status = HELPER_NO_LISTING;

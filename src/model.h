@@ -15,6 +15,7 @@
 struct section {
 	char *name;
 	uint64_t size, fileoff;
+	uint64_t vma;           /* its address (0 in a relocatable object) */
 	bool listed;            /* seen in the section headers (-h) */
 	bool code;              /* executable (CODE in -h, or disassembled) */
 	bool contents;          /* has file contents (not NOBITS) */
@@ -33,6 +34,7 @@ struct symbol {
 	int sec;                /* index into secs; -1 for *UND*, *ABS*, *COM* */
 	char bind;              /* 'l' local, 'g' global, 'u' unique, '!' both, ' ' none */
 	bool weak, ifunc, section_sym, file_sym, debug;
+	bool func;              /* STT_FUNC */
 };
 
 struct site {
@@ -42,6 +44,9 @@ struct site {
 	unsigned char bytes[8]; /* first bytes of that instruction (-d input) */
 	unsigned nbytes;
 	const struct call_form *form;
+	uint64_t prev_insn;     /* -d input: the instruction before insn_start, if the
+				 * same symbol's code holds both; else NO_ADDR */
+	bool inline_reloc;      /* from -d (addresses as printed), not -r (offsets) */
 	char *reloc;            /* relocation type name */
 	uint64_t entry;         /* table entry (section offset), set by the scan */
 };
@@ -63,6 +68,10 @@ struct object {
 	bool saw_headers, saw_symtab, saw_relocs, saw_disasm;
 	bool has_mcount_loc, has_lto;
 	bool writable_table;    /* emit the table as "aw" rather than "a" */
+	bool linked;            /* --linked: a linked image; hook names may carry
+				 * a version (__fentry__@GLIBC_2.13) */
+	size_t passed_over;     /* --linked: references to the hook that are no call */
+	uint64_t entry_base;    /* --linked: the value of __ehdr_start */
 	bool has_file_sym;      /* an STT_FILE symbol is in the table */
 	bool has_plain_locals;  /* local symbols other than section/file ones */
 	int gnu_stack, gnu_property;   /* section indexes or -1 */

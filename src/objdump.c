@@ -21,6 +21,8 @@ struct reader {
 	enum state state;
 	int cur_sec;                 /* section of the relocation list or disassembly */
 	uint64_t insn_start;         /* last instruction seen in the disassembly */
+	uint64_t prev_insn;          /* the one before it under the same label, or NO_ADDR */
+	bool new_label;              /* a symbol's label came since the last instruction */
 	unsigned char insn_bytes[8];
 	unsigned insn_nbytes;
 	int last_header;             /* section whose flags line comes next */
@@ -136,6 +138,7 @@ static void header_line(struct reader *r, const char *line)
 	s->listed = true;
 	s->size = size;
 	s->fileoff = off;
+	s->vma = vma;
 	r->last_header = si;
 	obj->saw_headers = true;
 	if (strcmp(s->name, "__mcount_loc") == 0)
@@ -173,6 +176,9 @@ static void symtab_line(struct reader *r, const char *line)
 		return;
 	if (*p == ' ')
 		p++;
+	/* a linked image's listing has a column for symbol versions here */
+	if (obj->linked)
+		p = skip_ws(p);
 	static const char *const vis[] = { ".hidden ", ".internal ", ".protected " };
 	for (size_t i = 0; i < sizeof(vis) / sizeof(vis[0]); i++)
 		if (starts_with(p, vis[i]))
@@ -192,6 +198,7 @@ static void symtab_line(struct reader *r, const char *line)
 	sym.ifunc = flags[4] == 'i';
 	sym.debug = flags[5] == 'd';
 	sym.file_sym = flags[6] == 'f';
+	sym.func = flags[6] == 'F';
 	sym.sec = -1;
 	if (!(seclen == 5 && (memcmp(secname, "*UND*", 5) == 0 || memcmp(secname, "*ABS*", 5) == 0 ||
 			      memcmp(secname, "*COM*", 5) == 0))) {
@@ -210,10 +217,15 @@ static void symtab_line(struct reader *r, const char *line)
 }
 
 /* Does the relocation's value name the hook ("mcount", "mcount-0x4", ...)? */
-static bool names_hook(const struct arch *a, const char *value)
+static bool names_hook(const struct object *obj, const char *value)
 {
+	const struct arch *a = obj->arch;
 	size_t len = strcspn(value, "+-\t ");
 	const char *rest = value + len;
+	/* a linked image's symbol table gives a hook from a shared library
+	 * its version: __fentry__@GLIBC_2.13 */
+	if (obj->linked && memchr(value, '@', len))
+		len = (size_t)((const char *)memchr(value, '@', len) - value);
 	if (!arch_is_hook(a, value, len))
 		return false;
 	return *rest == '\0' || *rest == ' ' || *rest == '\t' ||
@@ -239,7 +251,7 @@ static void reloc_line(struct reader *r, const char *line, bool inline_form)
 	if (tlen == 0)
 		return;
 	p = skip_ws(p + tlen);
-	if (!obj->arch || !names_hook(obj->arch, p))
+	if (!obj->arch || !names_hook(obj, p))
 		return;
 	struct site s = { 0 };
 	s.sec = r->cur_sec;
@@ -247,8 +259,11 @@ static void reloc_line(struct reader *r, const char *line, bool inline_form)
 	s.reloc = xstrndup(type, tlen);
 	s.form = arch_form(obj->arch, s.reloc, p, strcspn(p, "+-\t "));
 	s.insn_start = NO_ADDR;
+	s.prev_insn = NO_ADDR;
+	s.inline_reloc = inline_form;
 	if (inline_form && r->insn_start != NO_ADDR && r->insn_start <= off) {
 		s.insn_start = r->insn_start;
+		s.prev_insn = r->prev_insn;
 		s.nbytes = r->insn_nbytes;
 		memcpy(s.bytes, r->insn_bytes, sizeof(s.bytes));
 	}
@@ -261,7 +276,14 @@ static void insn_line(struct reader *r, const char *line)
 {
 	const char *p = skip_ws(line);
 	uint64_t addr;
-	if (!parse_hex(&p, &addr) || *p != ':')
+	if (!parse_hex(&p, &addr))
+		return;
+	if (p[0] == ' ' && p[1] == '<') {
+		/* "0000000000001040 <main>:": code of another symbol begins */
+		r->new_label = true;
+		return;
+	}
+	if (*p != ':')
 		return;
 	p++;
 	if (*p == ' ') {
@@ -277,6 +299,8 @@ static void insn_line(struct reader *r, const char *line)
 	bool continuation = !tab || *skip_ws(tab) == '\0';
 	if (continuation)
 		return;
+	r->prev_insn = r->new_label ? NO_ADDR : r->insn_start;
+	r->new_label = false;
 	r->insn_start = addr;
 	r->insn_nbytes = 0;
 	while (p < tab && r->insn_nbytes < sizeof(r->insn_bytes)) {
@@ -304,7 +328,8 @@ static void strip_newline(char *line, ssize_t *len)
 
 void objdump_read(FILE *in, struct object *obj)
 {
-	struct reader r = { .obj = obj, .cur_sec = -1, .insn_start = NO_ADDR, .last_header = -1 };
+	struct reader r = { .obj = obj, .cur_sec = -1, .insn_start = NO_ADDR, .prev_insn = NO_ADDR,
+			    .last_header = -1 };
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -363,6 +388,7 @@ void objdump_read(FILE *in, struct object *obj)
 			r.cur_sec = object_section(obj, name, (size_t)(line + len - 1 - name));
 			obj->secs[r.cur_sec].code = true;
 			r.insn_start = NO_ADDR;
+			r.new_label = true;
 			r.state = S_DISASM;
 			obj->saw_disasm = true;
 			continue;

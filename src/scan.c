@@ -345,3 +345,204 @@ void object_free(struct object *obj)
 		close(obj->fd);
 	object_init(obj);
 }
+
+/* --linked ------------------------------------------------------------ */
+
+/* Does a call form of the row name this relocation type?  (companion:
+ * set when only a companion form does) */
+static bool linked_call_type(const struct arch *a, const char *reloc, bool *companion)
+{
+	bool comp = false;
+	for (size_t i = 0; i < a->nforms; i++) {
+		const struct call_form *f = &a->forms[i];
+		if (!f->reloc || strcmp(f->reloc, reloc) != 0)
+			continue;
+		if (f->kind == FORM_SITE)
+			return true;
+		comp = true;
+	}
+	*companion = comp;
+	return false;
+}
+
+/* The start of the code (a FUNC symbol) holding address addr: the
+ * greatest value not above it, from funcs sorted by value; NO_ADDR if none. */
+static uint64_t func_start(const uint64_t *funcs, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (funcs[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? funcs[lo - 1] : NO_ADDR;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/* Do the bytes of the section at off (a call's entry candidate) match
+ * the form's opcode, at either of its places? */
+static bool linked_bytes_match(const struct object *obj, const struct section *sec,
+			       const struct call_form *f, uint64_t entry, uint64_t reloc_vma)
+{
+	unsigned nplaces = f->ncheck == 2 ? 2 : 1;
+	unsigned char bytes[4];
+	if (!f->oplen || !sec->contents)
+		return false;
+	for (unsigned k = 0; k < nplaces; k++) {
+		int64_t at = (int64_t)entry + f->check_at[k];
+		if (at < 0 || (uint64_t)at + f->oplen > sec->size)
+			continue;
+		if (elf_read_at(obj->fd, sec->fileoff + (uint64_t)at, bytes, f->oplen) != (long)f->oplen)
+			fatal("cannot read the code at " AT_FMT ": file truncated",
+			      AT(sec, reloc_vma - sec->vma));
+		if (opcode_matches(f, bytes))
+			return true;
+	}
+	return false;
+}
+
+/* The entry (section offset) of the call the relocation at section offset
+ * off belongs to, or NO_ADDR if it is on no call.  Every form of the row
+ * is a candidate whatever the relocation's type (a linker that relaxes a
+ * call may keep the type or change it): the bytes decide.  The candidate
+ * that starts furthest back wins (`67 e8` or `90 e8` before the plain
+ * `e8` they end with), but no candidate may start before the code of the
+ * symbol holding the relocation, and with a -d listing the call must be
+ * the instruction that holds the field (with a nop before it, that nop
+ * starts the entry, under the same symbol). */
+static uint64_t linked_entry(const struct object *obj, const struct site *st, uint64_t off,
+			     uint64_t lowest, uint64_t insn, uint64_t prev)
+{
+	const struct arch *a = obj->arch;
+	const struct section *sec = &obj->secs[st->sec];
+	const struct call_form *cand[32];
+	size_t n = 0;
+	for (size_t i = 0; i < a->nforms && n < sizeof(cand) / sizeof(cand[0]); i++) {
+		const struct call_form *f = &a->forms[i];
+		/* (a form of one hook only, as s390's, would need the hook's
+		 * name here; no row with linked_table has one) */
+		if (f->kind != FORM_SITE || f->hook)
+			continue;
+		/* deepest first, stable */
+		size_t j = n++;
+		while (j > 0 && cand[j - 1]->field_offset + cand[j - 1]->lead <
+			       f->field_offset + f->lead) {
+			cand[j] = cand[j - 1];
+			j--;
+		}
+		cand[j] = f;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct call_form *f = cand[i];
+		uint64_t depth = f->field_offset + f->lead;
+		if (off < depth)
+			continue;
+		uint64_t entry = off - depth;
+		if (lowest != NO_ADDR && entry < lowest)
+			continue;
+		if (insn != NO_ADDR) {
+			if (insn != entry + f->lead + f->call_at)
+				continue;
+			if (f->call_at && prev != entry + f->lead)
+				continue;
+		}
+		if (linked_bytes_match(obj, sec, f, entry, sec->vma + off))
+			return entry;
+	}
+	return NO_ADDR;
+}
+
+const char *scan_linked(struct object *obj)
+{
+	const struct arch *a = obj->arch;
+	if (!obj->saw_headers)
+		fatal("the objdump listing has no section headers (run objdump with -h)");
+	if (!obj->saw_symtab)
+		fatal("the objdump listing has no symbol table (run objdump with -t)");
+	int *base = strmap_get(&obj->names, ENTRY_BASE);
+	size_t nfuncs = 0;
+	bool have_base = false;
+	for (size_t i = 0; i < obj->nsyms; i++) {
+		const struct symbol *s = &obj->syms[i];
+		nfuncs += s->func && s->sec >= 0;
+		if (base && !have_base && strcmp(s->name, ENTRY_BASE) == 0 && !s->debug) {
+			obj->entry_base = s->value;
+			have_base = true;
+		}
+	}
+	if (!have_base)
+		fatal("no __ehdr_start in the symbol table: the image must be linked with the "
+		      "placeholder table (mcount-scan --placeholder) that refers to it");
+	uint64_t *funcs = xmalloc(nfuncs * sizeof(*funcs));
+	nfuncs = 0;
+	for (size_t i = 0; i < obj->nsyms; i++)
+		if (obj->syms[i].func && obj->syms[i].sec >= 0)
+			funcs[nfuncs++] = obj->syms[i].value;
+	qsort(funcs, nfuncs, sizeof(*funcs), u64_cmp);
+
+	size_t out = 0;
+	for (size_t i = 0; i < obj->nsites; i++) {
+		struct site *st = &obj->sites[i];
+		const struct section *sec = &obj->secs[st->sec];
+		bool companion = false;
+		/* -r prints a linked image's relocation offsets from the
+		 * section's start (bfd subtracts its address); -dr prints
+		 * addresses, as the instructions have them */
+		uint64_t off = st->reloc_off, insn = st->insn_start, prev = st->prev_insn;
+		if (st->inline_reloc) {
+			off -= sec->vma;
+			insn = insn == NO_ADDR ? NO_ADDR : insn - sec->vma;
+			prev = prev == NO_ADDR ? NO_ADDR : prev - sec->vma;
+		}
+		bool call_type = linked_call_type(a, st->reloc, &companion);
+		if (!sec->listed || !sec->code || off >= sec->size || companion) {
+			/* not code, or the second relocation of a call */
+			free(st->reloc);
+			continue;
+		}
+		uint64_t lowest = func_start(funcs, nfuncs, sec->vma + off);
+		lowest = lowest == NO_ADDR || lowest < sec->vma ? NO_ADDR : lowest - sec->vma;
+		uint64_t entry = NO_ADDR;
+		if (call_type)
+			entry = linked_entry(obj, st, off, lowest, insn, prev);
+		if (entry == NO_ADDR) {
+			note_msg("%s: %s relocation against the profiling hook at 0x%llx is not on "
+				 "a call: passed over", sec->name, st->reloc,
+				 (unsigned long long)(sec->vma + off));
+			obj->passed_over++;
+			free(st->reloc);
+			continue;
+		}
+		st->entry = sec->vma + entry;
+		obj->sites[out++] = *st;
+	}
+	free(funcs);
+	obj->nsites = out;
+	if (out)
+		qsort(obj->sites, out, sizeof(*obj->sites), entry_cmp);
+	/* several relocations of one call (riscv's JAL and its NONE, or a
+	 * relocation printed twice) give one entry */
+	out = 0;
+	for (size_t i = 0; i < obj->nsites; i++) {
+		if (out && obj->sites[out - 1].entry == obj->sites[i].entry) {
+			free(obj->sites[i].reloc);
+			continue;
+		}
+		obj->sites[out++] = obj->sites[i];
+	}
+	obj->nsites = out;
+	return out ? "recorded" : "no-sites";
+}

@@ -20,6 +20,14 @@ void scan_anchors(struct object *obj);
  * recorded, no-sites, lto or already-recorded. */
 const char *scan_object(struct object *obj, const char *sections, enum entry_mode mode);
 
+/* --linked: the calls to the hook in an image linked with -q (an
+ * executable or shared object), found by the bytes at each relocation
+ * against the hook in executable sections; st->entry becomes the call's
+ * address, the sites are sorted by it, one per call.  Returns the plan's
+ * status: recorded or no-sites. */
+const char *scan_linked(struct object *obj);
+#define ENTRY_BASE "__ehdr_start"
+
 /* An object with nothing read yet (no file open, no special sections);
  * object_free() releases what reading and scanning allocated, closes the
  * file and leaves the object as object_init() does. */
@@ -29,5 +37,10 @@ void object_free(struct object *obj);
 /* emit.c */
 void emit_assembly(FILE *out, const struct object *obj);
 void emit_plan(FILE *out, const struct object *obj, const char *status);
+/* --linked: the table of obj's sites relative to __ehdr_start, and the plan */
+void emit_linked_assembly(FILE *out, const struct object *obj);
+void emit_linked_plan(FILE *out, const struct object *obj, const char *status);
+/* --placeholder: n entries of __ehdr_start, laid out as the real table */
+void emit_placeholder(FILE *out, const struct arch *a, unsigned long n);
 
 #endif
