@@ -252,10 +252,13 @@ void emit_plan(FILE *out, const struct object *obj, const char *status)
 }
 
 /* The section a table is in, whatever fills it: always writable, so
- * that a PIE or shared library needs no text relocation for it. */
+ * that a PIE or shared library needs no text relocation for it, and
+ * retained (SHF_GNU_RETAIN), so that --gc-sections keeps it although no
+ * code refers to it; it refers to nothing but __ehdr_start, so it keeps
+ * no function alive. */
 static void linked_section(FILE *out, const struct arch *a)
 {
-	fprintf(out, "\t.section __mcount_loc,\"aw\",%cprogbits\n\t.balign %u\n",
+	fprintf(out, "\t.section __mcount_loc,\"awR\",%cprogbits\n\t.balign %u\n",
 		a->type_prefix, a->entry_size);
 }
 

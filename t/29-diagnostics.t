@@ -49,6 +49,7 @@ my %HOME = (
     'lib/RecordMcount/Elf.pm'      => ['mcount-record'],
     'lib/RecordMcount/Calls.pm'    => ['mcount-record'],
     'lib/RecordMcount/Table.pm'    => ['mcount-record'],
+    'lib/RecordMcount/Link.pm'     => ['mcount-record'],
     'lib/RecordMcount/Argv.pm'     => ['mcount-cc'],
     # its only message refuses an unknown import name: a programming
     # error in this project, never a user's

@@ -375,13 +375,13 @@ for my $t (['aarch64', 'aarch64-linux-gnu', '_mcount', []],
     }
     my $txt = slurp("$dir/ph-x86_64-$n.s");
     is(scalar(() = $txt =~ /^\t\.quad __ehdr_start \+ 0x0$/mg), $n, 'placeholder: N entries of __ehdr_start');
-    like($txt, qr/^\t\.section __mcount_loc,"aw",\@progbits\n\t\.balign 8\n/m, 'placeholder: the section, writable, aligned');
+    like($txt, qr/^\t\.section __mcount_loc,"awR",\@progbits\n\t\.balign 8\n/m, 'placeholder: the section, writable, aligned');
     like($txt, qr/^\t\.section \.note\.GNU-stack,"",\@progbits\n\z/m, 'placeholder: the stack note');
     my $r = slurp($real);
-    like($r, qr/^\t\.section __mcount_loc,"aw",\@progbits\n\t\.balign 8\n(?:\t\.quad __ehdr_start \+ 0x[0-9a-f]+\n){$n}\t\.section \.note\.GNU-stack,"",\@progbits\n\z/m,
+    like($r, qr/^\t\.section __mcount_loc,"awR",\@progbits\n\t\.balign 8\n(?:\t\.quad __ehdr_start \+ 0x[0-9a-f]+\n){$n}\t\.section \.note\.GNU-stack,"",\@progbits\n\z/m,
         'the real table: the same section, N entries');
     my $p0 = slurp("$dir/ph-x86_64-0.s");
-    like($p0, qr/^\t\.section __mcount_loc,"aw",\@progbits\n\t\.balign 8\n\t\.section \.note\.GNU-stack/m,
+    like($p0, qr/^\t\.section __mcount_loc,"awR",\@progbits\n\t\.balign 8\n\t\.section \.note\.GNU-stack/m,
         'placeholder 0: an empty section');
     like(must('readelf', '-SW', $ph0), qr/__mcount_loc\s+PROGBITS/, 'placeholder 0: the section is there');
     my $i386 = slurp("$dir/ph-i386-32.s");

@@ -16,10 +16,12 @@ our @EXPORT_OK = qw(read_elf file_bytes word_format section_by_name section_at b
 
 sub _num { my ($v) = @_; return $v =~ /^0x/i ? hex $v : $v + 0 }
 
-# Everything readelf says that --list and --verify need.
+# Everything readelf says that --list and --verify need; with WHAT
+# 'sections', only the header and the section headers.
 sub read_elf {
-    my ($readelf, $file, $label) = @_;
-    my $out = tool_output($label, 'reading the file', [@$readelf, '-W', '-h', '-S', '-s', '-r', $file]);
+    my ($readelf, $file, $label, $what) = @_;
+    my @what = ($what // '') eq 'sections' ? ('-h', '-S') : ('-h', '-S', '-s', '-r');
+    my $out = tool_output($label, 'reading the file', [@$readelf, '-W', @what, $file]);
     my %e = (file => $file, secs => [], symtab => [], dynsym => [], relocs => {});
     my ($mode, $table, $relsec) = ('');
     for (split /\n/, $out) {

@@ -24,7 +24,7 @@ use RecordMcount::Run qw(run_tool start_tool finish_tool run_piped find_program
 use RecordMcount::Plan qw(parse_plan HELPER_OK HELPER_BAD_INPUT HELPER_USAGE
     HELPER_NO_LISTING);
 
-our @EXPORT_OK = qw(record_object readable_file);
+our @EXPORT_OK = qw(record_object readable_file scan assemble_cmd run_step cleanup_job);
 
 sub _fail { my ($label, $msg) = @_; die "$label: $msg\n" }
 
@@ -36,8 +36,8 @@ sub _check_tool {
     return;
 }
 
-sub _run_step {
-    my ($label, $what, $cmd, %o) = @_;
+sub run_step {
+    my ($label, $what, $cmd) = @_;
     _step_done($label, $what, $cmd, run_tool(cmd => $cmd));
     return;
 }
@@ -153,12 +153,19 @@ sub record_object {
     my %job = (o => $o, label => $o->{label} // $file, tmp => {});
     my $r = eval { _record($file, \%job) };
     my $err = $@;
-    # every path ends here: remove what is left of the temporary files
-    my @made = values %{ $job{tmp} };
-    unlink grep { -e } @made;
-    forget_temp(@made);
+    cleanup_job(\%job);
     die $err unless $r;
     return $r;
+}
+
+# Every path of a job ends here: remove what is left of its temporary
+# files ({tmp}: name => path).
+sub cleanup_job {
+    my ($job) = @_;
+    my @made = values %{ $job->{tmp} };
+    unlink grep { -e } @made;
+    forget_temp(@made);
+    return;
 }
 
 # The steps, in order; each takes the job (options, label, the original
@@ -166,7 +173,8 @@ sub record_object {
 sub _record {
     my ($file, $job) = @_;
     _open_input($file, $job);
-    my $plan = _scan($job);
+    $job->{target} = $job->{snap};
+    my $plan = scan($job);
     my %result = (status => $plan->{status} // 'no-sites', sites => $plan->{sites} // 0,
         arch => $plan->{arch}, plan => $plan);
     return \%result if $result{status} ne 'recorded';
@@ -199,14 +207,16 @@ sub _open_input {
     return;
 }
 
-# objdump | mcount-scan: writes table.s, returns the plan.
-sub _scan {
+# objdump | mcount-scan of the job's target (an object open as /dev/fd/N,
+# or a linked image, with {scan_args} such as --linked): writes table.s,
+# returns the plan.
+sub scan {
     my ($job) = @_;
-    my ($o, $label, $snap) = ($job->{o}, $job->{label}, $job->{snap});
+    my ($o, $label, $target) = ($job->{o}, $job->{label}, $job->{target});
     my @objdump = (@{ $o->{objdump} }, '-h', '-t',
-        ($o->{listing} // 'relocs') eq 'disasm' ? '-dr' : '-r', $snap);
-    my @scan = ($o->{helper}, '--plan', '--object', $snap, '--file-name', $label,
-        '--name', $o->{prog} // 'recordmcount', '-o', $job->{tmp}{s});
+        ($o->{listing} // 'relocs') eq 'disasm' ? '-dr' : '-r', $target);
+    my @scan = ($o->{helper}, '--plan', '--object', $target, '--file-name', $label,
+        '--name', $o->{prog} // 'recordmcount', '-o', $job->{tmp}{s}, @{ $job->{scan_args} // [] });
     for my $opt (qw(arch bits endian entry sections)) {
         push @scan, "--$opt", $o->{$opt} if defined $o->{$opt};
     }
@@ -239,7 +249,7 @@ sub _scan_failed {
         die "$label: $first\n$rest" if $code == HELPER_BAD_INPUT && length $first;
         die "$label: mcount-scan failed (" . status_text($sst) . ")\n" . tool_text($serr);
     }
-    $perr =~ s/\Q$job->{snap}\E/$label/g;
+    $perr =~ s/\Q$job->{target}\E/$label/g;
     my @lines = grep { /\S/ } split /\n/, $perr;
     my $first = shift(@lines) // 'no output';
     $first =~ s/^.*?\Q$label\E: //;
@@ -250,7 +260,7 @@ sub _scan_failed {
 # The command that assembles table.s into table.o: the assembler (with
 # the plan's as-flag), or the compiler driver (its flags choose the
 # target, e.g. -m32) forced to assembler input and no debug info.
-sub _assemble_cmd {
+sub assemble_cmd {
     my ($job) = @_;
     my ($o, $plan, $tmp) = ($job->{o}, $job->{plan}, $job->{tmp});
     if ($o->{as}) {
@@ -286,7 +296,7 @@ sub _assemble_cmd {
 sub _assemble_and_globalize {
     my ($job) = @_;
     my ($o, $plan, $label) = ($job->{o}, $job->{plan}, $job->{label});
-    my $asm = _assemble_cmd($job);
+    my $asm = assemble_cmd($job);
     $job->{names} = [@{ $plan->{globalize} }, map { $_->[0] } @{ $plan->{'add-symbol'} }];
     $job->{input} = $job->{snap};
     my @objcopy;
@@ -313,7 +323,7 @@ sub _relink {
     push @ld, '-m', $plan->{'ld-emulation'}
         if $plan->{'ld-emulation'} && !grep { /^-m/ } @ld[1 .. $#ld];
     push @ld, '-r', '-o', $job->{tmp}{r}, $job->{input}, $job->{tmp}{o};
-    _run_step($job->{label}, 'relinking (ld -r)', \@ld);
+    run_step($job->{label}, 'relinking (ld -r)', \@ld);
     return;
 }
 
@@ -338,7 +348,7 @@ sub _finish {
         push @cmd, "--localize-symbol=$_" for @names;
         push @cmd, "--strip-symbol=$_" for @file_syms;
         push @cmd, "--remove-section=$_" for @empty;
-        _run_step($label, @names ? 'localizing anchors' : 'removing what ld -r added',
+        run_step($label, @names ? 'localizing anchors' : 'removing what ld -r added',
             [@cmd, $tmp->{r}, $tmp->{l}]);
         $final = $tmp->{l};
     }

@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+package RecordMcount::Link;
+# The link-time single pass: the table of a program or shared library is
+# built from the linked image itself, so it holds exactly the calls to the
+# hook of the code the linker kept (the one copy of a C++ inline function,
+# what LTO generated, only what --gc-sections left), at their final,
+# relaxed addresses.
+#
+#   link  CMD -Wl,-q placeholder(1)   -> image   (count the sites: M)
+#   link  CMD -Wl,-q placeholder(M)   -> image   (their addresses, with the
+#                                                 table's space reserved)
+#     ... again while the count changes (the kernel's kallsyms scheme)
+#   objdump -h -t -r image | mcount-scan --linked   -> table.s (M entries)
+#   as    table.s                     -> table.o
+#   link  CMD table.o                 -> output  (-q only if asked for)
+#   check: every allocated section of output is where and what it was in
+#          the image, but for the table's words and their dynamic
+#          relocations' addends; then rename over the output
+#
+# The placeholder has the table's size and kind of entries (M words of
+# __ehdr_start + 0: as many dynamic relocations in a PIE), so the second
+# link lays everything out as the first.  The steps are the record
+# pipeline's (RecordMcount::Pipeline: scan, assemble); this module only
+# drives the links.
+use strict;
+use warnings;
+
+use RecordMcount::Exports;
+use RecordMcount::Run qw(run_tool temp_path basename);
+use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job);
+use RecordMcount::Tools qw(identify_object);
+use RecordMcount::Elf qw(read_elf file_bytes);
+
+our @EXPORT_OK = qw(record_link link_output);
+
+my $MAX_ROUNDS = 4;
+
+sub _fail { my ($label, $msg) = @_; die "$label: $msg\n" }
+
+# The file a link command writes: its -o, else a.out.
+sub link_output {
+    my ($cmd) = @_;
+    my @a = @$cmd[1 .. $#$cmd];
+    for my $i (0 .. $#a) {
+        return $a[$i + 1] if $a[$i] eq '-o' && $i < $#a;
+        return $1 if $a[$i] =~ /^-o(.+)\z/s;
+    }
+    return 'a.out';
+}
+
+# Is the command the linker itself rather than a compiler driver?
+sub _is_ld { return basename($_[0][0]) =~ /^(?:[\w.+]+-)?ld(?:\.\w+)?\z/ }
+
+# Does the command already keep relocations (-q, --emit-relocs)?
+sub _keeps_relocs {
+    my ($cmd) = @_;
+    for my $a (@$cmd[1 .. $#$cmd]) {
+        my @w = $a =~ /^-Wl,(.*)\z/s ? split(/,/, $1) : ($a);
+        return 1 if grep { /^(?:-q|--?emit-relocs)\z/ } @w;
+    }
+    return 0;
+}
+
+# The command with its output, and what else it needs, replaced.
+sub _link_cmd {
+    my ($cmd, $out, @extra) = @_;
+    my @a = @$cmd[1 .. $#$cmd];
+    my @r = ($cmd->[0]);
+    my $had_o;
+    for (my $i = 0; $i <= $#a; $i++) {
+        if ($a[$i] eq '-o' && $i < $#a) { push @r, '-o', $out; $i++; $had_o = 1 }
+        elsif ($a[$i] =~ /^-o./s)       { push @r, '-o', $out; $had_o = 1 }
+        else                            { push @r, $a[$i] }
+    }
+    push @r, '-o', $out unless $had_o;
+    return [@r, @extra];
+}
+
+# The first input object of the command (for the target's facts).
+sub _first_object {
+    my ($cmd) = @_;
+    for my $a (@$cmd[1 .. $#$cmd]) {
+        next if $a =~ /^-/ || $a !~ /\.o\z/;
+        return $a if -f $a;
+    }
+    return undef;
+}
+
+# record_link(CMD, OPTIONS) -> { status, sites, rounds, passed_over }
+# CMD is a link command (compiler driver or ld) as the build gives it.
+# Options: helper, objdump, as or cc, readelf (command lists), label.
+sub record_link {
+    my ($cmd, $o) = @_;
+    my $out = link_output($cmd);
+    my %job = (o => { %$o, listing => 'relocs' }, label => $o->{label} // $out, tmp => {});
+    my $r = eval { _record_link($cmd, $out, \%job) };
+    my $err = $@;
+    cleanup_job(\%job);
+    die $err unless $r;
+    return $r;
+}
+
+sub _record_link {
+    my ($cmd, $out, $job) = @_;
+    my ($o, $label) = ($job->{o}, $job->{label});
+    my $first = _first_object($cmd)
+        // _fail($label, 'no object file on the link command line to tell the target');
+    my $id = identify_object($o->{helper}, $first) or _fail($label, "$first: $@");
+    $job->{tmp}{$_} = temp_path($out, $_) for qw(s o ps po img out);
+    my $keep = _keeps_relocs($cmd);
+    my @q = $keep ? () : _is_ld($cmd) ? ('-q') : ('-Wl,-q');
+
+    # Link with a placeholder of the last count until the count holds.
+    my ($n, $plan, $rounds) = (1, undef, 0);
+    while (1) {
+        _fail($label, "the number of calls to the hook still changed after $MAX_ROUNDS links")
+            if ++$rounds > $MAX_ROUNDS + 1;
+        _placeholder($job, $id, $first, $n);
+        run_step($label, 'linking (round ' . $rounds . ')',
+            _link_cmd($cmd, $job->{tmp}{img}, @q, $job->{tmp}{po}));
+        $job->{target} = $job->{tmp}{img};
+        $job->{scan_args} = ['--linked'];
+        $plan = scan($job);
+        last if ($rounds > 1 && $plan->{sites} == $n) || !$plan->{sites};
+        $n = $plan->{sites};
+    }
+    my %result = (status => $plan->{status}, sites => $plan->{sites}, rounds => $rounds,
+        passed_over => $plan->{'passed-over'} // 0);
+
+    if ($plan->{sites}) {
+        # the real table in place of the placeholder
+        $job->{plan} = $plan;
+        run_step($label, 'assembling the table', assemble_cmd($job));
+        run_step($label, 'linking with the table', _link_cmd($cmd, $job->{tmp}{out}, $job->{tmp}{o}));
+        _same_layout($job, $job->{tmp}{img}, $job->{tmp}{out});
+    } else {
+        # no call to the hook: the program as the command links it
+        run_step($label, 'linking', _link_cmd($cmd, $job->{tmp}{out}));
+    }
+    my $mode = (stat $job->{tmp}{out})[2] & 07777;
+    chmod $mode, $job->{tmp}{out};
+    rename $job->{tmp}{out}, $out or _fail($label, "cannot write $out: $!");
+    return \%result;
+}
+
+# Assemble a placeholder table of N entries for the target of $id.
+sub _placeholder {
+    my ($job, $id, $first, $n) = @_;
+    my ($o, $label, $tmp) = ($job->{o}, $job->{label}, $job->{tmp});
+    run_step($label, 'writing the placeholder table',
+        [$o->{helper}, "--placeholder=$n", '--object', $first, '-o', $tmp->{ps}]);
+    my %ph = (o => $o, label => $label, plan => $id, tmp => { s => $tmp->{ps}, o => $tmp->{po} });
+    run_step($label, 'assembling the placeholder table', assemble_cmd(\%ph));
+    return;
+}
+
+# The second link must lay out everything as the first: same allocated
+# sections at the same addresses with the same sizes, and the same bytes
+# but for the table, the addends of its dynamic relocations, the build ID
+# and the section numbers of the dynamic symbols.
+sub _same_layout {
+    my ($job, $img, $out) = @_;
+    my $label = $job->{label};
+    my $readelf = $job->{o}{readelf} // ['readelf'];
+    my ($a, $b) = map { read_elf($readelf, $_, $label, 'sections') } $img, $out;
+    # (an empty section says nothing of the layout: a -q link keeps some
+    # that a plain link drops)
+    my $laid = sub { grep { $_ && $_->{flags} =~ /A/ && $_->{size} } @{ $_[0]{secs} } };
+    my %in_b = map { $_->{name} => $_ } $laid->($b);
+    for my $s ($laid->($a)) {
+        my $t = delete $in_b{ $s->{name} };
+        my $where = sprintf '%s (0x%x, %d bytes)', $s->{name}, $s->{addr}, $s->{size};
+        _fail($label, "the link with the table lost section $where") unless $t;
+        _fail($label, sprintf('the link with the table moved %s to 0x%x, %d bytes', $where,
+            $t->{addr}, $t->{size})) if $t->{addr} != $s->{addr} || $t->{size} != $s->{size};
+        # the table, its relocations' addends, the build ID (a hash of the
+        # whole output) and the section numbers in .dynsym (the -q link
+        # has more sections) are what may differ
+        next if $s->{type} eq 'NOBITS'
+            || $s->{name} =~ /^(?:__mcount_loc|\.rela?\.dyn|\.note\.gnu\.build-id|\.dynsym)\z/;
+        _fail($label, "the link with the table changed the contents of $where")
+            if file_bytes($a, $s->{off}, $s->{size}) ne file_bytes($b, $t->{off}, $t->{size});
+    }
+    _fail($label, 'the link with the table added section ' . join(', ', sort keys %in_b))
+        if %in_b;
+    return;
+}
+
+1;
