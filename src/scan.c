@@ -291,7 +291,8 @@ void scan_drop_comdat(struct object *obj)
 			if (sec->nsites) {
 				warn_msg("%s: %zu call site%s not recorded: the section is in a COMDAT "
 					 "group, and a table outside the group would break the final link "
-					 "when the group is discarded", sec->name, sec->nsites,
+					 "when the group is discarded (link-time mode records them: "
+					 "mcount-cc, or mcount-record --link)", sec->name, sec->nsites,
 					 sec->nsites == 1 ? "" : "s");
 				sec->nsites = 0;
 			}

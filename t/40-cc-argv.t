@@ -102,7 +102,9 @@ cmp_ok(scalar @rows, '>=', 40, 'the table has at least 40 command lines');
 
 my $log = "$dir/gcc.log";
 my $fake = fake_dir(gcc => logging_gcc($log));
-my %env = (PATH => "$fake:$ENV{PATH}", MCOUNT_CC_FLAGS => undef, MCOUNT_CC_ACTIVE => undef);
+# (the table is of the per-object mode's decisions; the modes follow it)
+my %env = (PATH => "$fake:$ENV{PATH}", MCOUNT_CC_FLAGS => undef, MCOUNT_CC_ACTIVE => undef,
+    MCOUNT_CC_MODE => 'object');
 delete $env{$_} for grep { !defined $env{$_} } keys %env;
 local $ENV{MCOUNT_CC_FLAGS};
 local $ENV{MCOUNT_CC_ACTIVE};
@@ -173,5 +175,46 @@ is(triple_from_compiler('x86_64-pc-linux-gnu-clang'), 'x86_64-pc-linux-gnu', 'tr
 is(triple_from_compiler('gcc-12'), undef, 'triple: none in gcc-12');
 is(triple_from_compiler('clang-14'), undef, 'triple: none in clang-14');
 is(triple_from_compiler('cc'), undef, 'triple: none in cc');
+
+# The mode: MCOUNT_CC_MODE, or for auto (the default) link time when the
+# per-object tables cannot be exact.  [compiler, args, mode setting,
+# expected action, mode, why]
+my @modes = (
+    ['gcc', '-c a.c',                       'auto',   'record',  'object', 'auto'],
+    ['gcc', '-o p a.o main.o',              'auto',   'pass',    'object', 'auto'],
+    ['g++', '-c a.cc',                      'auto',   'compile', 'link',   'auto: C++ driver'],
+    ['clang++', '-o p a.o',                 'auto',   'link',    'link',   'auto: C++ driver'],
+    ['x86_64-linux-gnu-g++-12', '-c a.cc',  'auto',   'compile', 'link',   'auto: C++ driver'],
+    ['gcc', '-c a.c -flto',                 'auto',   'compile', 'link',   'auto: -flto'],
+    ['gcc', '-c a.c -flto=auto',            'auto',   'compile', 'link',   'auto: -flto'],
+    ['gcc', '-c a.c -ffunction-sections',   'auto',   'compile', 'link',   'auto: -ffunction-sections'],
+    ['gcc', '-Wl,--gc-sections -o p a.o',   'auto',   'link',    'link',   'auto: --gc-sections'],
+    ['gcc', '-Wl,-O1,--gc-sections a.o',    'auto',   'link',    'link',   'auto: --gc-sections'],
+    ['g++', '-c a.cc',                      'object', 'record',  'object', 'MCOUNT_CC_MODE=object'],
+    ['gcc', '-c a.c -flto',                 'object', 'pass',    'object', 'MCOUNT_CC_MODE=object'],
+    ['gcc', '-c a.c',                       'link',   'compile', 'link',   'MCOUNT_CC_MODE=link'],
+    ['gcc', '-o p a.o main.o',              'link',   'link',    'link',   'MCOUNT_CC_MODE=link'],
+    ['gcc', '-r -o p.o a.o main.o',         'link',   'pass',    'link',   'MCOUNT_CC_MODE=link'],
+    ['gcc', '-E a.c',                       'link',   'pass',    undef,    undef],
+);
+for my $row (@modes) {
+    my ($cc, $line, $setting, $action, $mode, $why) = @$row;
+    my $name = "$cc $line (MCOUNT_CC_MODE=$setting)";
+    my $d = classify([split / /, $line], mode => $setting, compiler => $cc);
+    is($d->{action}, $action, "mode: $name: $action");
+    is($d->{mode}, $mode, "mode: $name: mode " . ($mode // 'none'));
+    is($d->{mode_why}, $why, "mode: $name: because " . ($why // 'nothing'));
+    my ($st, $out) = mcc(['--classify', $cc, split / /, $line], env => { MCOUNT_CC_MODE => $setting });
+    like($out, qr/^\Q$action\E /, "mode: $name: mcount-cc --classify says $action");
+    if (defined $mode) {
+        like($out, qr/^mode: \Q$mode ($why)\E$/m, "mode: $name: and the mode");
+    }
+}
+{
+    my ($st, undef, $err) = mcc(['gcc', '-c', 'a.c'], env => { MCOUNT_CC_MODE => 'sometimes' });
+    is($st >> 8, 2, 'a bad MCOUNT_CC_MODE: exit status 2');
+    like($err, qr/^mcount-cc: MCOUNT_CC_MODE must be object, link or auto, not 'sometimes'$/m,
+        'a bad MCOUNT_CC_MODE: said');
+}
 
 done_testing();

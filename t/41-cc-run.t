@@ -177,7 +177,7 @@ for my $case (['link', [qw(a.c main.c -o p)]], ['compile', [qw(-c a.c -o a.o)]])
     ($st, $out) = mcc(['--version']);
     like($out, qr/^mcount-cc \(recordmcount\) \d/, '--version');
     ($st, $out) = mcc(['--classify', 'ccache', 'gcc', '-c', 'x.c', 'y.c']);
-    is($out, "record compile x.o y.o\nadd: -pg\n", '--classify prints the decision');
+    is($out, "record compile x.o y.o\nadd: -pg\nmode: object (auto)\n", '--classify prints the decision');
     ($st, $out, $err) = mcc(['no-such-compiler-here', '-c', 'a.c'], dir => $dir);
     is($st >> 8, 110, 'compiler not found: exit status 110');
     like($err, qr/^mcount-cc: cannot run no-such-compiler-here: /m, 'compiler not found: said');

@@ -73,6 +73,7 @@ SKIP: {
         chdir $dir or POSIX::_exit(126);
         open(STDERR, '>&', $w) or POSIX::_exit(126);
         $SIG{PIPE} = 'DEFAULT';
+        $ENV{MCOUNT_CC_MODE} = 'object';    # per object: the COMDAT warning
         exec $MCC, 'g++', '-O0', '-c', 'i.cc', 'j.cc' or POSIX::_exit(127);
     }
     close $w;

@@ -10,8 +10,18 @@ package RecordMcount::Argv;
 #
 # 'record' means: a compile to object of C-family input; add add_flags at
 # index insert_at of ARGS, run the compiler, then record every path in
-# objects.  Anything else is 'pass': the compiler runs with ARGS untouched.
-# Pass-through is the default for everything not understood.
+# objects.  In link-time mode a compile is 'compile' (add the flags, record
+# nothing: the link records) and a link of a program or shared library is
+# 'link' (run unchanged through the link-time pass).  Anything else is 'pass': the compiler runs
+# with ARGS untouched.  Pass-through is the default for everything not
+# understood.
+#
+# The mode (field mode, and mode_why) is object or link: as OPTS' mode
+# says, or for mode auto, link when the build is one the per-object tables
+# cannot be exact for: a C++ driver (inline and template functions in
+# COMDAT groups), -flto (no machine code in the objects),
+# -ffunction-sections or --gc-sections (sections the linker may drop with
+# their calls), at compile and at link alike.
 use strict;
 use warnings;
 
@@ -42,6 +52,7 @@ our %REASONS = (
     'missing-arg'     => 'an option lacks its argument',
     'response-file'   => 'unreadable @response file',
     'nested'          => 'already inside mcount-cc',
+    'partial-link'    => 'partial link (-r): the final link records',
 );
 
 sub reason_text { return $REASONS{ $_[0] } // $_[0] }
@@ -166,9 +177,31 @@ sub _default_object {
     return "$base.o";
 }
 
+# Is the compiler a C++ driver (g++, c++, clang++, x86_64-linux-gnu-g++-12)?
+sub _cxx_driver {
+    my ($name) = @_;
+    return defined $name && basename($name) =~ /(?:^|-)(?:g\+\+|c\+\+|clang\+\+)(?:-[0-9][0-9.]*)?\z/;
+}
+
+# The mode for a command: object or link, and why.
+sub _mode {
+    my ($o, $words) = @_;
+    my $mode = $o->{mode} // 'object';
+    return ($mode, "MCOUNT_CC_MODE=$mode") unless $mode eq 'auto';
+    return ('link', 'auto: C++ driver') if _cxx_driver($o->{compiler});
+    for my $a (@$words) {
+        return ('link', 'auto: -flto') if $a =~ /^-flto(?:=|\z)/;
+        return ('link', 'auto: -ffunction-sections') if $a eq '-ffunction-sections';
+        return ('link', 'auto: --gc-sections')
+            if $a =~ /^-Wl,(?:.*,)?--?gc-sections(?:,|\z)/ || $a =~ /^--?gc-sections\z/;
+    }
+    return ('object', 'auto');
+}
+
 # classify(ARGS, OPTS): ARGS are the words after the compiler.
 # OPTS: hook_flags => [...] (default ['-pg']), nested => 1 (inside
-# mcount-cc already).
+# mcount-cc already), mode => object|link|auto (default object),
+# compiler => its name (for auto: a C++ driver).
 sub classify {
     my ($args, %o) = @_;
     my @hook = @{ $o{hook_flags} // ['-pg'] };
@@ -176,6 +209,8 @@ sub classify {
 
     my ($words, $bad) = expand_response_files($args);
     return _pass('response-file', file => $bad) unless $words;
+    my ($mode_of, $why) = _mode(\%o, $words);
+    my %m = (mode => $mode_of, mode_why => $why);
 
     my (%mode, @inputs, $output, %seen, $lto, $fat);
     my $lang;    # current -x language, undef for "by suffix"
@@ -222,6 +257,7 @@ sub classify {
         elsif ($a =~ /^-(?:-?print-|dump(?:machine|version|fullversion|specs)\z|-help\b|-target-help\z|-version\z)/) {
             $mode{query} = 1;
         }
+        elsif ($a eq '-r' || $a =~ /^-Wl,(?:.*,)?-r(?:,|\z)/) { $mode{partial} = 1 }
         elsif ($a =~ /^-flto(?:=|\z)/)          { $lto = 1 }
         elsif ($a eq '-fno-lto')                { $lto = 0 }
         elsif ($a eq '-ffat-lto-objects')       { $fat = 1 }
@@ -234,7 +270,17 @@ sub classify {
     return _pass('preprocess') if $mode{E};
     return _pass('assembly-output') if $mode{S};
     return _pass('syntax-only') if $mode{syntax};
-    return _pass('link') unless $mode{c};
+    if (!$mode{c}) {
+        return _pass('link', %m) if $mode_of ne 'link';
+        return _pass('partial-link', %m) if $mode{partial};
+        return _pass('stdout', %m) if defined $output && $output eq '-';
+        return _pass('dev-null', %m) if defined $output && $output eq '/dev/null';
+        # no hook flags: -pg on a link would also link gcrt1.o (gmon.out at
+        # exit); sources compiled by the same command get none either, as
+        # in object mode
+        return { action => 'link', reason => 'link', objects => [defined $output ? $output : 'a.out'],
+            add_flags => [], insert_at => 0, %m };
+    }
     return _pass('stdin') if grep { $_->[0] eq '-' } @inputs;
     if (defined $output) {
         return _pass('stdout') if $output eq '-';
@@ -265,15 +311,17 @@ sub classify {
         return _pass('not-c');
     }
     return _pass('header') if $header;
-    if ($lto && !$fat) {
-        return _pass('lto', warning => 'LTO compile (-flto without -ffat-lto-objects): '
-            . 'the object holds no machine code, nothing is recorded');
-    }
-
     my @objects = defined $output ? ($output) : map { _default_object($_) } @c;
     my @add = grep { !$seen{$_} } @hook;
+    # link-time mode: the objects get the hook's calls, the link their table
+    return { action => 'compile', reason => 'compile', objects => \@objects,
+        add_flags => \@add, insert_at => 0, %m } if $mode_of eq 'link';
+    if ($lto && !$fat) {
+        return _pass('lto', %m, warning => 'LTO compile (-flto without -ffat-lto-objects): '
+            . 'the object holds no machine code, nothing is recorded');
+    }
     return { action => 'record', reason => 'compile', objects => \@objects,
-        add_flags => \@add, insert_at => 0 };
+        add_flags => \@add, insert_at => 0, %m };
 }
 
 1;

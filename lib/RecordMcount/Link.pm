@@ -116,8 +116,8 @@ sub _record_link {
         _fail($label, "the number of calls to the hook still changed after $MAX_ROUNDS links")
             if ++$rounds > $MAX_ROUNDS + 1;
         _placeholder($job, $id, $first, $n);
-        run_step($label, 'linking (round ' . $rounds . ')',
-            _link_cmd($cmd, $job->{tmp}{img}, @q, $job->{tmp}{po}));
+        _link($job, "linking (round $rounds)", _link_cmd($cmd, $job->{tmp}{img}, @q, $job->{tmp}{po}),
+            first => $rounds == 1);
         $job->{target} = $job->{tmp}{img};
         $job->{scan_args} = ['--linked'];
         $plan = scan($job);
@@ -131,16 +131,34 @@ sub _record_link {
         # the real table in place of the placeholder
         $job->{plan} = $plan;
         run_step($label, 'assembling the table', assemble_cmd($job));
-        run_step($label, 'linking with the table', _link_cmd($cmd, $job->{tmp}{out}, $job->{tmp}{o}));
+        _link($job, 'linking with the table', _link_cmd($cmd, $job->{tmp}{out}, $job->{tmp}{o}),
+            show => 1);
         _same_layout($job, $job->{tmp}{img}, $job->{tmp}{out});
     } else {
         # no call to the hook: the program as the command links it
-        run_step($label, 'linking', _link_cmd($cmd, $job->{tmp}{out}));
+        _link($job, 'linking', _link_cmd($cmd, $job->{tmp}{out}), show => 1);
     }
     my $mode = (stat $job->{tmp}{out})[2] & 07777;
     chmod $mode, $job->{tmp}{out};
     rename $job->{tmp}{out}, $out or _fail($label, "cannot write $out: $!");
     return \%result;
+}
+
+# Run one link.  Its warnings are shown once, for the link that makes the
+# output (show); the first link's failure is the link command's own (its
+# words and status, for a compiler wrapper to pass on: {link_status},
+# {link_stderr}), a later one the pass's.
+sub _link {
+    my ($job, $what, $cmd, %o) = @_;
+    my ($st, $err) = run_tool(cmd => $cmd);
+    if ($st != 0) {
+        require RecordMcount::Failure;
+        require RecordMcount::Error;
+        my $msg = RecordMcount::Failure::tool_failure($job->{label}, $what, $cmd, $st, $err);
+        die RecordMcount::Error->new($msg, $o{first} ? (link_status => $st, link_stderr => $err) : ());
+    }
+    print STDERR $err if $o{show} && length $err;
+    return;
 }
 
 # Assemble a placeholder table of N entries for the target of $id.

@@ -1,0 +1,161 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# mcount-cc's link-time mode on the builds the per-object tables cannot
+# be exact for.  A C++ program of several translation units (templates,
+# inline and virtual functions, static locals, the standard library's
+# inline code) built by g++ and by clang++ through mcount-cc, in the
+# default auto mode: the program's own hook (t/src/hook.S and
+# hook_check.c, built without -pg) checks at every call that its site is
+# in the table, and --verify that every entry is a call to the hook (not
+# every instrumented function of a C++ program runs: a virtual destructor
+# or a library function that is never called keeps its entry).
+# The same build in per-object mode fails that check (the COMDAT calls
+# have no entries): the oracle sees the difference.  Also a C build with
+# --gc-sections, and a weak function overridden by a strong one.
+use strict;
+use warnings;
+use Test::More;
+use lib 't/lib';
+use TestUtil qw($TOP $SRC must compile tmpdir run_cmd have spit leftovers);
+use CcTest qw($MCC);
+
+delete $ENV{$_} for qw(MCOUNT_CC_FLAGS MCOUNT_CC_ACTIVE MCOUNT_CC_VERBOSE MCOUNT_CC_MODE OBJDUMP
+    OBJCOPY LD AS CROSS_COMPILE RECORDMCOUNT_HELPER);
+my $dir = tmpdir();
+my $MR = "$TOP/bin/mcount-record";
+
+spit("$dir/shapes.h", <<'CC');
+#include <vector>
+#include <string>
+template <typename T> T total(const std::vector<T> &v) { T s{}; for (const T &x : v) s += x; return s; }
+inline int twice(int x) { return 2 * x; }
+struct Shape { virtual ~Shape() {} virtual int area() const = 0; };
+struct Square : Shape { int side; explicit Square(int s) : side(s) {} int area() const override { return side * side; } };
+int counted();
+int uses_shapes(int n);
+CC
+spit("$dir/a.cc", <<'CC');
+#include "shapes.h"
+int counted() { static int n = twice(1); return ++n; }
+int uses_shapes(int n) {
+    std::vector<int> v(n, 3);
+    Square sq(n);
+    const Shape &s = sq;
+    return total(v) + twice(n) + s.area() + counted();
+}
+CC
+spit("$dir/main.cc", <<'CC');
+#include <cstdio>
+#include "shapes.h"
+extern "C" int mcount_report(void);
+int main(int argc, char **) {
+    std::vector<long> v(argc, 5L);
+    Square sq(argc + 1);
+    int r = (int)total(v) + twice(argc) + uses_shapes(argc) + sq.area() + counted();
+    std::printf("result %d\n", r);
+    return mcount_report();
+}
+CC
+
+# The hook and its bookkeeping, without -pg; every code section is in the
+# link-time table.
+sub hook_objects {
+    my ($d) = @_;
+    compile("$SRC/hook.S", "$d/hook.o");
+    compile("$SRC/hook_check.c", "$d/hook_check.o", '-O2', '-mgeneral-regs-only',
+        '-DEXOTIC_RECORDED=1');
+    return ("$d/hook.o", "$d/hook_check.o");
+}
+
+# Compile a.cc and main.cc and link them through mcount-cc CXX.
+sub build_cxx {
+    my ($d, $cxx, $mode, @flags) = @_;
+    mkdir $d or die;
+    my %env = (MCOUNT_CC_FLAGS => '-pg -mfentry', defined $mode ? (MCOUNT_CC_MODE => $mode) : ());
+    for my $src (qw(a main)) {
+        my ($st, undef, $err) = run_cmd([$MCC, $cxx, @flags, '-I', $dir, '-c', "$dir/$src.cc",
+            '-o', "$d/$src.o"], env => \%env);
+        die "compiling $src.cc: $err" if $st != 0;
+    }
+    my ($st, $out, $err) = run_cmd([$MCC, $cxx, '-o', "$d/prog", "$d/a.o", "$d/main.o",
+        hook_objects($d)], env => \%env);
+    return ($st, $err);
+}
+
+my @cxx = ('g++');
+push @cxx, 'clang++' if have('clang++');
+for my $cxx (@cxx) {
+    for my $flags (['-O0'], ['-O2']) {
+        my $name = "$cxx @$flags";
+        my $d = "$dir/" . ($name =~ s/[^A-Za-z0-9]+/_/gr);
+        my ($st, $err) = build_cxx($d, $cxx, undef, @$flags);
+        is($st, 0, "$name: built through mcount-cc (auto mode)") or diag $err;
+        my ($rst, $out) = run_cmd(["$d/prog"]);
+        my ($summary) = $out =~ /^(entries=.*)$/m;
+        like($out, qr/^result \d+$/m, "$name: the program runs");
+        like($summary // '', qr/^entries=\d+ reached=\d+ calls=[1-9]\d* unknown=0 duplicates=0/,
+            "$name: every call site is in the table, none twice: $summary");
+        my ($vst, $vout, $verr) = run_cmd([$MR, '--verify', '--sections=all', "$d/prog"]);
+        is($vst, 0, "$name: mcount-record --verify passes") or diag "$vout$verr";
+        is_deeply([leftovers($d)], [], "$name: no temporary files");
+    }
+}
+
+# The oracle can tell: per object, the inline and template functions'
+# calls are left out (their sections are in COMDAT groups).
+{
+    my $d = "$dir/per-object";
+    my ($st, $err) = build_cxx($d, 'g++', 'object', '-O0');
+    is($st, 0, 'per-object mode: built') or diag $err;
+    my ($rst, $out) = run_cmd(["$d/prog"]);
+    isnt($rst, 0, 'per-object mode: the program finds calls without entries');
+    like($out, qr/calls from sites not in the table/, 'per-object mode: and says so');
+}
+
+# C with -ffunction-sections and --gc-sections: auto mode records at the
+# link, the dead function has no entry and stays dead.
+{
+    my $d = "$dir/gc";
+    mkdir $d or die;
+    spit("$d/m.c", "int used(int x);\nint dead(int x) { return x * 7; }\n"
+        . "int used(int x) { return x + 1; }\nint main(int c, char **v) { (void)v; return used(c) - c - 1; }\n");
+    my ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-O0', '-ffunction-sections', '-c', "$d/m.c", '-o', "$d/m.o"]);
+    is($st, 0, '--gc-sections: compiled') or diag $err;
+    ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-Wl,--gc-sections', '-o', "$d/prog", "$d/m.o"]);
+    is($st, 0, '--gc-sections: linked') or diag $err;
+    my $nm = must('nm', "$d/prog");
+    unlike($nm, qr/ dead$/m, '--gc-sections: the dead function is gone');
+    my ($vst, $vout) = run_cmd([$MR, '--verify', '--sections=all', "$d/prog"]);
+    is($vst, 0, '--gc-sections: the table is exact') or diag $vout;
+    like($vout, qr/OK, 2 entries for 2 calls/, '--gc-sections: main and used, not dead');
+    ($st) = run_cmd(["$d/prog"]);
+    is($st, 0, '--gc-sections: the program runs');
+}
+
+# A weak function overridden by a strong one: the weak copy's code stays
+# in the program, never called; its call to the hook is a call in the
+# linked code, so it has its entry (patching it is harmless), and
+# --verify reports the table exact.
+{
+    my $d = "$dir/weak";
+    mkdir $d or die;
+    spit("$d/w.c", "__attribute__((weak)) int f(int x) { return x + 100; }\n"
+        . "int g(int x) { return f(x); }\n");
+    spit("$d/s.c", "int f(int x) { return x + 1; }\nint g(int);\n"
+        . "int main(int c, char **v) { (void)v; return g(c) - c - 1; }\n");
+    for my $f ('w', 's') {
+        my ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-O2', '-c', "$d/$f.c", '-o', "$d/$f.o"],
+            env => { MCOUNT_CC_MODE => 'link' });
+        is($st, 0, "weak override: $f.c compiled") or diag $err;
+    }
+    my ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-o', "$d/prog", "$d/w.o", "$d/s.o"],
+        env => { MCOUNT_CC_MODE => 'link' });
+    is($st, 0, 'weak override: linked') or diag $err;
+    my ($vst, $vout) = run_cmd([$MR, '--verify', '--sections=all', "$d/prog"]);
+    is($vst, 0, 'weak override: --verify passes') or diag $vout;
+    like($vout, qr/OK, 4 entries for 4 calls/, 'weak override: both copies of f, g and main have entries');
+    ($st) = run_cmd(["$d/prog"]);
+    is($st, 0, 'weak override: the strong f runs');
+}
+
+done_testing();
