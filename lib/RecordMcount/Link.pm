@@ -76,12 +76,16 @@ sub _link_cmd {
     return [@r, @extra];
 }
 
-# The first input object of the command (for the target's facts).
+# The first input object of the command that is ELF (LTO objects of
+# clang are LLVM bitcode), for the target's facts.
 sub _first_object {
     my ($cmd) = @_;
     for my $a (@$cmd[1 .. $#$cmd]) {
         next if $a =~ /^-/ || $a !~ /\.o\z/;
-        return $a if -f $a;
+        open(my $fh, '<:raw', $a) or next;
+        my $magic = '';
+        read($fh, $magic, 4);
+        return $a if $magic eq "\x7fELF";
     }
     return undef;
 }
@@ -103,12 +107,19 @@ sub record_link {
 sub _record_link {
     my ($cmd, $out, $job) = @_;
     my ($o, $label) = ($job->{o}, $job->{label});
-    my $first = _first_object($cmd)
-        // _fail($label, 'no object file on the link command line to tell the target');
-    my $id = identify_object($o->{helper}, $first) or _fail($label, "$first: $@");
     $job->{tmp}{$_} = temp_path($out, $_) for qw(s o ps po img out);
     my $keep = _keeps_relocs($cmd);
     my @q = $keep ? () : _is_ld($cmd) ? ('-q') : ('-Wl,-q');
+    # the target's facts: from an ELF object on the command line, else
+    # (all LTO bitcode) from a first link of the command as it is
+    my $first = _first_object($cmd);
+    if (!defined $first) {
+        _fail($label, 'no object file on the link command line to tell the target')
+            unless grep { !/^-/ && /\.o\z/ && -f } @$cmd[1 .. $#$cmd];
+        _link($job, 'linking (round 0)', _link_cmd($cmd, $job->{tmp}{img}), first => 1);
+        $first = $job->{tmp}{img};
+    }
+    my $id = identify_object($o->{helper}, $first) or _fail($label, "$first: $@");
 
     # Link with a placeholder of the last count until the count holds.
     my ($n, $plan, $rounds) = (1, undef, 0);
