@@ -158,4 +158,21 @@ for my $cxx (@cxx) {
     is($st, 0, 'weak override: the strong f runs');
 }
 
+# A link that fails by itself fails as the compiler does: its words, its
+# status, nothing of mcount-cc's, no output.
+{
+    my $d = "$dir/bad";
+    mkdir $d or die;
+    spit("$d/u.c", "int missing_function(void);\nint main(void) { return missing_function(); }\n");
+    my ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-c', "$d/u.c", '-o', "$d/u.o"],
+        env => { MCOUNT_CC_MODE => 'link' });
+    is($st, 0, 'failing link: compiled');
+    ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-o', "$d/prog", "$d/u.o"], env => { MCOUNT_CC_MODE => 'link' });
+    is($st >> 8, 1, "failing link: the compiler's exit status");
+    like($err, qr/undefined reference to .missing_function/, "failing link: the linker's words");
+    unlike($err, qr/mcount-cc/, 'failing link: nothing of mcount-cc');
+    ok(!-e "$d/prog", 'failing link: no output');
+    is_deeply([leftovers($d)], [], 'failing link: no temporary files');
+}
+
 done_testing();

@@ -26,12 +26,13 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Run qw(run_tool temp_path basename);
+use RecordMcount::Run qw(run_tool temp_path basename exit_like);
+use RecordMcount::Front qw(helper_path fatal);
 use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job);
 use RecordMcount::Tools qw(identify_object);
 use RecordMcount::Elf qw(read_elf file_bytes);
 
-our @EXPORT_OK = qw(record_link link_output);
+our @EXPORT_OK = qw(record_link link_output wrapper_link);
 
 my $MAX_ROUNDS = 4;
 
@@ -170,6 +171,28 @@ sub _link {
     }
     print STDERR $err if $o{show} && length $err;
     return;
+}
+
+# For a compiler wrapper: record_link with the binutils for the target
+# (triple => a sub giving its triple), and the wrapper's exit contract: a
+# link that fails by itself ends this process as the compiler did (its
+# words, its status); a failure of the pass is FAIL_STATUS, with the
+# message.  Returns what record_link returns.
+sub wrapper_link {
+    my ($link, $fail_status, %o) = @_;
+    my $r = eval {
+        require RecordMcount::Tools;
+        my $tools = RecordMcount::Tools::find_tools(triple => $o{triple}->());
+        record_link($link, { prog => $o{prog}, helper => helper_path(),
+            map { $_ => $tools->{$_} } qw(objdump as readelf) });
+    };
+    return $r if $r;
+    my $e = $@;
+    if (ref $e && defined $e->{link_status}) {
+        print STDERR $e->{link_stderr};
+        exit_like($e->{link_status});
+    }
+    fatal($fail_status, "$e");
 }
 
 # Assemble a placeholder table of N entries for the target of $id.
