@@ -147,34 +147,28 @@ void emit_assembly(FILE *out, const struct object *obj)
 		copy_arm_attributes(out, obj);
 }
 
-/* The facts of the object's row, the same in every mode. */
-static void emit_facts(FILE *out, const struct arch *a)
+
+/* The call forms of a row as the plan's call-forms (or, LINKER, the
+ * linker-forms) value: RELOC/LEN/FIELD, then optional /companion (no
+ * entry of its own), /lead=N (the entry is N bytes before the call),
+ * /hook=NAME (only for calls to that hook), /call_at=N (the call
+ * instruction is N bytes after the entry); for linked files /span=N (a
+ * companion's greatest distance to its site), /op=HEX/mask=HEX/at=N[,M]
+ * (the opcode checked at the entry + N), /linked=KIND (see arch.h). */
+static void put_forms(FILE *out, const struct arch *a, bool linker)
 {
-	fprintf(out, "arch\t%s\nbits\t%u\nendian\t%s\n", a->name, a->elf_class,
-		a->big_endian ? "big" : "little");
-	fprintf(out, "ld-emulation\t%s\ncc-flag\t%s\nas-flag\t%s\ntriple\t%s\n",
-		a->ld_emulation, a->cc_flag, a->as_flag, a->triple);
-	/* for checking linked programs: the hook names and call forms */
-	fputs("hooks\t", out);
-	for (const char *const *h = a->hooks; *h; h++)
-		fprintf(out, "%s%s", h == a->hooks ? "" : " ", *h);
-	fputs("\ncall-forms\t", out);
 	for (size_t i = 0, n = 0; i < a->nforms; i++) {
 		const struct call_form *f = &a->forms[i];
-		if (f->linker_made)
-			continue;   /* --linked's own, not the front ends' */
-		/* RELOC/LEN/FIELD, then optional /companion (no entry of its
-		 * own), /lead=N (the entry is N bytes before the call),
-		 * /hook=NAME (only for calls to that hook) */
-		fprintf(out, "%s%s/%u/%u%s", n++ ? " " : "", f->reloc, f->insn_len,
+		if (f->linker_made != linker)
+			continue;
+		fprintf(out, "%s%s/%u/%u%s", n++ ? " " : "", f->reloc ? f->reloc : "*", f->insn_len,
 			f->field_offset, f->kind == FORM_COMPANION ? "/companion" : "");
 		if (f->lead)
 			fprintf(out, "/lead=%u", f->lead);
 		if (f->hook)
 			fprintf(out, "/hook=%s", f->hook);
-		/* for linked files: /span=N (a companion's greatest distance
-		 * to its site), /op=HEX/mask=HEX/at=N[,M] (the opcode checked
-		 * at the entry + N), /linked=KIND (see arch.h) */
+		if (f->call_at)
+			fprintf(out, "/call_at=%u", f->call_at);
 		if (f->kind == FORM_COMPANION)
 			fprintf(out, "/span=%u", f->span);
 		if (f->oplen) {
@@ -191,6 +185,25 @@ static void emit_facts(FILE *out, const struct arch *a)
 		if (f->linked)
 			fprintf(out, "/linked=%s", f->linked);
 	}
+}
+
+/* The facts of the object's row, the same in every mode. */
+static void emit_facts(FILE *out, const struct arch *a)
+{
+	fprintf(out, "arch\t%s\nbits\t%u\nendian\t%s\n", a->name, a->elf_class,
+		a->big_endian ? "big" : "little");
+	fprintf(out, "ld-emulation\t%s\ncc-flag\t%s\nas-flag\t%s\ntriple\t%s\n",
+		a->ld_emulation, a->cc_flag, a->as_flag, a->triple);
+	/* for checking linked programs: the hook names and call forms */
+	fputs("hooks\t", out);
+	for (const char *const *h = a->hooks; *h; h++)
+		fprintf(out, "%s%s", h == a->hooks ? "" : " ", *h);
+	fputs("\ncall-forms\t", out);
+	put_forms(out, a, false);
+	/* the forms only a linker makes (relaxed calls), for checking linked
+	 * files: RELOC is * where the form goes with any relocation type */
+	fputs("\nlinker-forms\t", out);
+	put_forms(out, a, true);
 	fputc('\n', out);
 	if (a->entry_flag_bits)
 		fprintf(out, "entry-flag-bits\t%u\n", a->entry_flag_bits);

@@ -132,12 +132,13 @@ sub elf_header {
         is($st, 0, "--identify $name: exit 0") or diag $err;
         like($out, qr/^arch\t\Q$name\E\n/, "--identify $name: the row");
         # the keys after call-forms and before kernel-sections, in this order
-        my ($got) = $out =~ /^call-forms\t[^\n]*\n(.*?)^kernel-sections\t/ms;
+        like($out, qr/^call-forms\t[^\n]*\nlinker-forms\t/m, "--identify $name: linker-forms after call-forms");
+        my ($got) = $out =~ /^call-forms\t[^\n]*\nlinker-forms\t[^\n]*\n(.*?)^kernel-sections\t/ms;
         is($got, $want, "--identify $name: front-end facts");
     }
     my ($o, $l) = @{ $listings[0] };
     my ($st, $out) = run_cmd([$helper, '--plan', '-o', '/dev/null', '--object', $o, $l]);
-    like($out, qr/^call-forms\t[^\n]*\n\Q$x86\E(?:got-register\t%ebx\n)?status\t/m,
+    like($out, qr/^call-forms\t[^\n]*\nlinker-forms\t[^\n]*\n\Q$x86\E(?:got-register\t%ebx\n)?status\t/m,
         '--plan prints them too');
 }
 

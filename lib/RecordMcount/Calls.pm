@@ -25,15 +25,17 @@ our @EXPORT_OK = qw(hook_calls call_forms);
 # The hook names of a plan (mcount-scan --identify).
 sub hook_names { return split ' ', $_[0]{hooks} // '' }
 
-# The call-forms value: RELOC/LEN/FIELD then options (companion, lead=N,
-# hook=NAME, span=N, op=HEX, mask=HEX, at=N[,M], linked=KIND); src/arch.h
-# says what they mean.  -> [ { reloc, len, field, lead, span, linked,
-# companion?, hook?, op?, mask?, at => [N...] } ]
+# The call-forms value (or KEY's: linker-forms): RELOC/LEN/FIELD then
+# options (companion, lead=N, hook=NAME, call_at=N, span=N, op=HEX,
+# mask=HEX, at=N[,M], linked=KIND); src/arch.h says what they mean.
+# -> [ { reloc, len, field, lead, span, linked, companion?, hook?,
+# call_at?, op?, mask?, at => [N...] } ]
 sub call_forms {
-    my ($plan) = @_;
-    return $plan->{_forms} //= do {
+    my ($plan, $key) = @_;
+    $key //= 'call-forms';
+    return $plan->{"_$key"} //= do {
         my @forms;
-        for (split ' ', $plan->{'call-forms'} // '') {
+        for (split ' ', $plan->{$key} // '') {
             my ($reloc, $len, $field, @opt) = split m{/};
             my %f = (reloc => $reloc, len => $len, field => $field, lead => 0, span => 0,
                 linked => 'named');
@@ -262,13 +264,23 @@ sub _disassembly {
 
 # Linked: each named call is a site of a named form, or part of a site
 # found from its bytes (a companion: mips jalr/bal after the GOT load,
-# sh4's mov.l of the literal word).
+# sh4's mov.l of the literal word), or a call a linker made of a site
+# (a linker form whose opcode the instruction has: riscv's jal of a
+# relaxed auipc+jalr, x86's addr32 call of a relaxed GOT call).
 sub _named_sites {
-    my ($e, $forms, $named, $scanned) = @_;
+    my ($e, $forms, $named, $scanned, $linker_forms) = @_;
     my %scan_at = map { $_->{addr} => $_ } @$scanned;
     my $scan_forms = grep { !$_->{companion} && $_->{linked} !~ /^named/ } @$forms;
     my @calls;
     for my $c (@$named) {
+        my $bytes_here = bytes_at($e, $c->{addr}, $c->{len}) // '';
+        my ($lf) = grep { !$_->{call_at} && $_->{len} == $c->{len} && _op_match($_, $bytes_here) }
+            @$linker_forms;
+        if ($lf) {
+            push @calls, { sec => $c->{sec}, addr => $c->{addr}, len => $c->{len},
+                field => $c->{addr} + $lf->{field} };
+            next;
+        }
         # the site forms for this hook, found by name
         my @f = grep { !$_->{companion} && (!defined $_->{hook} || $_->{hook} eq ($c->{hook} // ''))
             && $_->{linked} =~ /^named(?:-end)?\z/ } @$forms;
@@ -303,7 +315,8 @@ sub hook_calls {
     # not in the hook itself or its stubs (mips .pic._mcount loads its address)
     @$scanned = grep { my $d = describe($e, $_->{sec}, $_->{addr}); !($d && $hook_of->($d->{name})) }
         @$scanned;
-    return [@$calls, _named_sites($e, $forms, $named, $scanned), @$scanned];
+    return [@$calls, _named_sites($e, $forms, $named, $scanned, call_forms($id, 'linker-forms')),
+        @$scanned];
 }
 
 1;
