@@ -16,7 +16,7 @@ use strict;
 use warnings;
 use Test::More;
 use lib 't/lib';
-use TestUtil qw($TOP $SRC must compile tmpdir run_cmd have spit leftovers);
+use TestUtil qw($TOP $SRC must compile tmpdir run_cmd spit leftovers);
 use CcTest qw($MCC);
 
 delete $ENV{$_} for qw(MCOUNT_CC_FLAGS MCOUNT_CC_ACTIVE MCOUNT_CC_VERBOSE MCOUNT_CC_MODE OBJDUMP
@@ -83,7 +83,7 @@ sub build_cxx {
 }
 
 my @cxx = ('g++');
-push @cxx, 'clang++' if have('clang++');
+push @cxx, 'clang++';    # scripts/deps/core.list installs it
 for my $cxx (@cxx) {
     for my $flags (['-O0'], ['-O2']) {
         my $name = "$cxx @$flags";
