@@ -44,6 +44,9 @@ text sections with entries at the call instruction.
   --sections=SPEC        kernel, all, or a comma-separated list (NAME* is a prefix)
   --disassemble          read objdump -dr instead of -r (slower; the call
                          instructions are then checked in the disassembly)
+  --pass-over            pass over references to the hook that are no call
+                         (a note each) instead of refusing FILE: for a
+                         whole image such as the kernel's vmlinux.o
   -h, --help             show this help and exit
   -V, --version          show the version and exit
 
@@ -63,6 +66,7 @@ if (@ARGV && $ARGV[0] =~ /^-/) {
         'entry=s'     => \$opt{entry},
         'sections=s'  => \$opt{sections},
         'disassemble' => \$opt{disasm},
+        'pass-over'   => \$opt{pass_over},
         'help|h'      => sub { usage(\*STDOUT); exit 0 },
         'version|V'   => sub { print_version(); exit 0 },
     ) or bad_usage();
@@ -93,6 +97,7 @@ my %o = (
     entry    => $opt{entry} // $entry // 'call',
     sections => $opt{sections} // $sections // 'kernel',
     listing  => $opt{disasm} ? 'disasm' : 'relocs',
+    pass_over => $opt{pass_over},
     objdump  => [shellwords($objdump)],
     objcopy  => [shellwords($objcopy)],
     cc       => [shellwords($cc)],

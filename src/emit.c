@@ -236,6 +236,8 @@ void emit_plan(FILE *out, const struct object *obj, const char *status)
 		fputc('\n', out);
 	}
 	fprintf(out, "status\t%s\nsites\t%zu\n", status, obj->nsites);
+	if (obj->pass_over)
+		fprintf(out, "passed-over\t%zu\n", obj->passed_over);
 	/* ld -r gives the local symbols of an input that has no STT_FILE
 	 * symbol one named after the input file; the pipeline removes it. */
 	if (obj->nsites && obj->has_plain_locals && !obj->has_file_sym)

@@ -33,6 +33,7 @@ struct options {
 	const char *listing;    /* the listing's path, "-" for stdin */
 	bool plan, identify, writable;
 	bool linked;            /* --linked: the object is a linked image */
+	bool pass_over;         /* --pass-over */
 	const char *placeholder;        /* --placeholder=N, or NULL */
 	unsigned long nplaceholder;
 };
@@ -60,6 +61,10 @@ static void usage(FILE *out)
 "  -o, --output=FILE      write the assembly to FILE ('-' or none: stdout)\n"
 "      --writable         make the table section writable (\"aw\"), so that a\n"
 "                         PIE or shared library needs no text relocations\n"
+"      --pass-over        pass over a reference to the hook that is no call\n"
+"                         (a note each, counted in the plan's passed-over)\n"
+"                         instead of refusing the object: for a whole image\n"
+"                         such as the kernel's vmlinux.o\n"
 "  -p, --plan             print the plan (anchors to globalize, symbols to\n"
 "                         add, counts) on stdout\n"
 "      --name=PROG        program name to use in messages\n"
@@ -167,6 +172,7 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		{ "identify", no_argument, NULL, 'I' },
 		{ "writable", no_argument, NULL, 'W' },
 		{ "linked", no_argument, NULL, 'K' },
+		{ "pass-over", no_argument, NULL, 'v' },
 		{ "placeholder", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -211,6 +217,7 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		case 'I': opt->identify = true; break;
 		case 'W': opt->writable = true; break;
 		case 'K': opt->linked = true; break;
+		case 'v': opt->pass_over = true; break;
 		case 'P': {
 			char *end;
 			errno = 0;
@@ -339,6 +346,7 @@ int main(int argc, char **argv)
 		bad_usage("%s", "--identify needs --object");
 	obj.path = opt.object;
 	obj.writable_table = opt.writable;
+	obj.pass_over = opt.pass_over;
 	diag_file = opt.file_name ? opt.file_name : opt.object ? opt.object :
 		    strcmp(opt.listing, "-") ? opt.listing : NULL;
 	obj.label = diag_file;

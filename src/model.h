@@ -70,7 +70,10 @@ struct object {
 	bool writable_table;    /* emit the table as "aw" rather than "a" */
 	bool linked;            /* --linked: a linked image; hook names may carry
 				 * a version (__fentry__@GLIBC_2.13) */
-	size_t passed_over;     /* --linked: references to the hook that are no call */
+	size_t passed_over;     /* references to the hook that are no call (--linked,
+				 * or --pass-over) */
+	bool pass_over;         /* --pass-over: pass such references over (counted, a
+				 * note each) instead of refusing the object */
 	uint64_t entry_base;    /* --linked: the value of __ehdr_start */
 	bool has_file_sym;      /* an STT_FILE symbol is in the table */
 	bool has_plain_locals;  /* local symbols other than section/file ones */

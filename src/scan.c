@@ -103,8 +103,22 @@ static bool opcode_matches(const struct call_form *f, const unsigned char *bytes
 #define AT_FMT "%s+0x%llx"
 #define AT(sec, off) (sec)->name, (unsigned long long)(off)
 
+/* A reference to the hook that is no call: with --pass-over a note and
+ * false (the caller counts it), else the object is refused. */
+static __attribute__((format(printf, 2, 3))) bool refuse(const struct object *obj,
+							  const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (!obj->pass_over)
+		vfatal(fmt, ap);
+	vnote_msg(fmt, ap);
+	va_end(ap);
+	return false;
+}
+
 /* Is this relocation really on a call of the form its type implies? */
-static void check_call(const struct object *obj, const struct site *st)
+static bool check_call(const struct object *obj, const struct site *st)
 {
 	const struct call_form *f = st->form;
 	const struct section *sec = &obj->secs[st->sec];
@@ -113,12 +127,12 @@ static void check_call(const struct object *obj, const struct site *st)
 	unsigned nplaces = f->ncheck == 2 ? 2 : 1;
 
 	if (st->reloc_off < f->field_offset + f->lead)
-		fatal("%s: %s relocation at " AT_FMT " is too close to the section start for a call",
+		return refuse(obj, "%s: %s relocation at " AT_FMT " is too close to the section start for a call",
 		      sec->name, st->reloc, AT(sec, st->reloc_off));
 	uint64_t call = st->reloc_off - f->field_offset, start = call - f->lead;
 	if (st->insn_start != NO_ADDR) {
 		if (st->insn_start != call)
-			fatal("%s: %s relocation at " AT_FMT " is not on a call instruction "
+			return refuse(obj, "%s: %s relocation at " AT_FMT " is not on a call instruction "
 			      "(it is at +%llu of the instruction at 0x%llx, a call has it at +%u)",
 			      sec->name, st->reloc, AT(sec, st->reloc_off),
 			      (unsigned long long)(st->reloc_off - st->insn_start),
@@ -130,17 +144,17 @@ static void check_call(const struct object *obj, const struct site *st)
 	}
 	if (n >= f->oplen) {
 		if (opcode_matches(f, bytes))
-			return;
+			return true;
 		nplaces = 0; /* the disassembly's bytes are the answer */
 	} else if (!(obj->fd >= 0 && sec->listed && sec->contents && f->oplen)) {
-		return; /* nothing to check against */
+		return true; /* nothing to check against */
 	}
 	for (unsigned k = 0; k < nplaces; k++) {
 		int64_t at = (int64_t)start + f->check_at[k];
 		if (at < 0 || (uint64_t)at + f->oplen > sec->size) {
 			if (k + 1 < nplaces)
 				continue;
-			fatal("%s: %s relocation at " AT_FMT " has no room for its call instruction in "
+			return refuse(obj, "%s: %s relocation at " AT_FMT " has no room for its call instruction in "
 			      "the section", sec->name, st->reloc, AT(sec, st->reloc_off));
 		}
 		long got = elf_read_at(obj->fd, sec->fileoff + (uint64_t)at, bytes, f->oplen);
@@ -148,17 +162,17 @@ static void check_call(const struct object *obj, const struct site *st)
 			fatal("cannot read the code at " AT_FMT ": file truncated",
 			      AT(sec, st->reloc_off));
 		if (opcode_matches(f, bytes))
-			return;
+			return true;
 	}
 	char got[40], want[40];
 	hexbytes(got, sizeof(got), bytes, f->oplen);
 	hexbytes(want, sizeof(want), f->opcode, f->oplen);
 	if (f->check_at[0] != 0)
-		fatal("%s: %s relocation at " AT_FMT " is not used by a call (bytes %s %d bytes "
+		return refuse(obj, "%s: %s relocation at " AT_FMT " is not used by a call (bytes %s %d bytes "
 		      "away, where a call sequence has %s)", sec->name, st->reloc,
 		      AT(sec, st->reloc_off), got,
 		      -f->check_at[nplaces ? nplaces - 1 : 0], want);
-	fatal("%s: %s relocation at " AT_FMT " is not on a call instruction "
+	return refuse(obj, "%s: %s relocation at " AT_FMT " is not on a call instruction "
 	      "(bytes %s where a call has %s)", sec->name, st->reloc, AT(sec, st->reloc_off),
 	      got, want);
 }
@@ -176,10 +190,13 @@ size_t scan_sites(struct object *obj, enum entry_mode mode)
 			free(st->reloc);
 			continue;
 		}
-		if (!st->form)
-			fatal("%s: relocation %s against the profiling hook at " AT_FMT " is not a "
-			      "call form known for %s", sec->name, st->reloc, AT(sec, st->reloc_off),
-			      obj->arch->name);
+		if (!st->form && !refuse(obj, "%s: relocation %s against the profiling hook at "
+					 AT_FMT " is not a call form known for %s", sec->name, st->reloc,
+					 AT(sec, st->reloc_off), obj->arch->name)) {
+			obj->passed_over++;
+			free(st->reloc);
+			continue;
+		}
 		if (st->form->kind == FORM_COMPANION) {
 			/* the second relocation of a site already counted: no entry */
 			const struct site *prev = out > 0 ? &obj->sites[out - 1] : NULL;
@@ -190,7 +207,11 @@ size_t scan_sites(struct object *obj, enum entry_mode mode)
 			free(st->reloc);
 			continue;
 		}
-		check_call(obj, st);
+		if (!check_call(obj, st)) {
+			obj->passed_over++;
+			free(st->reloc);
+			continue;
+		}
 		st->entry = mode == ENTRY_CALL ? st->reloc_off - st->form->field_offset - st->form->lead
 					       : st->reloc_off;
 		sec->nsites++;

@@ -38,6 +38,17 @@ void note_msg(const char *fmt, ...)
 	va_end(ap);
 }
 
+void vnote_msg(const char *fmt, va_list ap)
+{
+	vmsg("note", fmt, ap);
+}
+
+void vfatal(const char *fmt, va_list ap)
+{
+	vmsg(NULL, fmt, ap);
+	exit(HELPER_BAD_INPUT);
+}
+
 void fatal(const char *fmt, ...)
 {
 	va_list ap;

@@ -3,6 +3,7 @@
 #ifndef MCOUNT_UTIL_H
 #define MCOUNT_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,6 +22,9 @@ void warn_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print a message and exit with HELPER_BAD_INPUT. */
 _Noreturn void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same with a va_list (for a caller that decides which to print). */
+void vnote_msg(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+_Noreturn void vfatal(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);

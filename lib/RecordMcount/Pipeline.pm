@@ -147,7 +147,9 @@ sub _check_input {
 # Options: helper, objdump, objcopy, cc (or as), ld (command lists), arch,
 # bits, endian, entry (call|reloc), sections, listing (relocs|disasm),
 # writable_table (an "aw" table: no text relocations in a PIE or shared
-# library), dry_run, label (name in messages).
+# library), pass_over (references to the hook that are no call are passed
+# over, counted in the result's passed_over: a whole image such as the
+# kernel's vmlinux.o), dry_run, label (name in messages).
 sub record_object {
     my ($file, $o) = @_;
     my %job = (o => $o, label => $o->{label} // $file, tmp => {});
@@ -176,7 +178,7 @@ sub _record {
     $job->{target} = $job->{snap};
     my $plan = scan($job);
     my %result = (status => $plan->{status} // 'no-sites', sites => $plan->{sites} // 0,
-        arch => $plan->{arch}, plan => $plan);
+        arch => $plan->{arch}, plan => $plan, passed_over => $plan->{'passed-over'} // 0);
     return \%result if $result{status} ne 'recorded';
     if ($job->{o}{dry_run}) {
         open(my $fh, '<', $job->{tmp}{s}) or _fail($job->{label}, "cannot read $job->{tmp}{s}: $!");
@@ -221,6 +223,7 @@ sub scan {
         push @scan, "--$opt", $o->{$opt} if defined $o->{$opt};
     }
     push @scan, '--writable' if $o->{writable_table};
+    push @scan, '--pass-over' if $o->{pass_over};
 
     my ($pst, $perr, $sst, $serr, $sout) =
         run_piped(producer => \@objdump, consumer => \@scan);
