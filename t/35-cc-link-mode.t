@@ -158,6 +158,41 @@ for my $cxx (@cxx) {
     is($st, 0, 'weak override: the strong f runs');
 }
 
+# GCC -flto: LTO drops the calls to the hook unless the link has -pg,
+# which would also start the program with gcrt1.o (gmon.out at exit); the
+# link-time pass links with -pg and the usual start files.  The runtime
+# oracle of t/22 checks the result: every call in the table, every entry
+# reached, and no gmon.out.
+{
+    my $d = "$dir/gcc-lto";
+    mkdir $d or die;
+    my %env = (MCOUNT_CC_FLAGS => '-pg -mfentry');
+    for my $c (qw(corpus prog_main dup_a dup_b)) {
+        my ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-O2', '-flto', '-c', "$SRC/$c.c", '-o', "$d/$c.o"],
+            env => \%env);
+        is($st, 0, "gcc -flto: $c.c compiled in auto mode") or diag $err;
+    }
+    compile("$SRC/asm_cases.S", "$d/asm_cases.o", '-Wa,-L');
+    my @objs = ((map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b asm_cases)), hook_objects($d));
+    my ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-O2', '-flto', '-o', "$d/prog", @objs], env => \%env);
+    is($st, 0, 'gcc -flto: linked through the link-time pass') or diag $err;
+    ($st, my $out) = run_cmd(['sh', '-c', 'cd "$1" && exec ./prog', 'sh', $d]);
+    my ($summary) = $out =~ /^(entries=.*)$/m;
+    is($st, 0, 'gcc -flto: every call site is in the table, every entry reached') or diag $out;
+    like($summary // '', qr/^entries=(\d+) reached=\1 calls=[1-9]\d* unknown=0 duplicates=0/, "gcc -flto: $summary");
+    ok(!-e "$d/gmon.out", 'gcc -flto: the program is not a gprof one (no gmon.out)');
+    my ($vst, $vout) = run_cmd([$MR, '--verify', '--sections=all', "$d/prog"]);
+    is($vst, 0, 'gcc -flto: --verify passes') or diag $vout;
+    # the oracle can tell: linked as the command says, LTO drops the C
+    # code's calls (those left are asm_cases.S's) and there is no table
+    my ($calls) = ($summary // '') =~ / calls=(\d+)/;
+    must('gcc', '-O2', '-flto', '-o', "$d/plain", @objs);
+    ($st, $out) = run_cmd(["$d/plain"]);
+    my ($plain) = $out =~ / calls=(\d+)/;
+    isnt($st, 0, 'gcc -flto linked plainly: the program finds no table');
+    cmp_ok($plain // 0, '<', $calls // 0, "gcc -flto linked plainly: fewer calls ($plain, not $calls): LTO dropped -pg");
+}
+
 # A link that fails by itself fails as the compiler does: its words, its
 # status, nothing of mcount-cc's, no output.
 {

@@ -77,6 +77,31 @@ sub _link_cmd {
     return [@r, @extra];
 }
 
+# GCC's LTO drops -pg unless the link has it too, and -pg on a link also
+# makes the driver start programs with gcrt1.o (gmon.out at exit).  For a
+# GCC link with -flto: the command with -pg and -nostartfiles, and the
+# start and end files the driver would use without -pg named by hand
+# (from its -### output).  Any other command is returned as it is.
+sub _gcc_lto_cmd {
+    my ($cmd) = @_;
+    return $cmd if basename($cmd->[0]) =~ /clang/ || basename($cmd->[0]) !~ /(?:gcc|g\+\+|c\+\+|^cc)(?:-[0-9.]+)?\z/;
+    my $lto = 0;
+    for (@$cmd[1 .. $#$cmd]) {
+        $lto = 1 if /^-flto(?:=|\z)/;
+        $lto = 0 if $_ eq '-fno-lto';
+        return $cmd if /^-(?:pg|nostartfiles|nostdlib|r)\z/;
+    }
+    return $cmd unless $lto;
+    my ($st, $err) = run_tool(cmd => [@$cmd, '-###']);
+    return $cmd if $st != 0;
+    my ($line) = grep { m{(?:collect2|/ld(?:\.\w+)?)\s} } split /\n/, $err;
+    return $cmd unless defined $line;
+    my @w = map { s/^"(.*)"\z/$1/sr } split ' ', $line;
+    my @start = grep { basename($_) =~ /^(?:[gSM]?crt1|rcrt1|grcrt1|crti|crtbegin\w*)\.o\z/ } @w;
+    my @end = grep { basename($_) =~ /^(?:crtend\w*|crtn)\.o\z/ } @w;
+    return [$cmd->[0], '-pg', '-nostartfiles', @start, @$cmd[1 .. $#$cmd], @end];
+}
+
 # The first input object of the command that is ELF (LTO objects of
 # clang are LLVM bitcode), for the target's facts.
 sub _first_object {
@@ -107,6 +132,7 @@ sub record_link {
 
 sub _record_link {
     my ($cmd, $out, $job) = @_;
+    $cmd = _gcc_lto_cmd($cmd);
     my ($o, $label) = ($job->{o}, $job->{label});
     $job->{tmp}{$_} = temp_path($out, $_) for qw(s o ps po img out);
     my $keep = _keeps_relocs($cmd);
