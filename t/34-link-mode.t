@@ -10,7 +10,7 @@ use strict;
 use warnings;
 use Test::More;
 use lib 't/lib';
-use TestUtil qw($TOP $SRC must compile tmpdir run_cmd run_prog arch_of_flags have leftovers spit);
+use TestUtil qw($TOP $SRC must compile tmpdir run_cmd run_prog arch_of_flags leftovers spit);
 
 my $dir = tmpdir();
 my $MR = "$TOP/bin/mcount-record";
@@ -27,7 +27,11 @@ my @variants = (
     [['-O2', '-pg', '-fPIC'], []],
     [['-O2', '-pg', '-mfentry', '-fno-plt'], []],
 );
-push @variants, [['-O2', '-pg', '-mfentry'], ['-fuse-ld=gold']] if have('ld.gold');
+push @variants, [['-O2', '-pg', '-mfentry'], ['-fuse-ld=gold']];
+# lld refuses asm_cases.S's absolute words in a PIE: non-PIE and static
+push @variants, [['-O2', '-pg', '-mfentry', '-fno-pie'], ['-no-pie', '-fuse-ld=lld']],
+    [['-O2', '-pg', '-mfentry'], ['-static', '-fuse-ld=lld']],
+    [['-O2', '-pg', '-fno-pie', '-ffunction-sections'], ['-no-pie', '-fuse-ld=lld', '-Wl,--gc-sections']];
 
 # The corpus compiled with FLAGS, the hook and its bookkeeping without -pg;
 # every code section is recorded at link time, exotic_text too.

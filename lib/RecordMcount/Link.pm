@@ -12,7 +12,9 @@ package RecordMcount::Link;
 #     ... again while the count changes (the kernel's kallsyms scheme)
 #   objdump -h -t -r image | mcount-scan --linked   -> table.s (M entries)
 #   as    table.s                     -> table.o
-#   link  CMD table.o                 -> output  (-q only if asked for)
+#   link  CMD -Wl,-q table.o          -> output  (then objcopy
+#                                                 --remove-relocations=*,
+#                                                 unless -q was asked for)
 #   check: every allocated section of output is where and what it was in
 #          the image, but for the table's words and their dynamic
 #          relocations' addends; then rename over the output
@@ -118,7 +120,7 @@ sub _first_object {
 
 # record_link(CMD, OPTIONS) -> { status, sites, rounds, passed_over }
 # CMD is a link command (compiler driver or ld) as the build gives it.
-# Options: helper, objdump, as or cc, readelf (command lists), label.
+# Options: helper, objdump, objcopy, as or cc, readelf (command lists), label.
 sub record_link {
     my ($cmd, $o) = @_;
     my $out = link_output($cmd);
@@ -134,7 +136,7 @@ sub _record_link {
     my ($cmd, $out, $job) = @_;
     $cmd = _gcc_lto_cmd($cmd);
     my ($o, $label) = ($job->{o}, $job->{label});
-    $job->{tmp}{$_} = temp_path($out, $_) for qw(s o ps po img out);
+    $job->{tmp}{$_} = temp_path($out, $_) for qw(s o ps po img fq out);
     my $keep = _keeps_relocs($cmd);
     my @q = $keep ? () : _is_ld($cmd) ? ('-q') : ('-Wl,-q');
     # the target's facts: from an ELF object on the command line, else
@@ -169,9 +171,17 @@ sub _record_link {
         # the real table in place of the placeholder
         $job->{plan} = $plan;
         run_step($label, 'assembling the table', assemble_cmd($job));
-        _link($job, 'linking with the table', _link_cmd($cmd, $job->{tmp}{out}, $job->{tmp}{o}),
+        # with -q as the image was linked (lld places .eh_frame otherwise
+        # under --emit-relocs), the relocations it kept removed after
+        my $final = @q ? $job->{tmp}{fq} : $job->{tmp}{out};
+        _link($job, 'linking with the table', _link_cmd($cmd, $final, @q, $job->{tmp}{o}),
             show => 1);
-        _same_layout($job, $job->{tmp}{img}, $job->{tmp}{out});
+        _same_layout($job, $job->{tmp}{img}, $final);
+        if (@q) {
+            my $objcopy = $job->{o}{objcopy} // ['objcopy'];
+            run_step($label, 'removing the relocations of the -q link',
+                [@$objcopy, '--remove-relocations=*', $final, $job->{tmp}{out}]);
+        }
     } else {
         # no call to the hook: the program as the command links it
         _link($job, 'linking', _link_cmd($cmd, $job->{tmp}{out}), show => 1);
@@ -210,7 +220,7 @@ sub wrapper_link {
         require RecordMcount::Tools;
         my $tools = RecordMcount::Tools::find_tools(triple => $o{triple}->());
         record_link($link, { prog => $o{prog}, helper => helper_path(),
-            map { $_ => $tools->{$_} } qw(objdump as readelf) });
+            map { $_ => $tools->{$_} } qw(objdump objcopy as readelf) });
     };
     return $r if $r;
     my $e = $@;
