@@ -193,6 +193,32 @@ for my $cxx (@cxx) {
     cmp_ok($plain // 0, '<', $calls // 0, "gcc -flto linked plainly: fewer calls ($plain, not $calls): LTO dropped -pg");
 }
 
+# clang -flto linked by lld: every input is LLVM bitcode, so the target
+# comes from a first plain link; the calls survive clang's LTO without -pg
+# at the link.  The C library's __fentry__ serves them (the program runs);
+# --verify checks the table.
+{
+    my $d = "$dir/clang-lto";
+    mkdir $d or die;
+    my %env = (MCOUNT_CC_FLAGS => '-pg -mfentry');
+    for my $c (qw(corpus prog_main dup_a dup_b)) {
+        my ($st, undef, $err) = run_cmd([$MCC, 'clang', '-O2', '-flto', '-c', "$SRC/$c.c", '-o', "$d/$c.o"],
+            env => \%env);
+        is($st, 0, "clang -flto: $c.c compiled") or diag $err;
+    }
+    spit("$d/stubs.c", "void (*const asm_ptrs[])(void) = { 0 };\nint mcount_report(void) { return 0; }\n");
+    my ($st, undef, $err) = run_cmd([$MCC, 'clang', '-O2', '-flto', '-c', "$d/stubs.c", '-o', "$d/stubs.o"]);
+    is($st, 0, 'clang -flto: stubs compiled') or diag $err;
+    ($st, undef, $err) = run_cmd([$MCC, 'clang', '-flto', '-fuse-ld=lld', '-o', "$d/prog",
+        map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b stubs)], env => \%env);
+    is($st, 0, 'clang -flto -fuse-ld=lld: linked through the link-time pass') or diag $err;
+    ($st) = run_cmd(["$d/prog"]);
+    is($st, 0, 'clang -flto: the program runs');
+    my ($vst, $vout) = run_cmd([$MR, '--verify', '--sections=all', "$d/prog"]);
+    is($vst, 0, 'clang -flto: --verify passes') or diag $vout;
+    like($vout, qr/OK, [1-9]\d* entries for \d+ calls/, 'clang -flto: the table has entries');
+}
+
 # A link that fails by itself fails as the compiler does: its words, its
 # status, nothing of mcount-cc's, no output.
 {
