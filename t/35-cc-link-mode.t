@@ -67,6 +67,30 @@ sub hook_objects {
     return ("$d/hook.o", "$d/hook_check.o");
 }
 
+# mcount-record --verify passes on PROG (every entry a call to the hook,
+# every call an entry) and its summary matches LIKE.
+sub verify_ok {
+    my ($prog, $name, $like) = @_;
+    my ($st, $out) = run_cmd([$MR, '--verify', '--sections=all', $prog]);
+    is($st, 0, "$name: --verify passes") or diag $out;
+    like($out, $like, "$name: $out") if $like;
+    return;
+}
+
+# The corpus compiled with -flto by CC through mcount-cc (auto mode: link
+# time) into a new directory NAME; returns the directory.
+sub lto_corpus {
+    my ($cc, $name) = @_;
+    my $d = "$dir/$name";
+    mkdir $d or die;
+    for my $c (qw(corpus prog_main dup_a dup_b)) {
+        my ($st, undef, $err) = run_cmd([$MCC, $cc, '-O2', '-flto', '-c', "$SRC/$c.c", '-o', "$d/$c.o"],
+            env => { MCOUNT_CC_FLAGS => '-pg -mfentry' });
+        is($st, 0, "$cc -flto: $c.c compiled in auto mode") or diag $err;
+    }
+    return $d;
+}
+
 # Compile a.cc and main.cc and link them through mcount-cc CXX.
 sub build_cxx {
     my ($d, $cxx, $mode, @flags) = @_;
@@ -95,8 +119,7 @@ for my $cxx (@cxx) {
         like($out, qr/^result \d+$/m, "$name: the program runs");
         like($summary // '', qr/^entries=\d+ reached=\d+ calls=[1-9]\d* unknown=0 duplicates=0/,
             "$name: every call site is in the table, none twice: $summary");
-        my ($vst, $vout, $verr) = run_cmd([$MR, '--verify', '--sections=all', "$d/prog"]);
-        is($vst, 0, "$name: mcount-record --verify passes") or diag "$vout$verr";
+        verify_ok("$d/prog", $name);
         is_deeply([leftovers($d)], [], "$name: no temporary files");
     }
 }
@@ -125,9 +148,7 @@ for my $cxx (@cxx) {
     is($st, 0, '--gc-sections: linked') or diag $err;
     my $nm = must('nm', "$d/prog");
     unlike($nm, qr/ dead$/m, '--gc-sections: the dead function is gone');
-    my ($vst, $vout) = run_cmd([$MR, '--verify', '--sections=all', "$d/prog"]);
-    is($vst, 0, '--gc-sections: the table is exact') or diag $vout;
-    like($vout, qr/OK, 2 entries for 2 calls/, '--gc-sections: main and used, not dead');
+    verify_ok("$d/prog", '--gc-sections (main and used, not dead)', qr/OK, 2 entries for 2 calls/);
     ($st) = run_cmd(["$d/prog"]);
     is($st, 0, '--gc-sections: the program runs');
 }
@@ -151,9 +172,7 @@ for my $cxx (@cxx) {
     my ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-o', "$d/prog", "$d/w.o", "$d/s.o"],
         env => { MCOUNT_CC_MODE => 'link' });
     is($st, 0, 'weak override: linked') or diag $err;
-    my ($vst, $vout) = run_cmd([$MR, '--verify', '--sections=all', "$d/prog"]);
-    is($vst, 0, 'weak override: --verify passes') or diag $vout;
-    like($vout, qr/OK, 4 entries for 4 calls/, 'weak override: both copies of f, g and main have entries');
+    verify_ok("$d/prog", 'weak override (both copies of f, g and main)', qr/OK, 4 entries for 4 calls/);
     ($st) = run_cmd(["$d/prog"]);
     is($st, 0, 'weak override: the strong f runs');
 }
@@ -164,14 +183,8 @@ for my $cxx (@cxx) {
 # oracle of t/22 checks the result: every call in the table, every entry
 # reached, and no gmon.out.
 {
-    my $d = "$dir/gcc-lto";
-    mkdir $d or die;
+    my $d = lto_corpus('gcc', 'gcc-lto');
     my %env = (MCOUNT_CC_FLAGS => '-pg -mfentry');
-    for my $c (qw(corpus prog_main dup_a dup_b)) {
-        my ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-O2', '-flto', '-c', "$SRC/$c.c", '-o', "$d/$c.o"],
-            env => \%env);
-        is($st, 0, "gcc -flto: $c.c compiled in auto mode") or diag $err;
-    }
     compile("$SRC/asm_cases.S", "$d/asm_cases.o", '-Wa,-L');
     my @objs = ((map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b asm_cases)), hook_objects($d));
     my ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-O2', '-flto', '-o', "$d/prog", @objs], env => \%env);
@@ -181,8 +194,7 @@ for my $cxx (@cxx) {
     is($st, 0, 'gcc -flto: every call site is in the table, every entry reached') or diag $out;
     like($summary // '', qr/^entries=(\d+) reached=\1 calls=[1-9]\d* unknown=0 duplicates=0/, "gcc -flto: $summary");
     ok(!-e "$d/gmon.out", 'gcc -flto: the program is not a gprof one (no gmon.out)');
-    my ($vst, $vout) = run_cmd([$MR, '--verify', '--sections=all', "$d/prog"]);
-    is($vst, 0, 'gcc -flto: --verify passes') or diag $vout;
+    verify_ok("$d/prog", 'gcc -flto');
     # the oracle can tell: linked as the command says, LTO drops the C
     # code's calls (those left are asm_cases.S's) and there is no table
     my ($calls) = ($summary // '') =~ / calls=(\d+)/;
@@ -198,14 +210,8 @@ for my $cxx (@cxx) {
 # at the link.  The C library's __fentry__ serves them (the program runs);
 # --verify checks the table.
 {
-    my $d = "$dir/clang-lto";
-    mkdir $d or die;
+    my $d = lto_corpus('clang', 'clang-lto');
     my %env = (MCOUNT_CC_FLAGS => '-pg -mfentry');
-    for my $c (qw(corpus prog_main dup_a dup_b)) {
-        my ($st, undef, $err) = run_cmd([$MCC, 'clang', '-O2', '-flto', '-c', "$SRC/$c.c", '-o', "$d/$c.o"],
-            env => \%env);
-        is($st, 0, "clang -flto: $c.c compiled") or diag $err;
-    }
     spit("$d/stubs.c", "void (*const asm_ptrs[])(void) = { 0 };\nint mcount_report(void) { return 0; }\n");
     my ($st, undef, $err) = run_cmd([$MCC, 'clang', '-O2', '-flto', '-c', "$d/stubs.c", '-o', "$d/stubs.o"]);
     is($st, 0, 'clang -flto: stubs compiled') or diag $err;
@@ -214,9 +220,7 @@ for my $cxx (@cxx) {
     is($st, 0, 'clang -flto -fuse-ld=lld: linked through the link-time pass') or diag $err;
     ($st) = run_cmd(["$d/prog"]);
     is($st, 0, 'clang -flto: the program runs');
-    my ($vst, $vout) = run_cmd([$MR, '--verify', '--sections=all', "$d/prog"]);
-    is($vst, 0, 'clang -flto: --verify passes') or diag $vout;
-    like($vout, qr/OK, [1-9]\d* entries for \d+ calls/, 'clang -flto: the table has entries');
+    verify_ok("$d/prog", 'clang -flto', qr/OK, [1-9]\d* entries for \d+ calls/);
 }
 
 # A link that fails by itself fails as the compiler does: its words, its
