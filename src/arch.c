@@ -228,6 +228,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "elf64lriscv", .cc_flag = "", .as_flag = "",
 		.triple = "riscv64-linux-gnu",
 		.mapping_symbols = true, .linked_table = true,
+		.object_link_flags = "-Wl,--no-relax",
 		.entry_doc = "the auipc of the auipc+jalr pair; link with --no-relax",
 	},
 	{

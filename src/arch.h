@@ -111,6 +111,10 @@ struct arch {
 				       * (NULL: the linker makes none) */
 	const char *got_register;     /* a PIC call `call *DISP(REG)` goes through the GOT
 				       * whose address this register holds (NULL: none) */
+	const char *object_link_flags; /* compiler-driver flags a link of objects with
+				       * per-object tables needs, space-separated (riscv:
+				       * the relaxing linker moves code that an anchor +
+				       * delta entry cannot follow) (NULL: none) */
 	unsigned scan_align;          /* alignment of the instructions and words a byte scan
 				       * of a linked file's code examines for the forms
 				       * with linked word, got:, gprel: or abs16: (0: none) */

@@ -216,6 +216,7 @@ static void emit_facts(FILE *out, const struct arch *a)
 		{ "cc-flag-family", a->cc_flag_family },
 		{ "hook-stubs", a->hook_stubs },
 		{ "got-register", a->got_register },
+		{ "object-link-flags", a->object_link_flags },
 	};
 	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
 		if (facts[i].value)

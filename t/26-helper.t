@@ -114,7 +114,7 @@ sub elf_header {
         i386     => [[3, 1, 1], $x86 . "got-register\t%ebx\n"],
         aarch64  => [[183, 2, 1], "hook-stubs\t*%h_veneer\n"],
         arm      => [[40, 1, 1], "entry-flag-bits\t1\nhook-stubs\t*%h_veneer\n"],
-        riscv64  => [[243, 2, 1], ''],
+        riscv64  => [[243, 2, 1], "object-link-flags\t-Wl,--no-relax\n"],
         ppc64le  => [[21, 2, 1], $ppc],
         ppc64    => [[21, 2, 2], $ppc],
         ppc32    => [[20, 1, 2], $ppc],

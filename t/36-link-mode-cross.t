@@ -74,4 +74,29 @@ SKIP: {
     like($out, qr/never reached|not in the table/, 'riscv64 per object, relaxing link: and says so');
 }
 
+# mcount-cc in per-object mode links riscv64 objects with -Wl,--no-relax
+# (the row's object-link-flags) without being asked: the same default
+# link command then gives a program whose table is right.
+SKIP: {
+    my $gcc = 'riscv64-linux-gnu-gcc-12';
+    skip 'no riscv64 cross compiler', 2 unless have($gcc) && have('qemu-riscv64');
+    my $d = "$dir/riscv64-mcount-cc";
+    mkdir $d or die;
+    my %env = (MCOUNT_CC_MODE => 'object');
+    for my $c (qw(corpus prog_main dup_a dup_b)) {
+        my ($st, undef, $err) = run_cmd(["$TOP/bin/mcount-cc", $gcc, '-O2', '-c', "$SRC/$c.c", '-o', "$d/$c.o"],
+            env => \%env);
+        die "mcount-cc $c.c: $err" if $st != 0;
+    }
+    must($gcc, '-c', "$TOP/t/src/arch/riscv64/hook.S", '-o', "$d/hook.o");
+    must($gcc, '-O2', '-c', "$TOP/t/src/arch/check.c", '-o', "$d/check.o");
+    my ($st, undef, $err) = run_cmd(["$TOP/bin/mcount-cc", $gcc, '-static', '-o', "$d/prog",
+        map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b hook check)], env => \%env);
+    is($st, 0, 'riscv64 through mcount-cc per object: linked') or diag $err;
+    my $out;
+    ($st, $out) = run_prog(["$d/prog"], qemu => 'qemu-riscv64');
+    is($st, 0, 'riscv64 through mcount-cc per object: every call in the table, every entry reached')
+        or diag $out;
+}
+
 done_testing();
