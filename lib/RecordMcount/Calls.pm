@@ -273,8 +273,8 @@ sub _named_sites {
     my $scan_forms = grep { !$_->{companion} && $_->{linked} !~ /^named/ } @$forms;
     my @calls;
     for my $c (@$named) {
-        my $bytes_here = bytes_at($e, $c->{addr}, $c->{len}) // '';
-        my ($lf) = grep { !$_->{call_at} && $_->{len} == $c->{len} && _op_match($_, $bytes_here) }
+        my $bytes = bytes_at($e, $c->{addr}, $c->{len}) // '';
+        my ($lf) = grep { !$_->{call_at} && $_->{len} == $c->{len} && _op_match($_, $bytes) }
             @$linker_forms;
         if ($lf) {
             push @calls, { sec => $c->{sec}, addr => $c->{addr}, len => $c->{len},
@@ -284,7 +284,6 @@ sub _named_sites {
         # the site forms for this hook, found by name
         my @f = grep { !$_->{companion} && (!defined $_->{hook} || $_->{hook} eq ($c->{hook} // ''))
             && $_->{linked} =~ /^named(?:-end)?\z/ } @$forms;
-        my $bytes = bytes_at($e, $c->{addr}, $c->{len}) // '';
         # where objdump names only a part of the call, check the opcode
         @f = grep { _op_match($_, $bytes) } @f if $scan_forms;
         my $covered = grep { $c->{addr} > $_->{addr} && $c->{addr} <= $_->{addr} + $_->{reach} } @$scanned;

@@ -34,7 +34,7 @@ use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job);
 use RecordMcount::Tools qw(identify_object);
 use RecordMcount::Elf qw(read_elf file_bytes);
 
-our @EXPORT_OK = qw(record_link link_output wrapper_link);
+our @EXPORT_OK = qw(record_link link_output wrapper_link first_object);
 
 my $MAX_ROUNDS = 4;
 
@@ -106,7 +106,7 @@ sub _gcc_lto_cmd {
 
 # The first input object of the command that is ELF (LTO objects of
 # clang are LLVM bitcode), for the target's facts.
-sub _first_object {
+sub first_object {
     my ($cmd) = @_;
     for my $a (@$cmd[1 .. $#$cmd]) {
         next if $a =~ /^-/ || $a !~ /\.o\z/;
@@ -118,9 +118,11 @@ sub _first_object {
     return undef;
 }
 
-# record_link(CMD, OPTIONS) -> { status, sites, rounds, passed_over }
+# record_link(CMD, OPTIONS) -> { status, sites, links, passed_over }
 # CMD is a link command (compiler driver or ld) as the build gives it.
-# Options: helper, objdump, objcopy, as or cc, readelf (command lists), label.
+# Options: helper, objdump, objcopy, as or cc, readelf (command lists),
+# label, id (mcount-scan --identify of first_object(CMD), if the caller
+# has it already).
 sub record_link {
     my ($cmd, $o) = @_;
     my $out = link_output($cmd);
@@ -141,14 +143,15 @@ sub _record_link {
     my @q = $keep ? () : _is_ld($cmd) ? ('-q') : ('-Wl,-q');
     # the target's facts: from an ELF object on the command line, else
     # (all LTO bitcode) from a first link of the command as it is
-    my $first = _first_object($cmd);
+    my $first = first_object($cmd);
     if (!defined $first) {
         _fail($label, 'no object file on the link command line to tell the target')
             unless grep { !/^-/ && /\.o\z/ && -f } @$cmd[1 .. $#$cmd];
         _link($job, 'linking (round 0)', _link_cmd($cmd, $job->{tmp}{img}), first => 1);
         $first = $job->{tmp}{img};
     }
-    my $id = identify_object($o->{helper}, $first) or _fail($label, "$first: $@");
+    my $id = ($o->{id} && $first ne $job->{tmp}{img} ? $o->{id} : identify_object($o->{helper}, $first))
+        or _fail($label, "$first: $@");
 
     # Link with a placeholder of the last count until the count holds.
     my ($n, $plan, $rounds) = (1, undef, 0);
@@ -164,7 +167,7 @@ sub _record_link {
         last if ($rounds > 1 && $plan->{sites} == $n) || !$plan->{sites};
         $n = $plan->{sites};
     }
-    my %result = (status => $plan->{status}, sites => $plan->{sites}, rounds => $rounds,
+    my %result = (status => $plan->{status}, sites => $plan->{sites},
         passed_over => $plan->{'passed-over'} // 0);
 
     if ($plan->{sites}) {
@@ -189,6 +192,7 @@ sub _record_link {
     my $mode = (stat $job->{tmp}{out})[2] & 07777;
     chmod $mode, $job->{tmp}{out};
     rename $job->{tmp}{out}, $out or _fail($label, "cannot write $out: $!");
+    $result{links} = $job->{links};
     return \%result;
 }
 
@@ -199,6 +203,7 @@ sub _record_link {
 sub _link {
     my ($job, $what, $cmd, %o) = @_;
     my ($st, $err) = run_tool(cmd => $cmd);
+    $job->{links}++;
     if ($st != 0) {
         require RecordMcount::Failure;
         require RecordMcount::Error;
@@ -244,16 +249,14 @@ sub _placeholder {
 
 # The second link must lay out everything as the first: same allocated
 # sections at the same addresses with the same sizes, and the same bytes
-# but for the table, the addends of its dynamic relocations, the build ID
-# and the section numbers of the dynamic symbols.
+# but for the table, the addends of its dynamic relocations and the build
+# ID.  Both links are made with -q (see _record_link).
 sub _same_layout {
     my ($job, $img, $out) = @_;
     my $label = $job->{label};
     my $readelf = $job->{o}{readelf} // ['readelf'];
     my ($a, $b) = map { read_elf($readelf, $_, $label, 'sections') } $img, $out;
-    # (an empty section says nothing of the layout: a -q link keeps some
-    # that a plain link drops)
-    my $laid = sub { grep { $_ && $_->{flags} =~ /A/ && $_->{size} } @{ $_[0]{secs} } };
+    my $laid = sub { grep { $_ && $_->{flags} =~ /A/ } @{ $_[0]{secs} } };
     my %in_b = map { $_->{name} => $_ } $laid->($b);
     for my $s ($laid->($a)) {
         my $t = delete $in_b{ $s->{name} };
@@ -261,11 +264,10 @@ sub _same_layout {
         _fail($label, "the link with the table lost section $where") unless $t;
         _fail($label, sprintf('the link with the table moved %s to 0x%x, %d bytes', $where,
             $t->{addr}, $t->{size})) if $t->{addr} != $s->{addr} || $t->{size} != $s->{size};
-        # the table, its relocations' addends, the build ID (a hash of the
-        # whole output) and the section numbers in .dynsym (the -q link
-        # has more sections) are what may differ
+        # the table, its relocations' addends and the build ID (a hash of
+        # the whole output) are what may differ
         next if $s->{type} eq 'NOBITS'
-            || $s->{name} =~ /^(?:__mcount_loc|\.rela?\.dyn|\.note\.gnu\.build-id|\.dynsym)\z/;
+            || $s->{name} =~ /^(?:__mcount_loc|\.rela?\.dyn|\.note\.gnu\.build-id)\z/;
         _fail($label, "the link with the table changed the contents of $where")
             if file_bytes($a, $s->{off}, $s->{size}) ne file_bytes($b, $t->{off}, $t->{size});
     }
