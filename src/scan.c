@@ -117,6 +117,32 @@ static __attribute__((format(printf, 2, 3))) bool refuse(const struct object *ob
 	return false;
 }
 
+/* The form's opcode at its place(s) from an entry candidate at section
+ * offset start: PLACE_MATCH, PLACE_MISMATCH (bytes holds what the last
+ * place read has), or PLACE_NO_ROOM (the last place lies outside the
+ * section).  where: the relocation's offset, for the message of a
+ * truncated file. */
+enum place_result { PLACE_MATCH, PLACE_MISMATCH, PLACE_NO_ROOM };
+static enum place_result match_places(const struct object *obj, const struct section *sec,
+				      const struct call_form *f, uint64_t start, uint64_t where,
+				      unsigned char bytes[8])
+{
+	unsigned nplaces = f->ncheck == 2 ? 2 : 1;
+	for (unsigned k = 0; k < nplaces; k++) {
+		int64_t at = (int64_t)start + f->check_at[k];
+		if (at < 0 || (uint64_t)at + f->oplen > sec->size) {
+			if (k + 1 < nplaces)
+				continue;
+			return PLACE_NO_ROOM;
+		}
+		if (elf_read_at(obj->fd, sec->fileoff + (uint64_t)at, bytes, f->oplen) != (long)f->oplen)
+			fatal("cannot read the code at " AT_FMT ": file truncated", AT(sec, where));
+		if (opcode_matches(f, bytes))
+			return PLACE_MATCH;
+	}
+	return PLACE_MISMATCH;
+}
+
 /* Is this relocation really on a call of the form its type implies? */
 static bool check_call(const struct object *obj, const struct site *st)
 {
@@ -149,20 +175,14 @@ static bool check_call(const struct object *obj, const struct site *st)
 	} else if (!(obj->fd >= 0 && sec->listed && sec->contents && f->oplen)) {
 		return true; /* nothing to check against */
 	}
-	for (unsigned k = 0; k < nplaces; k++) {
-		int64_t at = (int64_t)start + f->check_at[k];
-		if (at < 0 || (uint64_t)at + f->oplen > sec->size) {
-			if (k + 1 < nplaces)
-				continue;
-			return refuse(obj, "%s: %s relocation at " AT_FMT " has no room for its call instruction in "
-			      "the section", sec->name, st->reloc, AT(sec, st->reloc_off));
-		}
-		long got = elf_read_at(obj->fd, sec->fileoff + (uint64_t)at, bytes, f->oplen);
-		if (got != (long)f->oplen)
-			fatal("cannot read the code at " AT_FMT ": file truncated",
-			      AT(sec, st->reloc_off));
-		if (opcode_matches(f, bytes))
+	if (nplaces) {
+		enum place_result r = match_places(obj, sec, f, start, st->reloc_off, bytes);
+		if (r == PLACE_MATCH)
 			return true;
+		if (r == PLACE_NO_ROOM)
+			return refuse(obj, "%s: %s relocation at " AT_FMT " has no room for its call "
+				      "instruction in the section", sec->name, st->reloc,
+				      AT(sec, st->reloc_off));
 	}
 	char got[40], want[40];
 	hexbytes(got, sizeof(got), bytes, f->oplen);
@@ -414,26 +434,14 @@ static int entry_cmp(const void *a, const void *b)
 	return x->entry < y->entry ? -1 : x->entry > y->entry;
 }
 
-/* Do the bytes of the section at off (a call's entry candidate) match
+/* Do the bytes of the section at entry (a call's entry candidate) match
  * the form's opcode, at either of its places? */
 static bool linked_bytes_match(const struct object *obj, const struct section *sec,
-			       const struct call_form *f, uint64_t entry, uint64_t reloc_vma)
+			       const struct call_form *f, uint64_t entry, uint64_t reloc_off)
 {
-	unsigned nplaces = f->ncheck == 2 ? 2 : 1;
-	unsigned char bytes[4];
-	if (!f->oplen || !sec->contents)
-		return false;
-	for (unsigned k = 0; k < nplaces; k++) {
-		int64_t at = (int64_t)entry + f->check_at[k];
-		if (at < 0 || (uint64_t)at + f->oplen > sec->size)
-			continue;
-		if (elf_read_at(obj->fd, sec->fileoff + (uint64_t)at, bytes, f->oplen) != (long)f->oplen)
-			fatal("cannot read the code at " AT_FMT ": file truncated",
-			      AT(sec, reloc_vma - sec->vma));
-		if (opcode_matches(f, bytes))
-			return true;
-	}
-	return false;
+	unsigned char bytes[8];
+	return f->oplen && sec->contents &&
+	       match_places(obj, sec, f, entry, reloc_off, bytes) == PLACE_MATCH;
 }
 
 /* The entry (section offset) of the call the relocation at section offset
@@ -481,7 +489,7 @@ static uint64_t linked_entry(const struct object *obj, const struct site *st, ui
 			if (f->call_at && prev != entry + f->lead)
 				continue;
 		}
-		if (linked_bytes_match(obj, sec, f, entry, sec->vma + off))
+		if (linked_bytes_match(obj, sec, f, entry, off))
 			return entry;
 	}
 	return NO_ADDR;
