@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::Front;
-# What the three commands share: the version, where the helper is, how
+# What the commands share: the version, where the helper is, how
 # messages look, usage errors, and the messages more than one prints.
 #
 # Messages follow binutils: "PROG: FILE: message" for an error,
@@ -18,7 +18,7 @@ use warnings;
 
 use RecordMcount::Exports;
 our @EXPORT_OK = qw(set_program program error warning fatal bad_usage print_version
-    helper_path lto_text);
+    helper_path trace_lib_path lto_text);
 
 our $VERSION = '0.1.0';
 
@@ -70,6 +70,17 @@ sub helper_path {
     $root = '.' unless length $root;
     my $built = "$root/build/mcount-scan";
     return -x $built ? $built : "$root/libexec/mcount-scan";
+}
+
+# libmcount-trace.so, the library mcount-trace preloads:
+# $RECORDMCOUNT_TRACE_LIB, else the tree's build/, else the installation's
+# libexec/ (found as helper_path finds mcount-scan).
+sub trace_lib_path {
+    return $ENV{RECORDMCOUNT_TRACE_LIB} if defined $ENV{RECORDMCOUNT_TRACE_LIB};
+    my $root = __FILE__ =~ s{/*[^/]+/+[^/]+/+[^/]+\z}{}r;
+    $root = '.' unless length $root;
+    my $built = "$root/build/libmcount-trace.so";
+    return -f $built ? $built : "$root/libexec/libmcount-trace.so";
 }
 
 1;
