@@ -26,7 +26,8 @@
 # command's own messages in its page; the record pipeline's shared
 # modules in recordmcount.pl(1); the modules of --list, --verify and
 # --remove in mcount-record(1); mcount-cc's classifier in mcount-cc(1);
-# the message form (Front.pm) in all three.  A message reached through a
+# the message form (Front.pm) in every page.  mcount-trace runs no record
+# pipeline, so its page does not point to recordmcount.pl(1).  A message reached through a
 # sub of another file belongs where the expression that prints it is.
 use strict;
 use warnings;
@@ -34,11 +35,14 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP slurp);
 
-my @PAGES = qw(recordmcount.pl mcount-record mcount-cc);
+my @PAGES = qw(recordmcount.pl mcount-record mcount-cc mcount-trace);
+# the pages of the commands that run the record pipeline
+my @PIPELINE = qw(recordmcount.pl mcount-record mcount-cc);
 my %HOME = (
     'recordmcount.pl'            => ['recordmcount.pl'],
     'bin/mcount-record'          => ['mcount-record'],
     'bin/mcount-cc'              => ['mcount-cc'],
+    'bin/mcount-trace'           => ['mcount-trace'],
     'lib/RecordMcount/Front.pm'    => [@PAGES],
     'lib/RecordMcount/Pipeline.pm' => ['recordmcount.pl'],
     'lib/RecordMcount/Run.pm'      => ['recordmcount.pl'],
@@ -502,7 +506,7 @@ for my $page (@PAGES) {
     $d =~ s/\s+/ /g;
     $diag{$page} = $d;
 }
-for my $page (grep { $_ ne 'recordmcount.pl' } @PAGES) {
+for my $page (grep { $_ ne 'recordmcount.pl' } @PIPELINE) {
     like($diag{$page} // '', qr/recordmcount\.pl\(1\)/,
         "$page(1) DIAGNOSTICS points to recordmcount.pl(1) for the pipeline's messages");
 }
