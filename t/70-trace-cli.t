@@ -1,0 +1,392 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# mcount-trace, the client side of the tracer's control protocol, against
+# a fake library: a child process serving DIR/ITS-PID as the library
+# would, which writes down each request line and answers from a script.
+# Every verb sends its exact request line and prints the payload; the
+# library's errors and broken answers; the socket directory's checks;
+# usage; and run's environment, PID and exit status.
+use strict;
+use warnings;
+use Test::More;
+use POSIX ();
+use Socket qw(AF_UNIX SOCK_STREAM pack_sockaddr_un);
+use lib 't/lib';
+use TestUtil qw($TOP run_cmd tmpdir slurp spit have);
+
+delete $ENV{$_} for grep { /^MCOUNT_TRACE_/ } keys %ENV;
+delete $ENV{$_} for qw(XDG_RUNTIME_DIR RECORDMCOUNT_TRACE_LIB LD_PRELOAD);
+
+my $tmp = tmpdir();
+my $ctl = "$tmp/ctl";
+mkdir $ctl or die "$ctl: $!";
+chmod 0700, $ctl or die;
+my $log = "$tmp/requests";
+
+# mcount-trace ARGS with the environment changed by %$env (undef: unset)
+# -> (exit status, stdout, stderr).
+sub mt {
+    my (@args) = @_;
+    my %env = (MCOUNT_TRACE_DIR => $ctl, %{ ref $args[0] eq 'HASH' ? shift @args : {} });
+    local %ENV = %ENV;
+    for my $k (keys %env) {
+        if (defined $env{$k}) { $ENV{$k} = $env{$k} } else { delete $ENV{$k} }
+    }
+    my ($st, $out, $err) = run_cmd([$^X, "$TOP/bin/mcount-trace", @args]);
+    return (($st & 127) ? 128 + ($st & 127) : $st >> 8, $out, $err);
+}
+
+# The fake library: serves "$dir/PID" (PID its own) and answers one
+# connection per element of @answers: a string is sent after the request
+# line has been read; undef closes without an answer; a number N waits
+# N seconds and closes.  Returns its PID once it listens.
+sub fake_server {
+    my ($dir, @answers) = @_;
+    unlink $log;
+    pipe(my $r, my $w) or die "pipe: $!";
+    my $pid = fork // die "fork: $!";
+    if ($pid == 0) {
+        close $r;
+        my $path = "$dir/$$";
+        socket(my $l, AF_UNIX, SOCK_STREAM, 0) or POSIX::_exit(1);
+        bind($l, pack_sockaddr_un($path)) or POSIX::_exit(1);
+        chmod 0600, $path;
+        listen($l, 5) or POSIX::_exit(1);
+        syswrite $w, "ready\n";
+        close $w;
+        for my $a (@answers) {
+            accept(my $c, $l) or last;
+            my $line = <$c>;
+            open(my $lf, '>>', $log) or POSIX::_exit(1);
+            print {$lf} $line // "(no request)\n";
+            close $lf;
+            if (!defined $a)       { }
+            elsif ($a =~ /^\d+\z/) { sleep $a }
+            else                   { print {$c} $a }
+            close $c;
+        }
+        unlink $path;
+        POSIX::_exit(0);
+    }
+    close $w;
+    die "the fake library did not start\n" unless defined <$r>;
+    return $pid;
+}
+
+sub requests { return -e $log ? slurp($log) : '' }
+
+sub reap { my ($pid) = @_; kill 'TERM', $pid; waitpid $pid, 0; return }
+
+# ---- every verb: the request line, the payload on stdout --------------------
+my @verbs = (
+    # args, answer, request line, stdout, stderr
+    [[qw(list)], "ok 3\nmain\nparse_line\nstrlen_x [libx.so]\n", "list\n",
+        "main\nparse_line\nstrlen_x [libx.so]\n", ''],
+    [['enable', 'parse_*', 'lex_?,tok*:mod:libtok.so.1'], "ok 4\n",
+        "enable parse_* lex_? tok*:mod:libtok.so.1\n", '', ''],
+    [['disable', '[a-c]*'], "ok 2\n", "disable [a-c]*\n", '', ''],
+    [['notrace', 'hash_*', 'cmp'], "ok 1\n", "notrace hash_* cmp\n", '', ''],
+    [[qw(show)], "ok\n  prog-7  [001] 12.000001: parse_line <-main\n", "show\n",
+        "  prog-7  [001] 12.000001: parse_line <-main\n", ''],
+    [[qw(show --format=json)], qq(ok\n{"func":"parse_line"}\n), "show json\n",
+        qq({"func":"parse_line"}\n), ''],
+    [[qw(--format=json show)], undef, undef, undef, undef],    # an option of show, before it: usage
+    [[qw(stop)], "ok 5\n", "stop\n", '', ''],
+    [[qw(stop)], "ok 0\n", "stop\n", '', ''],
+    [[qw(status)], "ok\nfunctions: 12\ntraced: 3\n", "status\n", "functions: 12\ntraced: 3\n", ''],
+);
+for my $v (@verbs) {
+    my ($args, $answer, $req, $out_want, $err_want) = @$v;
+    next unless defined $answer;
+    my $pid = fake_server($ctl, $answer);
+    my @a = @$args;
+    my ($verb) = grep { !/^-/ } @a;
+    my ($st, $out, $err) = mt($verb, $pid, grep { $_ ne $verb } @a);
+    reap($pid);
+    is($st, 0, "@a: exit 0") or diag $err;
+    is(requests(), $req, "@a: sends '" . ($req =~ s/\n//r) . "'");
+    is($out, $out_want, "@a: prints the payload");
+    is($err, $err_want, "@a: prints nothing else");
+}
+{
+    my $pid = fake_server($ctl, "ok\nabc\n");
+    my ($st, $out, $err) = mt('show', $pid, '--format=json', '--timeout=5');
+    reap($pid);
+    is_deeply([$st, requests(), $out], [0, "show json\n", "abc\n"], 'options of show after the PID');
+}
+
+# -v: the count on stderr, stdout untouched
+for my $c (['enable', "ok 12\n", '12 functions enabled'], ['disable', "ok 1\n", '1 function disabled'],
+           ['notrace', "ok 2\n", '2 functions marked notrace'],
+           ['stop', "ok 7\n", '7 functions disabled; tracing stopped']) {
+    my ($verb, $answer, $msg) = @$c;
+    my $pid = fake_server($ctl, $answer);
+    my ($st, $out, $err) = mt('-v', $verb, $pid, $verb eq 'stop' ? () : ('f*'));
+    reap($pid);
+    is_deeply([$st, $out, $err], [0, '', "mcount-trace: $msg\n"], "-v $verb: '$msg' on stderr");
+}
+# a count of 0: a warning, whatever -v says, and still exit 0
+for my $verb (qw(enable disable notrace)) {
+    my $pid = fake_server($ctl, "ok 0\n");
+    my ($st, $out, $err) = mt($verb, $pid, 'nosuch*');
+    reap($pid);
+    is($st, 0, "$verb switching nothing: exit 0");
+    like($err, qr/^mcount-trace: $pid: warning: no function (enabled|disabled|marked notrace): no function matches/,
+        "$verb switching nothing: a warning");
+}
+
+# ---- the library's errors and broken answers ------------------------------
+{
+    my $pid = fake_server($ctl, "error: bad glob 'x['\n");
+    my ($st, $out, $err) = mt('enable', $pid, 'x[');
+    reap($pid);
+    is_deeply([$st, $out, $err], [1, '', "mcount-trace: $pid: bad glob 'x['\n"],
+        "error: from the library: exit 1, its message after the PID");
+}
+for my $c (["hello\n", qr/unexpected answer 'hello'/, 'an unknown first line'],
+           [undef, qr/the process closed the connection without answering$/, 'no answer at all'],
+           ["ok 3\nmain\n", qr/the list ended after 1 of 3 functions/, 'a short list'],
+           ["error:\n", qr/the request failed \(the library gave no reason\)/, 'an error without a message'],
+           [3, qr/no answer for 1 second \(is the process stopped\?\)$/, 'no answer within --timeout']) {
+    my ($answer, $re, $what) = @$c;
+    my $pid = fake_server($ctl, $answer);
+    my ($st, $out, $err) = mt('list', '--timeout=1', $pid);
+    reap($pid);
+    is($st, 1, "$what: exit 1");
+    like($err, qr/^mcount-trace: $pid: .*$re/, "$what: says so");
+}
+
+# ---- the process and its socket --------------------------------------------
+# a PID no process has: one just reaped
+my $gone = fork // die;
+POSIX::_exit(0) if $gone == 0;
+waitpid $gone, 0;
+{
+    my ($st, $out, $err) = mt('status', $gone);
+    is_deeply([$st, $err], [1, "mcount-trace: $gone: no such process\n"], 'a PID that does not exist');
+}
+# a process without a socket: this one
+{
+    my ($st, $out, $err) = mt('list', $$);
+    is($st, 1, 'a process without a socket: exit 1');
+    like($err, qr/^mcount-trace: $$: not traced by mcount-trace, or its control channel is off \(no socket \Q$ctl\E\/$$\)$/,
+        'a process without a socket: not traced');
+    ($st, $out, $err) = mt({ MCOUNT_TRACE_DIR => "$tmp/none" }, 'list', $$);
+    like($err, qr/not traced by mcount-trace.*\(no directory \Q$tmp\E\/none\)$/,
+        'no socket directory: not traced');
+}
+# the directory: where it is, and its checks
+{
+    my $xdg = "$tmp/xdg";
+    mkdir $xdg or die;
+    mkdir "$xdg/mcount-trace", 0700 or die;
+    chmod 0700, "$xdg/mcount-trace" or die;
+    my $pid = fake_server("$xdg/mcount-trace", "ok\nx: 1\n", "ok\nx: 2\n");
+    my ($st, $out) = mt({ MCOUNT_TRACE_DIR => undef, XDG_RUNTIME_DIR => $xdg }, 'status', $pid);
+    is_deeply([$st, $out], [0, "x: 1\n"], '$XDG_RUNTIME_DIR/mcount-trace without MCOUNT_TRACE_DIR');
+    ($st, $out) = mt({ MCOUNT_TRACE_DIR => '', XDG_RUNTIME_DIR => $xdg }, 'status', $pid);
+    is_deeply([$st, $out], [0, "x: 2\n"], 'an empty MCOUNT_TRACE_DIR counts as unset');
+    reap($pid);
+    my $err;
+    ($st, $out, $err) = mt({ MCOUNT_TRACE_DIR => undef, XDG_RUNTIME_DIR => '' }, 'list', $$);
+    like($err, qr{ /tmp/mcount-trace-$<\b}, 'neither variable: /tmp/mcount-trace-UID');
+}
+{
+    my $pid = fake_server($ctl, "ok\n");
+    chmod 0755, $ctl or die;
+    my ($st, $out, $err) = mt('status', $pid);
+    chmod 0700, $ctl or die;
+    is($st, 1, 'a directory of mode 0755: exit 1');
+    like($err, qr/^mcount-trace: $pid: control directory \Q$ctl\E is open to others \(mode 0755, not 0700; refused\)$/,
+        'a directory of mode 0755: refused');
+    chmod 0710, $ctl or die;
+    ($st, $out, $err) = mt('status', $pid);
+    chmod 0700, $ctl or die;
+    like($err, qr/is open to others \(mode 0710/, 'a group permission bit: refused');
+    is(requests(), '', 'nothing was sent to a socket in a refused directory');
+    # the socket is still served: the check was the only obstacle
+    ($st) = mt('status', $pid);
+    is($st, 0, 'the same socket once the directory is 0700 again');
+    reap($pid);
+}
+SKIP: {
+    skip 'ownership checks need root (to give a file away)', 4 unless $> == 0;
+    my $nobody = getpwnam('nobody') // skip 'no user nobody', 4;
+    my $d = "$tmp/other";
+    mkdir $d, 0700 or die;
+    my $pid = fake_server($d, "ok\n", "ok\n");
+    chown $nobody, -1, $d or die;
+    my ($st, $out, $err) = mt({ MCOUNT_TRACE_DIR => $d }, 'status', $pid);
+    is($st, 1, "another user's directory: exit 1");
+    like($err, qr/^mcount-trace: $pid: control directory \Q$d\E belongs to user $nobody, not to you \(refused\)$/,
+        "another user's directory: refused");
+    chown 0, -1, $d or die;
+    chown $nobody, -1, "$d/$pid" or die;
+    ($st, $out, $err) = mt({ MCOUNT_TRACE_DIR => $d }, 'status', $pid);
+    like($err, qr/^mcount-trace: $pid: socket \Q$d\E\/$pid belongs to user $nobody, not to you \(refused\)$/,
+        "another user's socket: refused");
+    is(requests(), '', "nothing was sent to another user's socket");
+    reap($pid);
+}
+{
+    # a live process (a sleeping child) whose name holds a file, then a
+    # socket nobody listens on
+    my $pid = fork // die;
+    if ($pid == 0) { sleep 30; POSIX::_exit(0) }
+    spit("$ctl/$pid", '');
+    my ($st, $out, $err) = mt('status', $pid);
+    like($err, qr/^mcount-trace: $pid: \Q$ctl\E\/$pid is not a socket \(refused\)$/, 'a file that is not a socket');
+    unlink "$ctl/$pid";
+    socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die;
+    bind($s, pack_sockaddr_un("$ctl/$pid")) or die;
+    close $s;
+    ($st, $out, $err) = mt('status', $pid);
+    is($st, 1, 'a socket nobody listens on: exit 1');
+    like($err, qr/^mcount-trace: $pid: nothing answers on \Q$ctl\E\/$pid \(left by an earlier process/,
+        'a socket nobody listens on: says so');
+    unlink "$ctl/$pid";
+    reap($pid);
+}
+
+# ---- usage --------------------------------------------------------------------
+{
+    my ($st, $out, $err) = mt('--help');
+    is($st, 0, '--help: exit 0');
+    like($out, qr/^Usage: mcount-trace run .*^  enable .*default: mcount-trace\.txt in the current/ms,
+        '--help: the usage, the default trace file');
+    is($err, '', '--help: nothing on stderr');
+    ($st, $out) = mt('show', '--help');
+    like($out, qr/^Usage: mcount-trace/, '--help after a command');
+    ($st, $out, $err) = mt('--version');
+    is($st, 0, '--version: exit 0');
+    like($out, qr/^mcount-trace \(recordmcount\) \d+\.\d+\.\d+\n\z/, '--version: the version');
+}
+for my $c ([[], qr/no command given/],
+           [['frobnicate', 1], qr/unknown command 'frobnicate'/],
+           [['list'], qr/no PID given/],
+           [['list', 'abc'], qr/'abc' is not a process ID/],
+           [['list', '0'], qr/'0' is not a process ID/],
+           [['list', 1, 2], qr/too many arguments: list takes a PID only/],
+           [['enable', 1], qr/enable needs a GLOB/],
+           [['enable', 1, '!foo'], qr/'!foo': a leading ! is not supported/],
+           [['disable', 1, 'foo:mod:'], qr/'foo:mod:': :mod: needs a module name/],
+           [['notrace', 1, ','], qr/empty GLOB ','/],
+           [['show', '--format=xml', 1], qr/--format must be text or json, not 'xml'/],
+           [['list', '--format=json', 1], qr/--format applies to show only/],
+           [['--format=json', 'show', 1], qr/Unknown option: format/],
+           [['list', '--timeout=soon', 1], qr/--timeout must be a number of seconds, not 'soon'/],
+           [['list', '--bogus', 1], qr/Unknown option: bogus/],
+           [['run'], qr/no PROGRAM given/],
+           [['run', '-b', '0', 'true'], qr/--buffer must be a positive number of events, not '0'/],
+           [['run', '-f', '!x', 'true'], qr/'!x': a leading ! is not supported/],
+           [['run', '--pid-file=', 'true'], qr/--pid-file needs a file name/],
+           [['run', '-o'], qr/Option o requires an argument/]) {
+    my ($args, $re) = @$c;
+    my ($st, $out, $err) = mt(@$args);
+    is($st, 2, "usage '@$args': exit 2");
+    like($err, qr/^mcount-trace: $re.*\nTry 'mcount-trace --help' for more information\.\n\z/s,
+        "usage '@$args': says why, and where to look");
+    is($out, '', "usage '@$args': nothing on stdout");
+}
+
+# ---- run ------------------------------------------------------------------------
+# the library: an empty shared object (a file ld.so cannot load would do,
+# with its complaint on stderr)
+my $lib = "$tmp/lib dir/libfake.so";
+mkdir "$tmp/lib dir" or die;
+my $lib2 = "$tmp/libfake.so";
+spit("$tmp/empty.c", "int mcount_trace_fake;\n");
+if (!(have('cc') && (run_cmd(['cc', '-shared', '-fPIC', '-o', $lib2, "$tmp/empty.c"]))[0] == 0)) {
+    spit($lib2, '');
+}
+spit($lib, slurp($lib2));
+my $work = "$tmp/work";
+mkdir $work or die;
+my $pidfile = "$tmp/pid";
+# A program that prints its PID, the variables of interest and its
+# arguments, and exits 3.
+my @show = ($^X, '-e', 'print "pid=$$\n"; print "$_=$ENV{$_}\n" for sort grep { /^(MCOUNT_TRACE_|LD_PRELOAD)/ } keys %ENV;'
+    . ' print "arg=$_\n" for @ARGV; exit 3', '--', '-f', 'x');
+
+# mcount-trace run in $work -> (exit status, { variable => value, pid, args }, stderr)
+sub run_env {
+    my (@args) = @_;
+    my $env = ref $args[0] eq 'HASH' ? shift @args : {};
+    my ($st, $out, $err) = mt({ RECORDMCOUNT_TRACE_LIB => $lib2, %$env },
+        'run', '--pid-file', $pidfile, @args);
+    my %v;
+    for (split /\n/, $out) {
+        my ($k, $v) = /^([^=]+)=(.*)\z/ or next;
+        if ($k eq 'arg') { push @{ $v{args} }, $v } else { $v{$k} = $v }
+    }
+    return ($st, \%v, $err);
+}
+{
+    unlink $pidfile;
+    my ($st, $v, $err) = run_env({ LD_PRELOAD => 'libother.so', MCOUNT_TRACE_FILTER => 'stale',
+            MCOUNT_TRACE_CONTROL => '0', MCOUNT_TRACE_DIR => $ctl },
+        '-f', 'parse_*,lex_*', '-f', 'tok:mod:libtok.so', '-N', 'hash_*', '-b', '4096',
+        '-o', "$work/trace.txt", '--', @show);
+    is($st, 3, "run: the program's exit status");
+    is($v->{LD_PRELOAD}, "libother.so $lib2", 'run: the library appended to LD_PRELOAD, space separated');
+    is($v->{MCOUNT_TRACE_FILTER}, 'parse_* lex_* tok:mod:libtok.so', 'run: -f into MCOUNT_TRACE_FILTER');
+    is($v->{MCOUNT_TRACE_NOTRACE}, 'hash_*', 'run: -N into MCOUNT_TRACE_NOTRACE');
+    is($v->{MCOUNT_TRACE_BUFFER}, '4096', 'run: -b into MCOUNT_TRACE_BUFFER');
+    is($v->{MCOUNT_TRACE_FORMAT}, 'text', 'run: MCOUNT_TRACE_FORMAT text by default');
+    is($v->{MCOUNT_TRACE_OUTPUT}, "$work/trace.txt", 'run: -o into MCOUNT_TRACE_OUTPUT');
+    ok(!exists $v->{MCOUNT_TRACE_CONTROL}, 'run: an inherited MCOUNT_TRACE_CONTROL removed');
+    is($v->{MCOUNT_TRACE_DIR}, $ctl, 'run: MCOUNT_TRACE_DIR left as it is');
+    is_deeply($v->{args}, ['-f', 'x'], "run: the program's arguments are its own");
+    ok(-s $pidfile, 'run: --pid-file written');
+    is(slurp($pidfile), "$v->{pid}\n", "run: the program has mcount-trace's PID (--pid-file)");
+}
+{
+    # relative paths made absolute, from the directory run is started in
+    my ($st, $out, $err) = run_cmd(['sh', '-c', 'cd "$1" && shift && exec "$@"', 'sh', $work,
+        $^X, "$TOP/bin/mcount-trace", 'run', '--', @show], env => { RECORDMCOUNT_TRACE_LIB => '../libfake.so' });
+    my %v = map { /^([^=]+)=(.*)\z/ ? ($1 => $2) : () } split /\n/, $out;
+    is($st >> 8, 3, 'run from another directory: exit status 3');
+    is($v{LD_PRELOAD}, $lib2, 'run: the library path made absolute');
+    is($v{MCOUNT_TRACE_OUTPUT}, "$work/mcount-trace.txt",
+        'run: the default output, mcount-trace.txt in the current directory, absolute');
+    ok(!exists $v{MCOUNT_TRACE_FILTER} && !exists $v{MCOUNT_TRACE_NOTRACE} && !exists $v{MCOUNT_TRACE_BUFFER},
+        'run: no -f, -N, -b: their variables unset');
+}
+{
+    my ($st, $v) = run_env({ MCOUNT_TRACE_OUTPUT => 'stale' }, '-o', '', '--format=json', '--no-control', @show);
+    ok(!exists $v->{MCOUNT_TRACE_OUTPUT}, "run -o '': no MCOUNT_TRACE_OUTPUT");
+    is($v->{MCOUNT_TRACE_FORMAT}, 'json', 'run --format=json');
+    is($v->{MCOUNT_TRACE_CONTROL}, '0', 'run --no-control: MCOUNT_TRACE_CONTROL=0');
+    ($st, $v) = run_env('-o', '-', @show);
+    is($v->{MCOUNT_TRACE_OUTPUT}, '-', 'run -o -: standard error');
+    ($st, $v) = run_env({ LD_PRELOAD => "$lib2:libz.so" }, '--format=json', @show);
+    like($v->{MCOUNT_TRACE_OUTPUT}, qr{/mcount-trace\.json\z}, 'run --format=json: mcount-trace.json by default');
+    is($v->{LD_PRELOAD}, "$lib2:libz.so", 'run: a library already in LD_PRELOAD is not added again');
+    my $err;
+    ($st, $v, $err) = run_env('-v', @show);
+    like($err, qr/^mcount-trace: LD_PRELOAD=\Q$lib2\E\n.*^mcount-trace: MCOUNT_TRACE_OUTPUT=/ms,
+        'run -v: the variables it sets, on stderr');
+}
+{
+    unlink $pidfile;
+    my ($st, $v, $err) = run_env({ RECORDMCOUNT_TRACE_LIB => "$tmp/nosuch.so" }, @show);
+    is($st, 1, 'run without the library: exit 1');
+    is($err, "mcount-trace: $tmp/nosuch.so: tracing library not found (run make, or set RECORDMCOUNT_TRACE_LIB)\n",
+        'run without the library: says where it looked');
+    ok(!-e $pidfile, 'run without the library: no PID file');
+    ($st, $v, $err) = run_env({ RECORDMCOUNT_TRACE_LIB => $lib }, @show);
+    is($st, 1, 'a library path with a space: exit 1');
+    like($err, qr/the library's path has a space or a colon/, 'a library path with a space: refused');
+    ($st, $v, $err) = run_env("$tmp/no-such-program");
+    is($st, 127, 'run a program that does not exist: exit 127');
+    is($err, "mcount-trace: $tmp/no-such-program: cannot run: No such file or directory\n",
+        'run a program that does not exist: says so');
+    ok(!-e $pidfile, 'run a program that does not exist: its PID file removed');
+    ($st, $v, $err) = run_env($work);
+    is($st, 126, 'run a directory: exit 126');
+    ($st, $v, $err) = run_env({}, '--pid-file', "$tmp/nodir/pid", @show);
+    is($st, 1, 'run with an unwritable --pid-file: exit 1');
+    like($err, qr{^mcount-trace: \Q$tmp\E/nodir/pid: cannot write the process ID: }, 'an unwritable --pid-file: says so');
+}
+
+done_testing();
