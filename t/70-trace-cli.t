@@ -245,6 +245,20 @@ SKIP: {
     like($err, qr/^mcount-trace: $pid: nothing answers on \Q$ctl\E\/$pid \(left by an earlier process/,
         'a socket nobody listens on: says so');
     unlink "$ctl/$pid";
+    # a socket listened on but never accepted from (a stopped process):
+    # the first connection waits for its answer, the next for a place in
+    # the queue, and both give up after --timeout
+    socket($s, AF_UNIX, SOCK_STREAM, 0) or die;
+    bind($s, pack_sockaddr_un("$ctl/$pid")) or die;
+    listen($s, 0) or die;
+    for my $n (1, 2) {
+        ($st, $out, $err) = mt('status', '--timeout=1', $pid);
+        is($st, 1, "a process that does not accept, connection $n: exit 1");
+        like($err, qr/^mcount-trace: $pid: no answer for 1 second \(is the process stopped\?\)$/,
+            "a process that does not accept, connection $n: gives up");
+    }
+    close $s;
+    unlink "$ctl/$pid";
     reap($pid);
 }
 
