@@ -30,8 +30,39 @@ SRCS := src/main.c src/objdump.c src/scan.c src/emit.c src/arch.c src/elfpeek.c 
 HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
-.PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short
-all: $(HELPER) man
+.PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt
+all: $(HELPER) man rt
+
+# libmcount-trace (rt/): the tracer's run-time library, preloaded
+# (build/libmcount-trace.so, with the interposers of -DMT_SHARED) or
+# linked in (build/libmcount-trace.a).  buffer.c is the hot path, which
+# the hooks enter without saving the vector registers: general registers
+# only.  x86_64 only for now.
+RT_C    := rt/elf.c rt/sites.c rt/patch.c rt/output.c rt/control.c rt/arch-x86_64.c
+RT_HDRS := $(wildcard rt/*.h)
+RT_LIB  := build/libmcount-trace.so build/libmcount-trace.a
+ifeq ($(shell uname -m),x86_64)
+rt: $(RT_LIB)
+else
+rt:
+endif
+RT_CFLAGS = $(WARN) -fPIC -fno-omit-frame-pointer $(CFLAGS)
+build/rt/so/%.o: rt/%.c $(RT_HDRS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(RT_CFLAGS) -DMT_SHARED $(if $(filter buffer,$*),-mgeneral-regs-only) -c -o $@ $<
+build/rt/a/%.o: rt/%.c $(RT_HDRS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(RT_CFLAGS) $(if $(filter buffer,$*),-mgeneral-regs-only) -c -o $@ $<
+build/rt/%/hook-x86_64.o: rt/hook-x86_64.S
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -fPIC -c -o $@ $<
+RT_OBJS = $(patsubst rt/%.c,build/rt/$(1)/%.o,$(RT_C) rt/buffer.c) build/rt/$(1)/hook-x86_64.o
+build/libmcount-trace.so: $(call RT_OBJS,so)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-z,now -Wl,-z,noexecstack -o $@.tmp $^ -lpthread && mv -f $@.tmp $@
+build/libmcount-trace.a: $(call RT_OBJS,a)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@.tmp && ar rcs $@.tmp $^ && mv -f $@.tmp $@
 
 build:
 	$(Q)mkdir -p build

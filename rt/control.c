@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* control.c - start-up, the environment, the control socket, the C API,
+ * and what fork(), exec and dlopen() need.
+ *
+ * Start-up (a constructor, before main): every valid site becomes a NOP,
+ * then the functions MCOUNT_TRACE_FILTER names (less MCOUNT_TRACE_NOTRACE)
+ * are switched to tracing.  A control thread serves the socket
+ * DIR/PID (mode 0600, in a directory of mode 0700 that must be the
+ * user's), checks the peer's uid, and drains the buffers into
+ * MCOUNT_TRACE_OUTPUT while the program runs.  The protocol: one request
+ * line `VERB[ ARG...]`, one status line (`ok`, `ok N` or `error: MESSAGE`),
+ * then the verb's payload until the connection closes (mcount-trace(1)).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "mcount-trace.h"
+#include "rt.h"
+
+static char *out_path;                /* MCOUNT_TRACE_OUTPUT as given */
+static int out_fd = -1;
+static bool out_json;
+static bool control_on = true;
+static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static int listen_fd = -1;
+static pid_t owner;                   /* the process the socket and output belong to */
+static atomic_bool tracing_off;       /* the code cannot be changed */
+
+void mt_msg(const char *fmt, ...)
+{
+	char buf[1024];
+	int n = snprintf(buf, sizeof buf, "mcount-trace: ");
+	va_list ap;
+	va_start(ap, fmt);
+	int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+	va_end(ap);
+	size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m < sizeof buf - (size_t)n - 1 ? (size_t)m
+			: sizeof buf - (size_t)n - 2);
+	buf[len++] = '\n';
+	mt_write_all(2, buf, len);
+}
+
+/* ---- the output file ---- */
+
+static void open_output(void)
+{
+	if (!out_path || !*out_path)
+		return;
+	if (!strcmp(out_path, "-")) {
+		out_fd = 2;
+		return;
+	}
+	/* A forked child writes a file of its own, FILE.PID. */
+	char *path = NULL;
+	int r = getpid() == owner ? asprintf(&path, "%s", out_path)
+		: asprintf(&path, "%s.%d", out_path, (int)getpid());
+	if (r < 0)
+		return;
+	out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0666);
+	if (out_fd < 0) {
+		mt_msg("%s: %s: the trace is not written", path, strerror(errno));
+	} else if (!out_json) {
+		/* The header once, at the top of the file. */
+		static const char h[] = "# tracer: function\n#\n"
+			"#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
+			"#              | |         |         |         |\n";
+		mt_write_all(out_fd, h, sizeof h - 1);
+	}
+	free(path);
+}
+
+static void drain_output(void)
+{
+	if (out_fd >= 0 && mt_drain(out_fd, out_json, false) < 0)
+		mt_msg("%s: %s: trace lost", out_path, strerror(errno));
+}
+
+/* ---- the control socket ---- */
+
+static int socket_dir(char *dir, size_t len)
+{
+	const char *d = getenv("MCOUNT_TRACE_DIR");
+	const char *x = getenv("XDG_RUNTIME_DIR");
+	if (d && *d)
+		snprintf(dir, len, "%s", d);
+	else if (x && *x)
+		snprintf(dir, len, "%s/mcount-trace", x);
+	else
+		snprintf(dir, len, "/tmp/mcount-trace-%u", (unsigned)getuid());
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		mt_msg("%s: %s: no control channel", dir, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077)) {
+		mt_msg("%s: not a directory of this user's with mode 0700: no control channel", dir);
+		return -1;
+	}
+	return 0;
+}
+
+static void reply(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void reply(int fd, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		mt_write_all(fd, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+static void verb_filter(int fd, const char *args, int what)
+{
+	pthread_mutex_lock(&mt_reg.lock);
+	long n = mt_filter(args, what);
+	int rc = n < 0 ? -1 : mt_apply();
+	int err = errno;
+	pthread_mutex_unlock(&mt_reg.lock);
+	if (n < 0)
+		reply(fd, "error: %s\n", err == EINVAL ? "no filter given" : strerror(err));
+	else if (rc)
+		reply(fd, "error: cannot change the code: %s\n", strerror(err));
+	else
+		reply(fd, "ok %ld\n", n);
+}
+
+static void verb_list(int fd)
+{
+	pthread_mutex_lock(&mt_reg.lock);
+	size_t n = 0;
+	for (size_t i = 0; i < mt_reg.nfuncs; i++)
+		n += mt_reg.objs[mt_reg.funcs[i].obj]->live;
+	reply(fd, "ok %zu\n", n);
+	for (size_t i = 0; i < mt_reg.nfuncs; i++) {
+		const struct mt_func *f = &mt_reg.funcs[i];
+		const struct mt_object *o = mt_reg.objs[f->obj];
+		if (!o->live)
+			continue;
+		if (o->main)
+			reply(fd, "%s\n", f->name);
+		else
+			reply(fd, "%s [%s]\n", f->name, o->name);
+	}
+	pthread_mutex_unlock(&mt_reg.lock);
+}
+
+static void verb_status(int fd)
+{
+	pthread_mutex_lock(&mt_reg.lock);
+	size_t objs = 0, funcs = 0, on = 0, sites = 0, threads = 0;
+	uint64_t buffered = 0, lost = 0;
+	for (size_t i = 0; i < mt_reg.nobjs; i++)
+		objs += mt_reg.objs[i]->live && mt_reg.objs[i]->table;
+	for (size_t i = 0; i < mt_reg.nfuncs; i++) {
+		funcs += mt_reg.objs[mt_reg.funcs[i].obj]->live;
+		on += mt_reg.objs[mt_reg.funcs[i].obj]->live && mt_reg.funcs[i].want;
+	}
+	struct mt_view *v = atomic_load(&mt_view);
+	sites = v ? v->n : 0;
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
+		threads++;
+		buffered += atomic_load(&b->head) - atomic_load(&b->tail);
+		lost += b->lost;
+	}
+	reply(fd, "ok\n");
+	reply(fd, "pid: %d\n", (int)getpid());
+	reply(fd, "program: %s\n", mt_reg.nobjs ? mt_reg.objs[0]->name : "?");
+	reply(fd, "objects with tables: %zu\n", objs);
+	reply(fd, "sites: %zu\n", sites);
+	reply(fd, "sites refused: %zu\n", mt_reg.bad_sites);
+	reply(fd, "functions: %zu\n", funcs);
+	reply(fd, "functions traced: %zu\n", on);
+	reply(fd, "threads: %zu\n", threads);
+	reply(fd, "events buffered: %llu\n", (unsigned long long)buffered);
+	reply(fd, "events lost: %llu\n", (unsigned long long)lost);
+	reply(fd, "output: %s\n", out_fd >= 0 ? out_path : "(none)");
+	reply(fd, "clock: %s\n", mt_use_tsc ? "tsc" : "clock_gettime");
+	pthread_mutex_unlock(&mt_reg.lock);
+}
+
+static void serve(int fd)
+{
+	struct ucred cred;
+	socklen_t cl = sizeof cred;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) || cred.uid != getuid()) {
+		reply(fd, "error: permission denied\n");
+		return;
+	}
+	struct timeval tv = { 5, 0 };
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	char line[4096];
+	size_t n = 0;
+	while (n < sizeof line - 1) {
+		ssize_t r = read(fd, line + n, sizeof line - 1 - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		if (memchr(line, '\n', n))
+			break;
+	}
+	line[n] = 0;
+	char *nl = strchr(line, '\n');
+	if (!nl) {
+		reply(fd, "error: no request line\n");
+		return;
+	}
+	*nl = 0;
+	char *args = strchr(line, ' ');
+	if (args)
+		*args++ = 0;
+	else
+		args = line + strlen(line);
+	if (atomic_load(&tracing_off) && strcmp(line, "status") && strcmp(line, "list")) {
+		reply(fd, "error: tracing is off in this process (its code cannot be changed)\n");
+	} else if (!strcmp(line, "list")) {
+		verb_list(fd);
+	} else if (!strcmp(line, "enable")) {
+		verb_filter(fd, args, 1);
+	} else if (!strcmp(line, "disable")) {
+		verb_filter(fd, args, 0);
+	} else if (!strcmp(line, "notrace")) {
+		verb_filter(fd, args, 2);
+	} else if (!strcmp(line, "stop")) {
+		verb_filter(fd, "*", 0);
+	} else if (!strcmp(line, "show")) {
+		bool json = !strcmp(args, "json");
+		if (*args && !json && strcmp(args, "text")) {
+			reply(fd, "error: unknown format '%s'\n", args);
+			return;
+		}
+		reply(fd, "ok\n");
+		mt_drain(fd, json, !json);
+	} else if (!strcmp(line, "status")) {
+		verb_status(fd);
+	} else {
+		reply(fd, "error: unknown request '%s'\n", line);
+	}
+}
+
+static void *control_thread(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct pollfd p = { listen_fd, POLLIN, 0 };
+		int r = poll(&p, 1, 200);
+		if (r > 0) {
+			int c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+			if (c >= 0) {
+				serve(c);
+				close(c);
+			}
+		}
+		drain_output();
+	}
+	return NULL;
+}
+
+static void start_control(void)
+{
+	if (!control_on && out_fd < 0)
+		return;
+	if (control_on) {
+		char dir[sizeof sock_path];
+		int n;
+		if (!socket_dir(dir, sizeof dir - 16) &&
+		    ((n = snprintf(sock_path, sizeof sock_path, "%s/%d", dir, (int)getpid())) < 0 ||
+		     (size_t)n >= sizeof sock_path)) {
+			mt_msg("%s: too long a directory name: no control channel", dir);
+			sock_path[0] = 0;
+		} else if (sock_path[0]) {
+			struct sockaddr_un a = { .sun_family = AF_UNIX };
+			memcpy(a.sun_path, sock_path, sizeof a.sun_path);
+			unlink(sock_path);
+			listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			if (listen_fd < 0 || bind(listen_fd, (struct sockaddr *)&a, sizeof a) ||
+			    chmod(sock_path, 0600) || listen(listen_fd, 8)) {
+				mt_msg("%s: %s: no control channel", sock_path, strerror(errno));
+				if (listen_fd >= 0)
+					close(listen_fd);
+				listen_fd = -1;
+				sock_path[0] = 0;
+			}
+		}
+	}
+	/* The thread takes no signal of the program's. */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_t t;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &at, control_thread, NULL))
+		mt_msg("cannot start the control thread: no control channel");
+	else
+		pthread_setname_np(t, "mcount-trace");
+	pthread_attr_destroy(&at);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* ---- start-up and exit ---- */
+
+static void atfork_prepare(void)
+{
+	mt_output_lock();
+	pthread_mutex_lock(&mt_reg.lock);
+}
+
+static void atfork_parent(void)
+{
+	pthread_mutex_unlock(&mt_reg.lock);
+	mt_output_unlock();
+}
+
+static void atfork_child(void)
+{
+	pthread_mutex_unlock(&mt_reg.lock);
+	mt_output_unlock();
+	mt_patch_after_fork();
+	mt_buffers_after_fork();
+	if (out_fd >= 0 && out_fd != 2)
+		close(out_fd);
+	out_fd = -1;
+	listen_fd = -1;
+	sock_path[0] = 0;
+	open_output();
+	start_control();
+}
+
+static void apply_env(const char *var, int what)
+{
+	const char *v = getenv(var);
+	if (v && *v && mt_filter(v, what) < 0)
+		mt_msg("%s: no glob in '%s'", var, v);
+}
+
+__attribute__((constructor(101))) static void mt_init(void)
+{
+	static bool done;
+	if (done)
+		return;
+	done = true;
+	owner = getpid();
+	const char *b = getenv("MCOUNT_TRACE_BUFFER");
+	if (b && *b) {
+		char *end;
+		unsigned long long n = strtoull(b, &end, 10);
+		if (*end || n < 16 || n > (1ull << 30))
+			mt_msg("MCOUNT_TRACE_BUFFER: '%s' is not a number of events from 16 to 2^30", b);
+		else
+			mt_buffer_events = n;
+	}
+	const char *f = getenv("MCOUNT_TRACE_FORMAT");
+	out_json = f && !strcmp(f, "json");
+	if (f && *f && !out_json && strcmp(f, "text"))
+		mt_msg("MCOUNT_TRACE_FORMAT: '%s' is neither text nor json: text it is", f);
+	const char *c = getenv("MCOUNT_TRACE_CONTROL");
+	control_on = !(c && !strcmp(c, "0"));
+	const char *o = getenv("MCOUNT_TRACE_OUTPUT");
+	out_path = o ? strdup(o) : NULL;
+	mt_clock_init();
+
+	pthread_mutex_lock(&mt_reg.lock);
+	if (mt_patch_init()) {
+		mt_msg("/proc/self/mem: %s: the code cannot be changed, nothing is traced", strerror(errno));
+		atomic_store(&tracing_off, true);
+	} else {
+		apply_env("MCOUNT_TRACE_NOTRACE", 2);
+		apply_env("MCOUNT_TRACE_FILTER", 1);
+		if (mt_sites_refresh())
+			mt_msg("cannot change the code: %s", strerror(errno));
+	}
+	pthread_mutex_unlock(&mt_reg.lock);
+	open_output();
+	atomic_store(&mt_ready, !atomic_load(&tracing_off));
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	start_control();
+}
+
+__attribute__((destructor(101))) static void mt_fini(void)
+{
+	drain_output();
+	if (sock_path[0])
+		unlink(sock_path);
+	uint64_t lost = 0;
+	for (struct mt_tbuf *t = atomic_load(&mt_tbufs); t; t = t->next)
+		lost += t->lost;
+	if (lost && out_fd >= 0)
+		mt_msg("%llu events lost: their threads' buffers were full (MCOUNT_TRACE_BUFFER)",
+		       (unsigned long long)lost);
+}
+
+/* ---- the C API ---- */
+
+static int api_filter(const char *filter, int what)
+{
+	if (atomic_load(&tracing_off)) {
+		errno = EPERM;
+		return -1;
+	}
+	pthread_mutex_lock(&mt_reg.lock);
+	long n = mt_filter(filter, what);
+	int rc = n < 0 ? -1 : mt_apply();
+	int err = errno;
+	pthread_mutex_unlock(&mt_reg.lock);
+	errno = err;
+	return rc ? -1 : (int)n;
+}
+
+int mcount_trace_enable(const char *filter) { return api_filter(filter, 1); }
+int mcount_trace_disable(const char *filter) { return api_filter(filter, 0); }
+int mcount_trace_notrace(const char *filter) { return api_filter(filter, 2); }
+int mcount_trace_stop(void) { return api_filter("*", 0); }
+long mcount_trace_write(int fd, int json) { return mt_drain(fd, json != 0, false); }
+
+/* ---- exec and dlopen (the preloaded library) ---- */
+
+#ifdef MT_SHARED
+#include <dlfcn.h>
+
+#define REAL(name) \
+	static __typeof__(name) *real_##name; \
+	if (!real_##name) \
+		real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
+
+/* exec replaces the process without running destructors: write the
+ * trace first. */
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	REAL(execve);
+	drain_output();
+	return real_execve(path, argv, envp);
+}
+
+int execv(const char *path, char *const argv[])
+{
+	REAL(execv);
+	drain_output();
+	return real_execv(path, argv);
+}
+
+int execvp(const char *file, char *const argv[])
+{
+	REAL(execvp);
+	drain_output();
+	return real_execvp(file, argv);
+}
+
+int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	REAL(execvpe);
+	drain_output();
+	return real_execvpe(file, argv, envp);
+}
+
+/* A dlopen()ed object's sites become NOPs (or traced, by the filters so
+ * far) before dlopen() returns; an object dlclose() unloads leaves the
+ * registry before anything else can be mapped at its addresses. */
+void *dlopen(const char *file, int flags)
+{
+	REAL(dlopen);
+	void *h = real_dlopen(file, flags);
+	if (h && atomic_load(&mt_ready)) {
+		pthread_mutex_lock(&mt_reg.lock);
+		if (mt_sites_refresh())
+			mt_msg("%s: cannot change its code: %s", file ? file : "(program)", strerror(errno));
+		pthread_mutex_unlock(&mt_reg.lock);
+	}
+	return h;
+}
+
+int dlclose(void *h)
+{
+	REAL(dlclose);
+	pthread_mutex_lock(&mt_reg.lock);
+	int r = real_dlclose(h);
+	if (atomic_load(&mt_ready))
+		mt_sites_refresh();
+	pthread_mutex_unlock(&mt_reg.lock);
+	return r;
+}
+#endif

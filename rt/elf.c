@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* elf.c - the loaded objects: their code, __mcount_loc tables, symbols.
+ *
+ * dl_iterate_phdr() lists what is loaded and where; the file of each
+ * object (the program through /proc/self/exe) is mapped read-only to find
+ * its __mcount_loc section (the table itself is read from memory, where
+ * the dynamic linker has relocated it), its function symbols (.symtab,
+ * else .dynsym), its PLT, and the GOT slots that hold a hook.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+bool mt_is_hook_name(const char *name)
+{
+	static const char *const hooks[] = { "mcount", "_mcount", "__fentry__", "__gnu_mcount_nc" };
+	size_t n = strcspn(name, "@");
+	for (size_t i = 0; i < sizeof hooks / sizeof hooks[0]; i++)
+		if (strlen(hooks[i]) == n && !memcmp(hooks[i], name, n))
+			return true;
+	return false;
+}
+
+bool mt_in_exec(const struct mt_object *o, uintptr_t a)
+{
+	for (unsigned i = 0; i < o->nexec; i++)
+		if (a >= o->exec_lo[i] && a < o->exec_hi[i])
+			return true;
+	return false;
+}
+
+const struct mt_sym *mt_sym_at(const struct mt_object *o, uintptr_t a)
+{
+	size_t lo = 0, hi = o->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (o->syms[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct mt_sym *s = &o->syms[lo - 1];
+	if (s->size && a >= s->addr + s->size)
+		return NULL;
+	return s;
+}
+
+/* The file mapped read-only, with bounds-checked views of it. */
+struct file {
+	const unsigned char *p;
+	size_t size;
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+	size_t shnum;
+	const char *shstr;
+	size_t shstr_size;
+};
+
+static const void *at(const struct file *f, uint64_t off, uint64_t len)
+{
+	if (off > f->size || len > f->size - off)
+		return NULL;
+	return f->p + off;
+}
+
+static const char *sec_name(const struct file *f, const Elf64_Shdr *s)
+{
+	if (!f->shstr || s->sh_name >= f->shstr_size)
+		return "";
+	const char *n = f->shstr + s->sh_name;
+	return memchr(n, 0, f->shstr_size - s->sh_name) ? n : "";
+}
+
+static int map_file(const char *path, struct file *f)
+{
+	memset(f, 0, sizeof *f);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
+		close(fd);
+		return -1;
+	}
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	f->p = p;
+	f->size = (size_t)st.st_size;
+	f->eh = p;
+	if (memcmp(f->eh->e_ident, ELFMAG, SELFMAG) || f->eh->e_ident[EI_CLASS] != ELFCLASS64)
+		goto bad;
+	size_t shnum = f->eh->e_shnum;
+	const Elf64_Shdr *sh0 = at(f, f->eh->e_shoff, sizeof *sh0);
+	if (!sh0 || f->eh->e_shentsize != sizeof(Elf64_Shdr))
+		goto bad;
+	if (!shnum)
+		shnum = sh0->sh_size;
+	f->sh = at(f, f->eh->e_shoff, shnum * sizeof(Elf64_Shdr));
+	if (!f->sh || shnum > 1000000)
+		goto bad;
+	f->shnum = shnum;
+	size_t stri = f->eh->e_shstrndx == SHN_XINDEX ? sh0->sh_link : f->eh->e_shstrndx;
+	if (stri < shnum) {
+		f->shstr = at(f, f->sh[stri].sh_offset, f->sh[stri].sh_size);
+		f->shstr_size = f->shstr ? f->sh[stri].sh_size : 0;
+	}
+	return 0;
+bad:
+	munmap(p, (size_t)st.st_size);
+	return -1;
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct mt_sym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return 0;
+}
+
+/* The symbols of one symbol table section. */
+struct symtab {
+	const Elf64_Sym *sym;
+	size_t n;
+	const char *str;
+	size_t str_size;
+};
+
+static bool read_symtab(const struct file *f, size_t i, struct symtab *t)
+{
+	const Elf64_Shdr *s = &f->sh[i];
+	if (s->sh_entsize != sizeof(Elf64_Sym) || s->sh_link >= f->shnum)
+		return false;
+	t->sym = at(f, s->sh_offset, s->sh_size);
+	t->n = s->sh_size / sizeof(Elf64_Sym);
+	const Elf64_Shdr *l = &f->sh[s->sh_link];
+	t->str = at(f, l->sh_offset, l->sh_size);
+	t->str_size = l->sh_size;
+	return t->sym && t->str;
+}
+
+static const char *sym_name(const struct symtab *t, uint32_t off)
+{
+	if (off >= t->str_size)
+		return "";
+	const char *n = t->str + off;
+	return memchr(n, 0, t->str_size - off) ? n : "";
+}
+
+/* Rank of a binding when two symbols share an address: global first. */
+static int rank(unsigned char info)
+{
+	switch (ELF64_ST_BIND(info)) {
+	case STB_GLOBAL: return 0;
+	case STB_WEAK: return 1;
+	default: return 2;
+	}
+}
+
+static void read_functions(struct mt_object *o, const struct file *f)
+{
+	size_t symtab = 0, dynsym = 0;
+	for (size_t i = 1; i < f->shnum; i++) {
+		if (f->sh[i].sh_type == SHT_SYMTAB)
+			symtab = i;
+		else if (f->sh[i].sh_type == SHT_DYNSYM)
+			dynsym = i;
+	}
+	struct symtab t;
+	if (!(symtab && read_symtab(f, symtab, &t)) && !(dynsym && read_symtab(f, dynsym, &t)))
+		return;
+	struct mt_sym *v = malloc(t.n * sizeof *v + 1);
+	unsigned char *ranks = malloc(t.n + 1);
+	if (!v || !ranks) {
+		free(v);
+		free(ranks);
+		return;
+	}
+	size_t n = 0;
+	for (size_t i = 1; i < t.n; i++) {
+		const Elf64_Sym *s = &t.sym[i];
+		unsigned type = ELF64_ST_TYPE(s->st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF || !s->st_value)
+			continue;
+		v[n].addr = o->bias + s->st_value;
+		v[n].size = s->st_size;
+		v[n].name = sym_name(&t, s->st_name);
+		ranks[n] = (unsigned char)rank(s->st_info);
+		n++;
+	}
+	/* Sort by address; of symbols at one address keep the best bound. */
+	for (size_t i = 0; i < n; i++)
+		v[i].size = (v[i].size << 2) | ranks[i];      /* carry the rank along */
+	qsort(v, n, sizeof *v, sym_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k && v[k - 1].addr == v[i].addr) {
+			if ((v[i].size & 3) < (v[k - 1].size & 3))
+				v[k - 1] = v[i];
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	for (size_t i = 0; i < k; i++)
+		v[i].size >>= 2;
+	free(ranks);
+	o->syms = v;
+	o->nsyms = k;
+}
+
+/* GOT slots the dynamic linker fills with a hook (JUMP_SLOT, GLOB_DAT). */
+static void read_hook_slots(struct mt_object *o, const struct file *f)
+{
+	for (size_t i = 1; i < f->shnum; i++) {
+		const Elf64_Shdr *s = &f->sh[i];
+		if (s->sh_type != SHT_RELA || s->sh_entsize != sizeof(Elf64_Rela) || !(s->sh_flags & SHF_ALLOC))
+			continue;
+		struct symtab t;
+		if (s->sh_link >= f->shnum || !read_symtab(f, s->sh_link, &t))
+			continue;
+		const Elf64_Rela *r = at(f, s->sh_offset, s->sh_size);
+		if (!r)
+			continue;
+		for (size_t j = 0; j < s->sh_size / sizeof *r; j++) {
+			unsigned type = ELF64_R_TYPE(r[j].r_info);
+			size_t si = ELF64_R_SYM(r[j].r_info);
+			if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) || !si || si >= t.n)
+				continue;
+			if (!mt_is_hook_name(sym_name(&t, t.sym[si].st_name)))
+				continue;
+			uintptr_t *nv = realloc(o->hook_slots, (o->nhook_slots + 1) * sizeof *nv);
+			if (!nv)
+				return;
+			o->hook_slots = nv;
+			o->hook_slots[o->nhook_slots++] = o->bias + r[j].r_offset;
+		}
+	}
+}
+
+static void read_sections(struct mt_object *o, const struct file *f)
+{
+	unsigned nplt = 0;
+	for (size_t i = 1; i < f->shnum; i++) {
+		const Elf64_Shdr *s = &f->sh[i];
+		const char *name = sec_name(f, s);
+		if (!strcmp(name, "__mcount_loc") && (s->sh_flags & SHF_ALLOC) && s->sh_type == SHT_PROGBITS) {
+			o->table = o->bias + s->sh_addr;
+			o->table_size = s->sh_size;
+		} else if ((!strcmp(name, ".plt") || !strcmp(name, ".plt.sec")) && nplt < 2) {
+			o->plt_lo[nplt] = o->bias + s->sh_addr;
+			o->plt_hi[nplt] = o->bias + s->sh_addr + s->sh_size;
+			nplt++;
+		}
+	}
+}
+
+struct walk {
+	struct mt_object ***objs;
+	size_t *nobjs;
+	bool *seen;                   /* of the objects known before */
+	size_t before;
+	size_t added;
+};
+
+static int visit(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct walk *w = data;
+	(void)size;
+	bool main = !info->dlpi_name || !info->dlpi_name[0];
+	const char *name = main ? "" : info->dlpi_name;
+	for (size_t i = 0; i < *w->nobjs; i++) {
+		struct mt_object *o = (*w->objs)[i];
+		if (o->live && o->bias == info->dlpi_addr && o->main == main &&
+		    (main || !strcmp(o->path, name))) {
+			if (i < w->before)
+				w->seen[i] = true;
+			return 0;
+		}
+	}
+	struct mt_object *o = calloc(1, sizeof *o);
+	if (!o)
+		return 0;
+	o->main = main;
+	o->bias = info->dlpi_addr;
+	o->live = true;
+	if (main) {
+		char buf[4096];
+		ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+		buf[n > 0 ? n : 0] = 0;
+		o->path = strdup("/proc/self/exe");
+		const char *b = strrchr(buf, '/');
+		o->name = strdup(b ? b + 1 : buf);
+	} else {
+		o->path = strdup(name);
+		const char *b = strrchr(name, '/');
+		o->name = strdup(b ? b + 1 : name);
+	}
+	for (unsigned i = 0; i < info->dlpi_phnum && o->nexec < MT_MAX_RANGES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			o->exec_lo[o->nexec] = o->bias + ph->p_vaddr;
+			o->exec_hi[o->nexec] = o->bias + ph->p_vaddr + ph->p_memsz;
+			o->nexec++;
+		}
+	}
+	struct file f;
+	if (o->path && o->name && !map_file(o->path, &f)) {
+		o->file = f.p;
+		o->file_size = f.size;
+		read_sections(o, &f);
+		read_functions(o, &f);
+		read_hook_slots(o, &f);
+	}
+	struct mt_object **nv = realloc(*w->objs, (*w->nobjs + 1) * sizeof *nv);
+	if (!nv) {
+		free(o);
+		return 0;
+	}
+	*w->objs = nv;
+	nv[(*w->nobjs)++] = o;
+	w->added++;
+	return 0;
+}
+
+size_t mt_objects_refresh(struct mt_object ***objs, size_t *nobjs)
+{
+	size_t before = *nobjs;
+	struct walk w = { objs, nobjs, calloc(before + 1, 1), before, 0 };
+	if (!w.seen)
+		return 0;
+	dl_iterate_phdr(visit, &w);
+	for (size_t i = 0; i < before; i++)
+		if (!w.seen[i])
+			(*objs)[i]->live = false;
+	free(w.seen);
+	return w.added;
+}

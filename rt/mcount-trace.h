@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* mcount-trace.h - the C API of libmcount-trace.
+ *
+ * A program linked with libmcount-trace.a (or run with libmcount-trace.so
+ * preloaded, see mcount-trace(1)) can switch its own functions to tracing
+ * and back.  A FILTER is one or more globs separated by spaces or commas,
+ * each with fnmatch(3) syntax and an optional ":mod:MODULE" suffix, as the
+ * kernel's set_ftrace_filter takes them.  Every call is safe from any
+ * thread at any time; none is async-signal-safe.
+ */
+#ifndef MCOUNT_TRACE_H
+#define MCOUNT_TRACE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Switch the functions the filter names to tracing (not those a notrace
+ * filter names).  Returns how many functions changed, or -1 with errno
+ * set (EINVAL: a bad filter; EPERM: the code cannot be changed). */
+int mcount_trace_enable(const char *filter);
+/* Switch them back to NOPs. */
+int mcount_trace_disable(const char *filter);
+/* Never trace these functions from now on (disabling them if they are). */
+int mcount_trace_notrace(const char *filter);
+/* Switch every function back to a NOP. */
+int mcount_trace_stop(void);
+/* Write the trace so far to fd and consume it; json non-zero: JSON lines,
+ * otherwise the kernel function tracer's text format.  Returns the number
+ * of events written, or -1 with errno set. */
+long mcount_trace_write(int fd, int json);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

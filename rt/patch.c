@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* patch.c - changing code in the running process.
+ *
+ * Code is written through /proc/self/mem, as a debugger writes it: the
+ * text stays mapped read+execute (never writable and executable), and the
+ * kernel gives the process a private copy of each page it writes.  Other
+ * threads may be running the code being changed, so every change follows
+ * the kernel's breakpoint protocol (text_poke_bp_batch), for a whole
+ * batch of sites at once:
+ *   1. the trap instruction on each site's first byte;  serialise;
+ *   2. the rest of each site's new bytes;                serialise;
+ *   3. each site's new first byte;                       serialise.
+ * Serialising is membarrier(PRIVATE_EXPEDITED_SYNC_CORE) for the other
+ * threads and a serialising instruction for this one.  A thread that
+ * reaches a site meanwhile traps; the SIGTRAP handler recognises every
+ * recorded site (a trap may be delivered after its pass has ended) and
+ * emulates the site's new instruction.  Any other trap goes to the
+ * program's own SIGTRAP handler, or ends the process as it would have.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/membarrier.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+static int mem_fd = -1;
+static bool have_sync_core;
+static struct sigaction user_trap;   /* the program's own SIGTRAP action */
+static atomic_bool trap_claimed;
+
+#ifdef MT_SHARED
+#include <dlfcn.h>
+int mt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	static int (*real)(int, const struct sigaction *, struct sigaction *);
+	if (!real)
+		real = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(RTLD_NEXT, "sigaction");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real(sig, act, old);
+}
+#else
+int mt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	return sigaction(sig, act, old);
+}
+#endif
+
+static void sync_all(void)
+{
+	if (have_sync_core)
+		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+	mt_arch.sync_self();
+}
+
+static void trap_handler(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	if (si->si_code == SI_KERNEL || si->si_code == TRAP_BRKPT) {
+		const struct mt_site *s = mt_site_at(mt_arch.trap_site(uc));
+		if (s) {
+			mt_arch.emulate(s, (enum mt_state)atomic_load_explicit(&s->state, memory_order_acquire), uc);
+			errno = saved;
+			return;
+		}
+	}
+	errno = saved;
+	if (user_trap.sa_flags & SA_SIGINFO) {
+		user_trap.sa_sigaction(sig, si, uc);
+	} else if (user_trap.sa_handler != SIG_DFL && user_trap.sa_handler != SIG_IGN) {
+		user_trap.sa_handler(sig);
+	} else {
+		/* As without us: the default action, once this handler returns. */
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof dfl);
+		dfl.sa_handler = SIG_DFL;
+		mt_real_sigaction(SIGTRAP, &dfl, NULL);
+		atomic_store(&trap_claimed, false);
+		raise(SIGTRAP);
+	}
+}
+
+/* Install the trap handler, keeping whatever the program installed
+ * meanwhile as the action for the traps that are not ours. */
+void mt_claim_sigtrap(void)
+{
+	struct sigaction cur, act;
+	if (mt_real_sigaction(SIGTRAP, NULL, &cur))
+		return;
+	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == trap_handler)
+		return;
+	memset(&act, 0, sizeof act);
+	act.sa_sigaction = trap_handler;
+	act.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&act.sa_mask);
+	user_trap = cur;
+	if (!mt_real_sigaction(SIGTRAP, &act, NULL))
+		atomic_store(&trap_claimed, true);
+}
+
+#ifdef MT_SHARED
+/* The program's own SIGTRAP action is kept, not installed: ours stays
+ * first and passes on every trap that is not at a recorded site. */
+int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	if (sig != SIGTRAP || !atomic_load(&trap_claimed))
+		return mt_real_sigaction(sig, act, old);
+	struct sigaction prev = user_trap;
+	if (act)
+		user_trap = *act;
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+sighandler_t signal(int sig, sighandler_t h)
+{
+	struct sigaction act, old;
+	memset(&act, 0, sizeof act);
+	act.sa_handler = h;
+	act.sa_flags = SA_RESTART;
+	sigemptyset(&act.sa_mask);
+	if (sigaction(sig, &act, &old))
+		return SIG_ERR;
+	return old.sa_handler;
+}
+#endif
+
+int mt_patch_init(void)
+{
+	mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (mem_fd < 0)
+		return -1;
+	long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+	if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) &&
+	    !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0))
+		have_sync_core = true;
+	mt_claim_sigtrap();
+	return 0;
+}
+
+void mt_patch_after_fork(void)
+{
+	/* /proc/self/mem opened before fork() is the parent's memory. */
+	if (mem_fd >= 0)
+		close(mem_fd);
+	mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (have_sync_core)
+		syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+}
+
+/* One phase's writes: (address, bytes) in address order, written as few
+ * spans as possible (bytes in between are rewritten as they are). */
+struct poke {
+	uintptr_t addr;
+	unsigned char b[8];
+	unsigned n;
+};
+
+#define SPAN_GAP 256
+#define SPAN_MAX (256 * 1024)
+
+static int write_pokes(const struct poke *p, size_t n)
+{
+	static unsigned char buf[SPAN_MAX + 16];
+	size_t i = 0;
+	while (i < n) {
+		uintptr_t lo = p[i].addr, hi = p[i].addr + p[i].n;
+		size_t j = i + 1;
+		while (j < n && p[j].addr <= hi + SPAN_GAP && p[j].addr + p[j].n - lo <= SPAN_MAX) {
+			if (p[j].addr + p[j].n > hi)
+				hi = p[j].addr + p[j].n;
+			j++;
+		}
+		memcpy(buf, (const void *)lo, hi - lo);
+		for (size_t k = i; k < j; k++)
+			memcpy(buf + (p[k].addr - lo), p[k].b, p[k].n);
+		ssize_t w = pwrite(mem_fd, buf, hi - lo, (off_t)lo);
+		if (w != (ssize_t)(hi - lo)) {
+			if (w >= 0)
+				errno = EIO;
+			return -1;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+int mt_apply(void)
+{
+	struct mt_view *v = atomic_load_explicit(&mt_view, memory_order_acquire);
+	if (!v || !v->n)
+		return 0;
+	if (mem_fd < 0) {
+		errno = EPERM;
+		return -1;
+	}
+	mt_claim_sigtrap();
+	size_t n = 0;
+	struct mt_site **batch = malloc(v->n * sizeof *batch);
+	struct poke *pk = malloc(v->n * sizeof *pk);
+	if (!batch || !pk) {
+		free(batch);
+		free(pk);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		struct mt_site *s = &v->sites[i];
+		enum mt_state want = mt_reg.funcs[s->func].want ? MT_CALL : MT_NOP;
+		if (atomic_load(&s->state) != want)
+			batch[n++] = s;
+	}
+	int rc = 0;
+	if (n) {
+		/* 1: the trap on the first byte; traps now emulate the new state. */
+		for (size_t i = 0; i < n; i++) {
+			struct mt_site *s = batch[i];
+			atomic_store_explicit(&s->state, atomic_load(&s->state) == MT_CALL ? MT_NOP : MT_CALL,
+					      memory_order_release);
+			pk[i].addr = s->addr;
+			memcpy(pk[i].b, mt_arch.trap, mt_arch.trap_len);
+			pk[i].n = mt_arch.trap_len;
+		}
+		rc = write_pokes(pk, n);
+		sync_all();
+		/* 2: the tail of each new instruction. */
+		for (size_t i = 0; !rc && i < n; i++) {
+			struct mt_site *s = batch[i];
+			unsigned char b[16];
+			mt_arch.bytes(s, (enum mt_state)atomic_load(&s->state), b);
+			pk[i].addr = s->addr + mt_arch.trap_len;
+			pk[i].n = s->len - mt_arch.trap_len;
+			memcpy(pk[i].b, b + mt_arch.trap_len, pk[i].n);
+		}
+		if (!rc)
+			rc = write_pokes(pk, n);
+		sync_all();
+		/* 3: the first byte.  After a failure, each site gets back
+		 * whole bytes of one state or the other, never the trap. */
+		for (size_t i = 0; i < n; i++) {
+			struct mt_site *s = batch[i];
+			unsigned char b[16];
+			mt_arch.bytes(s, (enum mt_state)atomic_load(&s->state), b);
+			pk[i].addr = s->addr;
+			pk[i].n = rc ? s->len : mt_arch.trap_len;
+			memcpy(pk[i].b, b, pk[i].n);
+		}
+		int rc3 = write_pokes(pk, n);
+		sync_all();
+		if (!rc)
+			rc = rc3;
+	}
+	free(batch);
+	free(pk);
+	return rc;
+}

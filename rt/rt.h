@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* rt.h - libmcount-trace's internal interfaces.
+ *
+ * The runtime follows the kernel's dynamic ftrace: one record per call
+ * site (struct mt_site: address, bytes, state), filters that only set a
+ * per-function flag (struct mt_func.want), and one pass (patch.c) that
+ * turns flags into code changes, batched, with the breakpoint protocol.
+ * Everything that knows an opcode is behind struct mt_arch (arch-*.c);
+ * the hook trampolines are in hook-*.S.
+ *
+ *   elf.c      the loaded objects, their __mcount_loc tables and symbols
+ *   sites.c    the site and function registry, filters, start-up checks
+ *   patch.c    writing code (/proc/self/mem), the breakpoint protocol,
+ *              the SIGTRAP handler
+ *   buffer.c   the clock and the per-thread event buffers (the hot path)
+ *   output.c   the trace formats (kernel text, JSON lines)
+ *   control.c  start-up, environment, the control socket, the C API,
+ *              fork/exec/dlopen
+ */
+#ifndef MCOUNT_RT_H
+#define MCOUNT_RT_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MT_HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- architecture (arch-*.c) ---- */
+
+enum mt_state { MT_CALL = 0, MT_NOP = 1 };
+
+struct mt_site;
+struct mt_object;
+
+struct mt_arch {
+	const char *name;
+	unsigned max_len;             /* longest site */
+	unsigned char trap[1];        /* the breakpoint instruction */
+	unsigned trap_len;
+	/* Read the site's bytes at s->addr: fill s->len, s->orig, s->form and
+	 * the call's target.  0 if it is a call to a hook, else a static
+	 * string saying what it is instead. */
+	const char *(*decode)(struct mt_site *s, const struct mt_object *o);
+	/* The bytes of a site in a state (s->len of them). */
+	void (*bytes)(const struct mt_site *s, enum mt_state st, unsigned char *out);
+	/* Serialise this thread's instruction stream. */
+	void (*sync_self)(void);
+	/* The interrupted context of a trap: its address, the site it stopped
+	 * in (ip after the trap instruction), and the emulation of a site. */
+	uintptr_t (*trap_site)(const void *uc);
+	void (*emulate)(const struct mt_site *s, enum mt_state st, void *uc);
+};
+MT_HIDDEN extern const struct mt_arch mt_arch;
+
+/* ---- objects (elf.c) ---- */
+
+struct mt_sym {
+	uintptr_t addr;
+	uintptr_t size;
+	const char *name;
+};
+
+#define MT_MAX_RANGES 8
+struct mt_object {
+	char *path;                   /* file it was read from */
+	char *name;                   /* basename: the :mod: name */
+	uintptr_t bias;               /* load bias */
+	bool main;                    /* the program itself */
+	bool live;                    /* still loaded */
+	unsigned nexec;
+	uintptr_t exec_lo[MT_MAX_RANGES], exec_hi[MT_MAX_RANGES];
+	const unsigned char *file;    /* the file, mapped read-only */
+	size_t file_size;
+	uintptr_t table;              /* run-time address of __mcount_loc (0: none) */
+	size_t table_size;
+	struct mt_sym *syms;          /* functions, by address */
+	size_t nsyms;
+	uintptr_t *hook_slots;        /* GOT slots the dynamic linker fills with a hook */
+	size_t nhook_slots;
+	uintptr_t plt_lo[2], plt_hi[2];
+};
+
+/* Read the objects loaded now that are not known yet; returns how many
+ * were added to *objs (reallocated).  Objects gone are marked !live. */
+MT_HIDDEN size_t mt_objects_refresh(struct mt_object ***objs, size_t *nobjs);
+MT_HIDDEN const struct mt_sym *mt_sym_at(const struct mt_object *o, uintptr_t addr);
+MT_HIDDEN bool mt_in_exec(const struct mt_object *o, uintptr_t addr);
+MT_HIDDEN bool mt_is_hook_name(const char *name);
+
+/* ---- sites and functions (sites.c) ---- */
+
+struct mt_site {
+	uintptr_t addr;
+	uintptr_t target;             /* the call's target, or its GOT slot */
+	uint32_t func;                /* index in the function table */
+	uint16_t obj;
+	uint8_t len;
+	uint8_t form;                 /* arch-specific */
+	unsigned char orig[8];        /* the call, as the table found it */
+	_Atomic uint8_t state;        /* enum mt_state: what the code is or is becoming */
+	bool dead;                    /* its object was unloaded */
+};
+
+struct mt_func {
+	const char *name;
+	uintptr_t addr;
+	uint16_t obj;
+	bool want;                    /* traced */
+	bool notrace;
+};
+
+/* The sites as the trap handler sees them: sorted by address, replaced
+ * whole (never freed) when objects come and go. */
+struct mt_view {
+	struct mt_site *sites;
+	size_t n;
+};
+MT_HIDDEN extern _Atomic(struct mt_view *) mt_view;
+
+struct mt_registry {
+	pthread_mutex_t lock;         /* everything below, and every patch */
+	struct mt_object **objs;
+	size_t nobjs;
+	struct mt_func *funcs;
+	size_t nfuncs;
+	size_t bad_sites;             /* refused at start-up */
+};
+MT_HIDDEN extern struct mt_registry mt_reg;
+
+/* Find the new objects and their sites (lock held); NOP them. */
+MT_HIDDEN int mt_sites_refresh(void);
+MT_HIDDEN const struct mt_site *mt_site_at(uintptr_t addr);
+/* The site a hook call returned to (the address after the call). */
+MT_HIDDEN const struct mt_site *mt_site_before(uintptr_t ret);
+/* Apply a filter: enable (1), disable (0) or notrace (2); lock held.
+ * Returns the functions changed, -1 for a bad filter. */
+MT_HIDDEN long mt_filter(const char *filter, int what);
+MT_HIDDEN long mt_disable_all(void);
+/* Name of the function at addr, for output ("0x..." if none, in buf). */
+MT_HIDDEN const char *mt_name_of(uintptr_t addr, char *buf, size_t len, bool *exact);
+
+/* ---- patching (patch.c) ---- */
+
+MT_HIDDEN int mt_patch_init(void);
+MT_HIDDEN void mt_patch_after_fork(void);
+/* Bring every live site to its function's wanted state, with the
+ * breakpoint protocol; lock held.  Returns 0 or -1 with errno. */
+MT_HIDDEN int mt_apply(void);
+MT_HIDDEN void mt_claim_sigtrap(void);
+MT_HIDDEN int mt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+/* ---- events (buffer.c) ---- */
+
+struct mt_event {
+	uint64_t ts;                  /* clock ticks */
+	uint64_t ip;                  /* return address of the hook call | cpu << 48 */
+	uint64_t parent;              /* the caller's return address */
+};
+#define MT_CPU_SHIFT 48
+#define MT_IP_MASK ((UINT64_C(1) << MT_CPU_SHIFT) - 1)
+
+struct mt_tbuf {
+	_Atomic uint64_t head;        /* written by the thread */
+	uint64_t lost;
+	volatile int nest;            /* in the hook (a signal handler re-entered it) */
+	int tid;
+	uint64_t mask;
+	struct mt_tbuf *next;
+	char comm[16];
+	char pad[64];
+	_Atomic uint64_t tail;        /* written by the reader */
+	uint64_t lost_seen;
+	struct mt_event ev[];
+};
+
+MT_HIDDEN extern struct mt_tbuf *_Atomic mt_tbufs;
+MT_HIDDEN extern atomic_int mt_ready;
+MT_HIDDEN extern uint64_t mt_buffer_events;
+MT_HIDDEN extern bool mt_use_tsc;
+MT_HIDDEN uint64_t mt_clock_now(unsigned *cpu);
+MT_HIDDEN void mt_clock_init(void);             /* output.c */
+MT_HIDDEN double mt_ticks_to_seconds(uint64_t ts);
+MT_HIDDEN void mt_buffers_after_fork(void);
+MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t parent);
+
+/* ---- output (output.c) ---- */
+
+/* Drain every buffer and write the events in time order; returns the
+ * number written, -1 on a write error. */
+MT_HIDDEN long mt_drain(int fd, bool json, bool header);
+MT_HIDDEN int mt_write_all(int fd, const char *p, size_t n);
+MT_HIDDEN void mt_output_lock(void);            /* around fork() */
+MT_HIDDEN void mt_output_unlock(void);
+
+/* ---- messages (control.c) ---- */
+MT_HIDDEN void mt_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* sites.c - the call sites and functions, and the filters that choose them.
+ *
+ * Every entry of every loaded object's __mcount_loc table is checked to
+ * be a call to the hook (mt_arch.decode) before it is ever written; an
+ * entry that is not is reported once and never touched.  Each good site
+ * belongs to the function symbol that holds it.  A filter only sets
+ * want/notrace on functions; mt_apply() (patch.c) makes the code follow.
+ * The filters given so far are kept and replayed on the functions of
+ * objects loaded later, so that dlopen()ed code obeys them too.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+/* Recursive: a library's destructors, run inside dlclose(), may call the API. */
+struct mt_registry mt_reg = { .lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP };
+_Atomic(struct mt_view *) mt_view;
+
+/* The filters applied so far, in order. */
+struct rule {
+	char *glob;
+	char *mod;                    /* NULL: any object */
+	int what;                     /* 1 enable, 0 disable, 2 notrace */
+};
+static struct rule *rules;
+static size_t nrules;
+
+const struct mt_site *mt_site_at(uintptr_t addr)
+{
+	struct mt_view *v = atomic_load_explicit(&mt_view, memory_order_acquire);
+	if (!v)
+		return NULL;
+	size_t lo = 0, hi = v->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->sites[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < v->n && v->sites[lo].addr == addr ? &v->sites[lo] : NULL;
+}
+
+const struct mt_site *mt_site_before(uintptr_t ret)
+{
+	struct mt_view *v = atomic_load_explicit(&mt_view, memory_order_acquire);
+	if (!v)
+		return NULL;
+	size_t lo = 0, hi = v->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v->sites[mid].addr < ret)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct mt_site *s = &v->sites[lo - 1];
+	return s->addr + s->len == ret ? s : NULL;
+}
+
+static int site_cmp(const void *a, const void *b)
+{
+	const struct mt_site *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static bool matches(const struct rule *r, const struct mt_func *f)
+{
+	if (r->mod && fnmatch(r->mod, mt_reg.objs[f->obj]->name, 0))
+		return false;
+	return !fnmatch(r->glob, f->name, 0);
+}
+
+/* Apply one rule to functions [from, nfuncs); returns how many changed. */
+static long apply_rule(const struct rule *r, size_t from)
+{
+	long changed = 0;
+	for (size_t i = from; i < mt_reg.nfuncs; i++) {
+		struct mt_func *f = &mt_reg.funcs[i];
+		if (!mt_reg.objs[f->obj]->live || !matches(r, f))
+			continue;
+		bool want = f->want;
+		if (r->what == 2) {
+			f->notrace = true;
+			f->want = false;
+		} else if (r->what == 1) {
+			f->want = !f->notrace;
+		} else {
+			f->want = false;
+		}
+		changed += want != f->want;
+	}
+	return changed;
+}
+
+static void report_bad(const struct mt_object *o, uintptr_t addr, const char *why, size_t *shown)
+{
+	mt_reg.bad_sites++;
+	if ((*shown)++ >= 5)
+		return;
+	const struct mt_sym *s = mt_sym_at(o, addr);
+	const unsigned char *p = mt_in_exec(o, addr) ? (const unsigned char *)addr : NULL;
+	char bytes[32] = "";
+	if (p && mt_in_exec(o, addr + 5))
+		snprintf(bytes, sizeof bytes, " (bytes %02x %02x %02x %02x %02x)", p[0], p[1], p[2], p[3], p[4]);
+	if (s)
+		mt_msg("%s: %#lx <%s+%#lx>: %s%s: left alone", o->name, (unsigned long)addr, s->name,
+		       (unsigned long)(addr - s->addr), why, bytes);
+	else
+		mt_msg("%s: %#lx: %s%s: left alone", o->name, (unsigned long)addr, why, bytes);
+}
+
+static int addr_cmp(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int add_func(const char *name, uintptr_t addr, uint16_t oi)
+{
+	if (!(mt_reg.nfuncs & (mt_reg.nfuncs + 1)) || !mt_reg.funcs) {
+		size_t cap = (mt_reg.nfuncs + 1) * 2;
+		struct mt_func *nv = realloc(mt_reg.funcs, cap * sizeof *nv);
+		if (!nv)
+			return -1;
+		mt_reg.funcs = nv;
+	}
+	mt_reg.funcs[mt_reg.nfuncs] = (struct mt_func){ .name = name, .addr = addr, .obj = oi };
+	return (int)mt_reg.nfuncs++;
+}
+
+/* The good sites of one object's table, sorted; their functions added. */
+static struct mt_site *object_sites(uint16_t oi, size_t *count)
+{
+	struct mt_object *o = mt_reg.objs[oi];
+	*count = 0;
+	if (!o->table || !o->table_size)
+		return NULL;
+	size_t n = o->table_size / sizeof(uintptr_t);
+	const uintptr_t *tab = (const uintptr_t *)o->table;
+	uintptr_t *addrs = malloc((n + 1) * sizeof *addrs);
+	struct mt_site *out = calloc(n + 1, sizeof *out);
+	if (!addrs || !out) {
+		free(addrs);
+		free(out);
+		return NULL;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (tab[i])                   /* zero entries are padding, as in the kernel */
+			addrs[k++] = tab[i];
+	qsort(addrs, k, sizeof *addrs, addr_cmp);
+	size_t shown = 0, m = 0;
+	const struct mt_sym *last = NULL;
+	int func = -1;
+	for (size_t i = 0; i < k; i++) {
+		if (i && addrs[i] == addrs[i - 1])
+			continue;
+		struct mt_site *s = &out[m];
+		s->addr = addrs[i];
+		s->obj = oi;
+		const char *why = mt_arch.decode(s, o);
+		if (why) {
+			report_bad(o, addrs[i], why, &shown);
+			memset(s, 0, sizeof *s);
+			continue;
+		}
+		const struct mt_sym *sym = mt_sym_at(o, s->addr);
+		if (!sym || sym != last) {
+			char *name = NULL;
+			if (!sym && asprintf(&name, "%#lx", (unsigned long)(s->addr - o->bias)) < 0)
+				name = NULL;
+			func = add_func(sym ? sym->name : name ? name : "?", sym ? sym->addr : s->addr, oi);
+			last = sym;
+			if (func < 0)
+				break;
+		}
+		s->func = (uint32_t)func;
+		atomic_init(&s->state, MT_CALL);
+		m++;
+	}
+	if (shown > 5)
+		mt_msg("%s: %zu more entries of its table left alone", o->name, shown - 5);
+	free(addrs);
+	*count = m;
+	return out;
+}
+
+int mt_sites_refresh(void)
+{
+	size_t first_obj = mt_reg.nobjs, first_func = mt_reg.nfuncs;
+	size_t added = mt_objects_refresh(&mt_reg.objs, &mt_reg.nobjs);
+	struct mt_view *old = atomic_load_explicit(&mt_view, memory_order_acquire);
+	size_t total = 0, nold = old ? old->n : 0;
+	struct mt_site **per = calloc(added + 1, sizeof *per);
+	size_t *cnt = calloc(added + 1, sizeof *cnt);
+	if (!per || !cnt) {
+		free(per);
+		free(cnt);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t i = 0; i < added; i++) {
+		per[i] = object_sites((uint16_t)(first_obj + i), &cnt[i]);
+		total += cnt[i];
+	}
+	struct mt_view *v = malloc(sizeof *v);
+	struct mt_site *all = malloc((nold + total + 1) * sizeof *all);
+	if (!v || !all) {
+		free(v);
+		free(all);
+		for (size_t i = 0; i < added; i++)
+			free(per[i]);
+		free(per);
+		free(cnt);
+		errno = ENOMEM;
+		return -1;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < nold; i++) {
+		const struct mt_site *s = &old->sites[i];
+		if (!mt_reg.objs[s->obj]->live)
+			continue;             /* unloaded: its addresses may be reused */
+		memcpy(&all[n], s, sizeof *s);
+		atomic_init(&all[n].state, atomic_load(&s->state));
+		n++;
+	}
+	for (size_t i = 0; i < added; i++) {
+		for (size_t j = 0; j < cnt[i]; j++) {
+			memcpy(&all[n], &per[i][j], sizeof all[n]);
+			atomic_init(&all[n].state, MT_CALL);
+			n++;
+		}
+		free(per[i]);
+	}
+	free(per);
+	free(cnt);
+	qsort(all, n, sizeof *all, site_cmp);
+	v->sites = all;
+	v->n = n;
+	/* The old view stays allocated: a trap handler may be reading it. */
+	atomic_store_explicit(&mt_view, v, memory_order_release);
+	for (size_t r = 0; r < nrules; r++)
+		apply_rule(&rules[r], first_func);
+	return mt_apply();
+}
+
+long mt_filter(const char *filter, int what)
+{
+	char *copy = strdup(filter ? filter : "");
+	if (!copy) {
+		errno = ENOMEM;
+		return -1;
+	}
+	long changed = 0;
+	size_t globs = 0;
+	char *save = NULL;
+	for (char *g = strtok_r(copy, " \t\n,", &save); g; g = strtok_r(NULL, " \t\n,", &save)) {
+		char *mod = strstr(g, ":mod:");
+		if (mod) {
+			*mod = 0;
+			mod += 5;
+		}
+		if (!*g || (mod && !*mod)) {
+			free(copy);
+			errno = EINVAL;
+			return -1;
+		}
+		struct rule *nv = realloc(rules, (nrules + 1) * sizeof *nv);
+		if (!nv)
+			break;
+		rules = nv;
+		struct rule *r = &rules[nrules++];
+		r->glob = strdup(g);
+		r->mod = mod ? strdup(mod) : NULL;
+		r->what = what;
+		changed += apply_rule(r, 0);
+		globs++;
+	}
+	free(copy);
+	if (!globs) {
+		errno = EINVAL;
+		return -1;
+	}
+	return changed;
+}
+
+long mt_disable_all(void)
+{
+	struct rule r = { (char *)"*", NULL, 0 };
+	return mt_filter(r.glob, r.what);
+}
+
+const char *mt_name_of(uintptr_t addr, char *buf, size_t len, bool *exact)
+{
+	*exact = false;
+	for (size_t i = 0; i < mt_reg.nobjs; i++) {
+		const struct mt_object *o = mt_reg.objs[i];
+		if (!o->live || !mt_in_exec(o, addr))
+			continue;
+		const struct mt_sym *s = mt_sym_at(o, addr);
+		if (s) {
+			*exact = s->addr == addr;
+			return s->name;
+		}
+		break;
+	}
+	snprintf(buf, len, "%#lx", (unsigned long)addr);
+	return buf;
+}
