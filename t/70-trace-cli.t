@@ -38,8 +38,10 @@ sub mt {
 
 # The fake library: serves "$dir/PID" (PID its own) and answers one
 # connection per element of @answers: a string is sent after the request
-# line has been read; undef closes without an answer; a number N waits
-# N seconds and closes.  Returns its PID once it listens.
+# line has been read, its first line alone, then the rest a moment later
+# (as the library writes them); a reference to a string sends it in one
+# write; undef closes without an answer; a number N waits N seconds and
+# closes.  Returns its PID once it listens.
 sub fake_server {
     my ($dir, @answers) = @_;
     unlink $log;
@@ -61,8 +63,16 @@ sub fake_server {
             print {$lf} $line // "(no request)\n";
             close $lf;
             if (!defined $a)       { }
+            elsif (ref $a)         { syswrite $c, $$a }
             elsif ($a =~ /^\d+\z/) { sleep $a }
-            else                   { print {$c} $a }
+            else {
+                my ($first, $rest) = $a =~ /\A([^\n]*\n?)(.*)\z/s;
+                syswrite $c, $first;
+                if (length $rest) {
+                    select(undef, undef, undef, 0.1);
+                    syswrite $c, $rest;
+                }
+            }
             close $c;
         }
         unlink $path;
@@ -109,10 +119,11 @@ for my $v (@verbs) {
     is($err, $err_want, "@a: prints nothing else");
 }
 {
-    my $pid = fake_server($ctl, "ok\nabc\n");
+    my $pid = fake_server($ctl, \"ok\nabc\n");
     my ($st, $out, $err) = mt('show', $pid, '--format=json', '--timeout=5');
     reap($pid);
-    is_deeply([$st, requests(), $out], [0, "show json\n", "abc\n"], 'options of show after the PID');
+    is_deeply([$st, requests(), $out], [0, "show json\n", "abc\n"],
+        'options of show after the PID; an answer in one piece');
 }
 
 # -v: the count on stderr, stdout untouched
