@@ -31,7 +31,7 @@
 
 struct mt_tbuf *_Atomic mt_tbufs;
 atomic_int mt_ready;
-uint64_t mt_buffer_events = 65536;
+uint64_t mt_buffer_events = 131072;
 bool mt_use_tsc;
 static __thread struct mt_tbuf *self __attribute__((tls_model("initial-exec")));
 static __thread int self_dead __attribute__((tls_model("initial-exec")));

@@ -56,17 +56,16 @@ static void open_output(void)
 {
 	if (!out_path || !*out_path)
 		return;
-	if (!strcmp(out_path, "-")) {
-		out_fd = 2;
-		return;
-	}
 	/* A forked child writes a file of its own, FILE.PID. */
 	char *path = NULL;
 	int r = getpid() == owner ? asprintf(&path, "%s", out_path)
 		: asprintf(&path, "%s.%d", out_path, (int)getpid());
 	if (r < 0)
 		return;
-	out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0666);
+	if (!strcmp(out_path, "-"))
+		out_fd = 2;
+	else
+		out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0666);
 	if (out_fd < 0) {
 		mt_msg("%s: %s: the trace is not written", path, strerror(errno));
 	} else if (!out_json) {
@@ -79,10 +78,13 @@ static void open_output(void)
 	free(path);
 }
 
-static void drain_output(void)
+/* Returns the number of events written. */
+static long drain_output(void)
 {
-	if (out_fd >= 0 && mt_drain(out_fd, out_json, false) < 0)
+	long n = out_fd >= 0 ? mt_drain(out_fd, out_json, false) : 0;
+	if (n < 0)
 		mt_msg("%s: %s: trace lost", out_path, strerror(errno));
+	return n;
 }
 
 /* ---- the control socket ---- */
@@ -136,24 +138,38 @@ static void verb_filter(int fd, const char *args, int what)
 		reply(fd, "ok %ld\n", n);
 }
 
+/* Written after the lock is released: a client that reads slowly must
+ * not hold up the program's own calls to the API. */
 static void verb_list(int fd)
 {
+	char *text = NULL;
+	size_t len = 0, n = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m) {
+		reply(fd, "error: %s\n", strerror(errno));
+		return;
+	}
 	pthread_mutex_lock(&mt_reg.lock);
-	size_t n = 0;
-	for (size_t i = 0; i < mt_reg.nfuncs; i++)
-		n += mt_reg.objs[mt_reg.funcs[i].obj]->live;
-	reply(fd, "ok %zu\n", n);
 	for (size_t i = 0; i < mt_reg.nfuncs; i++) {
 		const struct mt_func *f = &mt_reg.funcs[i];
 		const struct mt_object *o = mt_reg.objs[f->obj];
 		if (!o->live)
 			continue;
+		n++;
 		if (o->main)
-			reply(fd, "%s\n", f->name);
+			fprintf(m, "%s\n", f->name);
 		else
-			reply(fd, "%s [%s]\n", f->name, o->name);
+			fprintf(m, "%s [%s]\n", f->name, o->name);
 	}
 	pthread_mutex_unlock(&mt_reg.lock);
+	if (fclose(m)) {
+		free(text);
+		reply(fd, "error: %s\n", strerror(errno));
+		return;
+	}
+	reply(fd, "ok %zu\n", n);
+	mt_write_all(fd, text, len);
+	free(text);
 }
 
 static void verb_status(int fd)
@@ -241,7 +257,7 @@ static void serve(int fd)
 			return;
 		}
 		reply(fd, "ok\n");
-		mt_drain(fd, json, !json);
+		mt_drain(fd, json, false);
 	} else if (!strcmp(line, "status")) {
 		verb_status(fd);
 	} else {
@@ -249,12 +265,15 @@ static void serve(int fd)
 	}
 }
 
+/* Serve requests; with an output file, drain the buffers every 20 ms,
+ * or every 5 ms while a drain finds them more than an eighth full. */
 static void *control_thread(void *arg)
 {
 	(void)arg;
+	int wait = out_fd >= 0 ? 20 : 1000;
 	for (;;) {
 		struct pollfd p = { listen_fd, POLLIN, 0 };
-		int r = poll(&p, 1, 200);
+		int r = poll(&p, 1, wait);
 		if (r > 0) {
 			int c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
 			if (c >= 0) {
@@ -262,7 +281,9 @@ static void *control_thread(void *arg)
 				close(c);
 			}
 		}
-		drain_output();
+		long n = drain_output();
+		if (out_fd >= 0)
+			wait = n > 0 && (uint64_t)n > mt_buffer_events / 8 ? 5 : 20;
 	}
 	return NULL;
 }

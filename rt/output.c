@@ -152,6 +152,7 @@ static const char *json_str(const char *s, char *buf, size_t len)
 struct rec {
 	struct mt_event ev;
 	const struct mt_tbuf *b;
+	size_t seq;                   /* a thread's order, for equal times */
 };
 
 static int rec_cmp(const void *a, const void *b)
@@ -159,7 +160,9 @@ static int rec_cmp(const void *a, const void *b)
 	const struct rec *x = a, *y = b;
 	if (x->ev.ts != y->ev.ts)
 		return x->ev.ts < y->ev.ts ? -1 : 1;
-	return x->b->tid < y->b->tid ? -1 : x->b->tid > y->b->tid;
+	if (x->b != y->b)
+		return x->b->tid < y->b->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* The thread's name now, or the one it had at its first event. */
@@ -218,6 +221,7 @@ long mt_drain(int fd, bool json, bool with_header)
 		for (uint64_t i = t; i < h; i++) {
 			v[n].ev = b->ev[i & b->mask];
 			v[n].b = b;
+			v[n].seq = n;
 			n++;
 		}
 		atomic_store_explicit(&b->tail, h, memory_order_release);
