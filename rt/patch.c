@@ -106,10 +106,47 @@ void mt_claim_sigtrap(void)
 }
 
 #ifdef MT_SHARED
+/* A trap on a thread that blocks SIGTRAP kills the process (the kernel
+ * resets a blocked synchronous signal to its default action), and any
+ * thread may reach a site while it is being changed: so SIGTRAP is
+ * never blocked, by a mask or by a handler's sa_mask. */
+static const sigset_t *without_trap(const sigset_t *set, sigset_t *copy)
+{
+	if (!set || !atomic_load(&trap_claimed) || !sigismember(set, SIGTRAP))
+		return set;
+	*copy = *set;
+	sigdelset(copy, SIGTRAP);
+	return copy;
+}
+
+int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	static __typeof__(sigprocmask) *real;
+	if (!real)
+		real = (__typeof__(sigprocmask) *)dlsym(RTLD_NEXT, "sigprocmask");
+	sigset_t copy;
+	return real(how, how == SIG_UNBLOCK ? set : without_trap(set, &copy), old);
+}
+
+int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	static __typeof__(pthread_sigmask) *real;
+	if (!real)
+		real = (__typeof__(pthread_sigmask) *)dlsym(RTLD_NEXT, "pthread_sigmask");
+	sigset_t copy;
+	return real(how, how == SIG_UNBLOCK ? set : without_trap(set, &copy), old);
+}
+
 /* The program's own SIGTRAP action is kept, not installed: ours stays
  * first and passes on every trap that is not at a recorded site. */
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
+	struct sigaction copy;
+	if (act && atomic_load(&trap_claimed) && sigismember(&act->sa_mask, SIGTRAP)) {
+		copy = *act;
+		sigdelset(&copy.sa_mask, SIGTRAP);
+		act = &copy;
+	}
 	if (sig != SIGTRAP || !atomic_load(&trap_claimed))
 		return mt_real_sigaction(sig, act, old);
 	struct sigaction prev = user_trap;
