@@ -42,10 +42,9 @@ RT_C    := rt/elf.c rt/sites.c rt/patch.c rt/output.c rt/control.c rt/arch-x86_6
 RT_HDRS := $(wildcard rt/*.h)
 RT_LIB  := build/libmcount-trace.so build/libmcount-trace.a
 ifeq ($(shell uname -m),x86_64)
-rt: $(RT_LIB)
-else
-rt:
+RT_BUILT := $(RT_LIB)
 endif
+rt: $(RT_BUILT)
 RT_CFLAGS = $(WARN) -fPIC -fno-omit-frame-pointer $(CFLAGS)
 build/rt/so/%.o: rt/%.c $(RT_HDRS)
 	$(Q)mkdir -p $(@D)
@@ -117,12 +116,13 @@ check-kernel: all
 bench: all
 	bench/run
 
-COMMANDS := recordmcount.pl bin/mcount-cc bin/mcount-record
+COMMANDS := recordmcount.pl bin/mcount-cc bin/mcount-record bin/mcount-trace
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGDIR)/bin $(DESTDIR)$(PKGDIR)/libexec \
 		$(DESTDIR)$(PKGDIR)/lib/RecordMcount $(DESTDIR)$(MAN1DIR)
 	install -m 755 $(HELPER) $(DESTDIR)$(PKGDIR)/libexec/mcount-scan
+	$(if $(RT_BUILT),install -m 644 $(RT_BUILT) rt/mcount-trace.h $(DESTDIR)$(PKGDIR)/libexec/)
 	install -m 644 lib/RecordMcount/*.pm $(DESTDIR)$(PKGDIR)/lib/RecordMcount/
 	for f in $(COMMANDS); do \
 		install -m 755 $$f $(DESTDIR)$(PKGDIR)/$$f && \
