@@ -71,7 +71,8 @@ static struct mt_tbuf *tbuf_new(void)
 	while (n < mt_buffer_events)
 		n <<= 1;
 	size_t size = sizeof(struct mt_tbuf) + n * sizeof(struct mt_event);
-	long p = raw6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long p = raw6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (p < 0 && p > -4096) {
 		self_dead = 1;
 		return NULL;
