@@ -65,7 +65,7 @@ static void trap_handler(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 	if (si->si_code == SI_KERNEL || si->si_code == TRAP_BRKPT) {
 		const struct mt_site *s = mt_site_at(mt_arch.trap_site(uc));
-		if (s) {
+		if (s && !atomic_load_explicit(&s->refused, memory_order_relaxed)) {
 			mt_arch.emulate(s, (enum mt_state)atomic_load_explicit(&s->state, memory_order_acquire), uc);
 			errno = saved;
 			return;
@@ -230,6 +230,15 @@ static int write_pokes(const struct poke *p, size_t n)
 	return 0;
 }
 
+static void refused_now(const struct mt_site *s)
+{
+	const struct mt_object *o = mt_reg.objs[s->obj];
+	const unsigned char *p = (const unsigned char *)s->addr;
+	mt_reg.bad_sites++;
+	mt_msg("%s: %#lx <%s>: changed by someone else (bytes %02x %02x %02x %02x %02x): left alone",
+	       o->name, (unsigned long)s->addr, mt_reg.funcs[s->func].name, p[0], p[1], p[2], p[3], p[4]);
+}
+
 int mt_apply(void)
 {
 	struct mt_view *v = atomic_load_explicit(&mt_view, memory_order_acquire);
@@ -252,8 +261,19 @@ int mt_apply(void)
 	for (size_t i = 0; i < v->n; i++) {
 		struct mt_site *s = &v->sites[i];
 		enum mt_state want = mt_reg.funcs[s->func].want ? MT_CALL : MT_NOP;
-		if (atomic_load(&s->state) != want)
-			batch[n++] = s;
+		enum mt_state now = (enum mt_state)atomic_load(&s->state);
+		if (now == want || atomic_load(&s->refused))
+			continue;
+		/* Never write over bytes that are not what this library left
+		 * there: a debugger's breakpoint, another tool's patch. */
+		unsigned char b[16];
+		mt_arch.bytes(s, now, b);
+		if (memcmp((const void *)s->addr, b, s->len)) {
+			atomic_store(&s->refused, true);
+			refused_now(s);
+			continue;
+		}
+		batch[n++] = s;
 	}
 	int rc = 0;
 	if (n) {

@@ -102,7 +102,8 @@ struct mt_site {
 	uint8_t form;                 /* arch-specific */
 	unsigned char orig[8];        /* the call, as the table found it */
 	_Atomic uint8_t state;        /* enum mt_state: what the code is or is becoming */
-	bool dead;                    /* its object was unloaded */
+	_Atomic bool refused;         /* its bytes were not what they should be: never
+				       * written again, its traps not ours */
 };
 
 struct mt_func {
