@@ -6,7 +6,9 @@
  *   e8 rel32          call hook (or its PLT entry)              5 bytes
  *   ff 15 disp32      call *hook@GOTPCREL(%rip)  (PIE, -fno-plt) 6 bytes
  *   67 e8 rel32       the same relaxed by the linker (addr32 call) 6 bytes
- * and the NOPs of the same length that the kernel uses.  The breakpoint
+ *   90 e8 rel32       the same relaxed with -z call-nop=prefix-0x90 6 bytes
+ * (-z call-nop=suffix-nop's `e8 rel32 90` is an e8 site: its last byte
+ * is a NOP already) and the NOPs of the same length that the kernel uses.  The breakpoint
  * is int3; a trap is emulated by skipping the site (NOP) or by pushing
  * the return address and jumping to the call's target (call).
  */
@@ -16,7 +18,7 @@
 
 #include "rt.h"
 
-enum { FORM_E8, FORM_GOT, FORM_67E8 };
+enum { FORM_E8, FORM_GOT, FORM_PREFIXED };
 
 static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 static const unsigned char nop6[6] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };
@@ -77,9 +79,9 @@ static const char *x86_decode(struct mt_site *s, const struct mt_object *o)
 		s->len = 5;
 		s->form = FORM_E8;
 		s->target = s->addr + 5 + rel32(p + 1);
-	} else if (p[0] == 0x67 && p[1] == 0xe8) {
+	} else if ((p[0] == 0x67 || p[0] == 0x90) && p[1] == 0xe8) {
 		s->len = 6;
-		s->form = FORM_67E8;
+		s->form = FORM_PREFIXED;
 		s->target = s->addr + 6 + rel32(p + 2);
 	} else if (p[0] == 0xff && p[1] == 0x15) {
 		s->len = 6;

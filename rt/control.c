@@ -201,6 +201,8 @@ static void verb_status(int fd)
 	reply(fd, "threads: %zu\n", threads);
 	reply(fd, "events buffered: %llu\n", (unsigned long long)buffered);
 	reply(fd, "events lost: %llu\n", (unsigned long long)lost);
+	reply(fd, "events from sites without a table entry: %llu\n",
+	      (unsigned long long)mt_untabled_events);
 	reply(fd, "output: %s\n", out_fd >= 0 ? out_path : "(none)");
 	reply(fd, "clock: %s\n", mt_use_tsc ? "tsc" : "clock_gettime");
 	pthread_mutex_unlock(&mt_reg.lock);

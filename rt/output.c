@@ -25,6 +25,7 @@
 #include "rt.h"
 
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
+uint64_t mt_untabled_events;
 
 void mt_output_lock(void) { pthread_mutex_lock(&drain_lock); }
 void mt_output_unlock(void) { pthread_mutex_unlock(&drain_lock); }
@@ -228,8 +229,9 @@ long mt_drain(int fd, bool json, bool with_header)
 	}
 	qsort(v, n, sizeof *v, rec_cmp);
 
+	uint64_t untabled = mt_untabled_events;
 	pthread_mutex_lock(&mt_reg.lock);
-	char cbuf[64], fbuf[32], pbuf[32], j1[512], j2[512], j3[64];
+	char cbuf[64], pbuf[32], j1[512], j2[512], j3[64];
 	const struct mt_tbuf *last = NULL;
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
 		uint64_t lost = b->lost;
@@ -253,9 +255,15 @@ long mt_drain(int fd, bool json, bool with_header)
 		uintptr_t ret = (uintptr_t)(r->ev.ip & MT_IP_MASK);
 		unsigned cpu = (unsigned)(r->ev.ip >> MT_CPU_SHIFT);
 		const struct mt_site *s = mt_site_before(ret);
+		if (!s || atomic_load_explicit(&s->refused, memory_order_relaxed)) {
+			/* A call from code no table records (or from a refused
+			 * site) reaches the hook whatever the filters say. */
+			mt_untabled_events++;
+			continue;
+		}
 		bool exact;
-		uintptr_t at = s ? s->addr : ret;
-		const char *fn = s ? mt_reg.funcs[s->func].name : mt_name_of(ret, fbuf, sizeof fbuf, &exact);
+		uintptr_t at = s->addr;
+		const char *fn = mt_reg.funcs[s->func].name;
 		const char *pn = mt_name_of(r->ev.parent, pbuf, sizeof pbuf, &exact);
 		double sec = mt_ticks_to_seconds(r->ev.ts);
 		if (json) {
@@ -274,6 +282,7 @@ long mt_drain(int fd, bool json, bool with_header)
 	int err = o->err;
 	free(o);
 	free(v);
+	n -= mt_untabled_events - untabled;
 	pthread_mutex_unlock(&drain_lock);
 	if (err) {
 		errno = err;

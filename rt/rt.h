@@ -193,6 +193,8 @@ MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t parent);
 /* Drain every buffer and write the events in time order; returns the
  * number written, -1 on a write error. */
 MT_HIDDEN long mt_drain(int fd, bool json, bool header);
+/* Events from call sites no table records (or refused): not written. */
+MT_HIDDEN extern uint64_t mt_untabled_events;
 MT_HIDDEN int mt_write_all(int fd, const char *p, size_t n);
 MT_HIDDEN void mt_output_lock(void);            /* around fork() */
 MT_HIDDEN void mt_output_unlock(void);
