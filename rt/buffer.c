@@ -30,7 +30,6 @@
 #include "rt.h"
 
 struct mt_tbuf *_Atomic mt_tbufs;
-atomic_int mt_ready;
 uint64_t mt_buffer_events = 131072;
 bool mt_use_tsc;
 static __thread struct mt_tbuf *self __attribute__((tls_model("initial-exec")));

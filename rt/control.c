@@ -27,6 +27,10 @@
 #include "mcount-trace.h"
 #include "rt.h"
 
+/* Defined here so that a program linked with libmcount-trace.a, whose
+ * hooks use it, gets this file's start-up too. */
+atomic_int mt_ready;
+
 static char *out_path;                /* MCOUNT_TRACE_OUTPUT as given */
 static int out_fd = -1;
 static bool out_json;
