@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* main.c - rpncalc: evaluate each argument as a reverse-Polish expression.
  *   rpncalc "2 3 + 4 *"   prints   2 3 + 4 * = 20
+ *   rpncalc -             evaluates each line of standard input
  *   rpncalc --config      says how it was configured */
 #include "calc.h"
 #include "format.h"
@@ -40,6 +41,15 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr, "usage: rpncalc EXPRESSION...\n");
 		return 2;
+	}
+	if (argc == 2 && strcmp(argv[1], "-") == 0) {
+		char line[1024];
+		while (fgets(line, sizeof line, stdin)) {
+			line[strcspn(line, "\n")] = 0;
+			status |= eval_one(line);
+			fflush(stdout);
+		}
+		return status;
 	}
 	for (int i = 1; i < argc; i++)
 		status |= eval_one(argv[i]);
