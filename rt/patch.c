@@ -239,41 +239,76 @@ static void refused_now(const struct mt_site *s)
 	       o->name, (unsigned long)s->addr, mt_reg.funcs[s->func].name, p[0], p[1], p[2], p[3], p[4]);
 }
 
+struct collect {
+	struct mt_site **batch;
+	size_t n;
+};
+
+/* A site whose function's flag says another state joins the batch. */
+static void collect_site(struct mt_site *s, void *arg)
+{
+	struct collect *c = arg;
+	enum mt_state want = mt_reg.funcs[s->func].want ? MT_CALL : MT_NOP;
+	enum mt_state now = (enum mt_state)atomic_load(&s->state);
+	if (now == want || atomic_load(&s->refused))
+		return;
+	/* Never write over bytes that are not what this library left
+	 * there: a debugger's breakpoint, another tool's patch. */
+	unsigned char b[16];
+	mt_arch.bytes(s, now, b);
+	if (memcmp((const void *)s->addr, b, s->len)) {
+		atomic_store(&s->refused, true);
+		refused_now(s);
+		return;
+	}
+	c->batch[c->n++] = s;
+}
+
+static int site_ptr_cmp(const void *a, const void *b)
+{
+	const struct mt_site *x = *(struct mt_site *const *)a, *y = *(struct mt_site *const *)b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 int mt_apply(void)
 {
 	struct mt_view *v = atomic_load_explicit(&mt_view, memory_order_acquire);
-	if (!v || !v->n)
+	if (!v || !v->n || mem_fd < 0) {
+		mt_each_changed_site(NULL, NULL);
+		if (mem_fd < 0 && v && v->n) {
+			errno = EPERM;
+			return -1;
+		}
 		return 0;
-	if (mem_fd < 0) {
-		errno = EPERM;
-		return -1;
 	}
 	mt_claim_sigtrap();
-	size_t n = 0;
-	struct mt_site **batch = malloc(v->n * sizeof *batch);
-	struct poke *pk = malloc(v->n * sizeof *pk);
-	if (!batch || !pk) {
-		free(batch);
-		free(pk);
-		errno = ENOMEM;
-		return -1;
-	}
-	for (size_t i = 0; i < v->n; i++) {
-		struct mt_site *s = &v->sites[i];
-		enum mt_state want = mt_reg.funcs[s->func].want ? MT_CALL : MT_NOP;
-		enum mt_state now = (enum mt_state)atomic_load(&s->state);
-		if (now == want || atomic_load(&s->refused))
-			continue;
-		/* Never write over bytes that are not what this library left
-		 * there: a debugger's breakpoint, another tool's patch. */
-		unsigned char b[16];
-		mt_arch.bytes(s, now, b);
-		if (memcmp((const void *)s->addr, b, s->len)) {
-			atomic_store(&s->refused, true);
-			refused_now(s);
-			continue;
+	/* Kept from pass to pass (the lock is held): one function's
+	 * change must not cost an allocation the size of every site. */
+	static struct mt_site **batch_mem;
+	static struct poke *pk;
+	static size_t cap;
+	if (cap < v->n) {
+		struct mt_site **nb = realloc(batch_mem, v->n * sizeof *nb);
+		if (nb)
+			batch_mem = nb;
+		struct poke *np = nb ? realloc(pk, v->n * sizeof *np) : NULL;
+		if (np)
+			pk = np;
+		if (!nb || !np) {
+			errno = ENOMEM;
+			return -1;
 		}
-		batch[n++] = s;
+		cap = v->n;
+	}
+	struct collect c = { batch_mem, 0 };
+	mt_each_changed_site(collect_site, &c);
+	struct mt_site **batch = c.batch;
+	size_t n = c.n;
+	for (size_t i = 1; i < n; i++) {
+		if (batch[i - 1]->addr > batch[i]->addr) {
+			qsort(batch, n, sizeof *batch, site_ptr_cmp);
+			break;
+		}
 	}
 	int rc = 0;
 	if (n) {
@@ -315,7 +350,5 @@ int mt_apply(void)
 		if (!rc)
 			rc = rc3;
 	}
-	free(batch);
-	free(pk);
 	return rc;
 }

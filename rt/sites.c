@@ -79,26 +79,137 @@ static bool matches(const struct rule *r, const struct mt_func *f)
 	return !fnmatch(r->glob, f->name, 0);
 }
 
-/* Apply one rule to functions [from, nfuncs); returns how many changed. */
+/* The functions by name, for filters: a glob's literal prefix narrows
+ * them to a range found by binary search, so that enabling one function
+ * of ten thousand does not match ten thousand names. */
+static uint32_t *by_name;
+static size_t nby_name;
+
+/* Functions whose flag changed since the last pass (mt_apply visits only
+ * their sites), unless every site is to be looked at. */
+static uint32_t *dirty;
+static size_t ndirty, dirty_cap;
+static bool all_dirty = true;
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(mt_reg.funcs[*(const uint32_t *)a].name, mt_reg.funcs[*(const uint32_t *)b].name);
+}
+
+static void index_names(void)
+{
+	uint32_t *nv = realloc(by_name, (mt_reg.nfuncs + 1) * sizeof *nv);
+	if (!nv)
+		return;
+	by_name = nv;
+	for (size_t i = 0; i < mt_reg.nfuncs; i++)
+		by_name[i] = (uint32_t)i;
+	qsort(by_name, mt_reg.nfuncs, sizeof *by_name, name_cmp);
+	nby_name = mt_reg.nfuncs;
+}
+
+/* The first index of by_name whose name is not below key (compared on
+ * its first len bytes). */
+static size_t name_bound(const char *key, size_t len, bool upper)
+{
+	size_t lo = 0, hi = nby_name;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strncmp(mt_reg.funcs[by_name[mid]].name, key, len);
+		if (c < 0 || (upper && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void mark_dirty(uint32_t f)
+{
+	if (all_dirty)
+		return;
+	if (ndirty == dirty_cap) {
+		size_t cap = dirty_cap ? dirty_cap * 2 : 64;
+		uint32_t *nv = realloc(dirty, cap * sizeof *nv);
+		if (!nv) {
+			all_dirty = true;
+			return;
+		}
+		dirty = nv;
+		dirty_cap = cap;
+	}
+	dirty[ndirty++] = f;
+}
+
+static bool apply_one(const struct rule *r, uint32_t i)
+{
+	struct mt_func *f = &mt_reg.funcs[i];
+	if (!mt_reg.objs[f->obj]->live || !matches(r, f))
+		return false;
+	bool want = f->want;
+	if (r->what == 2) {
+		f->notrace = true;
+		f->want = false;
+	} else if (r->what == 1) {
+		f->want = !f->notrace;
+	} else {
+		f->want = false;
+	}
+	if (want == f->want)
+		return false;
+	mark_dirty(i);
+	return true;
+}
+
+/* Apply one rule to functions [from, nfuncs) (from 0: through the name
+ * index); returns how many changed. */
 static long apply_rule(const struct rule *r, size_t from)
 {
 	long changed = 0;
-	for (size_t i = from; i < mt_reg.nfuncs; i++) {
-		struct mt_func *f = &mt_reg.funcs[i];
-		if (!mt_reg.objs[f->obj]->live || !matches(r, f))
-			continue;
-		bool want = f->want;
-		if (r->what == 2) {
-			f->notrace = true;
-			f->want = false;
-		} else if (r->what == 1) {
-			f->want = !f->notrace;
-		} else {
-			f->want = false;
-		}
-		changed += want != f->want;
+	if (from || nby_name != mt_reg.nfuncs) {
+		for (size_t i = from; i < mt_reg.nfuncs; i++)
+			changed += apply_one(r, (uint32_t)i);
+		return changed;
 	}
+	size_t plen = strcspn(r->glob, "*?[\\");
+	if (!r->glob[plen])
+		plen++;                       /* no wildcard: the name itself, NUL included */
+	size_t lo = name_bound(r->glob, plen, false), hi = name_bound(r->glob, plen, true);
+	for (size_t k = lo; k < hi; k++)
+		changed += apply_one(r, by_name[k]);
 	return changed;
+}
+
+/* For mt_apply: the sites to look at.  Calls fn on each (fn NULL:
+ * forget them); clears. */
+void mt_each_changed_site(void (*fn)(struct mt_site *, void *), void *arg)
+{
+	struct mt_view *v = atomic_load_explicit(&mt_view, memory_order_acquire);
+	if (!v || !fn) {
+		ndirty = 0;
+		return;
+	}
+	if (all_dirty || ndirty > v->n / 8) {
+		/* Many: one sweep in address order beats sorting them. */
+		for (size_t i = 0; i < v->n; i++)
+			fn(&v->sites[i], arg);
+	} else {
+		for (size_t d = 0; d < ndirty; d++) {
+			const struct mt_func *f = &mt_reg.funcs[dirty[d]];
+			size_t lo = 0, hi = v->n;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (v->sites[mid].addr < f->addr)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (; lo < v->n && v->sites[lo].func == dirty[d]; lo++)
+				fn(&v->sites[lo], arg);
+		}
+	}
+	ndirty = 0;
+	all_dirty = false;
 }
 
 static void report_bad(const struct mt_object *o, uintptr_t addr, const char *why, size_t *shown)
@@ -248,9 +359,34 @@ int mt_sites_refresh(void)
 	v->n = n;
 	/* The old view stays allocated: a trap handler may be reading it. */
 	atomic_store_explicit(&mt_view, v, memory_order_release);
+	index_names();
+	all_dirty = true;
 	for (size_t r = 0; r < nrules; r++)
 		apply_rule(&rules[r], first_func);
 	return mt_apply();
+}
+
+/* An enable or disable of the same glob (or of every function) makes
+ * the earlier enables and disables of it moot: forget them, so that a
+ * filter toggled a million times is still one rule to replay.  A
+ * notrace rule stays: it holds for good. */
+static void forget_superseded(const char *glob, const char *mod, int what)
+{
+	if (what == 2)
+		return;
+	bool all = !strcmp(glob, "*") && !mod;
+	size_t k = 0;
+	for (size_t i = 0; i < nrules; i++) {
+		struct rule *r = &rules[i];
+		bool same = !strcmp(r->glob, glob) && (r->mod ? mod && !strcmp(r->mod, mod) : !mod);
+		if (r->what != 2 && (all || same)) {
+			free(r->glob);
+			free(r->mod);
+			continue;
+		}
+		rules[k++] = *r;
+	}
+	nrules = k;
 }
 
 long mt_filter(const char *filter, int what)
@@ -274,6 +410,7 @@ long mt_filter(const char *filter, int what)
 			errno = EINVAL;
 			return -1;
 		}
+		forget_superseded(g, mod, what);
 		struct rule *nv = realloc(rules, (nrules + 1) * sizeof *nv);
 		if (!nv)
 			break;
