@@ -227,7 +227,8 @@ long mt_drain(int fd, bool json, bool with_header)
 		}
 		atomic_store_explicit(&b->tail, h, memory_order_release);
 	}
-	qsort(v, n, sizeof *v, rec_cmp);
+	if (n)
+		qsort(v, n, sizeof *v, rec_cmp);
 
 	uint64_t untabled = mt_untabled_events;
 	pthread_mutex_lock(&mt_reg.lock);
