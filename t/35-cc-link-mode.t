@@ -223,6 +223,31 @@ for my $cxx (@cxx) {
     verify_ok("$d/prog", 'clang -flto', qr/OK, [1-9]\d* entries for \d+ calls/);
 }
 
+# A plain `call mcount` (e8) after an instruction whose last byte is 0x90
+# looks, by its bytes alone, like a GOT call the linker relaxed to `90
+# e8` (-z call-nop=prefix-0x90), which starts one byte earlier.  clang
+# -O0 makes one: it spills the argument to -0x70(%rbp) just before the
+# call (`48 89 7d 90`).  The entry must be the call itself.
+{
+    my $d = "$dir/nop-byte";
+    mkdir $d or die;
+    spit("$d/spill.c", "int spill(long x) { volatile char buf[80]; volatile long n = x; "
+        . "buf[0] = (char)n; return buf[0]; }\n"
+        . "int main(int argc, char **argv) { (void)argv; return spill(argc) - argc; }\n");
+    my %env = (MCOUNT_CC_FLAGS => '-pg', MCOUNT_CC_MODE => 'link');
+    my ($st, undef, $err) = run_cmd([$MCC, 'clang', '-O0', '-c', "$d/spill.c", '-o', "$d/spill.o"],
+        env => \%env);
+    is($st, 0, 'a 0x90 byte before the call: compiled') or diag $err;
+    ($st, undef, $err) = run_cmd([$MCC, 'clang', '-o', "$d/prog", "$d/spill.o"], env => \%env);
+    is($st, 0, 'a 0x90 byte before the call: linked') or diag $err;
+    my ($before) = must('objdump', '-d', "$d/prog") =~ /<spill>:\n(?:.*\n)*?(.*)\n.*\bcall\b.*<mcount/;
+    like($before // '', qr/^\s*[0-9a-f]+:\t(?:[0-9a-f]{2} )*90 +\t/,
+        'the instruction before the call ends in a 0x90 byte: ' . ($before // 'none'));
+    verify_ok("$d/prog", 'a 0x90 byte before the call', qr/OK, 2 entries for 2 calls/);
+    ($st) = run_cmd(["$d/prog"]);
+    is($st, 0, 'a 0x90 byte before the call: the program runs');
+}
+
 # A link that fails by itself fails as the compiler does: its words, its
 # status, nothing of mcount-cc's, no output.
 {
