@@ -205,9 +205,11 @@ for my $cxx (@cxx) {
     cmp_ok($plain // 0, '<', $calls // 0, "gcc -flto linked plainly: fewer calls ($plain, not $calls): LTO dropped -pg");
 }
 
-# clang -flto linked by lld: every input is LLVM bitcode, so the target
-# comes from a first plain link; the calls survive clang's LTO without -pg
-# at the link.  The C library's __fentry__ serves them (the program runs);
+# clang -flto linked by lld, and by GNU ld through LLVMgold.so (the
+# plugin clang passes to it with -plugin; Debian's clang-14 depends on
+# llvm-14-linker-tools, which has it): every input is LLVM bitcode, so the target comes from a
+# first plain link; the calls survive clang's LTO without -pg at the
+# link.  The C library's __fentry__ serves them (the program runs);
 # --verify checks the table.
 {
     my $d = lto_corpus('clang', 'clang-lto');
@@ -215,12 +217,15 @@ for my $cxx (@cxx) {
     spit("$d/stubs.c", "void (*const asm_ptrs[])(void) = { 0 };\nint mcount_report(void) { return 0; }\n");
     my ($st, undef, $err) = run_cmd([$MCC, 'clang', '-O2', '-flto', '-c', "$d/stubs.c", '-o', "$d/stubs.o"]);
     is($st, 0, 'clang -flto: stubs compiled') or diag $err;
-    ($st, undef, $err) = run_cmd([$MCC, 'clang', '-flto', '-fuse-ld=lld', '-o', "$d/prog",
-        map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b stubs)], env => \%env);
-    is($st, 0, 'clang -flto -fuse-ld=lld: linked through the link-time pass') or diag $err;
-    ($st) = run_cmd(["$d/prog"]);
-    is($st, 0, 'clang -flto: the program runs');
-    verify_ok("$d/prog", 'clang -flto', qr/OK, [1-9]\d* entries for \d+ calls/);
+    for my $ld ('lld', 'bfd') {
+        my $name = "clang -flto -fuse-ld=$ld";
+        ($st, undef, $err) = run_cmd([$MCC, 'clang', '-flto', "-fuse-ld=$ld", '-o', "$d/prog-$ld",
+            map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b stubs)], env => \%env);
+        is($st, 0, "$name: linked through the link-time pass") or diag $err;
+        ($st) = run_cmd(["$d/prog-$ld"]);
+        is($st, 0, "$name: the program runs");
+        verify_ok("$d/prog-$ld", $name, qr/OK, [1-9]\d* entries for \d+ calls/);
+    }
 }
 
 # A plain `call mcount` (e8) after an instruction whose last byte is 0x90
