@@ -1,0 +1,196 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# libmcount-trace against an oracle it has no part in: GCC's
+# -finstrument-functions.  t/src/trace/oracle.c is compiled with -pg
+# (-mfentry) and -finstrument-functions through mcount-cc, so each
+# function calls the hook and then __cyg_profile_func_enter, whose log
+# (t/src/trace/cyg.c, built without either) names the function entered
+# and the return address in its caller.  Traced with every function on,
+# the trace must hold exactly that sequence: the function (by nm, from the
+# event's site address) and the parent address of each event, one for
+# one, in order; the event's own names must be nm's.  The program's
+# output must be that of a plain build (no -pg).  Under mcount (-pg) and
+# __fentry__ (-mfentry), PIE and -no-pie, preloaded and linked in
+# (libmcount-trace.a, tracing switched on from main through the C API),
+# and -static.  With no filter: no event at all, the same output.
+#
+# The call forms: the runtime's decoder (rt/arch-x86_64.c) and src/arch.c's
+# x86_64 row (call-forms and linker-forms of mcount-scan --identify) must
+# name the same forms, and for each form of the row a program whose sites
+# have that form (checked in its bytes) is traced exactly.
+use strict;
+use warnings;
+no warnings 'portable';    # 64-bit addresses through hex()
+use Test::More;
+use lib 't/lib';
+use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
+use TraceTest qw($SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced read_json
+    nm_funcs func_at bias_of hook_form);
+
+clean_env();
+my $dir = tmpdir();
+my $ctl = "$dir/ctl";
+
+# The answer: the same program built plainly.
+must('gcc', '-O2', '-o', "$dir/plain", "$TSRC/oracle.c");
+my $want_out = must("$dir/plain", 3);
+like($want_out, qr/\Aresult -?\d+ \d+\.\d{4}\n\z/, "the plain program prints $want_out");
+
+must('gcc', '-O2', '-c', "$TSRC/cyg.c", '-o', "$dir/cyg.o");
+
+# The -finstrument-functions log: (bias, [[FN, SITE] as run-time numbers]).
+sub read_cyg {
+    my ($file) = @_;
+    my @l = split /\n/, slurp($file);
+    my ($main) = (shift(@l) // '') =~ /\Amain (0x[0-9a-f]+)\z/ or die "$file: no main line";
+    return (hex $main, [map { /\A(0x[0-9a-f]+) (0x[0-9a-f]+)\z/ or die "$file: '$_'"; [hex $1, hex $2] } @l]);
+}
+
+# "NAME <-PARENT+OFFSET" strings of one sequence, for comparing and for
+# showing a difference (a return address outside the program, into the C
+# library's start-up code, differs from run to run).
+sub show_seq {
+    my ($syms, $bias, $list) = @_;
+    return map {
+        my ($fn, $site) = @$_;
+        my $f = func_at($syms, $fn - $bias);
+        my $p = func_at($syms, $site - $bias);
+        sprintf '%s <-%s', $f ? $f->[2] : sprintf('?%#x', $fn - $bias),
+            $p ? sprintf('%s+%#x', $p->[2], $site - $bias - $p->[0]) : '(outside the program)';
+    } @$list;
+}
+
+sub first_diff {
+    my ($got, $want) = @_;
+    for my $i (0 .. ($#$got > $#$want ? $#$got : $#$want)) {
+        my ($g, $w) = ($got->[$i] // '(end)', $want->[$i] // '(end)');
+        return "event $i: trace '$g', -finstrument-functions '$w'" if $g ne $w;
+    }
+    return '';
+}
+
+my %form_ok;    # call form => a variant with sites of that form was traced exactly
+
+# One build: NAME, MCOUNT_CC_FLAGS, compile flags, link flags, 'so' or 'a',
+# the call form its sites must have.
+sub variant {
+    my ($name, $hook, $cflags, $ldflags, $mode, $form) = @_;
+    (my $tag = $name) =~ s/[^A-Za-z0-9]+/_/g;
+    my $d = "$dir/$tag";
+    mkdir $d or die;
+    my @api = $mode eq 'a' ? ('-DWITH_API', "-I$RTINC") : ();
+    mcc_build($hook, "$d/oracle.o", "$TSRC/oracle.c", '-O2', '-finstrument-functions', @api, @$cflags);
+    my $prog = link_prog("$d/oracle", "$d/oracle.o", "$dir/cyg.o", $mode eq 'a' ? $LIBA : (), @$ldflags);
+    my $syms = nm_funcs($prog);
+    my %on = $mode eq 'a' ? (ORACLE_ENABLE => '*') : (MCOUNT_TRACE_FILTER => '*');
+    my %preload = (preload => $mode eq 'so');
+
+    # Everything traced.
+    my ($st, $out, $err) = traced([$prog, 3], %preload, env => { %on, CYG_LOG => "$d/cyg.log",
+        MCOUNT_TRACE_OUTPUT => "$d/trace.json", MCOUNT_TRACE_FORMAT => 'json',
+        MCOUNT_TRACE_DIR => $ctl });
+    is($st, 0, "$name: exits 0 traced") or diag $err;
+    is($err, '', "$name: the library says nothing");
+    is($out, $want_out, "$name: the output of the plain build");
+    my ($ev, $errs) = -e "$d/trace.json" ? read_json("$d/trace.json") : ([], ['no trace file']);
+    is_deeply($errs, [], "$name: every trace line is a well-formed event");
+    my ($main_at, $cyg) = read_cyg("$d/cyg.log");
+    my $bias = bias_of($syms, 'main', $main_at);
+    # Linked in, tracing starts in main: what main calls after that.
+    if ($mode eq 'a') {
+        my ($i) = grep { my $f = func_at($syms, $cyg->[$_][0] - $bias); $f && $f->[2] eq 'main' } 0 .. $#$cyg;
+        die "$name: main is not in the -finstrument-functions log" unless defined $i;
+        splice @$cyg, 0, $i + 1;
+    }
+    my @want = show_seq($syms, $bias, $cyg);
+    my (@got, @names);
+    for my $e (@$ev) {
+        next if exists $e->{lost};
+        my $f = func_at($syms, hex($e->{addr}) - $bias);
+        push @got, [$f ? $f->[0] + $bias : hex $e->{addr}, hex $e->{parent_addr}];
+        push @names, "line $e->{line}: func $e->{func}, nm says " . ($f ? $f->[2] : 'nothing')
+            unless $f && $e->{func} eq $f->[2];
+        my $p = func_at($syms, hex($e->{parent_addr}) - $bias);
+        push @names, "line $e->{line}: parent $e->{parent}, nm says $p->[2]"
+            if $p && $e->{parent} ne $p->[2];
+    }
+    my @gotseq = show_seq($syms, $bias, \@got);
+    cmp_ok(scalar @want, '>', 30, "$name: the program entered " . scalar(@want) . ' functions');
+    is(first_diff(\@gotseq, \@want), '', "$name: the trace is the -finstrument-functions log, "
+        . 'function and parent, event for event');
+    is_deeply(\@names, [], "$name: each event's names are nm's");
+    ok(!grep({ exists $_->{lost} } @$ev), "$name: no event lost");
+    my ($leaf) = grep { $_->{func} eq 'leaf' } @$ev;
+    my $got_form = $leaf ? hook_form($prog, hex($leaf->{addr}) - $bias) : '(no leaf event)';
+    is($got_form, $form, "$name: the sites are $form calls");
+    $form_ok{$form} = 1 if $got_form eq $form && !first_diff(\@gotseq, \@want) && !@names && @want;
+
+    # Nothing traced: no event, the same output and the same functions entered.
+    ($st, $out, $err) = traced([$prog, 3], %preload, env => { CYG_LOG => "$d/cyg0.log",
+        MCOUNT_TRACE_OUTPUT => "$d/trace0.json", MCOUNT_TRACE_FORMAT => 'json',
+        MCOUNT_TRACE_DIR => $ctl });
+    is($st, 0, "$name: exits 0 with no filter") or diag $err;
+    is($err, '', "$name: no filter: the library says nothing");
+    is($out, $want_out, "$name: no filter: the output of the plain build");
+    is(-e "$d/trace0.json" ? slurp("$d/trace0.json") : '(no file)', '', "$name: no filter: no event");
+    my ($main0, $cyg0) = read_cyg("$d/cyg0.log");
+    my $bias0 = bias_of($syms, 'main', $main0);
+    splice @$cyg0, 0, scalar(@$cyg0) - scalar(@$cyg) if $mode eq 'a';
+    is_deeply([show_seq($syms, $bias0, $cyg0)], \@want, "$name: no filter: the same functions entered");
+    return;
+}
+
+my @fentry = ('-pg -mfentry');
+my @mcount = ('-pg');
+variant('fentry PIE preloaded', @fentry, [], [], 'so', 'ff15');
+variant('fentry -no-pie preloaded', @fentry, ['-fno-pie'], ['-no-pie'], 'so', 'e8');
+variant('mcount PIE preloaded', @mcount, [], [], 'so', 'ff15');
+variant('mcount -no-pie preloaded', @mcount, ['-fno-pie'], ['-no-pie'], 'so', 'e8');
+variant('fentry -fno-plt PIE preloaded', @fentry, ['-fno-plt'], [], 'so', 'ff15');
+variant('fentry PIE linked in', @fentry, [], [], 'a', '67e8');
+variant('mcount PIE linked in', @mcount, [], [], 'a', '67e8');
+variant('fentry -no-pie linked in', @fentry, ['-fno-pie'], ['-no-pie'], 'a', 'e8');
+variant('fentry -static linked in', @fentry, [], ['-static'], 'a', '67e8');
+variant('mcount -static -no-pie linked in', @mcount, ['-fno-pie'], ['-static'], 'a', 'e8');
+# ld -z call-nop=prefix-0x90: the GOT call becomes nop; call hook
+variant('fentry PIE linked in, call-nop=prefix-0x90', @fentry, [], ['-Wl,-z,call-nop=prefix-0x90'],
+    'a', '90e8');
+
+# The two tables of call forms.  src/arch.c's x86_64 row, through the
+# helper's plan: RELOC/LEN/FIELD[/option...] words with op=HEX.
+my $plan = must("$TOP/build/mcount-scan", '--identify', "--object=$dir/fentry_PIE_preloaded/oracle.o");
+like($plan, qr/^arch\tx86_64$/m, 'mcount-scan --identify: an x86_64 object');
+my %plan_forms;
+for my $key (qw(call-forms linker-forms)) {
+    my ($v) = $plan =~ /^\Q$key\E\t(.*)$/m;
+    ok(defined $v, "the plan has $key");
+    for my $w (split ' ', $v // '') {
+        my ($len, $op) = $w =~ m{\A[^/]+/(\d+)/\d+(?:/[^/]*)*?/op=([0-9a-f]+)(?:/|\z)} or do {
+            fail("$key: cannot read '$w'");
+            next;
+        };
+        $plan_forms{"$op/$len"} = 1;
+    }
+}
+# rt/arch-x86_64.c's decoder: each branch that takes a call, and its length.
+my $rt = slurp("$TOP/rt/arch-x86_64.c");
+my ($decode) = $rt =~ /^static const char \*x86_decode\(.*?^\}/ms ? ($&) : ('');
+ok(length $decode, 'rt/arch-x86_64.c has x86_decode');
+my %rt_forms;
+while ($decode =~ /if \(((?:[^{;])*?)\) \{\s*s->len = (\d+);/g) {
+    my ($cond, $len) = ($1, $2);
+    my @b0 = $cond =~ /p\[0\] == 0x([0-9a-f]{2})/g;
+    my @b1 = $cond =~ /p\[1\] == 0x([0-9a-f]{2})/g;
+    for my $x (@b0) {
+        $rt_forms{"$x$_/$len"} = 1 for @b1 ? @b1 : ('');
+    }
+}
+cmp_ok(scalar keys %rt_forms, '>=', 3, 'the decoder takes ' . join(' ', sort keys %rt_forms));
+is_deeply([sort keys %rt_forms], [sort keys %plan_forms],
+    'the runtime decodes exactly the call forms of src/arch.c (opcode/length)');
+for my $f (sort keys %plan_forms) {
+    my ($op) = split m{/}, $f;
+    ok($form_ok{$op}, "form $f of src/arch.c: a program whose sites are $op is traced exactly");
+}
+
+done_testing();

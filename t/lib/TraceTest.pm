@@ -1,0 +1,278 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+package TraceTest;
+# Helpers for the tests of libmcount-trace (t/71-*.t ... t/74-*.t):
+# building programs through mcount-cc, running them under the library
+# (preloaded or linked in), reading the trace strictly (text or JSON
+# lines), and naming addresses with nm, which the library's own symbol
+# reader has nothing to do with.
+use strict;
+use warnings;
+no warnings 'portable';    # 64-bit addresses through hex()
+
+use Exporter 'import';
+use JSON::PP ();
+use POSIX ();
+use Test::More ();
+use TestUtil qw($TOP run_cmd tmpdir slurp spit);
+
+our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced
+    read_text read_json nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
+    hook_form);
+
+our $MCC = "$TOP/bin/mcount-cc";
+our $MT = "$TOP/bin/mcount-trace";
+our $SO = "$TOP/build/libmcount-trace.so";
+our $LIBA = "$TOP/build/libmcount-trace.a";
+our $RTINC = "$TOP/rt";
+our $TSRC = "$TOP/t/src/trace";
+
+# No variable of the library's (or of mcount-cc's) is inherited by chance.
+sub clean_env {
+    delete $ENV{$_} for grep { /^(MCOUNT_TRACE_|MCOUNT_CC_)/ } keys %ENV;
+    delete $ENV{$_} for qw(LD_PRELOAD XDG_RUNTIME_DIR RECORDMCOUNT_TRACE_LIB);
+    die "$SO and $LIBA: run make first\n" unless -f $SO && -f $LIBA;
+    return;
+}
+
+# mcc_build(HOOK_FLAGS, OUT.o, SRC, CFLAGS...): compile through mcount-cc
+# gcc with MCOUNT_CC_FLAGS=HOOK_FLAGS (the object gets its table); dies on
+# failure or on any message.
+sub mcc_build {
+    my ($hook, $out, $src, @cflags) = @_;
+    my ($st, $o, $e) = run_cmd([$MCC, 'gcc', @cflags, '-c', $src, '-o', $out],
+        env => { MCOUNT_CC_FLAGS => $hook });
+    die "mcount-cc gcc @cflags -c $src ($hook) failed ($st):\n$o$e" if $st != 0;
+    return $out;
+}
+
+# link_prog(OUT, ARGS...): gcc -o OUT ARGS (no -pg: no gcrt1.o).
+sub link_prog {
+    my ($out, @args) = @_;
+    my ($st, $o, $e) = run_cmd(['gcc', '-o', $out, @args]);
+    die "gcc -o $out @args failed ($st):\n$o$e" if $st != 0;
+    return $out;
+}
+
+# traced([CMD...], env => {...}, preload => 0|1, timeout => S)
+# -> (wait status, stdout, stderr): CMD with the library preloaded (unless
+# preload => 0) and the variables of env, killed after a generous time.
+sub traced {
+    my ($cmd, %o) = @_;
+    my $t = $o{timeout} // 300;
+    # timeout(1) itself must not get the library: env sets it for CMD only.
+    return run_cmd(['timeout', '-k', '10', $t, 'env', ($o{preload} // 1 ? "LD_PRELOAD=$SO" : ()),
+        map({ "$_=$o{env}{$_}" } sort keys %{ $o{env} // {} }), @$cmd], stdin => $o{stdin});
+}
+
+# The trace file in the kernel's text format, read strictly: the four
+# header lines first, then one event a line as
+#   %16.16s-%-7d [%03u] %6llu.%06llu: FUNC <-PARENT
+# or a "COMM-TID [LOST N EVENTS]" line.  Returns (\@events, \@errors);
+# each event { comm, tid, cpu, sec (string), func, parent }; lost
+# lines are { lost => N, comm, tid }.
+my @HEADER = ('# tracer: function', '#',
+    '#           TASK-PID     CPU#     TIMESTAMP  FUNCTION',
+    '#              | |         |         |         |');
+
+sub read_text {
+    my ($file, %o) = @_;
+    my (@ev, @err);
+    my @lines = split /\n/, slurp($file), -1;
+    push @err, 'the file does not end with a newline' if @lines && $lines[-1] ne '';
+    pop @lines if @lines && $lines[-1] eq '';
+    for my $i (0 .. $#HEADER) {
+        my $l = shift @lines;
+        push @err, "header line " . ($i + 1) . ": '" . ($l // '(none)') . "'"
+            unless defined $l && $l eq $HEADER[$i];
+    }
+    my $n = scalar @HEADER;
+    for my $l (@lines) {
+        $n++;
+        if ($l =~ /\A(.{16})-(\d+)( *) \[(\d{3})\] ( *\d+)\.(\d{6}): ([A-Za-z_][\w.]*|0x[0-9a-f]+) <-([A-Za-z_][\w.]*|0x[0-9a-f]+)\z/
+            && length($2 . $3) >= 7 && length($5) >= 6 && ($3 eq '' || length($2 . $3) == 7)) {
+            my ($comm, $tid) = ($1, $2);
+            $comm =~ s/\A +//;
+            push @ev, { comm => $comm, tid => $tid, cpu => $4, sec => ($5 =~ s/ //gr) . ".$6",
+                func => $7, parent => $8, line => $n };
+        } elsif ($l =~ /\A(.{16})-(\d+)( *) \[LOST (\d+) EVENTS\]\z/ && length($2 . $3) >= 7) {
+            my ($comm, $tid) = ($1 =~ s/\A +//r, $2);
+            push @ev, { lost => $4, comm => $comm, tid => $tid, line => $n };
+        } else {
+            push @err, "line $n: '$l'";
+        }
+    }
+    return (\@ev, \@err);
+}
+
+# The trace in JSON lines, each decoded strictly; (\@events, \@errors).
+sub read_json {
+    my ($file) = @_;
+    my (@ev, @err);
+    my $js = JSON::PP->new->utf8;
+    my $data = slurp($file);
+    push @err, 'the file does not end with a newline' if length $data && $data !~ /\n\z/;
+    my $n = 0;
+    for my $l (split /\n/, $data) {
+        $n++;
+        my $e = eval { $js->decode($l) };
+        if (!$e || ref $e ne 'HASH') {
+            push @err, "line $n: not a JSON object: '$l'";
+            next;
+        }
+        if (exists $e->{lost}) {
+            push @err, "line $n: bad lost record '$l'" unless $e->{lost} =~ /\A[1-9]\d*\z/;
+        } else {
+            my @k = sort keys %$e;
+            push @err, "line $n: keys @k" unless "@k" eq 'addr comm cpu func parent parent_addr tid ts';
+            push @err, "line $n: bad addr '$l'" unless ($e->{addr} // '') =~ /\A0x[0-9a-f]+\z/
+                && ($e->{parent_addr} // '') =~ /\A0x[0-9a-f]+\z/;
+            push @err, "line $n: bad tid/cpu/ts '$l'" unless ($e->{tid} // '') =~ /\A\d+\z/
+                && ($e->{cpu} // '') =~ /\A\d+\z/ && $l =~ /"ts":(\d+\.\d{9}),/;
+            $e->{ts} = $1;      # as written: a double would lose digits
+        }
+        $e->{line} = $n;
+        push @ev, $e;
+    }
+    return (\@ev, \@err);
+}
+
+# The function symbols of a linked file (FUNC and IFUNC, defined), read
+# by readelf: sorted [addr, size, name]; of several names at one address
+# the first global one.  ("nm" below: this list.)
+sub nm_funcs {
+    my ($file) = @_;
+    my ($st, $out, $err) = run_cmd(['readelf', '-sW', $file]);
+    die "readelf -s $file: $err" if $st != 0;
+    my %seen;
+    my @f;
+    for (split /\n/, $out) {
+        my ($a, $s, $bind, $ndx, $n) =
+            /\A\s*\d+:\s+([0-9a-f]+)\s+(\d+|0x[0-9a-f]+)\s+(?:FUNC|IFUNC)\s+(\w+)\s+\w+\s+(\w+)\s+(\S+)/
+            or next;
+        next if $ndx eq 'UND';
+        $n =~ s/@.*//;
+        next if $seen{"$a $n"}++;
+        push @f, [hex $a, $s =~ /^0x/ ? hex $s : $s, $n, $bind eq 'LOCAL' ? 1 : 0];
+    }
+    @f = sort { $a->[0] <=> $b->[0] || $a->[3] <=> $b->[3] } @f;
+    return \@f;
+}
+
+# The function of an nm list that holds ADDR (file address): [addr, size, name] or undef.
+sub func_at {
+    my ($syms, $addr) = @_;
+    my ($lo, $hi) = (0, scalar @$syms);
+    while ($lo < $hi) {
+        my $mid = int(($lo + $hi) / 2);
+        if ($syms->[$mid][0] <= $addr) { $lo = $mid + 1 } else { $hi = $mid }
+    }
+    return undef unless $lo;
+    my $s = $syms->[$lo - 1];
+    # the first symbol at that address
+    my $i = $lo - 1;
+    $i-- while $i > 0 && $syms->[$i - 1][0] == $s->[0];
+    $s = $syms->[$i];
+    return undef if $s->[1] ? $addr >= $s->[0] + $s->[1] : $addr != $s->[0];
+    return $s;
+}
+
+# The load bias: a symbol's run-time address less its nm address.
+sub bias_of {
+    my ($syms, $name, $runtime) = @_;
+    my ($s) = grep { $_->[2] eq $name } @$syms;
+    die "no symbol $name" unless $s;
+    return $runtime - $s->[0];
+}
+
+# The hook call form at file address ADDR of FILE, from the file's bytes:
+# "e8", "ff15", "67e8", "90e8", or the two bytes found.
+sub hook_form {
+    my ($file, $addr) = @_;
+    my ($st, $out) = run_cmd(['readelf', '-SW', $file]);
+    for (split /\n/, $out) {
+        my ($type, $va, $off, $size) =
+            /\]\s+\S+\s+(\w+)\s+([0-9a-f]{8,})\s+([0-9a-f]{6,})\s+([0-9a-f]{6,})\s/ or next;
+        next unless $type eq 'PROGBITS' && $addr >= hex $va && $addr + 2 <= hex($va) + hex($size);
+        open(my $fh, '<:raw', $file) or die "$file: $!";
+        seek $fh, hex($off) + $addr - hex($va), 0 or die;
+        read($fh, my $b, 2) == 2 or die;
+        my $hex = unpack 'H4', $b;
+        return $hex =~ /\Ae8/ ? 'e8' : $hex;
+    }
+    return '?';
+}
+
+# Wait up to SECONDS for CODE to return true; returns its last value.
+sub wait_for {
+    my ($seconds, $code) = @_;
+    my $end = time + $seconds;
+    while (1) {
+        my $v = $code->();
+        return $v if $v || time > $end;
+        select undef, undef, undef, 0.05;
+    }
+}
+
+# start_bg([CMD...], env => {...}, out => FILE, err => FILE) -> PID of a
+# child running CMD (exec'd: the PID is the traced program's).
+sub start_bg {
+    my ($cmd, %o) = @_;
+    my $pid = fork // die "fork: $!";
+    if ($pid == 0) {
+        open STDIN, '<', '/dev/null' or POSIX::_exit(126);
+        open STDOUT, '>', $o{out} or POSIX::_exit(126) if $o{out};
+        open STDERR, '>', $o{err} or POSIX::_exit(126) if $o{err};
+        $ENV{$_} = $o{env}{$_} for keys %{ $o{env} // {} };
+        { no warnings 'exec'; exec { $cmd->[0] } @$cmd; }
+        POSIX::_exit(127);
+    }
+    return $pid;
+}
+
+# Wait for a background child (killing it after SECONDS); its wait status.
+sub stop_bg {
+    my ($pid, $seconds) = @_;
+    my $end = time + ($seconds // 120);
+    while (1) {
+        my $r = waitpid $pid, POSIX::WNOHANG();
+        return $? if $r == $pid;
+        return -1 if $r < 0;
+        if (time > $end) {
+            kill 'KILL', $pid;
+            waitpid $pid, 0;
+            return $?;
+        }
+        select undef, undef, undef, 0.05;
+    }
+}
+
+# bin/mcount-trace ARGS -> (exit code, stdout, stderr)
+sub mt_cli {
+    my (@args) = @_;
+    my ($st, $out, $err) = run_cmd([$^X, $MT, @args]);
+    return (($st & 127) ? 128 + ($st & 127) : $st >> 8, $out, $err);
+}
+
+# One request on the control socket DIR/PID, as mcount-trace(1) sends it:
+# the whole answer (status line and payload) or undef.
+sub mt_request {
+    my ($dir, $pid, $line) = @_;
+    require Socket;
+    socket(my $s, Socket::AF_UNIX(), Socket::SOCK_STREAM(), 0) or return undef;
+    connect($s, Socket::pack_sockaddr_un("$dir/$pid")) or return undef;
+    syswrite $s, "$line\n";
+    my $ans = '';
+    my $rin = '';
+    vec($rin, fileno($s), 1) = 1;
+    while (1) {
+        my $r = select(my $rout = $rin, undef, undef, 60);
+        last unless $r && $r > 0;
+        my $n = sysread $s, my $buf, 65536;
+        last unless $n;
+        $ans .= $buf;
+    }
+    close $s;
+    return $ans;
+}
+
+1;
