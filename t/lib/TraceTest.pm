@@ -67,7 +67,8 @@ sub traced {
 # The trace file in the kernel's text format, read strictly: the four
 # header lines first, then one event a line as
 #   %16.16s-%-7d [%03u] %6llu.%06llu: FUNC <-PARENT
-# or a "COMM-TID [LOST N EVENTS]" line.  Returns (\@events, \@errors);
+# or a "COMM-TID [LOST N EVENTS]" line (header => 0: no header, as show
+# prints the trace).  Returns (\@events, \@errors);
 # each event { comm, tid, cpu, sec (string), func, parent }; lost
 # lines are { lost => N, comm, tid }.
 my @HEADER = ('# tracer: function', '#',
@@ -80,23 +81,31 @@ sub read_text {
     my @lines = split /\n/, slurp($file), -1;
     push @err, 'the file does not end with a newline' if @lines && $lines[-1] ne '';
     pop @lines if @lines && $lines[-1] eq '';
-    for my $i (0 .. $#HEADER) {
+    for my $i (0 .. ($o{header} // 1 ? $#HEADER : -1)) {
         my $l = shift @lines;
         push @err, "header line " . ($i + 1) . ": '" . ($l // '(none)') . "'"
             unless defined $l && $l eq $HEADER[$i];
     }
-    my $n = scalar @HEADER;
+    my $n = $o{header} // 1 ? scalar @HEADER : 0;
     for my $l (@lines) {
         $n++;
-        if ($l =~ /\A(.{16})-(\d+)( *) \[(\d{3})\] ( *\d+)\.(\d{6}): ([A-Za-z_][\w.]*|0x[0-9a-f]+) <-([A-Za-z_][\w.]*|0x[0-9a-f]+)\z/
-            && length($2 . $3) >= 7 && length($5) >= 6 && ($3 eq '' || length($2 . $3) == 7)) {
-            my ($comm, $tid) = ($1, $2);
+        if (my @m = $l =~ /\A(.{16})-(\d+)( *) \[(\d{3})\] ( *\d+)\.(\d{6}): ([A-Za-z_][\w.]*|0x[0-9a-f]+) <-([A-Za-z_][\w.]*|0x[0-9a-f]+)\z/) {
+            my ($comm, $tid, $pad, $cpu, $s, $us, $func, $parent) = @m;
+            if (length($tid . $pad) < 7 || $pad ne '' && length($tid . $pad) != 7 || length($s) < 6) {
+                push @err, "line $n: '$l'";
+                next;
+            }
             $comm =~ s/\A +//;
-            push @ev, { comm => $comm, tid => $tid, cpu => $4, sec => ($5 =~ s/ //gr) . ".$6",
-                func => $7, parent => $8, line => $n };
-        } elsif ($l =~ /\A(.{16})-(\d+)( *) \[LOST (\d+) EVENTS\]\z/ && length($2 . $3) >= 7) {
-            my ($comm, $tid) = ($1 =~ s/\A +//r, $2);
-            push @ev, { lost => $4, comm => $comm, tid => $tid, line => $n };
+            push @ev, { comm => $comm, tid => $tid, cpu => $cpu, sec => ($s =~ s/ //gr) . ".$us",
+                func => $func, parent => $parent, line => $n };
+        } elsif (my @l = $l =~ /\A(.{16})-(\d+)( *) \[LOST (\d+) EVENTS\]\z/) {
+            my ($comm, $tid, $pad, $lost) = @l;
+            if (length($tid . $pad) < 7) {
+                push @err, "line $n: '$l'";
+                next;
+            }
+            $comm =~ s/\A +//;
+            push @ev, { lost => $lost, comm => $comm, tid => $tid, line => $n };
         } else {
             push @err, "line $n: '$l'";
         }
