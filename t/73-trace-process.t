@@ -11,7 +11,8 @@
 # while it is loaded, every event named), the program's own SIGTRAP
 # handler (installed before and after the library's start-up, with
 # sigaction and with signal: raise and int3 still reach it; SIG_IGN still
-# ignores a raised SIGTRAP; with SIG_DFL an int3 still kills), and table
+# ignores a raised SIGTRAP; SA_RESETHAND resets it; with SIG_DFL an int3
+# still kills), a child that execs (system: the parent's FILE stays whole), and table
 # entries that are not calls to the hook (refused with a message, their
 # bytes never changed; GCC's -mnop-mcount -mrecord-mcount table too).
 # The expected counts come from the program's own source: so many calls
@@ -86,6 +87,19 @@ for my $how (qw(execv execvp execl)) {
     is($n->{pre_exec} // 0, 3, "$how: the events before exec are in FILE");
     my @order = map { $_->{func} } grep { !exists $_->{lost} } @$ev;
     is("@order", join(' ', ('pre_exec') x 3, ('post_exec') x 3), "$how: in order");
+}
+
+# ---- a child that execs (system): the parent's FILE stays whole ----
+{
+    my $t = "$dir/system.txt";
+    my ($st, $out, $err) = traced([$proc, 'system'], timeout => 120,
+        env => { MCOUNT_TRACE_FILTER => 'p_before,parent_work', MCOUNT_TRACE_OUTPUT => $t });
+    is($st, 0, 'system: exits 0') or diag $err;
+    is($out, "system 24\n", 'system: the program ran');
+    my ($n, undef, $errs) = counts($t);
+    is_deeply($errs, [], 'system: the trace is well formed');
+    is_deeply($n, { p_before => 3, parent_work => 4 },
+        'system: FILE holds the events before and after system() (the shell does not truncate it)');
 }
 
 # ---- a signal handler calling traced functions ----
@@ -184,7 +198,10 @@ for my $v (['preloaded', $proc, 1], ['linked in', $proc_a, 0]) {
         like($out, $traps_line, "$name, $how before start-up: raise and int3 reach the program's handler");
         like($out, qr/found default/, "$name, $how before start-up: installed before the library's handler");
     }
-    my ($st, $out, $err) = traced([$prog, 'trap', 'ign'], preload => $preload, timeout => 120);
+    my ($st, $out, $err) = traced([$prog, 'resethand'], preload => $preload, timeout => 120);
+    is($st & 127, 5, "$name, SA_RESETHAND: the second raise(SIGTRAP) kills") or diag "status $st";
+    is($out, "first 1\n", "$name, SA_RESETHAND: after the handler ran once");
+    ($st, $out, $err) = traced([$prog, 'trap', 'ign'], preload => $preload, timeout => 120);
     is($st, 0, "$name, SIG_IGN: raise(SIGTRAP) is ignored") or diag "status $st";
     is($out, "survived raise\n", "$name, SIG_IGN: the program goes on");
     for my $how (qw(dfl-int3 dfl-raise)) {

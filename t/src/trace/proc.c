@@ -16,6 +16,11 @@
  *                      SYNC/listed; dlclose, local_fn x2, SYNC/closed,
  *                      wait for SYNC/done; 20 times: dlopen, plug_a,
  *                      dlclose at once; then local_fn x1, exit
+ *   proc system        p_before x3, a pause (the events are written), then
+ *                      system("exit 0") (a child that execs /bin/sh), then
+ *                      parent_work x4
+ *   proc resethand     a SIGTRAP handler with SA_RESETHAND: the second
+ *                      raise(SIGTRAP) must kill
  *   proc trap HOW      the program's own SIGTRAP handler: HOW sigaction or
  *                      signal (installed in main), early (before the
  *                      library's start-up), ign (SIG_IGN, then raise),
@@ -87,6 +92,20 @@ static int fork_main(void)
 	pthread_join(t, NULL);
 	printf("child %d status %d\n", (int)p, st);
 	return st == 0 && r == 24 ? 0 : 1;
+}
+
+static int system_main(void)
+{
+	int r = 0;
+	for (int i = 0; i < 3; i++)
+		r += p_before(i);
+	usleep(300000);
+	if (system("exit 0"))
+		return 1;
+	for (int i = 0; i < 4; i++)
+		r += parent_work(i);
+	printf("system %d\n", r);
+	return 0;
 }
 
 static int exec_main(const char *how)
@@ -279,6 +298,21 @@ __attribute__((constructor(100))) static void early_install(void)
 
 F int toggled(int x) { return x + 10; }
 
+static int resethand_main(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_trap;
+	sa.sa_flags = SA_RESETHAND;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTRAP, &sa, NULL);
+	raise(SIGTRAP);
+	printf("first %d\n", atomic_load(&traps));
+	raise(SIGTRAP);
+	printf("survived the second\n");
+	return 0;
+}
+
 static int trap_main(const char *how)
 {
 	if (!strcmp(how, "sigaction") || !strcmp(how, "signal"))
@@ -349,6 +383,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc >= 2 && !strcmp(argv[1], "fork"))
 		return fork_main();
+	if (argc >= 2 && !strcmp(argv[1], "system"))
+		return system_main();
+	if (argc >= 2 && !strcmp(argv[1], "resethand"))
+		return resethand_main();
 	if (argc >= 3 && !strcmp(argv[1], "exec"))
 		return exec_main(argv[2]);
 	if (argc >= 2 && !strcmp(argv[1], "after")) {
