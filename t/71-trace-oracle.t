@@ -24,7 +24,7 @@ no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
-use TraceTest qw($SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced read_json
+use TraceTest qw($SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced read_json read_text
     nm_funcs func_at bias_of hook_form);
 
 clean_env();
@@ -155,6 +155,37 @@ variant('mcount -static -no-pie linked in', @mcount, ['-fno-pie'], ['-static'], 
 # ld -z call-nop=prefix-0x90: the GOT call becomes nop; call hook
 variant('fentry PIE linked in, call-nop=prefix-0x90', @fentry, [], ['-Wl,-z,call-nop=prefix-0x90'],
     'a', '90e8');
+
+# The same program: NOTRACE takes functions out of '*' (the oracle: the
+# log without them), and the text format names the same sequence.
+{
+    my $d = "$dir/fentry_PIE_preloaded";
+    my $prog = "$d/oracle";
+    my $syms = nm_funcs($prog);
+    my ($st, $out, $err) = traced([$prog, 3], env => { CYG_LOG => "$d/cyg-nt.log",
+        MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_NOTRACE => 'leaf,rec', MCOUNT_TRACE_FORMAT => 'json',
+        MCOUNT_TRACE_OUTPUT => "$d/nt.json", MCOUNT_TRACE_DIR => $ctl });
+    is($st, 0, 'NOTRACE leaf,rec: exits 0') or diag $err;
+    my ($main_at, $cyg) = read_cyg("$d/cyg-nt.log");
+    my $bias = bias_of($syms, 'main', $main_at);
+    my @want = grep { !/\A(leaf|rec) / } show_seq($syms, $bias, $cyg);
+    my ($ev, $errs) = read_json("$d/nt.json");
+    my @got = show_seq($syms, $bias, [map { my $f = func_at($syms, hex($_->{addr}) - $bias);
+        [$f ? $f->[0] + $bias : 0, hex $_->{parent_addr}] } @$ev]);
+    is(first_diff(\@got, \@want), '', 'NOTRACE leaf,rec: the log without leaf and rec');
+
+    ($st, $out, $err) = traced([$prog, 3], env => { MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_FORMAT => 'text',
+        MCOUNT_TRACE_OUTPUT => "$d/t.txt", MCOUNT_TRACE_DIR => $ctl });
+    is($st, 0, 'text format: exits 0') or diag $err;
+    my ($tev, $terr) = read_text("$d/t.txt");
+    is_deeply($terr, [], 'text format: every line well formed');
+    my ($jev) = read_json("$d/trace.json");
+    # (an unnamed parent is an address, which differs from run to run)
+    my $seq = sub { join ' ', map { "$_->{func}<-" . ($_->{parent} =~ s/\A0x[0-9a-f]+\z/ADDR/r) } @_ };
+    is($seq->(@$tev), $seq->(@$jev),
+        'text format: the functions and parents of the JSON trace, in order');
+    ok(!grep({ $_->{comm} ne 'oracle' } @$tev), 'text format: the command name is the program\'s');
+}
 
 # The two tables of call forms.  src/arch.c's x86_64 row, through the
 # helper's plan: RELOC/LEN/FIELD[/option...] words with op=HEX.
