@@ -351,10 +351,16 @@ static void atfork_parent(void)
 	mt_output_unlock();
 }
 
+/* The child's thread is not the owner of the parent's locks (a
+ * recursive mutex refuses an unlock from another thread): made anew. */
 static void atfork_child(void)
 {
-	pthread_mutex_unlock(&mt_reg.lock);
-	mt_output_unlock();
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&mt_reg.lock, &a);
+	pthread_mutexattr_destroy(&a);
+	mt_output_reinit();
 	mt_patch_after_fork();
 	mt_buffers_after_fork();
 	if (out_fd >= 0 && out_fd != 2)

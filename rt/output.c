@@ -29,6 +29,7 @@ uint64_t mt_untabled_events;
 
 void mt_output_lock(void) { pthread_mutex_lock(&drain_lock); }
 void mt_output_unlock(void) { pthread_mutex_unlock(&drain_lock); }
+void mt_output_reinit(void) { pthread_mutex_init(&drain_lock, NULL); }
 
 /* ---- the clock: ticks to CLOCK_MONOTONIC seconds ---- */
 

@@ -201,6 +201,7 @@ MT_HIDDEN extern uint64_t mt_untabled_events;
 MT_HIDDEN int mt_write_all(int fd, const char *p, size_t n);
 MT_HIDDEN void mt_output_lock(void);            /* around fork() */
 MT_HIDDEN void mt_output_unlock(void);
+MT_HIDDEN void mt_output_reinit(void);          /* in a forked child */
 
 /* ---- messages (control.c) ---- */
 MT_HIDDEN void mt_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
