@@ -62,6 +62,17 @@ build/libmcount-trace.so: $(call RT_OBJS,so)
 build/libmcount-trace.a: $(call RT_OBJS,a)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@.tmp && ar rcs $@.tmp $^ && mv -f $@.tmp $@
+# The same under ASan and UBSan, for t/75 (the hot path, buffer.c, is
+# not instrumented: it runs inside any function of the program, signal
+# handlers included, and keeps to general registers).
+RT_SAN := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+build/rt/asan/%.o: rt/%.c $(RT_HDRS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(WARN) -fPIC $(if $(filter buffer,$*),-O2 -g -mgeneral-regs-only,$(RT_SAN)) -c -o $@ $<
+build/asan/libmcount-trace.a: $(call RT_OBJS,asan)
+	$(Q)mkdir -p $(@D)
+	@$(if $(Q),echo "  AR      $@ (ASan+UBSan)")
+	$(Q)rm -f $@.tmp && ar rcs $@.tmp $^ && mv -f $@.tmp $@
 
 build:
 	$(Q)mkdir -p build
@@ -99,7 +110,7 @@ build/man/%.1: doc/%.pod
 		--name=$(shell echo $* | tr a-z A-Z) $< $@
 
 TESTS ?= t/*.t
-check: all build/asan/mcount-scan fuzz-short
+check: all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short
 	prove -I lib -I t/lib $(if $(filter 1,$(V)),-v) $(TESTS)
 
 deps:
