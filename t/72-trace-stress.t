@@ -1,0 +1,158 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# libmcount-trace under load: eight threads call f0..f7 in tight loops
+# (t/src/trace/stress.c) while their call sites are switched between NOP
+# and call 100,000 times through the C API, with the library preloaded and
+# linked in (libmcount-trace.a); then live from outside, through
+# bin/mcount-trace enable/disable PID and the control socket itself.
+# The program installs its own SIGTRAP handler, which counts the traps
+# that reach it: none may (every trap at a site being patched is the
+# library's).  No crash, every function still computes what it computes
+# (each thread checks every result, and a final sum must equal the plain
+# build's), and every line of the text trace is well formed (a strict
+# reading of the kernel's format): only f0..f7, called from round_of, f2
+# or f6, by the hammering threads, each thread's times in order.  Last,
+# 600 short-lived threads each make one traced call: 600 events, and the
+# resident memory stays bounded.
+use strict;
+use warnings;
+use Test::More;
+use lib 't/lib';
+use Time::HiRes qw(time);
+use TestUtil qw(must run_cmd tmpdir slurp spit);
+use TraceTest qw($SO $LIBA $TSRC clean_env mcc_build link_prog traced read_text wait_for
+    start_bg stop_bg mt_cli mt_request);
+
+clean_env();
+my $dir = tmpdir();
+my $ctl = "$dir/ctl";
+$ENV{MCOUNT_TRACE_DIR} = $ctl;     # for the program and for mcount-trace alike
+my $TOGGLES = 100_000;
+
+must('gcc', '-O2', '-pthread', '-o', "$dir/plain", "$TSRC/stress.c");
+my ($want_check) = must("$dir/plain", 'api', 0, 0) =~ /^check=(\d+)$/m;
+ok(defined $want_check, "the plain build's check sum: " . ($want_check // 'none'));
+
+mcc_build('-pg -mfentry', "$dir/stress.o", "$TSRC/stress.c", '-O2', '-pthread');
+my $so_prog = link_prog("$dir/stress", "$dir/stress.o", '-pthread');
+my $a_prog = link_prog("$dir/stress_a", "$dir/stress.o", $LIBA, '-pthread');
+
+my %F = map { ("f$_" => 1) } 0 .. 7;
+my %PARENT = (round_of => 1, f2 => 1, f6 => 1);
+
+# The trace file read strictly; returns the number of events.
+sub trace_ok {
+    my ($name, $file) = @_;
+    my ($ev, $errs) = read_text($file);
+    is_deeply([@$errs[0 .. ($#$errs < 4 ? $#$errs : 4)]], [], "$name: every line of the trace is well formed"
+        . (@$errs ? ' (' . scalar(@$errs) . ' bad)' : ''));
+    my (@bad, %last, $n, $lost);
+    for my $e (@$ev) {
+        if (exists $e->{lost}) {
+            $lost += $e->{lost};
+            push @bad, "line $e->{line}: lost line of thread $e->{comm}" unless $e->{comm} =~ /\Ahammer\d\z/;
+            next;
+        }
+        $n++;
+        push @bad, "line $e->{line}: function $e->{func}" unless $F{ $e->{func} };
+        push @bad, "line $e->{line}: parent $e->{parent}" unless $PARENT{ $e->{parent} };
+        push @bad, "line $e->{line}: thread $e->{comm}" unless $e->{comm} =~ /\Ahammer\d\z/;
+        (my $us = $e->{sec}) =~ s/\.//;
+        push @bad, "line $e->{line}: thread $e->{tid} went back in time ($e->{sec})"
+            if defined $last{ $e->{tid} } && $us < $last{ $e->{tid} };
+        $last{ $e->{tid} } = $us;
+        last if @bad > 10;
+    }
+    is_deeply(\@bad, [], "$name: each event is f0..f7 <- round_of/f2/f6 of a hammering thread, "
+        . "each thread's times in order");
+    cmp_ok($n // 0, '>', 0, "$name: " . ($n // 0) . ' events, ' . ($lost // 0) . ' lost to full buffers');
+    cmp_ok(scalar keys %last, '>=', 2, "$name: events from " . scalar(keys %last) . ' threads');
+    return;
+}
+
+# The program's report: exit 0, no stray trap, no error, the plain sum.
+sub report_ok {
+    my ($name, $st, $out, $err) = @_;
+    is($st, 0, "$name: exits 0") or diag "status $st\n$err";
+    my ($calls, $traps, $errors) = $out =~ /^calls=(\d+) traps=(\d+) errors=(\d+)$/m;
+    my ($check) = $out =~ /^check=(\d+)$/m;
+    cmp_ok($calls // 0, '>', 0, "$name: " . ($calls // 0) . ' calls made');
+    is($traps, 0, "$name: no SIGTRAP reached the program's own handler");
+    is($errors, 0, "$name: every enable and disable succeeded") if defined $errors;
+    is($check, $want_check, "$name: the functions compute what the plain build computes");
+    # A full buffer is reported at exit; anything else is not expected.
+    my @msg = grep { !/\Amcount-trace: \d+ events lost: their threads' buffers were full/ } split /\n/, $err;
+    is_deeply(\@msg, [], "$name: no message but the count of events lost");
+    return;
+}
+
+for my $v (['preloaded', $so_prog, 1], ['linked in', $a_prog, 0]) {
+    my ($name, $prog, $preload) = @$v;
+    my $trace = "$dir/trace-" . ($preload ? 'so' : 'a') . '.txt';
+    my $t0 = time;
+    my ($st, $out, $err) = traced([$prog, 'api', $TOGGLES, 8], preload => $preload, timeout => 900,
+        env => { MCOUNT_TRACE_OUTPUT => $trace, MCOUNT_TRACE_BUFFER => 4096 });
+    note(sprintf '%s: %d toggles in %.1f s', $name, $TOGGLES, time - $t0);
+    report_ok("$name, $TOGGLES toggles through the C API", $st, $out, $err);
+    trace_ok("$name, $TOGGLES toggles through the C API", $trace);
+    unlink $trace;
+}
+
+# From outside, while the threads hammer: mcount-trace enable/disable
+# PID, then the same requests straight on the socket, many more times.
+{
+    my $name = 'live from outside';
+    my $trace = "$dir/trace-live.txt";
+    my $go = "$dir/go";
+    my $pid = start_bg([$so_prog, 'wait', $go, 8], out => "$dir/live.out", err => "$dir/live.err",
+        env => { LD_PRELOAD => $SO, MCOUNT_TRACE_OUTPUT => $trace, MCOUNT_TRACE_BUFFER => 1024 });
+    ok(wait_for(120, sub { -e "$go.ready" && -S "$ctl/$pid" }), "$name: the program runs, its socket is there");
+    my @fail;
+    my $t0 = time;
+    for my $i (1 .. 20) {
+        my $glob = ('f*', 'f0,f3', 'f[1-4]', 'f5 f6 f7')[$i % 4];
+        for my $verb (qw(enable disable)) {
+            my ($code, undef, $e) = mt_cli($verb, $pid, $glob);
+            push @fail, "$verb $glob: exit $code: $e" if $code != 0 || $e =~ /\S/ && $e !~ /warning: no function/;
+        }
+    }
+    is_deeply([@fail[0 .. ($#fail < 4 ? $#fail : 4)]], [], "$name: 20 rounds of mcount-trace enable and disable");
+    note(sprintf '%s: 40 mcount-trace commands in %.1f s', $name, time - $t0);
+    $t0 = time;
+    my $bad = 0;
+    for my $i (1 .. 200) {
+        my $glob = ('f*', 'f2', 'f?', 'f6:mod:stress')[$i % 4];
+        for my $verb (qw(enable disable)) {
+            my $a = mt_request($ctl, $pid, "$verb $glob") // '(no answer)';
+            $bad++, diag("$verb $glob: '$a'") if $a !~ /\Aok \d+\n\z/ && $bad < 5;
+        }
+    }
+    note(sprintf '%s: 400 requests in %.1f s', $name, time - $t0);
+    is($bad, 0, "$name: 200 rounds of enable and disable on the socket, each answered ok N");
+    my $status = mt_request($ctl, $pid, 'status') // '';
+    like($status, qr/^functions traced: 0$/m, "$name: status: 0 functions traced after the last disable");
+    spit($go, '');
+    my $st = stop_bg($pid, 300);
+    report_ok($name, $st, slurp("$dir/live.out"), slurp("$dir/live.err"));
+    trace_ok($name, $trace);
+}
+
+# Thread churn: threads that come and go, each making one traced call.
+# Every call is in the trace, and memory stays bounded (one thread lives
+# at a time; a plain run needs a few MB).
+{
+    my $name = 'thread churn';
+    my $trace = "$dir/trace-churn.txt";
+    my ($st, $out, $err) = traced([$so_prog, 'churn', 600], timeout => 600,
+        env => { MCOUNT_TRACE_FILTER => 'f0', MCOUNT_TRACE_OUTPUT => $trace });
+    is($st, 0, "$name: 600 threads, one after the other: exit 0") or diag $err;
+    my ($rss) = $out =~ /^rss=(\d+)$/m;
+    cmp_ok($rss // 1e9, '<', 256 * 1024, "$name: resident memory at the end " . ($rss // '?') . ' kB (< 256 MB)');
+    my ($ev, $errs) = read_text($trace);
+    is_deeply([@$errs[0 .. ($#$errs < 4 ? $#$errs : 4)]], [], "$name: the trace is well formed");
+    my %tids = map { ($_->{tid} => 1) } grep { !exists $_->{lost} && $_->{func} eq 'f0' } @$ev;
+    is(scalar(grep { !exists $_->{lost} } @$ev), 600, "$name: one f0 event per thread");
+    is_deeply(\@{[ grep { !/\Amcount-trace: \d+ events lost/ } split /\n/, $err ]}, [], "$name: no message");
+}
+
+done_testing();
