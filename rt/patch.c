@@ -35,18 +35,34 @@ static atomic_bool trap_claimed;
 
 #ifdef MT_SHARED
 #include <dlfcn.h>
+/* libc's functions behind the wrappers below, found at start-up (dlsym
+ * is no call for a signal handler). */
+static __typeof__(sigaction) *real_sigaction;
+static __typeof__(sigprocmask) *real_sigprocmask;
+static __typeof__(pthread_sigmask) *real_pthread_sigmask;
+
+static void find_reals(void)
+{
+	real_sigaction = (__typeof__(sigaction) *)dlsym(RTLD_NEXT, "sigaction");
+	real_sigprocmask = (__typeof__(sigprocmask) *)dlsym(RTLD_NEXT, "sigprocmask");
+	real_pthread_sigmask = (__typeof__(pthread_sigmask) *)dlsym(RTLD_NEXT, "pthread_sigmask");
+}
+
 int mt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	static int (*real)(int, const struct sigaction *, struct sigaction *);
-	if (!real)
-		real = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(RTLD_NEXT, "sigaction");
-	if (!real) {
+	if (!real_sigaction)
+		find_reals();
+	if (!real_sigaction) {
 		errno = ENOSYS;
 		return -1;
 	}
-	return real(sig, act, old);
+	return real_sigaction(sig, act, old);
 }
 #else
+static void find_reals(void)
+{
+}
+
 int mt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	return sigaction(sig, act, old);
@@ -72,10 +88,25 @@ static void trap_handler(int sig, siginfo_t *si, void *uc)
 		}
 	}
 	errno = saved;
-	if (user_trap.sa_flags & SA_SIGINFO) {
-		user_trap.sa_sigaction(sig, si, uc);
-	} else if (user_trap.sa_handler != SIG_DFL && user_trap.sa_handler != SIG_IGN) {
-		user_trap.sa_handler(sig);
+	/* As the kernel would have delivered it to the program's action. */
+	struct sigaction user = user_trap;
+	bool handler = (user.sa_flags & SA_SIGINFO) ||
+		(user.sa_handler != SIG_DFL && user.sa_handler != SIG_IGN);
+	if (handler) {
+		if (user.sa_flags & SA_RESETHAND) {
+			memset(&user_trap, 0, sizeof user_trap);
+			user_trap.sa_handler = SIG_DFL;
+		}
+		sigset_t old;
+		pthread_sigmask(SIG_BLOCK, &user.sa_mask, &old);
+		if (user.sa_flags & SA_SIGINFO)
+			user.sa_sigaction(sig, si, uc);
+		else
+			user.sa_handler(sig);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	} else if (user.sa_handler == SIG_IGN && si->si_code <= 0) {
+		/* Sent (kill, raise): ignored.  A trap the kernel raised is
+		 * fatal even when ignored, as below. */
 	} else {
 		/* As without us: the default action, once this handler returns. */
 		struct sigaction dfl;
@@ -121,20 +152,18 @@ static const sigset_t *without_trap(const sigset_t *set, sigset_t *copy)
 
 int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-	static __typeof__(sigprocmask) *real;
-	if (!real)
-		real = (__typeof__(sigprocmask) *)dlsym(RTLD_NEXT, "sigprocmask");
+	if (!real_sigprocmask)
+		find_reals();
 	sigset_t copy;
-	return real(how, how == SIG_UNBLOCK ? set : without_trap(set, &copy), old);
+	return real_sigprocmask(how, how == SIG_UNBLOCK ? set : without_trap(set, &copy), old);
 }
 
 int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-	static __typeof__(pthread_sigmask) *real;
-	if (!real)
-		real = (__typeof__(pthread_sigmask) *)dlsym(RTLD_NEXT, "pthread_sigmask");
+	if (!real_pthread_sigmask)
+		find_reals();
 	sigset_t copy;
-	return real(how, how == SIG_UNBLOCK ? set : without_trap(set, &copy), old);
+	return real_pthread_sigmask(how, how == SIG_UNBLOCK ? set : without_trap(set, &copy), old);
 }
 
 /* The program's own SIGTRAP action is kept, not installed: ours stays
@@ -172,6 +201,7 @@ sighandler_t signal(int sig, sighandler_t h)
 
 int mt_patch_init(void)
 {
+	find_reals();
 	mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	if (mem_fd < 0)
 		return -1;
