@@ -47,9 +47,12 @@ const struct mt_site *mt_site_at(uintptr_t addr)
 	return lo < v->n && v->sites[lo].addr == addr ? &v->sites[lo] : NULL;
 }
 
-const struct mt_site *mt_site_before(uintptr_t ret)
+/* Sites of unloaded objects, for naming the events they recorded
+ * before they went (a dlclose() between two drains). */
+static struct mt_view *grave;
+
+static const struct mt_site *before_in(const struct mt_view *v, uintptr_t ret)
 {
-	struct mt_view *v = atomic_load_explicit(&mt_view, memory_order_acquire);
 	if (!v)
 		return NULL;
 	size_t lo = 0, hi = v->n;
@@ -64,6 +67,12 @@ const struct mt_site *mt_site_before(uintptr_t ret)
 		return NULL;
 	const struct mt_site *s = &v->sites[lo - 1];
 	return s->addr + s->len == ret ? s : NULL;
+}
+
+const struct mt_site *mt_site_before(uintptr_t ret)
+{
+	const struct mt_site *s = before_in(atomic_load_explicit(&mt_view, memory_order_acquire), ret);
+	return s ? s : before_in(grave, ret);
 }
 
 static int site_cmp(const void *a, const void *b)
@@ -305,6 +314,39 @@ static struct mt_site *object_sites(uint16_t oi, size_t *count)
 	return out;
 }
 
+/* Keep the sites of objects just unloaded (the last ones at an address
+ * win: a later object may be loaded there). */
+static void bury(const struct mt_view *old, size_t ndead)
+{
+	size_t had = grave ? grave->n : 0, k = 0;
+	struct mt_view *g = malloc(sizeof *g);
+	struct mt_site *all = malloc((had + ndead) * sizeof *all);
+	if (!g || !all) {
+		free(g);
+		free(all);
+		return;
+	}
+	for (size_t i = 0; i < old->n; i++)
+		if (!mt_reg.objs[old->sites[i].obj]->live)
+			memcpy(&all[k++], &old->sites[i], sizeof *all);
+	for (size_t i = 0; i < had; i++) {
+		const struct mt_site *s = &grave->sites[i];
+		bool replaced = false;
+		for (size_t j = 0; j < ndead && !replaced; j++)
+			replaced = all[j].addr == s->addr;
+		if (!replaced)
+			memcpy(&all[k++], s, sizeof *all);
+	}
+	qsort(all, k, sizeof *all, site_cmp);
+	g->sites = all;
+	g->n = k;
+	if (grave) {
+		free(grave->sites);
+		free(grave);
+	}
+	grave = g;
+}
+
 int mt_sites_refresh(void)
 {
 	size_t first_obj = mt_reg.nobjs, first_func = mt_reg.nfuncs;
@@ -335,7 +377,11 @@ int mt_sites_refresh(void)
 		errno = ENOMEM;
 		return -1;
 	}
-	size_t n = 0;
+	size_t n = 0, ndead = 0;
+	for (size_t i = 0; i < nold; i++)
+		ndead += !mt_reg.objs[old->sites[i].obj]->live;
+	if (ndead)
+		bury(old, ndead);
 	for (size_t i = 0; i < nold; i++) {
 		const struct mt_site *s = &old->sites[i];
 		if (!mt_reg.objs[s->obj]->live)
