@@ -69,15 +69,26 @@ static struct mt_tbuf *tbuf_new(void)
 	uint64_t n = 1;
 	while (n < mt_buffer_events)
 		n <<= 1;
+	/* A buffer an exited thread left, emptied and freed by a drain. */
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
+		int free_state = MT_TBUF_FREE;
+		if (b->mask == n - 1 && atomic_load_explicit(&b->state, memory_order_relaxed) == MT_TBUF_FREE &&
+		    atomic_compare_exchange_strong(&b->state, &free_state, MT_TBUF_OWNED)) {
+			b->tid = (int)raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+			raw6(SYS_prctl, PR_GET_NAME, (long)b->comm, 0, 0, 0, 0);
+			self = b;
+			return b;
+		}
+	}
 	size_t size = sizeof(struct mt_tbuf) + n * sizeof(struct mt_event);
-	long p = raw6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	long p = raw6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p < 0 && p > -4096) {
 		self_dead = 1;
 		return NULL;
 	}
 	struct mt_tbuf *b = (struct mt_tbuf *)p;
 	b->mask = n - 1;
+	atomic_init(&b->state, MT_TBUF_OWNED);
 	b->tid = (int)raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 	raw6(SYS_prctl, PR_GET_NAME, (long)b->comm, 0, 0, 0, 0);
 	struct mt_tbuf *head = atomic_load(&mt_tbufs);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -191,6 +192,35 @@ static void header(struct out *o)
 	put(o, "#              | |         |         |         |\n");
 }
 
+static bool thread_gone(int tid)
+{
+	return syscall(SYS_tgkill, getpid(), tid, 0) && errno == ESRCH;
+}
+
+/* A buffer found empty whose thread has exited is reset and freed (lock
+ * held: drain_lock). */
+static void reap_one(struct mt_tbuf *b)
+{
+	if (atomic_load(&b->state) != MT_TBUF_OWNED || b->lost != b->lost_seen ||
+	    atomic_load(&b->head) != atomic_load(&b->tail) || !thread_gone(b->tid))
+		return;
+	atomic_store(&b->head, 0);
+	atomic_store(&b->tail, 0);
+	b->lost = b->lost_seen = 0;
+	b->nest = 0;
+	atomic_store_explicit(&b->state, MT_TBUF_FREE, memory_order_release);
+}
+
+void mt_reap(void)
+{
+	pthread_mutex_lock(&drain_lock);
+	int saved = errno;
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next)
+		reap_one(b);
+	errno = saved;
+	pthread_mutex_unlock(&drain_lock);
+}
+
 long mt_drain(int fd, bool json, bool with_header)
 {
 	pthread_mutex_lock(&drain_lock);
@@ -281,6 +311,10 @@ long mt_drain(int fd, bool json, bool with_header)
 	}
 	pthread_mutex_unlock(&mt_reg.lock);
 	flush(o);
+	int saved = errno;
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next)
+		reap_one(b);
+	errno = saved;
 	int err = o->err;
 	free(o);
 	free(v);

@@ -167,8 +167,11 @@ struct mt_event {
 #define MT_CPU_SHIFT 48
 #define MT_IP_MASK ((UINT64_C(1) << MT_CPU_SHIFT) - 1)
 
+enum { MT_TBUF_FREE, MT_TBUF_OWNED };
+
 struct mt_tbuf {
 	_Atomic uint64_t head;        /* written by the thread */
+	atomic_int state;             /* MT_TBUF_*: a free one is taken by a new thread */
 	uint64_t lost;
 	volatile int nest;            /* in the hook (a signal handler re-entered it) */
 	int tid;
@@ -196,6 +199,8 @@ MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t parent);
 /* Drain every buffer and write the events in time order; returns the
  * number written, -1 on a write error. */
 MT_HIDDEN long mt_drain(int fd, bool json, bool header);
+/* Free the empty buffers of threads that have exited, for new threads. */
+MT_HIDDEN void mt_reap(void);
 /* Events from call sites no table records (or refused): not written. */
 MT_HIDDEN extern uint64_t mt_untabled_events;
 MT_HIDDEN int mt_write_all(int fd, const char *p, size_t n);
