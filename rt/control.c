@@ -56,35 +56,69 @@ void mt_msg(const char *fmt, ...)
 
 /* ---- the output file ---- */
 
+/* Is there anything to write?  A process that never makes an event (a
+ * shell the program runs, say) leaves no FILE.PID behind. */
+static bool events_pending(void)
+{
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next)
+		if (atomic_load(&b->head) != atomic_load(&b->tail) || b->lost != b->lost_seen)
+			return true;
+	return false;
+}
+
+/* Which process writes FILE itself, and which have opened their file,
+ * across exec (which keeps the PID and the environment, and runs no
+ * destructor): MCOUNT_TRACE_OWNER names the first process, whose file is
+ * FILE; any other (a forked child, a program it runs) writes FILE.PID.
+ * MCOUNT_TRACE_OPENED names the process that has opened its file, so that
+ * the program it execs goes on writing it instead of truncating it. */
+static bool env_is_me(const char *var)
+{
+	const char *v = getenv(var);
+	return v && atol(v) == (long)getpid();
+}
+
+static void set_env_me(const char *var)
+{
+	char pid[24];
+	snprintf(pid, sizeof pid, "%d", (int)getpid());
+	setenv(var, pid, 1);
+}
+
 static void open_output(void)
 {
 	if (!out_path || !*out_path)
 		return;
-	/* A forked child writes a file of its own, FILE.PID. */
 	char *path = NULL;
 	int r = getpid() == owner ? asprintf(&path, "%s", out_path)
 		: asprintf(&path, "%s.%d", out_path, (int)getpid());
 	if (r < 0)
 		return;
+	bool again = env_is_me("MCOUNT_TRACE_OPENED");
 	if (!strcmp(out_path, "-"))
 		out_fd = 2;
 	else
-		out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0666);
+		out_fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_APPEND | (again ? 0 : O_TRUNC), 0666);
 	if (out_fd < 0) {
 		mt_msg("%s: %s: the trace is not written", path, strerror(errno));
-	} else if (!out_json) {
+		out_path = NULL;        /* once */
+	} else if (!out_json && !again) {
 		/* The header once, at the top of the file. */
 		static const char h[] = "# tracer: function\n#\n"
 			"#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
 			"#              | |         |         |         |\n";
 		mt_write_all(out_fd, h, sizeof h - 1);
 	}
+	if (out_fd >= 0)
+		set_env_me("MCOUNT_TRACE_OPENED");
 	free(path);
 }
 
 /* Returns the number of events written. */
 static long drain_output(void)
 {
+	if (out_fd < 0 && out_path && *out_path && events_pending())
+		open_output();
 	long n = out_fd >= 0 ? mt_drain(out_fd, out_json, false) : 0;
 	if (n < 0)
 		mt_msg("%s: %s: trace lost", out_path, strerror(errno));
@@ -276,7 +310,7 @@ static void serve(int fd)
 static void *control_thread(void *arg)
 {
 	(void)arg;
-	int wait = out_fd >= 0 ? 20 : 1000;
+	int wait = out_path && *out_path ? 20 : 1000;
 	for (;;) {
 		struct pollfd p = { listen_fd, POLLIN, 0 };
 		int r = poll(&p, 1, wait);
@@ -288,15 +322,17 @@ static void *control_thread(void *arg)
 			}
 		}
 		long n = drain_output();
-		if (out_fd >= 0)
+		if (out_path && *out_path)
 			wait = n > 0 && (uint64_t)n > mt_buffer_events / 8 ? 5 : 20;
+		else
+			mt_reap();
 	}
 	return NULL;
 }
 
 static void start_control(void)
 {
-	if (!control_on && out_fd < 0)
+	if (!control_on && !(out_path && *out_path))
 		return;
 	if (control_on) {
 		char dir[sizeof sock_path];
@@ -368,7 +404,6 @@ static void atfork_child(void)
 	out_fd = -1;
 	listen_fd = -1;
 	sock_path[0] = 0;
-	open_output();
 	start_control();
 }
 
@@ -385,7 +420,10 @@ __attribute__((constructor(101))) static void mt_init(void)
 	if (done)
 		return;
 	done = true;
-	owner = getpid();
+	const char *own = getenv("MCOUNT_TRACE_OWNER");
+	owner = own && *own ? (pid_t)atol(own) : getpid();
+	if (!own || !*own)
+		set_env_me("MCOUNT_TRACE_OWNER");
 	const char *b = getenv("MCOUNT_TRACE_BUFFER");
 	if (b && *b) {
 		char *end;
@@ -416,7 +454,8 @@ __attribute__((constructor(101))) static void mt_init(void)
 			mt_msg("cannot change the code: %s", strerror(errno));
 	}
 	pthread_mutex_unlock(&mt_reg.lock);
-	open_output();
+	if (getpid() == owner)
+		open_output();        /* the others' files, at their first event */
 	atomic_store(&mt_ready, !atomic_load(&tracing_off));
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	start_control();
@@ -496,6 +535,81 @@ int execvpe(const char *file, char *const argv[], char *const envp[])
 	REAL(execvpe);
 	drain_output();
 	return real_execvpe(file, argv, envp);
+}
+
+/* The execl family builds its argv and goes through the above. */
+static char **collect_args(const char *arg0, va_list ap, char ***envp)
+{
+	size_t n = 1, cap = 16;
+	char **argv = malloc(cap * sizeof *argv);
+	if (!argv)
+		return NULL;
+	argv[0] = (char *)arg0;
+	for (char *a = arg0 ? va_arg(ap, char *) : NULL;; a = va_arg(ap, char *)) {
+		if (n + 1 >= cap) {
+			char **nv = realloc(argv, (cap *= 2) * sizeof *nv);
+			if (!nv) {
+				free(argv);
+				return NULL;
+			}
+			argv = nv;
+		}
+		argv[n++] = a;
+		if (!a)
+			break;
+	}
+	if (!arg0)
+		argv[n++] = NULL;
+	if (envp)
+		*envp = va_arg(ap, char **);
+	return argv;
+}
+
+int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = collect_args(arg, ap, NULL);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	int r = execv(path, argv);
+	free(argv);
+	return r;
+}
+
+int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	char **argv = collect_args(arg, ap, NULL);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	int r = execvp(file, argv);
+	free(argv);
+	return r;
+}
+
+int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char **envp;
+	va_start(ap, arg);
+	char **argv = collect_args(arg, ap, &envp);
+	va_end(ap);
+	if (!argv)
+		return -1;
+	int r = execve(path, argv, envp);
+	free(argv);
+	return r;
+}
+
+int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	REAL(fexecve);
+	drain_output();
+	return real_fexecve(fd, argv, envp);
 }
 
 /* A dlopen()ed object's sites become NOPs (or traced, by the filters so
