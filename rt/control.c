@@ -170,6 +170,8 @@ static void verb_filter(int fd, const char *args, int what)
 	pthread_mutex_unlock(&mt_reg.lock);
 	if (n < 0)
 		reply(fd, "error: %s\n", err == EINVAL ? "no filter given" : strerror(err));
+	else if (rc && err == EBUSY)
+		reply(fd, "error: a thread blocks SIGTRAP: the code cannot be changed now\n");
 	else if (rc)
 		reply(fd, "error: cannot change the code: %s\n", strerror(err));
 	else
@@ -321,6 +323,11 @@ static void *control_thread(void *arg)
 				close(c);
 			}
 		}
+		if (atomic_exchange(&mt_apply_pending, false)) {
+			pthread_mutex_lock(&mt_reg.lock);
+			mt_apply();
+			pthread_mutex_unlock(&mt_reg.lock);
+		}
 		long n = drain_output();
 		if (out_path && *out_path)
 			wait = n > 0 && (uint64_t)n > mt_buffer_events / 8 ? 5 : 20;
@@ -357,9 +364,11 @@ static void start_control(void)
 			}
 		}
 	}
-	/* The thread takes no signal of the program's. */
+	/* The thread takes no signal of the program's (but SIGTRAP, which
+	 * no thread may block: see patch.c). */
 	sigset_t all, old;
 	sigfillset(&all);
+	sigdelset(&all, SIGTRAP);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_t t;
 	pthread_attr_t at;

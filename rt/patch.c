@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rt.h"
@@ -269,6 +270,47 @@ static void refused_now(const struct mt_site *s)
 	       o->name, (unsigned long)s->addr, mt_reg.funcs[s->func].name, p[0], p[1], p[2], p[3], p[4]);
 }
 
+#ifdef MT_SHARED
+static int trap_blocked_tid(void)
+{
+	return 0;                     /* the wrappers above keep it unblocked */
+}
+#else
+#include <dirent.h>
+#include <stdio.h>
+/* Linked in, the library has no wrappers of the signal masks: a thread
+ * that blocks SIGTRAP would be killed by the kernel at a breakpoint, so
+ * no code is changed while one does.  Returns such a thread's ID, or 0. */
+static int trap_blocked_tid(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return 0;
+	int found = 0;
+	struct dirent *e;
+	while (!found && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[64], line[128];
+		snprintf(path, sizeof path, "/proc/self/task/%.20s/status", e->d_name);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof line, f)) {
+			unsigned long long mask;
+			if (sscanf(line, "SigBlk: %llx", &mask) == 1) {
+				if (mask & (1ull << (SIGTRAP - 1)))
+					found = atoi(e->d_name);
+				break;
+			}
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+#endif
+
 struct collect {
 	struct mt_site **batch;
 	size_t n;
@@ -299,6 +341,8 @@ static int site_ptr_cmp(const void *a, const void *b)
 	const struct mt_site *x = *(struct mt_site *const *)a, *y = *(struct mt_site *const *)b;
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
+
+atomic_bool mt_apply_pending;
 
 int mt_apply(void)
 {
@@ -331,6 +375,26 @@ int mt_apply(void)
 		cap = v->n;
 	}
 	struct collect c = { batch_mem, 0 };
+	/* A thread blocks every signal for a moment while it starts: wait
+	 * a little for that to pass. */
+	int tid = trap_blocked_tid();
+	for (int i = 0; tid && i < 20; i++) {
+		struct timespec d = { 0, 50000 };
+		nanosleep(&d, NULL);
+		tid = trap_blocked_tid();
+	}
+	if (tid) {
+		/* The changes wait for a later pass. */
+		static bool told;
+		if (!told)
+			mt_msg("thread %d blocks SIGTRAP: no code is changed while a thread does "
+			       "(a breakpoint would kill it; preload libmcount-trace.so instead)", tid);
+		told = true;
+		mt_sites_all_dirty();
+		atomic_store(&mt_apply_pending, true);
+		errno = EBUSY;
+		return -1;
+	}
 	mt_each_changed_site(collect_site, &c);
 	struct mt_site **batch = c.batch;
 	size_t n = c.n;
