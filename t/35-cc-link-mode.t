@@ -205,9 +205,9 @@ for my $cxx (@cxx) {
     cmp_ok($plain // 0, '<', $calls // 0, "gcc -flto linked plainly: fewer calls ($plain, not $calls): LTO dropped -pg");
 }
 
-# clang -flto linked by lld, and by GNU ld through LLVMgold.so (the
-# plugin clang passes to it with -plugin; Debian's clang-14 depends on
-# llvm-14-linker-tools, which has it): every input is LLVM bitcode, so the target comes from a
+# clang -flto linked by lld, and by GNU ld and gold through LLVMgold.so
+# (the plugin clang passes them with -plugin; Debian's clang-14 depends
+# on llvm-14-linker-tools, which has it): every input is LLVM bitcode, so the target comes from a
 # first plain link; the calls survive clang's LTO without -pg at the
 # link.  The C library's __fentry__ serves them (the program runs);
 # --verify checks the table.
@@ -217,7 +217,7 @@ for my $cxx (@cxx) {
     spit("$d/stubs.c", "void (*const asm_ptrs[])(void) = { 0 };\nint mcount_report(void) { return 0; }\n");
     my ($st, undef, $err) = run_cmd([$MCC, 'clang', '-O2', '-flto', '-c', "$d/stubs.c", '-o', "$d/stubs.o"]);
     is($st, 0, 'clang -flto: stubs compiled') or diag $err;
-    for my $ld ('lld', 'bfd') {
+    for my $ld ('lld', 'bfd', 'gold') {
         my $name = "clang -flto -fuse-ld=$ld";
         ($st, undef, $err) = run_cmd([$MCC, 'clang', '-flto', "-fuse-ld=$ld", '-o', "$d/prog-$ld",
             map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b stubs)], env => \%env);
