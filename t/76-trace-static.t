@@ -1,0 +1,42 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# libmcount-trace.a linked into a program that calls none of its API:
+# the start-up filter alone must trace it, as the preloaded library does
+# (the hooks must pull in the start-up code).  Oracle: the program's own
+# count of its calls, for PIE, non-PIE and -static, -pg and -pg -mfentry.
+use strict;
+use warnings;
+use Test::More;
+use lib 't/lib';
+use TestUtil qw($TOP $SRC run_cmd must tmpdir slurp);
+
+my $dir = tmpdir();
+delete $ENV{$_} for grep { /^(MCOUNT_TRACE_|MCOUNT_CC_)/ } keys %ENV;
+delete $ENV{LD_PRELOAD};
+local $ENV{MCOUNT_TRACE_DIR} = "$dir/sock";
+
+for my $hook (['-pg'], ['-pg', '-mfentry']) {
+    my $obj = "$dir/static_env" . join('', @$hook) . '.o';
+    my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-cc", 'gcc', '-O2', '-c',
+        "$SRC/trace/static_env.c", '-o', $obj], env => { MCOUNT_CC_FLAGS => "@$hook" });
+    is($st, 0, "@$hook: builds through mcount-cc") or diag($out, $err);
+    for my $link (['-pie'], ['-no-pie'], ['-static']) {
+        my $tag = "@$hook $link->[0]";
+        my $prog = "$obj$link->[0]";
+        must('gcc', @$link, '-o', $prog, $obj, "$TOP/build/libmcount-trace.a", '-lpthread');
+        my $trace = "$prog.txt";
+        ($st, $out, $err) = run_cmd([$prog, '37'], env => {
+            MCOUNT_TRACE_FILTER => 'count_me', MCOUNT_TRACE_OUTPUT => $trace });
+        is($st, 0, "$tag: runs");
+        is($out, "37 calls, 1405\n", "$tag: its output is its own");
+        is($err, '', "$tag: no message");
+        my @ev = grep { /: count_me <-main$/ } split /\n/, slurp($trace);
+        my @other = grep { !/^#/ && !/: count_me <-main$/ } split /\n/, slurp($trace);
+        is(scalar @ev, 37, "$tag: 37 count_me events, as many as calls");
+        is(scalar @other, 0, "$tag: nothing else traced") or diag(join "\n", @other);
+        ($st, $out) = run_cmd([$prog, '5'], env => { MCOUNT_TRACE_OUTPUT => "$prog.none" });
+        is(slurp("$prog.none") =~ tr/\n//, 4, "$tag: no filter, no event (the header only)");
+    }
+}
+
+done_testing();
