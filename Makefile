@@ -148,3 +148,9 @@ uninstall:
 
 clean:
 	rm -rf build
+
+# What libmcount-trace costs, against plain code, uftrace and XRay
+# (bench/trace; needs scripts/deps/bench.list: make deps).
+.PHONY: bench-trace
+bench-trace: all
+	bench/trace
