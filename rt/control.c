@@ -244,7 +244,7 @@ static void verb_status(int fd)
 	reply(fd, "events from sites without a table entry: %llu\n",
 	      (unsigned long long)mt_untabled_events);
 	reply(fd, "output: %s\n", out_fd >= 0 ? out_path : "(none)");
-	reply(fd, "clock: %s\n", mt_use_tsc ? "tsc" : "clock_gettime");
+	reply(fd, "clock: %s\n", mt_use_rdpid ? "tsc (rdtsc, rdpid)" : mt_use_tsc ? "tsc (rdtscp)" : "clock_gettime");
 	pthread_mutex_unlock(&mt_reg.lock);
 }
 

@@ -68,6 +68,12 @@ void mt_clock_init(void)
 		cpuid(0x80000007u, pm);
 		mt_use_tsc = (ext[3] & (1u << 27)) && (pm[3] & (1u << 8));   /* rdtscp, invariant */
 	}
+	cpuid(0, r);
+	if (mt_use_tsc && r[0] >= 7) {
+		unsigned f[4];
+		cpuid(7, f);
+		mt_use_rdpid = f[2] & (1u << 22);
+	}
 	pair(&t0_ticks, &t0_ns);
 	t1_ns = 0;
 }

@@ -192,6 +192,7 @@ MT_HIDDEN extern struct mt_tbuf *_Atomic mt_tbufs;
 MT_HIDDEN extern atomic_int mt_ready;
 MT_HIDDEN extern uint64_t mt_buffer_events;
 MT_HIDDEN extern bool mt_use_tsc;
+MT_HIDDEN extern bool mt_use_rdpid;
 MT_HIDDEN uint64_t mt_clock_now(unsigned *cpu);
 MT_HIDDEN void mt_clock_init(void);             /* output.c */
 MT_HIDDEN double mt_ticks_to_seconds(uint64_t ts);
