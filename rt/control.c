@@ -170,8 +170,6 @@ static void verb_filter(int fd, const char *args, int what)
 	pthread_mutex_unlock(&mt_reg.lock);
 	if (n < 0)
 		reply(fd, "error: %s\n", err == EINVAL ? "no filter given" : strerror(err));
-	else if (rc && err == EBUSY)
-		reply(fd, "error: a thread blocks SIGTRAP: the code cannot be changed now\n");
 	else if (rc)
 		reply(fd, "error: cannot change the code: %s\n", strerror(err));
 	else
@@ -322,11 +320,6 @@ static void *control_thread(void *arg)
 				serve(c);
 				close(c);
 			}
-		}
-		if (atomic_exchange(&mt_apply_pending, false)) {
-			pthread_mutex_lock(&mt_reg.lock);
-			mt_apply();
-			pthread_mutex_unlock(&mt_reg.lock);
 		}
 		long n = drain_output();
 		if (out_path && *out_path)

@@ -17,9 +17,7 @@ extern "C" {
 
 /* Switch the functions the filter names to tracing (not those a notrace
  * filter names).  Returns how many functions changed, or -1 with errno
- * set (EINVAL: a bad filter; EPERM: the code cannot be changed; EBUSY,
- * libmcount-trace.a only: a thread blocks SIGTRAP, so the code follows
- * later, when none does). */
+ * set (EINVAL: a bad filter; EPERM: the code cannot be changed). */
 int mcount_trace_enable(const char *filter);
 /* Switch them back to NOPs. */
 int mcount_trace_disable(const char *filter);

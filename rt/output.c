@@ -158,21 +158,16 @@ static const char *json_str(const char *s, char *buf, size_t len)
 	return buf;
 }
 
-struct rec {
-	struct mt_event ev;
-	const struct mt_tbuf *b;
-	size_t seq;                   /* a thread's order, for equal times */
+/* One thread's events of a drain: v[at, end), already in time order. */
+struct seg {
+	size_t at, end;
+	struct mt_tbuf *b;
+	char comm[64];
+	char prefix[48];              /* text: "            comm-tid     " */
+	size_t plen;
+	char jprefix[128];            /* JSON: {"comm":"comm","tid":tid,"cpu": */
+	size_t jplen;
 };
-
-static int rec_cmp(const void *a, const void *b)
-{
-	const struct rec *x = a, *y = b;
-	if (x->ev.ts != y->ev.ts)
-		return x->ev.ts < y->ev.ts ? -1 : 1;
-	if (x->b != y->b)
-		return x->b->tid < y->b->tid ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
 
 /* The thread's name now, or the one it had at its first event. */
 static void comm_of(const struct mt_tbuf *b, char *out, size_t len)
@@ -227,13 +222,216 @@ void mt_reap(void)
 	pthread_mutex_unlock(&drain_lock);
 }
 
+/* Decimal digits of v, right-aligned in width (zero-filled if zero). */
+static char *put_uint(char *p, uint64_t v, int width, char fill)
+{
+	char tmp[24];
+	int n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	for (int i = n; i < width; i++)
+		*p++ = fill;
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* The kernel's line, without printf: this is most of a drain's time. */
+static void put_text(struct out *o, const struct seg *g, unsigned cpu, double sec, const char *fn,
+		     const char *pn)
+{
+	size_t fl = strlen(fn), pl = strlen(pn);
+	if (sizeof o->buf - o->len < g->plen + fl + pl + 64)
+		flush(o);
+	if (sizeof o->buf - o->len < g->plen + fl + pl + 64) {
+		put(o, "%s[%03u] %.6f: %s <-%s\n", g->prefix, cpu, sec, fn, pn);   /* a huge name */
+		return;
+	}
+	char *p = o->buf + o->len;
+	memcpy(p, g->prefix, g->plen);
+	p += g->plen;
+	*p++ = '[';
+	p = put_uint(p, cpu, 3, '0');
+	*p++ = ']';
+	*p++ = ' ';
+	uint64_t us = (uint64_t)(sec * 1e6 + 0.5);
+	p = put_uint(p, us / 1000000, 6, ' ');
+	*p++ = '.';
+	p = put_uint(p, us % 1000000, 6, '0');
+	*p++ = ':';
+	*p++ = ' ';
+	memcpy(p, fn, fl);
+	p += fl;
+	memcpy(p, " <-", 3);
+	p += 3;
+	memcpy(p, pn, pl);
+	p += pl;
+	*p++ = '\n';
+	o->len = (size_t)(p - o->buf);
+}
+
+static char *put_hex(char *p, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	int n = 0;
+	do
+		tmp[n++] = digits[v & 15];
+	while ((v >>= 4));
+	*p++ = '0';
+	*p++ = 'x';
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* A name as JSON string contents: copied as it is when it needs no
+ * escape, which is nearly always. */
+static char *put_jname(char *p, const char *name, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (c == '"' || c == '\\' || c < 0x20) {
+			char tmp[512];
+			json_str(name, tmp, sizeof tmp);
+			size_t tl = strlen(tmp);
+			memcpy(p, tmp, tl);
+			return p + tl;
+		}
+	}
+	memcpy(p, name, len);
+	return p + len;
+}
+
+/* One JSON line, without printf. */
+static void put_json(struct out *o, const struct seg *g, unsigned cpu, double sec, const char *fn,
+		     const char *pn, uintptr_t at, uintptr_t parent)
+{
+	size_t fl = strnlen(fn, 200), pl = strnlen(pn, 200);
+	if (sizeof o->buf - o->len < 1400)
+		flush(o);
+	char *p = o->buf + o->len;
+	memcpy(p, g->jprefix, g->jplen);
+	p += g->jplen;
+	p = put_uint(p, cpu, 0, ' ');
+	memcpy(p, ",\"ts\":", 6);
+	p += 6;
+	uint64_t ns = (uint64_t)(sec * 1e9 + 0.5);
+	p = put_uint(p, ns / 1000000000u, 0, ' ');
+	*p++ = '.';
+	p = put_uint(p, ns % 1000000000u, 9, '0');
+	memcpy(p, ",\"func\":\"", 9);
+	p = put_jname(p + 9, fn, fl);
+	memcpy(p, "\",\"parent\":\"", 12);
+	p = put_jname(p + 12, pn, pl);
+	memcpy(p, "\",\"addr\":\"", 10);
+	p = put_hex(p + 10, at);
+	memcpy(p, "\",\"parent_addr\":\"", 17);
+	p = put_hex(p + 17, parent);
+	memcpy(p, "\"}\n", 3);
+	p += 3;
+	o->len = (size_t)(p - o->buf);
+}
+
+/* Parents repeat: a small cache of their names, for one drain. */
+struct name_cache {
+	uintptr_t addr[512];
+	const char *name[512];
+	char hex[512][20];
+};
+
+static const char *parent_name(struct name_cache *c, uintptr_t a)
+{
+	size_t k = (a >> 2) % 512;
+	if (c->addr[k] != a || !c->name[k]) {
+		bool exact;
+		c->addr[k] = a;
+		c->name[k] = mt_name_of(a, c->hex[k], sizeof c->hex[k], &exact);
+	}
+	return c->name[k];
+}
+
+static void write_event(struct out *o, const struct seg *g, const struct mt_event *e, bool json,
+			struct name_cache *nc)
+{
+	uintptr_t ret = (uintptr_t)(e->ip & MT_IP_MASK);
+	unsigned cpu = (unsigned)(e->ip >> MT_CPU_SHIFT);
+	const struct mt_site *s = mt_site_before(ret);
+	if (!s || atomic_load_explicit(&s->refused, memory_order_relaxed)) {
+		/* A call from code no table records (or from a refused site)
+		 * reaches the hook whatever the filters say. */
+		mt_untabled_events++;
+		return;
+	}
+	const char *fn = mt_reg.funcs[s->func].name;
+	const char *pn = parent_name(nc, e->parent);
+	double sec = mt_ticks_to_seconds(e->ts);
+	if (!json) {
+		put_text(o, g, cpu, sec, fn, pn);
+		return;
+	}
+	put_json(o, g, cpu, sec, fn, pn, s->addr, e->parent);
+}
+
+struct heap {
+	struct seg **s;
+	size_t n;
+	const struct mt_event *v;
+};
+
+static bool earlier(const struct heap *h, size_t a, size_t b)
+{
+	return h->v[h->s[a]->at].ts < h->v[h->s[b]->at].ts;
+}
+
+static void heap_swap(struct heap *h, size_t a, size_t b)
+{
+	struct seg *t = h->s[a];
+	h->s[a] = h->s[b];
+	h->s[b] = t;
+}
+
+static void heap_down(struct heap *h, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < h->n && earlier(h, l, m))
+			m = l;
+		if (r < h->n && earlier(h, r, m))
+			m = r;
+		if (m == i)
+			return;
+		heap_swap(h, i, m);
+		i = m;
+	}
+}
+
+static void heap_push(struct heap *h, struct seg *g)
+{
+	size_t i = h->n++;
+	h->s[i] = g;
+	while (i && earlier(h, i, (i - 1) / 2)) {
+		heap_swap(h, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+/* Events are named in chunks, the registry lock taken for each: an
+ * enable or disable waits for one chunk, not for a whole drain. */
+#define CHUNK 2048
+
 long mt_drain(int fd, bool json, bool with_header)
 {
 	pthread_mutex_lock(&drain_lock);
-	size_t cap = 0, n = 0;
-	struct rec *v = NULL;
+	size_t cap = 0, n = 0, nseg = 0, segcap = 0;
+	struct mt_event *v = NULL;
+	struct seg *segs = NULL;
 	struct out *o = malloc(sizeof *o);
-	if (!o) {
+	struct name_cache *nc = calloc(1, sizeof *nc);
+	if (!o || !nc) {
+		free(o);
+		free(nc);
 		pthread_mutex_unlock(&drain_lock);
 		errno = ENOMEM;
 		return -1;
@@ -246,76 +444,69 @@ long mt_drain(int fd, bool json, bool with_header)
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
 		uint64_t h = atomic_load_explicit(&b->head, memory_order_acquire);
 		uint64_t t = atomic_load_explicit(&b->tail, memory_order_relaxed);
-		if (h - t > b->mask + 1)
-			t = h - (b->mask + 1);
+		if (h == t && b->lost == b->lost_seen)
+			continue;
 		if (n + (h - t) > cap) {
-			size_t nc = (n + (h - t)) * 2 + 1024;
-			struct rec *nv = realloc(v, nc * sizeof *nv);
+			size_t nc2 = (n + (h - t)) * 2 + 1024;
+			struct mt_event *nv = realloc(v, nc2 * sizeof *nv);
 			if (!nv)
 				break;
 			v = nv;
-			cap = nc;
+			cap = nc2;
 		}
-		for (uint64_t i = t; i < h; i++) {
-			v[n].ev = b->ev[i & b->mask];
-			v[n].b = b;
-			v[n].seq = n;
-			n++;
+		if (nseg == segcap) {
+			size_t sc = segcap ? segcap * 2 : 16;
+			struct seg *ns = realloc(segs, sc * sizeof *ns);
+			if (!ns)
+				break;
+			segs = ns;
+			segcap = sc;
 		}
+		struct seg *g = &segs[nseg++];
+		g->b = b;
+		g->at = n;
+		for (uint64_t i = t; i < h; i++)
+			v[n++] = b->ev[i & b->mask];
+		g->end = n;
 		atomic_store_explicit(&b->tail, h, memory_order_release);
-	}
-	if (n)
-		qsort(v, n, sizeof *v, rec_cmp);
-
-	uint64_t untabled = mt_untabled_events;
-	pthread_mutex_lock(&mt_reg.lock);
-	char cbuf[64], pbuf[32], j1[512], j2[512], j3[64];
-	const struct mt_tbuf *last = NULL;
-	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
+		char name[64];
+		comm_of(b, name, sizeof name);
+		json_str(name, g->comm, sizeof g->comm);
+		int pl = snprintf(g->prefix, sizeof g->prefix, "%16.16s-%-7d ", name, b->tid);
+		g->plen = pl > 0 && (size_t)pl < sizeof g->prefix ? (size_t)pl : strlen(g->prefix);
+		pl = snprintf(g->jprefix, sizeof g->jprefix, "{\"comm\":\"%s\",\"tid\":%d,\"cpu\":",
+			      g->comm, b->tid);
+		g->jplen = pl > 0 && (size_t)pl < sizeof g->jprefix ? (size_t)pl : strlen(g->jprefix);
 		uint64_t lost = b->lost;
-		if (lost == b->lost_seen)
-			continue;
-		comm_of(b, cbuf, sizeof cbuf);
-		if (json)
-			put(o, "{\"lost\":%llu,\"comm\":\"%s\",\"tid\":%d}\n",
-			    (unsigned long long)(lost - b->lost_seen), json_str(cbuf, j3, sizeof j3), b->tid);
-		else
-			put(o, "%16.16s-%-7d [LOST %llu EVENTS]\n", cbuf, b->tid,
-			    (unsigned long long)(lost - b->lost_seen));
-		b->lost_seen = lost;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct rec *r = &v[i];
-		if (r->b != last) {
-			comm_of(r->b, cbuf, sizeof cbuf);
-			last = r->b;
-		}
-		uintptr_t ret = (uintptr_t)(r->ev.ip & MT_IP_MASK);
-		unsigned cpu = (unsigned)(r->ev.ip >> MT_CPU_SHIFT);
-		const struct mt_site *s = mt_site_before(ret);
-		if (!s || atomic_load_explicit(&s->refused, memory_order_relaxed)) {
-			/* A call from code no table records (or from a refused
-			 * site) reaches the hook whatever the filters say. */
-			mt_untabled_events++;
-			continue;
-		}
-		bool exact;
-		uintptr_t at = s->addr;
-		const char *fn = mt_reg.funcs[s->func].name;
-		const char *pn = mt_name_of(r->ev.parent, pbuf, sizeof pbuf, &exact);
-		double sec = mt_ticks_to_seconds(r->ev.ts);
-		if (json) {
-			put(o, "{\"comm\":\"%s\",\"tid\":%d,\"cpu\":%u,\"ts\":%.9f,\"func\":\"%s\","
-			    "\"parent\":\"%s\",\"addr\":\"%#lx\",\"parent_addr\":\"%#lx\"}\n",
-			    json_str(cbuf, j3, sizeof j3), r->b->tid, cpu, sec, json_str(fn, j1, sizeof j1),
-			    json_str(pn, j2, sizeof j2), (unsigned long)at, (unsigned long)r->ev.parent);
-		} else {
-			unsigned long long us = (unsigned long long)(sec * 1e6 + 0.5);
-			put(o, "%16.16s-%-7d [%03u] %6llu.%06llu: %s <-%s\n", cbuf, r->b->tid, cpu,
-			    us / 1000000, us % 1000000, fn, pn);
+		if (lost != b->lost_seen) {
+			if (json)
+				put(o, "{\"lost\":%llu,\"comm\":\"%s\",\"tid\":%d}\n",
+				    (unsigned long long)(lost - b->lost_seen), g->comm, b->tid);
+			else
+				put(o, "%s[LOST %llu EVENTS]\n", g->prefix, (unsigned long long)(lost - b->lost_seen));
+			b->lost_seen = lost;
 		}
 	}
-	pthread_mutex_unlock(&mt_reg.lock);
+
+	/* Each thread's events are in time order: merge them, through a
+	 * heap of the threads keyed by their next event's time. */
+	uint64_t untabled = mt_untabled_events;
+	struct heap hp = { malloc((nseg + 1) * sizeof(struct seg *)), 0, v };
+	for (size_t j = 0; hp.s && j < nseg; j++)
+		if (segs[j].at < segs[j].end)
+			heap_push(&hp, &segs[j]);
+	while (hp.s && hp.n) {
+		pthread_mutex_lock(&mt_reg.lock);
+		for (size_t k = 0; k < CHUNK && hp.n; k++) {
+			struct seg *g = hp.s[0];
+			write_event(o, g, &v[g->at], json, nc);
+			if (++g->at == g->end)
+				hp.s[0] = hp.s[--hp.n];
+			heap_down(&hp, 0);
+		}
+		pthread_mutex_unlock(&mt_reg.lock);
+	}
+	free(hp.s);
 	flush(o);
 	int saved = errno;
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next)
@@ -323,7 +514,9 @@ long mt_drain(int fd, bool json, bool with_header)
 	errno = saved;
 	int err = o->err;
 	free(o);
+	free(nc);
 	free(v);
+	free(segs);
 	n -= mt_untabled_events - untabled;
 	pthread_mutex_unlock(&drain_lock);
 	if (err) {

@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "rt.h"
@@ -60,13 +59,47 @@ int mt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *ol
 	return real_sigaction(sig, act, old);
 }
 #else
+/* Linked in, the wrappers below are the program's own definitions (libc
+ * defines these names weak, in libc.a too): libc's are reached through
+ * __sigaction, which both libc.so and libc.a export, and the masks
+ * through the system call itself, less the two signals glibc keeps for
+ * itself, as its own functions do. */
+extern int __sigaction(int, const struct sigaction *, struct sigaction *);
+
 static void find_reals(void)
 {
 }
 
 int mt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-	return sigaction(sig, act, old);
+	return __sigaction(sig, act, old);
+}
+
+static int raw_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	sigset_t copy;
+	if (set && how != SIG_UNBLOCK) {
+		copy = *set;
+		((unsigned long *)&copy)[0] &= ~(3ul << 31);      /* signals 32 and 33 */
+		set = &copy;
+	}
+	long r = syscall(SYS_rt_sigprocmask, how, set, old, 8);
+	return r ? errno : 0;
+}
+
+static int real_sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int e = raw_sigmask(how, set, old);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+static int real_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return raw_sigmask(how, set, old);
 }
 #endif
 
@@ -137,7 +170,6 @@ void mt_claim_sigtrap(void)
 		atomic_store(&trap_claimed, true);
 }
 
-#ifdef MT_SHARED
 /* A trap on a thread that blocks SIGTRAP kills the process (the kernel
  * resets a blocked synchronous signal to its default action), and any
  * thread may reach a site while it is being changed: so SIGTRAP is
@@ -153,16 +185,20 @@ static const sigset_t *without_trap(const sigset_t *set, sigset_t *copy)
 
 int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
+#ifdef MT_SHARED
 	if (!real_sigprocmask)
 		find_reals();
+#endif
 	sigset_t copy;
 	return real_sigprocmask(how, how == SIG_UNBLOCK ? set : without_trap(set, &copy), old);
 }
 
 int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
+#ifdef MT_SHARED
 	if (!real_pthread_sigmask)
 		find_reals();
+#endif
 	sigset_t copy;
 	return real_pthread_sigmask(how, how == SIG_UNBLOCK ? set : without_trap(set, &copy), old);
 }
@@ -198,7 +234,6 @@ sighandler_t signal(int sig, sighandler_t h)
 		return SIG_ERR;
 	return old.sa_handler;
 }
-#endif
 
 int mt_patch_init(void)
 {
@@ -270,46 +305,6 @@ static void refused_now(const struct mt_site *s)
 	       o->name, (unsigned long)s->addr, mt_reg.funcs[s->func].name, p[0], p[1], p[2], p[3], p[4]);
 }
 
-#ifdef MT_SHARED
-static int trap_blocked_tid(void)
-{
-	return 0;                     /* the wrappers above keep it unblocked */
-}
-#else
-#include <dirent.h>
-#include <stdio.h>
-/* Linked in, the library has no wrappers of the signal masks: a thread
- * that blocks SIGTRAP would be killed by the kernel at a breakpoint, so
- * no code is changed while one does.  Returns such a thread's ID, or 0. */
-static int trap_blocked_tid(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	if (!d)
-		return 0;
-	int found = 0;
-	struct dirent *e;
-	while (!found && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		char path[64], line[128];
-		snprintf(path, sizeof path, "/proc/self/task/%.20s/status", e->d_name);
-		FILE *f = fopen(path, "re");
-		if (!f)
-			continue;
-		while (fgets(line, sizeof line, f)) {
-			unsigned long long mask;
-			if (sscanf(line, "SigBlk: %llx", &mask) == 1) {
-				if (mask & (1ull << (SIGTRAP - 1)))
-					found = atoi(e->d_name);
-				break;
-			}
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return found;
-}
-#endif
 
 struct collect {
 	struct mt_site **batch;
@@ -342,8 +337,6 @@ static int site_ptr_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-atomic_bool mt_apply_pending;
-
 int mt_apply(void)
 {
 	struct mt_view *v = atomic_load_explicit(&mt_view, memory_order_acquire);
@@ -375,26 +368,6 @@ int mt_apply(void)
 		cap = v->n;
 	}
 	struct collect c = { batch_mem, 0 };
-	/* A thread blocks every signal for a moment while it starts: wait
-	 * a little for that to pass. */
-	int tid = trap_blocked_tid();
-	for (int i = 0; tid && i < 20; i++) {
-		struct timespec d = { 0, 50000 };
-		nanosleep(&d, NULL);
-		tid = trap_blocked_tid();
-	}
-	if (tid) {
-		/* The changes wait for a later pass. */
-		static bool told;
-		if (!told)
-			mt_msg("thread %d blocks SIGTRAP: no code is changed while a thread does "
-			       "(a breakpoint would kill it; preload libmcount-trace.so instead)", tid);
-		told = true;
-		mt_sites_all_dirty();
-		atomic_store(&mt_apply_pending, true);
-		errno = EBUSY;
-		return -1;
-	}
 	mt_each_changed_site(collect_site, &c);
 	struct mt_site **batch = c.batch;
 	size_t n = c.n;

@@ -143,7 +143,6 @@ MT_HIDDEN long mt_filter(const char *filter, int what);
 MT_HIDDEN long mt_disable_all(void);
 /* The sites whose function's flag changed since the last call (all of
  * them after objects came or went), each passed to fn. */
-MT_HIDDEN void mt_sites_all_dirty(void);          /* the next pass looks at every site */
 MT_HIDDEN void mt_each_changed_site(void (*fn)(struct mt_site *, void *), void *arg);
 /* Name of the function at addr, for output ("0x..." if none, in buf). */
 MT_HIDDEN const char *mt_name_of(uintptr_t addr, char *buf, size_t len, bool *exact);
@@ -155,9 +154,6 @@ MT_HIDDEN void mt_patch_after_fork(void);
 /* Bring every live site to its function's wanted state, with the
  * breakpoint protocol; lock held.  Returns 0 or -1 with errno. */
 MT_HIDDEN int mt_apply(void);
-/* A pass could not be made (a thread blocked SIGTRAP): the control
- * thread tries again. */
-MT_HIDDEN extern atomic_bool mt_apply_pending;
 MT_HIDDEN void mt_claim_sigtrap(void);
 MT_HIDDEN int mt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
