@@ -567,16 +567,24 @@ static char **collect_args(const char *arg0, va_list ap, char ***envp)
 	return argv;
 }
 
+/* argv from the list, then the vector form (which writes the trace). */
+static int exec_list(int (*exec_v)(const char *, char *const[]), const char *p, const char *arg,
+		     va_list ap)
+{
+	char **argv = collect_args(arg, ap, NULL);
+	if (!argv)
+		return -1;
+	int r = exec_v(p, argv);
+	free(argv);
+	return r;
+}
+
 int execl(const char *path, const char *arg, ...)
 {
 	va_list ap;
 	va_start(ap, arg);
-	char **argv = collect_args(arg, ap, NULL);
+	int r = exec_list(execv, path, arg, ap);
 	va_end(ap);
-	if (!argv)
-		return -1;
-	int r = execv(path, argv);
-	free(argv);
 	return r;
 }
 
@@ -584,12 +592,8 @@ int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
 	va_start(ap, arg);
-	char **argv = collect_args(arg, ap, NULL);
+	int r = exec_list(execvp, file, arg, ap);
 	va_end(ap);
-	if (!argv)
-		return -1;
-	int r = execvp(file, argv);
-	free(argv);
 	return r;
 }
 

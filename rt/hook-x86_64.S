@@ -36,40 +36,27 @@
 	popq %rax
 	.endm
 
-	.globl __fentry__
-	.type __fentry__, @function
+/* HOOK name, where the caller's return address is */
+	.macro HOOK name, parent
+	.globl \name
+	.type \name, @function
 	.p2align 4
-__fentry__:
+\name:
 	.cfi_startproc
 	SAVE
 	.cfi_adjust_cfa_offset 72
 	movq 72(%rsp), %rdi
-	movq 80(%rsp), %rsi
+	movq \parent, %rsi
 	call mt_entry
 	RESTORE
 	.cfi_adjust_cfa_offset -72
 	ret
 	.cfi_endproc
-	.size __fentry__, .-__fentry__
+	.size \name, .-\name
+	.endm
 
-	.globl mcount
-	.type mcount, @function
-	.globl _mcount
-	.type _mcount, @function
-	.p2align 4
-mcount:
-_mcount:
-	.cfi_startproc
-	SAVE
-	.cfi_adjust_cfa_offset 72
-	movq 72(%rsp), %rdi
-	movq 8(%rbp), %rsi
-	call mt_entry
-	RESTORE
-	.cfi_adjust_cfa_offset -72
-	ret
-	.cfi_endproc
-	.size mcount, .-mcount
-	.size _mcount, .-_mcount
+	HOOK __fentry__, 80(%rsp)
+	HOOK mcount, 8(%rbp)
+	HOOK _mcount, 8(%rbp)
 
 	.section .note.GNU-stack,"",@progbits

@@ -183,14 +183,20 @@ static const sigset_t *without_trap(const sigset_t *set, sigset_t *copy)
 	return copy;
 }
 
+static int masked(int (*real)(int, const sigset_t *, sigset_t *), int how, const sigset_t *set,
+		  sigset_t *old)
+{
+	sigset_t copy;
+	return real(how, how == SIG_UNBLOCK ? set : without_trap(set, &copy), old);
+}
+
 int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 #ifdef MT_SHARED
 	if (!real_sigprocmask)
 		find_reals();
 #endif
-	sigset_t copy;
-	return real_sigprocmask(how, how == SIG_UNBLOCK ? set : without_trap(set, &copy), old);
+	return masked(real_sigprocmask, how, set, old);
 }
 
 int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
@@ -199,8 +205,7 @@ int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 	if (!real_pthread_sigmask)
 		find_reals();
 #endif
-	sigset_t copy;
-	return real_pthread_sigmask(how, how == SIG_UNBLOCK ? set : without_trap(set, &copy), old);
+	return masked(real_pthread_sigmask, how, set, old);
 }
 
 /* The program's own SIGTRAP action is kept, not installed: ours stays

@@ -31,11 +31,9 @@ struct rule {
 static struct rule *rules;
 static size_t nrules;
 
-const struct mt_site *mt_site_at(uintptr_t addr)
+/* The first site of v at or after addr. */
+static size_t lower_bound(const struct mt_view *v, uintptr_t addr)
 {
-	struct mt_view *v = atomic_load_explicit(&mt_view, memory_order_acquire);
-	if (!v)
-		return NULL;
 	size_t lo = 0, hi = v->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -44,7 +42,16 @@ const struct mt_site *mt_site_at(uintptr_t addr)
 		else
 			hi = mid;
 	}
-	return lo < v->n && v->sites[lo].addr == addr ? &v->sites[lo] : NULL;
+	return lo;
+}
+
+const struct mt_site *mt_site_at(uintptr_t addr)
+{
+	struct mt_view *v = atomic_load_explicit(&mt_view, memory_order_acquire);
+	if (!v)
+		return NULL;
+	size_t i = lower_bound(v, addr);
+	return i < v->n && v->sites[i].addr == addr ? &v->sites[i] : NULL;
 }
 
 /* Sites of unloaded objects, for naming the events they recorded
@@ -55,14 +62,7 @@ static const struct mt_site *before_in(const struct mt_view *v, uintptr_t ret)
 {
 	if (!v)
 		return NULL;
-	size_t lo = 0, hi = v->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v->sites[mid].addr < ret)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = lower_bound(v, ret);
 	if (!lo)
 		return NULL;
 	const struct mt_site *s = &v->sites[lo - 1];
@@ -205,16 +205,9 @@ void mt_each_changed_site(void (*fn)(struct mt_site *, void *), void *arg)
 	} else {
 		for (size_t d = 0; d < ndirty; d++) {
 			const struct mt_func *f = &mt_reg.funcs[dirty[d]];
-			size_t lo = 0, hi = v->n;
-			while (lo < hi) {
-				size_t mid = lo + (hi - lo) / 2;
-				if (v->sites[mid].addr < f->addr)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			for (; lo < v->n && v->sites[lo].func == dirty[d]; lo++)
-				fn(&v->sites[lo], arg);
+			size_t i = lower_bound(v, f->addr);
+			for (; i < v->n && v->sites[i].func == dirty[d]; i++)
+				fn(&v->sites[i], arg);
 		}
 	}
 	ndirty = 0;
