@@ -311,4 +311,6 @@ void emit_linked_plan(FILE *out, const struct object *obj, const char *status)
 	emit_facts(out, obj->arch);
 	fprintf(out, "status\t%s\nsites\t%zu\npassed-over\t%zu\nentry-base\t" ENTRY_BASE "\n",
 		status, obj->nsites, obj->passed_over);
+	if (!obj->saw_disasm)
+		fprintf(out, "ambiguous\t%zu\n", obj->ambiguous);
 }

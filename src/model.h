@@ -75,6 +75,8 @@ struct object {
 	bool pass_over;         /* --pass-over: pass such references over (counted, a
 				 * note each) instead of refusing the object */
 	uint64_t entry_base;    /* --linked: the value of __ehdr_start */
+	size_t ambiguous;       /* --linked, no -d listing: calls whose bytes match
+				 * forms that start at different places */
 	bool has_file_sym;      /* an STT_FILE symbol is in the table */
 	bool has_plain_locals;  /* local symbols other than section/file ones */
 	int gnu_stack, gnu_property;   /* section indexes or -1 */

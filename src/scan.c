@@ -454,7 +454,7 @@ static bool linked_bytes_match(const struct object *obj, const struct section *s
  * the instruction that holds the field (with a nop before it, that nop
  * starts the entry, under the same symbol). */
 static uint64_t linked_entry(const struct object *obj, const struct site *st, uint64_t off,
-			     uint64_t lowest, uint64_t insn, uint64_t prev)
+			     uint64_t lowest, uint64_t insn, uint64_t prev, bool *ambiguous)
 {
 	const struct arch *a = obj->arch;
 	const struct section *sec = &obj->secs[st->sec];
@@ -475,13 +475,15 @@ static uint64_t linked_entry(const struct object *obj, const struct site *st, ui
 		}
 		cand[j] = f;
 	}
+	uint64_t found = NO_ADDR;
+	*ambiguous = false;
 	for (size_t i = 0; i < n; i++) {
 		const struct call_form *f = cand[i];
 		uint64_t depth = f->field_offset + f->lead;
 		if (off < depth)
 			continue;
 		uint64_t entry = off - depth;
-		if (lowest != NO_ADDR && entry < lowest)
+		if ((lowest != NO_ADDR && entry < lowest) || entry == found)
 			continue;
 		if (insn != NO_ADDR) {
 			if (insn != entry + f->lead + f->call_at)
@@ -489,10 +491,20 @@ static uint64_t linked_entry(const struct object *obj, const struct site *st, ui
 			if (f->call_at && prev != entry + f->lead)
 				continue;
 		}
-		if (linked_bytes_match(obj, sec, f, entry, off))
+		if (!linked_bytes_match(obj, sec, f, entry, off))
+			continue;
+		/* with a -d listing the first match is the call; without one,
+		 * a second match at another start leaves the choice to the
+		 * disassembly */
+		if (insn != NO_ADDR || obj->saw_disasm)
 			return entry;
+		if (found != NO_ADDR) {
+			*ambiguous = true;
+			return found;
+		}
+		found = entry;
 	}
-	return NO_ADDR;
+	return found;
 }
 
 const char *scan_linked(struct object *obj)
@@ -546,8 +558,10 @@ const char *scan_linked(struct object *obj)
 		uint64_t lowest = func_start(funcs, nfuncs, sec->vma + off);
 		lowest = lowest == NO_ADDR || lowest < sec->vma ? NO_ADDR : lowest - sec->vma;
 		uint64_t entry = NO_ADDR;
+		bool ambiguous = false;
 		if (call_type)
-			entry = linked_entry(obj, st, off, lowest, insn, prev);
+			entry = linked_entry(obj, st, off, lowest, insn, prev, &ambiguous);
+		obj->ambiguous += ambiguous;
 		if (entry == NO_ADDR) {
 			note_msg("%s: %s relocation against the profiling hook at 0x%llx is not on "
 				 "a call: passed over", sec->name, st->reloc,

@@ -10,7 +10,8 @@ package RecordMcount::Link;
 #   link  CMD -Wl,-q placeholder(M)   -> image   (their addresses, with the
 #                                                 table's space reserved)
 #     ... again while the count changes (the kernel's kallsyms scheme)
-#   objdump -h -t -dr image | mcount-scan --linked  -> table.s (M entries)
+#   objdump -h -t -r image | mcount-scan --linked   -> table.s (M entries;
+#                                    -dr where the bytes leave a call's start open)
 #   as    table.s                     -> table.o
 #   link  CMD -Wl,-q table.o          -> output  (then objcopy
 #                                                 --remove-relocations=*,
@@ -164,12 +165,19 @@ sub _record_link {
         $job->{target} = $job->{tmp}{img};
         $job->{scan_args} = ['--linked'];
         # The first round only counts the calls.  The plan of a later one
-        # makes the table: it reads the disassembly, which alone tells a
-        # call the linker relaxed to `90 e8` from a plain `e8` that follows
-        # an instruction ending in a 0x90 byte (clang -O0's spill to
-        # -0x70(%rbp) before the call to mcount: `48 89 7d 90 e8 ...`).
-        $o->{listing} = $rounds > 1 ? 'disasm' : 'relocs';
+        # makes the table: where the relocations and the bytes leave a
+        # call's start open (ambiguous), it reads the disassembly, which
+        # alone tells a call the linker relaxed to `90 e8` from a plain
+        # `e8` that follows an instruction ending in a 0x90 byte (clang
+        # -O0's spill to -0x70(%rbp) before the call to mcount: `48 89 7d
+        # 90 e8 ...`).  objdump -d costs twice the link; most images need
+        # none.
+        $o->{listing} = 'relocs';
         $plan = scan($job);
+        if ($rounds > 1 && $plan->{ambiguous}) {
+            $o->{listing} = 'disasm';
+            $plan = scan($job);
+        }
         last if ($rounds > 1 && $plan->{sites} == $n) || !$plan->{sites};
         $n = $plan->{sites};
     }
