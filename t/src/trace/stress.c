@@ -13,6 +13,7 @@
  *                                  calling f0 once; prints "rss=KB" (the
  *                                  resident memory at the end) and exits
  *
+ * With STRESS_BLOCK_ALL set, the workers block every signal first.
  * Prints "calls=N traps=N errors=N" and "check=N" (a sum the test
  * compares with the plain build's, computed again without the threads:
  * the functions must still compute what they compute).  Works preloaded
@@ -59,6 +60,12 @@ F static long round_of(long i)
 static void *worker(void *arg)
 {
 	long n = 0, s = 0, i = (long)(intptr_t)arg;
+	if (getenv("STRESS_BLOCK_ALL")) {
+		/* As many programs' worker threads do: no signal here. */
+		sigset_t all;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, NULL);
+	}
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		long r = round_of(i);
 		/* The same sum without the functions: a hook that clobbered a
