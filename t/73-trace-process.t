@@ -126,7 +126,9 @@ for my $how (qw(execv execvp execl)) {
     is_deeply($errs, [], 'signal, work traced too: the trace is well formed');
     my $lost = 0;
     $lost += $_->{lost} // 0 for @$ev;
-    cmp_ok($n->{in_handler} // 0, '>', 0, 'signal, work traced too: in_handler events: ' . ($n->{in_handler} // 0));
+    # (a full buffer may drop them all: the sum below is the check)
+    cmp_ok($n->{in_handler} // 0, '<=', $h2 // 0,
+        'signal, work traced too: in_handler events: ' . ($n->{in_handler} // 0) . ', at most one per handler run');
     is(($n->{in_handler} // 0) + ($n->{work} // 0) + $lost, ($h2 // -1) + ($calls // -1),
         'signal, work traced too: events + lost = handler runs + calls of work');
     is_deeply([sort keys %$n], [grep { $n->{$_} } qw(in_handler work)], 'signal: no other function');
