@@ -4,9 +4,9 @@
 # (build/asan/libmcount-trace.a, made by make check): threads calling
 # traced functions while filters are switched through the C API, the
 # trace written, and a fork.  The oracle is the sanitizers: any report
-# fails.  Then under valgrind (the library preloaded into a program that
-# is traced from start-up to exit; one thread: valgrind runs one at a
-# time).
+# fails.  Then under valgrind (the static library linked into a program that
+# is traced from start-up to exit; one worker thread, and valgrind's
+# fair scheduling, without which a spinning thread can starve the rest).
 use strict;
 use warnings;
 use Test::More;
@@ -51,7 +51,7 @@ my $prog = "$dir/plain";
     "$dir/plain.o"], env => { MCOUNT_CC_FLAGS => '-pg -mfentry' });
 is($st, 0, 'the same program without sanitizers builds');
 must('gcc', '-o', $prog, "$dir/plain.o", "$TOP/build/libmcount-trace.a", '-lpthread');
-($st, $out, $err) = run_cmd(['valgrind', '-q', '--error-exitcode=9', '--smc-check=all',
+($st, $out, $err) = run_cmd(['valgrind', '-q', '--error-exitcode=9', '--smc-check=all', '--fair-sched=yes',
     '--leak-check=no', $prog, '20', '1'], env => {
     MCOUNT_TRACE_OUTPUT => "$dir/vg.txt", MCOUNT_TRACE_FILTER => 'work_*' });
 is($st, 0, 'valgrind finds no error in the library (20 rounds, 1 thread)') or diag($err);
