@@ -33,6 +33,8 @@ atomic_int mt_ready;
 
 static char *out_path;                /* MCOUNT_TRACE_OUTPUT as given */
 static int out_fd = -1;
+static dev_t out_dev;                 /* what out_fd was opened on */
+static ino_t out_ino;
 static bool out_json;
 static bool control_on = true;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -109,6 +111,11 @@ static void open_output(void)
 			"#              | |         |         |         |\n";
 		mt_write_all(out_fd, h, sizeof h - 1);
 	}
+	struct stat st;
+	if (out_fd >= 0 && !fstat(out_fd, &st)) {
+		out_dev = st.st_dev;
+		out_ino = st.st_ino;
+	}
 	if (out_fd >= 0)
 		set_env_me("MCOUNT_TRACE_OPENED");
 	free(path);
@@ -119,6 +126,16 @@ static long drain_output(void)
 {
 	if (out_fd < 0 && out_path && *out_path && events_pending())
 		open_output();
+	/* The program may have closed the file (a daemon closes every
+	 * descriptor) and its number may now be one of the program's own
+	 * files: never write into those. */
+	struct stat st;
+	if (out_fd > 2 && (fstat(out_fd, &st) || st.st_dev != out_dev || st.st_ino != out_ino)) {
+		mt_msg("%s: closed by the program: the rest of the trace is not written", out_path);
+		out_fd = -1;
+		out_path = NULL;
+		return 0;
+	}
 	long n = out_fd >= 0 ? mt_drain(out_fd, out_json, false) : 0;
 	if (n < 0)
 		mt_msg("%s: %s: trace lost", out_path, strerror(errno));
@@ -319,6 +336,11 @@ static void *control_thread(void *arg)
 			if (c >= 0) {
 				serve(c);
 				close(c);
+			} else if (errno == EBADF || errno == ENOTSOCK || errno == EINVAL) {
+				/* The program closed the socket (and may reuse its
+				 * number): the control channel is gone. */
+				mt_msg("%s: closed by the program: no control channel", sock_path);
+				listen_fd = -1;
 			}
 		}
 		long n = drain_output();

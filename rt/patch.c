@@ -28,7 +28,11 @@
 
 #include "rt.h"
 
+/* /proc/self/mem, open only during a pass: a descriptor kept open could
+ * be closed by the program and its number given to one of the
+ * program's files, which a pass would then write into. */
 static int mem_fd = -1;
+static bool can_write;            /* the kernel let this process open it for writing */
 static bool have_sync_core;
 static struct sigaction user_trap;   /* the program's own SIGTRAP action */
 static atomic_bool trap_claimed;
@@ -243,9 +247,11 @@ sighandler_t signal(int sig, sighandler_t h)
 int mt_patch_init(void)
 {
 	find_reals();
-	mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
-	if (mem_fd < 0)
+	int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
+	close(fd);
+	can_write = true;
 	long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
 	if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) &&
 	    !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0))
@@ -256,10 +262,6 @@ int mt_patch_init(void)
 
 void mt_patch_after_fork(void)
 {
-	/* /proc/self/mem opened before fork() is the parent's memory. */
-	if (mem_fd >= 0)
-		close(mem_fd);
-	mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	if (have_sync_core)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
 }
@@ -345,9 +347,9 @@ static int site_ptr_cmp(const void *a, const void *b)
 int mt_apply(void)
 {
 	struct mt_view *v = atomic_load_explicit(&mt_view, memory_order_acquire);
-	if (!v || !v->n || mem_fd < 0) {
+	if (!v || !v->n || !can_write) {
 		mt_each_changed_site(NULL, NULL);
-		if (mem_fd < 0 && v && v->n) {
+		if (!can_write && v && v->n) {
 			errno = EPERM;
 			return -1;
 		}
@@ -376,6 +378,10 @@ int mt_apply(void)
 	mt_each_changed_site(collect_site, &c);
 	struct mt_site **batch = c.batch;
 	size_t n = c.n;
+	if (n && (mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC)) < 0) {
+		mt_sites_all_dirty();     /* a later pass tries again */
+		return -1;
+	}
 	for (size_t i = 1; i < n; i++) {
 		if (batch[i - 1]->addr > batch[i]->addr) {
 			qsort(batch, n, sizeof *batch, site_ptr_cmp);
@@ -421,6 +427,10 @@ int mt_apply(void)
 		sync_all();
 		if (!rc)
 			rc = rc3;
+		int saved = errno;
+		close(mem_fd);
+		mem_fd = -1;
+		errno = saved;
 	}
 	return rc;
 }

@@ -143,6 +143,7 @@ MT_HIDDEN long mt_filter(const char *filter, int what);
 MT_HIDDEN long mt_disable_all(void);
 /* The sites whose function's flag changed since the last call (all of
  * them after objects came or went), each passed to fn. */
+MT_HIDDEN void mt_sites_all_dirty(void);         /* the next pass looks at every site */
 MT_HIDDEN void mt_each_changed_site(void (*fn)(struct mt_site *, void *), void *arg);
 /* Name of the function at addr, for output ("0x..." if none, in buf). */
 MT_HIDDEN const char *mt_name_of(uintptr_t addr, char *buf, size_t len, bool *exact);

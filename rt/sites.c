@@ -189,6 +189,12 @@ static long apply_rule(const struct rule *r, size_t from)
 	return changed;
 }
 
+void mt_sites_all_dirty(void)
+{
+	ndirty = 0;
+	all_dirty = true;
+}
+
 /* For mt_apply: the sites to look at.  Calls fn on each (fn NULL:
  * forget them); clears. */
 void mt_each_changed_site(void (*fn)(struct mt_site *, void *), void *arg)
