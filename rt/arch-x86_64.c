@@ -141,7 +141,6 @@ static void x86_emulate(const struct mt_site *s, enum mt_state st, void *ucv)
 
 const struct mt_arch mt_arch = {
 	.name = "x86_64",
-	.max_len = 6,
 	.trap = { 0xcc },
 	.trap_len = 1,
 	.decode = x86_decode,

@@ -105,11 +105,7 @@ static void open_output(void)
 		mt_msg("%s: %s: the trace is not written", path, strerror(errno));
 		out_path = NULL;        /* once */
 	} else if (!out_json && !again) {
-		/* The header once, at the top of the file. */
-		static const char h[] = "# tracer: function\n#\n"
-			"#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
-			"#              | |         |         |         |\n";
-		mt_write_all(out_fd, h, sizeof h - 1);
+		mt_write_header(out_fd);       /* once, at the top of the file */
 	}
 	struct stat st;
 	if (out_fd >= 0 && !fstat(out_fd, &st)) {
@@ -136,7 +132,7 @@ static long drain_output(void)
 		out_path = NULL;
 		return 0;
 	}
-	long n = out_fd >= 0 ? mt_drain(out_fd, out_json, false) : 0;
+	long n = out_fd >= 0 ? mt_drain(out_fd, out_json) : 0;
 	if (n < 0)
 		mt_msg("%s: %s: trace lost", out_path, strerror(errno));
 	return n;
@@ -178,17 +174,30 @@ static void reply(int fd, const char *fmt, ...)
 		mt_write_all(fd, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
-static void verb_filter(int fd, const char *args, int what)
+/* A filter and the pass that makes the code follow it, for the socket
+ * and the API alike: the functions changed, or -1 with errno set and
+ * *bad saying whether the filter (not the pass) failed. */
+static long filter_apply(const char *filter, int what, bool *bad)
 {
 	pthread_mutex_lock(&mt_reg.lock);
-	long n = mt_filter(args, what);
-	int rc = n < 0 ? -1 : mt_apply();
+	long n = mt_filter(filter, what);
+	*bad = n < 0;
+	if (n >= 0 && mt_apply())
+		n = -1;
 	int err = errno;
 	pthread_mutex_unlock(&mt_reg.lock);
-	if (n < 0)
-		reply(fd, "error: %s\n", err == EINVAL ? "no filter given" : strerror(err));
-	else if (rc)
-		reply(fd, "error: cannot change the code: %s\n", strerror(err));
+	errno = err;
+	return n;
+}
+
+static void verb_filter(int fd, const char *args, int what)
+{
+	bool bad;
+	long n = filter_apply(args, what, &bad);
+	if (n < 0 && bad)
+		reply(fd, "error: %s\n", errno == EINVAL ? "no filter given" : strerror(errno));
+	else if (n < 0)
+		reply(fd, "error: cannot change the code: %s\n", strerror(errno));
 	else
 		reply(fd, "ok %ld\n", n);
 }
@@ -314,7 +323,7 @@ static void serve(int fd)
 			return;
 		}
 		reply(fd, "ok\n");
-		mt_drain(fd, json, false);
+		mt_drain(fd, json);
 	} else if (!strcmp(line, "status")) {
 		verb_status(fd);
 	} else {
@@ -506,20 +515,15 @@ static int api_filter(const char *filter, int what)
 		errno = EPERM;
 		return -1;
 	}
-	pthread_mutex_lock(&mt_reg.lock);
-	long n = mt_filter(filter, what);
-	int rc = n < 0 ? -1 : mt_apply();
-	int err = errno;
-	pthread_mutex_unlock(&mt_reg.lock);
-	errno = err;
-	return rc ? -1 : (int)n;
+	bool bad;
+	return (int)filter_apply(filter, what, &bad);
 }
 
 int mcount_trace_enable(const char *filter) { return api_filter(filter, 1); }
 int mcount_trace_disable(const char *filter) { return api_filter(filter, 0); }
 int mcount_trace_notrace(const char *filter) { return api_filter(filter, 2); }
 int mcount_trace_stop(void) { return api_filter("*", 0); }
-long mcount_trace_write(int fd, int json) { return mt_drain(fd, json != 0, false); }
+long mcount_trace_write(int fd, int json) { return mt_drain(fd, json != 0); }
 
 /* ---- exec and dlopen (the preloaded library) ---- */
 

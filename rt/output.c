@@ -186,11 +186,12 @@ static void comm_of(const struct mt_tbuf *b, char *out, size_t len)
 	}
 }
 
-static void header(struct out *o)
+void mt_write_header(int fd)
 {
-	put(o, "# tracer: function\n#\n");
-	put(o, "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n");
-	put(o, "#              | |         |         |         |\n");
+	static const char h[] = "# tracer: function\n#\n"
+		"#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
+		"#              | |         |         |         |\n";
+	mt_write_all(fd, h, sizeof h - 1);
 }
 
 static bool thread_gone(int tid)
@@ -345,9 +346,8 @@ static const char *parent_name(struct name_cache *c, uintptr_t a)
 {
 	size_t k = (a >> 2) % 512;
 	if (c->addr[k] != a || !c->name[k]) {
-		bool exact;
 		c->addr[k] = a;
-		c->name[k] = mt_name_of(a, c->hex[k], sizeof c->hex[k], &exact);
+		c->name[k] = mt_name_of(a, c->hex[k], sizeof c->hex[k]);
 	}
 	return c->name[k];
 }
@@ -421,7 +421,7 @@ static void heap_push(struct heap *h, struct seg *g)
  * enable or disable waits for one chunk, not for a whole drain. */
 #define CHUNK 2048
 
-long mt_drain(int fd, bool json, bool with_header)
+long mt_drain(int fd, bool json)
 {
 	pthread_mutex_lock(&drain_lock);
 	size_t cap = 0, n = 0, nseg = 0, segcap = 0;
@@ -439,8 +439,6 @@ long mt_drain(int fd, bool json, bool with_header)
 	o->fd = fd;
 	o->err = 0;
 	o->len = 0;
-	if (with_header && !json)
-		header(o);
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
 		uint64_t h = atomic_load_explicit(&b->head, memory_order_acquire);
 		uint64_t t = atomic_load_explicit(&b->tail, memory_order_relaxed);

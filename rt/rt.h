@@ -38,7 +38,6 @@ struct mt_object;
 
 struct mt_arch {
 	const char *name;
-	unsigned max_len;             /* longest site */
 	unsigned char trap[1];        /* the breakpoint instruction */
 	unsigned trap_len;
 	/* Read the site's bytes at s->addr: fill s->len, s->orig, s->form and
@@ -140,13 +139,12 @@ MT_HIDDEN const struct mt_site *mt_site_before(uintptr_t ret);
 /* Apply a filter: enable (1), disable (0) or notrace (2); lock held.
  * Returns the functions changed, -1 for a bad filter. */
 MT_HIDDEN long mt_filter(const char *filter, int what);
-MT_HIDDEN long mt_disable_all(void);
 /* The sites whose function's flag changed since the last call (all of
  * them after objects came or went), each passed to fn. */
 MT_HIDDEN void mt_sites_all_dirty(void);         /* the next pass looks at every site */
 MT_HIDDEN void mt_each_changed_site(void (*fn)(struct mt_site *, void *), void *arg);
 /* Name of the function at addr, for output ("0x..." if none, in buf). */
-MT_HIDDEN const char *mt_name_of(uintptr_t addr, char *buf, size_t len, bool *exact);
+MT_HIDDEN const char *mt_name_of(uintptr_t addr, char *buf, size_t len);
 
 /* ---- patching (patch.c) ---- */
 
@@ -200,7 +198,8 @@ MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t parent);
 
 /* Drain every buffer and write the events in time order; returns the
  * number written, -1 on a write error. */
-MT_HIDDEN long mt_drain(int fd, bool json, bool header);
+MT_HIDDEN long mt_drain(int fd, bool json);
+MT_HIDDEN void mt_write_header(int fd);        /* the text format's, once per file */
 /* Free the empty buffers of threads that have exited, for new threads. */
 MT_HIDDEN void mt_reap(void);
 /* Events from call sites no table records (or refused): not written. */

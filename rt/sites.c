@@ -475,24 +475,15 @@ long mt_filter(const char *filter, int what)
 	return changed;
 }
 
-long mt_disable_all(void)
+const char *mt_name_of(uintptr_t addr, char *buf, size_t len)
 {
-	struct rule r = { (char *)"*", NULL, 0 };
-	return mt_filter(r.glob, r.what);
-}
-
-const char *mt_name_of(uintptr_t addr, char *buf, size_t len, bool *exact)
-{
-	*exact = false;
 	for (size_t i = 0; i < mt_reg.nobjs; i++) {
 		const struct mt_object *o = mt_reg.objs[i];
 		if (!o->live || !mt_in_exec(o, addr))
 			continue;
 		const struct mt_sym *s = mt_sym_at(o, addr);
-		if (s) {
-			*exact = s->addr == addr;
+		if (s)
 			return s->name;
-		}
 		break;
 	}
 	snprintf(buf, len, "%#lx", (unsigned long)addr);
