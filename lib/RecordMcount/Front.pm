@@ -62,25 +62,21 @@ sub lto_text {
         . '(compile without -flto, or with -ffat-lto-objects)';
 }
 
-# mcount-scan: $RECORDMCOUNT_HELPER, else the tree's build/, else the
-# installation's libexec/ (both beside lib/, where this module is).
-sub helper_path {
-    return $ENV{RECORDMCOUNT_HELPER} if defined $ENV{RECORDMCOUNT_HELPER};
+# A file of the project's beside lib/ (where this module is): $ENV{VAR}
+# if set, else the tree's build/NAME, else the installation's
+# libexec/NAME.
+sub _beside {
+    my ($var, $name, $usable) = @_;
+    return $ENV{$var} if defined $ENV{$var};
     my $root = __FILE__ =~ s{/*[^/]+/+[^/]+/+[^/]+\z}{}r;
     $root = '.' unless length $root;
-    my $built = "$root/build/mcount-scan";
-    return -x $built ? $built : "$root/libexec/mcount-scan";
+    my $built = "$root/build/$name";
+    return $usable->($built) ? $built : "$root/libexec/$name";
 }
 
-# libmcount-trace.so, the library mcount-trace preloads:
-# $RECORDMCOUNT_TRACE_LIB, else the tree's build/, else the installation's
-# libexec/ (found as helper_path finds mcount-scan).
-sub trace_lib_path {
-    return $ENV{RECORDMCOUNT_TRACE_LIB} if defined $ENV{RECORDMCOUNT_TRACE_LIB};
-    my $root = __FILE__ =~ s{/*[^/]+/+[^/]+/+[^/]+\z}{}r;
-    $root = '.' unless length $root;
-    my $built = "$root/build/libmcount-trace.so";
-    return -f $built ? $built : "$root/libexec/libmcount-trace.so";
-}
+# mcount-scan ($RECORDMCOUNT_HELPER), and libmcount-trace.so, the library
+# mcount-trace preloads ($RECORDMCOUNT_TRACE_LIB).
+sub helper_path { return _beside('RECORDMCOUNT_HELPER', 'mcount-scan', sub { -x $_[0] }) }
+sub trace_lib_path { return _beside('RECORDMCOUNT_TRACE_LIB', 'libmcount-trace.so', sub { -f $_[0] }) }
 
 1;
