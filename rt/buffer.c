@@ -15,8 +15,8 @@
  * registers, and a first event may come from a signal handler.
  *
  * The clock is the TSC read with rdtsc, and the CPU is rdpid's (the
- * kernel keeps it in TSC_AUX), or both from rdtscp; output.c converts it to CLOCK_MONOTONIC
- * seconds when the trace is written.  Without rdtscp and an invariant
+ * kernel keeps it in TSC_AUX), or both from rdtscp; output.c converts
+ * the ticks to CLOCK_MONOTONIC seconds when the trace is written.  Without rdtscp and an invariant
  * TSC it is clock_gettime(), which the vDSO serves with general
  * registers only.
  */
