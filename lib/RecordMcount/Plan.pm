@@ -2,7 +2,7 @@
 package RecordMcount::Plan;
 # The one reader of what mcount-scan tells the pipeline: the plan of
 # --plan and the facts of --identify (the protocol is written down in
-# ARCHITECTURE.md), and the helper's exit statuses (its messages are
+# doc/internals.md), and the helper's exit statuses (its messages are
 # read by RecordMcount::Failure).  The
 # values that only --verify needs (hooks, call-forms) are read by
 # RecordMcount::Calls, which alone uses them.
