@@ -332,7 +332,9 @@ static void serve(int fd)
 }
 
 /* Serve requests; with an output file, drain the buffers every 20 ms,
- * or every 5 ms while a drain finds them more than an eighth full. */
+ * and every millisecond while drains find events: a thread calling a
+ * traced function every 100 ns fills a default buffer in 13 ms, and a
+ * drain late by a few scheduler ticks on a busy machine would lose it. */
 static void *control_thread(void *arg)
 {
 	(void)arg;
@@ -354,7 +356,7 @@ static void *control_thread(void *arg)
 		}
 		long n = drain_output();
 		if (out_path && *out_path)
-			wait = n > 0 && (uint64_t)n > mt_buffer_events / 8 ? 5 : 20;
+			wait = n > 0 && (uint64_t)n > mt_buffer_events / 64 ? 1 : 20;
 		else
 			mt_reap();
 	}
