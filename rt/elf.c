@@ -38,24 +38,6 @@ bool mt_in_exec(const struct mt_object *o, uintptr_t a)
 	return false;
 }
 
-const struct mt_sym *mt_sym_at(const struct mt_object *o, uintptr_t a)
-{
-	size_t lo = 0, hi = o->nsyms;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (o->syms[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	const struct mt_sym *s = &o->syms[lo - 1];
-	if (s->size && a >= s->addr + s->size)
-		return NULL;
-	return s;
-}
-
 /* The file mapped read-only, with bounds-checked views of it. */
 struct file {
 	const unsigned char *p;
@@ -82,6 +64,34 @@ static const char *sec_name(const struct file *f, const Elf64_Shdr *s)
 	return memchr(n, 0, f->shstr_size - s->sh_name) ? n : "";
 }
 
+/* The views of a file mapped at p: header, section headers, their names. */
+static int parse_file(const unsigned char *p, size_t size, struct file *f)
+{
+	memset(f, 0, sizeof *f);
+	f->p = p;
+	f->size = size;
+	f->eh = (const Elf64_Ehdr *)p;
+	if (size < sizeof(Elf64_Ehdr) || memcmp(f->eh->e_ident, ELFMAG, SELFMAG) ||
+	    f->eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return -1;
+	size_t shnum = f->eh->e_shnum;
+	const Elf64_Shdr *sh0 = at(f, f->eh->e_shoff, sizeof *sh0);
+	if (!sh0 || f->eh->e_shentsize != sizeof(Elf64_Shdr))
+		return -1;
+	if (!shnum)
+		shnum = sh0->sh_size;
+	f->sh = at(f, f->eh->e_shoff, shnum * sizeof(Elf64_Shdr));
+	if (!f->sh || shnum > 1000000)
+		return -1;
+	f->shnum = shnum;
+	size_t stri = f->eh->e_shstrndx == SHN_XINDEX ? sh0->sh_link : f->eh->e_shstrndx;
+	if (stri < shnum) {
+		f->shstr = at(f, f->sh[stri].sh_offset, f->sh[stri].sh_size);
+		f->shstr_size = f->shstr ? f->sh[stri].sh_size : 0;
+	}
+	return 0;
+}
+
 static int map_file(const char *path, struct file *f)
 {
 	memset(f, 0, sizeof *f);
@@ -97,28 +107,8 @@ static int map_file(const char *path, struct file *f)
 	close(fd);
 	if (p == MAP_FAILED)
 		return -1;
-	f->p = p;
-	f->size = (size_t)st.st_size;
-	f->eh = p;
-	if (memcmp(f->eh->e_ident, ELFMAG, SELFMAG) || f->eh->e_ident[EI_CLASS] != ELFCLASS64)
-		goto bad;
-	size_t shnum = f->eh->e_shnum;
-	const Elf64_Shdr *sh0 = at(f, f->eh->e_shoff, sizeof *sh0);
-	if (!sh0 || f->eh->e_shentsize != sizeof(Elf64_Shdr))
-		goto bad;
-	if (!shnum)
-		shnum = sh0->sh_size;
-	f->sh = at(f, f->eh->e_shoff, shnum * sizeof(Elf64_Shdr));
-	if (!f->sh || shnum > 1000000)
-		goto bad;
-	f->shnum = shnum;
-	size_t stri = f->eh->e_shstrndx == SHN_XINDEX ? sh0->sh_link : f->eh->e_shstrndx;
-	if (stri < shnum) {
-		f->shstr = at(f, f->sh[stri].sh_offset, f->sh[stri].sh_size);
-		f->shstr_size = f->shstr ? f->sh[stri].sh_size : 0;
-	}
-	return 0;
-bad:
+	if (parse_file(p, (size_t)st.st_size, f) == 0)
+		return 0;
 	munmap(p, (size_t)st.st_size);
 	return -1;
 }
@@ -204,7 +194,7 @@ static void read_functions(struct mt_object *o, const struct file *f)
 	/* Sort by address; of symbols at one address keep the best bound. */
 	for (size_t i = 0; i < n; i++)
 		v[i].size = (v[i].size << 2) | ranks[i];      /* carry the rank along */
-	qsort(v, n, sizeof *v, sym_cmp);
+	mt_sort_by_addr(v, n, sizeof *v, offsetof(struct mt_sym, addr), sym_cmp);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (k && v[k - 1].addr == v[i].addr) {
@@ -219,6 +209,34 @@ static void read_functions(struct mt_object *o, const struct file *f)
 	free(ranks);
 	o->syms = v;
 	o->nsyms = k;
+}
+
+const struct mt_sym *mt_sym_at(const struct mt_object *o, uintptr_t a)
+{
+	if (!o->syms_read) {
+		/* Symbols of an object without a table are read when first
+		 * asked for (to name a parent, to see whether a call goes to
+		 * a hook), always with the registry lock held. */
+		struct mt_object *w = (struct mt_object *)o;
+		struct file f;
+		w->syms_read = true;
+		if (o->file && parse_file(o->file, o->file_size, &f) == 0)
+			read_functions(w, &f);
+	}
+	size_t lo = 0, hi = o->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (o->syms[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct mt_sym *s = &o->syms[lo - 1];
+	if (s->size && a >= s->addr + s->size)
+		return NULL;
+	return s;
 }
 
 /* GOT slots the dynamic linker fills with a hook (JUMP_SLOT, GLOB_DAT). */
@@ -321,7 +339,10 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
 		o->file = f.p;
 		o->file_size = f.size;
 		read_sections(o, &f);
-		read_functions(o, &f);
+		if (o->table) {
+			read_functions(o, &f);    /* its sites need their functions now */
+			o->syms_read = true;
+		}
 		read_hook_slots(o, &f);
 	}
 	struct mt_object **nv = realloc(*w->objs, (*w->nobjs + 1) * sizeof *nv);

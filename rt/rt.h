@@ -78,6 +78,8 @@ struct mt_object {
 	size_t table_size;
 	struct mt_sym *syms;          /* functions, by address */
 	size_t nsyms;
+	bool syms_read;               /* read at start-up where there is a table,
+				       * else on the first mt_sym_at() */
 	uintptr_t *hook_slots;        /* GOT slots the dynamic linker fills with a hook */
 	size_t nhook_slots;
 	uintptr_t plt_lo[2], plt_hi[2];
@@ -134,6 +136,10 @@ MT_HIDDEN extern struct mt_registry mt_reg;
 /* Find the new objects and their sites (lock held); NOP them. */
 MT_HIDDEN int mt_sites_refresh(void);
 MT_HIDDEN const struct mt_site *mt_site_at(uintptr_t addr);
+/* Sort n elements of size bytes by the address at offset off (cmp
+ * compares two of them the same way: the fallback without memory). */
+MT_HIDDEN void mt_sort_by_addr(void *base, size_t n, size_t size, size_t off,
+			       int (*cmp)(const void *, const void *));
 /* The site a hook call returned to (the address after the call). */
 MT_HIDDEN const struct mt_site *mt_site_before(uintptr_t ret);
 /* Apply a filter: enable (1), disable (0) or notrace (2); lock held.

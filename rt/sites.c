@@ -171,10 +171,13 @@ static bool apply_one(const struct rule *r, uint32_t i)
 }
 
 /* Apply one rule to functions [from, nfuncs) (from 0: through the name
- * index); returns how many changed. */
+ * index, built on the first rule after objects came: a program started
+ * without filters never sorts its names); returns how many changed. */
 static long apply_rule(const struct rule *r, size_t from)
 {
 	long changed = 0;
+	if (!from && nby_name != mt_reg.nfuncs)
+		index_names();
 	if (from || nby_name != mt_reg.nfuncs) {
 		for (size_t i = from; i < mt_reg.nfuncs; i++)
 			changed += apply_one(r, (uint32_t)i);
@@ -237,6 +240,55 @@ static void report_bad(const struct mt_object *o, uintptr_t addr, const char *wh
 		mt_msg("%s: %#lx: %s%s: left alone", o->name, (unsigned long)addr, why, bytes);
 }
 
+void mt_sort_by_addr(void *base, size_t n, size_t size, size_t off, int (*cmp)(const void *, const void *))
+{
+	unsigned char *v = base;
+	uintptr_t lo = UINTPTR_MAX, hi = 0, prev = 0;
+	bool sorted = true;
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t k;
+		memcpy(&k, v + i * size + off, sizeof k);
+		sorted = sorted && (!i || prev <= k);
+		prev = k;
+		lo = k < lo ? k : lo;
+		hi = k > hi ? k : hi;
+	}
+	if (sorted)
+		return;                       /* tables mostly come in address order */
+	unsigned char *tmp = malloc(n * size);
+	if (!tmp) {
+		qsort(base, n, size, cmp);
+		return;
+	}
+	/* Least significant byte first, up to the highest byte in which two
+	 * keys differ: two or three passes for the addresses of one object. */
+	unsigned top = 0;
+	for (uintptr_t d = lo ^ hi; d >> 8; d >>= 8)
+		top++;
+	unsigned char *src = v, *dst = tmp;
+	for (unsigned b = 0; b <= top; b++) {
+		size_t count[257] = { 0 };
+		for (size_t i = 0; i < n; i++) {
+			uintptr_t k;
+			memcpy(&k, src + i * size + off, sizeof k);
+			count[((k >> (8 * b)) & 0xff) + 1]++;
+		}
+		for (unsigned c = 0; c < 256; c++)
+			count[c + 1] += count[c];
+		for (size_t i = 0; i < n; i++) {
+			uintptr_t k;
+			memcpy(&k, src + i * size + off, sizeof k);
+			memcpy(dst + count[(k >> (8 * b)) & 0xff]++ * size, src + i * size, size);
+		}
+		unsigned char *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * size);
+	free(tmp);
+}
+
 static int addr_cmp(const void *a, const void *b)
 {
 	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
@@ -276,7 +328,7 @@ static struct mt_site *object_sites(uint16_t oi, size_t *count)
 	for (size_t i = 0; i < n; i++)
 		if (tab[i])                   /* zero entries are padding, as in the kernel */
 			addrs[k++] = tab[i];
-	qsort(addrs, k, sizeof *addrs, addr_cmp);
+	mt_sort_by_addr(addrs, k, sizeof *addrs, 0, addr_cmp);
 	size_t shown = 0, m = 0;
 	const struct mt_sym *last = NULL;
 	int func = -1;
@@ -336,7 +388,7 @@ static void bury(const struct mt_view *old, size_t ndead)
 		if (!replaced)
 			memcpy(&all[k++], s, sizeof *all);
 	}
-	qsort(all, k, sizeof *all, site_cmp);
+	mt_sort_by_addr(all, k, sizeof *all, offsetof(struct mt_site, addr), site_cmp);
 	g->sites = all;
 	g->n = k;
 	if (grave) {
@@ -399,12 +451,11 @@ int mt_sites_refresh(void)
 	}
 	free(per);
 	free(cnt);
-	qsort(all, n, sizeof *all, site_cmp);
+	mt_sort_by_addr(all, n, sizeof *all, offsetof(struct mt_site, addr), site_cmp);
 	v->sites = all;
 	v->n = n;
 	/* The old view stays allocated: a trap handler may be reading it. */
 	atomic_store_explicit(&mt_view, v, memory_order_release);
-	index_names();
 	all_dirty = true;
 	for (size_t r = 0; r < nrules; r++)
 		apply_rule(&rules[r], first_func);

@@ -12,7 +12,8 @@
 # output must be that of a plain build (no -pg).  Under mcount (-pg) and
 # __fentry__ (-mfentry), PIE and -no-pie, preloaded and linked in
 # (libmcount-trace.a, tracing switched on from main through the C API),
-# and -static.  With no filter: no event at all, the same output.
+# and -static.  With no filter: no event at all, the same output.  A
+# parent in the C library (no table) is named as its dladdr() says.
 #
 # The call forms: the runtime's decoder (rt/arch-x86_64.c) and src/arch.c's
 # x86_64 row (call-forms and linker-forms of mcount-scan --identify) must
@@ -185,6 +186,35 @@ variant('fentry PIE linked in, call-nop=prefix-0x90', @fentry, [], ['-Wl,-z,call
     is($seq->(@$tev), $seq->(@$jev),
         'text format: the functions and parents of the JSON trace, in order');
     ok(!grep({ $_->{comm} ne 'oracle' } @$tev), 'text format: the command name is the program\'s');
+}
+
+# A parent in a library without a table (its symbols are read only when
+# an event needs them): cmp called back by the C library's tsearch.  The
+# trace's name for the parent must be a dynamic symbol of the file the C
+# library's own dladdr() names, at the address of the symbol dladdr()
+# gives (nm -D: aliases share an address).
+{
+    my $d = "$dir/libparent";
+    mkdir $d or die;
+    mcc_build('-pg -mfentry', "$d/libparent.o", "$TSRC/libparent.c", '-O2');
+    link_prog("$d/libparent", "$d/libparent.o", '-ldl');
+    my ($st, $out, $err) = traced(["$d/libparent"],
+        env => { MCOUNT_TRACE_FILTER => 'cmp', MCOUNT_TRACE_OUTPUT => "$d/t.txt" });
+    is($st, 0, 'libparent: runs traced') or diag($err);
+    my ($lib, $want) = $out =~ /\A(\S+) (\S+)\n\z/ or diag("libparent printed '$out'");
+    my ($ev, $errs) = read_text("$d/t.txt");
+    is_deeply($errs, [], 'libparent: every line well formed');
+    is(scalar(grep { $_->{func} eq 'cmp' } @$ev), scalar(@$ev), 'libparent: events of cmp only');
+    cmp_ok(scalar(@$ev), '>=', 3, 'libparent: tsearch called cmp');
+    my %addr;
+    for (split /\n/, must('nm', '-D', '--defined-only', $lib // '/nonexistent')) {
+        $addr{$2} = $1 if /\A([0-9a-f]+) [TtWwIi] (\S+?)(?:@.*)?\z/;
+    }
+    ok(defined $want && defined $addr{$want}, "nm -D $lib knows dladdr's $want");
+    for my $p (sort { $a cmp $b } keys %{ { map { $_->{parent} => 1 } @$ev } }) {
+        ok(defined $addr{$p} && defined $want && $addr{$p} eq ($addr{$want} // ''),
+            "libparent: the parent '$p' is the C library's $want (nm -D)");
+    }
 }
 
 # The two tables of call forms.  src/arch.c's x86_64 row, through the
