@@ -221,9 +221,9 @@ static void verb_list(int fd)
 			continue;
 		n++;
 		if (o->main)
-			fprintf(m, "%s\n", f->name);
+			fprintf(m, "%s\n", mt_shown(f->name));
 		else
-			fprintf(m, "%s [%s]\n", f->name, o->name);
+			fprintf(m, "%s [%s]\n", mt_shown(f->name), o->name);
 	}
 	pthread_mutex_unlock(&mt_reg.lock);
 	if (fclose(m)) {

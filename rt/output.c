@@ -287,31 +287,47 @@ static char *put_hex(char *p, uint64_t v)
 	return p;
 }
 
-/* A name as JSON string contents: copied as it is when it needs no
- * escape, which is nearly always. */
+/* A name as JSON string contents, written at p, which has room for six
+ * bytes a byte of it: copied as it is when it needs no escape, which is
+ * nearly always. */
 static char *put_jname(char *p, const char *name, size_t len)
 {
-	for (size_t i = 0; i < len; i++) {
+	size_t i = 0;
+	while (i < len && (unsigned char)name[i] >= 0x20 && name[i] != '"' && name[i] != '\\')
+		i++;
+	memcpy(p, name, i);
+	p += i;
+	for (; i < len; i++) {
 		unsigned char c = (unsigned char)name[i];
-		if (c == '"' || c == '\\' || c < 0x20) {
-			char tmp[512];
-			json_str(name, tmp, sizeof tmp);
-			size_t tl = strlen(tmp);
-			memcpy(p, tmp, tl);
-			return p + tl;
+		if (c == '"' || c == '\\') {
+			*p++ = '\\';
+			*p++ = (char)c;
+		} else if (c < 0x20) {
+			static const char hex[] = "0123456789abcdef";
+			memcpy(p, "\\u00", 4);
+			p[4] = hex[c >> 4];
+			p[5] = hex[c & 15];
+			p += 6;
+		} else {
+			*p++ = (char)c;
 		}
 	}
-	memcpy(p, name, len);
-	return p + len;
+	return p;
 }
 
 /* One JSON line, without printf. */
 static void put_json(struct out *o, const struct seg *g, unsigned cpu, double sec, const char *fn,
 		     const char *pn, uintptr_t at, uintptr_t parent)
 {
-	size_t fl = strnlen(fn, 200), pl = strnlen(pn, 200);
-	if (sizeof o->buf - o->len < 1400)
+	size_t fl = strlen(fn), pl = strlen(pn);
+	size_t need = g->jplen + 6 * (fl + pl) + 160;
+	if (sizeof o->buf - o->len < need)
 		flush(o);
+	if (sizeof o->buf - o->len < need) {
+		/* Names of more than 5,000 bytes each: cut there, to fit. */
+		fl = fl > 5000 ? 5000 : fl;
+		pl = pl > 5000 ? 5000 : pl;
+	}
 	char *p = o->buf + o->len;
 	memcpy(p, g->jprefix, g->jplen);
 	p += g->jplen;
@@ -364,7 +380,7 @@ static void write_event(struct out *o, const struct seg *g, const struct mt_even
 		mt_untabled_events++;
 		return;
 	}
-	const char *fn = mt_reg.funcs[s->func].name;
+	const char *fn = mt_shown(mt_reg.funcs[s->func].name);
 	const char *pn = parent_name(nc, e->parent);
 	double sec = mt_ticks_to_seconds(e->ts);
 	if (!json) {

@@ -149,6 +149,9 @@ MT_HIDDEN long mt_filter(const char *filter, int what);
  * them after objects came or went), each passed to fn. */
 MT_HIDDEN void mt_sites_all_dirty(void);         /* the next pass looks at every site */
 MT_HIDDEN void mt_each_changed_site(void (*fn)(struct mt_site *, void *), void *arg);
+/* A symbol's name as shown: demangled where the program has a C++
+ * runtime (MCOUNT_TRACE_DEMANGLE=0: never); registry lock held. */
+MT_HIDDEN const char *mt_shown(const char *raw);
 /* Name of the function at addr, for output ("0x..." if none, in buf). */
 MT_HIDDEN const char *mt_name_of(uintptr_t addr, char *buf, size_t len);
 

@@ -10,6 +10,7 @@
  * objects loaded later, so that dlopen()ed code obeys them too.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
@@ -81,11 +82,78 @@ static int site_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* C++ names as people read them, from the demangler of the C++ runtime
+ * the program has loaded (none in a C program: names stay as they are).
+ * A cache from the symbol's name (a pointer into a file that stays
+ * mapped) to its demangled form; registry lock held. */
+static char *(*cxa_demangle)(const char *, char *, size_t *, int *);
+static int demangle_state;            /* 0: not looked for, 1: found, -1: off */
+struct shown {
+	const char *raw;
+	char *name;
+};
+static struct shown *shown_tab;
+static size_t shown_cap, shown_n;
+
+const char *mt_shown(const char *raw)
+{
+	if (raw[0] != '_' || raw[1] != 'Z' || demangle_state < 0)
+		return raw;
+	if (!demangle_state) {
+		const char *e = getenv("MCOUNT_TRACE_DEMANGLE");
+		cxa_demangle = e && !strcmp(e, "0") ? NULL
+			: (char *(*)(const char *, char *, size_t *, int *))dlsym(RTLD_DEFAULT, "__cxa_demangle");
+		demangle_state = cxa_demangle ? 1 : -1;
+		if (!cxa_demangle)
+			return raw;
+	}
+	size_t h = ((uintptr_t)raw >> 3) * 0x9e3779b97f4a7c15u;
+	for (size_t i = shown_cap ? h & (shown_cap - 1) : 0; shown_cap; i = (i + 1) & (shown_cap - 1)) {
+		if (shown_tab[i].raw == raw)
+			return shown_tab[i].name ? shown_tab[i].name : raw;
+		if (!shown_tab[i].raw)
+			break;
+	}
+	if ((shown_n + 1) * 2 > shown_cap) {
+		size_t cap = shown_cap ? shown_cap * 2 : 1024;
+		struct shown *nt = calloc(cap, sizeof *nt);
+		if (!nt)
+			return raw;
+		for (size_t j = 0; j < shown_cap; j++) {
+			if (!shown_tab[j].raw)
+				continue;
+			size_t k = (((uintptr_t)shown_tab[j].raw >> 3) * 0x9e3779b97f4a7c15u) & (cap - 1);
+			while (nt[k].raw)
+				k = (k + 1) & (cap - 1);
+			nt[k] = shown_tab[j];
+		}
+		free(shown_tab);
+		shown_tab = nt;
+		shown_cap = cap;
+	}
+	int status = -1;
+	char *d = cxa_demangle(raw, NULL, NULL, &status);
+	if (status != 0) {
+		free(d);
+		d = NULL;                     /* not a name it knows: shown as it is */
+	}
+	size_t i = h & (shown_cap - 1);
+	while (shown_tab[i].raw)
+		i = (i + 1) & (shown_cap - 1);
+	shown_tab[i] = (struct shown){ raw, d };
+	shown_n++;
+	return d ? d : raw;
+}
+
+/* A glob matches a function's symbol name or its demangled name. */
 static bool matches(const struct rule *r, const struct mt_func *f)
 {
 	if (r->mod && fnmatch(r->mod, mt_reg.objs[f->obj]->name, 0))
 		return false;
-	return !fnmatch(r->glob, f->name, 0);
+	if (!fnmatch(r->glob, f->name, 0))
+		return true;
+	const char *d = mt_shown(f->name);
+	return d != f->name && !fnmatch(r->glob, d, 0);
 }
 
 /* The functions by name, for filters: a glob's literal prefix narrows
@@ -105,26 +173,46 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(mt_reg.funcs[*(const uint32_t *)a].name, mt_reg.funcs[*(const uint32_t *)b].name);
 }
 
+/* The same for the functions whose demangled name differs. */
+static uint32_t *by_shown;
+static size_t nby_shown;
+
+static int shown_cmp(const void *a, const void *b)
+{
+	return strcmp(mt_shown(mt_reg.funcs[*(const uint32_t *)a].name),
+		      mt_shown(mt_reg.funcs[*(const uint32_t *)b].name));
+}
+
 static void index_names(void)
 {
 	uint32_t *nv = realloc(by_name, (mt_reg.nfuncs + 1) * sizeof *nv);
-	if (!nv)
+	uint32_t *sv = realloc(by_shown, (mt_reg.nfuncs + 1) * sizeof *sv);
+	if (nv)
+		by_name = nv;
+	if (sv)
+		by_shown = sv;
+	if (!nv || !sv)
 		return;
-	by_name = nv;
-	for (size_t i = 0; i < mt_reg.nfuncs; i++)
+	nby_shown = 0;
+	for (size_t i = 0; i < mt_reg.nfuncs; i++) {
 		by_name[i] = (uint32_t)i;
+		if (mt_shown(mt_reg.funcs[i].name) != mt_reg.funcs[i].name)
+			by_shown[nby_shown++] = (uint32_t)i;
+	}
 	qsort(by_name, mt_reg.nfuncs, sizeof *by_name, name_cmp);
+	qsort(by_shown, nby_shown, sizeof *by_shown, shown_cmp);
 	nby_name = mt_reg.nfuncs;
 }
 
-/* The first index of by_name whose name is not below key (compared on
- * its first len bytes). */
-static size_t name_bound(const char *key, size_t len, bool upper)
+/* The first index of v (n functions, by raw or demangled name) whose
+ * name is not below key (compared on its first len bytes). */
+static size_t name_bound(const uint32_t *v, size_t n, bool shown, const char *key, size_t len, bool upper)
 {
-	size_t lo = 0, hi = nby_name;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = strncmp(mt_reg.funcs[by_name[mid]].name, key, len);
+		const char *name = mt_reg.funcs[v[mid]].name;
+		int c = strncmp(shown ? mt_shown(name) : name, key, len);
 		if (c < 0 || (upper && c == 0))
 			lo = mid + 1;
 		else
@@ -186,9 +274,14 @@ static long apply_rule(const struct rule *r, size_t from)
 	size_t plen = strcspn(r->glob, "*?[\\");
 	if (!r->glob[plen])
 		plen++;                       /* no wildcard: the name itself, NUL included */
-	size_t lo = name_bound(r->glob, plen, false), hi = name_bound(r->glob, plen, true);
+	size_t lo = name_bound(by_name, nby_name, false, r->glob, plen, false);
+	size_t hi = name_bound(by_name, nby_name, false, r->glob, plen, true);
 	for (size_t k = lo; k < hi; k++)
 		changed += apply_one(r, by_name[k]);
+	lo = name_bound(by_shown, nby_shown, true, r->glob, plen, false);
+	hi = name_bound(by_shown, nby_shown, true, r->glob, plen, true);
+	for (size_t k = lo; k < hi; k++)
+		changed += apply_one(r, by_shown[k]);
 	return changed;
 }
 
@@ -534,7 +627,7 @@ const char *mt_name_of(uintptr_t addr, char *buf, size_t len)
 			continue;
 		const struct mt_sym *s = mt_sym_at(o, addr);
 		if (s)
-			return s->name;
+			return mt_shown(s->name);
 		break;
 	}
 	snprintf(buf, len, "%#lx", (unsigned long)addr);

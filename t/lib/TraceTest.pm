@@ -67,10 +67,14 @@ sub traced {
 # The trace file in the kernel's text format, read strictly: the four
 # header lines first, then one event a line as
 #   %16.16s-%-7d [%03u] %6llu.%06llu: FUNC <-PARENT
-# or a "COMM-TID [LOST N EVENTS]" line (header => 0: no header, as show
+# (names as $NAME below) or a "COMM-TID [LOST N EVENTS]" line (header => 0: no header, as show
 # prints the trace).  Returns (\@events, \@errors);
 # each event { comm, tid, cpu, sec (string), func, parent }; lost
 # lines are { lost => N, comm, tid }.
+# A function's name: a C symbol, an address, or a demangled C++ name (one
+# with "::" or a parameter list; spaces allowed, no control character).
+my $NAME = qr/[A-Za-z_][\w.]*|0x[0-9a-f]+|(?=[^\x00-\x1f]*?(?:::|\())[^\s\x00-\x1f][^\x00-\x1f]*?/;
+
 my @HEADER = ('# tracer: function', '#',
     '#           TASK-PID     CPU#     TIMESTAMP  FUNCTION',
     '#              | |         |         |         |');
@@ -89,7 +93,7 @@ sub read_text {
     my $n = $o{header} // 1 ? scalar @HEADER : 0;
     for my $l (@lines) {
         $n++;
-        if (my @m = $l =~ /\A(.{16})-(\d+)( *) \[(\d{3})\] ( *\d+)\.(\d{6}): ([A-Za-z_][\w.]*|0x[0-9a-f]+) <-([A-Za-z_][\w.]*|0x[0-9a-f]+)\z/) {
+        if (my @m = $l =~ /\A(.{16})-(\d+)( *) \[(\d{3})\] ( *\d+)\.(\d{6}): ($NAME) <-($NAME)\z/) {
             my ($comm, $tid, $pad, $cpu, $s, $us, $func, $parent) = @m;
             if (length($tid . $pad) < 7 || $pad ne '' && length($tid . $pad) != 7 || length($s) < 6) {
                 push @err, "line $n: '$l'";
