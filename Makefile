@@ -30,21 +30,28 @@ SRCS := src/main.c src/objdump.c src/scan.c src/emit.c src/arch.c src/elfpeek.c 
 HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
-.PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt
+.PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64
 all: $(HELPER) man rt
 
 # libmcount-trace (rt/): the tracer's run-time library, preloaded
 # (build/libmcount-trace.so, with the interposers of -DMT_SHARED) or
 # linked in (build/libmcount-trace.a).  buffer.c is the hot path, which
 # the hooks enter without saving the vector registers: general registers
-# only.  x86_64 only for now.
-RT_C    := rt/elf.c rt/sites.c rt/patch.c rt/output.c rt/control.c rt/arch-x86_64.c
+# only.  Built for the host where it is x86_64, and for aarch64 with a
+# cross compiler into build/aarch64/ (tested under qemu-system-aarch64,
+# t/79; see doc/architectures.md).
+RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/output.c rt/control.c
+RT_C    := $(RT_COMMON) rt/arch-x86_64.c
 RT_HDRS := $(wildcard rt/*.h)
 RT_LIB  := build/libmcount-trace.so build/libmcount-trace.a
 ifeq ($(shell uname -m),x86_64)
 RT_BUILT := $(RT_LIB)
 endif
+AARCH64_CROSS ?= aarch64-linux-gnu-
+AARCH64_CC    ?= $(AARCH64_CROSS)gcc-12
+RT_A64_LIB := build/aarch64/libmcount-trace.so build/aarch64/libmcount-trace.a
 rt: $(RT_BUILT)
+rt-aarch64: $(RT_A64_LIB)
 RT_CFLAGS = $(WARN) -fPIC -fno-omit-frame-pointer $(CFLAGS)
 build/rt/so/%.o: rt/%.c $(RT_HDRS)
 	$(Q)mkdir -p $(@D)
@@ -62,6 +69,29 @@ build/libmcount-trace.so: $(call RT_OBJS,so)
 build/libmcount-trace.a: $(call RT_OBJS,a)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@.tmp && ar rcs $@.tmp $^ && mv -f $@.tmp $@
+# The aarch64 library, cross-compiled the same way.
+RT_A64_OBJS = $(patsubst rt/%.c,build/aarch64/rt/$(1)/%.o,$(RT_COMMON) rt/arch-aarch64.c rt/buffer.c) \
+	build/aarch64/rt/$(1)/hook-aarch64.o
+build/aarch64/rt/so/%.o: rt/%.c $(RT_HDRS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(AARCH64_CC) $(RT_CFLAGS) -DMT_SHARED $(if $(filter buffer,$*),-mgeneral-regs-only) -c -o $@ $<
+build/aarch64/rt/a/%.o: rt/%.c $(RT_HDRS)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(AARCH64_CC) $(RT_CFLAGS) $(if $(filter buffer,$*),-mgeneral-regs-only) -c -o $@ $<
+build/aarch64/rt/%/hook-aarch64.o: rt/hook-aarch64.S
+	$(Q)mkdir -p $(@D)
+	$(Q)$(AARCH64_CC) -fPIC -c -o $@ $<
+build/aarch64/libmcount-trace.so: $(call RT_A64_OBJS,so)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(AARCH64_CC) -shared -Wl,-z,now -Wl,-z,noexecstack -o $@.tmp $^ -lpthread && mv -f $@.tmp $@
+build/aarch64/libmcount-trace.a: $(call RT_A64_OBJS,a)
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)rm -f $@.tmp && $(AARCH64_CROSS)ar rcs $@.tmp $^ && mv -f $@.tmp $@
+
+# The kernel t/79 boots under qemu-system-aarch64: Debian's arm64 image.
+build/aarch64/vmlinuz: scripts/fetch-arm64-kernel
+	$(Q)scripts/fetch-arm64-kernel $@
+
 # The same under ASan and UBSan, for t/75 (the hot path, buffer.c, is
 # not instrumented: it runs inside any function of the program, signal
 # handlers included, and keeps to general registers).
@@ -110,7 +140,8 @@ build/man/%.1: doc/%.pod
 		--name=$(shell echo $* | tr a-z A-Z) $< $@
 
 TESTS ?= t/*.t
-check: all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short
+check: all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short \
+		$(RT_A64_LIB) build/aarch64/vmlinuz
 	prove -I lib -I t/lib $(if $(filter 1,$(V)),-v) $(TESTS)
 
 deps:

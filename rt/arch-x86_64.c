@@ -13,6 +13,7 @@
  * the return address and jumping to the call's target (call).
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <string.h>
 #include <ucontext.h>
 
@@ -30,22 +31,6 @@ static int32_t rel32(const unsigned char *p)
 	return v;
 }
 
-static bool in_plt(const struct mt_object *o, uintptr_t a)
-{
-	for (int i = 0; i < 2; i++)
-		if (a >= o->plt_lo[i] && a < o->plt_hi[i])
-			return true;
-	return false;
-}
-
-static bool is_hook_slot(const struct mt_object *o, uintptr_t slot)
-{
-	for (size_t i = 0; i < o->nhook_slots; i++)
-		if (o->hook_slots[i] == slot)
-			return true;
-	return false;
-}
-
 extern void __fentry__(void), mcount(void), _mcount(void);
 
 /* Is a direct call's target a hook: one of ours, a function of the
@@ -58,7 +43,7 @@ static bool hook_target(const struct mt_object *o, uintptr_t t)
 	const struct mt_sym *sym = mt_sym_at(o, t);
 	if (sym && sym->addr == t && mt_is_hook_name(sym->name))
 		return true;
-	if (!in_plt(o, t) || !mt_in_exec(o, t))
+	if (!mt_in_plt(o, t) || !mt_in_exec(o, t))
 		return false;
 	const unsigned char *p = (const unsigned char *)t;
 	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
@@ -67,7 +52,7 @@ static bool hook_target(const struct mt_object *o, uintptr_t t)
 		p++;                          /* bnd */
 	if (p[0] != 0xff || p[1] != 0x25)
 		return false;
-	return is_hook_slot(o, (uintptr_t)p + 6 + rel32(p + 2));
+	return mt_is_hook_slot(o, (uintptr_t)p + 6 + rel32(p + 2));
 }
 
 static const char *x86_decode(struct mt_site *s, const struct mt_object *o)
@@ -88,7 +73,7 @@ static const char *x86_decode(struct mt_site *s, const struct mt_object *o)
 		s->form = FORM_GOT;
 		s->target = s->addr + 6 + rel32(p + 2);
 		memcpy(s->orig, p, 6);
-		return is_hook_slot(o, s->target) ? NULL
+		return mt_is_hook_slot(o, s->target) ? NULL
 			: "an indirect call through a GOT slot that holds no hook";
 	} else if (!memcmp(p, nop5, 5) || !memcmp(p, nop6, 6)) {
 		return "a NOP already (another tool changed it, or it was built with -mnop-mcount)";
@@ -143,6 +128,8 @@ const struct mt_arch mt_arch = {
 	.name = "x86_64",
 	.trap = { 0xcc },
 	.trap_len = 1,
+	.jump_slot = R_X86_64_JUMP_SLOT,
+	.glob_dat = R_X86_64_GLOB_DAT,
 	.decode = x86_decode,
 	.bytes = x86_bytes,
 	.sync_self = x86_sync_self,

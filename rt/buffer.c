@@ -14,11 +14,11 @@
  * from a raw mmap system call): the hooks do not save the vector
  * registers, and a first event may come from a signal handler.
  *
- * The clock is the TSC read with rdtsc, and the CPU is rdpid's (the
- * kernel keeps it in TSC_AUX), or both from rdtscp; output.c converts
- * the ticks to CLOCK_MONOTONIC seconds when the trace is written.  Without rdtscp and an invariant
- * TSC it is clock_gettime(), which the vDSO serves with general
- * registers only.
+ * The clock and the CPU number are the processor's (cpu.h: rdtsc and
+ * rdpid on x86_64, cntvct_el0 and rseq's cpu_id_start on aarch64);
+ * output.c converts the ticks to CLOCK_MONOTONIC seconds when the trace
+ * is written.  Where the probe finds no usable counter it is
+ * clock_gettime(), which the vDSO serves with general registers only.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include "cpu.h"
 #include "rt.h"
 
 struct mt_tbuf *_Atomic mt_tbufs;
@@ -36,43 +37,10 @@ bool mt_use_rdpid;
 static __thread struct mt_tbuf *self __attribute__((tls_model("initial-exec")));
 static __thread int self_dead __attribute__((tls_model("initial-exec")));
 
-static long raw6(long n, long a, long b, long c, long d, long e, long f)
-{
-	long ret;
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	__asm__ volatile("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-
-static inline uint64_t rdtscp(unsigned *cpu)
-{
-	unsigned lo, hi, aux;
-	__asm__ volatile("rdtscp" : "=a"(lo), "=d"(hi), "=c"(aux));
-	*cpu = aux & 0xfff;
-	return ((uint64_t)hi << 32) | lo;
-}
-
-/* rdtsc and rdpid cost less than one rdtscp (whose ordering an entry
- * event does not need): on one VM, 12 + 2.5 ns against 24. */
-static inline uint64_t rdtsc_rdpid(unsigned *cpu)
-{
-	unsigned lo, hi;
-	uint64_t pid;
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	__asm__ volatile("rdpid %0" : "=r"(pid));
-	*cpu = (unsigned)pid & 0xfff;
-	return ((uint64_t)hi << 32) | lo;
-}
-
 uint64_t mt_clock_now(unsigned *cpu)
 {
-	if (mt_use_rdpid)
-		return rdtsc_rdpid(cpu);
 	if (mt_use_tsc)
-		return rdtscp(cpu);
+		return mt_cpu_ticks(cpu);
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	*cpu = 0;
@@ -89,14 +57,14 @@ static struct mt_tbuf *tbuf_new(void)
 		int free_state = MT_TBUF_FREE;
 		if (b->mask == n - 1 && atomic_load_explicit(&b->state, memory_order_relaxed) == MT_TBUF_FREE &&
 		    atomic_compare_exchange_strong(&b->state, &free_state, MT_TBUF_OWNED)) {
-			b->tid = (int)raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
-			raw6(SYS_prctl, PR_GET_NAME, (long)b->comm, 0, 0, 0, 0);
+			b->tid = (int)mt_raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+			mt_raw6(SYS_prctl, PR_GET_NAME, (long)b->comm, 0, 0, 0, 0);
 			self = b;
 			return b;
 		}
 	}
 	size_t size = sizeof(struct mt_tbuf) + n * sizeof(struct mt_event);
-	long p = raw6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long p = mt_raw6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p < 0 && p > -4096) {
 		self_dead = 1;
 		return NULL;
@@ -104,8 +72,8 @@ static struct mt_tbuf *tbuf_new(void)
 	struct mt_tbuf *b = (struct mt_tbuf *)p;
 	b->mask = n - 1;
 	atomic_init(&b->state, MT_TBUF_OWNED);
-	b->tid = (int)raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
-	raw6(SYS_prctl, PR_GET_NAME, (long)b->comm, 0, 0, 0, 0);
+	b->tid = (int)mt_raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	mt_raw6(SYS_prctl, PR_GET_NAME, (long)b->comm, 0, 0, 0, 0);
 	struct mt_tbuf *head = atomic_load(&mt_tbufs);
 	do
 		b->next = head;
@@ -154,7 +122,7 @@ void mt_buffers_after_fork(void)
 		atomic_store(&b->head, 0);
 		atomic_store(&b->tail, 0);
 		b->lost = b->lost_seen = 0;
-		b->tid = (int)raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+		b->tid = (int)mt_raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 		b->next = NULL;
 	}
 	atomic_store(&mt_tbufs, b);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "mcount-trace.h"
+#include "cpu.h"
 #include "rt.h"
 
 /* Defined here so that a program linked with libmcount-trace.a, whose
@@ -268,7 +269,7 @@ static void verb_status(int fd)
 	reply(fd, "events from sites without a table entry: %llu\n",
 	      (unsigned long long)mt_untabled_events);
 	reply(fd, "output: %s\n", out_fd >= 0 ? out_path : "(none)");
-	reply(fd, "clock: %s\n", mt_use_rdpid ? "tsc (rdtsc, rdpid)" : mt_use_tsc ? "tsc (rdtscp)" : "clock_gettime");
+	reply(fd, "clock: %s\n", mt_use_tsc ? mt_cpu_clock_name() : "clock_gettime");
 	pthread_mutex_unlock(&mt_reg.lock);
 }
 

@@ -239,6 +239,22 @@ const struct mt_sym *mt_sym_at(const struct mt_object *o, uintptr_t a)
 	return s;
 }
 
+bool mt_in_plt(const struct mt_object *o, uintptr_t a)
+{
+	for (int i = 0; i < 2; i++)
+		if (a >= o->plt_lo[i] && a < o->plt_hi[i])
+			return true;
+	return false;
+}
+
+bool mt_is_hook_slot(const struct mt_object *o, uintptr_t slot)
+{
+	for (size_t i = 0; i < o->nhook_slots; i++)
+		if (o->hook_slots[i] == slot)
+			return true;
+	return false;
+}
+
 /* GOT slots the dynamic linker fills with a hook (JUMP_SLOT, GLOB_DAT). */
 static void read_hook_slots(struct mt_object *o, const struct file *f)
 {
@@ -255,7 +271,7 @@ static void read_hook_slots(struct mt_object *o, const struct file *f)
 		for (size_t j = 0; j < s->sh_size / sizeof *r; j++) {
 			unsigned type = ELF64_R_TYPE(r[j].r_info);
 			size_t si = ELF64_R_SYM(r[j].r_info);
-			if ((type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT) || !si || si >= t.n)
+			if ((type != mt_arch.jump_slot && type != mt_arch.glob_dat) || !si || si >= t.n)
 				continue;
 			if (!mt_is_hook_name(sym_name(&t, t.sym[si].st_name)))
 				continue;

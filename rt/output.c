@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu.h"
 #include "rt.h"
 
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -43,11 +44,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void cpuid(unsigned leaf, unsigned r[4])
-{
-	__asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(0));
-}
-
 /* A (ticks, ns) pair read together: the ticks halfway round the clock read. */
 static void pair(uint64_t *ticks, uint64_t *ns)
 {
@@ -60,20 +56,7 @@ static void pair(uint64_t *ticks, uint64_t *ns)
 
 void mt_clock_init(void)
 {
-	unsigned r[4];
-	cpuid(0x80000000u, r);
-	if (r[0] >= 0x80000007u) {
-		unsigned ext[4], pm[4];
-		cpuid(0x80000001u, ext);
-		cpuid(0x80000007u, pm);
-		mt_use_tsc = (ext[3] & (1u << 27)) && (pm[3] & (1u << 8));   /* rdtscp, invariant */
-	}
-	cpuid(0, r);
-	if (mt_use_tsc && r[0] >= 7) {
-		unsigned f[4];
-		cpuid(7, f);
-		mt_use_rdpid = f[2] & (1u << 22);
-	}
+	mt_cpu_clock_probe();
 	pair(&t0_ticks, &t0_ns);
 	t1_ns = 0;
 }

@@ -11,7 +11,11 @@
  *   2. the rest of each site's new bytes;                serialise;
  *   3. each site's new first byte;                       serialise.
  * Serialising is membarrier(PRIVATE_EXPEDITED_SYNC_CORE) for the other
- * threads and a serialising instruction for this one.  A thread that
+ * threads and a serialising instruction for this one.  Where the
+ * architecture lets a site's two instructions replace each other in one
+ * aligned store while other threads run them (aarch64: BL and NOP), each
+ * site is that one store, its cache maintenance, then one serialisation
+ * for the batch, and no trap is ever written.  A thread that
  * reaches a site meanwhile traps; the SIGTRAP handler recognises every
  * recorded site (a trap may be delivered after its pass has ended) and
  * emulates the site's new instruction.  Any other trap goes to the
@@ -117,7 +121,7 @@ static void sync_all(void)
 static void trap_handler(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
-	if (si->si_code == SI_KERNEL || si->si_code == TRAP_BRKPT) {
+	if (mt_arch.trap_len && (si->si_code == SI_KERNEL || si->si_code == TRAP_BRKPT)) {
 		const struct mt_site *s = mt_site_at(mt_arch.trap_site(uc));
 		if (s && !atomic_load_explicit(&s->refused, memory_order_relaxed)) {
 			mt_arch.emulate(s, (enum mt_state)atomic_load_explicit(&s->state, memory_order_acquire), uc);
@@ -338,6 +342,38 @@ static void collect_site(struct mt_site *s, void *arg)
 	c->batch[c->n++] = s;
 }
 
+/* Where the architecture allows a site's two states to replace each
+ * other while it runs (mt_arch.trap_len 0): each site is one pwrite of
+ * its whole instruction, never merged into a span (a longer copy in the
+ * kernel need not store each instruction in one access), then the cache
+ * maintenance for it; one sync for the batch.  A site whose write failed
+ * keeps its old bytes and state. */
+static int apply_single_stores(struct mt_site **batch, size_t n)
+{
+	int rc = 0, err = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct mt_site *s = batch[i];
+		enum mt_state old = (enum mt_state)atomic_load(&s->state);
+		enum mt_state to = old == MT_CALL ? MT_NOP : MT_CALL;
+		unsigned char b[16];
+		mt_arch.bytes(s, to, b);
+		atomic_store_explicit(&s->state, to, memory_order_release);
+		ssize_t w = pwrite(mem_fd, b, s->len, (off_t)s->addr);
+		if (w != (ssize_t)s->len) {
+			atomic_store_explicit(&s->state, old, memory_order_release);
+			if (!rc)
+				err = w >= 0 ? EIO : errno;
+			rc = -1;
+			continue;
+		}
+		__builtin___clear_cache((char *)s->addr, (char *)s->addr + s->len);
+	}
+	sync_all();
+	if (rc)
+		errno = err;
+	return rc;
+}
+
 static int site_ptr_cmp(const void *a, const void *b)
 {
 	const struct mt_site *x = *(struct mt_site *const *)a, *y = *(struct mt_site *const *)b;
@@ -389,7 +425,9 @@ int mt_apply(void)
 		}
 	}
 	int rc = 0;
-	if (n) {
+	if (n && !mt_arch.trap_len) {
+		rc = apply_single_stores(batch, n);
+	} else if (n) {
 		/* 1: the trap on the first byte; traps now emulate the new state. */
 		for (size_t i = 0; i < n; i++) {
 			struct mt_site *s = batch[i];
@@ -427,6 +465,8 @@ int mt_apply(void)
 		sync_all();
 		if (!rc)
 			rc = rc3;
+	}
+	if (n) {
 		int saved = errno;
 		close(mem_fd);
 		mem_fd = -1;

@@ -38,8 +38,17 @@ struct mt_object;
 
 struct mt_arch {
 	const char *name;
+	/* How a site changes while other threads may be running it: with
+	 * the breakpoint protocol (trap[], trap_len), or, where trap_len is
+	 * 0, with one naturally aligned store of the whole site (s->len
+	 * bytes), which the architecture allows for the two states (see
+	 * arch-*.c).  Neither a trap nor trap_site and emulate are used
+	 * then: every SIGTRAP is the program's. */
 	unsigned char trap[1];        /* the breakpoint instruction */
 	unsigned trap_len;
+	/* The relocation types by which the dynamic linker fills a GOT slot
+	 * with a symbol's address (elf.c: slots that hold a hook). */
+	unsigned jump_slot, glob_dat;
 	/* Read the site's bytes at s->addr: fill s->len, s->orig, s->form and
 	 * the call's target.  0 if it is a call to a hook, else a static
 	 * string saying what it is instead. */
@@ -91,6 +100,9 @@ MT_HIDDEN size_t mt_objects_refresh(struct mt_object ***objs, size_t *nobjs);
 MT_HIDDEN const struct mt_sym *mt_sym_at(const struct mt_object *o, uintptr_t addr);
 MT_HIDDEN bool mt_in_exec(const struct mt_object *o, uintptr_t addr);
 MT_HIDDEN bool mt_is_hook_name(const char *name);
+MT_HIDDEN bool mt_in_plt(const struct mt_object *o, uintptr_t addr);
+/* A GOT slot the dynamic linker fills with a hook. */
+MT_HIDDEN bool mt_is_hook_slot(const struct mt_object *o, uintptr_t slot);
 
 /* ---- sites and functions (sites.c) ---- */
 

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* arch-aarch64.c - the instruction of an aarch64 call site.
+ *
+ * GCC's -pg puts, after the prologue, `mov x0, x30` (the caller's return
+ * address; with pointer authentication a `hint 7` (xpaclri) strips it
+ * first) and then the site the table records, one instruction:
+ *   bl _mcount                0x94000000 | imm26          4 bytes
+ * (src/arch.c's aarch64 row: R_AARCH64_CALL26, 0x94 under mask 0xfc in
+ * the top byte).  Its target is our _mcount (linked in), a function named
+ * like a hook, a PLT entry that jumps through a GOT slot the dynamic
+ * linker fills with a hook (a PIE or a library with the library
+ * preloaded), or a linker veneer (bl out of range) whose target is one of
+ * those.  Switched off it is `nop` (0xd503201f), as the kernel does it.
+ *
+ * Switching live needs no breakpoint protocol: the Arm ARM (B2.2.5,
+ * concurrent modification and execution of instructions) lets one
+ * thread change an instruction that others are executing, with no
+ * synchronisation beforehand, when the instruction before and after the
+ * change are each one of B, BL, BRK, HVC, ISB, NOP, SMC or SVC: another
+ * CPU then executes either the old or the new one.  The store must be a
+ * single-copy-atomic one, an aligned 32-bit word (patch.c writes each
+ * site alone, 4 bytes at an aligned address, which the kernel's copy
+ * does as word stores), and it is made visible to instruction fetch by
+ * cache maintenance (the kernel cleans and invalidates for a write
+ * through /proc/self/mem to executable pages; patch.c also does it at the
+ * user address) and a context synchronisation of every thread: isb
+ * here, membarrier SYNC_CORE for the others.  So trap_len is 0, and no
+ * SIGTRAP is ever ours.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <string.h>
+
+#include "rt.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "aarch64_be: the instruction words below are read as little-endian"
+#endif
+
+#define BL_MASK 0xfc000000u
+#define BL_OP   0x94000000u
+#define A64_NOP 0xd503201fu
+#define BRK_MASK 0xffe0001fu
+#define BRK_OP  0xd4200000u
+#define BTI_C   0xd503245fu
+#define BTI_JC  0xd50324dfu
+
+static uint32_t insn(uintptr_t a)
+{
+	uint32_t v;
+	memcpy(&v, (const void *)a, 4);
+	return v;
+}
+
+static uintptr_t bl_target(uintptr_t at, uint32_t i)
+{
+	int64_t off = (int64_t)((uint64_t)(i & 0x03ffffffu) << 38) >> 36;   /* imm26 * 4, signed */
+	return at + (uintptr_t)off;
+}
+
+/* adrp xd: the 4 KiB page it computes, or 0 if i is not adrp xd. */
+static uintptr_t adrp_page(uintptr_t at, uint32_t i, unsigned xd)
+{
+	if ((i & 0x9f00001fu) != (0x90000000u | xd))
+		return 0;
+	uint64_t imm = ((i >> 29) & 3) | (uint64_t)((i >> 5) & 0x7ffff) << 2;
+	int64_t off = (int64_t)(imm << 43) >> 31;                             /* imm21 << 12, signed */
+	return (at & ~(uintptr_t)0xfff) + (uintptr_t)off;
+}
+
+extern void _mcount(void);
+
+static bool hook_target(const struct mt_object *o, uintptr_t t, int depth)
+{
+	if (t == (uintptr_t)_mcount)
+		return true;
+	const struct mt_sym *sym = mt_sym_at(o, t);
+	if (sym && sym->addr == t && mt_is_hook_name(sym->name))
+		return true;
+	if ((t & 3) || !mt_in_exec(o, t) || !mt_in_exec(o, t + 15))
+		return false;
+	uintptr_t p = t;
+	if (insn(p) == BTI_C || insn(p) == BTI_JC)
+		p += 4;
+	uint32_t i0 = insn(p), i1 = insn(p + 4), i2 = insn(p + 8);
+	if (mt_in_plt(o, t)) {
+		/* adrp x16, slot; ldr x17, [x16, #lo12]; add x16, x16, #lo12; br x17 */
+		uintptr_t page = adrp_page(p, i0, 16);
+		if (!page || (i1 & 0xffc003ffu) != 0xf9400211u || (i2 & 0xffc003ffu) != 0x91000210u ||
+		    insn(p + 12) != 0xd61f0220u)
+			return false;
+		return mt_is_hook_slot(o, page + ((i1 >> 10) & 0xfff) * 8);
+	}
+	/* A veneer: adrp x16, hook; add x16, x16, #lo12; br x16. */
+	uintptr_t page = adrp_page(p, i0, 16);
+	if (!page || depth || (i1 & 0xffc003ffu) != 0x91000210u || i2 != 0xd61f0200u)
+		return false;
+	return hook_target(o, page + ((i1 >> 10) & 0xfff), depth + 1);
+}
+
+static const char *a64_decode(struct mt_site *s, const struct mt_object *o)
+{
+	if (s->addr & 3)
+		return "not at an instruction boundary (not 4-byte aligned)";
+	if (!mt_in_exec(o, s->addr) || !mt_in_exec(o, s->addr + 3))
+		return "not in the object's code";
+	uint32_t i = insn(s->addr);
+	if ((i & BL_MASK) == BL_OP) {
+		s->len = 4;
+		s->form = 0;
+		s->target = bl_target(s->addr, i);
+		memcpy(s->orig, &i, 4);
+		return hook_target(o, s->target, 0) ? NULL : "a call to something other than the hook";
+	}
+	if (i == A64_NOP)
+		return "a NOP already (another tool changed it)";
+	if ((i & BRK_MASK) == BRK_OP)
+		return "a breakpoint (a debugger or another tool changed it)";
+	return "not a call instruction";
+}
+
+static void a64_bytes(const struct mt_site *s, enum mt_state st, unsigned char *out)
+{
+	static const uint32_t nop = A64_NOP;
+	memcpy(out, st == MT_CALL ? (const void *)s->orig : (const void *)&nop, 4);
+}
+
+/* A context synchronisation event for this thread. */
+static void a64_sync_self(void)
+{
+	__asm__ volatile("isb" : : : "memory");
+}
+
+const struct mt_arch mt_arch = {
+	.name = "aarch64",
+	.trap_len = 0,
+	.jump_slot = R_AARCH64_JUMP_SLOT,
+	.glob_dat = R_AARCH64_GLOB_DAT,
+	.decode = a64_decode,
+	.bytes = a64_bytes,
+	.sync_self = a64_sync_self,
+};

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* init.c - /init of the initramfs t/lib/A64System.pm boots under
+ * qemu-system-aarch64.  Mounts /proc (the tracer writes code through
+ * /proc/self/mem), then runs the jobs of /jobs one after the other and
+ * reports each on the console, then powers the machine off.
+ *
+ * /jobs, one directive a line:
+ *   job NAME        a new job (its stdout and stderr go to files)
+ *   arg WORD        the next word of its argv (the first is the program)
+ *   env NAME=VALUE  its environment has only these
+ *   file PATH       a file to report after it ran
+ *   run             run it
+ * The report, every line starting with "@@@" (kernel messages may come
+ * in between): "@@@job NAME status N" (a wait status), then per file
+ * "@@@file NAME PATH", its bytes as "@@@x HEX" lines, "@@@eof"; after
+ * the last job "@@@done".
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define MAXW 64
+
+static void report_file(const char *job, const char *path)
+{
+	printf("@@@file %s %s\n", job, path);
+	FILE *f = fopen(path, "rb");
+	if (f) {
+		unsigned char b[48];
+		size_t n;
+		while ((n = fread(b, 1, sizeof b, f)) > 0) {
+			fputs("@@@x ", stdout);
+			for (size_t i = 0; i < n; i++)
+				printf("%02x", b[i]);
+			putchar('\n');
+		}
+		fclose(f);
+	} else {
+		printf("@@@missing\n");
+	}
+	printf("@@@eof\n");
+}
+
+int main(void)
+{
+	static char *argv[MAXW + 1], *envp[MAXW + 1], *files[MAXW];
+	int na = 0, ne = 0, nf = 0;
+	char name[256] = "", line[4096];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	mount("proc", "/proc", "proc", 0, NULL);
+	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);        /* /dev/null */
+	mkdir("/out", 0755);
+	FILE *jobs = fopen("/jobs", "r");
+	if (!jobs) {
+		printf("@@@error no /jobs\n");
+		goto off;
+	}
+	while (fgets(line, sizeof line, jobs)) {
+		line[strcspn(line, "\n")] = 0;
+		char *v = strchr(line, ' ');
+		if (v)
+			*v++ = 0;
+		if (!strcmp(line, "job") && v) {
+			snprintf(name, sizeof name, "%s", v);
+			na = ne = nf = 0;
+		} else if (!strcmp(line, "arg") && v && na < MAXW) {
+			argv[na++] = strdup(v);
+		} else if (!strcmp(line, "env") && v && ne < MAXW) {
+			envp[ne++] = strdup(v);
+		} else if (!strcmp(line, "file") && v && nf < MAXW) {
+			files[nf++] = strdup(v);
+		} else if (!strcmp(line, "run") && na) {
+			char out[300], err[300];
+			snprintf(out, sizeof out, "/out/%s.stdout", name);
+			snprintf(err, sizeof err, "/out/%s.stderr", name);
+			argv[na] = envp[ne] = NULL;
+			pid_t p = fork();
+			if (p == 0) {
+				int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+				int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+				int i = open("/dev/null", O_RDONLY);
+				if (o < 0 || e < 0 || i < 0)
+					_exit(126);
+				dup2(i, 0);
+				dup2(o, 1);
+				dup2(e, 2);
+				execve(argv[0], argv, envp);
+				_exit(127);
+			}
+			int st = -1;
+			if (p > 0)
+				waitpid(p, &st, 0);
+			printf("@@@job %s status %d\n", name, st);
+			report_file(name, out);
+			report_file(name, err);
+			for (int i = 0; i < nf; i++)
+				report_file(name, files[i]);
+		} else {
+			printf("@@@error bad line '%s'\n", line);
+		}
+	}
+	printf("@@@done\n");
+off:
+	fflush(stdout);
+	sync();
+	reboot(RB_POWER_OFF);
+	return 0;
+}
