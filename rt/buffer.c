@@ -9,6 +9,16 @@
  * that runs traced code while its thread is inside mt_entry() has its
  * event counted as lost too, rather than corrupting the ring.
  *
+ * The function_graph tracer (mt_tracer) also hijacks the traced
+ * function's return address: the entry pushes the original and the
+ * stack slot that held it onto the thread's shadow stack (in the same
+ * mapping as its ring) and writes the address of the return trampoline
+ * (hook-*.S) into the slot.  The trampoline calls mt_exit(), which finds
+ * the slot's entry from the top, marks every entry above it as unwound
+ * (frames a longjmp or an exception skipped, whose slots are below this
+ * one: their exits are not invented) and returns the original address.
+ * Whatever the tracer is now, a hijacked frame always returns this way.
+ *
  * This file is compiled with general registers only and calls nothing in
  * libc on the hot path or on a thread's first event (its buffer comes
  * from a raw mmap system call): the hooks do not save the vector
@@ -31,6 +41,7 @@
 #include "rt.h"
 
 struct mt_tbuf *_Atomic mt_tbufs;
+atomic_int mt_tracer;
 uint64_t mt_buffer_events = 131072;
 bool mt_use_tsc;
 bool mt_use_rdpid;
@@ -59,6 +70,7 @@ static struct mt_tbuf *tbuf_new(void)
 		    atomic_compare_exchange_strong(&b->state, &free_state, MT_TBUF_OWNED)) {
 			b->tid = (int)mt_raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 			mt_raw6(SYS_prctl, PR_GET_NAME, (long)b->comm, 0, 0, 0, 0);
+			b->sdepth = 0;
 			self = b;
 			return b;
 		}
@@ -82,7 +94,48 @@ static struct mt_tbuf *tbuf_new(void)
 	return b;
 }
 
-void mt_entry(uintptr_t ret, uintptr_t parent)
+/* An exit event (or an unwound mark) into the ring, or counted lost. */
+static void put_exit(struct mt_tbuf *b, bool nested, uint64_t now, unsigned cpu, uint64_t ip, uint64_t ts)
+{
+	uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
+	if (nested || h - atomic_load_explicit(&b->tail, memory_order_acquire) > b->mask) {
+		b->lost++;
+		return;
+	}
+	struct mt_event *e = &b->ev[h & b->mask];
+	e->ts = now;
+	e->ip = ip | (uint64_t)cpu << MT_CPU_SHIFT | MT_EV_EXIT;
+	e->parent = ts;
+	atomic_store_explicit(&b->head, h + 1, memory_order_release);
+}
+
+static void die(const char *msg, size_t len)
+{
+	mt_raw6(SYS_write, 2, (long)msg, (long)len, 0, 0, 0);
+	__builtin_trap();
+}
+
+/* Pop the entries from the top down to depth d, each marked unwound. */
+static void pop_unwound(struct mt_tbuf *b, uint32_t d, bool nested, uint64_t now, unsigned cpu)
+{
+	while (b->sdepth > d) {
+		struct mt_shadow *s = &b->shadow[--b->sdepth];
+		put_exit(b, nested, now, cpu, s->ip | MT_EV_UNWOUND, s->ts);
+		b->unwound++;
+	}
+}
+
+/* The original return address of a slot that holds the trampoline (a
+ * tail call from a hijacked function): the parent to report. */
+static uintptr_t shadow_orig(const struct mt_tbuf *b, uintptr_t slot)
+{
+	for (uint32_t i = b->sdepth; i-- > 0;)
+		if ((b->shadow[i].slot & ~(uintptr_t)1) == slot)
+			return b->shadow[i].orig;
+	return 0;
+}
+
+void mt_entry(uintptr_t ret, uintptr_t *slot)
 {
 	struct mt_tbuf *b = self;
 	if (__builtin_expect(!b, 0)) {
@@ -98,19 +151,136 @@ void mt_entry(uintptr_t ret, uintptr_t parent)
 	}
 	b->nest = 1;
 	atomic_signal_fence(memory_order_seq_cst);
+	uintptr_t parent = *slot;
+	if (__builtin_expect(parent == (uintptr_t)mt_return_trampoline, 0))
+		parent = shadow_orig(b, (uintptr_t)slot);
+	bool graph = atomic_load_explicit(&mt_tracer, memory_order_relaxed) == MT_TRACER_GRAPH;
 	uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
 	if (h - atomic_load_explicit(&b->tail, memory_order_acquire) > b->mask) {
 		b->lost++;
+	} else if (graph && b->sdepth >= MT_SHADOW) {
+		b->lost++;
+		b->noshadow++;
 	} else {
 		unsigned cpu;
+		uint64_t ts = mt_clock_now(&cpu);
+		if (graph) {
+			/* A frame at the slot of an older entry whose slot no
+			 * longer holds the trampoline (not a tail call): that
+			 * entry and those above it were left by a longjmp. */
+			for (uint32_t i = b->sdepth; i > 0 && (b->shadow[i - 1].slot & ~(uintptr_t)1) <= (uintptr_t)slot; i--)
+				if (b->shadow[i - 1].slot == (uintptr_t)slot && *slot != (uintptr_t)mt_return_trampoline) {
+					pop_unwound(b, i - 1, false, ts, cpu);
+					h = atomic_load_explicit(&b->head, memory_order_relaxed);
+					break;
+				}
+		}
 		struct mt_event *e = &b->ev[h & b->mask];
-		e->ts = mt_clock_now(&cpu);
-		e->ip = (uint64_t)ret | (uint64_t)cpu << MT_CPU_SHIFT;
+		if (h - atomic_load_explicit(&b->tail, memory_order_acquire) > b->mask) {
+			b->lost++;
+			goto out;
+		}
+		e->ts = ts;
+		e->ip = (uint64_t)ret | (uint64_t)cpu << MT_CPU_SHIFT | (graph ? MT_EV_HOOKED : 0);
 		e->parent = parent;
+		if (graph) {
+			struct mt_shadow *s = &b->shadow[b->sdepth];
+			s->orig = *slot;
+			s->slot = (uintptr_t)slot;
+			s->ip = ret;
+			s->ts = ts;
+			b->sdepth++;
+			atomic_signal_fence(memory_order_seq_cst);
+			*slot = (uintptr_t)mt_return_trampoline;
+		}
 		atomic_store_explicit(&b->head, h + 1, memory_order_release);
 	}
+out:
 	atomic_signal_fence(memory_order_seq_cst);
 	b->nest = 0;
+}
+
+uintptr_t mt_exit(uintptr_t slot)
+{
+	static const char nothing[] = "mcount-trace: a return through the trampoline that no "
+		"shadow stack entry knows: cannot go on\n";
+	struct mt_tbuf *b = self;
+	if (!b)
+		die(nothing, sizeof nothing - 1);
+	int nested = b->nest;
+	b->nest = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	uint32_t i = b->sdepth;
+	while (i > 0 && b->shadow[i - 1].slot != slot)
+		i--;
+	if (!i)
+		die(nothing, sizeof nothing - 1);
+	unsigned cpu;
+	uint64_t now = mt_clock_now(&cpu);
+	pop_unwound(b, i, nested, now, cpu);
+	struct mt_shadow *s = &b->shadow[i - 1];
+	uintptr_t orig = s->orig;
+	put_exit(b, nested, now, cpu, s->ip, s->ts);
+	b->sdepth = i - 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	b->nest = nested;
+	return orig;
+}
+
+/* Not the hot path: called by the unwinders' interposers (control.c),
+ * before an exception or a forced unwind walks the stack (which must see
+ * the real return addresses: the trampoline has no unwind information)
+ * and when a handler catches it. */
+void mt_shadow_unhook(uintptr_t sp, bool all)
+{
+	struct mt_tbuf *b = self;
+	if (!b || !b->sdepth)
+		return;
+	int nested = b->nest;
+	b->nest = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	uint32_t d = b->sdepth;
+	while (d > 0 && (all || (b->shadow[d - 1].slot & ~(uintptr_t)1) < sp))
+		d--;
+	for (uint32_t i = 0; i < b->sdepth; i++) {
+		struct mt_shadow *s = &b->shadow[i];
+		uintptr_t *p = (uintptr_t *)(s->slot & ~(uintptr_t)1);
+		if (!(s->slot & 1) && (uintptr_t)p >= sp && *p == (uintptr_t)mt_return_trampoline) {
+			*p = s->orig;
+			s->slot |= 1;
+		}
+	}
+	unsigned cpu;
+	uint64_t now = mt_clock_now(&cpu);
+	pop_unwound(b, d, nested, now, cpu);
+	atomic_signal_fence(memory_order_seq_cst);
+	b->nest = nested;
+}
+
+void mt_shadow_rehook(uintptr_t sp)
+{
+	struct mt_tbuf *b = self;
+	if (!b || !b->sdepth)
+		return;
+	int nested = b->nest;
+	b->nest = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	uint32_t d = b->sdepth;
+	while (d > 0 && (b->shadow[d - 1].slot & ~(uintptr_t)1) < sp)
+		d--;
+	unsigned cpu;
+	uint64_t now = mt_clock_now(&cpu);
+	pop_unwound(b, d, nested, now, cpu);
+	for (uint32_t i = 0; i < b->sdepth; i++) {
+		struct mt_shadow *s = &b->shadow[i];
+		uintptr_t *p = (uintptr_t *)(s->slot & ~(uintptr_t)1);
+		if ((s->slot & 1) && *p == s->orig) {
+			s->slot &= ~(uintptr_t)1;
+			*p = (uintptr_t)mt_return_trampoline;
+		}
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	b->nest = nested;
 }
 
 /* After fork(): the child has one thread, this one; the other threads'

@@ -36,7 +36,11 @@ static char *out_path;                /* MCOUNT_TRACE_OUTPUT as given */
 static int out_fd = -1;
 static dev_t out_dev;                 /* what out_fd was opened on */
 static ino_t out_ino;
-static bool out_json;
+static enum mt_fmt out_fmt;
+static int out_tracer;                /* the tracer of the file's last header */
+static bool out_first = true;         /* Chrome: no event in the file yet */
+static bool out_ended;                /* the document was closed at exit */
+static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;   /* the above */
 static bool control_on = true;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static int listen_fd = -1;
@@ -105,10 +109,14 @@ static void open_output(void)
 	if (out_fd < 0) {
 		mt_msg("%s: %s: the trace is not written", path, strerror(errno));
 		out_path = NULL;        /* once */
-	} else if (!out_json && !again) {
-		mt_write_header(out_fd);       /* once, at the top of the file */
 	}
 	struct stat st;
+	out_tracer = atomic_load(&mt_tracer);
+	if (out_fd >= 0 && !again) {
+		mt_write_header(out_fd, out_fmt, out_tracer);     /* once, at the top of the file */
+	} else if (out_fd >= 0 && out_fmt == MT_FMT_CHROME && !fstat(out_fd, &st)) {
+		out_first = st.st_size <= (off_t)strlen("{\"traceEvents\":[\n");
+	}
 	if (out_fd >= 0 && !fstat(out_fd, &st)) {
 		out_dev = st.st_dev;
 		out_ino = st.st_ino;
@@ -118,9 +126,11 @@ static void open_output(void)
 	free(path);
 }
 
-/* Returns the number of events written. */
-static long drain_output(void)
+/* Returns the number of events written (file_lock held). */
+static long drain_locked(void)
 {
+	if (out_ended)
+		return 0;          /* after the end of a Chrome document: nothing */
 	if (out_fd < 0 && out_path && *out_path && events_pending())
 		open_output();
 	/* The program may have closed the file (a daemon closes every
@@ -133,9 +143,23 @@ static long drain_output(void)
 		out_path = NULL;
 		return 0;
 	}
-	long n = out_fd >= 0 ? mt_drain(out_fd, out_json) : 0;
+	int tracer = atomic_load(&mt_tracer);
+	if (out_fd >= 0 && out_fmt == MT_FMT_TEXT && tracer != out_tracer && events_pending()) {
+		/* The tracer was switched: what follows has its header. */
+		mt_write_header(out_fd, out_fmt, tracer);
+		out_tracer = tracer;
+	}
+	long n = out_fd >= 0 ? mt_drain(out_fd, out_fmt, tracer, &out_first) : 0;
 	if (n < 0)
 		mt_msg("%s: %s: trace lost", out_path, strerror(errno));
+	return n;
+}
+
+static long drain_output(void)
+{
+	pthread_mutex_lock(&file_lock);
+	long n = drain_locked();
+	pthread_mutex_unlock(&file_lock);
 	return n;
 }
 
@@ -191,6 +215,33 @@ static long filter_apply(const char *filter, int what, bool *bad)
 	return n;
 }
 
+static int format_of(const char *f)
+{
+	return !strcmp(f, "text") ? MT_FMT_TEXT : !strcmp(f, "json") ? MT_FMT_JSON
+		: !strcmp(f, "chrome") ? MT_FMT_CHROME : -1;
+}
+
+static int tracer_of(const char *t)
+{
+	return !strcmp(t, "function") ? MT_TRACER_FUNCTION
+		: !strcmp(t, "function_graph") && MT_HAVE_GRAPH ? MT_TRACER_GRAPH : -1;
+}
+
+/* A whole document of the trace so far (show, the API): text and JSON
+ * lines have no head (the text header is the file's), Chrome's has its
+ * array opened and closed. */
+static long write_doc(int fd, enum mt_fmt fmt)
+{
+	bool first = true;
+	if (fmt == MT_FMT_CHROME)
+		mt_write_header(fd, fmt, 0);
+	long n = mt_drain(fd, fmt, atomic_load(&mt_tracer), &first);
+	int err = errno;
+	mt_write_end(fd, fmt);
+	errno = err;
+	return n;
+}
+
 static void verb_filter(int fd, const char *args, int what)
 {
 	bool bad;
@@ -241,7 +292,7 @@ static void verb_status(int fd)
 {
 	pthread_mutex_lock(&mt_reg.lock);
 	size_t objs = 0, funcs = 0, on = 0, sites = 0, threads = 0;
-	uint64_t buffered = 0, lost = 0;
+	uint64_t buffered = 0, lost = 0, noshadow = 0, unwound = 0;
 	for (size_t i = 0; i < mt_reg.nobjs; i++)
 		objs += mt_reg.objs[i]->live && mt_reg.objs[i]->table;
 	for (size_t i = 0; i < mt_reg.nfuncs; i++) {
@@ -254,6 +305,8 @@ static void verb_status(int fd)
 		threads++;
 		buffered += atomic_load(&b->head) - atomic_load(&b->tail);
 		lost += b->lost;
+		noshadow += b->noshadow;
+		unwound += b->unwound;
 	}
 	reply(fd, "ok\n");
 	reply(fd, "pid: %d\n", (int)getpid());
@@ -266,6 +319,9 @@ static void verb_status(int fd)
 	reply(fd, "threads: %zu\n", threads);
 	reply(fd, "events buffered: %llu\n", (unsigned long long)buffered);
 	reply(fd, "events lost: %llu\n", (unsigned long long)lost);
+	reply(fd, "tracer: %s\n", atomic_load(&mt_tracer) == MT_TRACER_GRAPH ? "function_graph" : "function");
+	reply(fd, "calls not recorded, shadow stack full: %llu\n", (unsigned long long)noshadow);
+	reply(fd, "frames left without returning: %llu\n", (unsigned long long)unwound);
 	reply(fd, "events from sites without a table entry: %llu\n",
 	      (unsigned long long)mt_untabled_events);
 	reply(fd, "output: %s\n", out_fd >= 0 ? out_path : "(none)");
@@ -318,13 +374,21 @@ static void serve(int fd)
 	} else if (!strcmp(line, "stop")) {
 		verb_filter(fd, "*", 0);
 	} else if (!strcmp(line, "show")) {
-		bool json = !strcmp(args, "json");
-		if (*args && !json && strcmp(args, "text")) {
+		int fmt = format_of(*args ? args : "text");
+		if (fmt < 0) {
 			reply(fd, "error: unknown format '%s'\n", args);
 			return;
 		}
 		reply(fd, "ok\n");
-		mt_drain(fd, json);
+		write_doc(fd, (enum mt_fmt)fmt);
+	} else if (!strcmp(line, "tracer")) {
+		int t = *args ? tracer_of(args) : atomic_load(&mt_tracer);
+		if (t < 0) {
+			reply(fd, "error: unknown tracer '%s' (function or function_graph)\n", args);
+			return;
+		}
+		atomic_store(&mt_tracer, t);
+		reply(fd, "ok\n%s\n", t == MT_TRACER_GRAPH ? "function_graph" : "function");
 	} else if (!strcmp(line, "status")) {
 		verb_status(fd);
 	} else {
@@ -413,6 +477,7 @@ static void start_control(void)
 
 static void atfork_prepare(void)
 {
+	pthread_mutex_lock(&file_lock);
 	mt_output_lock();
 	pthread_mutex_lock(&mt_reg.lock);
 }
@@ -421,6 +486,7 @@ static void atfork_parent(void)
 {
 	pthread_mutex_unlock(&mt_reg.lock);
 	mt_output_unlock();
+	pthread_mutex_unlock(&file_lock);
 }
 
 /* The child's thread is not the owner of the parent's locks (a
@@ -433,6 +499,8 @@ static void atfork_child(void)
 	pthread_mutex_init(&mt_reg.lock, &a);
 	pthread_mutexattr_destroy(&a);
 	mt_output_reinit();
+	pthread_mutex_init(&file_lock, NULL);
+	out_first = true;
 	mt_patch_after_fork();
 	mt_buffers_after_fork();
 	if (out_fd >= 0 && out_fd != 2)
@@ -470,9 +538,15 @@ __attribute__((constructor(101))) static void mt_init(void)
 			mt_buffer_events = n;
 	}
 	const char *f = getenv("MCOUNT_TRACE_FORMAT");
-	out_json = f && !strcmp(f, "json");
-	if (f && *f && !out_json && strcmp(f, "text"))
-		mt_msg("MCOUNT_TRACE_FORMAT: '%s' is neither text nor json: text it is", f);
+	int fmt = f && *f ? format_of(f) : MT_FMT_TEXT;
+	if (fmt < 0)
+		mt_msg("MCOUNT_TRACE_FORMAT: '%s' is not text, json or chrome: text it is", f);
+	out_fmt = fmt < 0 ? MT_FMT_TEXT : (enum mt_fmt)fmt;
+	const char *tr = getenv("MCOUNT_TRACE_TRACER");
+	int tracer = tr && *tr ? tracer_of(tr) : MT_TRACER_FUNCTION;
+	if (tracer < 0)
+		mt_msg("MCOUNT_TRACE_TRACER: '%s' is neither function nor function_graph: function it is", tr);
+	atomic_store(&mt_tracer, tracer < 0 ? MT_TRACER_FUNCTION : tracer);
 	const char *c = getenv("MCOUNT_TRACE_CONTROL");
 	control_on = !(c && !strcmp(c, "0"));
 	const char *o = getenv("MCOUNT_TRACE_OUTPUT");
@@ -499,7 +573,12 @@ __attribute__((constructor(101))) static void mt_init(void)
 
 __attribute__((destructor(101))) static void mt_fini(void)
 {
-	drain_output();
+	pthread_mutex_lock(&file_lock);
+	drain_locked();
+	if (out_fd >= 0)
+		mt_write_end(out_fd, out_fmt);     /* a program it execs does not get here */
+	out_ended = true;
+	pthread_mutex_unlock(&file_lock);
 	if (sock_path[0])
 		unlink(sock_path);
 	uint64_t lost = 0;
@@ -526,7 +605,25 @@ int mcount_trace_enable(const char *filter) { return api_filter(filter, 1); }
 int mcount_trace_disable(const char *filter) { return api_filter(filter, 0); }
 int mcount_trace_notrace(const char *filter) { return api_filter(filter, 2); }
 int mcount_trace_stop(void) { return api_filter("*", 0); }
-long mcount_trace_write(int fd, int json) { return mt_drain(fd, json != 0); }
+long mcount_trace_write(int fd, int format)
+{
+	if (format < MCOUNT_TRACE_TEXT || format > MCOUNT_TRACE_CHROME) {
+		errno = EINVAL;
+		return -1;
+	}
+	return write_doc(fd, (enum mt_fmt)format);
+}
+
+int mcount_trace_set_tracer(const char *name)
+{
+	int t = name ? tracer_of(name) : -1;
+	if (t < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	atomic_store(&mt_tracer, t);
+	return 0;
+}
 
 /* ---- exec and dlopen (the preloaded library) ---- */
 
@@ -672,5 +769,115 @@ int dlclose(void *h)
 		mt_sites_refresh();
 	pthread_mutex_unlock(&mt_reg.lock);
 	return r;
+}
+/* ---- unwinding through hijacked frames (function_graph) ----
+ *
+ * An unwinder that meets the return trampoline finds no frame
+ * information there and stops: a C++ exception would end in
+ * std::terminate, pthread_exit() would skip the rest.  So each way into
+ * the unwinder gives the calling thread's live hijacked frames their
+ * return addresses back first (and marks those below the caller, left
+ * already, as unwound); the handler that catches an exception hooks the
+ * survivors again.  These are the entry points a program or libstdc++
+ * calls through the PLT; glibc's cancellation reaches the unwinder from
+ * inside (see mcount-trace(1)).  The caller's stack pointer: two words
+ * above this function's frame pointer. */
+#define CALLER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
+
+struct _Unwind_Exception;
+typedef int (*mt_unw_fn)(struct _Unwind_Exception *);
+
+static void *real_sym(const char *name)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+	if (!f) {
+		mt_msg("%s: not found after libmcount-trace: cannot go on", name);
+		abort();
+	}
+	return f;
+}
+
+int _Unwind_RaiseException(struct _Unwind_Exception *e);
+int _Unwind_RaiseException(struct _Unwind_Exception *e)
+{
+	static mt_unw_fn real;
+	if (!real)
+		real = (mt_unw_fn)real_sym("_Unwind_RaiseException");
+	mt_shadow_unhook(CALLER_SP(), false);
+	return real(e);
+}
+
+int _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e);
+int _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
+{
+	static mt_unw_fn real;
+	if (!real)
+		real = (mt_unw_fn)real_sym("_Unwind_Resume_or_Rethrow");
+	mt_shadow_unhook(CALLER_SP(), false);
+	return real(e);
+}
+
+void _Unwind_Resume(struct _Unwind_Exception *e);
+void _Unwind_Resume(struct _Unwind_Exception *e)
+{
+	static void (*real)(struct _Unwind_Exception *);
+	if (!real)
+		real = (void (*)(struct _Unwind_Exception *))real_sym("_Unwind_Resume");
+	mt_shadow_unhook(CALLER_SP(), false);
+	real(e);
+	abort();
+}
+
+typedef int (*mt_unw_stop)(int, int, uint64_t, struct _Unwind_Exception *, void *, void *);
+int _Unwind_ForcedUnwind(struct _Unwind_Exception *e, mt_unw_stop stop, void *arg);
+int _Unwind_ForcedUnwind(struct _Unwind_Exception *e, mt_unw_stop stop, void *arg)
+{
+	static int (*real)(struct _Unwind_Exception *, mt_unw_stop, void *);
+	if (!real)
+		real = (int (*)(struct _Unwind_Exception *, mt_unw_stop, void *))real_sym("_Unwind_ForcedUnwind");
+	mt_shadow_unhook(CALLER_SP(), false);
+	return real(e, stop, arg);
+}
+
+/* C++ frames: a landing pad about to run in a frame (the cleanup phase)
+ * means every frame below it is gone; they are marked unwound now, in
+ * the order the unwinder leaves them, before the pad's own calls. */
+struct _Unwind_Context;
+int __gxx_personality_v0(int version, int actions, uint64_t cls, struct _Unwind_Exception *e,
+			 struct _Unwind_Context *c);
+int __gxx_personality_v0(int version, int actions, uint64_t cls, struct _Unwind_Exception *e,
+			 struct _Unwind_Context *c)
+{
+	static int (*real)(int, int, uint64_t, struct _Unwind_Exception *, struct _Unwind_Context *);
+	static uintptr_t (*get_cfa)(struct _Unwind_Context *);
+	if (!real) {
+		get_cfa = (uintptr_t (*)(struct _Unwind_Context *))real_sym("_Unwind_GetCFA");
+		real = (int (*)(int, int, uint64_t, struct _Unwind_Exception *, struct _Unwind_Context *))
+			real_sym("__gxx_personality_v0");
+	}
+	int r = real(version, actions, cls, e, c);
+	if ((actions & 2) && r == 7)      /* _UA_CLEANUP_PHASE, _URC_INSTALL_CONTEXT */
+		mt_shadow_unhook(get_cfa(c) - sizeof(void *), false);
+	return r;
+}
+
+void *__cxa_begin_catch(void *e);
+void *__cxa_begin_catch(void *e)
+{
+	static void *(*real)(void *);
+	if (!real)
+		real = (void *(*)(void *))real_sym("__cxa_begin_catch");
+	mt_shadow_rehook(CALLER_SP());
+	return real(e);
+}
+
+void pthread_exit(void *ret)
+{
+	static void (*real)(void *);
+	if (!real)
+		real = (void (*)(void *))real_sym("pthread_exit");
+	mt_shadow_unhook(CALLER_SP(), true);
+	real(ret);
+	abort();
 }
 #endif

@@ -4,7 +4,10 @@
  * GCC's -pg calls _mcount after the function's prologue, as
  *	mov	x0, x30		// the caller's return address (the parent)
  *	bl	_mcount		// x30 := the address after this bl
- * so x0 is the parent and x30 the address after the site.  GCC treats
+ * so x0 is the parent and x30 the address after the site; mt_entry gets
+ * the address after the site and where the parent is kept (the saved
+ * x0: the function's own return-address slot is not known here, so the
+ * function_graph tracer, which replaces it, is x86_64's only).  GCC treats
  * the call as an ordinary one (it keeps its own live values in
  * callee-saved registers around it), but the hook keeps x0-x8 (the
  * argument registers and x8, the indirect result register) anyway, for
@@ -29,7 +32,7 @@ _mcount:
 	stp	x4, x5, [sp, #48]
 	stp	x6, x7, [sp, #64]
 	str	x8, [sp, #80]
-	mov	x1, x0			// parent
+	add	x1, sp, #16		// where the parent (x0) is kept
 	mov	x0, x30			// the address after the site
 	bl	mt_entry
 	ldp	x0, x1, [sp, #16]
@@ -44,5 +47,14 @@ _mcount:
 	ret
 	.cfi_endproc
 	.size _mcount, .-_mcount
+
+/* function_graph is x86_64's only (MT_HAVE_GRAPH in rt.h): no frame is
+ * ever given this return address; the symbol is the portable code's. */
+	.globl mt_return_trampoline
+	.hidden mt_return_trampoline
+	.type mt_return_trampoline, %function
+mt_return_trampoline:
+	udf	#0
+	.size mt_return_trampoline, .-mt_return_trampoline
 
 	.section .note.GNU-stack,"",%progbits

@@ -9,6 +9,9 @@
  * count, a nested function's static chain); mt_entry is compiled with
  * general registers only, so the vector registers are never touched.
  * At entry %rsp is 8 mod 16; nine pushes make it 16-aligned for the call.
+ * mt_entry gets the address of the slot that holds the function's return
+ * address, which the function_graph tracer replaces with
+ * mt_return_trampoline's.
  */
 	.text
 
@@ -36,7 +39,7 @@
 	popq %rax
 	.endm
 
-/* HOOK name, where the caller's return address is */
+/* HOOK name, the slot of the function's return address */
 	.macro HOOK name, parent
 	.globl \name
 	.type \name, @function
@@ -46,7 +49,7 @@
 	SAVE
 	.cfi_adjust_cfa_offset 72
 	movq 72(%rsp), %rdi
-	movq \parent, %rsi
+	leaq \parent, %rsi
 	call mt_entry
 	RESTORE
 	.cfi_adjust_cfa_offset -72
@@ -58,5 +61,35 @@
 	HOOK __fentry__, 80(%rsp)
 	HOOK mcount, 8(%rbp)
 	HOOK _mcount, 8(%rbp)
+
+/* A hijacked function returns here, with %rsp just above the slot it
+ * returned through.  The return values (%rax, %rdx; %xmm0-1 and %st(0),
+ * which mt_exit never touches) are kept; the other caller-saved
+ * registers are free at a return.  No unwind information, on purpose: an
+ * unwinder that reaches this address stops (its end of stack), where a
+ * wrong description would lead it astray; the byte before the label
+ * belongs to no function, so that a lookup of (return address - 1) finds
+ * nothing either.  Never unmapped: a frame hijacked under an earlier
+ * tracer setting may return here at any time. */
+	.globl mt_return_trampoline
+	.hidden mt_return_trampoline
+	.type mt_return_trampoline, @function
+	.p2align 4
+	int3
+mt_return_trampoline:
+	pushq %rax
+	pushq %rdx
+	pushq %rbx
+	movq %rsp, %rbx
+	leaq 16(%rsp), %rdi             /* the slot: %rsp at the return, less 8 */
+	andq $-16, %rsp
+	call mt_exit
+	movq %rbx, %rsp
+	movq %rax, %r11
+	popq %rbx
+	popq %rdx
+	popq %rax
+	jmp *%r11
+	.size mt_return_trampoline, .-mt_return_trampoline
 
 	.section .note.GNU-stack,"",@progbits

@@ -25,10 +25,20 @@ int mcount_trace_disable(const char *filter);
 int mcount_trace_notrace(const char *filter);
 /* Switch every function back to a NOP. */
 int mcount_trace_stop(void);
-/* Write the trace so far to fd and consume it; json non-zero: JSON lines,
- * otherwise the kernel function tracer's text format.  Returns the number
- * of events written, or -1 with errno set. */
-long mcount_trace_write(int fd, int json);
+/* Write the trace so far to fd and consume it, in a format: the kernel's
+ * text format (without its header), JSON lines, or a whole Chrome JSON
+ * trace document (Perfetto, chrome://tracing).  Returns the number of
+ * events written, or -1 with errno set (EINVAL: no such format). */
+#define MCOUNT_TRACE_TEXT 0
+#define MCOUNT_TRACE_JSON 1
+#define MCOUNT_TRACE_CHROME 2
+long mcount_trace_write(int fd, int format);
+/* Select the tracer, as the kernel's current_tracer: "function" (an
+ * event at each call of a traced function; the default) or
+ * "function_graph" (each call and its return, with its duration).
+ * Calls in progress keep the tracer they started under.  Returns 0, or
+ * -1 with errno EINVAL for another name. */
+int mcount_trace_set_tracer(const char *name);
 
 #ifdef __cplusplus
 }

@@ -1,12 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* output.c - the trace, written out: the kernel function tracer's text
- * format or JSON lines, names resolved now and not on the hot path.
+ * format, JSON lines, or Chrome's JSON trace format (Perfetto,
+ * chrome://tracing), names resolved now and not on the hot path.
  *
  *   # tracer: function
  *   #
  *   #           TASK-PID     CPU#     TIMESTAMP  FUNCTION
  *   #              | |         |         |         |
  *                lua-4242    [001]  5012.345678: luaV_execute <-luaD_call
+ *
+ * The function_graph tracer's, with the thread (the kernel's
+ * funcgraph-proc option, as threads are merged) and the function's name
+ * after each closing brace (funcgraph-tail):
+ *
+ *   # tracer: function_graph
+ *   #
+ *   # CPU  TASK/PID         DURATION                  FUNCTION CALLS
+ *   # |     |    |           |   |                     |   |   |   |
+ *    1)    lua-4242    |               |  luaH_resize() {
+ *    1)    lua-4242    |   0.210 us    |    luaM_malloc_();
+ *    1)    lua-4242    |   1.042 us    |  } (slash-star) luaH_resize (star-slash)
+ *
+ * A call whose return is the thread's next event in the same drain is
+ * one line (a leaf); a frame left without returning (longjmp, an
+ * exception, the thread's end) is closed by a brace with no duration and
+ * "NAME: unwound" in its comment.  Indentation is the thread's depth.
  *
  * A drain consumes what every thread's buffer holds (the kernel's
  * trace_pipe), in time order; events a full buffer dropped are reported
@@ -150,6 +168,7 @@ struct seg {
 	size_t plen;
 	char jprefix[128];            /* JSON: {"comm":"comm","tid":tid,"cpu": */
 	size_t jplen;
+	char gprefix[112];             /* function_graph: the thread, centred in 14 */
 };
 
 /* The thread's name now, or the one it had at its first event. */
@@ -169,12 +188,27 @@ static void comm_of(const struct mt_tbuf *b, char *out, size_t len)
 	}
 }
 
-void mt_write_header(int fd)
+void mt_write_header(int fd, enum mt_fmt fmt, int tracer)
 {
-	static const char h[] = "# tracer: function\n#\n"
+	static const char fn[] = "# tracer: function\n#\n"
 		"#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
 		"#              | |         |         |         |\n";
-	mt_write_all(fd, h, sizeof h - 1);
+	static const char graph[] = "# tracer: function_graph\n#\n"
+		"# CPU  TASK/PID         DURATION                  FUNCTION CALLS\n"
+		"# |     |    |           |   |                     |   |   |   |\n";
+	static const char chrome[] = "{\"traceEvents\":[\n";
+	if (fmt == MT_FMT_TEXT && tracer == MT_TRACER_GRAPH)
+		mt_write_all(fd, graph, sizeof graph - 1);
+	else if (fmt == MT_FMT_TEXT)
+		mt_write_all(fd, fn, sizeof fn - 1);
+	else if (fmt == MT_FMT_CHROME)
+		mt_write_all(fd, chrome, sizeof chrome - 1);
+}
+
+void mt_write_end(int fd, enum mt_fmt fmt)
+{
+	if (fmt == MT_FMT_CHROME)
+		mt_write_all(fd, "\n]}\n", 4);
 }
 
 static bool thread_gone(int tid)
@@ -192,7 +226,10 @@ static void reap_one(struct mt_tbuf *b)
 	atomic_store(&b->head, 0);
 	atomic_store(&b->tail, 0);
 	b->lost = b->lost_seen = 0;
+	b->noshadow = b->unwound = 0;
 	b->nest = 0;
+	b->nopen = 0;
+	b->sdepth = 0;
 	atomic_store_explicit(&b->state, MT_TBUF_FREE, memory_order_release);
 }
 
@@ -351,26 +388,163 @@ static const char *parent_name(struct name_cache *c, uintptr_t a)
 	return c->name[k];
 }
 
-static void write_event(struct out *o, const struct seg *g, const struct mt_event *e, bool json,
-			struct name_cache *nc)
+/* A document being written: its format, the tracer whose style it has,
+ * whether a Chrome event has been written (commas), the process. */
+struct doc {
+	enum mt_fmt fmt;
+	int tracer;
+	bool *first;
+	int pid;
+	struct name_cache *nc;
+};
+
+/* The function of a site address, or NULL (counted: not written). */
+static const char *site_name(uintptr_t ret, uintptr_t *at)
 {
-	uintptr_t ret = (uintptr_t)(e->ip & MT_IP_MASK);
-	unsigned cpu = (unsigned)(e->ip >> MT_CPU_SHIFT);
 	const struct mt_site *s = mt_site_before(ret);
 	if (!s || atomic_load_explicit(&s->refused, memory_order_relaxed)) {
 		/* A call from code no table records (or from a refused site)
 		 * reaches the hook whatever the filters say. */
 		mt_untabled_events++;
-		return;
+		return NULL;
 	}
-	const char *fn = mt_shown(mt_reg.funcs[s->func].name);
-	const char *pn = parent_name(nc, e->parent);
+	*at = s->addr;
+	return mt_shown(mt_reg.funcs[s->func].name);
+}
+
+/* One Chrome trace event: ph, the name, the time (s), extra members. */
+static void put_chrome(struct out *o, const struct doc *d, const struct seg *g, char ph, const char *fn,
+		       double sec, const char *extra)
+{
+	char nb[512];
+	put(o, "%s{\"name\":\"%s\",\"ph\":\"%c\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f%s}", *d->first ? "" : ",\n",
+	    json_str(fn, nb, sizeof nb), ph, d->pid, g->b->tid, sec * 1e6, extra);
+	*d->first = false;
+}
+
+/* Microseconds as the kernel's graph tracer prints them, in a field of
+ * 7 ("%llu.%03llu", wider when it must be). */
+static void fmt_us(char *buf, size_t len, double dur)
+{
+	if (dur < 0)
+		dur = 0;
+	uint64_t ns = (uint64_t)(dur * 1e9 + 0.5);
+	char num[32];
+	snprintf(num, sizeof num, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
+	snprintf(buf, len, " %7s us    |", num);
+}
+
+/* One function_graph line: DUR is the duration field ("" for none). */
+static void put_graph(struct out *o, const struct seg *g, unsigned cpu, const char *dur, unsigned depth,
+		      const char *fn, const char *tail)
+{
+	put(o, "%2u) %s |%s  %*s%s%s\n", cpu, g->gprefix, *dur ? dur : "               |",
+	    (int)(depth * 2), "", fn, tail);
+}
+
+/* Writes one event of g (two for a leaf: its entry and exit); returns
+ * how many it consumed. */
+static int write_event(struct out *o, const struct doc *d, struct seg *g, const struct mt_event *e)
+{
+	uintptr_t ret = (uintptr_t)(e->ip & MT_IP_MASK);
+	unsigned cpu = (unsigned)((e->ip >> MT_CPU_SHIFT) & MT_CPU_MASK);
+	bool exit = e->ip & MT_EV_EXIT;
+	bool graph = d->tracer == MT_TRACER_GRAPH;
+	struct mt_tbuf *b = g->b;
+	uintptr_t at = 0;
+	if (exit && !graph && d->fmt != MT_FMT_JSON) {
+		/* The function tracer's style has no returns: the open
+		 * entries are forgotten as the returns go by. */
+		for (uint32_t i = b->nopen; i-- > 0;)
+			if (b->open[i] == e->parent) {
+				b->nopen = i;
+				break;
+			}
+		return 1;
+	}
+	const char *fn = site_name(ret, &at);
+	if (!fn)
+		return 1;
 	double sec = mt_ticks_to_seconds(e->ts);
-	if (!json) {
-		put_text(o, g, cpu, sec, fn, pn);
-		return;
+	if (!exit) {
+		bool hooked = e->ip & MT_EV_HOOKED;
+		const char *pn = parent_name(d->nc, e->parent);
+		/* A leaf: its return is the thread's next event. */
+		const struct mt_event *x = g->at + 1 < g->end ? e + 1 : NULL;
+		bool leaf = hooked && x && (x->ip & (MT_EV_EXIT | MT_EV_UNWOUND)) == MT_EV_EXIT &&
+			x->parent == e->ts && (uintptr_t)(x->ip & MT_IP_MASK) == ret;
+		if (d->fmt == MT_FMT_JSON) {
+			put_json(o, g, cpu, sec, fn, pn, at, e->parent);
+			if (hooked && b->nopen < MT_SHADOW)
+				b->open[b->nopen++] = e->ts;
+			return 1;
+		}
+		if (d->fmt == MT_FMT_CHROME) {
+			char extra[600], pb[512];
+			if (graph && hooked) {
+				put_chrome(o, d, g, 'B', fn, sec, "");
+				if (leaf) {
+					put_chrome(o, d, g, 'E', fn, mt_ticks_to_seconds(x->ts), "");
+					return 2;
+				}
+				if (b->nopen < MT_SHADOW)
+					b->open[b->nopen++] = e->ts;
+				return 1;
+			}
+			snprintf(extra, sizeof extra, ",\"s\":\"t\",\"args\":{\"parent\":\"%s\"}", json_str(pn, pb, sizeof pb));
+			put_chrome(o, d, g, 'i', fn, sec, extra);
+			if (hooked && b->nopen < MT_SHADOW)
+				b->open[b->nopen++] = e->ts;
+			return 1;
+		}
+		if (!graph) {
+			put_text(o, g, cpu, sec, fn, pn);
+			if (hooked && b->nopen < MT_SHADOW)
+				b->open[b->nopen++] = e->ts;
+			return 1;
+		}
+		char dur[64] = "";
+		if (leaf) {
+			fmt_us(dur, sizeof dur, mt_ticks_to_seconds(x->ts) - sec);
+			put_graph(o, g, cpu, dur, b->nopen, fn, "();");
+			return 2;
+		}
+		put_graph(o, g, cpu, dur, b->nopen, fn, hooked ? "() {" : "();");
+		if (hooked && b->nopen < MT_SHADOW)
+			b->open[b->nopen++] = e->ts;
+		return 1;
 	}
-	put_json(o, g, cpu, sec, fn, pn, s->addr, e->parent);
+	/* A return, or a frame left without one: its entry is the open one
+	 * with its time (those above it lost their returns to a full ring). */
+	bool unwound = e->ip & MT_EV_UNWOUND;
+	uint32_t i = b->nopen;
+	while (i > 0 && b->open[i - 1] != e->parent)
+		i--;
+	bool known = i > 0;
+	if (known)
+		b->nopen = i - 1;
+	if (d->fmt == MT_FMT_JSON) {
+		char nb[512];
+		if (unwound)
+			put(o, "{\"comm\":\"%s\",\"tid\":%d,\"cpu\":%u,\"ts\":%.9f,\"exit\":\"%s\",\"addr\":\"0x%lx\","
+			    "\"unwound\":true}\n", g->comm, b->tid, cpu, sec, json_str(fn, nb, sizeof nb), (unsigned long)at);
+		else
+			put(o, "{\"comm\":\"%s\",\"tid\":%d,\"cpu\":%u,\"ts\":%.9f,\"exit\":\"%s\",\"addr\":\"0x%lx\","
+			    "\"duration\":%.9f}\n", g->comm, b->tid, cpu, sec, json_str(fn, nb, sizeof nb),
+			    (unsigned long)at, sec - mt_ticks_to_seconds(e->parent));
+		return 1;
+	}
+	if (d->fmt == MT_FMT_CHROME) {
+		if (known)   /* an end without its beginning would break the nesting */
+			put_chrome(o, d, g, 'E', fn, sec, unwound ? ",\"args\":{\"unwound\":true}" : "");
+		return 1;
+	}
+	char dur[64] = "", tail[600];
+	if (!unwound)
+		fmt_us(dur, sizeof dur, sec - mt_ticks_to_seconds(e->parent));
+	snprintf(tail, sizeof tail, " /* %s%s */", fn, unwound ? ": unwound" : "");
+	put_graph(o, g, cpu, dur, known ? i - 1 : 0, "}", tail);
+	return 1;
 }
 
 struct heap {
@@ -420,8 +594,12 @@ static void heap_push(struct heap *h, struct seg *g)
  * enable or disable waits for one chunk, not for a whole drain. */
 #define CHUNK 2048
 
-long mt_drain(int fd, bool json)
+long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first)
 {
+	bool json = fmt == MT_FMT_JSON;
+	bool chrome_first = true;
+	if (!first)
+		first = &chrome_first;
 	pthread_mutex_lock(&drain_lock);
 	size_t cap = 0, n = 0, nseg = 0, segcap = 0;
 	struct mt_event *v = NULL;
@@ -438,6 +616,7 @@ long mt_drain(int fd, bool json)
 	o->fd = fd;
 	o->err = 0;
 	o->len = 0;
+	struct doc d = { fmt, tracer, first, (int)getpid(), nc };
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
 		uint64_t h = atomic_load_explicit(&b->head, memory_order_acquire);
 		uint64_t t = atomic_load_explicit(&b->tail, memory_order_relaxed);
@@ -474,9 +653,25 @@ long mt_drain(int fd, bool json)
 		pl = snprintf(g->jprefix, sizeof g->jprefix, "{\"comm\":\"%s\",\"tid\":%d,\"cpu\":",
 			      g->comm, b->tid);
 		g->jplen = pl > 0 && (size_t)pl < sizeof g->jprefix ? (size_t)pl : strlen(g->jprefix);
+		char ct[80];
+		snprintf(ct, sizeof ct, "%.63s-%d", name, b->tid);
+		int sp = 14 - (int)strlen(ct);
+		snprintf(g->gprefix, sizeof g->gprefix, "%*s%s%*s", sp > 0 ? sp / 2 : 0, "", ct,
+			 sp > 0 ? sp - sp / 2 : 0, "");
+		if (fmt == MT_FMT_CHROME) {
+			put(o, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
+			    "\"args\":{\"name\":\"%s\"}}", *first ? "" : ",\n", d.pid, b->tid, g->comm);
+			*first = false;
+		}
 		uint64_t lost = b->lost;
 		if (lost != b->lost_seen) {
-			if (json)
+			if (fmt == MT_FMT_CHROME) {
+				unsigned cpu;
+				put(o, ",\n{\"name\":\"lost events\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,"
+				    "\"ts\":%.3f,\"args\":{\"lost\":%llu}}", d.pid, b->tid,
+				    mt_ticks_to_seconds(h > t ? v[g->at].ts : mt_clock_now(&cpu)) * 1e6,
+				    (unsigned long long)(lost - b->lost_seen));
+			} else if (json)
 				put(o, "{\"lost\":%llu,\"comm\":\"%s\",\"tid\":%d}\n",
 				    (unsigned long long)(lost - b->lost_seen), g->comm, b->tid);
 			else
@@ -496,8 +691,8 @@ long mt_drain(int fd, bool json)
 		pthread_mutex_lock(&mt_reg.lock);
 		for (size_t k = 0; k < CHUNK && hp.n; k++) {
 			struct seg *g = hp.s[0];
-			write_event(o, g, &v[g->at], json, nc);
-			if (++g->at == g->end)
+			g->at += (size_t)write_event(o, &d, g, &v[g->at]);
+			if (g->at == g->end)
 				hp.s[0] = hp.s[--hp.n];
 			heap_down(&hp, 0);
 		}

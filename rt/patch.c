@@ -139,8 +139,13 @@ static void trap_handler(int sig, siginfo_t *si, void *uc)
 			memset(&user_trap, 0, sizeof user_trap);
 			user_trap.sa_handler = SIG_DFL;
 		}
-		sigset_t old;
-		pthread_sigmask(SIG_BLOCK, &user.sa_mask, &old);
+		/* The program's handler runs with the mask the program asked
+		 * for: the interrupted one and its sa_mask. */
+		sigset_t old, m = ((const ucontext_t *)uc)->uc_sigmask;
+		sigorset(&m, &m, &user.sa_mask);
+		if (!(user.sa_flags & SA_NODEFER))
+			sigaddset(&m, SIGTRAP);
+		pthread_sigmask(SIG_SETMASK, &m, &old);
 		if (user.sa_flags & SA_SIGINFO)
 			user.sa_sigaction(sig, si, uc);
 		else
@@ -172,7 +177,10 @@ void mt_claim_sigtrap(void)
 	memset(&act, 0, sizeof act);
 	act.sa_sigaction = trap_handler;
 	act.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&act.sa_mask);
+	/* Every signal waits while it runs: SIGTRAP is blocked in its own
+	 * handler, and another signal's handler that reached a site being
+	 * changed now would be killed by the kernel. */
+	sigfillset(&act.sa_mask);
 	user_trap = cur;
 	if (!mt_real_sigaction(SIGTRAP, &act, NULL))
 		atomic_store(&trap_claimed, true);

@@ -12,8 +12,9 @@
  *   sites.c    the site and function registry, filters, start-up checks
  *   patch.c    writing code (/proc/self/mem), the breakpoint protocol,
  *              the SIGTRAP handler
- *   buffer.c   the clock and the per-thread event buffers (the hot path)
- *   output.c   the trace formats (kernel text, JSON lines)
+ *   buffer.c   the clock, the per-thread event buffers and shadow stacks
+ *              (the hot path: entry hook and return trampoline)
+ *   output.c   the trace formats (kernel text, JSON lines, Chrome JSON)
  *   control.c  start-up, environment, the control socket, the C API,
  *              fork/exec/dlopen
  */
@@ -63,6 +64,14 @@ struct mt_arch {
 	void (*emulate)(const struct mt_site *s, enum mt_state st, void *uc);
 };
 MT_HIDDEN extern const struct mt_arch mt_arch;
+
+/* The function_graph tracer needs the hook to pass the slot of the
+ * function's return address and a return trampoline: x86_64's hooks do. */
+#if defined(__x86_64__)
+#define MT_HAVE_GRAPH 1
+#else
+#define MT_HAVE_GRAPH 0
+#endif
 
 /* ---- objects (elf.c) ---- */
 
@@ -179,13 +188,43 @@ MT_HIDDEN int mt_real_sigaction(int sig, const struct sigaction *act, struct sig
 
 /* ---- events (buffer.c) ---- */
 
+/* 24 bytes an event.  ip holds the address after the hook call (the
+ * site: the function), the CPU at bits 48-59 and the type at bits 62-63:
+ *   entry (function tracer)   parent = the caller's return address
+ *   entry | MT_EV_HOOKED      the same, and the return address was
+ *                             hijacked (function_graph): an exit follows
+ *   MT_EV_EXIT                the function returned; parent = the ts of
+ *                             its entry (the duration, and the pairing)
+ *   MT_EV_EXIT | MT_EV_UNWOUND  the frame was left without returning
+ *                             (longjmp, exception, thread exit): ts is
+ *                             when that was found out, not an exit time */
 struct mt_event {
 	uint64_t ts;                  /* clock ticks */
-	uint64_t ip;                  /* return address of the hook call | cpu << 48 */
-	uint64_t parent;              /* the caller's return address */
+	uint64_t ip;                  /* return address of the hook call | cpu << 48 | type */
+	uint64_t parent;              /* the caller's return address, or the entry's ts */
 };
 #define MT_CPU_SHIFT 48
 #define MT_IP_MASK ((UINT64_C(1) << MT_CPU_SHIFT) - 1)
+#define MT_CPU_MASK UINT64_C(0xfff)
+#define MT_EV_EXIT (UINT64_C(1) << 63)
+#define MT_EV_UNWOUND (UINT64_C(1) << 62)   /* with MT_EV_EXIT */
+#define MT_EV_HOOKED (UINT64_C(1) << 62)    /* without MT_EV_EXIT */
+
+/* The tracers (the kernel's current_tracer). */
+enum { MT_TRACER_FUNCTION, MT_TRACER_GRAPH };
+MT_HIDDEN extern atomic_int mt_tracer;
+
+/* A hijacked return: where the function would have returned, the stack
+ * slot that held that address (bit 0: given back to the frame by an
+ * unwinder interposer, see mt_shadow_unhook), the function's site and
+ * its entry's time. */
+#define MT_SHADOW 1024
+struct mt_shadow {
+	uintptr_t orig;
+	uintptr_t slot;
+	uintptr_t ip;
+	uint64_t ts;
+};
 
 enum { MT_TBUF_FREE, MT_TBUF_OWNED };
 
@@ -198,9 +237,15 @@ struct mt_tbuf {
 	uint64_t mask;
 	struct mt_tbuf *next;
 	char comm[16];
+	uint32_t sdepth;              /* shadow stack: entries in use */
+	uint64_t noshadow;            /* function_graph calls not recorded: shadow stack full */
+	uint64_t unwound;             /* hijacked frames left without returning */
 	char pad[64];
 	_Atomic uint64_t tail;        /* written by the reader */
 	uint64_t lost_seen;
+	uint32_t nopen;               /* reader: this thread's open entries (their ts) */
+	uint64_t open[MT_SHADOW];
+	struct mt_shadow shadow[MT_SHADOW];
 	struct mt_event ev[];
 };
 
@@ -213,14 +258,32 @@ MT_HIDDEN uint64_t mt_clock_now(unsigned *cpu);
 MT_HIDDEN void mt_clock_init(void);             /* output.c */
 MT_HIDDEN double mt_ticks_to_seconds(uint64_t ts);
 MT_HIDDEN void mt_buffers_after_fork(void);
-MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t parent);
+/* The hooks: ret is the address after the hook call, slot the stack
+ * slot of the function's return address. */
+MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t *slot);
+/* The return trampoline (hook-*.S) calls this with the slot the
+ * function returned through; it returns the original return address. */
+MT_HIDDEN uintptr_t mt_exit(uintptr_t slot);
+MT_HIDDEN void mt_return_trampoline(void);
+/* For the unwinders (control.c): the calling thread's hijacked frames
+ * whose slot is below sp are gone (marked unwound); those at or above sp
+ * get their return address back (unhook), or the trampoline again if it
+ * is still theirs (rehook).  all: every frame is gone (thread exit). */
+MT_HIDDEN void mt_shadow_unhook(uintptr_t sp, bool all);
+MT_HIDDEN void mt_shadow_rehook(uintptr_t sp);
 
 /* ---- output (output.c) ---- */
 
-/* Drain every buffer and write the events in time order; returns the
- * number written, -1 on a write error. */
-MT_HIDDEN long mt_drain(int fd, bool json);
-MT_HIDDEN void mt_write_header(int fd);        /* the text format's, once per file */
+enum mt_fmt { MT_FMT_TEXT, MT_FMT_JSON, MT_FMT_CHROME };
+/* Drain every buffer and write the events in time order, in the style of
+ * a tracer (function: entries only; function_graph: calls and returns);
+ * returns the number written, -1 on a write error.  *first (Chrome
+ * format): no event is in the document yet (the next has no comma). */
+MT_HIDDEN long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first);
+/* The head of a document (text: the tracer's header; Chrome: the
+ * opening of the array) and the Chrome document's end. */
+MT_HIDDEN void mt_write_header(int fd, enum mt_fmt fmt, int tracer);
+MT_HIDDEN void mt_write_end(int fd, enum mt_fmt fmt);
 /* Free the empty buffers of threads that have exited, for new threads. */
 MT_HIDDEN void mt_reap(void);
 /* Events from call sites no table records (or refused): not written. */

@@ -17,7 +17,7 @@ use TestUtil qw($TOP run_cmd tmpdir slurp spit);
 
 our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced
     read_text read_json nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
-    hook_form);
+    hook_form cxxfilt);
 
 our $MCC = "$TOP/bin/mcount-cc";
 our $MT = "$TOP/bin/mcount-trace";
@@ -172,6 +172,20 @@ sub nm_funcs {
 }
 
 # The function of an nm list that holds ADDR (file address): [addr, size, name] or undef.
+# cxxfilt(NAME...) -> { NAME => binutils' c++filt of NAME }: how the
+# tracer must show a symbol (it demangles C++ names).
+sub cxxfilt {
+    my @n = @_;
+    return {} unless @n;
+    my ($st, $out, $err) = run_cmd(['c++filt'], stdin => join("\n", @n) . "\n");
+    die "c++filt: $err" if $st != 0;
+    my @d = split /\n/, $out;
+    die 'c++filt: ' . scalar(@d) . ' names for ' . scalar(@n) if @d != @n;
+    my %m;
+    @m{@n} = @d;
+    return \%m;
+}
+
 sub func_at {
     my ($syms, $addr) = @_;
     my ($lo, $hi) = (0, scalar @$syms);

@@ -1,0 +1,419 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The function_graph tracer against an oracle it has no part in: GCC's
+# -finstrument-functions, whose __cyg_profile_func_enter and _exit calls
+# (t/src/trace/cyg_graph.c, built without either) log each entry and each
+# return of the same run.  Each thread's trace (JSON lines: entries, exits,
+# frames marked unwound) must be that log, entry for entry and exit for
+# exit: the function by nm from the event's site, the parent address of
+# each entry.  GCC's exit hook runs when a function returns and when a C++
+# exception unwinds it, not when longjmp skips it or a C thread ends in
+# pthread_exit: so an unwound frame stands for an exit in C++ and for
+# nothing in C (its exit is never invented).  The program's output must
+# be that of a plain build.
+#
+#   oracle.c     mcount and __fentry__, PIE and -no-pie, preloaded and
+#                linked in; the text and Chrome formats of one run name
+#                the same calls and returns
+#   hazards.c    longjmp, siglongjmp out of a handler, fork, backtrace(),
+#                pthread_exit, cancellation (in read and pthread_testcancel)
+#   unwind.cc    C++ exceptions thrown through traced frames, destructors
+#                that call traced functions, rethrow, catch (...)
+#   graph_stress threads, a profiling signal's handler and live switches
+#                of the tracer and the filters: well nested per thread
+# and mcount-trace run -g / --tracer, the tracer verb, show chrome.
+use strict;
+use warnings;
+no warnings 'portable';    # 64-bit addresses through hex()
+use Test::More;
+use JSON::PP ();
+use lib 't/lib';
+use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
+use TraceTest qw($MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced nm_funcs func_at cxxfilt
+    bias_of start_bg stop_bg wait_for mt_cli);
+
+clean_env();
+my $dir = tmpdir();
+my $ctl = "$dir/ctl";
+must('gcc', '-O2', '-c', "$TSRC/cyg_graph.c", '-o', "$dir/cyg.o");
+
+# The -finstrument-functions log: (bias, [[DIR, FN, SITE, TID]]).
+sub read_cyg {
+    my ($file) = @_;
+    my @l = split /\n/, slurp($file);
+    my ($main) = (shift(@l) // '') =~ /\Amain (0x[0-9a-f]+)\z/ or die "$file: no main line";
+    return (hex $main, [map { /\A([<>]) (0x[0-9a-f]+) (0x[0-9a-f]+) (\d+)\z/ or die "$file: '$_'";
+        [$1, hex $2, hex $3, $4] } @l]);
+}
+
+# Name an address: FUNC+OFF, or a mark for one outside the program.
+sub where {
+    my ($syms, $a) = @_;
+    my $f = func_at($syms, $a);
+    return $f ? sprintf('%s+%#x', $f->[2], $a - $f->[0]) : '(outside)';
+}
+
+# The log as strings per thread: "> FUNC" and "< FUNC".  (Its call sites
+# are no oracle here: __builtin_return_address(0), which GCC passes, is
+# the trampoline in a hijacked function.)
+sub cyg_seqs {
+    my ($syms, $bias, $log) = @_;
+    my %s;
+    for my $e (@$log) {
+        my ($d, $fn, $site, $tid) = @$e;
+        my $f = func_at($syms, $fn - $bias);
+        my $n = $f ? $f->[2] : sprintf('?%#x', $fn - $bias);
+        push @{ $s{$tid} }, "$d $n";
+    }
+    return \%s;
+}
+
+# The JSON lines of the trace files given, strictly; (\@events, \@errors).
+sub read_graph_json {
+    my (@files) = @_;
+    my (@ev, @err);
+    my $js = JSON::PP->new;
+    for my $file (@files) {
+        my $n = 0;
+        for my $l (split /\n/, slurp($file)) {
+            $n++;
+            my $e = eval { $js->decode($l) };
+            if (!$e || ref $e ne 'HASH') {
+                push @err, "$file:$n: not a JSON object";
+                next;
+            }
+            my $k = join ' ', sort keys %$e;
+            push @err, "$file:$n: keys $k" unless $k eq 'addr comm cpu func parent parent_addr tid ts'
+                || $k eq 'addr comm cpu duration exit tid ts' || $k eq 'addr comm cpu exit tid ts unwound'
+                || $k eq 'comm lost tid';
+            push @err, "$file:$n: negative duration" if exists $e->{duration} && $e->{duration} < 0;
+            $e->{child} = $file =~ /\.\d+\z/;    # FILE.PID: a forked child's
+            push @ev, $e;
+        }
+    }
+    return (\@ev, \@err);
+}
+
+# The trace as strings per thread, in the log's terms; unwound frames
+# as exits (C++) or left out (C).  Also checks that each exit closes the
+# innermost open entry of its thread, and that each entry's parent
+# address is in the function of the enclosing open entry (when that is
+# one of the program's): (\%seqs, \@nesting_errors).  A forked child's
+# thread begins with the returns of the frames it inherited.
+sub trace_seqs {
+    my ($syms, $bias, $ev, $unwound_is_exit) = @_;
+    my (%s, %open, @bad);
+    my $shown = cxxfilt(map { $_->[2] } @$syms);    # the trace's names are demangled
+    for my $e (@$ev) {
+        next if exists $e->{lost};
+        my $f = func_at($syms, hex($e->{addr}) - $bias);
+        my $n = $f ? $f->[2] : "?$e->{addr}";
+        my $tid = $e->{tid};
+        if (exists $e->{exit}) {
+            my $top = pop @{ $open{$tid} };
+            push @bad, "tid $tid: exit of $n, innermost open entry " . ($top // 'none')
+                unless defined $top ? $top eq $n : $e->{child};
+            push @bad, "tid $tid: exit named $e->{exit}, nm and c++filt say $shown->{$n}"
+                if $e->{exit} ne ($shown->{$n} // $n);
+            push @{ $s{$tid} }, "< $n" if !$e->{unwound} || $unwound_is_exit;
+        } else {
+            my $up = $open{$tid} && @{ $open{$tid} } ? $open{$tid}[-1] : undef;
+            my $p = func_at($syms, hex($e->{parent_addr}) - $bias);
+            push @bad, "tid $tid: $n called from " . ($p ? $p->[2] : $e->{parent_addr}) . " inside $up"
+                if defined $up && $p && $p->[2] !~ /\A\Q$up\E(?:\.cold)?\z/;
+            push @{ $open{$tid} }, $n;
+            push @bad, "tid $tid: entry named $e->{func}, nm and c++filt say $shown->{$n}"
+                if $e->{func} ne ($shown->{$n} // $n);
+            push @{ $s{$tid} }, "> $n";
+        }
+    }
+    return (\%s, \@bad);
+}
+
+sub first_diff {
+    my ($got, $want) = @_;
+    for my $i (0 .. ($#$got > $#$want ? $#$got : $#$want)) {
+        my ($g, $w) = ($got->[$i] // '(end)', $want->[$i] // '(end)');
+        return "event $i: trace '$g', -finstrument-functions '$w'" if $g ne $w;
+    }
+    return '';
+}
+
+# Every thread of the log, against the trace; returns the events.
+sub compare {
+    my ($name, $prog, $log, $files, $cxx, $trim) = @_;
+    my $syms = nm_funcs($prog);
+    my ($main_at, $cyg) = read_cyg($log);
+    my $bias = bias_of($syms, 'main', $main_at);
+    my $want = cyg_seqs($syms, $bias, $cyg);
+    $trim->($want) if $trim;
+    my ($ev, $errs) = read_graph_json(@$files);
+    is_deeply($errs, [], "$name: every trace line is a well-formed event");
+    ok(!grep({ exists $_->{lost} } @$ev), "$name: no event lost");
+    my ($got, $bad) = trace_seqs($syms, $bias, $ev, $cxx);
+    is_deeply($bad, [], "$name: each exit closes its thread's innermost call, names are nm's (through c++filt)");
+    my $calls = grep { /^>/ } map { @$_ } values %$want;
+    my $rets = grep { /^</ } map { @$_ } values %$want;
+    cmp_ok($rets, '>', 10, "$name: the log has $calls entries and $rets exits in "
+        . scalar(keys %$want) . ' threads');
+    my @d;
+    for my $tid (sort keys %{ { %$want, %$got } }) {
+        my ($g, $w) = ($got->{$tid} // [], $want->{$tid} // []);
+        if ($cxx) {
+            # GCC runs its exit hook in the landing pads in an order of
+            # its own: the calls in order, and each function's returns
+            # (an unwound frame's mark for one) counted.
+            my (%gc, %wc);
+            $gc{$_}++ for grep { /^</ } @$g;
+            $wc{$_}++ for grep { /^</ } @$w;
+            ($g, $w) = ([(grep { /^>/ } @$g), map { "$_ x$gc{$_}" } sort keys %gc],
+                [(grep { /^>/ } @$w), map { "$_ x$wc{$_}" } sort keys %wc]);
+        }
+        my $d = first_diff($g, $w);
+        push @d, "thread $tid: $d" if $d;
+    }
+    is_deeply(\@d, [], "$name: each thread's trace is its -finstrument-functions log, call and return");
+    return $ev;
+}
+
+my %plain;
+sub plain_output {
+    my ($src, $cc, @args) = @_;
+    return $plain{$src} //= do {
+        must($cc, '-O2', '-o', "$dir/plain-" . ($src =~ s{.*/}{}r), $src, '-lpthread');
+        must("$dir/plain-" . ($src =~ s{.*/}{}r), @args);
+    };
+}
+
+# ---- oracle.c: the call forms and the ways of linking -----------------------
+
+my %graph = (MCOUNT_TRACE_TRACER => 'function_graph');
+sub oracle_variant {
+    my ($name, $hook, $cflags, $ldflags, $mode) = @_;
+    (my $tag = $name) =~ s/[^A-Za-z0-9]+/_/g;
+    my $d = "$dir/$tag";
+    mkdir $d or die;
+    my @api = $mode eq 'a' ? ('-DWITH_API', "-I$RTINC") : ();
+    mcc_build($hook, "$d/oracle.o", "$TSRC/oracle.c", '-O2', '-finstrument-functions', @api, @$cflags);
+    my $prog = link_prog("$d/oracle", "$d/oracle.o", "$dir/cyg.o", $mode eq 'a' ? ($LIBA, '-lpthread') : (),
+        @$ldflags);
+    my %on = $mode eq 'a' ? (ORACLE_ENABLE => '*') : (MCOUNT_TRACE_FILTER => '*');
+    my ($st, $out, $err) = traced([$prog, 3], preload => $mode eq 'so', env => { %on, %graph,
+        CYG_LOG => "$d/cyg.log", MCOUNT_TRACE_OUTPUT => "$d/trace.json", MCOUNT_TRACE_FORMAT => 'json',
+        MCOUNT_TRACE_DIR => $ctl });
+    is($st, 0, "$name: exits 0 traced") or diag $err;
+    is($err, '', "$name: the library says nothing");
+    is($out, plain_output("$TSRC/oracle.c", 'gcc', 3), "$name: the output of the plain build");
+    # Linked in, tracing starts in main (whose own return is not hooked).
+    my $trim = $mode ne 'a' ? undef : sub {
+        my ($w) = @_;
+        for my $s (values %$w) {
+            my ($i) = grep { $s->[$_] eq '> main' } 0 .. $#$s;
+            splice @$s, 0, $i + 1 if defined $i;
+            pop @$s if @$s && $s->[-1] eq '< main';
+        }
+    };
+    compare($name, $prog, "$d/cyg.log", ["$d/trace.json"], 0, $trim);
+    return ($d, $prog);
+}
+
+my $leaves;    # calls of leaf in oracle 3
+my ($od, $oprog) = oracle_variant('fentry PIE preloaded', '-pg -mfentry', [], [], 'so');
+oracle_variant('fentry -no-pie preloaded', '-pg -mfentry', ['-fno-pie'], ['-no-pie'], 'so');
+oracle_variant('mcount PIE preloaded', '-pg', [], [], 'so');
+oracle_variant('mcount -no-pie preloaded', '-pg', ['-fno-pie'], ['-no-pie'], 'so');
+oracle_variant('fentry PIE linked in', '-pg -mfentry', [], [], 'a');
+oracle_variant('mcount -no-pie linked in', '-pg', ['-fno-pie'], ['-no-pie'], 'a');
+oracle_variant('fentry -static linked in', '-pg -mfentry', [], ['-static'], 'a');
+
+# The same program in the text format and in Chrome's: the same calls
+# and returns as its JSON lines (each format read on its own terms).
+{
+    my $syms = nm_funcs($oprog);
+    my %names = map { $_->[2] => 1 } @$syms;
+    my ($jev) = read_graph_json("$od/trace.json");
+    my @want = map { exists $_->{exit} ? "< $_->{exit}" : "> $_->{func}" } @$jev;
+
+    my ($st, $out, $err) = traced([$oprog, 3], env => { %graph, MCOUNT_TRACE_FILTER => '*',
+        MCOUNT_TRACE_OUTPUT => "$od/t.txt", MCOUNT_TRACE_DIR => $ctl });
+    is($st, 0, 'text: exits 0') or diag $err;
+    my @lines = split /\n/, slurp("$od/t.txt");
+    is_deeply([@lines[0 .. 3]], ['# tracer: function_graph', '#',
+        '# CPU  TASK/PID         DURATION                  FUNCTION CALLS',
+        '# |     |    |           |   |                     |   |   |   |'], 'text: the kernel\'s header');
+    my (@got, @bad, @stack);
+    for my $l (@lines[4 .. $#lines]) {
+        my ($dur, $ind, $what) = $l =~ /\A ?\d+\) +oracle-\d+ +\|(?: +(\d+\.\d{3}) us    | {15})\|  ( *)(\S.*)\z/
+            or do { push @bad, "'$l'"; next };
+        my $depth = @stack - ($what =~ /\A\}/ ? 1 : 0);
+        push @bad, "'$l': indented " . length($ind) . ", depth $depth" if length($ind) != 2 * $depth;
+        if ($what =~ /\A(\w+)\(\);\z/) {
+            push @bad, "'$l': a leaf without its duration" unless defined $dur;
+            push @got, "> $1", "< $1";
+        } elsif ($what =~ /\A(\w+)\(\) \{\z/) {
+            push @bad, "'$l': an open call with a duration" if defined $dur;
+            push @got, "> $1";
+            push @stack, $1;
+        } elsif ($what =~ m{\A\} /\* (\w+) \*/\z}) {
+            my $top = pop @stack;
+            push @bad, "'$l': closes " . ($top // 'nothing') unless defined $top && $top eq $1 && defined $dur;
+            push @got, "< $1";
+        } else {
+            push @bad, "'$l'";
+        }
+    }
+    is_deeply(\@bad, [], 'text: every line well formed, indented by depth, braces matched');
+    is(first_diff(\@got, \@want), '', 'text: the calls and returns of the JSON lines trace');
+
+    ($st, $out, $err) = traced([$oprog, 3], env => { %graph, MCOUNT_TRACE_FILTER => '*',
+        MCOUNT_TRACE_FORMAT => 'chrome', MCOUNT_TRACE_OUTPUT => "$od/t.chrome.json", MCOUNT_TRACE_DIR => $ctl });
+    is($st, 0, 'chrome: exits 0') or diag $err;
+    my $doc = eval { JSON::PP->new->decode(slurp("$od/t.chrome.json")) };
+    ok($doc && ref $doc->{traceEvents} eq 'ARRAY', 'chrome: one JSON document with traceEvents') or diag $@;
+    my @ce = @{ $doc->{traceEvents} // [] };
+    my @cg = map { "$_->{ph} $_->{name}" } grep { $_->{ph} =~ /\A[BE]\z/ } @ce;
+    is(first_diff(\@cg, [map { s/\A>/B/r =~ s/\A</E/r } @want]), '',
+        'chrome: B and E events, in the order of the JSON lines trace');
+    my @unnamed = grep { $_->{ph} =~ /\A[BE]\z/ && !$names{$_->{name}} } @ce;
+    is(scalar @unnamed, 0, 'chrome: every name is an nm symbol of the program');
+    my ($meta) = grep { $_->{ph} eq 'M' } @ce;
+    is($meta && "$meta->{name} $meta->{args}{name}", 'thread_name oracle', 'chrome: the thread\'s name');
+    my @ts = map { $_->{ts} } grep { $_->{ph} ne 'M' } @ce;
+    ok(!grep({ $ts[$_] < $ts[$_ - 1] } 1 .. $#ts), 'chrome: timestamps (µs) in order');
+    ok(!grep({ $_->{ph} ne 'M' && ($_->{pid} != $_->{tid} || $_->{ts} !~ /\./) } @ce),
+        'chrome: pid and tid of the one thread, fractional timestamps');
+
+    # the function tracer in Chrome's format: instant events
+    ($st, $out, $err) = traced([$oprog, 3], env => { MCOUNT_TRACE_FILTER => 'leaf',
+        MCOUNT_TRACE_FORMAT => 'chrome', MCOUNT_TRACE_OUTPUT => "$od/f.chrome.json", MCOUNT_TRACE_DIR => $ctl });
+    $doc = eval { JSON::PP->new->decode(slurp("$od/f.chrome.json")) };
+    my @fe = grep { $_->{ph} ne 'M' } @{ $doc->{traceEvents} // [] };
+    $leaves = grep { $_ eq '> leaf' } @want;
+    is(scalar(grep { $_->{ph} eq 'i' && $_->{name} eq 'leaf' } @fe), $leaves,
+        "chrome, function tracer: one instant event a call of leaf ($leaves)");
+}
+
+# ---- hazards.c, unwind.cc ---------------------------------------------------
+
+for my $v (['fentry PIE', '-pg -mfentry', [], []], ['mcount -no-pie', '-pg', ['-fno-pie'], ['-no-pie']]) {
+    my ($vn, $hook, $cf, $lf) = @$v;
+    (my $tag = $vn) =~ s/[^A-Za-z0-9]+/_/g;
+    my $d = "$dir/hz_$tag";
+    mkdir $d or die;
+    mcc_build($hook, "$d/hazards.o", "$TSRC/hazards.c", '-O2', '-finstrument-functions', @$cf);
+    my $prog = link_prog("$d/hazards", "$d/hazards.o", "$dir/cyg.o", '-lpthread', @$lf);
+    my ($st, $out, $err) = traced([$prog], env => { %graph, MCOUNT_TRACE_FILTER => '*',
+        CYG_LOG => "$d/cyg.log", MCOUNT_TRACE_OUTPUT => "$d/trace.json", MCOUNT_TRACE_FORMAT => 'json',
+        MCOUNT_TRACE_DIR => $ctl });
+    is($st, 0, "hazards $vn: exits 0") or diag $err;
+    is($err, '', "hazards $vn: the library says nothing");
+    is($out, plain_output("$TSRC/hazards.c", 'gcc'), "hazards $vn: the output of the plain build");
+    my @files = ("$d/trace.json", glob "$d/trace.json.*");
+    is(scalar @files, 2, "hazards $vn: a trace of the parent and of the forked child");
+    my $ev = compare("hazards $vn", $prog, "$d/cyg.log", \@files, 0);
+    my %unw;
+    $unw{$_->{exit}}++ for grep { $_->{unwound} } @$ev;
+    # the forked child goes on with the rest of main: pthread_exit twice
+    is(join(' ', map { "$_=" . ($unw{$_} // 0) } qw(deep spin on_usr1 exit_deep exiter)),
+        'deep=6 spin=5 on_usr1=1 exit_deep=8 exiter=2',
+        "hazards $vn: frames left by longjmp, siglongjmp and pthread_exit marked unwound");
+}
+
+for my $v (['fentry PIE', '-pg -mfentry'], ['mcount PIE', '-pg']) {
+    my ($vn, $hook) = @$v;
+    (my $tag = $vn) =~ s/[^A-Za-z0-9]+/_/g;
+    my $d = "$dir/uw_$tag";
+    mkdir $d or die;
+    # C++: mcount-cc records at the link
+    my ($st, $o, $e) = run_cmd([$TOP . '/bin/mcount-cc', 'g++', '-O2', '-finstrument-functions', '-c',
+        "$TSRC/unwind.cc", '-o', "$d/unwind.o"], env => { MCOUNT_CC_FLAGS => $hook });
+    is($st, 0, "unwind.cc $vn: compiles") or diag "$o$e";
+    ($st, $o, $e) = run_cmd([$TOP . '/bin/mcount-cc', 'g++', '-o', "$d/unwind", "$d/unwind.o", "$dir/cyg.o"],
+        env => { MCOUNT_CC_FLAGS => $hook });
+    is($st, 0, "unwind.cc $vn: links") or diag "$o$e";
+    my $out;
+    ($st, $out, $e) = traced(["$d/unwind"], env => { %graph, MCOUNT_TRACE_FILTER => '*',
+        CYG_LOG => "$d/cyg.log", MCOUNT_TRACE_OUTPUT => "$d/trace.json", MCOUNT_TRACE_FORMAT => 'json',
+        MCOUNT_TRACE_DIR => $ctl });
+    is($st, 0, "unwind.cc $vn: exits 0 (no std::terminate)") or diag $e;
+    is($e, '', "unwind.cc $vn: the library says nothing");
+    is($out, plain_output("$TSRC/unwind.cc", 'g++'), "unwind.cc $vn: the output of the plain build");
+    my $ev = compare("unwind.cc $vn", "$d/unwind", "$d/cyg.log", ["$d/trace.json"], 1);
+    my $unw = grep { $_->{unwound} } @$ev;
+    # catcher(4..6): thrower(n..0); outer(3..5): plain_chain(n..0) and rethrower
+    is($unw, (5 + 6 + 7) + (4 + 5 + 6) + 3, "unwind.cc $vn: the frames left by the throws marked unwound");
+}
+
+# ---- stress: threads, a signal handler, live switches ---------------------------
+
+{
+    my $d = "$dir/stress";
+    mkdir $d or die;
+    mcc_build('-pg -mfentry', "$d/gs.o", "$TSRC/graph_stress.c", '-O2');
+    my $prog = link_prog("$d/gs", "$d/gs.o", '-lpthread');
+    my $syms = nm_funcs($prog);
+    my %names = map { $_->[2] => 1 } @$syms;
+    my ($st, $out, $err) = traced([$prog, 500, 3], env => { %graph, MCOUNT_TRACE_FILTER => 'g_*',
+        MCOUNT_TRACE_FORMAT => 'chrome', MCOUNT_TRACE_OUTPUT => "$d/trace.json", MCOUNT_TRACE_DIR => $ctl });
+    is($st, 0, 'stress: exits 0') or diag $err;
+    is($out, "stress done: bad 0 api errors 0 signals handled\n",
+        'stress: every result right, every switch answered, signals handled');
+    my $doc = eval { JSON::PP->new->decode(slurp("$d/trace.json")) };
+    ok($doc, 'stress: the Chrome trace is one JSON document') or diag $@;
+    my (%open, @bad, %n);
+    for my $e (@{ $doc->{traceEvents} // [] }) {
+        $n{$e->{ph}}++;
+        next unless $e->{ph} =~ /\A[BE]\z/;
+        push @bad, "unknown name $e->{name}" unless $names{$e->{name}};
+        if ($e->{ph} eq 'B') {
+            push @{ $open{$e->{tid}} }, $e->{name};
+        } else {
+            my $top = pop @{ $open{$e->{tid}} };
+            push @bad, "tid $e->{tid}: E $e->{name} closes " . ($top // 'nothing')
+                unless defined $top && $top eq $e->{name};
+        }
+    }
+    is_deeply([@bad[0 .. ($#bad < 4 ? $#bad : 4)]], [], 'stress: B and E well nested in each thread');
+    cmp_ok($n{B} // 0, '>', 1000, 'stress: ' . ($n{B} // 0) . ' calls, ' . ($n{i} // 0)
+        . ' function tracer events between switches');
+}
+
+# ---- the command ------------------------------------------------------------------
+
+{
+    my $d = "$dir/cli";
+    mkdir $d or die;
+    local $ENV{MCOUNT_TRACE_DIR} = $ctl;
+    my ($st, $out, $err) = mt_cli('run', '-g', '--format=chrome', '-f', 'leaf', '-o', "$d/g.json", '--',
+        $oprog, 3);
+    is($st, 0, 'run -g --format=chrome: exits 0') or diag $err;
+    my $doc = eval { JSON::PP->new->decode(slurp("$d/g.json")) };
+    is(join(' ', map { "$_->{ph}$_->{name}" } grep { $_->{ph} ne 'M' } @{ $doc->{traceEvents} // [] }),
+        join(' ', ('Bleaf Eleaf') x $leaves), 'run -g: each call of leaf a B and an E');
+    ($st, $out, $err) = mt_cli('run', '--tracer=function_graph', '-f', 'mid', '-o', "$d/g.txt", '--', $oprog, 1);
+    like(slurp("$d/g.txt"), qr/\A# tracer: function_graph\n.*\|   *\d+\.\d{3} us    \|  mid\(\);\n/s,
+        'run --tracer=function_graph: the graph text format');
+    ($st, $out, $err) = mt_cli('run', '--tracer=graph', '--', $oprog);
+    is($st, 2, 'run --tracer=graph: bad usage');
+
+    # live: a program that waits; switch its tracer and show the trace
+    my $prog = "$dir/stress/gs";
+    my $pid = start_bg([$prog, 4000, 1], env => { LD_PRELOAD => $SO, MCOUNT_TRACE_FILTER => 'g_leaf',
+        MCOUNT_TRACE_OUTPUT => '' }, out => "$d/bg.out", err => "$d/bg.err");
+    ok(wait_for(10, sub { -S "$ctl/$pid" }), 'a program runs with its control socket');
+    ($st, $out) = mt_cli('tracer', $pid);
+    # graph_stress switches the tracer itself; it answers one of the two
+    like($out, qr/\A(function|function_graph)\n\z/, "tracer PID: prints the current tracer ($out)");
+    ($st, $out, $err) = mt_cli('tracer', $pid, 'nonsense');
+    is($st, 2, 'tracer PID nonsense: bad usage');
+    ($st, $out, $err) = mt_cli('show', '--format=chrome', $pid);
+    is($st, 0, 'show --format=chrome: exits 0') or diag $err;
+    my $sd = eval { JSON::PP->new->decode($out) };
+    ok($sd && ref $sd->{traceEvents} eq 'ARRAY', 'show --format=chrome: a whole Chrome document') or diag $@;
+    ($st, $out) = mt_cli('status', $pid);
+    like($out, qr/^tracer: function(_graph)?$/m, 'status names the tracer');
+    like($out, qr/^frames left without returning: \d+$/m, 'status counts unwound frames');
+    stop_bg($pid, 30);
+}
+
+done_testing();
