@@ -45,6 +45,7 @@ atomic_int mt_tracer;
 uint64_t mt_buffer_events = 131072;
 bool mt_use_tsc;
 bool mt_use_rdpid;
+bool mt_full_wait;
 static __thread struct mt_tbuf *self __attribute__((tls_model("initial-exec")));
 static __thread int self_dead __attribute__((tls_model("initial-exec")));
 
@@ -94,11 +95,36 @@ static struct mt_tbuf *tbuf_new(void)
 	return b;
 }
 
+/* A full ring, when the trace goes to a file and MCOUNT_TRACE_FULL=wait:
+ * the thread waits for the drain (which runs every millisecond while it
+ * finds events) rather than lose the event, up to 0.1 s, so that a drain
+ * that cannot run (a lock the waiting thread holds) costs time, not a
+ * deadlock.  Returns whether there is room now. */
+static __attribute__((noinline, cold)) bool wait_room(struct mt_tbuf *b, uint64_t h)
+{
+	struct timespec ts = { 0, 50000 };
+	for (int i = 0; i < 2000; i++) {
+		mt_raw6(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (long)&ts, 0, 0, 0);
+		if (h - atomic_load_explicit(&b->tail, memory_order_acquire) <= b->mask)
+			return true;
+	}
+	b->wait_failed++;
+	return false;
+}
+
+/* Is the ring too full for one more event at head h? */
+static inline bool full(struct mt_tbuf *b, uint64_t h)
+{
+	if (__builtin_expect(h - atomic_load_explicit(&b->tail, memory_order_acquire) <= b->mask, 1))
+		return false;
+	return !(mt_full_wait && wait_room(b, h));
+}
+
 /* An exit event (or an unwound mark) into the ring, or counted lost. */
 static void put_exit(struct mt_tbuf *b, bool nested, uint64_t now, unsigned cpu, uint64_t ip, uint64_t ts)
 {
 	uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
-	if (nested || h - atomic_load_explicit(&b->tail, memory_order_acquire) > b->mask) {
+	if (nested || full(b, h)) {
 		b->lost++;
 		return;
 	}
@@ -156,7 +182,7 @@ void mt_entry(uintptr_t ret, uintptr_t *slot)
 		parent = shadow_orig(b, (uintptr_t)slot);
 	bool graph = atomic_load_explicit(&mt_tracer, memory_order_relaxed) == MT_TRACER_GRAPH;
 	uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
-	if (h - atomic_load_explicit(&b->tail, memory_order_acquire) > b->mask) {
+	if (full(b, h)) {
 		b->lost++;
 	} else if (graph && b->sdepth >= MT_SHADOW) {
 		b->lost++;
@@ -176,7 +202,7 @@ void mt_entry(uintptr_t ret, uintptr_t *slot)
 				}
 		}
 		struct mt_event *e = &b->ev[h & b->mask];
-		if (h - atomic_load_explicit(&b->tail, memory_order_acquire) > b->mask) {
+		if (full(b, h)) {
 			b->lost++;
 			goto out;
 		}
@@ -296,4 +322,5 @@ void mt_buffers_after_fork(void)
 		b->next = NULL;
 	}
 	atomic_store(&mt_tbufs, b);
+	mt_gone = (struct mt_gone){ 0 };
 }

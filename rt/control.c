@@ -292,7 +292,8 @@ static void verb_status(int fd)
 {
 	pthread_mutex_lock(&mt_reg.lock);
 	size_t objs = 0, funcs = 0, on = 0, sites = 0, threads = 0;
-	uint64_t buffered = 0, lost = 0, noshadow = 0, unwound = 0;
+	uint64_t buffered = 0, lost = mt_gone.lost, noshadow = mt_gone.noshadow, unwound = mt_gone.unwound,
+		 wait_failed = mt_gone.wait_failed;
 	for (size_t i = 0; i < mt_reg.nobjs; i++)
 		objs += mt_reg.objs[i]->live && mt_reg.objs[i]->table;
 	for (size_t i = 0; i < mt_reg.nfuncs; i++) {
@@ -307,6 +308,7 @@ static void verb_status(int fd)
 		lost += b->lost;
 		noshadow += b->noshadow;
 		unwound += b->unwound;
+		wait_failed += b->wait_failed;
 	}
 	reply(fd, "ok\n");
 	reply(fd, "pid: %d\n", (int)getpid());
@@ -322,6 +324,8 @@ static void verb_status(int fd)
 	reply(fd, "tracer: %s\n", atomic_load(&mt_tracer) == MT_TRACER_GRAPH ? "function_graph" : "function");
 	reply(fd, "calls not recorded, shadow stack full: %llu\n", (unsigned long long)noshadow);
 	reply(fd, "frames left without returning: %llu\n", (unsigned long long)unwound);
+	if (mt_full_wait)
+		reply(fd, "full buffers waited for in vain (0.1 s): %llu\n", (unsigned long long)wait_failed);
 	reply(fd, "events from sites without a table entry: %llu\n",
 	      (unsigned long long)mt_untabled_events);
 	reply(fd, "output: %s\n", out_fd >= 0 ? out_path : "(none)");
@@ -551,6 +555,13 @@ __attribute__((constructor(101))) static void mt_init(void)
 	control_on = !(c && !strcmp(c, "0"));
 	const char *o = getenv("MCOUNT_TRACE_OUTPUT");
 	out_path = o ? strdup(o) : NULL;
+	const char *full = getenv("MCOUNT_TRACE_FULL");
+	if (full && *full && strcmp(full, "drop") && strcmp(full, "wait"))
+		mt_msg("MCOUNT_TRACE_FULL: '%s' is neither drop nor wait: drop it is", full);
+	else if (full && !strcmp(full, "wait") && !(out_path && *out_path))
+		mt_msg("MCOUNT_TRACE_FULL=wait: no MCOUNT_TRACE_OUTPUT to drain the buffers into: drop it is");
+	else
+		mt_full_wait = full && !strcmp(full, "wait");
 	mt_clock_init();
 
 	pthread_mutex_lock(&mt_reg.lock);
@@ -581,7 +592,7 @@ __attribute__((destructor(101))) static void mt_fini(void)
 	pthread_mutex_unlock(&file_lock);
 	if (sock_path[0])
 		unlink(sock_path);
-	uint64_t lost = 0;
+	uint64_t lost = mt_gone.lost;
 	for (struct mt_tbuf *t = atomic_load(&mt_tbufs); t; t = t->next)
 		lost += t->lost;
 	if (lost && out_fd >= 0)

@@ -218,6 +218,8 @@ static bool thread_gone(int tid)
 
 /* A buffer found empty whose thread has exited is reset and freed (lock
  * held: drain_lock). */
+struct mt_gone mt_gone;
+
 static void reap_one(struct mt_tbuf *b)
 {
 	if (atomic_load(&b->state) != MT_TBUF_OWNED || b->lost != b->lost_seen ||
@@ -225,8 +227,12 @@ static void reap_one(struct mt_tbuf *b)
 		return;
 	atomic_store(&b->head, 0);
 	atomic_store(&b->tail, 0);
+	mt_gone.lost += b->lost;
+	mt_gone.noshadow += b->noshadow;
+	mt_gone.unwound += b->unwound;
+	mt_gone.wait_failed += b->wait_failed;
 	b->lost = b->lost_seen = 0;
-	b->noshadow = b->unwound = 0;
+	b->noshadow = b->unwound = b->wait_failed = 0;
 	b->nest = 0;
 	b->nopen = 0;
 	b->sdepth = 0;

@@ -240,6 +240,7 @@ struct mt_tbuf {
 	uint32_t sdepth;              /* shadow stack: entries in use */
 	uint64_t noshadow;            /* function_graph calls not recorded: shadow stack full */
 	uint64_t unwound;             /* hijacked frames left without returning */
+	uint64_t wait_failed;         /* MCOUNT_TRACE_FULL=wait: waits given up (lost) */
 	char pad[64];
 	_Atomic uint64_t tail;        /* written by the reader */
 	uint64_t lost_seen;
@@ -254,6 +255,7 @@ MT_HIDDEN extern atomic_int mt_ready;
 MT_HIDDEN extern uint64_t mt_buffer_events;
 MT_HIDDEN extern bool mt_use_tsc;
 MT_HIDDEN extern bool mt_use_rdpid;
+MT_HIDDEN extern bool mt_full_wait;            /* a full ring waits for the drain */
 MT_HIDDEN uint64_t mt_clock_now(unsigned *cpu);
 MT_HIDDEN void mt_clock_init(void);             /* output.c */
 MT_HIDDEN double mt_ticks_to_seconds(uint64_t ts);
@@ -284,6 +286,11 @@ MT_HIDDEN long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first);
  * opening of the array) and the Chrome document's end. */
 MT_HIDDEN void mt_write_header(int fd, enum mt_fmt fmt, int tracer);
 MT_HIDDEN void mt_write_end(int fd, enum mt_fmt fmt);
+/* What the buffers of threads gone (and reaped) had counted. */
+struct mt_gone {
+	uint64_t lost, noshadow, unwound, wait_failed;
+};
+MT_HIDDEN extern struct mt_gone mt_gone;
 /* Free the empty buffers of threads that have exited, for new threads. */
 MT_HIDDEN void mt_reap(void);
 /* Events from call sites no table records (or refused): not written. */

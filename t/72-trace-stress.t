@@ -14,7 +14,11 @@
 # reading of the kernel's format): only f0..f7, called from round_of, f2
 # or f6, by the hammering threads, each thread's times in order.  Last,
 # 600 short-lived threads each make one traced call: 600 events, and the
-# resident memory stays bounded.
+# resident memory stays bounded.  And full buffers (t/src/trace/burst.c:
+# 4 threads x 200,000 calls into buffers of 256 events): by default the
+# events kept and the events reported lost add up to the calls, each
+# thread's to its own; with MCOUNT_TRACE_FULL=wait (run --wait) nothing
+# is lost, in the function and the function_graph tracer.
 use strict;
 use warnings;
 use Test::More;
@@ -167,6 +171,45 @@ for my $v (['preloaded', $so_prog, 1], ['linked in', $a_prog, 0]) {
     my %tids = map { ($_->{tid} => 1) } grep { !exists $_->{lost} && $_->{func} eq 'f0' } @$ev;
     is(scalar(grep { !exists $_->{lost} } @$ev), 600, "$name: one f0 event per thread");
     is_deeply(\@{[ grep { !/\Amcount-trace: \d+ events lost/ } split /\n/, $err ]}, [], "$name: no message");
+}
+
+# ---- full buffers ----
+{
+    my ($nt, $calls) = (4, 200_000);
+    must('gcc', '-O2', '-pthread', '-o', "$dir/burst_plain", "$TSRC/burst.c");
+    my $want = must("$dir/burst_plain", $nt, $calls);
+    mcc_build('-pg -mfentry', "$dir/burst.o", "$TSRC/burst.c", '-O2', '-pthread');
+    my $prog = link_prog("$dir/burst", "$dir/burst.o", '-pthread');
+    for my $mode (['drop', 'function'], ['wait', 'function'], ['wait', 'function_graph']) {
+        my ($full, $tracer) = @$mode;
+        my $tag = "full buffers, $full, $tracer";
+        my $file = "$dir/burst-$full-$tracer.txt";
+        my ($st, $out, $err) = traced([$prog, $nt, $calls], timeout => 600,
+            env => { MCOUNT_TRACE_FILTER => 'work', MCOUNT_TRACE_BUFFER => 256, MCOUNT_TRACE_OUTPUT => $file,
+                     MCOUNT_TRACE_TRACER => $tracer, $full eq 'wait' ? (MCOUNT_TRACE_FULL => 'wait') : () });
+        is($st, 0, "$tag: exits 0") or diag($err);
+        is($out, $want, "$tag: prints what the plain build prints");
+        my (%kept, %lost);
+        for (split /\n/, slurp($file)) {
+            if (/-(\d+) +\[\d{3}\] +\d+\.\d{6}: work <-worker\z/) { $kept{$1}++ }           # function
+            elsif (/\) +\S+-(\d+) +\| +[\d.]+ us +\| +work\(\);\z/) { $kept{$1}++ }          # function_graph leaf
+            elsif (/-(\d+) *\[LOST (\d+) EVENTS\]/ || /(\d+) +\| *\[LOST (\d+) EVENTS\]/) {
+                $lost{$1} += $2 / ($tracer eq 'function' ? 1 : 2);
+            }
+        }
+        my @tids = sort keys %{ { %kept, %lost } };
+        is(scalar @tids, $nt, "$tag: events of $nt threads");
+        my @bad = grep { ($kept{$_} // 0) + ($lost{$_} // 0) != $calls } @tids;
+        is_deeply(\@bad, [], "$tag: each thread's calls kept or reported lost, $calls in all")
+            or diag(join ' ', map { "$_: kept " . ($kept{$_} // 0) . ' lost ' . ($lost{$_} // 0) } @tids);
+        if ($full eq 'wait') {
+            is_deeply(\%lost, {}, "$tag: nothing lost");
+            unlike($err, qr/lost/, "$tag: no loss reported");
+        } else {
+            cmp_ok(scalar(keys %lost), '>', 0, "$tag: 256-event buffers do lose events");
+            like($err, qr/events lost/, "$tag: the loss is reported at exit");
+        }
+    }
 }
 
 done_testing();
