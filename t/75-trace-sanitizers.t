@@ -6,12 +6,15 @@
 # trace written, and a fork.  The oracle is the sanitizers: any report
 # fails.  Then under valgrind (the static library linked into a program that
 # is traced from start-up to exit; one worker thread, and valgrind's
-# fair scheduling, without which a spinning thread can starve the rest).
+# fair scheduling, without which a spinning thread can starve the rest;
+# full buffers wait for the drain, which valgrind slows down most).  Both
+# with the function_graph tracer too.
 use strict;
 use warnings;
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP $SRC run_cmd must tmpdir slurp);
+use JSON::PP ();
 
 my $dir = tmpdir();
 my $asan = "$TOP/build/asan/libmcount-trace.a";
@@ -45,6 +48,28 @@ for my $pie (['-pie'], ['-no-pie']) {
     is(scalar @bad, 0, "$pie->[0]: every line of the trace is well formed") or diag(join "\n", grep { defined } @bad[0 .. 4]);
 }
 
+# The function_graph tracer under the sanitizers: return addresses
+# hijacked and given back while filters are switched; JSON lines, every
+# one an object.
+{
+    my $prog = "$dir/san_toggle-pie";
+    my $trace = "$dir/graph.json";
+    ($st, $out, $err) = run_cmd([$prog, '1000'], env => {
+        MCOUNT_TRACE_OUTPUT => $trace, MCOUNT_TRACE_BUFFER => 4096, MCOUNT_TRACE_FORMAT => 'json',
+        MCOUNT_TRACE_TRACER => 'function_graph',
+        ASAN_OPTIONS => 'detect_leaks=0:abort_on_error=0',
+        UBSAN_OPTIONS => 'print_stacktrace=1:halt_on_error=1' });
+    is($st, 0, 'function_graph: 1000 rounds of switching with 4 threads running: exit 0');
+    is($out, "toggles done: 0 0\n", 'function_graph: every API call answered as documented');
+    unlike($err, qr/AddressSanitizer|runtime error|LeakSanitizer/, 'function_graph: no sanitizer report')
+        or diag($err);
+    my $js = JSON::PP->new;
+    my @l = split /\n/, slurp($trace);
+    my @ev = grep { ref eq 'HASH' } map { my $l = $_; scalar eval { $js->decode($l) } } @l;
+    is(scalar @ev, scalar @l, 'function_graph: every line is a JSON object');
+    ok(scalar(grep { exists $_->{exit} } @ev), 'function_graph: the trace has returns');
+}
+
 # valgrind: the preloaded library, tracing from start-up to exit.
 my $prog = "$dir/plain";
 ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-cc", 'gcc', '-O1', "-I$TOP/rt", '-c', $src, '-o',
@@ -53,8 +78,14 @@ is($st, 0, 'the same program without sanitizers builds');
 must('gcc', '-o', $prog, "$dir/plain.o", "$TOP/build/libmcount-trace.a", '-lpthread');
 ($st, $out, $err) = run_cmd(['valgrind', '-q', '--error-exitcode=9', '--smc-check=all', '--fair-sched=yes',
     '--leak-check=no', $prog, '20', '1'], env => {
-    MCOUNT_TRACE_OUTPUT => "$dir/vg.txt", MCOUNT_TRACE_FILTER => 'work_*' });
+    MCOUNT_TRACE_OUTPUT => "$dir/vg.txt", MCOUNT_TRACE_FILTER => 'work_*', MCOUNT_TRACE_FULL => 'wait' });
 is($st, 0, 'valgrind finds no error in the library (20 rounds, 1 thread)') or diag($err);
 like(slurp("$dir/vg.txt"), qr/: work_mid <-/, 'and the program was traced under valgrind');
+($st, $out, $err) = run_cmd(['valgrind', '-q', '--error-exitcode=9', '--smc-check=all', '--fair-sched=yes',
+    '--leak-check=no', $prog, '20', '1'], env => {
+    MCOUNT_TRACE_OUTPUT => "$dir/vg-graph.txt", MCOUNT_TRACE_FILTER => 'work_*',
+    MCOUNT_TRACE_TRACER => 'function_graph', MCOUNT_TRACE_FULL => 'wait' });
+is($st, 0, 'valgrind finds no error in the function_graph tracer (20 rounds, 1 thread)') or diag($err);
+like(slurp("$dir/vg-graph.txt"), qr/\| +work_mid\(\)/, 'and the returns were traced under valgrind');
 
 done_testing();
