@@ -18,9 +18,15 @@
 #    hot_b/hot_a while main switches them on and off; no crash, every
 #    event well formed and from a switched-on function with nm's address
 #    and a parent in its caller; after each enable every worker's events
-#    appear, after each disable (and the calls under way) none; the
+#    appear, after each disable (and the calls under way) none, in 8
+#    rounds written out and 100 counted by the program; after each switch
+#    the sites read as the library wrote them; the
 #    program's own SIGTRAP handler gets its brk and raise() traps; the
-#    output is that of a plain build.
+#    output is that of a plain build.  The emulator can keep running a
+#    block translated from a site's old bytes after the site was written
+#    (toggle.c says when and why): events while the memory says `nop`,
+#    before the program writes the page again, are counted and shown, not
+#    failed; every event after that write is a failure.
 use strict;
 use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
@@ -87,10 +93,12 @@ must($A64CC, '-static', '-no-pie', '-o', "$dir/toggle", "$dir/toggle.o", "$A64/l
 must($A64CC, '-O2', '-static', '-no-pie', '-o', "$dir/toggle-plain", "$TSRC/a64/toggle.c", '-lpthread');
 $files{'/toggle'} = "$dir/toggle";
 $files{'/toggle-plain'} = "$dir/toggle-plain";
-my @tfiles = ('/tmp/rapid.json', map { ("/tmp/on-$_.json", "/tmp/settle-$_.json", "/tmp/off-$_.json") } 0 .. 7);
+my $QUICK = 100;
+my @tfiles = ('/tmp/rapid.json',
+    map { ("/tmp/on-$_.json", "/tmp/settle-$_.json", "/tmp/stale-$_.json", "/tmp/off-$_.json") } 0 .. 7);
 push @jobs, { name => 'toggle-plain', argv => ['/toggle-plain'] },
     { name => 'toggle', argv => ['/toggle'], env => { TOGGLE_DIR => '/tmp', MCOUNT_TRACE_BUFFER => 256,
-        MCOUNT_TRACE_DIR => '/tmp/ctl' }, files => \@tfiles };
+        MCOUNT_TRACE_DIR => '/tmp/ctl', TOGGLE_QUICK => $QUICK }, files => [@tfiles, '/tmp/quick.txt'] };
 
 # ---- one boot ----
 my $t0 = time;
@@ -193,7 +201,7 @@ for my $v (@variants) {
     is($t->{stdout}, $p->{stdout}, 'toggle: the output of the plain build (sums, traps)');
     my $syms = nm_funcs("$dir/toggle");
     my %caller = (hot_a => 'hot_b', hot_b => 'worker');
-    my (@bad, %on_tids, @off);
+    my (@bad, %on_funcs, @off, %stale);
     my $events = 0;
     for my $f (@tfiles) {
         my ($ev, $errs) = json_of($t->{files}{$f});
@@ -201,6 +209,7 @@ for my $v (@variants) {
         for my $e (@$ev) {
             if (exists $e->{lost}) {
                 push @off, "$f: lost $e->{lost}" if $f =~ /off-/;
+                $stale{$f} += $e->{lost} if $f =~ /stale-/;
                 next;
             }
             $events++;
@@ -210,23 +219,32 @@ for my $v (@variants) {
                 unless $fn && $fn->[2] eq $e->{func} && $caller{$e->{func}};
             push @bad, "$f line $e->{line}: $e->{func} <-$e->{parent} ($e->{parent_addr})"
                 unless $caller{$e->{func}} && $pa && $pa->[2] eq $caller{$e->{func}};
-            $on_tids{$1}{$e->{tid}} = 1 if $f =~ m{/on-(\d+)\.json\z};
-            push @off, "$f line $e->{line}: $e->{func}" if $f =~ /off-/;
+            $on_funcs{$1}{$e->{tid}}{$e->{func}} = 1 if $f =~ m{/on-(\d+)\.json\z};
+            push @off, "$f line $e->{line}: $e->{func} (tid $e->{tid})" if $f =~ /off-/;
+            $stale{$f}++ if $f =~ /stale-/;
         }
     }
     cmp_ok($events, '>', 100, "toggle: $events events");
     is_deeply(\@bad, [], 'toggle: every event well formed, of hot_a or hot_b, at nm\'s address, '
         . 'from its caller');
-    is_deeply([map { scalar keys %{ $on_tids{$_} // {} } } 0 .. 7], [(3) x 8],
+    # hot_a's events alone may show a worker: after an enable the
+    # emulator has also been seen to run hot_b's old `nop` on, even after
+    # toggle.c wrote the page back (cause not known; see
+    # doc/architectures.md).
+    is_deeply([map { scalar keys %{ $on_funcs{$_} // {} } } 0 .. 7], [(3) x 8],
         'toggle: after each of 8 live enables, events from all 3 workers');
-    # Not yet reliable: in about 1 run of 10 (seen under load), the
-    # workers go on reaching a site for many loops after its disable
-    # returned (in one run for every later round too), with nothing
-    # refused.  Whether the library or the emulator (a translated block
-    # surviving the write) is at fault is not known yet; until it is,
-    # the check runs and reports, but as TODO.
-    local $TODO = 'intermittent events after a live disable: cause not found yet';
+    splice @off, 10 if @off > 10;
     is_deeply(\@off, [], 'toggle: after each live disable (and the calls under way), no event');
+    my ($rounds, $q_on, $q_stale, $q_stale_rounds, $q_off) = ($t->{files}{'/tmp/quick.txt'} // '')
+        =~ /\Arounds (\d+) on (\d+) stale (\d+) stale-rounds (\d+) off (\d+)\n\z/;
+    is($rounds, $QUICK, "toggle: $QUICK more rounds, counted by the program");
+    is($q_on, $QUICK, 'toggle: events after each of their enables');
+    is($q_off, 0, 'toggle: no event after any of their disables');
+    # The emulator's (toggle.c): shown, so that its rate stays visible.
+    my $st = join ', ', map { "$_ $stale{$_}" } sort keys %stale;
+    note 'emulator: a block translated from the old bytes ran on after a disable in '
+        . ($q_stale_rounds // '?') . " of $QUICK counted rounds (" . ($q_stale // '?') . ' events)'
+        . ($st ? "; in the written rounds: $st" : '');
 }
 
 done_testing();
