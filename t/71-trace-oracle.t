@@ -26,7 +26,7 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
 use TraceTest qw($SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced read_json read_text
-    nm_funcs func_at bias_of hook_form);
+    nm_funcs func_at bias_of hook_form show_seq first_diff);
 
 clean_env();
 my $dir = tmpdir();
@@ -45,29 +45,6 @@ sub read_cyg {
     my @l = split /\n/, slurp($file);
     my ($main) = (shift(@l) // '') =~ /\Amain (0x[0-9a-f]+)\z/ or die "$file: no main line";
     return (hex $main, [map { /\A(0x[0-9a-f]+) (0x[0-9a-f]+)\z/ or die "$file: '$_'"; [hex $1, hex $2] } @l]);
-}
-
-# "NAME <-PARENT+OFFSET" strings of one sequence, for comparing and for
-# showing a difference (a return address outside the program, into the C
-# library's start-up code, differs from run to run).
-sub show_seq {
-    my ($syms, $bias, $list) = @_;
-    return map {
-        my ($fn, $site) = @$_;
-        my $f = func_at($syms, $fn - $bias);
-        my $p = func_at($syms, $site - $bias);
-        sprintf '%s <-%s', $f ? $f->[2] : sprintf('?%#x', $fn - $bias),
-            $p ? sprintf('%s+%#x', $p->[2], $site - $bias - $p->[0]) : '(outside the program)';
-    } @$list;
-}
-
-sub first_diff {
-    my ($got, $want) = @_;
-    for my $i (0 .. ($#$got > $#$want ? $#$got : $#$want)) {
-        my ($g, $w) = ($got->[$i] // '(end)', $want->[$i] // '(end)');
-        return "event $i: trace '$g', -finstrument-functions '$w'" if $g ne $w;
-    }
-    return '';
 }
 
 my %form_ok;    # call form => a variant with sites of that form was traced exactly

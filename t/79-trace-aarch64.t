@@ -33,7 +33,7 @@ no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
-use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of);
+use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff);
 use A64System qw($A64CC a64_missing a64_boot);
 
 my $A64 = "$TOP/build/aarch64";
@@ -117,26 +117,6 @@ sub read_cyg {
     my @l = split /\n/, $data // '';
     my ($main) = (shift(@l) // '') =~ /\Amain (0x[0-9a-f]+)\z/ or return (undef, []);
     return (hex $main, [map { /\A(0x[0-9a-f]+) (0x[0-9a-f]+)\z/ ? [hex $1, hex $2] : [0, 0] } @l]);
-}
-
-sub show_seq {
-    my ($syms, $bias, $list) = @_;
-    return map {
-        my ($fn, $site) = @$_;
-        my $f = func_at($syms, $fn - $bias);
-        my $p = func_at($syms, $site - $bias);
-        sprintf '%s <-%s', $f ? $f->[2] : sprintf('?%#x', $fn - $bias),
-            $p ? sprintf('%s+%#x', $p->[2], $site - $bias - $p->[0]) : '(outside the program)';
-    } @$list;
-}
-
-sub first_diff {
-    my ($got, $want) = @_;
-    for my $i (0 .. ($#$got > $#$want ? $#$got : $#$want)) {
-        my ($g, $w) = ($got->[$i] // '(end)', $want->[$i] // '(end)');
-        return "event $i: trace '$g', -finstrument-functions '$w'" if $g ne $w;
-    }
-    return '';
 }
 
 sub json_of {

@@ -17,7 +17,7 @@ use TestUtil qw($TOP run_cmd tmpdir slurp spit);
 
 our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced
     read_text read_json nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
-    hook_form cxxfilt);
+    hook_form cxxfilt show_seq first_diff);
 
 our $MCC = "$TOP/bin/mcount-cc";
 our $MT = "$TOP/bin/mcount-trace";
@@ -172,6 +172,32 @@ sub nm_funcs {
 }
 
 # The function of an nm list that holds ADDR (file address): [addr, size, name] or undef.
+# show_seq(SYMS, BIAS, [[FN, SITE]...]): "NAME <-PARENT+OFFSET" strings of
+# one call sequence, for comparing and for showing a difference (a return
+# address outside the program, into the C library's start-up code,
+# differs from run to run).
+sub show_seq {
+    my ($syms, $bias, $list) = @_;
+    return map {
+        my ($fn, $site) = @$_;
+        my $f = func_at($syms, $fn - $bias);
+        my $p = func_at($syms, $site - $bias);
+        sprintf '%s <-%s', $f ? $f->[2] : sprintf('?%#x', $fn - $bias),
+            $p ? sprintf('%s+%#x', $p->[2], $site - $bias - $p->[0]) : '(outside the program)';
+    } @$list;
+}
+
+# first_diff(\@GOT, \@WANT): where a trace and a -finstrument-functions
+# log first differ ('' if nowhere).
+sub first_diff {
+    my ($got, $want) = @_;
+    for my $i (0 .. ($#$got > $#$want ? $#$got : $#$want)) {
+        my ($g, $w) = ($got->[$i] // '(end)', $want->[$i] // '(end)');
+        return "event $i: trace '$g', -finstrument-functions '$w'" if $g ne $w;
+    }
+    return '';
+}
+
 # cxxfilt(NAME...) -> { NAME => binutils' c++filt of NAME }: how the
 # tracer must show a symbol (it demangles C++ names).
 sub cxxfilt {
