@@ -428,24 +428,59 @@ static void put_chrome(struct out *o, const struct doc *d, const struct seg *g, 
 	*d->first = false;
 }
 
-/* Microseconds as the kernel's graph tracer prints them, in a field of
- * 7 ("%llu.%03llu", wider when it must be). */
-static void fmt_us(char *buf, size_t len, double dur)
+/* One function_graph line: the CPU, the thread, the duration (has_dur:
+ * microseconds as the kernel prints them, "%llu.%03llu" in a field of 7,
+ * wider when it must be), the indent, the name and its tail; written
+ * without printf, which the drain would spend most of its time in. */
+static void put_graph(struct out *o, const struct seg *g, unsigned cpu, bool has_dur, double dur,
+		      unsigned depth, const char *fn, const char *tail)
 {
-	if (dur < 0)
-		dur = 0;
-	uint64_t ns = (uint64_t)(dur * 1e9 + 0.5);
-	char num[32];
-	snprintf(num, sizeof num, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
-	snprintf(buf, len, " %7s us    |", num);
-}
-
-/* One function_graph line: DUR is the duration field ("" for none). */
-static void put_graph(struct out *o, const struct seg *g, unsigned cpu, const char *dur, unsigned depth,
-		      const char *fn, const char *tail)
-{
-	put(o, "%2u) %s |%s  %*s%s%s\n", cpu, g->gprefix, *dur ? dur : "               |",
-	    (int)(depth * 2), "", fn, tail);
+	char df[48];                  /* the duration's field, up to its '|' */
+	size_t dl = 16;
+	if (has_dur) {
+		uint64_t ns = dur > 0 ? (uint64_t)(dur * 1e9 + 0.5) : 0;
+		char num[32];
+		char *q = put_uint(num, ns / 1000, 0, ' ');
+		*q++ = '.';
+		q = put_uint(q, ns % 1000, 3, '0');
+		size_t nl = (size_t)(q - num), pad = nl < 7 ? 7 - nl : 0;
+		char *d = df;
+		*d++ = ' ';
+		memset(d, ' ', pad);
+		d += pad;
+		memcpy(d, num, nl);
+		d += nl;
+		memcpy(d, " us    |", 8);
+		dl = (size_t)(d + 8 - df);
+	} else {
+		memcpy(df, "               |", 16);
+	}
+	size_t gl = strlen(g->gprefix), fl = strlen(fn), tl = strlen(tail), ind = (size_t)depth * 2;
+	size_t need = gl + dl + fl + tl + ind + 16;
+	if (sizeof o->buf - o->len < need)
+		flush(o);
+	if (sizeof o->buf - o->len < need) {
+		put(o, "%2u) %s |%.*s  %*s%s%s\n", cpu, g->gprefix, (int)dl, df, (int)ind, "", fn, tail);
+		return;
+	}
+	char *p = o->buf + o->len;
+	p = put_uint(p, cpu, 2, ' ');
+	memcpy(p, ") ", 2);
+	p += 2;
+	memcpy(p, g->gprefix, gl);
+	p += gl;
+	memcpy(p, " |", 2);
+	p += 2;
+	memcpy(p, df, dl);
+	p += dl;
+	memset(p, ' ', 2 + ind);
+	p += 2 + ind;
+	memcpy(p, fn, fl);
+	p += fl;
+	memcpy(p, tail, tl);
+	p += tl;
+	*p++ = '\n';
+	o->len = (size_t)(p - o->buf);
 }
 
 /* Writes one event of g (two for a leaf: its entry and exit); returns
@@ -509,13 +544,14 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 				b->open[b->nopen++] = e->ts;
 			return 1;
 		}
-		char dur[64] = "";
+		/* foo(); as the kernel writes it, but a demangled C++ name has
+		 * its parameters already: geo::Rect::area() const; */
+		bool params = strchr(fn, '(') != NULL;
 		if (leaf) {
-			fmt_us(dur, sizeof dur, mt_ticks_to_seconds(x->ts) - sec);
-			put_graph(o, g, cpu, dur, b->nopen, fn, "();");
+			put_graph(o, g, cpu, true, mt_ticks_to_seconds(x->ts) - sec, b->nopen, fn, params ? ";" : "();");
 			return 2;
 		}
-		put_graph(o, g, cpu, dur, b->nopen, fn, hooked ? "() {" : "();");
+		put_graph(o, g, cpu, false, 0, b->nopen, fn, hooked ? (params ? " {" : "() {") : (params ? ";" : "();"));
 		if (hooked && b->nopen < MT_SHADOW)
 			b->open[b->nopen++] = e->ts;
 		return 1;
@@ -545,11 +581,9 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 			put_chrome(o, d, g, 'E', fn, sec, unwound ? ",\"args\":{\"unwound\":true}" : "");
 		return 1;
 	}
-	char dur[64] = "", tail[600];
-	if (!unwound)
-		fmt_us(dur, sizeof dur, sec - mt_ticks_to_seconds(e->parent));
+	char tail[600];
 	snprintf(tail, sizeof tail, " /* %s%s */", fn, unwound ? ": unwound" : "");
-	put_graph(o, g, cpu, dur, known ? i - 1 : 0, "}", tail);
+	put_graph(o, g, cpu, !unwound, sec - mt_ticks_to_seconds(e->parent), known ? i - 1 : 0, "}", tail);
 	return 1;
 }
 

@@ -7,7 +7,8 @@
 # program's symbols as binutils' c++filt demangles them (the function and
 # its parent, found by address with readelf); a filter on a demangled
 # name (geo::Rect::scale*) traces exactly the functions whose c++filt
-# names match it; MCOUNT_TRACE_DEMANGLE=0 keeps the symbols' own names.
+# names match it; MCOUNT_TRACE_DEMANGLE=0 keeps the symbols' own names;
+# function_graph's text writes a demangled name with its own parameters.
 # The program prints what a plain g++ build prints.
 use strict;
 use warnings;
@@ -109,5 +110,20 @@ is_deeply($terr, [], 'text: every line well formed');
 ok(!grep({ $_->{func} !~ /\A(?:\S+ )?geo::/ } @$tev), 'text: only functions of geo::');
 ok(scalar(grep { $_->{func} eq 'geo::Rect::scale(long) const' && $_->{parent} eq 'geo::Rect::scale(long, long) const' }
     @$tev), 'text: geo::Rect::scale(long) const <-geo::Rect::scale(long, long) const');
+
+# function_graph's text: a C++ name keeps its own parameter list
+# ("geo::Rect::area() const;", "...scale(long) const {"), no "()" added.
+($st, $out, $err) = traced(["$dir/cxx", 3], env => { MCOUNT_TRACE_FILTER => 'geo::*',
+    MCOUNT_TRACE_TRACER => 'function_graph', MCOUNT_TRACE_OUTPUT => "$dir/g.txt" });
+is($st, 0, 'function_graph: runs traced') or diag($err);
+my %names = map { $_ => 1 } values %cxxfilt;
+my (%gseen, @gbad);
+for (grep { !/^#/ } split /\n/, slurp("$dir/g.txt")) {
+    next if /\|\s+\} \/\* /;                    # a return
+    if (/\A.*\|\s{2,}(\S.*?)(;| \{)\z/ && $names{$1}) { $gseen{$1}++ } else { push @gbad, $_ }
+}
+is_deeply(\@gbad, [], 'function_graph: every call line is a c++filt name and ; or {');
+ok($gseen{'geo::Rect::area() const'} && $gseen{'geo::Rect::scale(long, long) const'},
+    'function_graph: geo::Rect::area() const and geo::Rect::scale(long, long) const');
 
 done_testing();
