@@ -422,7 +422,7 @@ static const char *site_name(uintptr_t ret, uintptr_t *at)
 static void put_chrome(struct out *o, const struct doc *d, const struct seg *g, char ph, const char *fn,
 		       double sec, const char *extra)
 {
-	char nb[512];
+	char nb[4096];
 	put(o, "%s{\"name\":\"%s\",\"ph\":\"%c\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f%s}", *d->first ? "" : ",\n",
 	    json_str(fn, nb, sizeof nb), ph, d->pid, g->b->tid, sec * 1e6, extra);
 	*d->first = false;
@@ -521,7 +521,7 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 			return 1;
 		}
 		if (d->fmt == MT_FMT_CHROME) {
-			char extra[600], pb[512];
+			char extra[4200], pb[4096];
 			if (graph && hooked) {
 				put_chrome(o, d, g, 'B', fn, sec, "");
 				if (leaf) {
@@ -566,7 +566,7 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 	if (known)
 		b->nopen = i - 1;
 	if (d->fmt == MT_FMT_JSON) {
-		char nb[512];
+		char nb[4096];
 		if (unwound)
 			put(o, "{\"comm\":\"%s\",\"tid\":%d,\"cpu\":%u,\"ts\":%.9f,\"exit\":\"%s\",\"addr\":\"0x%lx\","
 			    "\"unwound\":true}\n", g->comm, b->tid, cpu, sec, json_str(fn, nb, sizeof nb), (unsigned long)at);
@@ -581,7 +581,7 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 			put_chrome(o, d, g, 'E', fn, sec, unwound ? ",\"args\":{\"unwound\":true}" : "");
 		return 1;
 	}
-	char tail[600];
+	char tail[4200];
 	snprintf(tail, sizeof tail, " /* %s%s */", fn, unwound ? ": unwound" : "");
 	put_graph(o, g, cpu, !unwound, sec - mt_ticks_to_seconds(e->parent), known ? i - 1 : 0, "}", tail);
 	return 1;
