@@ -26,7 +26,7 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
 use TraceTest qw($SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced read_json read_text
-    nm_funcs func_at bias_of hook_form show_seq first_diff);
+    nm_funcs func_at bias_of hook_form show_seq first_diff against_cyg);
 
 clean_env();
 my $dir = tmpdir();
@@ -75,24 +75,11 @@ sub variant {
     my ($main_at, $cyg) = read_cyg("$d/cyg.log");
     my $bias = bias_of($syms, 'main', $main_at);
     # Linked in, tracing starts in main: what main calls after that.
-    if ($mode eq 'a') {
-        my ($i) = grep { my $f = func_at($syms, $cyg->[$_][0] - $bias); $f && $f->[2] eq 'main' } 0 .. $#$cyg;
-        die "$name: main is not in the -finstrument-functions log" unless defined $i;
-        splice @$cyg, 0, $i + 1;
-    }
-    my @want = show_seq($syms, $bias, $cyg);
-    my (@got, @names);
-    for my $e (@$ev) {
-        next if exists $e->{lost};
-        my $f = func_at($syms, hex($e->{addr}) - $bias);
-        push @got, [$f ? $f->[0] + $bias : hex $e->{addr}, hex $e->{parent_addr}];
-        push @names, "line $e->{line}: func $e->{func}, nm says " . ($f ? $f->[2] : 'nothing')
-            unless $f && $e->{func} eq $f->[2];
-        my $p = func_at($syms, hex($e->{parent_addr}) - $bias);
-        push @names, "line $e->{line}: parent $e->{parent}, nm says $p->[2]"
-            if $p && $e->{parent} ne $p->[2];
-    }
-    my @gotseq = show_seq($syms, $bias, \@got);
+    my ($want, $gotseq, $names) = against_cyg($syms, $bias, $cyg, $ev, $mode eq 'a')
+        or die "$name: main is not in the -finstrument-functions log";
+    my @want = @$want;
+    my @gotseq = @$gotseq;
+    my @names = @$names;
     cmp_ok(scalar @want, '>', 30, "$name: the program entered " . scalar(@want) . ' functions');
     is(first_diff(\@gotseq, \@want), '', "$name: the trace is the -finstrument-functions log, "
         . 'function and parent, event for event');

@@ -33,7 +33,7 @@ no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
-use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff);
+use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg);
 use A64System qw($A64CC a64_missing a64_boot);
 
 my $A64 = "$TOP/build/aarch64";
@@ -139,25 +139,15 @@ for my $v (@variants) {
     my ($main_at, $cyg) = read_cyg($j->{files}{"/tmp/$name.cyg"});
     ok(defined $main_at, "$name: the -finstrument-functions log") or next;
     my $bias = bias_of($syms, 'main', $main_at);
-    if ($mode eq 'a') {
-        my ($i) = grep { my $f = func_at($syms, $cyg->[$_][0] - $bias); $f && $f->[2] eq 'main' } 0 .. $#$cyg;
-        splice @$cyg, 0, ($i // -1) + 1;
-        ok(defined $i, "$name: main is in the log");
-    }
-    my @want = show_seq($syms, $bias, $cyg);
-    my (@got, @names);
-    for my $e (@$ev) {
-        next if exists $e->{lost};
-        my $f = func_at($syms, hex($e->{addr}) - $bias);
-        push @got, [$f ? $f->[0] + $bias : hex $e->{addr}, hex $e->{parent_addr}];
-        push @names, "line $e->{line}: func $e->{func}, nm says " . ($f ? $f->[2] : 'nothing')
-            unless $f && $e->{func} eq $f->[2];
-        push @names, "line $e->{line}: comm $e->{comm}" unless $e->{comm} eq $name;
-    }
+    my ($want, $got, $names) = against_cyg($syms, $bias, $cyg, $ev, $mode eq 'a');
+    ok(defined $want, "$name: main is in the log") if $mode eq 'a';
+    my @want = @{ $want // [] };
+    my @names = @{ $names // [] };
+    push @names, map { "line $_->{line}: comm $_->{comm}" } grep { !exists $_->{lost} && $_->{comm} ne $name } @$ev;
     cmp_ok(scalar @want, '>', 30, "$name: the program entered " . scalar(@want) . ' functions');
-    is(first_diff([show_seq($syms, $bias, \@got)], \@want), '',
+    is(first_diff($got // [], \@want), '',
         "$name: the trace is the -finstrument-functions log, function and parent, event for event");
-    is_deeply(\@names, [], "$name: each event's function is nm's, its command the program's");
+    is_deeply(\@names, [], "$name: each event's function and parent are nm's, its command the program's");
     ok(!grep({ exists $_->{lost} } @$ev), "$name: no event lost");
 
     my $o = $r->{"$name-off"} // {};

@@ -17,7 +17,7 @@ use TestUtil qw($TOP run_cmd tmpdir slurp spit);
 
 our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced
     read_text read_json nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
-    hook_form cxxfilt show_seq first_diff);
+    hook_form cxxfilt show_seq first_diff against_cyg);
 
 our $MCC = "$TOP/bin/mcount-cc";
 our $MT = "$TOP/bin/mcount-trace";
@@ -185,6 +185,33 @@ sub show_seq {
         sprintf '%s <-%s', $f ? $f->[2] : sprintf('?%#x', $fn - $bias),
             $p ? sprintf('%s+%#x', $p->[2], $site - $bias - $p->[0]) : '(outside the program)';
     } @$list;
+}
+
+# against_cyg(SYMS, BIAS, CYG, EVENTS, FROM_MAIN) -> (\@want, \@got,
+# \@name_errors): a -finstrument-functions log ([[FN, SITE]...], from
+# its first main on with FROM_MAIN, for a program whose tracing starts in
+# main; () if main is not in it) and the function tracer's JSON events,
+# both as show_seq strings, and the events whose function or parent is
+# not named as nm names it.
+sub against_cyg {
+    my ($syms, $bias, $cyg, $ev, $from_main) = @_;
+    if ($from_main) {
+        my ($i) = grep { my $f = func_at($syms, $cyg->[$_][0] - $bias); $f && $f->[2] eq 'main' } 0 .. $#$cyg;
+        return () unless defined $i;
+        splice @$cyg, 0, $i + 1;
+    }
+    my (@got, @names);
+    for my $e (@$ev) {
+        next if exists $e->{lost};
+        my $f = func_at($syms, hex($e->{addr}) - $bias);
+        push @got, [$f ? $f->[0] + $bias : hex $e->{addr}, hex $e->{parent_addr}];
+        push @names, "line $e->{line}: func $e->{func}, nm says " . ($f ? $f->[2] : 'nothing')
+            unless $f && $e->{func} eq $f->[2];
+        my $p = func_at($syms, hex($e->{parent_addr}) - $bias);
+        push @names, "line $e->{line}: parent $e->{parent}, nm says $p->[2]"
+            if $p && $e->{parent} ne $p->[2];
+    }
+    return ([show_seq($syms, $bias, $cyg)], [show_seq($syms, $bias, \@got)], \@names);
 }
 
 # first_diff(\@GOT, \@WANT): where a trace and a -finstrument-functions
