@@ -257,6 +257,16 @@ uintptr_t mt_exit(uintptr_t slot)
  * before an exception or a forced unwind walks the stack (which must see
  * the real return addresses: the trampoline has no unwind information)
  * and when a handler catches it. */
+/* The shadow entries of frames still live at stack pointer sp (their
+ * slots at or above it); all: none. */
+static uint32_t live_depth(const struct mt_tbuf *b, uintptr_t sp, bool all)
+{
+	uint32_t d = b->sdepth;
+	while (d > 0 && (all || (b->shadow[d - 1].slot & ~(uintptr_t)1) < sp))
+		d--;
+	return d;
+}
+
 void mt_shadow_unhook(uintptr_t sp, bool all)
 {
 	struct mt_tbuf *b = self;
@@ -265,9 +275,7 @@ void mt_shadow_unhook(uintptr_t sp, bool all)
 	int nested = b->nest;
 	b->nest = 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	uint32_t d = b->sdepth;
-	while (d > 0 && (all || (b->shadow[d - 1].slot & ~(uintptr_t)1) < sp))
-		d--;
+	uint32_t d = live_depth(b, sp, all);
 	for (uint32_t i = 0; i < b->sdepth; i++) {
 		struct mt_shadow *s = &b->shadow[i];
 		uintptr_t *p = (uintptr_t *)(s->slot & ~(uintptr_t)1);
@@ -291,9 +299,7 @@ void mt_shadow_rehook(uintptr_t sp)
 	int nested = b->nest;
 	b->nest = 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	uint32_t d = b->sdepth;
-	while (d > 0 && (b->shadow[d - 1].slot & ~(uintptr_t)1) < sp)
-		d--;
+	uint32_t d = live_depth(b, sp, false);
 	unsigned cpu;
 	uint64_t now = mt_clock_now(&cpu);
 	pop_unwound(b, d, nested, now, cpu);

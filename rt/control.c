@@ -792,7 +792,9 @@ int dlclose(void *h)
  * survivors again.  These are the entry points a program or libstdc++
  * calls through the PLT; glibc's cancellation reaches the unwinder from
  * inside (see mcount-trace(1)).  The caller's stack pointer: two words
- * above this function's frame pointer. */
+ * above this function's frame pointer.  Only where function_graph is:
+ * elsewhere no frame is ever hijacked. */
+#if MT_HAVE_GRAPH
 #define CALLER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
 
 struct _Unwind_Exception;
@@ -891,4 +893,5 @@ void pthread_exit(void *ret)
 	real(ret);
 	abort();
 }
+#endif /* MT_HAVE_GRAPH */
 #endif

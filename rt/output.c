@@ -140,24 +140,6 @@ static void put(struct out *o, const char *fmt, ...)
 		o->len += (size_t)n < sizeof o->buf - o->len ? (size_t)n : sizeof o->buf - o->len - 1;
 }
 
-/* A name as a JSON string's contents. */
-static const char *json_str(const char *s, char *buf, size_t len)
-{
-	size_t k = 0;
-	for (; *s && k + 8 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') {
-			buf[k++] = '\\';
-			buf[k++] = (char)c;
-		} else if (c < 0x20) {
-			k += (size_t)snprintf(buf + k, len - k, "\\u%04x", c);
-		} else {
-			buf[k++] = (char)c;
-		}
-	}
-	buf[k] = 0;
-	return buf;
-}
 
 /* One thread's events of a drain: v[at, end), already in time order. */
 struct seg {
@@ -216,10 +198,10 @@ static bool thread_gone(int tid)
 	return syscall(SYS_tgkill, getpid(), tid, 0) && errno == ESRCH;
 }
 
-/* A buffer found empty whose thread has exited is reset and freed (lock
- * held: drain_lock). */
 struct mt_gone mt_gone;
 
+/* A buffer found empty whose thread has exited is reset and freed (lock
+ * held: drain_lock). */
 static void reap_one(struct mt_tbuf *b)
 {
 	if (atomic_load(&b->state) != MT_TBUF_OWNED || b->lost != b->lost_seen ||
@@ -339,6 +321,21 @@ static char *put_jname(char *p, const char *name, size_t len)
 		}
 	}
 	return p;
+}
+
+/* A name as a JSON string's contents, in buf (cut to fit len). */
+static const char *json_str(const char *s, char *buf, size_t len)
+{
+	size_t n = 0, room = len - 1;
+	for (; s[n]; n++) {              /* the bytes that fit, escaped */
+		unsigned char c = (unsigned char)s[n];
+		size_t w = c == '"' || c == '\\' ? 2 : c < 0x20 ? 6 : 1;
+		if (w > room)
+			break;
+		room -= w;
+	}
+	*put_jname(buf, s, n) = 0;
+	return buf;
 }
 
 /* One JSON line, without printf. */
