@@ -35,12 +35,16 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include "cpu.h"
 #include "rt.h"
 
 struct mt_tbuf *_Atomic mt_tbufs;
+_Atomic(struct mt_argmap *) mt_argmap;
+atomic_int mt_args_raw;
+atomic_bool mt_args_on;
 atomic_int mt_tracer;
 uint64_t mt_buffer_events = 131072;
 bool mt_use_tsc;
@@ -161,7 +165,108 @@ static uintptr_t shadow_orig(const struct mt_tbuf *b, uintptr_t slot)
 	return 0;
 }
 
-void mt_entry(uintptr_t ret, uintptr_t *slot)
+/* Word i of the payload of the event at h (three words a slot). */
+static inline void put_word(struct mt_tbuf *b, uint64_t h, unsigned i, uint64_t w)
+{
+	struct mt_event *s = &b->ev[(h + 1 + i / 3) & b->mask];
+	if (i % 3 == 0)
+		s->ts = w;
+	else if (i % 3 == 1)
+		s->ip = w;
+	else
+		s->parent = w;
+}
+
+/* The process, for process_vm_readv (a pid changes at fork). */
+static long self_pid;
+
+/* A string argument: up to MT_STR_MAX bytes of it, read by the kernel on
+ * the process's behalf so that a bad pointer costs an error, not a
+ * crash; the remote range split at the page boundary, as the system
+ * call reads whole ranges or none.  Its length word (with MT_STR_* flags)
+ * and its bytes go to the payload from word w; returns the next word. */
+static unsigned put_str(struct mt_tbuf *b, uint64_t h, unsigned w, uintptr_t src)
+{
+	unsigned char buf[MT_STR_MAX];
+	long got = -1;
+	if (src) {
+		if (!self_pid)
+			self_pid = mt_raw6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+		uintptr_t first = 4096 - (src & 4095);
+		struct iovec local = { buf, sizeof buf };
+		struct iovec remote[2] = { { (void *)src, first < sizeof buf ? first : sizeof buf },
+					   { (void *)(src + first), first < sizeof buf ? sizeof buf - first : 0 } };
+		got = mt_raw6(SYS_process_vm_readv, self_pid, (long)&local, 1, (long)remote,
+			      first < sizeof buf ? 2 : 1, 0);
+	}
+	uint64_t len = 0;
+	if (got <= 0) {
+		len = MT_STR_FAULT;
+	} else {
+		while (len < (uint64_t)got && buf[len])
+			len++;
+		if (len == (uint64_t)got)
+			len |= MT_STR_CUT;
+	}
+	put_word(b, h, w++, len);
+	unsigned n = (unsigned)(len & 0xffff);
+	for (unsigned i = 0; i < n; i += 8) {
+		uint64_t word = 0;
+		for (unsigned j = 0; j < 8 && i + j < n; j++)
+			word |= (uint64_t)buf[i + j] << (8 * j);
+		put_word(b, h, w++, word);
+	}
+	return w;
+}
+
+/* Argument i: a register, or a word of the caller's stack above the
+ * return address. */
+static inline uintptr_t arg_word(const uintptr_t *regs, const uintptr_t *slot, unsigned i)
+{
+#if MT_REG_ARGS
+	if (i < MT_REG_ARGS)
+		return regs[i];
+#else
+	(void)regs;
+#endif
+	return slot[1 + i - MT_REG_ARGS];
+}
+
+/* The arguments after the entry at h, by prototype p or n raw words;
+ * returns the payload's slots (at most p->max_slots). */
+static unsigned put_args(struct mt_tbuf *b, uint64_t h, const struct mt_proto *p, unsigned n,
+			 const uintptr_t *regs, const uintptr_t *slot)
+{
+	unsigned w = 2;
+	if (p)
+		n = p->n;
+	for (unsigned i = 0; i < n; i++)
+		put_word(b, h, w++, arg_word(regs, slot, i));
+	if (p && p->nstr)
+		for (unsigned i = 0; i < n; i++)
+			if (p->a[i].kind == MT_ARG_STR)
+				w = put_str(b, h, w, arg_word(regs, slot, i));
+	unsigned slots = (w + 2) / 3;
+	put_word(b, h, 0, (uint64_t)(uintptr_t)p);
+	put_word(b, h, 1, n | (uint64_t)slots << 16);
+	return slots;
+}
+
+/* The prototype of the function whose site returns to ret, if any. */
+static inline const struct mt_proto *proto_for(uintptr_t ret)
+{
+	struct mt_argmap *m = atomic_load_explicit(&mt_argmap, memory_order_acquire);
+	if (!m)
+		return NULL;
+	for (uint64_t i = mt_argmap_hash(ret) & m->mask;; i = (i + 1) & m->mask) {
+		if (m->e[i].ret == ret)
+			return m->e[i].p;
+		if (!m->e[i].ret)
+			return NULL;
+	}
+}
+
+void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs)
 {
 	struct mt_tbuf *b = self;
 	if (__builtin_expect(!b, 0)) {
@@ -181,8 +286,16 @@ void mt_entry(uintptr_t ret, uintptr_t *slot)
 	if (__builtin_expect(parent == (uintptr_t)mt_return_trampoline, 0))
 		parent = shadow_orig(b, (uintptr_t)slot);
 	bool graph = atomic_load_explicit(&mt_tracer, memory_order_relaxed) == MT_TRACER_GRAPH;
+	/* Arguments: the entry's payload slots, at most. */
+	const struct mt_proto *proto = NULL;
+	unsigned raw = 0, extra = 0;
+	if (MT_HAVE_ARGS && __builtin_expect(atomic_load_explicit(&mt_args_on, memory_order_relaxed), 0)) {
+		proto = proto_for(ret);
+		raw = proto ? 0 : (unsigned)atomic_load_explicit(&mt_args_raw, memory_order_relaxed);
+		extra = proto ? proto->max_slots : raw ? (raw + 4) / 3 : 0;
+	}
 	uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
-	if (full(b, h)) {
+	if (full(b, h + extra)) {
 		b->lost++;
 	} else if (graph && b->sdepth >= MT_SHADOW) {
 		b->lost++;
@@ -202,12 +315,18 @@ void mt_entry(uintptr_t ret, uintptr_t *slot)
 				}
 		}
 		struct mt_event *e = &b->ev[h & b->mask];
-		if (full(b, h)) {
+		if (full(b, h + extra)) {
 			b->lost++;
 			goto out;
 		}
+		uint64_t next = h + 1;
+		uint64_t kind = graph ? MT_EV_HOOKED : 0;
+		if (proto || raw) {
+			next += put_args(b, h, proto, raw, regs, slot);
+			kind |= MT_EV_ARGS;
+		}
 		e->ts = ts;
-		e->ip = (uint64_t)ret | (uint64_t)cpu << MT_CPU_SHIFT | (graph ? MT_EV_HOOKED : 0);
+		e->ip = (uint64_t)ret | (uint64_t)cpu << MT_CPU_SHIFT | kind;
 		e->parent = parent;
 		if (graph) {
 			struct mt_shadow *s = &b->shadow[b->sdepth];
@@ -219,7 +338,7 @@ void mt_entry(uintptr_t ret, uintptr_t *slot)
 			atomic_signal_fence(memory_order_seq_cst);
 			*slot = (uintptr_t)mt_return_trampoline;
 		}
-		atomic_store_explicit(&b->head, h + 1, memory_order_release);
+		atomic_store_explicit(&b->head, next, memory_order_release);
 	}
 out:
 	atomic_signal_fence(memory_order_seq_cst);
@@ -327,6 +446,7 @@ void mt_buffers_after_fork(void)
 		b->tid = (int)mt_raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 		b->next = NULL;
 	}
+	self_pid = 0;
 	atomic_store(&mt_tbufs, b);
 	mt_gone = (struct mt_gone){ 0 };
 }

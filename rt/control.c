@@ -215,6 +215,49 @@ static long filter_apply(const char *filter, int what, bool *bad)
 	return n;
 }
 
+/* Function events: prototypes separated by ';' (as a filter takes
+ * globs), and the pass; the functions given or relieved of a prototype,
+ * or -1 with errno and the reason in err. */
+static long events_apply(const char *list, char *err, size_t errlen)
+{
+	char *copy = strdup(list ? list : "");
+	if (!copy) {
+		errno = ENOMEM;
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -1;
+	}
+	long total = 0;
+	size_t given = 0;
+	char *save = NULL;
+	pthread_mutex_lock(&mt_reg.lock);
+	for (char *s = strtok_r(copy, ";", &save); s && total >= 0; s = strtok_r(NULL, ";", &save)) {
+		if (!s[strspn(s, " \t\n")])
+			continue;
+		given++;
+		long n = mt_proto_apply(s, err, errlen);
+		if (n < 0) {
+			errno = MT_HAVE_ARGS ? EINVAL : ENOTSUP;
+			total = -1;
+		} else {
+			total += n;
+		}
+	}
+	if (!given) {
+		snprintf(err, errlen, "no prototype given");
+		errno = EINVAL;
+		total = -1;
+	}
+	if (given && mt_apply()) {          /* what was given so far stands */
+		snprintf(err, errlen, "cannot change the code: %s", strerror(errno));
+		total = -1;
+	}
+	int e = errno;
+	pthread_mutex_unlock(&mt_reg.lock);
+	free(copy);
+	errno = e;
+	return total;
+}
+
 static int format_of(const char *f)
 {
 	return !strcmp(f, "text") ? MT_FMT_TEXT : !strcmp(f, "json") ? MT_FMT_JSON
@@ -324,6 +367,8 @@ static void verb_status(int fd)
 	reply(fd, "tracer: %s\n", atomic_load(&mt_tracer) == MT_TRACER_GRAPH ? "function_graph" : "function");
 	reply(fd, "calls not recorded, shadow stack full: %llu\n", (unsigned long long)noshadow);
 	reply(fd, "frames left without returning: %llu\n", (unsigned long long)unwound);
+	reply(fd, "function event prototypes: %zu\n", mt_protos_count());
+	reply(fd, "argument words of other functions: %d\n", atomic_load(&mt_args_raw));
 	if (mt_full_wait)
 		reply(fd, "full buffers waited for in vain (0.1 s): %llu\n", (unsigned long long)wait_failed);
 	reply(fd, "events from sites without a table entry: %llu\n",
@@ -393,6 +438,21 @@ static void serve(int fd)
 		}
 		atomic_store(&mt_tracer, t);
 		reply(fd, "ok\n%s\n", t == MT_TRACER_GRAPH ? "function_graph" : "function");
+	} else if (!strcmp(line, "event")) {
+		char err[256];
+		long changed = events_apply(args, err, sizeof err);
+		if (changed < 0)
+			reply(fd, "error: %s\n", err);
+		else
+			reply(fd, "ok %ld\n", changed);
+	} else if (!strcmp(line, "args")) {
+		char *end;
+		long words = *args ? strtol(args, &end, 10) : atomic_load(&mt_args_raw);
+		if (*args && (*end || words > MT_REG_ARGS || mt_args_set_raw((int)words))) {
+			reply(fd, "error: '%s' is not a number of argument words from 0 to %d\n", args, MT_REG_ARGS);
+			return;
+		}
+		reply(fd, "ok\n%ld\n", words);
 	} else if (!strcmp(line, "status")) {
 		verb_status(fd);
 	} else {
@@ -522,6 +582,18 @@ static void apply_env(const char *var, int what)
 		mt_msg("%s: no glob in '%s'", var, v);
 }
 
+/* MCOUNT_TRACE_EVENTS: prototypes separated by ';', each on its own (a
+ * bad one is told and left out). */
+static void apply_env_events(void)
+{
+	const char *v = getenv("MCOUNT_TRACE_EVENTS");
+	char *copy = v && *v ? strdup(v) : NULL, *save = NULL, err[256];
+	for (char *p = copy ? strtok_r(copy, ";", &save) : NULL; p; p = strtok_r(NULL, ";", &save))
+		if (p[strspn(p, " \t\n")] && mt_proto_apply(p, err, sizeof err) < 0)
+			mt_msg("MCOUNT_TRACE_EVENTS: %s", err);
+	free(copy);
+}
+
 __attribute__((constructor(101))) static void mt_init(void)
 {
 	static bool done;
@@ -551,6 +623,13 @@ __attribute__((constructor(101))) static void mt_init(void)
 	if (tracer < 0)
 		mt_msg("MCOUNT_TRACE_TRACER: '%s' is neither function nor function_graph: function it is", tr);
 	atomic_store(&mt_tracer, tracer < 0 ? MT_TRACER_FUNCTION : tracer);
+	const char *na = getenv("MCOUNT_TRACE_ARGS");
+	if (na && *na) {
+		char *end;
+		long n = strtol(na, &end, 10);
+		if (*end || n > MT_REG_ARGS || mt_args_set_raw((int)n))
+			mt_msg("MCOUNT_TRACE_ARGS: '%s' is not a number of argument words from 0 to %d", na, MT_REG_ARGS);
+	}
 	const char *c = getenv("MCOUNT_TRACE_CONTROL");
 	control_on = !(c && !strcmp(c, "0"));
 	const char *o = getenv("MCOUNT_TRACE_OUTPUT");
@@ -571,6 +650,7 @@ __attribute__((constructor(101))) static void mt_init(void)
 	} else {
 		apply_env("MCOUNT_TRACE_NOTRACE", 2);
 		apply_env("MCOUNT_TRACE_FILTER", 1);
+		apply_env_events();
 		if (mt_sites_refresh())
 			mt_msg("cannot change the code: %s", strerror(errno));
 	}
@@ -623,6 +703,27 @@ long mcount_trace_write(int fd, int format)
 		return -1;
 	}
 	return write_doc(fd, (enum mt_fmt)format);
+}
+
+int mcount_trace_event(const char *protos)
+{
+	if (atomic_load(&tracing_off)) {
+		errno = EPERM;
+		return -1;
+	}
+	char err[256];
+	long n = events_apply(protos, err, sizeof err);
+	if (n < 0) {
+		int e = errno;
+		mt_msg("mcount_trace_event: %s", err);
+		errno = e;
+	}
+	return (int)n;
+}
+
+int mcount_trace_set_args(int n)
+{
+	return mt_args_set_raw(n);
 }
 
 int mcount_trace_set_tracer(const char *name)

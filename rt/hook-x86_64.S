@@ -11,32 +11,34 @@
  * At entry %rsp is 8 mod 16; nine pushes make it 16-aligned for the call.
  * mt_entry gets the address of the slot that holds the function's return
  * address, which the function_graph tracer replaces with
- * mt_return_trampoline's.
+ * mt_return_trampoline's, and the saved argument registers.
  */
 	.text
 
+/* The argument registers end up in the ABI's order from %rsp up: the
+ * third argument of mt_entry (function events read them there). */
 	.macro SAVE
+	pushq %r11
+	pushq %r10
 	pushq %rax
+	pushq %r9
+	pushq %r8
 	pushq %rcx
 	pushq %rdx
 	pushq %rsi
 	pushq %rdi
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
 	.endm
 
 	.macro RESTORE
-	popq %r11
-	popq %r10
-	popq %r9
-	popq %r8
 	popq %rdi
 	popq %rsi
 	popq %rdx
 	popq %rcx
+	popq %r8
+	popq %r9
 	popq %rax
+	popq %r10
+	popq %r11
 	.endm
 
 /* HOOK name, the slot of the function's return address */
@@ -50,6 +52,7 @@
 	.cfi_adjust_cfa_offset 72
 	movq 72(%rsp), %rdi
 	leaq \parent, %rsi
+	movq %rsp, %rdx
 	call mt_entry
 	RESTORE
 	.cfi_adjust_cfa_offset -72

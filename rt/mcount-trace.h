@@ -40,6 +40,20 @@ long mcount_trace_write(int fd, int format);
  * -1 with errno EINVAL for another name. */
 int mcount_trace_set_tracer(const char *name);
 
+/* Function events: record the arguments of the functions a prototype
+ * names, "open_file(const char *path, int flags)" (a FILTER's glob
+ * before the parenthesis; several separated by ';'; the types are in
+ * mcount-trace(1)), switching those functions to tracing; "!GLOB"
+ * records their arguments no more.  Returns how many functions changed,
+ * or -1 with errno set (EINVAL: a bad prototype, the reason on standard
+ * error; ENOTSUP: arguments are not recorded on this architecture;
+ * EPERM: the code cannot be changed). */
+int mcount_trace_event(const char *protos);
+/* Record the first n argument words (raw) of every traced function
+ * without a prototype: 0 (the default) to 6 on x86_64.  Returns 0, or
+ * -1 with errno EINVAL. */
+int mcount_trace_set_args(int n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -136,6 +136,12 @@ static void put(struct out *o, const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vsnprintf(o->buf + o->len, sizeof o->buf - o->len, fmt, ap);
 	va_end(ap);
+	if (n > 0 && (size_t)n >= sizeof o->buf - o->len && o->len) {
+		flush(o);                     /* a long one (arguments): again, alone */
+		va_start(ap, fmt);
+		n = vsnprintf(o->buf, sizeof o->buf, fmt, ap);
+		va_end(ap);
+	}
 	if (n > 0)
 		o->len += (size_t)n < sizeof o->buf - o->len ? (size_t)n : sizeof o->buf - o->len - 1;
 }
@@ -248,13 +254,13 @@ static char *put_uint(char *p, uint64_t v, int width, char fill)
 
 /* The kernel's line, without printf: this is most of a drain's time. */
 static void put_text(struct out *o, const struct seg *g, unsigned cpu, double sec, const char *fn,
-		     const char *pn)
+		     const char *args, const char *pn)
 {
-	size_t fl = strlen(fn), pl = strlen(pn);
-	if (sizeof o->buf - o->len < g->plen + fl + pl + 64)
+	size_t fl = strlen(fn), pl = strlen(pn), al = strlen(args);
+	if (sizeof o->buf - o->len < g->plen + fl + pl + al + 64)
 		flush(o);
-	if (sizeof o->buf - o->len < g->plen + fl + pl + 64) {
-		put(o, "%s[%03u] %.6f: %s <-%s\n", g->prefix, cpu, sec, fn, pn);   /* a huge name */
+	if (sizeof o->buf - o->len < g->plen + fl + pl + al + 64) {
+		put(o, "%s[%03u] %.6f: %s%s <-%s\n", g->prefix, cpu, sec, fn, args, pn);   /* a huge name */
 		return;
 	}
 	char *p = o->buf + o->len;
@@ -272,6 +278,8 @@ static void put_text(struct out *o, const struct seg *g, unsigned cpu, double se
 	*p++ = ' ';
 	memcpy(p, fn, fl);
 	p += fl;
+	memcpy(p, args, al);
+	p += al;
 	memcpy(p, " <-", 3);
 	p += 3;
 	memcpy(p, pn, pl);
@@ -340,10 +348,10 @@ static const char *json_str(const char *s, char *buf, size_t len)
 
 /* One JSON line, without printf. */
 static void put_json(struct out *o, const struct seg *g, unsigned cpu, double sec, const char *fn,
-		     const char *pn, uintptr_t at, uintptr_t parent)
+		     const char *pn, uintptr_t at, uintptr_t parent, const char *args)
 {
-	size_t fl = strlen(fn), pl = strlen(pn);
-	size_t need = g->jplen + 6 * (fl + pl) + 160;
+	size_t fl = strlen(fn), pl = strlen(pn), al = strlen(args);
+	size_t need = g->jplen + 6 * (fl + pl) + al + 170;
 	if (sizeof o->buf - o->len < need)
 		flush(o);
 	if (sizeof o->buf - o->len < need) {
@@ -369,8 +377,14 @@ static void put_json(struct out *o, const struct seg *g, unsigned cpu, double se
 	p = put_hex(p + 10, at);
 	memcpy(p, "\",\"parent_addr\":\"", 17);
 	p = put_hex(p + 17, parent);
-	memcpy(p, "\"}\n", 3);
-	p += 3;
+	*p++ = '"';
+	if (al) {
+		memcpy(p, ",\"args\":", 8);
+		memcpy(p + 8, args, al);
+		p += 8 + al;
+	}
+	memcpy(p, "}\n", 2);
+	p += 2;
 	o->len = (size_t)(p - o->buf);
 }
 
@@ -480,8 +494,50 @@ static void put_graph(struct out *o, const struct seg *g, unsigned cpu, bool has
 	o->len = (size_t)(p - o->buf);
 }
 
-/* Writes one event of g (two for a leaf: its entry and exit); returns
- * how many it consumed. */
+/* The payload slots that follow an entry with arguments (0: none). */
+static size_t payload_of(const struct seg *g, const struct mt_event *e)
+{
+	if ((e->ip & (MT_EV_EXIT | MT_EV_ARGS)) != MT_EV_ARGS || g->at + 1 >= g->end)
+		return 0;
+	size_t k = (size_t)((e[1].ip >> 16) & 0xffff), left = g->end - g->at - 1;
+	return k < left ? k : left;
+}
+
+/* The arguments of an entry, as text ("(a=1, ...)") or as a JSON value,
+ * in buf; "" if it has none. */
+static const char *args_of(const struct mt_event *e, size_t k, bool json, char *buf, size_t len)
+{
+	if (!k) {
+		*buf = 0;
+		return buf;
+	}
+	uint64_t w[3 * 256];
+	size_t n = 0;
+	for (size_t i = 1; i <= k && n + 3 <= sizeof w / sizeof *w; i++) {
+		w[n++] = e[i].ts;
+		w[n++] = e[i].ip;
+		w[n++] = e[i].parent;
+	}
+	size_t l = mt_args_format(buf, len - 1, w, n, json);
+	buf[l] = 0;
+	return buf;
+}
+
+/* Payload slots a drain consumed: not events. */
+static size_t drained_payload;
+
+/* Room for the arguments of one event in each form (drain_lock held):
+ * twelve strings of MT_STR_MAX bytes, six characters a byte at worst. */
+#define ARGS_MAX (MT_MAX_ARGS * (MT_STR_MAX * 6 + 80) + 16)
+static struct {
+	char args[ARGS_MAX];
+	char cargs[ARGS_MAX + 16];
+	char extra[ARGS_MAX + 4200];
+	char named[ARGS_MAX + 4200];
+} scratch;
+
+/* Writes one event of g (two for a leaf: its entry and exit), with the
+ * payload of its arguments; returns how many slots it consumed. */
 static int write_event(struct out *o, const struct doc *d, struct seg *g, const struct mt_event *e)
 {
 	uintptr_t ret = (uintptr_t)(e->ip & MT_IP_MASK);
@@ -490,6 +546,8 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 	bool graph = d->tracer == MT_TRACER_GRAPH;
 	struct mt_tbuf *b = g->b;
 	uintptr_t at = 0;
+	size_t k = payload_of(g, e);
+	drained_payload += k;
 	if (exit && !graph && d->fmt != MT_FMT_JSON) {
 		/* The function tracer's style has no returns: the open
 		 * entries are forgotten as the returns go by. */
@@ -502,56 +560,73 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 	}
 	const char *fn = site_name(ret, &at);
 	if (!fn)
-		return 1;
+		return 1 + (int)k;
 	double sec = mt_ticks_to_seconds(e->ts);
 	if (!exit) {
 		bool hooked = e->ip & MT_EV_HOOKED;
 		const char *pn = parent_name(d->nc, e->parent);
+		const char *args = args_of(e, k, d->fmt != MT_FMT_TEXT, scratch.args, sizeof scratch.args);
+		int used = 1 + (int)k;
 		/* A leaf: its return is the thread's next event. */
-		const struct mt_event *x = g->at + 1 < g->end ? e + 1 : NULL;
+		const struct mt_event *x = g->at + k + 1 < g->end ? e + 1 + k : NULL;
 		bool leaf = hooked && x && (x->ip & (MT_EV_EXIT | MT_EV_UNWOUND)) == MT_EV_EXIT &&
 			x->parent == e->ts && (uintptr_t)(x->ip & MT_IP_MASK) == ret;
 		if (d->fmt == MT_FMT_JSON) {
-			put_json(o, g, cpu, sec, fn, pn, at, e->parent);
+			put_json(o, g, cpu, sec, fn, pn, at, e->parent, args);
 			if (hooked && b->nopen < MT_SHADOW)
 				b->open[b->nopen++] = e->ts;
-			return 1;
+			return used;
 		}
 		if (d->fmt == MT_FMT_CHROME) {
-			char extra[4200], pb[4096];
+			/* Chrome's args: the typed arguments' members, or "args":
+			 * the raw words; and the parent, in function mode. */
+			char pb[4096], *extra = scratch.extra, *cargs = scratch.cargs;
+			*cargs = 0;
+			if (*args == '{' && args[1] != '}')
+				snprintf(cargs, sizeof scratch.cargs, "%.*s", (int)strlen(args) - 2, args + 1);
+			else if (*args == '[')
+				snprintf(cargs, sizeof scratch.cargs, "\"args\":%s", args);
 			if (graph && hooked) {
-				put_chrome(o, d, g, 'B', fn, sec, "");
+				if (*cargs)
+					snprintf(extra, sizeof scratch.extra, ",\"args\":{%s}", cargs);
+				put_chrome(o, d, g, 'B', fn, sec, *cargs ? extra : "");
 				if (leaf) {
 					put_chrome(o, d, g, 'E', fn, mt_ticks_to_seconds(x->ts), "");
-					return 2;
+					return used + 1;
 				}
 				if (b->nopen < MT_SHADOW)
 					b->open[b->nopen++] = e->ts;
-				return 1;
+				return used;
 			}
-			snprintf(extra, sizeof extra, ",\"s\":\"t\",\"args\":{\"parent\":\"%s\"}", json_str(pn, pb, sizeof pb));
+			snprintf(extra, sizeof scratch.extra, ",\"s\":\"t\",\"args\":{\"parent\":\"%s\"%s%s}",
+				 json_str(pn, pb, sizeof pb), *cargs ? "," : "", cargs);
 			put_chrome(o, d, g, 'i', fn, sec, extra);
 			if (hooked && b->nopen < MT_SHADOW)
 				b->open[b->nopen++] = e->ts;
-			return 1;
+			return used;
 		}
 		if (!graph) {
-			put_text(o, g, cpu, sec, fn, pn);
+			put_text(o, g, cpu, sec, fn, args, pn);
 			if (hooked && b->nopen < MT_SHADOW)
 				b->open[b->nopen++] = e->ts;
-			return 1;
+			return used;
 		}
 		/* foo(); as the kernel writes it, but a demangled C++ name has
-		 * its parameters already: geo::Rect::area() const; */
-		bool params = strchr(fn, '(') != NULL;
+		 * its parameters already: geo::Rect::area() const; with
+		 * arguments, foo(a=1); */
+		bool params = *args || strchr(fn, '(') != NULL;
+		if (*args) {
+			snprintf(scratch.named, sizeof scratch.named, "%s%s", fn, args);
+			fn = scratch.named;
+		}
 		if (leaf) {
 			put_graph(o, g, cpu, true, mt_ticks_to_seconds(x->ts) - sec, b->nopen, fn, params ? ";" : "();");
-			return 2;
+			return used + 1;
 		}
 		put_graph(o, g, cpu, false, 0, b->nopen, fn, hooked ? (params ? " {" : "() {") : (params ? ";" : "();"));
 		if (hooked && b->nopen < MT_SHADOW)
 			b->open[b->nopen++] = e->ts;
-		return 1;
+		return used;
 	}
 	/* A return, or a frame left without one: its entry is the open one
 	 * with its time (those above it lost their returns to a full ring). */
@@ -746,7 +821,8 @@ long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first)
 	free(nc);
 	free(v);
 	free(segs);
-	n -= mt_untabled_events - untabled;
+	n -= mt_untabled_events - untabled + drained_payload;
+	drained_payload = 0;
 	pthread_mutex_unlock(&drain_lock);
 	if (err) {
 		errno = err;

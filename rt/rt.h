@@ -14,6 +14,8 @@
  *              the SIGTRAP handler
  *   buffer.c   the clock, the per-thread event buffers and shadow stacks
  *              (the hot path: entry hook and return trampoline)
+ *   args.c     function events: argument prototypes, their sites, and
+ *              how recorded arguments are written
  *   output.c   the trace formats (kernel text, JSON lines, Chrome JSON)
  *   control.c  start-up, environment, the control socket, the C API,
  *              fork/exec/dlopen
@@ -128,12 +130,14 @@ struct mt_site {
 				       * written again, its traps not ours */
 };
 
+struct mt_proto;
 struct mt_func {
 	const char *name;
 	uintptr_t addr;
 	uint16_t obj;
 	bool want;                    /* traced */
 	bool notrace;
+	const struct mt_proto *proto; /* its arguments are recorded so (args.c) */
 };
 
 /* The sites as the trap handler sees them: sorted by address, replaced
@@ -166,6 +170,8 @@ MT_HIDDEN const struct mt_site *mt_site_before(uintptr_t ret);
 /* Apply a filter: enable (1), disable (0) or notrace (2); lock held.
  * Returns the functions changed, -1 for a bad filter. */
 MT_HIDDEN long mt_filter(const char *filter, int what);
+/* Does a glob (and a :mod: glob, or NULL) name the function? */
+MT_HIDDEN bool mt_func_matches(const char *glob, const char *mod, const struct mt_func *f);
 /* The sites whose function's flag changed since the last call (all of
  * them after objects came or went), each passed to fn. */
 MT_HIDDEN void mt_sites_all_dirty(void);         /* the next pass looks at every site */
@@ -209,6 +215,82 @@ struct mt_event {
 #define MT_EV_EXIT (UINT64_C(1) << 63)
 #define MT_EV_UNWOUND (UINT64_C(1) << 62)   /* with MT_EV_EXIT */
 #define MT_EV_HOOKED (UINT64_C(1) << 62)    /* without MT_EV_EXIT */
+#define MT_EV_ARGS (UINT64_C(1) << 61)      /* an entry followed by its arguments */
+
+/* ---- function events: arguments (args.c; recorded in buffer.c) ----
+ *
+ * An entry may carry the function's arguments, as the kernel's function
+ * events do: either N raw words for every traced function
+ * (MCOUNT_TRACE_ARGS), or typed ones for the functions a prototype names
+ * ("name(int fd, char *path)").  They follow their entry in the ring as
+ * payload slots (struct mt_event read as three words each):
+ *   word 0   the prototype (0: raw words)
+ *   word 1   the number of argument words | the payload's slots << 16
+ *   then     the argument words, in the ABI's order
+ *   then     for each string argument, its length (| MT_STR_CUT: cut at
+ *            MT_STR_MAX bytes or at unreadable memory; MT_STR_FAULT:
+ *            none of it could be read) and its bytes, 8 to a word.
+ * Only where the hook finds the arguments where the ABI put them: on
+ * x86_64 both hooks run before the function's body moves them (the
+ * registers, then the caller's stack above the return address); GCC's
+ * aarch64 -pg calls _mcount as an ordinary function after it has moved
+ * them, and x0 holds the return address by then. */
+#if defined(__x86_64__)
+#define MT_HAVE_ARGS 1
+#define MT_REG_ARGS 6                 /* rdi, rsi, rdx, rcx, r8, r9 */
+#else
+#define MT_HAVE_ARGS 0
+#define MT_REG_ARGS 0
+#endif
+#define MT_MAX_ARGS 12                /* beyond the registers: the stack */
+#define MT_STR_MAX 128
+#define MT_STR_CUT (UINT64_C(1) << 32)
+#define MT_STR_FAULT (UINT64_C(1) << 33)
+
+enum mt_arg_kind { MT_ARG_INT, MT_ARG_UINT, MT_ARG_HEX, MT_ARG_BOOL, MT_ARG_STR, MT_ARG_SYM };
+struct mt_arg {
+	char name[32];
+	uint8_t kind;                 /* enum mt_arg_kind */
+	uint8_t bits;                 /* of the integer: 8, 16, 32, 64 */
+};
+/* Prototypes are never freed: an event in a ring may point at one. */
+struct mt_proto {
+	char *text;                   /* as given */
+	char *glob, *mod;             /* the functions it is for */
+	unsigned n, nstr;             /* arguments; of them strings */
+	unsigned max_slots;           /* payload slots at most */
+	struct mt_arg a[MT_MAX_ARGS];
+};
+/* The hot path's view: the address after each site of a function with
+ * a prototype, hashed; replaced whole (never freed) on every change. */
+struct mt_argmap {
+	uint64_t mask;
+	struct {
+		uintptr_t ret;
+		const struct mt_proto *p;
+	} e[];
+};
+MT_HIDDEN extern _Atomic(struct mt_argmap *) mt_argmap;
+MT_HIDDEN extern atomic_int mt_args_raw;        /* raw words for every function */
+MT_HIDDEN extern atomic_bool mt_args_on;        /* either of the two */
+static inline uint64_t mt_argmap_hash(uintptr_t ret)
+{
+	return (uint64_t)ret * UINT64_C(0x9e3779b97f4a7c15) >> 40;
+}
+/* Add a prototype (and enable its functions), or with "!GLOB" drop the
+ * prototypes of those functions; lock held.  Returns the functions
+ * given or relieved of a prototype, or -1 with a message in err. */
+MT_HIDDEN long mt_proto_apply(const char *spec, char *err, size_t errlen);
+/* Raw words for every traced function: 0 (none) to MT_REG_ARGS. */
+MT_HIDDEN int mt_args_set_raw(int n);
+/* The prototypes' rules on functions [from, nfuncs), and the hot path's
+ * map rebuilt (after objects came or went); lock held. */
+MT_HIDDEN void mt_protos_refresh(size_t from);
+MT_HIDDEN size_t mt_protos_count(void);
+/* The arguments of an entry's payload p (words), as "(a=1, s=\"x\")"
+ * (json: as a JSON value: an object of typed ones, an array of raw
+ * ones), into out; returns its length (cut to fit cap). */
+MT_HIDDEN size_t mt_args_format(char *out, size_t cap, const uint64_t *p, size_t nwords, bool json);
 
 /* The tracers (the kernel's current_tracer). */
 enum { MT_TRACER_FUNCTION, MT_TRACER_GRAPH };
@@ -261,8 +343,9 @@ MT_HIDDEN void mt_clock_init(void);             /* output.c */
 MT_HIDDEN double mt_ticks_to_seconds(uint64_t ts);
 MT_HIDDEN void mt_buffers_after_fork(void);
 /* The hooks: ret is the address after the hook call, slot the stack
- * slot of the function's return address. */
-MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t *slot);
+ * slot of the function's return address, regs the argument registers
+ * as the hook saved them, in the ABI's order (where MT_HAVE_ARGS). */
+MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs);
 /* The return trampoline (hook-*.S) calls this with the slot the
  * function returned through; it returns the original return address. */
 MT_HIDDEN uintptr_t mt_exit(uintptr_t slot);

@@ -146,14 +146,19 @@ const char *mt_shown(const char *raw)
 }
 
 /* A glob matches a function's symbol name or its demangled name. */
-static bool matches(const struct rule *r, const struct mt_func *f)
+bool mt_func_matches(const char *glob, const char *mod, const struct mt_func *f)
 {
-	if (r->mod && fnmatch(r->mod, mt_reg.objs[f->obj]->name, 0))
+	if (mod && fnmatch(mod, mt_reg.objs[f->obj]->name, 0))
 		return false;
-	if (!fnmatch(r->glob, f->name, 0))
+	if (!fnmatch(glob, f->name, 0))
 		return true;
 	const char *d = mt_shown(f->name);
-	return d != f->name && !fnmatch(r->glob, d, 0);
+	return d != f->name && !fnmatch(glob, d, 0);
+}
+
+static bool matches(const struct rule *r, const struct mt_func *f)
+{
+	return mt_func_matches(r->glob, r->mod, f);
 }
 
 /* The functions by name, for filters: a glob's literal prefix narrows
@@ -552,6 +557,7 @@ int mt_sites_refresh(void)
 	all_dirty = true;
 	for (size_t r = 0; r < nrules; r++)
 		apply_rule(&rules[r], first_func);
+	mt_protos_refresh(first_func);
 	return mt_apply();
 }
 

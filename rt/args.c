@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* args.c - function events: the arguments of traced functions.
+ *
+ * As the kernel's function events take them, a prototype names a
+ * function (a glob, with an optional :mod:) and its arguments' types and
+ * names:  "open_file(const char *path, int flags)".  Its functions are
+ * traced, and each entry records their arguments (buffer.c, from the
+ * registers the hook saved); strings are copied at the call, the rest is
+ * formatted when the trace is written.  Without prototypes,
+ * MCOUNT_TRACE_ARGS=N records the first N argument words of every traced
+ * function, written raw.  Prototypes are rules like filters: replayed on
+ * objects loaded later; "!GLOB" takes the prototype off those functions.
+ *
+ * The types: s8 s16 s32 s64, u8 ... u64 (decimal), x8 ... x64 (hex),
+ * bool, string, symbol (an address, written as its function's name);
+ * C's integer types (char, short, int, long, long long, their unsigned
+ * forms, size_t, ssize_t, the <stdint.h> ones); any pointer (hex), and a
+ * char pointer, which is a string.  Floating-point types are refused:
+ * they are passed in vector registers, which the hooks do not keep.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+static struct mt_proto **protos;       /* the rules, in the order given */
+static size_t nprotos;
+
+/* The type of a C declaration's type words (with `const` and the like
+ * gone and stars counted); false if it is not one. */
+struct tname {
+	const char *name;
+	uint8_t kind, bits;
+};
+static const struct tname types[] = {
+	{ "s8", MT_ARG_INT, 8 },   { "s16", MT_ARG_INT, 16 },  { "s32", MT_ARG_INT, 32 },
+	{ "s64", MT_ARG_INT, 64 }, { "u8", MT_ARG_UINT, 8 },   { "u16", MT_ARG_UINT, 16 },
+	{ "u32", MT_ARG_UINT, 32 }, { "u64", MT_ARG_UINT, 64 }, { "x8", MT_ARG_HEX, 8 },
+	{ "x16", MT_ARG_HEX, 16 }, { "x32", MT_ARG_HEX, 32 }, { "x64", MT_ARG_HEX, 64 },
+	{ "bool", MT_ARG_BOOL, 8 }, { "_Bool", MT_ARG_BOOL, 8 }, { "string", MT_ARG_STR, 64 },
+	{ "symbol", MT_ARG_SYM, 64 }, { "char", MT_ARG_INT, 8 }, { "signed char", MT_ARG_INT, 8 },
+	{ "unsigned char", MT_ARG_UINT, 8 }, { "short", MT_ARG_INT, 16 },
+	{ "short int", MT_ARG_INT, 16 }, { "unsigned short", MT_ARG_UINT, 16 },
+	{ "unsigned short int", MT_ARG_UINT, 16 }, { "int", MT_ARG_INT, 32 },
+	{ "signed", MT_ARG_INT, 32 }, { "signed int", MT_ARG_INT, 32 },
+	{ "unsigned", MT_ARG_UINT, 32 }, { "unsigned int", MT_ARG_UINT, 32 },
+	{ "long", MT_ARG_INT, 64 }, { "long int", MT_ARG_INT, 64 }, { "long long", MT_ARG_INT, 64 },
+	{ "long long int", MT_ARG_INT, 64 }, { "unsigned long", MT_ARG_UINT, 64 },
+	{ "unsigned long int", MT_ARG_UINT, 64 }, { "unsigned long long", MT_ARG_UINT, 64 },
+	{ "unsigned long long int", MT_ARG_UINT, 64 }, { "size_t", MT_ARG_UINT, 64 },
+	{ "ssize_t", MT_ARG_INT, 64 }, { "ptrdiff_t", MT_ARG_INT, 64 }, { "off_t", MT_ARG_INT, 64 },
+	{ "pid_t", MT_ARG_INT, 32 }, { "intptr_t", MT_ARG_INT, 64 }, { "uintptr_t", MT_ARG_HEX, 64 },
+	{ "int8_t", MT_ARG_INT, 8 }, { "int16_t", MT_ARG_INT, 16 }, { "int32_t", MT_ARG_INT, 32 },
+	{ "int64_t", MT_ARG_INT, 64 }, { "uint8_t", MT_ARG_UINT, 8 }, { "uint16_t", MT_ARG_UINT, 16 },
+	{ "uint32_t", MT_ARG_UINT, 32 }, { "uint64_t", MT_ARG_UINT, 64 },
+};
+
+static bool is_float(const char *t)
+{
+	return strstr(t, "float") || strstr(t, "double") || strstr(t, "_Complex");
+}
+
+static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* One parameter, "const char *path" or "int" (named argN then). */
+static int parse_arg(char *s, unsigned i, struct mt_arg *a, char *err, size_t errlen)
+{
+	unsigned stars = 0;
+	char words[8][64];
+	unsigned nw = 0;
+	for (char *p = s; *p;) {
+		if (isspace((unsigned char)*p)) {
+			p++;
+		} else if (*p == '*') {
+			stars++;
+			p++;
+		} else if (isalnum((unsigned char)*p) || *p == '_') {
+			size_t l = 0;
+			while (isalnum((unsigned char)p[l]) || p[l] == '_')
+				l++;
+			if (l >= sizeof words[0] || nw == 8)
+				return fail(err, errlen, "'%s': too long a parameter", s);
+			if (!((l == 5 && !strncmp(p, "const", 5)) || (l == 8 && !strncmp(p, "volatile", 8)) ||
+			      (l == 8 && !strncmp(p, "restrict", 8)))) {
+				memcpy(words[nw], p, l);
+				words[nw++][l] = 0;
+			}
+			p += l;
+		} else {
+			return fail(err, errlen, "'%s': not a parameter (a type and a name)", s);
+		}
+	}
+	if (!nw)
+		return fail(err, errlen, "parameter %u: no type", i + 1);
+	/* The last word is the name, unless the words are a type as they
+	 * stand (or there are stars after them: "char *"). */
+	char type[200] = "";
+	const char *name = NULL;
+	for (unsigned k = 0; k < nw; k++) {
+		if (k)
+			strcat(type, " ");
+		strcat(type, words[k]);
+	}
+	const struct tname *t = NULL;
+	for (size_t k = 0; k < sizeof types / sizeof *types; k++)
+		if (!strcmp(types[k].name, type))
+			t = &types[k];
+	bool struct_like = !strcmp(words[0], "struct") || !strcmp(words[0], "union") || !strcmp(words[0], "enum");
+	if (!t && (nw > 1 || stars)) {
+		name = words[nw - 1];
+		type[strlen(type) - strlen(name)] = 0;
+		if (*type)
+			type[strlen(type) - 1] = 0;    /* the space before the name */
+		for (size_t k = 0; k < sizeof types / sizeof *types; k++)
+			if (!strcmp(types[k].name, type))
+				t = &types[k];
+	}
+	if (is_float(type))
+		return fail(err, errlen, "'%s': a floating-point argument is passed in a vector register, "
+			    "which the hook does not keep", s);
+	if (stars) {
+		bool chars = !strcmp(type, "char") || !strcmp(type, "signed char") || !strcmp(type, "unsigned char");
+		a->kind = stars == 1 && chars ? MT_ARG_STR : MT_ARG_HEX;
+		a->bits = 64;
+	} else if (t) {
+		a->kind = t->kind;
+		a->bits = t->bits;
+	} else if (struct_like && !strcmp(words[0], "enum")) {
+		a->kind = MT_ARG_INT;
+		a->bits = 32;
+	} else if (struct_like) {
+		return fail(err, errlen, "'%s': a struct or union passed by value is not recorded", s);
+	} else if (!name || !*type) {
+		return fail(err, errlen, "'%s': no such type (see mcount-trace(1), FUNCTION EVENTS)", s);
+	} else {
+		return fail(err, errlen, "'%s': no such type '%s' (see mcount-trace(1), FUNCTION EVENTS)", s, type);
+	}
+	if (name && strlen(name) >= sizeof a->name)
+		return fail(err, errlen, "'%s': too long a name", s);
+	if (name)
+		strcpy(a->name, name);
+	else
+		snprintf(a->name, sizeof a->name, "arg%u", i + 1);
+	return 0;
+}
+
+/* "glob[:mod:M](params)" into a prototype, or NULL with err set. */
+static struct mt_proto *parse(const char *spec, char *err, size_t errlen)
+{
+	size_t len = strlen(spec);
+	while (len && isspace((unsigned char)spec[len - 1]))
+		len--;
+	if (!len || spec[len - 1] != ')') {
+		fail(err, errlen, "'%s': not FUNCTION(TYPE NAME, ...)", spec);
+		return NULL;
+	}
+	/* The parameters: the parenthesis that closes at the end (a
+	 * demangled name has parentheses of its own before it). */
+	size_t open = len - 1;
+	int depth = 0;
+	for (;;) {
+		if (spec[open] == ')')
+			depth++;
+		else if (spec[open] == '(' && !--depth)
+			break;
+		if (!open--) {
+			fail(err, errlen, "'%s': unbalanced parentheses", spec);
+			return NULL;
+		}
+	}
+	struct mt_proto *p = calloc(1, sizeof *p);
+	char *params = strndup(spec + open + 1, len - open - 2);
+	if (!p || !params || !(p->text = strndup(spec, len)) || !(p->glob = strndup(spec, open))) {
+		fail(err, errlen, "%s", strerror(ENOMEM));
+		goto bad;
+	}
+	while (*p->glob && isspace((unsigned char)*p->glob))
+		memmove(p->glob, p->glob + 1, strlen(p->glob));
+	for (size_t l = strlen(p->glob); l && isspace((unsigned char)p->glob[l - 1]);)
+		p->glob[--l] = 0;
+	char *mod = strstr(p->glob, ":mod:");
+	if (mod) {
+		*mod = 0;
+		if (!(p->mod = strdup(mod + 5)) || !*p->mod) {
+			fail(err, errlen, "'%s': no module after :mod:", spec);
+			goto bad;
+		}
+	}
+	if (!*p->glob) {
+		fail(err, errlen, "'%s': no function", spec);
+		goto bad;
+	}
+	char *rest = params;
+	while (isspace((unsigned char)*rest))
+		rest++;
+	if (*rest && strcmp(rest, "void")) {
+		char *save = NULL;
+		for (char *a = strtok_r(params, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
+			if (strstr(a, "...")) {
+				break;                    /* the variable part is not known */
+			}
+			if (p->n == MT_MAX_ARGS) {
+				fail(err, errlen, "'%s': more than %d arguments", spec, MT_MAX_ARGS);
+				goto bad;
+			}
+			if (parse_arg(a, p->n, &p->a[p->n], err, errlen))
+				goto bad;
+			p->nstr += p->a[p->n].kind == MT_ARG_STR;
+			p->n++;
+		}
+	}
+	p->max_slots = (2 + p->n + p->nstr * (1 + MT_STR_MAX / 8) + 2) / 3;
+	free(params);
+	return p;
+bad:
+	free(params);
+	if (p) {
+		free(p->text);
+		free(p->glob);
+		free(p->mod);
+		free(p);
+	}
+	return NULL;
+}
+
+/* The hot path's map, from the sites of the functions with prototypes;
+ * the old one stays allocated (an entry may be reading it). */
+static void rebuild_map(void)
+{
+	struct mt_view *v = atomic_load_explicit(&mt_view, memory_order_acquire);
+	size_t n = 0;
+	for (size_t i = 0; v && i < v->n; i++)
+		n += mt_reg.funcs[v->sites[i].func].proto != NULL;
+	struct mt_argmap *m = NULL;
+	if (n) {
+		uint64_t cap = 16;
+		while (cap < 2 * n)
+			cap <<= 1;
+		m = calloc(1, sizeof *m + cap * sizeof m->e[0]);
+		if (!m) {
+			mt_msg("no memory for the function events' map: their arguments are not recorded");
+		} else {
+			m->mask = cap - 1;
+			for (size_t i = 0; i < v->n; i++) {
+				const struct mt_site *s = &v->sites[i];
+				const struct mt_proto *p = mt_reg.funcs[s->func].proto;
+				if (!p)
+					continue;
+				uintptr_t ret = s->addr + s->len;
+				uint64_t k = mt_argmap_hash(ret) & m->mask;
+				while (m->e[k].ret && m->e[k].ret != ret)
+					k = (k + 1) & m->mask;
+				m->e[k].ret = ret;
+				m->e[k].p = p;
+			}
+		}
+	}
+	atomic_store_explicit(&mt_argmap, m, memory_order_release);
+	atomic_store(&mt_args_on, m != NULL || atomic_load(&mt_args_raw) > 0);
+}
+
+/* Rule r on functions [from, nfuncs): returns how many changed. */
+static long apply_proto(const struct mt_proto *r, bool drop, size_t from)
+{
+	long changed = 0;
+	for (size_t i = from; i < mt_reg.nfuncs; i++) {
+		struct mt_func *f = &mt_reg.funcs[i];
+		if (!mt_reg.objs[f->obj]->live || !mt_func_matches(r->glob, r->mod, f))
+			continue;
+		const struct mt_proto *want = drop ? NULL : r;
+		changed += f->proto != want;
+		f->proto = want;
+	}
+	return changed;
+}
+
+long mt_proto_apply(const char *spec, char *err, size_t errlen)
+{
+	if (!MT_HAVE_ARGS) {
+		fail(err, errlen, "function arguments are not recorded on this architecture");
+		return -1;
+	}
+	while (isspace((unsigned char)*spec))
+		spec++;
+	if (*spec == '!') {
+		/* Off the functions a glob names, and no longer replayed. */
+		struct mt_proto drop = { 0 };
+		char *g = strdup(spec + 1);
+		if (!g) {
+			fail(err, errlen, "%s", strerror(ENOMEM));
+			return -1;
+		}
+		char *mod = strstr(g, ":mod:");
+		if (mod) {
+			*mod = 0;
+			mod += 5;
+		}
+		drop.glob = g;
+		drop.mod = mod;
+		long n = apply_proto(&drop, true, 0);
+		size_t k = 0;
+		for (size_t i = 0; i < nprotos; i++)
+			if (strcmp(protos[i]->glob, g) || (protos[i]->mod ? !mod || strcmp(protos[i]->mod, mod) : !!mod))
+				protos[k++] = protos[i];
+		nprotos = k;
+		free(g);
+		rebuild_map();
+		return n;
+	}
+	struct mt_proto *p = parse(spec, err, errlen);
+	if (!p)
+		return -1;
+	struct mt_proto **nv = realloc(protos, (nprotos + 1) * sizeof *nv);
+	if (!nv) {
+		fail(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	protos = nv;
+	protos[nprotos++] = p;
+	long n = apply_proto(p, false, 0);
+	/* Its functions are traced, as an enabled event's are. */
+	char *filter = NULL;
+	if (asprintf(&filter, "%s%s%s", p->glob, p->mod ? ":mod:" : "", p->mod ? p->mod : "") < 0 ||
+	    mt_filter(filter, 1) < 0) {
+		free(filter);
+		fail(err, errlen, "'%s': cannot enable its functions", spec);
+		return -1;
+	}
+	free(filter);
+	rebuild_map();
+	return n;
+}
+
+void mt_protos_refresh(size_t from)
+{
+	if (!nprotos && !atomic_load(&mt_argmap))
+		return;
+	for (size_t i = 0; i < nprotos; i++)
+		apply_proto(protos[i], false, from);
+	rebuild_map();
+}
+
+size_t mt_protos_count(void)
+{
+	return nprotos;
+}
+
+int mt_args_set_raw(int n)
+{
+	if (n < 0 || n > MT_REG_ARGS) {
+		errno = EINVAL;
+		return -1;
+	}
+	atomic_store(&mt_args_raw, n);
+	atomic_store(&mt_args_on, atomic_load(&mt_argmap) != NULL || n > 0);
+	return 0;
+}
+
+/* ---- writing them ---- */
+
+struct sink {
+	char *p;
+	size_t left;
+};
+
+static void emit(struct sink *k, const char *s, size_t n)
+{
+	if (n > k->left)
+		n = k->left;
+	memcpy(k->p, s, n);
+	k->p += n;
+	k->left -= n;
+}
+
+static void emitf(struct sink *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emitf(struct sink *k, const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		emit(k, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+}
+
+/* Are the n bytes at s UTF-8 (no overlong forms, no surrogates)? */
+static bool utf8_ok(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned c = s[i], len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+			: (c & 0xf8) == 0xf0 ? 4 : 0;
+		if (!len || i + len > n)
+			return false;
+		uint32_t cp = len == 1 ? c : c & (0x7f >> len);
+		for (unsigned j = 1; j < len; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		static const uint32_t least[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+		if (cp < least[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+/* A string's bytes, quoted: C's escapes in text (\xHH above 0x7e); in
+ * JSON, UTF-8 as it is, else each byte the character of its value
+ * (U+0080-U+00FF).  A null pointer, unreadable memory and a string cut
+ * short: (null), (fault 0xADDR) and "..."... in text; null,
+ * {"fault":"0xADDR"} and {"cut":"..."} in JSON. */
+static void emit_str(struct sink *k, const unsigned char *s, size_t n, uint64_t flags, bool json, uint64_t ptr)
+{
+	if (flags & MT_STR_FAULT) {
+		if (!ptr)
+			emit(k, json ? "null" : "(null)", json ? 4 : 6);
+		else if (json)
+			emitf(k, "{\"fault\":\"0x%llx\"}", (unsigned long long)ptr);
+		else
+			emitf(k, "(fault 0x%llx)", (unsigned long long)ptr);
+		return;
+	}
+	bool cut = flags & MT_STR_CUT;
+	bool utf8 = json && utf8_ok(s, n);
+	if (json && cut)
+		emit(k, "{\"cut\":", 7);
+	emit(k, "\"", 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+		if (c == '"' || c == '\\') {
+			char e[2] = { '\\', (char)c };
+			emit(k, e, 2);
+		} else if (c == '\n') {
+			emit(k, "\\n", 2);
+		} else if (c == '\t') {
+			emit(k, "\\t", 2);
+		} else if (c < 0x20 || c == 0x7f || (c >= 0x80 && !utf8)) {
+			if (json)
+				emitf(k, "\\u%04x", c);
+			else
+				emitf(k, "\\x%02x", c);
+		} else {
+			emit(k, (const char *)&c, 1);
+		}
+	}
+	emit(k, "\"", 1);
+	if (cut)
+		emit(k, json ? "}" : "...", json ? 1 : 3);
+}
+
+static void emit_int(struct sink *k, const struct mt_arg *a, uint64_t w, bool json)
+{
+	uint64_t mask = a->bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << a->bits) - 1;
+	uint64_t u = w & mask;
+	switch (a->kind) {
+	case MT_ARG_INT: {
+		int64_t v = a->bits == 64 ? (int64_t)u : (u >> (a->bits - 1)) ? (int64_t)(u | ~mask) : (int64_t)u;
+		emitf(k, "%lld", (long long)v);
+		break;
+	}
+	case MT_ARG_UINT:
+		emitf(k, "%llu", (unsigned long long)u);
+		break;
+	case MT_ARG_BOOL:
+		emit(k, u ? "true" : "false", u ? 4 : 5);
+		break;
+	default:
+		emitf(k, json ? "\"0x%llx\"" : "0x%llx", (unsigned long long)u);
+		break;
+	}
+}
+
+size_t mt_args_format(char *out, size_t cap, const uint64_t *p, size_t nwords, bool json)
+{
+	struct sink k = { out, cap };
+	const struct mt_proto *proto = (const struct mt_proto *)(uintptr_t)p[0];
+	size_t n = p[1] & 0xffff;
+	if (2 + n > nwords)
+		n = nwords > 2 ? nwords - 2 : 0;
+	const uint64_t *w = p + 2, *str = p + 2 + n, *end = p + nwords;
+	emit(&k, json ? (proto ? "{" : "[") : "(", 1);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			emit(&k, json ? "," : ", ", json ? 1 : 2);
+		if (!proto) {
+			emitf(&k, json ? "\"0x%llx\"" : "0x%llx", (unsigned long long)w[i]);
+			continue;
+		}
+		const struct mt_arg *a = &proto->a[i];
+		if (json)
+			emitf(&k, "\"%s\":", a->name);
+		else
+			emitf(&k, "%s=", a->name);
+		if (a->kind == MT_ARG_STR) {
+			uint64_t len = str < end ? *str++ : MT_STR_FAULT;
+			size_t bytes = (size_t)(len & 0xffff), words = (bytes + 7) / 8;
+			unsigned char s[MT_STR_MAX];
+			if (bytes > sizeof s || str + words > end) {
+				bytes = words = 0;
+				len = MT_STR_FAULT;
+			}
+			for (size_t j = 0; j < bytes; j++)
+				s[j] = (unsigned char)(str[j / 8] >> (8 * (j % 8)));
+			str += words;
+			emit_str(&k, s, bytes, len, json, w[i]);
+		} else if (a->kind == MT_ARG_SYM) {
+			char hex[24];
+			const char *name = mt_name_of((uintptr_t)w[i], hex, sizeof hex);
+			if (json)
+				emit_str(&k, (const unsigned char *)name, strlen(name), 0, true, 0);
+			else
+				emit(&k, name, strlen(name));
+		} else {
+			emit_int(&k, a, w[i], json);
+		}
+	}
+	emit(&k, json ? (proto ? "}" : "]") : ")", 1);
+	return cap - k.left;
+}
