@@ -1,0 +1,392 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Function events: the arguments libmcount-trace records, against what
+# the functions themselves were given.  t/src/trace/args.c calls four
+# functions with arguments from a seeded generator (integers of every
+# width and sign, strings with quotes, escapes, bytes above 0x7f, longer
+# than the trace keeps, NULL and unreadable pointers, nine arguments of
+# which three are on the stack) and each writes its arguments to a log
+# first thing: the oracle.  For each hook (-mfentry, mcount), PIE and
+# -no-pie, preloaded and linked in (the prototypes given by the C API),
+# every call's recorded arguments, read from the text trace and from the
+# JSON lines, are the logged ones.  Also: the raw words of
+# MCOUNT_TRACE_ARGS; function_graph's entries; "!GLOB"; prototypes given
+# live through mcount-trace event; refused prototypes and their
+# messages; lost-event accounting with arguments; Chrome's args.
+use strict;
+use warnings;
+no warnings 'portable';    # 64-bit values through hex()
+use Test::More;
+use JSON::PP ();
+use Math::BigInt;
+use lib 't/lib';
+use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
+use TraceTest qw($MCC $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced start_bg stop_bg
+    wait_for mt_cli);
+
+clean_env();
+my $dir = tmpdir();
+my $src = "$TSRC/args.c";
+my @PROTO = ('ints(int a, long b, unsigned c, short d, signed char e, unsigned long long f)',
+    'strs(const char *s, int n, char *t)',
+    'many(long a1, long a2, long a3, long a4, long a5, long a6, long a7, long a8, long a9)',
+    'flags(bool on, u8 b, uint16_t w, void *p)');
+my $PROTOS = join ';', @PROTO;
+my %NAMES = (ints => [qw(a b c d e f)], strs => [qw(s n t)], many => [map { "a$_" } 1 .. 9],
+    flags => [qw(on b w p)]);
+
+must('gcc', '-O2', '-o', "$dir/plain", $src);
+my $want = must("$dir/plain", 11, "$dir/plain.log", 40);
+
+# The log: [[name, [values]]...]; strings are hex of their bytes, "-"
+# NULL, "!" unreadable, a trailing "+": longer than the trace keeps.
+sub read_log {
+    my ($file) = @_;
+    return [map { my @f = split /\t/, $_, -1; [shift @f, \@f] } split /\n/, slurp($file)];
+}
+
+# A logged value in the trace's terms: integers as decimal strings (the
+# bool and the pointer of flags as the prototype types them).
+sub expect {
+    my ($fn, $i, $v) = @_;
+    return $v eq '1' ? 'true' : 'false' if $fn eq 'flags' && $i == 0;
+    return sprintf('0x%s', Math::BigInt->new($v)->as_hex =~ s/^0x//r) if $fn eq 'flags' && $i == 3;
+    return $v;
+}
+
+# ---- the text form: FUNC(name=value, ...) <-PARENT --------------------------
+
+# A text string's bytes, C's escapes undone; undef if malformed.
+sub unescape_c {
+    my ($s) = @_;
+    my $out = '';
+    while (length $s) {
+        if ($s =~ s/\A\\x([0-9a-f]{2})//) { $out .= chr hex $1 }
+        elsif ($s =~ s/\A\\n//) { $out .= "\n" }
+        elsif ($s =~ s/\A\\t//) { $out .= "\t" }
+        elsif ($s =~ s/\A\\(["\\])//) { $out .= $1 }
+        elsif ($s =~ s/\A([^\\"\x00-\x1f\x7f-\xff])//) { $out .= $1 }
+        else { return undef }
+    }
+    return $out;
+}
+
+# The arguments of a text line: {name => value} with strings in the
+# log's form, or undef.
+sub text_args {
+    my ($list) = @_;
+    my %a;
+    pos($list) = 0;
+    while (pos($list) < length $list) {
+        $list =~ /\G(\w+)=/gc or return undef;
+        my $k = $1;
+        if ($list =~ /\G"((?:[^"\\]|\\.)*)"(\.\.\.)?/gc) {
+            my $b = unescape_c($1) // return undef;
+            $a{$k} = unpack('H*', $b) . ($2 ? '+' : '');
+        } elsif ($list =~ /\G\(null\)/gc) {
+            $a{$k} = '-';
+        } elsif ($list =~ /\G\(fault 0x[0-9a-f]+\)/gc) {
+            $a{$k} = '!';
+        } elsif ($list =~ /\G(0x[0-9a-f]+|-?\d+|true|false)/gc) {
+            $a{$k} = $1;
+        } else {
+            return undef;
+        }
+        last if pos($list) == length $list;
+        $list =~ /\G, /gc or return undef;
+    }
+    return \%a;
+}
+
+sub read_text_args {
+    my ($file) = @_;
+    my (@ev, @bad);
+    for my $l (split /\n/, slurp($file)) {
+        next if $l =~ /^#/;
+        if ($l =~ /\A.{16}-\d+ +\[\d{3}\] +\d+\.\d{6}: (\w+)\((.*)\) <-(\w+)\z/) {
+            my ($fn, $list) = ($1, $2);
+            my $a = text_args($list);
+            push @bad, $l unless $a;
+            push @ev, [$fn, $a // {}];
+        } elsif ($l =~ /\A.{16}-\d+ +\[\d{3}\] +\d+\.\d{6}: (\w+) <-(\w+)\z/) {
+            push @ev, [$1, undef];
+        } else {
+            push @bad, $l;
+        }
+    }
+    return (\@ev, \@bad);
+}
+
+# ---- the JSON form: "args":{"name":value...} ---------------------------------
+
+# Read without ->utf8, every character of a string is one byte: a byte
+# the library wrote as it was (UTF-8) and one it wrote as \u00XX alike.
+# That the file is UTF-8 JSON is checked on its own ($JSU).
+my $JS = JSON::PP->new->allow_bignum;
+my $JSU = JSON::PP->new->utf8->allow_bignum;
+
+# A JSON string argument in the log's form.
+sub json_str {
+    my ($v) = @_;
+    return '-' unless defined $v;
+    return '!' if ref $v eq 'HASH' && keys %$v == 1 && exists $v->{fault};
+    my $cut = ref $v eq 'HASH' && keys %$v == 1 && exists $v->{cut};
+    $v = $v->{cut} if $cut;
+    return undef if ref $v || $v =~ /[^\x00-\xff]/;
+    return unpack('H*', $v) . ($cut ? '+' : '');
+}
+
+sub read_json_args {
+    my ($file) = @_;
+    my (@ev, @bad);
+    for my $l (split /\n/, slurp($file)) {
+        my $e = eval { $JS->decode($l) };
+        if (!$e || ref $e ne 'HASH' || !defined $e->{func} && !defined $e->{exit} || !eval { $JSU->decode($l) }) {
+            push @bad, $l;
+            next;
+        }
+        next if defined $e->{exit};
+        my $fn = $e->{func};
+        if (!exists $e->{args}) {
+            push @ev, [$fn, undef];
+            next;
+        }
+        my %a;
+        my $names = $NAMES{$fn} // [];
+        for my $i (0 .. $#$names) {
+            my $v = $e->{args}{ $names->[$i] };
+            if ($fn eq 'strs' && $i != 1) {
+                $a{ $names->[$i] } = json_str($v) // 'BAD';
+            } else {
+                $a{ $names->[$i] } = defined $v ? (ref $v && ref $v ne 'Math::BigInt' ? 'BAD' : "$v") : 'BAD';
+                $a{ $names->[$i] } = $v ? 'true' : 'false' if JSON::PP::is_bool($v);
+            }
+        }
+        push @bad, $l if keys %{ $e->{args} } != @$names;
+        push @ev, [$fn, \%a];
+    }
+    return (\@ev, \@bad);
+}
+
+# The events' arguments against the log, call for call; one test.
+sub against_log {
+    my ($tag, $ev, $log) = @_;
+    if (@$ev != @$log) {
+        fail("$tag: " . scalar(@$ev) . ' events, ' . scalar(@$log) . ' calls logged');
+        return;
+    }
+    for my $i (0 .. $#$log) {
+        my ($fn, $vals) = @{ $log->[$i] };
+        my ($tfn, $a) = @{ $ev->[$i] };
+        my $names = $NAMES{$fn};
+        my @want = map { "$names->[$_]=" . expect($fn, $_, $vals->[$_]) } 0 .. $#$names;
+        my @got = $a ? map { "$_=" . ($a->{$_} // 'NONE') } @$names : ('no arguments');
+        if ($tfn ne $fn || "@got" ne "@want") {
+            fail("$tag: call " . ($i + 1) . ": $tfn(@got), logged $fn(@want)");
+            return;
+        }
+    }
+    pass("$tag: the arguments of all " . scalar(@$log) . ' calls are the logged ones');
+}
+
+# ---- builds ----
+
+my @hooks = (['fentry', '-pg -mfentry'], ['mcount', '-pg']);
+for my $h (@hooks) {
+    my ($hn, $flags) = @$h;
+    mcc_build($flags, "$dir/$hn.o", $src, '-O2');
+    link_prog("$dir/$hn", "$dir/$hn.o");
+    mcc_build($flags, "$dir/$hn-nopie.o", $src, '-O2', '-fno-pie');
+    link_prog("$dir/$hn-nopie", "$dir/$hn-nopie.o", '-no-pie');
+    mcc_build($flags, "$dir/$hn-api.o", $src, '-O2', '-DWITH_API', "-I$RTINC");
+    link_prog("$dir/$hn-api", "$dir/$hn-api.o", $LIBA, '-lpthread');
+}
+
+# One traced run: the program, its argv after SEED LOG ROUNDS, env.
+sub run_traced {
+    my ($tag, $prog, $fmt, $env, @extra) = @_;
+    my $msg = delete $env->{msg} // qr/\A\z/;
+    my $log = "$dir/$tag.log";
+    my $out = "$dir/$tag.$fmt";
+    my $preload = $prog !~ /-api\z/;
+    my ($st, $o, $e) = traced([$prog, 11, $log, 40, @extra], preload => $preload,
+        env => { MCOUNT_TRACE_FORMAT => $fmt, MCOUNT_TRACE_OUTPUT => $out, MCOUNT_TRACE_CONTROL => 0,
+            %$env });
+    is($st, 0, "$tag: runs") or diag($e);
+    is($o, $want, "$tag: prints what the plain build prints");
+    like($e, $msg, "$tag: the messages expected") or diag($e);
+    return ($out, read_log($log));
+}
+
+for my $h (@hooks) {
+    my $hn = $h->[0];
+    for my $v (['', {}], ['-nopie', {}], ['-api', {}]) {
+        my ($suffix) = @$v;
+        my $prog = "$dir/$hn$suffix";
+        my %env = $suffix eq '-api' ? () : (MCOUNT_TRACE_EVENTS => $PROTOS);
+        my @extra = $suffix eq '-api' ? ($PROTOS) : ();
+        for my $fmt ('text', 'json') {
+            my $tag = "$hn$suffix-$fmt";
+            my ($out, $log) = run_traced($tag, $prog, $fmt, \%env, @extra);
+            my ($ev, $bad) = $fmt eq 'text' ? read_text_args($out) : read_json_args($out);
+            is_deeply($bad, [], "$tag: every line well formed") or diag(explain([@$bad[0 .. 2]]));
+            against_log($tag, $ev, $log);
+        }
+    }
+}
+
+# ---- raw words: MCOUNT_TRACE_ARGS=6, no prototype ----
+{
+    my ($out, $log) = run_traced('raw', "$dir/fentry", 'json', { MCOUNT_TRACE_FILTER => 'ints many',
+        MCOUNT_TRACE_ARGS => 6 });
+    my @want = grep { $_->[0] eq 'ints' || $_->[0] eq 'many' } @$log;
+    my @ev = map { $JS->decode($_) } grep { length } split /\n/, slurp($out);
+    is(scalar @ev, scalar @want, 'raw: an event for each call of ints and many');
+    my $bad = 0;
+    for my $i (0 .. $#want) {
+        my ($fn, $vals) = @{ $want[$i] };
+        my $w = $ev[$i]{args};
+        if ($ev[$i]{func} ne $fn || ref $w ne 'ARRAY' || @$w != 6 || grep { !/\A0x[0-9a-f]+\z/ } @$w) {
+            $bad++;
+            diag("raw: event $i: $ev[$i]{func} (" . (ref $w eq "ARRAY" ? "@$w" : "no array") . "), logged $fn");
+            next;
+        }
+        # a register's bits beyond its argument's width are anything
+        my @bits = $fn eq 'many' ? (64) x 6 : (32, 64, 32, 16, 8, 64);
+        for my $k (0 .. 5) {
+            my $mask = Math::BigInt->new(2)->bpow($bits[$k])->bsub(1);
+            my $got = Math::BigInt->from_hex($w->[$k])->band($mask);
+            my $exp = Math::BigInt->new($vals->[$k]);
+            $exp->badd(Math::BigInt->new(2)->bpow($bits[$k])) if $exp->is_neg;
+            next if $got->bcmp($exp) == 0;
+            $bad++;
+            diag("raw: call $i of $fn, word $k: $w->[$k], logged $vals->[$k]");
+        }
+    }
+    is($bad, 0, 'raw: the six argument words are the logged arguments');
+}
+
+# ---- function_graph: the entries carry the arguments ----
+{
+    my ($out, $log) = run_traced('graph', "$dir/fentry", 'json', { MCOUNT_TRACE_EVENTS => $PROTOS,
+        MCOUNT_TRACE_TRACER => 'function_graph' });
+    my ($ev, $bad) = read_json_args($out);
+    is_deeply($bad, [], 'graph: every line well formed');
+    against_log('graph (JSON)', $ev, $log);
+    my ($tout) = run_traced('graph-text', "$dir/fentry", 'text', { MCOUNT_TRACE_EVENTS => $PROTOS,
+        MCOUNT_TRACE_TRACER => 'function_graph' });
+    my @lines = grep { /\|\s+(ints|strs|many|flags)\(/ } split /\n/, slurp($tout);
+    is(scalar @lines, 160, 'graph (text): a line for each call, with its arguments');
+    my $ok = grep { /\|\s+ints\(a=-?\d+, b=-?\d+, c=\d+, d=-?\d+, e=-?\d+, f=\d+\);\z/ } @lines;
+    is($ok, 40, 'graph (text): ints(a=..., ...); for each leaf call of ints');
+}
+
+# ---- !GLOB: the prototype comes off; the function stays traced ----
+{
+    my ($out, $log) = run_traced('drop', "$dir/fentry", 'text', { MCOUNT_TRACE_EVENTS => "$PROTOS;!strs" });
+    my ($ev, $bad) = read_text_args($out);
+    is_deeply($bad, [], 'drop: every line well formed');
+    my @s = grep { $_->[0] eq 'strs' } @$ev;
+    is(scalar(@s), 40, 'drop: strs still traced');
+    is(scalar(grep { defined $_->[1] } @s), 0, 'drop: without its arguments');
+    is(scalar(grep { $_->[0] eq 'ints' && $_->[1] } @$ev), 40, 'drop: ints keeps its arguments');
+}
+
+# ---- Chrome: the typed arguments among the event's args ----
+{
+    my ($out, $log) = run_traced('chrome', "$dir/fentry", 'chrome', { MCOUNT_TRACE_EVENTS => $PROTO[0] });
+    my $doc = eval { $JS->decode(slurp($out)) };
+    ok($doc && ref $doc->{traceEvents} eq 'ARRAY', 'chrome: a JSON document') or diag($@);
+    my @i = grep { ($_->{name} // '') eq 'ints' } @{ $doc->{traceEvents} // [] };
+    my @want = grep { $_->[0] eq 'ints' } @$log;
+    is(scalar @i, scalar @want, 'chrome: an event for each call of ints');
+    my $bad = grep { my $w = shift @want;
+        join(' ', map { "$_" } @{ $_->{args} }{qw(a b c d e f)}) ne join(' ', @{ $w->[1] }) } @i;
+    is($bad, 0, 'chrome: the arguments are the logged ones');
+}
+
+# ---- lost events with arguments: counted as events ----
+{
+    my ($out, $log) = run_traced('lost', "$dir/fentry", 'json', { MCOUNT_TRACE_EVENTS => $PROTOS,
+        MCOUNT_TRACE_BUFFER => 64, msg => qr/\Amcount-trace: (\d+) events lost: their threads' buffers were full/ });
+    my ($kept, $lost) = (0, 0);
+    for my $l (split /\n/, slurp($out)) {
+        my $e = $JS->decode($l);
+        if (exists $e->{lost}) { $lost += $e->{lost} } else { $kept++ }
+    }
+    ok($lost > 0, "lost: a 64-slot buffer loses events ($lost)");
+    is($kept + $lost, scalar @$log, 'lost: events kept and events lost are the calls');
+}
+
+# ---- live: mcount-trace event on a running program ----
+{
+    my $ctl = "$dir/ctl";
+    mkdir $ctl, 0700;
+    local $ENV{MCOUNT_TRACE_DIR} = $ctl;
+    my $gate = "$dir/gate";
+    my $pid = start_bg(["$dir/fentry", 11, "$dir/live.log", 40], out => "$dir/live.out",
+        err => "$dir/live.err", env => { LD_PRELOAD => $SO, MCOUNT_TRACE_DIR => $ctl,
+            MCOUNT_TRACE_OUTPUT => "$dir/live.txt", ARGS_GATE => $gate });
+    ok(wait_for(20, sub { -S "$ctl/$pid" }), 'live: the control socket is there');
+    my ($c, $o, $e) = mt_cli('event', $pid, $PROTO[1], $PROTO[2]);
+    is($c, 0, 'live: mcount-trace event PID PROTO PROTO') or diag($e);
+    ($c, $o, $e) = mt_cli('event', $pid, 'ints(double x)');
+    is($c, 1, 'live: a floating-point parameter is refused');
+    like($e, qr/\Amcount-trace: $pid: 'double x': a floating-point argument is passed in a vector register/,
+        'live: ... saying why');
+    ($c, $o, $e) = mt_cli('event', $pid, 'ints(int a');
+    is($c, 2, 'live: a prototype without its parenthesis is a usage error');
+    ($c, $o, $e) = mt_cli('args', $pid, 7);
+    is($c, 2, 'live: args 7 is a usage error');
+    ($c, $o, $e) = mt_cli('status', $pid);
+    like($o, qr/^function event prototypes: 2$/m, 'live: status counts the prototypes');
+    spit($gate, '');
+    is(stop_bg($pid, 120), 0, 'live: the program ends well');
+    my ($ev, $bad) = read_text_args("$dir/live.txt");
+    is_deeply($bad, [], 'live: every line well formed');
+    my @log = grep { $_->[0] eq 'strs' || $_->[0] eq 'many' } @{ read_log("$dir/live.log") };
+    against_log('live', $ev, \@log);
+}
+
+# ---- under ASan and UBSan (the library built with them, the hot path
+# excepted), and under valgrind: the same oracle ----
+{
+    my $asan = "$TOP/build/asan/libmcount-trace.a";
+    die "$asan: run make check (or make $asan) first\n" unless -f $asan;
+    mcc_build('-pg -mfentry', "$dir/san.o", $src, '-O1', '-g', '-DWITH_API', "-I$RTINC",
+        '-fsanitize=address,undefined');
+    link_prog("$dir/san", "$dir/san.o", '-fsanitize=address,undefined', $asan, '-lpthread');
+    my ($st, $o, $e) = traced(["$dir/san", 11, "$dir/san.log", 40, $PROTOS], preload => 0,
+        env => { MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_OUTPUT => "$dir/san.json",
+            MCOUNT_TRACE_CONTROL => 0, ASAN_OPTIONS => 'detect_leaks=0',
+            UBSAN_OPTIONS => 'print_stacktrace=1:halt_on_error=1' });
+    is($st, 0, 'ASan+UBSan: runs') or diag($e);
+    is($e, '', 'ASan+UBSan: no report') or diag($e);
+    my ($ev, $bad) = read_json_args("$dir/san.json");
+    is_deeply($bad, [], 'ASan+UBSan: every line well formed');
+    against_log('ASan+UBSan', $ev, read_log("$dir/san.log"));
+
+    ($st, $o, $e) = run_cmd(['valgrind', '-q', '--error-exitcode=9', '--smc-check=all', '--leak-check=no',
+        'env', "LD_PRELOAD=$SO", "$dir/fentry", 11, "$dir/vg.log", 10], env => {
+        MCOUNT_TRACE_OUTPUT => "$dir/vg.txt", MCOUNT_TRACE_EVENTS => $PROTOS, MCOUNT_TRACE_CONTROL => 0 });
+    is($st, 0, 'valgrind: no error') or diag($e);
+    ($ev, $bad) = read_text_args("$dir/vg.txt");
+    is_deeply($bad, [], 'valgrind: every line well formed');
+    against_log('valgrind', $ev, read_log("$dir/vg.log"));
+}
+
+# ---- refused prototypes, at start-up ----
+for my $c (['f(float x)', qr/'float x': a floating-point argument/],
+    ['ints(struct s v)', qr/'struct s v': a struct or union passed by value/],
+    ['ints(frob x)', qr/'frob x': no such type 'frob'/],
+    ['ints(int a', qr/'ints\(int a': not FUNCTION\(TYPE NAME, \.\.\.\)/],
+    ['(int a)', qr/'\(int a\)': no function/]) {
+    my ($p, $re) = @$c;
+    my ($st, $o, $e) = traced(["$dir/fentry", 11, "$dir/bad.log", 2],
+        env => { MCOUNT_TRACE_EVENTS => $p, MCOUNT_TRACE_OUTPUT => "$dir/bad.txt",
+            MCOUNT_TRACE_CONTROL => 0 });
+    is($st, 0, "refused '$p': the program still runs");
+    like($e, qr/\Amcount-trace: MCOUNT_TRACE_EVENTS: $re/, "refused '$p': the message says why");
+}
+
+done_testing();
