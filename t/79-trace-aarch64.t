@@ -27,6 +27,22 @@
 #    (toggle.c says when and why): events while the memory says `nop`,
 #    before the program writes the page again, are counted and shown, not
 #    failed; every event after that write is a failure.
+#  - function_graph (entries, hijacked returns, the trampoline), against
+#    GCC's -finstrument-functions enter and exit log (t/src/trace/
+#    cyg_graph.c, TraceTest's graph_compare, as t/78 does on x86_64):
+#    oracle.c PIE preloaded, PIE and -static linked in; hazards.c
+#    (longjmp, siglongjmp, fork, backtrace, pthread_exit, cancellation:
+#    frames left are marked unwound, never given an exit); unwind.cc's
+#    C++ exceptions (through the unwinder's interposers) when the cross
+#    g++ is there; tailcall.cc (tail calls between traced functions,
+#    which objdump must show) against the calls its source makes.
+#  - A second boot on -cpu max (pointer authentication, BTI): pac.c
+#    shows a pac-ret frame record holds a signed return address there
+#    (and not on the first boot's Cortex-A57); oracle.c built with
+#    pac-ret runs under function_graph with no return hijacked, each
+#    entry the function tracer's, matching the enter log.  bti.c: a br
+#    to no landing pad dies in a library marked for BTI, and its traced
+#    functions return through the trampoline into it.
 use strict;
 use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
