@@ -13,11 +13,13 @@
  * function's return address: the entry pushes the original and the
  * stack slot that held it onto the thread's shadow stack (in the same
  * mapping as its ring) and writes the address of the return trampoline
- * (hook-*.S) into the slot.  The trampoline calls mt_exit(), which finds
- * the slot's entry from the top, marks every entry above it as unwound
- * (frames a longjmp or an exception skipped, whose slots are below this
- * one: their exits are not invented) and returns the original address.
- * Whatever the tracer is now, a hijacked frame always returns this way.
+ * (hook-*.S) into the slot.  The trampoline calls mt_exit() with the
+ * frame's key (rt.h, MT_KEY_IS_SLOT: the slot on x86_64, the caller's
+ * frame pointer on aarch64), which finds the key's entry from the top,
+ * marks every entry above it as unwound (frames a longjmp or an
+ * exception skipped, deeper in the stack: their exits are not invented)
+ * and returns the original address.  Whatever the tracer is now, a
+ * hijacked frame always returns this way.
  *
  * This file is compiled with general registers only and calls nothing in
  * libc on the hot path or on a thread's first event (its buffer comes
@@ -155,12 +157,33 @@ static void pop_unwound(struct mt_tbuf *b, uint32_t d, bool nested, uint64_t now
 	}
 }
 
+/* A frame's key (rt.h): of a shadow stack entry, of a slot the hook
+ * passed. */
+#if MT_KEY_IS_SLOT
+#define KEY(s) ((s)->slot)
+#define SLOT_KEY(slot) ((uintptr_t)(slot))
+#else
+#define KEY(s) ((s)->key)
+#define SLOT_KEY(slot) ((slot)[-1])
+#endif
+
 /* The original return address of a slot that holds the trampoline (a
- * tail call from a hijacked function): the parent to report. */
-static uintptr_t shadow_orig(const struct mt_tbuf *b, uintptr_t slot)
+ * tail call from a hijacked function): the parent to report.  Where the
+ * key is not the slot (aarch64), the frame of the function that made the
+ * tail call is gone, and its hijacked return now goes through the new
+ * frame's slot (if it is one: not NULL): its entries follow it there, as
+ * the unwinders' interposers must find it. */
+static uintptr_t shadow_orig(struct mt_tbuf *b, uintptr_t key, uintptr_t *slot)
 {
+#if !MT_KEY_IS_SLOT
+	for (uint32_t i = b->sdepth; slot && i-- > 0 && KEY(&b->shadow[i]) <= key;)
+		if (KEY(&b->shadow[i]) == key)
+			b->shadow[i].slot = (uintptr_t)slot;
+#else
+	(void)slot;
+#endif
 	for (uint32_t i = b->sdepth; i-- > 0;)
-		if ((b->shadow[i].slot & ~(uintptr_t)1) == slot)
+		if ((KEY(&b->shadow[i]) & ~(uintptr_t)1) == key)
 			return b->shadow[i].orig;
 	return 0;
 }
@@ -266,6 +289,20 @@ static inline const struct mt_proto *proto_for(uintptr_t ret)
 	}
 }
 
+/* Whether the slot p of the entry s is still its frame's: where the key
+ * is not the slot (aarch64), a slot a tail call left behind may be
+ * another frame's now, and the frame record must still hold the key. */
+static inline bool still_its(const struct mt_shadow *s, const uintptr_t *p)
+{
+#if MT_KEY_IS_SLOT
+	(void)s;
+	(void)p;
+	return true;
+#else
+	return p[-1] == s->key;
+#endif
+}
+
 void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs)
 {
 	struct mt_tbuf *b = self;
@@ -282,10 +319,15 @@ void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs)
 	}
 	b->nest = 1;
 	atomic_signal_fence(memory_order_seq_cst);
+	/* A copy of the return address, not the frame's slot: never hijacked. */
+	bool keep = !MT_KEY_IS_SLOT && ((uintptr_t)slot & MT_SLOT_KEEP);
+	slot = (uintptr_t *)((uintptr_t)slot & ~(uintptr_t)(MT_KEY_IS_SLOT ? 0 : MT_SLOT_KEEP));
+	uintptr_t key = SLOT_KEY(slot);
 	uintptr_t parent = *slot;
 	if (__builtin_expect(parent == (uintptr_t)mt_return_trampoline, 0))
-		parent = shadow_orig(b, (uintptr_t)slot);
+		parent = shadow_orig(b, key, keep ? NULL : slot);
 	bool graph = atomic_load_explicit(&mt_tracer, memory_order_relaxed) == MT_TRACER_GRAPH;
+	bool hook = graph && !keep;
 	/* Arguments: the entry's payload slots, at most. */
 	const struct mt_proto *proto = NULL;
 	unsigned raw = 0, extra = 0;
@@ -297,18 +339,18 @@ void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs)
 	uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
 	if (full(b, h + extra)) {
 		b->lost++;
-	} else if (graph && b->sdepth >= MT_SHADOW) {
+	} else if (hook && b->sdepth >= MT_SHADOW) {
 		b->lost++;
 		b->noshadow++;
 	} else {
 		unsigned cpu;
 		uint64_t ts = mt_clock_now(&cpu);
 		if (graph) {
-			/* A frame at the slot of an older entry whose slot no
+			/* A frame with the key of an older entry whose slot no
 			 * longer holds the trampoline (not a tail call): that
 			 * entry and those above it were left by a longjmp. */
-			for (uint32_t i = b->sdepth; i > 0 && (b->shadow[i - 1].slot & ~(uintptr_t)1) <= (uintptr_t)slot; i--)
-				if (b->shadow[i - 1].slot == (uintptr_t)slot && *slot != (uintptr_t)mt_return_trampoline) {
+			for (uint32_t i = b->sdepth; i > 0 && (KEY(&b->shadow[i - 1]) & ~(uintptr_t)1) <= key; i--)
+				if (KEY(&b->shadow[i - 1]) == key && *slot != (uintptr_t)mt_return_trampoline) {
 					pop_unwound(b, i - 1, false, ts, cpu);
 					h = atomic_load_explicit(&b->head, memory_order_relaxed);
 					break;
@@ -320,7 +362,7 @@ void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs)
 			goto out;
 		}
 		uint64_t next = h + 1;
-		uint64_t kind = graph ? MT_EV_HOOKED : 0;
+		uint64_t kind = hook ? MT_EV_HOOKED : 0;
 		if (proto || raw) {
 			next += put_args(b, h, proto, raw, regs, slot);
 			kind |= MT_EV_ARGS;
@@ -328,12 +370,15 @@ void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs)
 		e->ts = ts;
 		e->ip = (uint64_t)ret | (uint64_t)cpu << MT_CPU_SHIFT | kind;
 		e->parent = parent;
-		if (graph) {
+		if (hook) {
 			struct mt_shadow *s = &b->shadow[b->sdepth];
 			s->orig = *slot;
 			s->slot = (uintptr_t)slot;
 			s->ip = ret;
 			s->ts = ts;
+#if !MT_KEY_IS_SLOT
+			s->key = key;
+#endif
 			b->sdepth++;
 			atomic_signal_fence(memory_order_seq_cst);
 			*slot = (uintptr_t)mt_return_trampoline;
@@ -345,7 +390,7 @@ out:
 	b->nest = 0;
 }
 
-uintptr_t mt_exit(uintptr_t slot)
+uintptr_t mt_exit(uintptr_t key)
 {
 	static const char nothing[] = "mcount-trace: a return through the trampoline that no "
 		"shadow stack entry knows: cannot go on\n";
@@ -356,7 +401,7 @@ uintptr_t mt_exit(uintptr_t slot)
 	b->nest = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	uint32_t i = b->sdepth;
-	while (i > 0 && b->shadow[i - 1].slot != slot)
+	while (i > 0 && KEY(&b->shadow[i - 1]) != key)
 		i--;
 	if (!i)
 		die(nothing, sizeof nothing - 1);
@@ -398,7 +443,7 @@ void mt_shadow_unhook(uintptr_t sp, bool all)
 	for (uint32_t i = 0; i < b->sdepth; i++) {
 		struct mt_shadow *s = &b->shadow[i];
 		uintptr_t *p = (uintptr_t *)(s->slot & ~(uintptr_t)1);
-		if (!(s->slot & 1) && (uintptr_t)p >= sp && *p == (uintptr_t)mt_return_trampoline) {
+		if (!(s->slot & 1) && (uintptr_t)p >= sp && *p == (uintptr_t)mt_return_trampoline && still_its(s, p)) {
 			*p = s->orig;
 			s->slot |= 1;
 		}
@@ -425,7 +470,7 @@ void mt_shadow_rehook(uintptr_t sp)
 	for (uint32_t i = 0; i < b->sdepth; i++) {
 		struct mt_shadow *s = &b->shadow[i];
 		uintptr_t *p = (uintptr_t *)(s->slot & ~(uintptr_t)1);
-		if ((s->slot & 1) && *p == s->orig) {
+		if ((s->slot & 1) && *p == s->orig && still_its(s, p)) {
 			s->slot &= ~(uintptr_t)1;
 			*p = (uintptr_t)mt_return_trampoline;
 		}

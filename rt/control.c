@@ -893,10 +893,22 @@ int dlclose(void *h)
  * survivors again.  These are the entry points a program or libstdc++
  * calls through the PLT; glibc's cancellation reaches the unwinder from
  * inside (see mcount-trace(1)).  The caller's stack pointer: two words
- * above this function's frame pointer.  Only where function_graph is:
- * elsewhere no frame is ever hijacked. */
+ * above this function's frame pointer on x86_64; on aarch64, where the
+ * frame record need not be at the top of the frame, this function's CFA.
+ * Only where function_graph is: elsewhere no frame is ever hijacked. */
 #if MT_HAVE_GRAPH
+#if defined(__x86_64__)
 #define CALLER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
+/* The frames live at a landing pad: from the slot of the return address
+ * into its frame (just below the CFA the unwinder gives). */
+#define PAD_LIVE(cfa) ((cfa) - sizeof(void *))
+#else
+#define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
+/* The frames live at a landing pad: those whose frame record is at or
+ * above its frame's stack pointer (the CFA the unwinder gives is that
+ * of the frame below, the one left). */
+#define PAD_LIVE(cfa) (cfa)
+#endif
 
 struct _Unwind_Exception;
 typedef int (*mt_unw_fn)(struct _Unwind_Exception *);
@@ -971,7 +983,7 @@ int __gxx_personality_v0(int version, int actions, uint64_t cls, struct _Unwind_
 	}
 	int r = real(version, actions, cls, e, c);
 	if ((actions & 2) && r == 7)      /* _UA_CLEANUP_PHASE, _URC_INSTALL_CONTEXT */
-		mt_shadow_unhook(get_cfa(c) - sizeof(void *), false);
+		mt_shadow_unhook(PAD_LIVE(get_cfa(c)), false);
 	return r;
 }
 

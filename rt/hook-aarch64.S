@@ -1,20 +1,32 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* hook-aarch64.S - the profiling hook libmcount-trace provides on aarch64.
+/* hook-aarch64.S - the profiling hook libmcount-trace provides on aarch64,
+ * and the return trampoline of the function_graph tracer.
  *
  * GCC's -pg calls _mcount after the function's prologue, as
- *	mov	x0, x30		// the caller's return address (the parent)
- *	bl	_mcount		// x30 := the address after this bl
- * so x0 is the parent and x30 the address after the site; mt_entry gets
- * the address after the site and where the parent is kept (the saved
- * x0: the function's own return-address slot is not known here, so the
- * function_graph tracer, which replaces it, is x86_64's only).  GCC treats
- * the call as an ordinary one (it keeps its own live values in
- * callee-saved registers around it), but the hook keeps x0-x8 (the
- * argument registers and x8, the indirect result register) anyway, for
- * code that assumes less, and x29/x30 in a frame record so that
- * unwinders and profilers walk through it.  mt_entry is compiled with
- * general registers only: the vector registers are never touched.
- * sp is 16-byte aligned at every call; the frame is 96 bytes.
+ *	stp	x29, x30, [sp, #-N]!	// the frame record (or sub sp + stp
+ *	mov	x29, sp			//  [sp, #off] + add x29, sp, #off)
+ *	...
+ *	hint	7			// xpaclri: x30 without its signature
+ *	mov	x0, x30			// the caller's return address (the parent)
+ *	bl	_mcount			// x30 := the address after this bl
+ * so x0 is the parent, x30 the address after the site, and x29 the
+ * function's frame pointer: its frame record {saved x29, saved x30} is at
+ * [x29], and x29 + 8 the slot of its return address.  mt_entry gets the
+ * address after the site and that slot, once the slot is seen to hold
+ * the parent itself.  It does not when pointer authentication signed the
+ * saved x30 (-mbranch-protection=pac-ret on a CPU with it), or when x29
+ * is no frame record of the function (below its stack pointer or
+ * misaligned: code GCC did not make); mt_entry then gets a copy {saved
+ * x29 or 0, parent} in this frame, marked MT_SLOT_KEEP (bit 0): the
+ * function_graph tracer records the entry and never writes a return
+ * address it cannot check.  GCC treats the call as an ordinary one (it
+ * keeps its own live values in callee-saved registers around it), but
+ * the hook keeps x0-x8 (the argument registers and x8, the indirect
+ * result register) anyway, for code that assumes less, and x29/x30 in a
+ * frame record so that unwinders and profilers walk through it.
+ * mt_entry is compiled with general registers only: the vector
+ * registers are never touched.  sp is 16-byte aligned at every call; the
+ * frame is 112 bytes.
  */
 	.text
 	.globl _mcount
@@ -22,25 +34,39 @@
 	.p2align 4
 _mcount:
 	.cfi_startproc
-	stp	x29, x30, [sp, #-96]!
-	.cfi_def_cfa_offset 96
-	.cfi_offset 29, -96
-	.cfi_offset 30, -88
+	stp	x29, x30, [sp, #-112]!
+	.cfi_def_cfa_offset 112
+	.cfi_offset 29, -112
+	.cfi_offset 30, -104
 	mov	x29, sp
 	stp	x0, x1, [sp, #16]
 	stp	x2, x3, [sp, #32]
 	stp	x4, x5, [sp, #48]
 	stp	x6, x7, [sp, #64]
 	str	x8, [sp, #80]
-	add	x1, sp, #16		// where the parent (x0) is kept
-	mov	x0, x30			// the address after the site
+	ldr	x9, [sp]		// the function's x29: its frame record
+	mov	x11, #0			// the key, if that is no frame record
+	add	x10, sp, #112		// the function's sp
+	cmp	x9, x10
+	b.lo	1f			// below it: not its frame
+	tst	x9, #7
+	b.ne	1f
+	ldr	x11, [x9]		// the record's x29: the key (rt.h)
+	add	x1, x9, #8		// the record's x30: the return-address slot
+	ldr	x10, [x1]
+	cmp	x10, x0
+	b.eq	2f			// holds the parent: the slot
+1:	stp	x11, x0, [sp, #96]	// else a copy, which is never written
+	add	x1, sp, #104
+	orr	x1, x1, #1		// MT_SLOT_KEEP
+2:	mov	x0, x30			// the address after the site
 	bl	mt_entry
 	ldp	x0, x1, [sp, #16]
 	ldp	x2, x3, [sp, #32]
 	ldp	x4, x5, [sp, #48]
 	ldp	x6, x7, [sp, #64]
 	ldr	x8, [sp, #80]
-	ldp	x29, x30, [sp], #96
+	ldp	x29, x30, [sp], #112
 	.cfi_restore 29
 	.cfi_restore 30
 	.cfi_def_cfa_offset 0
@@ -48,13 +74,41 @@ _mcount:
 	.cfi_endproc
 	.size _mcount, .-_mcount
 
-/* function_graph is x86_64's only (MT_HAVE_GRAPH in rt.h): no frame is
- * ever given this return address; the symbol is the portable code's. */
+/* A hijacked function returns here, after its epilogue: sp and x29 are
+ * its caller's again, and x29 is the key its entry was pushed with (the
+ * caller's frame pointer, which the frame record saved).  The return
+ * values (x0-x7, and x8, which a callee need not keep but some code
+ * assumes) are kept; the vector registers are too, as mt_exit never
+ * touches them; x9-x17 are free at a return.  The original return
+ * address goes back with `ret`, which BTI-guarded pages accept anywhere
+ * (unlike `br`).  No unwind information, on purpose: an unwinder that
+ * reaches this address stops (its end of stack), where a wrong
+ * description would lead it astray; the word before the label belongs
+ * to no function, so that a lookup of (return address - 1) finds
+ * nothing either.  Never unmapped: a frame hijacked under an earlier
+ * tracer setting may return here at any time. */
 	.globl mt_return_trampoline
 	.hidden mt_return_trampoline
 	.type mt_return_trampoline, %function
-mt_return_trampoline:
+	.p2align 4
 	udf	#0
+mt_return_trampoline:
+	sub	sp, sp, #80
+	stp	x0, x1, [sp]
+	stp	x2, x3, [sp, #16]
+	stp	x4, x5, [sp, #32]
+	stp	x6, x7, [sp, #48]
+	str	x8, [sp, #64]
+	mov	x0, x29			// the key
+	bl	mt_exit
+	mov	x30, x0
+	ldp	x0, x1, [sp]
+	ldp	x2, x3, [sp, #16]
+	ldp	x4, x5, [sp, #32]
+	ldp	x6, x7, [sp, #48]
+	ldr	x8, [sp, #64]
+	add	sp, sp, #80
+	ret
 	.size mt_return_trampoline, .-mt_return_trampoline
 
 	.section .note.GNU-stack,"",%progbits

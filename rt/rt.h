@@ -68,12 +68,29 @@ struct mt_arch {
 MT_HIDDEN extern const struct mt_arch mt_arch;
 
 /* The function_graph tracer needs the hook to pass the slot of the
- * function's return address and a return trampoline: x86_64's hooks do. */
+ * function's return address and a return trampoline, and a key by which
+ * the trampoline names the frame that returned through it:
+ *   x86_64   the slot itself, just below %rsp after the return.
+ *   aarch64  the slot is in the function's frame record (x29 + 8), which
+ *            the epilogue popped; the key is the caller's frame pointer,
+ *            saved in the record (slot - 8) and restored into x29 by the
+ *            epilogue.  Where the record does not hold the return
+ *            address the function was called with (pointer
+ *            authentication signed it), the hook passes slot |
+ *            MT_SLOT_KEEP, pointing at a copy {key, return address} in
+ *            its own frame: the entry is recorded, the frame is never
+ *            hijacked. */
 #if defined(__x86_64__)
 #define MT_HAVE_GRAPH 1
+#define MT_KEY_IS_SLOT 1
+#elif defined(__aarch64__)
+#define MT_HAVE_GRAPH 1
+#define MT_KEY_IS_SLOT 0
 #else
 #define MT_HAVE_GRAPH 0
+#define MT_KEY_IS_SLOT 1
 #endif
+#define MT_SLOT_KEEP 1
 
 /* ---- objects (elf.c) ---- */
 
@@ -299,13 +316,16 @@ MT_HIDDEN extern atomic_int mt_tracer;
 /* A hijacked return: where the function would have returned, the stack
  * slot that held that address (bit 0: given back to the frame by an
  * unwinder interposer, see mt_shadow_unhook), the function's site and
- * its entry's time. */
+ * its entry's time; where the key is not the slot (aarch64), the key. */
 #define MT_SHADOW 1024
 struct mt_shadow {
 	uintptr_t orig;
 	uintptr_t slot;
 	uintptr_t ip;
 	uint64_t ts;
+#if !MT_KEY_IS_SLOT
+	uintptr_t key;
+#endif
 };
 
 enum { MT_TBUF_FREE, MT_TBUF_OWNED };
@@ -343,12 +363,14 @@ MT_HIDDEN void mt_clock_init(void);             /* output.c */
 MT_HIDDEN double mt_ticks_to_seconds(uint64_t ts);
 MT_HIDDEN void mt_buffers_after_fork(void);
 /* The hooks: ret is the address after the hook call, slot the stack
- * slot of the function's return address, regs the argument registers
- * as the hook saved them, in the ABI's order (where MT_HAVE_ARGS). */
+ * slot of the function's return address (aarch64: may be marked
+ * MT_SLOT_KEEP, see MT_KEY_IS_SLOT), regs the argument registers as the
+ * hook saved them, in the ABI's order (where MT_HAVE_ARGS). */
 MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs);
-/* The return trampoline (hook-*.S) calls this with the slot the
- * function returned through; it returns the original return address. */
-MT_HIDDEN uintptr_t mt_exit(uintptr_t slot);
+/* The return trampoline (hook-*.S) calls this with the key of the frame
+ * that returned (x86_64: the slot it returned through; aarch64: x29);
+ * it returns the original return address. */
+MT_HIDDEN uintptr_t mt_exit(uintptr_t key);
 MT_HIDDEN void mt_return_trampoline(void);
 /* For the unwinders (control.c): the calling thread's hijacked frames
  * whose slot is below sp are gone (marked unwound); those at or above sp

@@ -30,142 +30,13 @@ use JSON::PP ();
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
 use TraceTest qw($MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced nm_funcs func_at cxxfilt
-    bias_of start_bg stop_bg wait_for mt_cli first_diff);
+    bias_of start_bg stop_bg wait_for mt_cli first_diff read_graph_json graph_compare graph_from_main
+    hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
 
 clean_env();
 my $dir = tmpdir();
 my $ctl = "$dir/ctl";
 must('gcc', '-O2', '-c', "$TSRC/cyg_graph.c", '-o', "$dir/cyg.o");
-
-# The -finstrument-functions log: (bias, [[DIR, FN, SITE, TID]]).
-sub read_cyg {
-    my ($file) = @_;
-    my @l = split /\n/, slurp($file);
-    my ($main) = (shift(@l) // '') =~ /\Amain (0x[0-9a-f]+)\z/ or die "$file: no main line";
-    return (hex $main, [map { /\A([<>]) (0x[0-9a-f]+) (0x[0-9a-f]+) (\d+)\z/ or die "$file: '$_'";
-        [$1, hex $2, hex $3, $4] } @l]);
-}
-
-# Name an address: FUNC+OFF, or a mark for one outside the program.
-sub where {
-    my ($syms, $a) = @_;
-    my $f = func_at($syms, $a);
-    return $f ? sprintf('%s+%#x', $f->[2], $a - $f->[0]) : '(outside)';
-}
-
-# The log as strings per thread: "> FUNC" and "< FUNC".  (Its call sites
-# are no oracle here: __builtin_return_address(0), which GCC passes, is
-# the trampoline in a hijacked function.)
-sub cyg_seqs {
-    my ($syms, $bias, $log) = @_;
-    my %s;
-    for my $e (@$log) {
-        my ($d, $fn, $site, $tid) = @$e;
-        my $f = func_at($syms, $fn - $bias);
-        my $n = $f ? $f->[2] : sprintf('?%#x', $fn - $bias);
-        push @{ $s{$tid} }, "$d $n";
-    }
-    return \%s;
-}
-
-# The JSON lines of the trace files given, strictly; (\@events, \@errors).
-sub read_graph_json {
-    my (@files) = @_;
-    my (@ev, @err);
-    my $js = JSON::PP->new;
-    for my $file (@files) {
-        my $n = 0;
-        for my $l (split /\n/, slurp($file)) {
-            $n++;
-            my $e = eval { $js->decode($l) };
-            if (!$e || ref $e ne 'HASH') {
-                push @err, "$file:$n: not a JSON object";
-                next;
-            }
-            my $k = join ' ', sort keys %$e;
-            push @err, "$file:$n: keys $k" unless $k eq 'addr comm cpu func parent parent_addr tid ts'
-                || $k eq 'addr comm cpu duration exit tid ts' || $k eq 'addr comm cpu exit tid ts unwound'
-                || $k eq 'comm lost tid';
-            push @err, "$file:$n: negative duration" if exists $e->{duration} && $e->{duration} < 0;
-            $e->{child} = $file =~ /\.\d+\z/;    # FILE.PID: a forked child's
-            push @ev, $e;
-        }
-    }
-    return (\@ev, \@err);
-}
-
-# The trace as strings per thread, in the log's terms; unwound frames
-# as exits (C++) or left out (C).  Also checks that each exit closes the
-# innermost open entry of its thread, and that each entry's parent
-# address is in the function of the enclosing open entry (when that is
-# one of the program's): (\%seqs, \@nesting_errors).  A forked child's
-# thread begins with the returns of the frames it inherited.
-sub trace_seqs {
-    my ($syms, $bias, $ev, $unwound_is_exit) = @_;
-    my (%s, %open, @bad);
-    my $shown = cxxfilt(map { $_->[2] } @$syms);    # the trace's names are demangled
-    for my $e (@$ev) {
-        next if exists $e->{lost};
-        my $f = func_at($syms, hex($e->{addr}) - $bias);
-        my $n = $f ? $f->[2] : "?$e->{addr}";
-        my $tid = $e->{tid};
-        if (exists $e->{exit}) {
-            my $top = pop @{ $open{$tid} };
-            push @bad, "tid $tid: exit of $n, innermost open entry " . ($top // 'none')
-                unless defined $top ? $top eq $n : $e->{child};
-            push @bad, "tid $tid: exit named $e->{exit}, nm and c++filt say $shown->{$n}"
-                if $e->{exit} ne ($shown->{$n} // $n);
-            push @{ $s{$tid} }, "< $n" if !$e->{unwound} || $unwound_is_exit;
-        } else {
-            my $up = $open{$tid} && @{ $open{$tid} } ? $open{$tid}[-1] : undef;
-            my $p = func_at($syms, hex($e->{parent_addr}) - $bias);
-            push @bad, "tid $tid: $n called from " . ($p ? $p->[2] : $e->{parent_addr}) . " inside $up"
-                if defined $up && $p && $p->[2] !~ /\A\Q$up\E(?:\.cold)?\z/;
-            push @{ $open{$tid} }, $n;
-            push @bad, "tid $tid: entry named $e->{func}, nm and c++filt say $shown->{$n}"
-                if $e->{func} ne ($shown->{$n} // $n);
-            push @{ $s{$tid} }, "> $n";
-        }
-    }
-    return (\%s, \@bad);
-}
-
-# Every thread of the log, against the trace; returns the events.
-sub compare {
-    my ($name, $prog, $log, $files, $cxx, $trim) = @_;
-    my $syms = nm_funcs($prog);
-    my ($main_at, $cyg) = read_cyg($log);
-    my $bias = bias_of($syms, 'main', $main_at);
-    my $want = cyg_seqs($syms, $bias, $cyg);
-    $trim->($want) if $trim;
-    my ($ev, $errs) = read_graph_json(@$files);
-    is_deeply($errs, [], "$name: every trace line is a well-formed event");
-    ok(!grep({ exists $_->{lost} } @$ev), "$name: no event lost");
-    my ($got, $bad) = trace_seqs($syms, $bias, $ev, $cxx);
-    is_deeply($bad, [], "$name: each exit closes its thread's innermost call, names are nm's (through c++filt)");
-    my $calls = grep { /^>/ } map { @$_ } values %$want;
-    my $rets = grep { /^</ } map { @$_ } values %$want;
-    cmp_ok($rets, '>', 10, "$name: the log has $calls entries and $rets exits in "
-        . scalar(keys %$want) . ' threads');
-    my @d;
-    for my $tid (sort keys %{ { %$want, %$got } }) {
-        my ($g, $w) = ($got->{$tid} // [], $want->{$tid} // []);
-        if ($cxx) {
-            # GCC runs its exit hook in the landing pads in an order of
-            # its own: the calls in order, and each function's returns
-            # (an unwound frame's mark for one) counted.
-            my (%gc, %wc);
-            $gc{$_}++ for grep { /^</ } @$g;
-            $wc{$_}++ for grep { /^</ } @$w;
-            ($g, $w) = ([(grep { /^>/ } @$g), map { "$_ x$gc{$_}" } sort keys %gc],
-                [(grep { /^>/ } @$w), map { "$_ x$wc{$_}" } sort keys %wc]);
-        }
-        my $d = first_diff($g, $w);
-        push @d, "thread $tid: $d" if $d;
-    }
-    is_deeply(\@d, [], "$name: each thread's trace is its -finstrument-functions log, call and return");
-    return $ev;
-}
 
 my %plain;
 sub plain_output {
@@ -196,15 +67,7 @@ sub oracle_variant {
     is($err, '', "$name: the library says nothing");
     is($out, plain_output("$TSRC/oracle.c", 'gcc', 3), "$name: the output of the plain build");
     # Linked in, tracing starts in main (whose own return is not hooked).
-    my $trim = $mode ne 'a' ? undef : sub {
-        my ($w) = @_;
-        for my $s (values %$w) {
-            my ($i) = grep { $s->[$_] eq '> main' } 0 .. $#$s;
-            splice @$s, 0, $i + 1 if defined $i;
-            pop @$s if @$s && $s->[-1] eq '< main';
-        }
-    };
-    compare($name, $prog, "$d/cyg.log", ["$d/trace.json"], 0, $trim);
+    graph_compare($name, $prog, "$d/cyg.log", ["$d/trace.json"], 0, $mode eq 'a' ? \&graph_from_main : undef);
     return ($d, $prog);
 }
 
@@ -303,12 +166,8 @@ for my $v (['fentry PIE', '-pg -mfentry', [], []], ['mcount -no-pie', '-pg', ['-
     is($out, plain_output("$TSRC/hazards.c", 'gcc'), "hazards $vn: the output of the plain build");
     my @files = ("$d/trace.json", glob "$d/trace.json.*");
     is(scalar @files, 2, "hazards $vn: a trace of the parent and of the forked child");
-    my $ev = compare("hazards $vn", $prog, "$d/cyg.log", \@files, 0);
-    my %unw;
-    $unw{$_->{exit}}++ for grep { $_->{unwound} } @$ev;
-    # the forked child goes on with the rest of main: pthread_exit twice
-    is(join(' ', map { "$_=" . ($unw{$_} // 0) } qw(deep spin on_usr1 exit_deep exiter)),
-        'deep=6 spin=5 on_usr1=1 exit_deep=8 exiter=2',
+    my $ev = graph_compare("hazards $vn", $prog, "$d/cyg.log", \@files, 0);
+    is(hazards_unwound($ev), $HAZARDS_UNWOUND,
         "hazards $vn: frames left by longjmp, siglongjmp and pthread_exit marked unwound");
 }
 
@@ -331,10 +190,9 @@ for my $v (['fentry PIE', '-pg -mfentry'], ['mcount PIE', '-pg']) {
     is($st, 0, "unwind.cc $vn: exits 0 (no std::terminate)") or diag $e;
     is($e, '', "unwind.cc $vn: the library says nothing");
     is($out, plain_output("$TSRC/unwind.cc", 'g++'), "unwind.cc $vn: the output of the plain build");
-    my $ev = compare("unwind.cc $vn", "$d/unwind", "$d/cyg.log", ["$d/trace.json"], 1);
-    my $unw = grep { $_->{unwound} } @$ev;
-    # catcher(4..6): thrower(n..0); outer(3..5): plain_chain(n..0) and rethrower
-    is($unw, (5 + 6 + 7) + (4 + 5 + 6) + 3, "unwind.cc $vn: the frames left by the throws marked unwound");
+    my $ev = graph_compare("unwind.cc $vn", "$d/unwind", "$d/cyg.log", ["$d/trace.json"], 1);
+    is(scalar(grep { $_->{unwound} } @$ev), $UNWIND_UNWOUND,
+        "unwind.cc $vn: the frames left by the throws marked unwound");
 }
 
 # ---- stress: threads, a signal handler, live switches ---------------------------

@@ -27,14 +27,32 @@
 #    (toggle.c says when and why): events while the memory says `nop`,
 #    before the program writes the page again, are counted and shown, not
 #    failed; every event after that write is a failure.
+#  - function_graph (entries, hijacked returns, the trampoline), against
+#    GCC's -finstrument-functions enter and exit log (t/src/trace/
+#    cyg_graph.c, TraceTest's graph_compare, as t/78 does on x86_64):
+#    oracle.c PIE preloaded, PIE and -static linked in; hazards.c
+#    (longjmp, siglongjmp, fork, backtrace, pthread_exit, cancellation:
+#    frames left are marked unwound, never given an exit); unwind.cc's
+#    C++ exceptions (through the unwinder's interposers) when the cross
+#    g++ is there; tailcall.cc (tail calls between traced functions,
+#    which objdump must show) against the calls its source makes.
+#  - A second boot on -cpu max (pointer authentication, BTI): pac.c
+#    shows a pac-ret frame record holds a signed return address there
+#    (and not on the first boot's Cortex-A57); oracle.c built with
+#    pac-ret runs under function_graph with no return hijacked, each
+#    entry the function tracer's, matching the enter log.  bti.c: a br
+#    to no landing pad dies in a library marked for BTI, and its traced
+#    functions return through the trampoline into it.
 use strict;
 use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
-use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg);
-use A64System qw($A64CC a64_missing a64_boot);
+use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg
+    read_cyg_graph read_graph_json graph_compare graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
+use TestUtil qw(have);
+use A64System qw($A64CC $A64CXX a64_missing a64_boot);
 
 my $A64 = "$TOP/build/aarch64";
 my $missing = a64_missing();
@@ -49,12 +67,17 @@ delete $ENV{$_} for grep { /^(MCOUNT_TRACE_|MCOUNT_CC_)/ } keys %ENV;
 
 my $dir = tmpdir();
 
-# mcount-cc with the cross compiler (the object gets its table).
+# mcount-cc with a cross compiler (the object gets its table; g++
+# records at the link, so a C++ program is linked through it too).
+sub mcc_cc {
+    my ($cc, $out, @args) = @_;
+    my ($st, $o, $e) = run_cmd([$MCC, $cc, @args, '-o', $out]);
+    die "mcount-cc $cc @args failed ($st):\n$o$e" if $st != 0;
+    return $out;
+}
 sub mcc {
     my ($out, $src, @cflags) = @_;
-    my ($st, $o, $e) = run_cmd([$MCC, $A64CC, @cflags, '-c', $src, '-o', $out]);
-    die "mcount-cc $A64CC @cflags -c $src failed ($st):\n$o$e" if $st != 0;
-    return $out;
+    return mcc_cc($A64CC, $out, @cflags, '-c', $src);
 }
 
 # ---- builds ----
@@ -62,7 +85,10 @@ must($A64CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/a64/smc.c");
 my %files = ('/lib/mt/libmcount-trace.so' => "$A64/libmcount-trace.so", '/smc' => "$dir/smc");
 must($A64CC, '-O2', '-o', "$dir/plain", "$TSRC/oracle.c");
 must($A64CC, '-O2', '-c', "$TSRC/cyg.c", '-o', "$dir/cyg.o");
+must($A64CC, '-O2', '-c', "$TSRC/cyg_graph.c", '-o', "$dir/cygg.o");
 $files{'/plain'} = "$dir/plain";
+my %graph = (MCOUNT_TRACE_TRACER => 'function_graph');
+my $PRE = '/lib/mt/libmcount-trace.so';
 
 # name, compile flags, link flags, 'so' or 'a'
 my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
@@ -72,19 +98,80 @@ for my $v (@variants) {
     my ($name, $cf, $lf, $mode) = @$v;
     my @api = $mode eq 'a' ? ('-DWITH_API', "-I$RTINC") : ();
     mcc("$dir/$name.o", "$TSRC/oracle.c", '-O2', '-finstrument-functions', @api, @$cf);
-    must($A64CC, '-o', "$dir/$name", "$dir/$name.o", "$dir/cyg.o",
-        $mode eq 'a' ? "$A64/libmcount-trace.a" : (), @$lf);
-    $files{"/$name"} = "$dir/$name";
+    # the same object with the enter and exit log, for function_graph
+    for my $g ('', '-g') {
+        must($A64CC, '-o', "$dir/$name$g", "$dir/$name.o", $g ? "$dir/cygg.o" : "$dir/cyg.o",
+            $mode eq 'a' ? "$A64/libmcount-trace.a" : (), @$lf);
+        $files{"/$name$g"} = "$dir/$name$g";
+    }
     my %on = $mode eq 'a' ? (ORACLE_ENABLE => '*') : (MCOUNT_TRACE_FILTER => '*');
-    my %pre = $mode eq 'so' ? (LD_PRELOAD => '/lib/mt/libmcount-trace.so') : ();
+    my %pre = $mode eq 'so' ? (LD_PRELOAD => $PRE) : ();
     my %common = (%pre, MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_DIR => '/tmp/ctl');
     push @jobs, { name => $name, argv => ["/$name", 3], env => { %common, %on,
         CYG_LOG => "/tmp/$name.cyg", MCOUNT_TRACE_OUTPUT => "/tmp/$name.json" },
         files => ["/tmp/$name.cyg", "/tmp/$name.json"] },
         { name => "$name-off", argv => ["/$name", 3], env => { %common,
         CYG_LOG => "/tmp/$name-off.cyg", MCOUNT_TRACE_OUTPUT => "/tmp/$name-off.json" },
-        files => ["/tmp/$name-off.cyg", "/tmp/$name-off.json"] };
+        files => ["/tmp/$name-off.cyg", "/tmp/$name-off.json"] },
+        { name => "$name-g", argv => ["/$name-g", 3], env => { %common, %on, %graph,
+        CYG_LOG => "/tmp/$name-g.cyg", MCOUNT_TRACE_OUTPUT => "/tmp/$name-g.json" },
+        files => ["/tmp/$name-g.cyg", "/tmp/$name-g.json"] };
 }
+
+# function_graph and what a hijacked return must survive: longjmp,
+# siglongjmp, fork, backtrace(), pthread_exit, cancellation (hazards.c),
+# and C++ exceptions (unwind.cc, when the cross g++ is there); preloaded
+my %gjob = (LD_PRELOAD => $PRE, MCOUNT_TRACE_FILTER => '*', %graph, MCOUNT_TRACE_FORMAT => 'json',
+    MCOUNT_TRACE_DIR => '/tmp/ctl');
+my @libs = ('libgcc_s.so.1');    # glibc's pthread_cancel loads it
+mcc("$dir/hazards.o", "$TSRC/hazards.c", '-O2', '-finstrument-functions');
+must($A64CC, '-o', "$dir/hazards", "$dir/hazards.o", "$dir/cygg.o", '-lpthread');
+must($A64CC, '-O2', '-o', "$dir/hazards-plain", "$TSRC/hazards.c", '-lpthread');
+$files{"/$_"} = "$dir/$_" for qw(hazards hazards-plain);
+push @jobs, { name => 'hazards-plain', argv => ['/hazards-plain'] },
+    { name => 'hazards', argv => ['/hazards'], env => { %gjob, CYG_LOG => '/tmp/hazards.cyg',
+        MCOUNT_TRACE_OUTPUT => '/tmp/hazards.json' }, files => ['/tmp/hazards.cyg', '/tmp/hazards.json*'] };
+my $cxx = have($A64CXX);
+if ($cxx) {
+    mcc_cc($A64CXX, "$dir/unwind.o", '-O2', '-finstrument-functions', '-c', "$TSRC/unwind.cc");
+    mcc_cc($A64CXX, "$dir/unwind", "$dir/unwind.o", "$dir/cygg.o");
+    must($A64CXX, '-O2', '-o', "$dir/unwind-plain", "$TSRC/unwind.cc");
+    $files{"/$_"} = "$dir/$_" for qw(unwind unwind-plain);
+    push @libs, 'libstdc++.so.6';
+    push @jobs, { name => 'unwind-plain', argv => ['/unwind-plain'] },
+        { name => 'unwind', argv => ['/unwind'], env => { %gjob, CYG_LOG => '/tmp/unwind.cyg',
+            MCOUNT_TRACE_OUTPUT => '/tmp/unwind.json' }, files => ['/tmp/unwind.cyg', '/tmp/unwind.json'] };
+    # tail calls between traced functions (no oracle log: -no-pie, nm's addresses as they are)
+    mcc_cc($A64CXX, "$dir/tailcall.o", '-O2', '-c', "$TSRC/a64/tailcall.cc");
+    mcc_cc($A64CXX, "$dir/tailcall", '-no-pie', "$dir/tailcall.o");
+    must($A64CXX, '-O2', '-o', "$dir/tailcall-plain", "$TSRC/a64/tailcall.cc");
+    $files{"/$_"} = "$dir/$_" for qw(tailcall tailcall-plain);
+    push @jobs, { name => 'tailcall-plain', argv => ['/tailcall-plain'] },
+        { name => 'tailcall', argv => ['/tailcall'], env => { %gjob, MCOUNT_TRACE_OUTPUT => '/tmp/tailcall.json' },
+            files => ['/tmp/tailcall.json'] };
+}
+
+# Pointer authentication: the probe says whether a pac-ret frame record
+# holds a signed return address (not on this boot's Cortex-A57; on the
+# second boot's -cpu max); there, oracle.c built with pac-ret must run
+# under function_graph with no return hijacked.
+must($A64CC, '-O2', '-mbranch-protection=pac-ret', '-fno-omit-frame-pointer', '-static', '-o', "$dir/pac",
+    "$TSRC/a64/pac.c");
+mcc("$dir/oracle-pac.o", "$TSRC/oracle.c", '-O2', '-finstrument-functions', '-mbranch-protection=pac-ret');
+must($A64CC, '-o', "$dir/oracle-pac", "$dir/oracle-pac.o", "$dir/cygg.o");
+$files{"/$_"} = "$dir/$_" for qw(pac oracle-pac);
+push @jobs, { name => 'pac', argv => ['/pac'] };
+
+# Branch Target Identification: a library whose every input is marked
+# for it (bti.c), traced; the trampoline goes back into its guarded
+# text.  Its probe jumps with br to no landing pad: it lands here, and
+# dies of SIGILL on the second boot's CPU.
+mcc("$dir/bti.o", "$TSRC/a64/bti.c", '-O2', '-fPIC', '-mbranch-protection=bti');
+must($A64CC, '-shared', '-nostartfiles', '-o', "$dir/libbti.so", "$dir/bti.o");
+must($A64CC, '-O2', '-DBTI_MAIN', '-o', "$dir/bti", "$TSRC/a64/bti.c", "-L$dir", '-lbti', '-Wl,-rpath,/lib/mt');
+$files{'/bti'} = "$dir/bti";
+$files{'/lib/mt/libbti.so'} = "$dir/libbti.so";
+push @jobs, { name => 'bti-probe', argv => ['/bti', 'probe'] };
 
 # the live switching program, and its plain build
 mcc("$dir/toggle.o", "$TSRC/a64/toggle.c", '-O2', '-DWITH_API', "-I$RTINC");
@@ -102,9 +189,26 @@ push @jobs, { name => 'toggle-plain', argv => ['/toggle-plain'] },
 
 # ---- one boot ----
 my $t0 = time;
-my ($r, $console, $qst) = a64_boot(files => \%files, jobs => \@jobs, timeout => 900);
+my ($r, $console, $qst) = a64_boot(files => \%files, jobs => \@jobs, timeout => 900, libs => \@libs);
 ok($r->{'(done)'}, 'the machine booted, ran every job and powered off (' . (time - $t0) . ' s)')
     or diag "qemu status $qst; console:\n" . substr($console, -3000);
+
+# ---- a second boot: a CPU with pointer authentication and BTI ----
+my $MAXCPU = 'max,pauth-impdef=on';
+my @mjobs = ({ name => 'pac', argv => ['/pac'] }, { name => 'plain', argv => ['/plain', 3] },
+    { name => 'oracle-pac', argv => ['/oracle-pac', 3], env => { %gjob, CYG_LOG => '/tmp/oracle-pac.cyg',
+        MCOUNT_TRACE_OUTPUT => '/tmp/oracle-pac.json' }, files => ['/tmp/oracle-pac.cyg', '/tmp/oracle-pac.json'] },
+    { name => 'pie-preloaded-g', argv => ['/pie-preloaded-g', 3], env => { %gjob,
+        CYG_LOG => '/tmp/pie-preloaded-g.cyg', MCOUNT_TRACE_OUTPUT => '/tmp/pie-preloaded-g.json' },
+        files => ['/tmp/pie-preloaded-g.cyg', '/tmp/pie-preloaded-g.json'] },
+    { name => 'bti-probe', argv => ['/bti', 'probe'] }, { name => 'bti-untraced', argv => ['/bti', 'run', 3] },
+    { name => 'bti', argv => ['/bti', 'run', 3], env => { %gjob, MCOUNT_TRACE_OUTPUT => '/tmp/bti.json' },
+        files => ['/tmp/bti.json'] });
+my %mfiles = map { ($_ => $files{$_}) } $PRE, '/lib/mt/libbti.so', map { $_->{argv}[0] } @mjobs;
+$t0 = time;
+my ($m, $mconsole, $mst) = a64_boot(files => \%mfiles, jobs => \@mjobs, timeout => 900, cpu => $MAXCPU);
+ok($m->{'(done)'}, "-cpu $MAXCPU: the machine booted, ran every job and powered off (" . (time - $t0) . ' s)')
+    or diag "qemu status $mst; console:\n" . substr($mconsole, -3000);
 
 is($r->{smc}{stdout}, "f 1 2 3\n",
     'the emulated machine runs code changed through /proc/self/mem (as the tracer writes it)');
@@ -215,6 +319,185 @@ for my $v (@variants) {
     note 'emulator: a block translated from the old bytes ran on after a disable in '
         . ($q_stale_rounds // '?') . " of $QUICK counted rounds (" . ($q_stale // '?') . ' events)'
         . ($st ? "; in the written rounds: $st" : '');
+}
+
+# ---- function_graph ----
+# A job's files on the host, under their guest names' last component
+# (FILE.PID stays a forked child's): { GUEST_PATH => HOST_PATH }.
+sub job_files {
+    my ($job, $tag) = @_;
+    my $d = "$dir/files-$tag";
+    mkdir $d;
+    my %p;
+    for my $g (keys %{ $job->{files} // {} }) {
+        (my $b = $g) =~ s{.*/}{};
+        spit("$d/$b", $job->{files}{$g});
+        $p{$g} = "$d/$b";
+    }
+    return \%p;
+}
+
+# The graph jobs of oracle.c: the trace against the enter and exit log.
+sub graph_job {
+    my ($name, $j, $prog, $mode) = @_;
+    is($j->{status}, 0, "$name: exits 0 under function_graph") or diag $j->{stderr};
+    is($j->{stderr}, '', "$name: the library says nothing");
+    is($j->{stdout}, $want_out, "$name: the output of the plain build");
+    my $f = job_files($j, $name);
+    my ($log, $trace) = grep { defined } @$f{"/tmp/$name.cyg", "/tmp/$name.json"};
+    ok(defined $trace, "$name: the enter and exit log and the trace") or return;
+    # linked in, tracing starts in main (whose own return is not hooked)
+    graph_compare($name, $prog, $log, [$trace], 0, $mode eq 'a' ? \&graph_from_main : undef);
+}
+graph_job("$_->[0]-g", $r->{"$_->[0]-g"} // {}, "$dir/$_->[0]-g", $_->[3]) for @variants;
+
+{
+    my $p = $r->{'hazards-plain'} // {};
+    my $j = $r->{hazards} // {};
+    like($p->{stdout} // '', qr/\Ajumper \d+\n.*\ncancel testcancel 1 \d+\n/s,
+        'hazards, plain build: it ran through');
+    is($j->{status}, 0, 'hazards: exits 0 under function_graph') or diag $j->{stderr};
+    is($j->{stderr}, '', 'hazards: the library says nothing');
+    is($j->{stdout}, $p->{stdout}, 'hazards: the output of the plain build');
+    my $f = job_files($j, 'hazards');
+    my @traces = map { $f->{$_} } sort grep { m{\A/tmp/hazards\.json} } keys %$f;
+    is(scalar @traces, 2, 'hazards: a trace of the parent and of the forked child');
+    if ($f->{'/tmp/hazards.cyg'}) {
+        my $ev = graph_compare('hazards', "$dir/hazards", $f->{'/tmp/hazards.cyg'}, \@traces, 0);
+        is(hazards_unwound($ev), $HAZARDS_UNWOUND,
+            'hazards: frames left by longjmp, siglongjmp and pthread_exit marked unwound');
+    } else {
+        fail('hazards: no enter and exit log');
+    }
+}
+
+SKIP: {
+    skip "$A64CXX not installed (make deps): no C++ exceptions", 1 unless $cxx;
+    my $p = $r->{'unwind-plain'} // {};
+    my $j = $r->{unwind} // {};
+    like($p->{stdout} // '', qr/\S/, 'unwind.cc, plain build: it prints what it computed');
+    is($j->{status}, 0, 'unwind.cc: exits 0 under function_graph (no std::terminate)') or diag $j->{stderr};
+    is($j->{stderr}, '', 'unwind.cc: the library says nothing');
+    is($j->{stdout}, $p->{stdout}, 'unwind.cc: the output of the plain build');
+    my $f = job_files($j, 'unwind');
+    skip 'unwind.cc: no log or no trace', 1 unless $f->{'/tmp/unwind.cyg'} && $f->{'/tmp/unwind.json'};
+    my $ev = graph_compare('unwind.cc', "$dir/unwind", $f->{'/tmp/unwind.cyg'}, [$f->{'/tmp/unwind.json'}], 1);
+    is(scalar(grep { $_->{unwound} } @$ev), $UNWIND_UNWOUND, 'unwind.cc: the frames left by the throws marked unwound');
+}
+
+SKIP: {
+    skip "$A64CXX not installed (make deps): no tail calls", 1 unless $cxx;
+    my $p = $r->{'tailcall-plain'} // {};
+    my $j = $r->{tailcall} // {};
+    like($p->{stdout} // '', qr/\Acaught boom\nresult -?\d+\n\z/, 'tailcall.cc, plain build: caught and computed');
+    is($j->{status}, 0, 'tailcall.cc: exits 0 under function_graph') or diag $j->{stderr};
+    is($j->{stderr}, '', 'tailcall.cc: the library says nothing');
+    is($j->{stdout}, $p->{stdout}, 'tailcall.cc: the output of the plain build');
+    # the compiler made each tail call (else there is nothing to test)
+    my ($st, $dis) = run_cmd(['aarch64-linux-gnu-objdump', '-d', "$dir/tailcall"]);
+    my %tail;
+    my $in = '';
+    for (split /\n/, $dis) {
+        $in = $1 if /\A[0-9a-f]+ <(\S+)>:\z/;
+        $tail{$in} = $1 if /\tb\t[0-9a-f]+ <(_Z\w+)>\z/;
+    }
+    my %calls = (_Z10caller_bigi => '_Z12callee_smalli', _Z12caller_smalli => '_Z10callee_bigi',
+        _Z11thrower_bigi => '_Z12throws_smalli');
+    is_deeply({ map { ($_ => $tail{$_}) } keys %calls }, \%calls,
+        'tailcall.cc: objdump shows the three tail calls (a b to the callee)');
+    my $f = job_files($j, 'tailcall');
+    my ($ev, $errs) = $f->{'/tmp/tailcall.json'} ? read_graph_json($f->{'/tmp/tailcall.json'}) : ([], ['no trace']);
+    is_deeply($errs, [], 'tailcall.cc: every trace line is a well-formed event');
+    # The calls as the source makes them; a tail call's callee returns
+    # for its caller (the caller's exit follows), the frames the throw
+    # leaves are unwound.
+    my @want = map { my ($d, $n) = split / /; "$d _Z" . length($n) . "${n}i" } (
+        '> caller_big', '> callee_small', '> leaf', '< leaf', '< callee_small', '< caller_big',
+        '> caller_small', '> callee_big', '> leaf', '< leaf', '< callee_big', '< caller_small',
+        '> thrower_big', '> throws_small', '> boom', '<~ boom', '<~ throws_small', '<~ thrower_big',
+        '> leaf', '< leaf',
+        '> caller_big', '> callee_small', '> leaf', '< leaf', '< callee_small', '< caller_big');
+    my %tailed = reverse %calls;
+    my $syms = nm_funcs("$dir/tailcall");
+    my (@got, @bad, @open, %parent);
+    for my $e (@$ev) {
+        my $fn = func_at($syms, hex $e->{addr});
+        my $n = $fn ? $fn->[2] : $e->{addr};
+        next if $n eq 'main';
+        if (exists $e->{exit}) {
+            push @got, ($e->{unwound} ? '<~ ' : '< ') . $n;
+            pop @open;
+            next;
+        }
+        push @got, "> $n";
+        $parent{$n} = $e->{parent_addr};
+        my $pf = func_at($syms, hex $e->{parent_addr});
+        my $pn = $pf ? $pf->[2] : $e->{parent_addr};
+        # a tail-called function's parent is its caller's (an address in
+        # main); any other's is in the function that called it
+        if (my $c = $tailed{$n}) {
+            push @bad, "$n: parent $e->{parent_addr} ($pn), ${c}'s " . ($parent{$c} // 'none')
+                unless ($parent{$c} // '') eq $e->{parent_addr} && $pn eq 'main';
+        } else {
+            my $up = @open ? $open[-1] : 'main';
+            push @bad, "$n: parent $pn, called from $up" unless $pn eq $up;
+        }
+        push @open, $n;
+    }
+    is(first_diff(\@got, \@want), '', 'tailcall.cc: the calls and returns the source makes, event for event');
+    is_deeply(\@bad, [], 'tailcall.cc: each parent is the caller\'s; a tail-called function\'s its caller\'s (in main)');
+}
+
+# ---- pointer authentication (the second boot) ----
+is($r->{pac}{stdout}, "pac off\n", 'Cortex-A57: the probe finds a pac-ret frame\'s return address unsigned');
+is($m->{pac}{stdout}, "pac on\n", "-cpu $MAXCPU: the probe finds it signed");
+graph_job('pie-preloaded-g', $m->{'pie-preloaded-g'} // {}, "$dir/pie-preloaded-g", 'so');
+is($m->{plain}{stdout}, $want_out, "-cpu $MAXCPU: the plain program's output");
+{
+    my $j = $m->{'oracle-pac'} // {};
+    is($j->{status}, 0, 'pac-ret: exits 0 under function_graph') or diag $j->{stderr};
+    is($j->{stderr}, '', 'pac-ret: the library says nothing');
+    is($j->{stdout}, $want_out, 'pac-ret: the output of the plain build');
+    my $f = job_files($j, 'oracle-pac');
+    my ($ev, $errs) = $f->{'/tmp/oracle-pac.json'} ? read_json($f->{'/tmp/oracle-pac.json'}) : ([], ['no trace']);
+    # an exit, or an entry marked for one, is no event of the function tracer
+    is_deeply($errs, [], 'pac-ret: every event an entry as the function tracer writes it: no return hijacked');
+    my $syms = nm_funcs("$dir/oracle-pac");
+    my ($main_at, $log) = $f->{'/tmp/oracle-pac.cyg'} ? read_cyg_graph($f->{'/tmp/oracle-pac.cyg'}) : (0, []);
+    my @enter = map { [$_->[1], $_->[2]] } grep { $_->[0] eq '>' } @$log;
+    my ($want, $got, $names) = against_cyg($syms, bias_of($syms, 'main', $main_at), \@enter, $ev, 0);
+    cmp_ok(scalar @$want, '>', 30, 'pac-ret: the program entered ' . scalar(@$want) . ' functions');
+    is(first_diff($got, $want), '', 'pac-ret: the entries are the -finstrument-functions enter log, '
+        . 'function and parent (the real return address), event for event');
+    is_deeply($names, [], 'pac-ret: each event\'s function and parent are nm\'s');
+}
+
+# ---- BTI (the second boot) ----
+{
+    my ($st, $notes) = run_cmd(['readelf', '-nW', "$dir/libbti.so"]);
+    like($notes, qr/AArch64 feature: BTI/, 'bti: the traced library is marked for BTI (every input is)');
+    is($r->{'bti-probe'}{stdout}, "bti off\n", 'Cortex-A57: the probe\'s br to no landing pad lands');
+    my $pr = $m->{'bti-probe'} // {};
+    is(($pr->{status} // 0) & 127, 4, "-cpu $MAXCPU: the probe's br to no landing pad is a SIGILL (guarded)")
+        or diag "status $pr->{status}, stdout $pr->{stdout}";
+    my $u = $m->{'bti-untraced'} // {};
+    my $j = $m->{bti} // {};
+    like($u->{stdout} // '', qr/\Aresult \d+\nbleaf 0x[0-9a-f]+\n\z/, 'bti, untraced: it computes');
+    is($j->{status}, 0, 'bti: exits 0 under function_graph') or diag $j->{stderr};
+    is($j->{stderr}, '', 'bti: the library says nothing');
+    my ($res, $where) = ($j->{stdout} // '') =~ /\A(result \d+\n)bleaf (0x[0-9a-f]+)\n\z/;
+    is($res, ($u->{stdout} // '') =~ /\A(result \d+\n)/ ? $1 : '', 'bti: the result of the untraced run');
+    my $f = job_files($j, 'bti');
+    my ($ev, $errs) = $f->{'/tmp/bti.json'} ? read_graph_json($f->{'/tmp/bti.json'}) : ([], ['no trace']);
+    is_deeply($errs, [], 'bti: every trace line is a well-formed event');
+    my $syms = nm_funcs("$dir/libbti.so");
+    my $bias = bias_of($syms, 'bleaf', hex($where // 0));
+    my @got = map { my $fn = func_at($syms, hex($_->{addr}) - $bias);
+        (exists $_->{exit} ? '< ' : '> ') . ($fn ? $fn->[2] : $_->{addr}) } grep { !exists $_->{lost} } @$ev;
+    # bti_run(3) as the source makes its calls, each returning through the trampoline
+    my @want = ('> bti_run', (map { ('> bmid', '> bleaf', '< bleaf', '> bleaf', '< bleaf', '< bmid') } 1 .. 3),
+        '< bti_run');
+    is(first_diff(\@got, \@want), '', 'bti: every call and return, back into the guarded library');
 }
 
 done_testing();

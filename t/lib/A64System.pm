@@ -18,10 +18,11 @@ use warnings;
 use Exporter 'import';
 use TestUtil qw($TOP run_cmd must tmpdir slurp spit have);
 
-our @EXPORT_OK = qw($KERNEL $A64CC a64_missing a64_boot);
+our @EXPORT_OK = qw($KERNEL $A64CC $A64CXX a64_missing a64_boot);
 
 our $KERNEL = "$TOP/build/aarch64/vmlinuz";
 our $A64CC = 'aarch64-linux-gnu-gcc-12';
+our $A64CXX = 'aarch64-linux-gnu-g++-12';    # for C++ programs only (t/79's exceptions)
 my $SYSROOT = '/usr/aarch64-linux-gnu';
 
 # What is missing to boot, as a message, or ''.
@@ -50,18 +51,23 @@ sub _cpio {
 }
 
 # a64_boot(files => { GUEST_PATH => HOST_FILE }, jobs => [{ name, argv => [],
-#   env => {}, files => [GUEST_PATH...] }...], timeout => S, smp => N)
+#   env => {}, files => [GUEST_PATH...] }...], timeout => S, smp => N,
+#   cpu => QEMU_CPU, libs => [NAME...])
 # -> ({ NAME => { status, stdout, stderr, files => { PATH => data } } },
 #     the console, qemu's wait status)
 # Every job's program must be among the files; the dynamic linker and the
-# C library are added under /lib.
+# C library are added under /lib, and the libraries named in libs (such
+# as libstdc++.so.6) from the cross compiler's.  A job's file PATH* is
+# each file whose path starts with PATH (init.c).  The CPU is a
+# Cortex-A57 (ARMv8.0: no pointer authentication, no BTI) unless cpu
+# says otherwise.
 sub a64_boot {
     my (%o) = @_;
     my $dir = tmpdir();
     must($A64CC, '-O2', '-static', '-o', "$dir/init", "$TOP/t/src/trace/a64/init.c");
     my %files = (%{ $o{files} // {} }, '/init' => "$dir/init",
         '/lib/ld-linux-aarch64.so.1' => "$SYSROOT/lib/ld-linux-aarch64.so.1",
-        map { ("/lib/aarch64-linux-gnu/$_" => "$SYSROOT/lib/$_") } qw(libc.so.6 libm.so.6));
+        map { ("/lib/aarch64-linux-gnu/$_" => "$SYSROOT/lib/$_") } qw(libc.so.6 libm.so.6), @{ $o{libs} // [] });
     my $jobs = '';
     for my $j (@{ $o{jobs} }) {
         die "job name '$j->{name}'" unless $j->{name} =~ /\A[\w.-]+\z/;
@@ -84,7 +90,7 @@ sub a64_boot {
     push @entries, ['jobs', 0100644, $jobs], ['proc', 040755, ''], ['tmp', 040777, ''];
     spit("$dir/initrd", _cpio(@entries));
     my ($st, $out, $err) = run_cmd(['timeout', '-k', '10', $o{timeout} // 600,
-        'qemu-system-aarch64', '-M', 'virt', '-cpu', 'cortex-a57', '-smp', $o{smp} // 2,
+        'qemu-system-aarch64', '-M', 'virt', '-cpu', $o{cpu} // 'cortex-a57', '-smp', $o{smp} // 2,
         '-m', '512', '-nographic', '-no-reboot', '-kernel', $KERNEL, '-initrd', "$dir/initrd",
         '-append', 'console=ttyAMA0 quiet panic=-1']);
     my (%r, $job, $file);

@@ -17,7 +17,8 @@ use TestUtil qw($TOP run_cmd tmpdir slurp spit);
 
 our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced
     read_text read_json nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
-    hook_form cxxfilt show_seq first_diff against_cyg);
+    hook_form cxxfilt show_seq first_diff against_cyg read_cyg_graph read_graph_json graph_compare
+    graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
 
 our $MCC = "$TOP/bin/mcount-cc";
 our $MT = "$TOP/bin/mcount-trace";
@@ -353,6 +354,169 @@ sub mt_request {
     }
     close $s;
     return $ans;
+}
+
+# The function_graph tracer against GCC's -finstrument-functions enter
+# and exit log of the same run (t/src/trace/cyg_graph.c), for t/78 and
+# t/79.
+#
+# read_cyg_graph(FILE): the log as (main's run-time address, [[DIR, FN,
+# SITE, TID]...]).
+sub read_cyg_graph {
+    my ($file) = @_;
+    my @l = split /\n/, slurp($file);
+    my ($main) = (shift(@l) // '') =~ /\Amain (0x[0-9a-f]+)\z/ or die "$file: no main line";
+    return (hex $main, [map { /\A([<>]) (0x[0-9a-f]+) (0x[0-9a-f]+) (\d+)\z/ or die "$file: '$_'";
+        [$1, hex $2, hex $3, $4] } @l]);
+}
+
+# The log as strings per thread: "> FUNC" and "< FUNC".  (Its call sites
+# are no oracle here: __builtin_return_address(0), which GCC passes, is
+# the trampoline in a hijacked function.)
+sub cyg_seqs {
+    my ($syms, $bias, $log) = @_;
+    my %s;
+    for my $e (@$log) {
+        my ($d, $fn, $site, $tid) = @$e;
+        my $f = func_at($syms, $fn - $bias);
+        my $n = $f ? $f->[2] : sprintf('?%#x', $fn - $bias);
+        push @{ $s{$tid} }, "$d $n";
+    }
+    return \%s;
+}
+
+# The JSON lines of the trace files given, strictly; (\@events, \@errors).
+sub read_graph_json {
+    my (@files) = @_;
+    my (@ev, @err);
+    my $js = JSON::PP->new;
+    for my $file (@files) {
+        my $n = 0;
+        for my $l (split /\n/, slurp($file)) {
+            $n++;
+            my $e = eval { $js->decode($l) };
+            if (!$e || ref $e ne 'HASH') {
+                push @err, "$file:$n: not a JSON object";
+                next;
+            }
+            my $k = join ' ', sort keys %$e;
+            push @err, "$file:$n: keys $k" unless $k eq 'addr comm cpu func parent parent_addr tid ts'
+                || $k eq 'addr comm cpu duration exit tid ts' || $k eq 'addr comm cpu exit tid ts unwound'
+                || $k eq 'comm lost tid';
+            push @err, "$file:$n: negative duration" if exists $e->{duration} && $e->{duration} < 0;
+            $e->{child} = $file =~ /\.\d+\z/;    # FILE.PID: a forked child's
+            push @ev, $e;
+        }
+    }
+    return (\@ev, \@err);
+}
+
+# The trace as strings per thread, in the log's terms; unwound frames
+# as exits (C++) or left out (C).  Also checks that each exit closes the
+# innermost open entry of its thread, and that each entry's parent
+# address is in the function of the enclosing open entry (when that is
+# one of the program's): (\%seqs, \@nesting_errors).  A forked child's
+# thread begins with the returns of the frames it inherited.
+sub trace_seqs {
+    my ($syms, $bias, $ev, $unwound_is_exit) = @_;
+    my (%s, %open, @bad);
+    my $shown = cxxfilt(map { $_->[2] } @$syms);    # the trace's names are demangled
+    for my $e (@$ev) {
+        next if exists $e->{lost};
+        my $f = func_at($syms, hex($e->{addr}) - $bias);
+        my $n = $f ? $f->[2] : "?$e->{addr}";
+        my $tid = $e->{tid};
+        if (exists $e->{exit}) {
+            my $top = pop @{ $open{$tid} };
+            push @bad, "tid $tid: exit of $n, innermost open entry " . ($top // 'none')
+                unless defined $top ? $top eq $n : $e->{child};
+            push @bad, "tid $tid: exit named $e->{exit}, nm and c++filt say $shown->{$n}"
+                if $e->{exit} ne ($shown->{$n} // $n);
+            push @{ $s{$tid} }, "< $n" if !$e->{unwound} || $unwound_is_exit;
+        } else {
+            my $up = $open{$tid} && @{ $open{$tid} } ? $open{$tid}[-1] : undef;
+            my $p = func_at($syms, hex($e->{parent_addr}) - $bias);
+            push @bad, "tid $tid: $n called from " . ($p ? $p->[2] : $e->{parent_addr}) . " inside $up"
+                if defined $up && $p && $p->[2] !~ /\A\Q$up\E(?:\.cold)?\z/;
+            push @{ $open{$tid} }, $n;
+            push @bad, "tid $tid: entry named $e->{func}, nm and c++filt say $shown->{$n}"
+                if $e->{func} ne ($shown->{$n} // $n);
+            push @{ $s{$tid} }, "> $n";
+        }
+    }
+    return (\%s, \@bad);
+}
+
+# graph_compare(NAME, PROG, LOG, [TRACE_FILE...], CXX, TRIM): every
+# thread of the log against the trace (tests of Test::More); returns the
+# events.  CXX: an unwound frame stands for an exit (GCC's exit hook runs
+# in C++ landing pads), and each function's returns are counted, not
+# ordered; TRIM (or undef) edits the log's sequences first.
+sub graph_compare {
+    my ($name, $prog, $log, $files, $cxx, $trim) = @_;
+    my $syms = nm_funcs($prog);
+    my ($main_at, $cyg) = read_cyg_graph($log);
+    my $bias = bias_of($syms, 'main', $main_at);
+    my $want = cyg_seqs($syms, $bias, $cyg);
+    $trim->($want) if $trim;
+    my ($ev, $errs) = read_graph_json(@$files);
+    Test::More::is_deeply($errs, [], "$name: every trace line is a well-formed event");
+    Test::More::ok(!grep({ exists $_->{lost} } @$ev), "$name: no event lost");
+    my ($got, $bad) = trace_seqs($syms, $bias, $ev, $cxx);
+    Test::More::is_deeply($bad, [], "$name: each exit closes its thread's innermost call, names are nm's (through c++filt)");
+    my $calls = grep { /^>/ } map { @$_ } values %$want;
+    my $rets = grep { /^</ } map { @$_ } values %$want;
+    Test::More::cmp_ok($rets, '>', 10, "$name: the log has $calls entries and $rets exits in "
+        . scalar(keys %$want) . ' threads');
+    my @d;
+    for my $tid (sort keys %{ { %$want, %$got } }) {
+        my ($g, $w) = ($got->{$tid} // [], $want->{$tid} // []);
+        if ($cxx) {
+            # GCC runs its exit hook in the landing pads in an order of
+            # its own: the calls in order, and each function's returns
+            # (an unwound frame's mark for one) counted.
+            my (%gc, %wc);
+            $gc{$_}++ for grep { /^</ } @$g;
+            $wc{$_}++ for grep { /^</ } @$w;
+            ($g, $w) = ([(grep { /^>/ } @$g), map { "$_ x$gc{$_}" } sort keys %gc],
+                [(grep { /^>/ } @$w), map { "$_ x$wc{$_}" } sort keys %wc]);
+        }
+        my $d = first_diff($g, $w);
+        push @d, "thread $tid: $d" if $d;
+    }
+    Test::More::is_deeply(\@d, [], "$name: each thread's trace is its -finstrument-functions log, call and return");
+    return $ev;
+}
+
+# A TRIM for graph_compare: a program linked with the library switches
+# tracing on in main, so the log from main's entry on, main's own exit
+# left out (its return was not hooked).
+sub graph_from_main {
+    my ($w) = @_;
+    for my $s (values %$w) {
+        my ($i) = grep { $s->[$_] eq '> main' } 0 .. $#$s;
+        splice @$s, 0, $i + 1 if defined $i;
+        pop @$s if @$s && $s->[-1] eq '< main';
+    }
+    return;
+}
+
+# The frames t/src/trace/hazards.c and unwind.cc leave without returning,
+# by their sources: a function_graph trace marks each one unwound.
+# hazards.c: deep(5..0) left by longjmp, spin(4..0) and on_usr1 by
+# siglongjmp, and per process (the forked child goes on with the rest
+# of main) exit_deep(3..0) and exiter by pthread_exit.
+our $HAZARDS_UNWOUND = 'deep=6 spin=5 on_usr1=1 exit_deep=8 exiter=2';
+# unwind.cc: catcher(4..6) leaves thrower(n..0); outer(3..5) leaves
+# plain_chain(n..0); and rethrower.
+our $UNWIND_UNWOUND = (5 + 6 + 7) + (4 + 5 + 6) + 3;
+
+# The unwound frames of hazards.c's events, as $HAZARDS_UNWOUND says them.
+sub hazards_unwound {
+    my ($ev) = @_;
+    my %unw;
+    $unw{$_->{exit}}++ for grep { $_->{unwound} } @$ev;
+    return join ' ', map { "$_=" . ($unw{$_} // 0) } qw(deep spin on_usr1 exit_deep exiter);
 }
 
 1;

@@ -8,7 +8,9 @@
  *   job NAME        a new job (its stdout and stderr go to files)
  *   arg WORD        the next word of its argv (the first is the program)
  *   env NAME=VALUE  its environment has only these
- *   file PATH       a file to report after it ran
+ *   file PATH       a file to report after it ran; PATH* each file of
+ *                   PATH's directory whose name starts as PATH's does
+ *                   (a forked child's trace file, FILE.PID)
  *   run             run it
  * The report, every line starting with "@@@" (kernel messages may come
  * in between): "@@@job NAME status N" (a wait status), then per file
@@ -16,6 +18,7 @@
  * the last job "@@@done".
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +49,28 @@ static void report_file(const char *job, const char *path)
 		printf("@@@missing\n");
 	}
 	printf("@@@eof\n");
+}
+
+/* PATH, or with a final '*' each file whose path starts with the rest. */
+static void report_files(const char *job, const char *path)
+{
+	size_t n = strlen(path);
+	const char *slash = strrchr(path, '/');
+	if (!n || path[n - 1] != '*' || !slash) {
+		report_file(job, path);
+		return;
+	}
+	char dir[300], full[600];
+	snprintf(dir, sizeof dir, "%.*s", (int)(slash - path) + 1, path);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		snprintf(full, sizeof full, "%s%s", dir, e->d_name);
+		if (!strncmp(full, path, n - 1) && e->d_type == DT_REG)
+			report_file(job, full);
+	}
+	if (d)
+		closedir(d);
 }
 
 int main(void)
@@ -101,7 +126,7 @@ int main(void)
 			report_file(name, out);
 			report_file(name, err);
 			for (int i = 0; i < nf; i++)
-				report_file(name, files[i]);
+				report_files(name, files[i]);
 		} else {
 			printf("@@@error bad line '%s'\n", line);
 		}
