@@ -30,6 +30,7 @@
 #define _GNU_SOURCE
 #include <elf.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "rt.h"
 
@@ -98,6 +99,46 @@ static bool hook_target(const struct mt_object *o, uintptr_t t, int depth)
 	return hook_target(o, page + ((i1 >> 10) & 0xfff), depth + 1);
 }
 
+/* Does the function of a site sign its return address?  GCC's
+ * -mbranch-protection=pac-ret makes the prologue sign x30 (paciasp,
+ * pacibsp; pacia/pacib x30 with another modifier) and the epilogue check
+ * it (autiasp): a return address replaced by the trampoline's fails that
+ * check unless the signature happens to be all zeros, in which case the
+ * hook's own test (the saved x30 is the parent) cannot tell it from an
+ * unsigned one.  So on a CPU with pointer authentication such a
+ * function's frames are never hijacked (nohook); not knowing where the
+ * function begins counts as signing.  Without it the hint forms are NOPs
+ * (and the others would not run at all). */
+#define PACIASP 0xd503233fu
+#define PACIBSP 0xd503237fu
+#define PACIAZ  0xd503231fu
+#define PACIBZ  0xd503235fu
+#ifndef HWCAP_PACA
+#define HWCAP_PACA (1ul << 30)
+#endif
+static bool cpu_pac(void)
+{
+	static int pac = -1;
+	if (pac < 0)
+		pac = (getauxval(AT_HWCAP) & HWCAP_PACA) != 0;
+	return pac;
+}
+
+static bool signs_lr(const struct mt_site *s, const struct mt_object *o)
+{
+	const struct mt_sym *f = mt_sym_at(o, s->addr);
+	if (!f || (f->addr & 3) || f->addr > s->addr || s->addr - f->addr > 4096 || !mt_in_exec(o, f->addr))
+		return true;
+	for (uintptr_t a = f->addr; a < s->addr; a += 4) {
+		uint32_t i = insn(a);
+		if (i == PACIASP || i == PACIBSP || i == PACIAZ || i == PACIBZ ||
+		    (i & 0xfffff81fu) == 0xdac1001eu ||      /* pacia, pacib x30, xn|sp */
+		    (i & 0xfffffbffu) == 0xdac123feu)        /* paciza, pacizb x30 */
+			return true;
+	}
+	return false;
+}
+
 static const char *a64_decode(struct mt_site *s, const struct mt_object *o)
 {
 	if (s->addr & 3)
@@ -110,7 +151,10 @@ static const char *a64_decode(struct mt_site *s, const struct mt_object *o)
 		s->form = 0;
 		s->target = bl_target(s->addr, i);
 		memcpy(s->orig, &i, 4);
-		return hook_target(o, s->target, 0) ? NULL : "a call to something other than the hook";
+		if (!hook_target(o, s->target, 0))
+			return "a call to something other than the hook";
+		s->nohook = cpu_pac() && signs_lr(s, o);
+		return NULL;
 	}
 	if (i == A64_NOP)
 		return "a NOP already (another tool changed it)";

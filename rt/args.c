@@ -236,38 +236,15 @@ bad:
 	return NULL;
 }
 
-/* The hot path's map, from the sites of the functions with prototypes;
- * the old one stays allocated (an entry may be reading it). */
+static const void *proto_of(const struct mt_site *s)
+{
+	return mt_reg.funcs[s->func].proto;
+}
+
+/* The hot path's map, from the sites of the functions with prototypes. */
 static void rebuild_map(void)
 {
-	struct mt_view *v = atomic_load_explicit(&mt_view, memory_order_acquire);
-	size_t n = 0;
-	for (size_t i = 0; v && i < v->n; i++)
-		n += mt_reg.funcs[v->sites[i].func].proto != NULL;
-	struct mt_argmap *m = NULL;
-	if (n) {
-		uint64_t cap = 16;
-		while (cap < 2 * n)
-			cap <<= 1;
-		m = calloc(1, sizeof *m + cap * sizeof m->e[0]);
-		if (!m) {
-			mt_msg("no memory for the function events' map: their arguments are not recorded");
-		} else {
-			m->mask = cap - 1;
-			for (size_t i = 0; i < v->n; i++) {
-				const struct mt_site *s = &v->sites[i];
-				const struct mt_proto *p = mt_reg.funcs[s->func].proto;
-				if (!p)
-					continue;
-				uintptr_t ret = s->addr + s->len;
-				uint64_t k = mt_argmap_hash(ret) & m->mask;
-				while (m->e[k].ret && m->e[k].ret != ret)
-					k = (k + 1) & m->mask;
-				m->e[k].ret = ret;
-				m->e[k].p = p;
-			}
-		}
-	}
+	struct mt_retmap *m = mt_retmap_of(proto_of);
 	atomic_store_explicit(&mt_argmap, m, memory_order_release);
 	atomic_store(&mt_args_on, m != NULL || atomic_load(&mt_args_raw) > 0);
 }

@@ -44,7 +44,7 @@
 #include "rt.h"
 
 struct mt_tbuf *_Atomic mt_tbufs;
-_Atomic(struct mt_argmap *) mt_argmap;
+_Atomic(struct mt_retmap *) mt_argmap;
 atomic_int mt_args_raw;
 atomic_bool mt_args_on;
 atomic_int mt_tracer;
@@ -278,15 +278,7 @@ static unsigned put_args(struct mt_tbuf *b, uint64_t h, const struct mt_proto *p
 /* The prototype of the function whose site returns to ret, if any. */
 static inline const struct mt_proto *proto_for(uintptr_t ret)
 {
-	struct mt_argmap *m = atomic_load_explicit(&mt_argmap, memory_order_acquire);
-	if (!m)
-		return NULL;
-	for (uint64_t i = mt_argmap_hash(ret) & m->mask;; i = (i + 1) & m->mask) {
-		if (m->e[i].ret == ret)
-			return m->e[i].p;
-		if (!m->e[i].ret)
-			return NULL;
-	}
+	return mt_retmap_find(atomic_load_explicit(&mt_argmap, memory_order_acquire), ret);
 }
 
 /* Whether the slot p of the entry s is still its frame's: where the key
@@ -328,6 +320,10 @@ void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs)
 		parent = shadow_orig(b, key, keep ? NULL : slot);
 	bool graph = atomic_load_explicit(&mt_tracer, memory_order_relaxed) == MT_TRACER_GRAPH;
 	bool hook = graph && !keep;
+#if !MT_KEY_IS_SLOT
+	if (hook && mt_retmap_find(atomic_load_explicit(&mt_nohook, memory_order_acquire), ret))
+		hook = false;
+#endif
 	/* Arguments: the entry's payload slots, at most. */
 	const struct mt_proto *proto = NULL;
 	unsigned raw = 0, extra = 0;

@@ -13,8 +13,9 @@
  * function's frame pointer: its frame record {saved x29, saved x30} is at
  * [x29], and x29 + 8 the slot of its return address.  mt_entry gets the
  * address after the site and that slot, once the slot is seen to hold
- * the parent itself.  It does not when pointer authentication signed the
- * saved x30 (-mbranch-protection=pac-ret on a CPU with it), or when x29
+ * the parent itself (and the entry hijacks it only if the function does
+ * not sign it: rt.h, mt_nohook).  It does not when pointer authentication
+ * signed the saved x30 (-mbranch-protection=pac-ret on a CPU with it), or when x29
  * is no frame record of the function (below its stack pointer or
  * misaligned: code GCC did not make); mt_entry then gets a copy {saved
  * x29 or 0, parent} in this frame, marked MT_SLOT_KEEP (bit 0): the

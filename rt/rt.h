@@ -79,7 +79,11 @@ MT_HIDDEN extern const struct mt_arch mt_arch;
  *            authentication signed it), the hook passes slot |
  *            MT_SLOT_KEEP, pointing at a copy {key, return address} in
  *            its own frame: the entry is recorded, the frame is never
- *            hijacked. */
+ *            hijacked.  That check is not enough: a signature may be all
+ *            zero bits (7 of them with EL0's top-byte-ignore, 1 address
+ *            in 128), so a function whose prologue signs its return
+ *            address is never hijacked at all (arch-aarch64.c marks its
+ *            sites nohook; mt_nohook is the hot path's map of them). */
 #if defined(__x86_64__)
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
@@ -145,6 +149,8 @@ struct mt_site {
 	_Atomic uint8_t state;        /* enum mt_state: what the code is or is becoming */
 	_Atomic bool refused;         /* its bytes were not what they should be: never
 				       * written again, its traps not ours */
+	bool nohook;                  /* function_graph never replaces its frame's
+				       * return address (it is signed) */
 };
 
 struct mt_proto;
@@ -156,6 +162,33 @@ struct mt_func {
 	bool notrace;
 	const struct mt_proto *proto; /* its arguments are recorded so (args.c) */
 };
+
+/* A map for the hot path, from the address after a site (what the hook
+ * is given) to a value: open addressing, replaced whole and never freed
+ * (an entry may be reading an old one). */
+struct mt_retmap {
+	uint64_t mask;
+	struct {
+		uintptr_t ret;
+		const void *v;
+	} e[];
+};
+static inline const void *mt_retmap_find(const struct mt_retmap *m, uintptr_t ret)
+{
+	if (!m)
+		return NULL;
+	for (uint64_t i = ((uint64_t)ret * UINT64_C(0x9e3779b97f4a7c15) >> 40) & m->mask;; i = (i + 1) & m->mask) {
+		if (m->e[i].ret == ret)
+			return m->e[i].v;
+		if (!m->e[i].ret)
+			return NULL;
+	}
+}
+/* The map of the live sites for which value() is not NULL, or NULL if
+ * there is none (or no memory: said); lock held. */
+MT_HIDDEN struct mt_retmap *mt_retmap_of(const void *(*value)(const struct mt_site *));
+/* The sites whose frames function_graph must not hijack (aarch64). */
+MT_HIDDEN extern _Atomic(struct mt_retmap *) mt_nohook;
 
 /* The sites as the trap handler sees them: sorted by address, replaced
  * whole (never freed) when objects come and go. */
@@ -280,20 +313,9 @@ struct mt_proto {
 };
 /* The hot path's view: the address after each site of a function with
  * a prototype, hashed; replaced whole (never freed) on every change. */
-struct mt_argmap {
-	uint64_t mask;
-	struct {
-		uintptr_t ret;
-		const struct mt_proto *p;
-	} e[];
-};
-MT_HIDDEN extern _Atomic(struct mt_argmap *) mt_argmap;
+MT_HIDDEN extern _Atomic(struct mt_retmap *) mt_argmap;
 MT_HIDDEN extern atomic_int mt_args_raw;        /* raw words for every function */
 MT_HIDDEN extern atomic_bool mt_args_on;        /* either of the two */
-static inline uint64_t mt_argmap_hash(uintptr_t ret)
-{
-	return (uint64_t)ret * UINT64_C(0x9e3779b97f4a7c15) >> 40;
-}
 /* Add a prototype (and enable its functions), or with "!GLOB" drop the
  * prototypes of those functions; lock held.  Returns the functions
  * given or relieved of a prototype, or -1 with a message in err. */

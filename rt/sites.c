@@ -496,6 +496,45 @@ static void bury(const struct mt_view *old, size_t ndead)
 	grave = g;
 }
 
+struct mt_retmap *mt_retmap_of(const void *(*value)(const struct mt_site *))
+{
+	struct mt_view *v = atomic_load_explicit(&mt_view, memory_order_acquire);
+	size_t n = 0;
+	for (size_t i = 0; v && i < v->n; i++)
+		n += value(&v->sites[i]) != NULL;
+	if (!n)
+		return NULL;
+	uint64_t cap = 16;
+	while (cap < 2 * n)
+		cap <<= 1;
+	struct mt_retmap *m = calloc(1, sizeof *m + cap * sizeof m->e[0]);
+	if (!m) {
+		mt_msg("no memory for a map of %zu sites: %s", n, strerror(ENOMEM));
+		return NULL;
+	}
+	m->mask = cap - 1;
+	for (size_t i = 0; i < v->n; i++) {
+		const struct mt_site *s = &v->sites[i];
+		const void *val = value(s);
+		if (!val)
+			continue;
+		uintptr_t ret = s->addr + s->len;
+		uint64_t k = ((uint64_t)ret * UINT64_C(0x9e3779b97f4a7c15) >> 40) & m->mask;
+		while (m->e[k].ret && m->e[k].ret != ret)
+			k = (k + 1) & m->mask;
+		m->e[k].ret = ret;
+		m->e[k].v = val;
+	}
+	return m;
+}
+
+_Atomic(struct mt_retmap *) mt_nohook;
+
+static const void *nohook_of(const struct mt_site *s)
+{
+	return s->nohook ? s : NULL;
+}
+
 int mt_sites_refresh(void)
 {
 	size_t first_obj = mt_reg.nobjs, first_func = mt_reg.nfuncs;
@@ -558,6 +597,8 @@ int mt_sites_refresh(void)
 	for (size_t r = 0; r < nrules; r++)
 		apply_rule(&rules[r], first_func);
 	mt_protos_refresh(first_func);
+	if (added || ndead || atomic_load(&mt_nohook))
+		atomic_store_explicit(&mt_nohook, mt_retmap_of(nohook_of), memory_order_release);
 	return mt_apply();
 }
 

@@ -161,6 +161,21 @@ mcc("$dir/oracle-pac.o", "$TSRC/oracle.c", '-O2', '-finstrument-functions', '-mb
 must($A64CC, '-o', "$dir/oracle-pac", "$dir/oracle-pac.o", "$dir/cygg.o");
 $files{"/$_"} = "$dir/$_" for qw(pac oracle-pac);
 push @jobs, { name => 'pac', argv => ['/pac'] };
+# A signature may be all zero bits (7 of them here: 1 in 128), and then
+# the saved x30 is the return address itself: pacdeep.c enters a pac-ret
+# function at 9,010 stack depths (each frame signed with its own stack
+# pointer), so that many are.  Traced under function_graph it must run
+# right; on the CPU with pointer authentication no frame is hijacked
+# (the library knows the function signs, from its prologue), on the
+# Cortex-A57 every one is (the signing instructions are NOPs there).
+my ($DEPTH, $ROUNDS) = (900, 10);
+mcc("$dir/pacdeep.o", "$TSRC/a64/pacdeep.c", '-O2', '-mbranch-protection=pac-ret');
+must($A64CC, '-o', "$dir/pacdeep", "$dir/pacdeep.o");
+$files{'/pacdeep'} = "$dir/pacdeep";
+my %pacdeep = (name => 'pacdeep', argv => ['/pacdeep', $DEPTH, $ROUNDS], env => { %gjob,
+    MCOUNT_TRACE_FILTER => 'deep', MCOUNT_TRACE_BUFFER => 1 << 16, MCOUNT_TRACE_OUTPUT => '/tmp/pacdeep.json' },
+    files => ['/tmp/pacdeep.json']);
+push @jobs, {%pacdeep};
 
 # Branch Target Identification: a library whose every input is marked
 # for it (bti.c), traced; the trampoline goes back into its guarded
@@ -202,6 +217,7 @@ my @mjobs = ({ name => 'pac', argv => ['/pac'] }, { name => 'plain', argv => ['/
         CYG_LOG => '/tmp/pie-preloaded-g.cyg', MCOUNT_TRACE_OUTPUT => '/tmp/pie-preloaded-g.json' },
         files => ['/tmp/pie-preloaded-g.cyg', '/tmp/pie-preloaded-g.json'] },
     { name => 'bti-probe', argv => ['/bti', 'probe'] }, { name => 'bti-untraced', argv => ['/bti', 'run', 3] },
+    {%pacdeep},
     { name => 'bti', argv => ['/bti', 'run', 3], env => { %gjob, MCOUNT_TRACE_OUTPUT => '/tmp/bti.json' },
         files => ['/tmp/bti.json'] });
 my %mfiles = map { ($_ => $files{$_}) } $PRE, '/lib/mt/libbti.so', map { $_->{argv}[0] } @mjobs;
@@ -470,6 +486,30 @@ is($m->{plain}{stdout}, $want_out, "-cpu $MAXCPU: the plain program's output");
     is(first_diff($got, $want), '', 'pac-ret: the entries are the -finstrument-functions enter log, '
         . 'function and parent (the real return address), event for event');
     is_deeply($names, [], 'pac-ret: each event\'s function and parent are nm\'s');
+}
+
+# pacdeep: what deep() returns, added up (deep(n, acc) = acc + n(n+1)/2 + n,
+# round i: deep(DEPTH, i)), and its calls: DEPTH + 1 a round.
+{
+    my ($sum, $calls) = (0, 0);
+    for my $i (0 .. $ROUNDS - 1) {
+        $sum += $i + $DEPTH * ($DEPTH + 1) / 2 + $DEPTH;
+        $calls += $DEPTH + 1;
+    }
+    for my $c ([$r, 'Cortex-A57', 1], [$m, "-cpu $MAXCPU", 0]) {
+        my ($res, $cpu, $hooked) = @$c;
+        my $j = $res->{pacdeep} // {};
+        is($j->{status}, 0, "pacdeep, $cpu: exits 0 under function_graph") or diag $j->{stderr};
+        is($j->{stdout}, "$sum\n", "pacdeep, $cpu: prints the sum");
+        is($j->{stderr}, '', "pacdeep, $cpu: the library says nothing");
+        my $f = job_files($j, "pacdeep-$cpu");
+        my $data = $f->{'/tmp/pacdeep.json'} ? slurp($f->{'/tmp/pacdeep.json'}) : '';
+        my @l = split /\n/, $data;
+        my $entries = grep { /"func":"deep"/ } @l;
+        my $exits = grep { /"exit":"deep"/ } @l;
+        is($entries, $calls, "pacdeep, $cpu: an entry for each of the $calls calls");
+        is($exits, $hooked ? $calls : 0, "pacdeep, $cpu: " . ($hooked ? 'every' : 'no') . ' return hijacked');
+    }
 }
 
 # ---- BTI (the second boot) ----
