@@ -46,6 +46,7 @@
 struct mt_tbuf *_Atomic mt_tbufs;
 _Atomic(struct mt_retmap *) mt_argmap;
 atomic_int mt_args_raw;
+atomic_bool mt_retval;
 atomic_bool mt_args_on;
 atomic_int mt_tracer;
 uint64_t mt_buffer_events = 131072;
@@ -126,19 +127,26 @@ static inline bool full(struct mt_tbuf *b, uint64_t h)
 	return !(mt_full_wait && wait_room(b, h));
 }
 
-/* An exit event (or an unwound mark) into the ring, or counted lost. */
-static void put_exit(struct mt_tbuf *b, bool nested, uint64_t now, unsigned cpu, uint64_t ip, uint64_t ts)
+/* An exit event (or an unwound mark) into the ring, or counted lost;
+ * with its return value (ret: one payload slot) when there is one. */
+static void put_exit(struct mt_tbuf *b, bool nested, uint64_t now, unsigned cpu, uint64_t ip, uint64_t ts,
+		     const uintptr_t *ret)
 {
 	uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
-	if (nested || full(b, h)) {
+	if (nested || full(b, h + (ret != NULL))) {
 		b->lost++;
 		return;
 	}
 	struct mt_event *e = &b->ev[h & b->mask];
+	if (ret) {
+		struct mt_event *p = &b->ev[(h + 1) & b->mask];
+		p->ts = *ret;
+		p->ip = p->parent = 0;
+	}
 	e->ts = now;
-	e->ip = ip | (uint64_t)cpu << MT_CPU_SHIFT | MT_EV_EXIT;
+	e->ip = ip | (uint64_t)cpu << MT_CPU_SHIFT | MT_EV_EXIT | (ret ? MT_EV_ARGS : 0);
 	e->parent = ts;
-	atomic_store_explicit(&b->head, h + 1, memory_order_release);
+	atomic_store_explicit(&b->head, h + 1 + (ret != NULL), memory_order_release);
 }
 
 static void die(const char *msg, size_t len)
@@ -152,7 +160,7 @@ static void pop_unwound(struct mt_tbuf *b, uint32_t d, bool nested, uint64_t now
 {
 	while (b->sdepth > d) {
 		struct mt_shadow *s = &b->shadow[--b->sdepth];
-		put_exit(b, nested, now, cpu, s->ip | MT_EV_UNWOUND, s->ts);
+		put_exit(b, nested, now, cpu, s->ip | MT_EV_UNWOUND, s->ts, NULL);
 		b->unwound++;
 	}
 }
@@ -386,7 +394,7 @@ out:
 	b->nest = 0;
 }
 
-uintptr_t mt_exit(uintptr_t key)
+uintptr_t mt_exit(uintptr_t key, uintptr_t retval)
 {
 	static const char nothing[] = "mcount-trace: a return through the trampoline that no "
 		"shadow stack entry knows: cannot go on\n";
@@ -406,7 +414,8 @@ uintptr_t mt_exit(uintptr_t key)
 	pop_unwound(b, i, nested, now, cpu);
 	struct mt_shadow *s = &b->shadow[i - 1];
 	uintptr_t orig = s->orig;
-	put_exit(b, nested, now, cpu, s->ip, s->ts);
+	bool rv = MT_HAVE_RETVAL && atomic_load_explicit(&mt_retval, memory_order_relaxed);
+	put_exit(b, nested, now, cpu, s->ip, s->ts, rv ? &retval : NULL);
 	b->sdepth = i - 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	b->nest = nested;

@@ -258,6 +258,17 @@ static long events_apply(const char *list, char *err, size_t errlen)
 	return total;
 }
 
+/* function_graph's return values on or off (where there are). */
+static int mt_set_retval(bool on)
+{
+	if (on && !MT_HAVE_RETVAL) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	atomic_store(&mt_retval, on);
+	return 0;
+}
+
 static int format_of(const char *f)
 {
 	return !strcmp(f, "text") ? MT_FMT_TEXT : !strcmp(f, "json") ? MT_FMT_JSON
@@ -369,6 +380,7 @@ static void verb_status(int fd)
 	reply(fd, "frames left without returning: %llu\n", (unsigned long long)unwound);
 	reply(fd, "function event prototypes: %zu\n", mt_protos_count());
 	reply(fd, "argument words of other functions: %d\n", atomic_load(&mt_args_raw));
+	reply(fd, "return values: %s\n", atomic_load(&mt_retval) ? "on" : "off");
 	if (mt_full_wait)
 		reply(fd, "full buffers waited for in vain (0.1 s): %llu\n", (unsigned long long)wait_failed);
 	reply(fd, "events from sites without a table entry: %llu\n",
@@ -453,6 +465,14 @@ static void serve(int fd)
 			return;
 		}
 		reply(fd, "ok\n%ld\n", words);
+	} else if (!strcmp(line, "retval")) {
+		bool on = !strcmp(args, "on");
+		if (*args && ((!on && strcmp(args, "off")) || mt_set_retval(on))) {
+			reply(fd, "error: '%s': %s\n", args, MT_HAVE_RETVAL ? "not on or off"
+			      : "return values are not recorded on this architecture");
+			return;
+		}
+		reply(fd, "ok\n%s\n", atomic_load(&mt_retval) ? "on" : "off");
 	} else if (!strcmp(line, "status")) {
 		verb_status(fd);
 	} else {
@@ -630,6 +650,10 @@ __attribute__((constructor(101))) static void mt_init(void)
 		if (*end || n > MT_REG_ARGS || mt_args_set_raw((int)n))
 			mt_msg("MCOUNT_TRACE_ARGS: '%s' is not a number of argument words from 0 to %d", na, MT_REG_ARGS);
 	}
+	const char *rv = getenv("MCOUNT_TRACE_RETVAL");
+	if (rv && *rv && ((strcmp(rv, "0") && strcmp(rv, "1")) || mt_set_retval(*rv == '1')))
+		mt_msg("MCOUNT_TRACE_RETVAL: '%s': %s", rv, MT_HAVE_RETVAL ? "neither 0 nor 1: 0 it is"
+		       : "return values are not recorded on this architecture");
 	const char *c = getenv("MCOUNT_TRACE_CONTROL");
 	control_on = !(c && !strcmp(c, "0"));
 	const char *o = getenv("MCOUNT_TRACE_OUTPUT");
@@ -724,6 +748,11 @@ int mcount_trace_event(const char *protos)
 int mcount_trace_set_args(int n)
 {
 	return mt_args_set_raw(n);
+}
+
+int mcount_trace_set_retval(int on)
+{
+	return mt_set_retval(on != 0);
 }
 
 int mcount_trace_set_tracer(const char *name)

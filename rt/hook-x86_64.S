@@ -85,6 +85,7 @@ mt_return_trampoline:
 	pushq %rbx
 	movq %rsp, %rbx
 	leaq 16(%rsp), %rdi             /* the slot: %rsp at the return, less 8 */
+	movq %rax, %rsi                 /* the return value */
 	andq $-16, %rsp
 	call mt_exit
 	movq %rbx, %rsp

@@ -53,6 +53,11 @@ int mcount_trace_event(const char *protos);
  * without a prototype: 0 (the default) to 6 on x86_64.  Returns 0, or
  * -1 with errno EINVAL. */
 int mcount_trace_set_args(int n);
+/* function_graph's returns carry the function's return value (its
+ * integer return register), as the kernel's funcgraph-retval option
+ * writes it: on (non-zero) or off (0, the default).  Returns 0, or -1
+ * with errno ENOTSUP where return values are not recorded (x86_64 only). */
+int mcount_trace_set_retval(int on);
 
 #ifdef __cplusplus
 }

@@ -495,12 +495,31 @@ static void put_graph(struct out *o, const struct seg *g, unsigned cpu, bool has
 }
 
 /* The payload slots that follow an entry with arguments (0: none). */
+static size_t payload_at(const struct seg *g, size_t at, const struct mt_event *e)
+{
+	if (!(e->ip & MT_EV_ARGS) || at + 1 >= g->end)
+		return 0;
+	size_t k = e->ip & MT_EV_EXIT ? 1 : (size_t)((e[1].ip >> 16) & 0xffff), left = g->end - at - 1;
+	return k < left ? k : left;
+}
+
+/* The payload slots that follow an event: an entry's arguments, an
+ * exit's return value (0: none). */
 static size_t payload_of(const struct seg *g, const struct mt_event *e)
 {
-	if ((e->ip & (MT_EV_EXIT | MT_EV_ARGS)) != MT_EV_ARGS || g->at + 1 >= g->end)
-		return 0;
-	size_t k = (size_t)((e[1].ip >> 16) & 0xffff), left = g->end - g->at - 1;
-	return k < left ? k : left;
+	return payload_at(g, g->at, e);
+}
+
+/* A return value as the kernel's funcgraph-retval writes it: an error
+ * code (-4095 to -1, of 64 or of 32 bits) in decimal, the rest in hex. */
+static const char *retval_str(uint64_t v, char *buf, size_t len)
+{
+	int64_t err = (v & 0x80000000u) && !(v >> 32) ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
+	if (err < 0 && err >= -4095)
+		snprintf(buf, len, "%lld", (long long)err);
+	else
+		snprintf(buf, len, "0x%llx", (unsigned long long)v);
+	return buf;
 }
 
 /* The arguments of an entry, as text ("(a=1, ...)") or as a JSON value,
@@ -556,7 +575,7 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 				b->nopen = i;
 				break;
 			}
-		return 1;
+		return 1 + (int)k;
 	}
 	const char *fn = site_name(ret, &at);
 	if (!fn)
@@ -571,6 +590,13 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 		const struct mt_event *x = g->at + k + 1 < g->end ? e + 1 + k : NULL;
 		bool leaf = hooked && x && (x->ip & (MT_EV_EXIT | MT_EV_UNWOUND)) == MT_EV_EXIT &&
 			x->parent == e->ts && (uintptr_t)(x->ip & MT_IP_MASK) == ret;
+		/* and the leaf's return value, if it came with one */
+		size_t xk = leaf ? payload_at(g, g->at + k + 1, x) : 0;
+		char rv[32] = "", rvhex[32] = "";
+		if (xk) {
+			retval_str(x[1].ts, rv, sizeof rv);
+			snprintf(rvhex, sizeof rvhex, "0x%llx", (unsigned long long)x[1].ts);
+		}
 		if (d->fmt == MT_FMT_JSON) {
 			put_json(o, g, cpu, sec, fn, pn, at, e->parent, args);
 			if (hooked && b->nopen < MT_SHADOW)
@@ -591,8 +617,12 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 					snprintf(extra, sizeof scratch.extra, ",\"args\":{%s}", cargs);
 				put_chrome(o, d, g, 'B', fn, sec, *cargs ? extra : "");
 				if (leaf) {
-					put_chrome(o, d, g, 'E', fn, mt_ticks_to_seconds(x->ts), "");
-					return used + 1;
+					char ex[64] = "";
+					if (xk)
+						snprintf(ex, sizeof ex, ",\"args\":{\"retval\":\"%s\"}", rvhex);
+					put_chrome(o, d, g, 'E', fn, mt_ticks_to_seconds(x->ts), ex);
+					drained_payload += xk;
+					return used + 1 + (int)xk;
 				}
 				if (b->nopen < MT_SHADOW)
 					b->open[b->nopen++] = e->ts;
@@ -620,8 +650,11 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 			fn = scratch.named;
 		}
 		if (leaf) {
-			put_graph(o, g, cpu, true, mt_ticks_to_seconds(x->ts) - sec, b->nopen, fn, params ? ";" : "();");
-			return used + 1;
+			char tl[64];
+			snprintf(tl, sizeof tl, "%s%s%s%s", params ? ";" : "();", xk ? " /* = " : "", rv, xk ? " */" : "");
+			put_graph(o, g, cpu, true, mt_ticks_to_seconds(x->ts) - sec, b->nopen, fn, tl);
+			drained_payload += xk;
+			return used + 1 + (int)xk;
 		}
 		put_graph(o, g, cpu, false, 0, b->nopen, fn, hooked ? (params ? " {" : "() {") : (params ? ";" : "();"));
 		if (hooked && b->nopen < MT_SHADOW)
@@ -631,6 +664,11 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 	/* A return, or a frame left without one: its entry is the open one
 	 * with its time (those above it lost their returns to a full ring). */
 	bool unwound = e->ip & MT_EV_UNWOUND;
+	char rv[32] = "", rvhex[32] = "";     /* the kernel's way; JSON's */
+	if (k) {
+		retval_str(e[1].ts, rv, sizeof rv);
+		snprintf(rvhex, sizeof rvhex, "0x%llx", (unsigned long long)e[1].ts);
+	}
 	uint32_t i = b->nopen;
 	while (i > 0 && b->open[i - 1] != e->parent)
 		i--;
@@ -644,19 +682,22 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 			    "\"unwound\":true}\n", g->comm, b->tid, cpu, sec, json_str(fn, nb, sizeof nb), (unsigned long)at);
 		else
 			put(o, "{\"comm\":\"%s\",\"tid\":%d,\"cpu\":%u,\"ts\":%.9f,\"exit\":\"%s\",\"addr\":\"0x%lx\","
-			    "\"duration\":%.9f}\n", g->comm, b->tid, cpu, sec, json_str(fn, nb, sizeof nb),
-			    (unsigned long)at, sec - mt_ticks_to_seconds(e->parent));
-		return 1;
+			    "\"duration\":%.9f%s%s%s}\n", g->comm, b->tid, cpu, sec, json_str(fn, nb, sizeof nb),
+			    (unsigned long)at, sec - mt_ticks_to_seconds(e->parent), k ? ",\"retval\":\"" : "",
+			    rvhex, k ? "\"" : "");
+		return 1 + (int)k;
 	}
 	if (d->fmt == MT_FMT_CHROME) {
+		char ex[64];
+		snprintf(ex, sizeof ex, ",\"args\":{\"retval\":\"%s\"}", rvhex);
 		if (known)   /* an end without its beginning would break the nesting */
-			put_chrome(o, d, g, 'E', fn, sec, unwound ? ",\"args\":{\"unwound\":true}" : "");
-		return 1;
+			put_chrome(o, d, g, 'E', fn, sec, unwound ? ",\"args\":{\"unwound\":true}" : k ? ex : "");
+		return 1 + (int)k;
 	}
 	char tail[4200];
-	snprintf(tail, sizeof tail, " /* %s%s */", fn, unwound ? ": unwound" : "");
+	snprintf(tail, sizeof tail, " /* %s%s%s%s */", fn, unwound ? ": unwound" : "", k ? " = " : "", rv);
 	put_graph(o, g, cpu, !unwound, sec - mt_ticks_to_seconds(e->parent), known ? i - 1 : 0, "}", tail);
-	return 1;
+	return 1 + (int)k;
 }
 
 struct heap {

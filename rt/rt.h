@@ -265,7 +265,8 @@ struct mt_event {
 #define MT_EV_EXIT (UINT64_C(1) << 63)
 #define MT_EV_UNWOUND (UINT64_C(1) << 62)   /* with MT_EV_EXIT */
 #define MT_EV_HOOKED (UINT64_C(1) << 62)    /* without MT_EV_EXIT */
-#define MT_EV_ARGS (UINT64_C(1) << 61)      /* an entry followed by its arguments */
+#define MT_EV_ARGS (UINT64_C(1) << 61)      /* an entry followed by its arguments,
+					     * an exit by its return value */
 
 /* ---- function events: arguments (args.c; recorded in buffer.c) ----
  *
@@ -392,7 +393,18 @@ MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs);
 /* The return trampoline (hook-*.S) calls this with the key of the frame
  * that returned (x86_64: the slot it returned through; aarch64: x29);
  * it returns the original return address. */
-MT_HIDDEN uintptr_t mt_exit(uintptr_t key);
+MT_HIDDEN uintptr_t mt_exit(uintptr_t key, uintptr_t retval);
+/* function_graph's returns carry the function's return value (the
+ * kernel's funcgraph-retval): the integer return register the
+ * trampoline passes (x86_64: %rax), as one payload slot after the exit
+ * event (MT_EV_EXIT | MT_EV_ARGS).  A function that returns nothing, or
+ * a floating-point value, leaves whatever the register held. */
+#if defined(__x86_64__)
+#define MT_HAVE_RETVAL 1
+#else
+#define MT_HAVE_RETVAL 0
+#endif
+MT_HIDDEN extern atomic_bool mt_retval;
 MT_HIDDEN void mt_return_trampoline(void);
 /* For the unwinders (control.c): the calling thread's hijacked frames
  * whose slot is below sp are gone (marked unwound); those at or above sp
