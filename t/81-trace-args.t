@@ -42,7 +42,13 @@ my $want = must("$dir/plain", 11, "$dir/plain.log", 40);
 # NULL, "!" unreadable, a trailing "+": longer than the trace keeps.
 sub read_log {
     my ($file) = @_;
-    return [map { my @f = split /\t/, $_, -1; [shift @f, \@f] } split /\n/, slurp($file)];
+    return [map { my @f = split /\t/, $_, -1; [shift @f, \@f] } grep { !/^=/ } split /\n/, slurp($file)];
+}
+
+# The return values logged: [[name, value]...].
+sub read_returns {
+    my ($file) = @_;
+    return [map { /\A=(\w+)\t(-?\d+)\z/ ? [$1, $2] : ['?', ''] } grep { /^=/ } split /\n/, slurp($file)];
 }
 
 # A logged value in the trace's terms: integers as decimal strings (the
@@ -279,6 +285,47 @@ for my $h (@hooks) {
     is(scalar @lines, 160, 'graph (text): a line for each call, with its arguments');
     my $ok = grep { /\|\s+ints\(a=-?\d+, b=-?\d+, c=\d+, d=-?\d+, e=-?\d+, f=\d+\);\z/ } @lines;
     is($ok, 40, 'graph (text): ints(a=..., ...); for each leaf call of ints');
+}
+
+# ---- return values: function_graph's exits (MCOUNT_TRACE_RETVAL=1) ----
+# Each function logs what it returns; an int's value is in the return
+# register's low 32 bits (the ABI leaves the others undefined).
+{
+    my %rv = (MCOUNT_TRACE_TRACER => 'function_graph', MCOUNT_TRACE_FILTER => 'ints strs many flags',
+        MCOUNT_TRACE_RETVAL => 1);
+    my ($out) = run_traced('retval', "$dir/fentry", 'json', {%rv});
+    my $rets = read_returns("$dir/retval.log");
+    my @x = grep { defined $_->{exit} } map { $JS->decode($_) } grep { length } split /\n/, slurp($out);
+    is(scalar @x, scalar @$rets, 'retval (JSON): an exit for each return');
+    my $bits = sub { my ($fn) = @_; Math::BigInt->new(2)->bpow($fn eq 'many' ? 64 : 32) };
+    my $want = sub { my ($fn, $v) = @_; Math::BigInt->new($v)->bmod($bits->($fn)) };
+    my $bad = 0;
+    for my $i (0 .. $#$rets) {
+        my ($fn, $v) = @{ $rets->[$i] };
+        my $x = $x[$i] // {};
+        my $got = ($x->{retval} // '') =~ /\A0x[0-9a-f]+\z/ ? Math::BigInt->from_hex($x->{retval}) : undef;
+        next if ($x->{exit} // '') eq $fn && $got && $got->bmod($bits->($fn))->bcmp($want->($fn, $v)) == 0;
+        diag("retval: return $i of $fn: logged $v, exit " . ($x->{exit} // '?') . ' ' . ($x->{retval} // 'none'))
+            if $bad++ < 3;
+    }
+    is($bad, 0, 'retval (JSON): each exit carries the return value logged');
+    # text: funcgraph-retval's "name(); /* = V */", an error code in decimal
+    my ($tout) = run_traced('retval-text', "$dir/fentry", 'text', { %rv,
+        MCOUNT_TRACE_FILTER => "$rv{MCOUNT_TRACE_FILTER} main" });
+    like(slurp($tout), qr/\|  \} \/\* main = 0x0 \*\/\n\z/, 'retval (text): } /* main = 0x0 */ at the end');
+    my @v = map { /\| +(\w+)\(\); \/\* = (-?\d+|0x[0-9a-f]+) \*\/\z/ ? [$1, $2] : () } split /\n/, slurp($tout);
+    is(scalar @v, scalar @$rets, 'retval (text): each call a leaf line with its value');
+    my ($errs, $tbad) = (0, 0);
+    for my $i (0 .. $#$rets) {
+        my ($fn, $v) = @{ $rets->[$i] };
+        my ($tfn, $t) = @{ $v[$i] // ['', ''] };
+        my $ok = $tfn eq $fn && ($v < 0 && $v >= -4095 ? $t eq $v : $t =~ /\A0x/
+            && Math::BigInt->from_hex($t)->bmod($bits->($fn))->bcmp($want->($fn, $v)) == 0);
+        $errs++ if $v < 0 && $v >= -4095;
+        $tbad++ unless $ok;
+    }
+    ok($errs > 0, "retval (text): the log has error codes ($errs)");
+    is($tbad, 0, 'retval (text): each value as the kernel writes it (error codes in decimal, else hex)');
 }
 
 # ---- !GLOB: the prototype comes off; the function stays traced ----

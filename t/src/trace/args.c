@@ -3,7 +3,8 @@
  * generator, each writing what it was given to LOG (argv[2]), one line a
  * call, as "NAME\tvalue\tvalue..." (integers in decimal, strings as hex
  * of their bytes, "-" for NULL, "!" for an unreadable pointer), before it
- * does anything else.  The test reads the trace's arguments back and
+ * does anything else, and "=NAME\tvalue" with what it returns, last.
+ * The test reads the trace's arguments and return values back and
  * compares them with this log, call for call.
  *
  * usage: args SEED LOG [ROUNDS]
@@ -53,7 +54,11 @@ static void log_str(const char *s, size_t max)
 __attribute__((noinline)) int ints(int a, long b, unsigned c, short d, signed char e, unsigned long long f)
 {
 	fprintf(logf, "ints\t%d\t%ld\t%u\t%d\t%d\t%llu\n", a, b, c, d, e, f);
-	return (int)((unsigned)a + (unsigned)b + c + (unsigned)d + (unsigned)e + (unsigned)f);
+	int r = (int)((unsigned)a + (unsigned)b + c + (unsigned)d + (unsigned)e + (unsigned)f);
+	if (a % 5 == 0)
+		r = -(int)((unsigned)b % 4095) - 1;        /* an error code now and then */
+	fprintf(logf, "=ints\t%d\n", r);
+	return r;
 }
 
 __attribute__((noinline)) int strs(const char *s, int n, const char *t)
@@ -63,7 +68,9 @@ __attribute__((noinline)) int strs(const char *s, int n, const char *t)
 	fprintf(logf, "\t%d", n);
 	log_str(t, 128);
 	fputc('\n', logf);
-	return n + (s && (uintptr_t)s >= 4096 ? (int)strlen(s) : 0);   /* small */
+	int r = n + (s && (uintptr_t)s >= 4096 ? (int)strlen(s) : 0);   /* small */
+	fprintf(logf, "=strs\t%d\n", r);
+	return r;
 }
 
 __attribute__((noinline)) long many(long a1, long a2, long a3, long a4, long a5, long a6, long a7,
@@ -71,13 +78,17 @@ __attribute__((noinline)) long many(long a1, long a2, long a3, long a4, long a5,
 {
 	fprintf(logf, "many\t%ld\t%ld\t%ld\t%ld\t%ld\t%ld\t%ld\t%ld\t%ld\n", a1, a2, a3, a4, a5, a6, a7,
 		a8, a9);
-	return a1 ^ a2 ^ a3 ^ a4 ^ a5 ^ a6 ^ a7 ^ a8 ^ a9;
+	long r = a1 ^ a2 ^ a3 ^ a4 ^ a5 ^ a6 ^ a7 ^ a8 ^ a9;
+	fprintf(logf, "=many\t%ld\n", r);
+	return r;
 }
 
 __attribute__((noinline)) int flags(bool on, unsigned char u8, uint16_t u16, void *p)
 {
 	fprintf(logf, "flags\t%d\t%u\t%u\t%llu\n", on, u8, u16, (unsigned long long)(uintptr_t)p);
-	return on + u8 + u16;                                         /* small */
+	int r = on + u8 + u16;                                        /* small */
+	fprintf(logf, "=flags\t%d\n", r);
+	return r;
 }
 
 /* A string of random length (some longer than the trace keeps) with
