@@ -37,14 +37,15 @@ all: $(HELPER) man rt
 # (build/libmcount-trace.so, with the interposers of -DMT_SHARED) or
 # linked in (build/libmcount-trace.a).  buffer.c is the hot path, which
 # the hooks enter without saving the vector registers: general registers
-# only.  Built for the host where it is x86_64, and for aarch64 with a
-# cross compiler into build/aarch64/ (tested under qemu-system-aarch64,
-# t/79; see doc/architectures.md).
+# only.  Built for the host where it is x86_64 or aarch64 (RT_ARCH), and
+# for aarch64 with a cross compiler into build/aarch64/ (tested under
+# qemu-system-aarch64, t/79; see doc/architectures.md).
+RT_ARCH ?= $(shell uname -m)
 RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/output.c rt/control.c
-RT_C    := $(RT_COMMON) rt/arch-x86_64.c
+RT_C    := $(RT_COMMON) rt/arch-$(RT_ARCH).c
 RT_HDRS := $(wildcard rt/*.h)
 RT_LIB  := build/libmcount-trace.so build/libmcount-trace.a
-ifeq ($(shell uname -m),x86_64)
+ifneq ($(filter $(RT_ARCH),x86_64 aarch64),)
 RT_BUILT := $(RT_LIB)
 endif
 AARCH64_CROSS ?= aarch64-linux-gnu-
@@ -59,10 +60,10 @@ build/rt/so/%.o: rt/%.c $(RT_HDRS)
 build/rt/a/%.o: rt/%.c $(RT_HDRS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(RT_CFLAGS) $(if $(filter buffer,$*),-mgeneral-regs-only) -c -o $@ $<
-build/rt/%/hook-x86_64.o: rt/hook-x86_64.S
+build/rt/%/hook.o: rt/hook-$(RT_ARCH).S
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -fPIC -c -o $@ $<
-RT_OBJS = $(patsubst rt/%.c,build/rt/$(1)/%.o,$(RT_C) rt/buffer.c) build/rt/$(1)/hook-x86_64.o
+RT_OBJS = $(patsubst rt/%.c,build/rt/$(1)/%.o,$(RT_C) rt/buffer.c) build/rt/$(1)/hook.o
 build/libmcount-trace.so: $(call RT_OBJS,so)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,-z,now -Wl,-z,noexecstack -o $@.tmp $^ -lpthread && mv -f $@.tmp $@
