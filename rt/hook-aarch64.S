@@ -100,6 +100,7 @@ mt_return_trampoline:
 	stp	x4, x5, [sp, #32]
 	stp	x6, x7, [sp, #48]
 	str	x8, [sp, #64]
+	mov	x1, x0			// the return value
 	mov	x0, x29			// the key
 	bl	mt_exit
 	mov	x30, x0

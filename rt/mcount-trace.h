@@ -56,7 +56,8 @@ int mcount_trace_set_args(int n);
 /* function_graph's returns carry the function's return value (its
  * integer return register), as the kernel's funcgraph-retval option
  * writes it: on (non-zero) or off (0, the default).  Returns 0, or -1
- * with errno ENOTSUP where return values are not recorded (x86_64 only). */
+ * with errno ENOTSUP where return values are not recorded (x86_64 and
+ * aarch64 have them). */
 int mcount_trace_set_retval(int on);
 
 #ifdef __cplusplus

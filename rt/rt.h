@@ -396,14 +396,11 @@ MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs);
 MT_HIDDEN uintptr_t mt_exit(uintptr_t key, uintptr_t retval);
 /* function_graph's returns carry the function's return value (the
  * kernel's funcgraph-retval): the integer return register the
- * trampoline passes (x86_64: %rax), as one payload slot after the exit
- * event (MT_EV_EXIT | MT_EV_ARGS).  A function that returns nothing, or
- * a floating-point value, leaves whatever the register held. */
-#if defined(__x86_64__)
-#define MT_HAVE_RETVAL 1
-#else
-#define MT_HAVE_RETVAL 0
-#endif
+ * trampoline passes (x86_64: %rax; aarch64: x0), as one payload slot
+ * after the exit event (MT_EV_EXIT | MT_EV_ARGS).  A function that
+ * returns nothing, or a floating-point value, leaves whatever the
+ * register held. */
+#define MT_HAVE_RETVAL MT_HAVE_GRAPH
 MT_HIDDEN extern atomic_bool mt_retval;
 MT_HIDDEN void mt_return_trampoline(void);
 /* For the unwinders (control.c): the calling thread's hijacked frames

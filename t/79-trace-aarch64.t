@@ -173,7 +173,8 @@ mcc("$dir/pacdeep.o", "$TSRC/a64/pacdeep.c", '-O2', '-mbranch-protection=pac-ret
 must($A64CC, '-o', "$dir/pacdeep", "$dir/pacdeep.o");
 $files{'/pacdeep'} = "$dir/pacdeep";
 my %pacdeep = (name => 'pacdeep', argv => ['/pacdeep', $DEPTH, $ROUNDS], env => { %gjob,
-    MCOUNT_TRACE_FILTER => 'deep', MCOUNT_TRACE_BUFFER => 1 << 16, MCOUNT_TRACE_OUTPUT => '/tmp/pacdeep.json' },
+    MCOUNT_TRACE_FILTER => 'deep', MCOUNT_TRACE_BUFFER => 1 << 16, MCOUNT_TRACE_OUTPUT => '/tmp/pacdeep.json',
+    MCOUNT_TRACE_RETVAL => 1 },
     files => ['/tmp/pacdeep.json']);
 push @jobs, {%pacdeep};
 
@@ -509,6 +510,15 @@ is($m->{plain}{stdout}, $want_out, "-cpu $MAXCPU: the plain program's output");
         my $exits = grep { /"exit":"deep"/ } @l;
         is($entries, $calls, "pacdeep, $cpu: an entry for each of the $calls calls");
         is($exits, $hooked ? $calls : 0, "pacdeep, $cpu: " . ($hooked ? 'every' : 'no') . ' return hijacked');
+        next unless $hooked;
+        # the returns, innermost first: round i's deep(0, acc) returns
+        # i + DEPTH(DEPTH+1)/2, each caller that plus one more
+        my @want;
+        for my $i (0 .. $ROUNDS - 1) {
+            push @want, map { sprintf '0x%x', $i + $DEPTH * ($DEPTH + 1) / 2 + $_ } 0 .. $DEPTH;
+        }
+        my @got = map { /"exit":"deep".*"retval":"(0x[0-9a-f]+)"/ ? $1 : () } @l;
+        is(first_diff(\@got, \@want), '', "pacdeep, $cpu: each return's value is what deep() returns (x0)");
     }
 }
 
