@@ -18,7 +18,9 @@
 # 4 threads x 200,000 calls into buffers of 256 events): by default the
 # events kept and the events reported lost add up to the calls, each
 # thread's to its own; with MCOUNT_TRACE_FULL=wait (run --wait) nothing
-# is lost, in the function and the function_graph tracer.
+# is lost, in the function and the function_graph tracer.  The toggling
+# and the full buffers again with events that carry payload slots: six
+# argument words (MCOUNT_TRACE_ARGS), return values (MCOUNT_TRACE_RETVAL).
 use strict;
 use warnings;
 use Test::More;
@@ -116,6 +118,24 @@ for my $v (['preloaded', $so_prog, 1], ['linked in', $a_prog, 0]) {
     unlink $trace;
 }
 
+# The same with every event carrying six raw argument words (payload
+# slots in the ring while sites switch and the drain runs): each event
+# has them, and without them the trace reads as above.
+{
+    my $name = 'preloaded, six argument words an event';
+    my $trace = "$dir/trace-args.txt";
+    my ($st, $out, $err) = traced([$so_prog, 'api', 20_000, 8], timeout => 900,
+        env => { MCOUNT_TRACE_OUTPUT => $trace, MCOUNT_TRACE_BUFFER => 4096, MCOUNT_TRACE_ARGS => 6 });
+    report_ok("$name, 20000 toggles", $st, $out, $err);
+    my $text = slurp($trace);
+    my $args = () = $text =~ /: f\d\((?:0x[0-9a-f]+, ){5}0x[0-9a-f]+\) <-/g;
+    my $events = () = $text =~ /: f\d\b/g;
+    is($args, $events, "$name: each of the $events events has its six words");
+    $text =~ s/(: f\d)\((?:0x[0-9a-f]+, ){5}0x[0-9a-f]+\)/$1/g;
+    spit("$trace.bare", $text);
+    trace_ok("$name, 20000 toggles", "$trace.bare");
+}
+
 # From outside, while the threads hammer: mcount-trace enable/disable
 # PID, then the same requests straight on the socket, many more times.
 {
@@ -180,19 +200,27 @@ for my $v (['preloaded', $so_prog, 1], ['linked in', $a_prog, 0]) {
     my $want = must("$dir/burst_plain", $nt, $calls);
     mcc_build('-pg -mfentry', "$dir/burst.o", "$TSRC/burst.c", '-O2', '-pthread');
     my $prog = link_prog("$dir/burst", "$dir/burst.o", '-pthread');
-    for my $mode (['drop', 'function'], ['wait', 'function'], ['wait', 'function_graph']) {
-        my ($full, $tracer) = @$mode;
-        my $tag = "full buffers, $full, $tracer";
-        my $file = "$dir/burst-$full-$tracer.txt";
+    # with arguments (function) and return values (function_graph): an
+    # event and its payload slots are kept or lost together
+    for my $mode (['drop', 'function'], ['wait', 'function'], ['wait', 'function_graph'],
+        ['drop', 'function', { MCOUNT_TRACE_ARGS => 6 }], ['wait', 'function_graph', { MCOUNT_TRACE_RETVAL => 1 }]) {
+        my ($full, $tracer, $extra) = @$mode;
+        my $tag = "full buffers, $full, $tracer" . join('', map { ", $_=$extra->{$_}" } sort keys %{ $extra // {} });
+        my $file = "$dir/burst-$full-$tracer" . ($extra ? "-x" : "") . ".txt";
         my ($st, $out, $err) = traced([$prog, $nt, $calls], timeout => 600,
             env => { MCOUNT_TRACE_FILTER => 'work', MCOUNT_TRACE_BUFFER => 256, MCOUNT_TRACE_OUTPUT => $file,
-                     MCOUNT_TRACE_TRACER => $tracer, $full eq 'wait' ? (MCOUNT_TRACE_FULL => 'wait') : () });
+                     MCOUNT_TRACE_TRACER => $tracer, $full eq 'wait' ? (MCOUNT_TRACE_FULL => 'wait') : (),
+                     %{ $extra // {} } });
+        my $args = $extra && $extra->{MCOUNT_TRACE_ARGS} ? qr/\((?:0x[0-9a-f]+, ){5}0x[0-9a-f]+\)/ : qr//;
+        my $rv = $extra && $extra->{MCOUNT_TRACE_RETVAL} ? qr/ \/\* = (?:0x[0-9a-f]+|-\d+) \*\// : qr//;
         is($st, 0, "$tag: exits 0") or diag($err);
         is($out, $want, "$tag: prints what the plain build prints");
         my (%kept, %lost);
         for (split /\n/, slurp($file)) {
-            if (/-(\d+) +\[\d{3}\] +\d+\.\d{6}: work <-worker\z/) { $kept{$1}++ }           # function
-            elsif (/\) +\S+-(\d+) +\| +[\d.]+ us +\| +work\(\);\z/) { $kept{$1}++ }          # function_graph leaf
+            if (/-(\d+) +\[\d{3}\] +\d+\.\d{6}: work$args <-worker\z/) { $kept{$1}++ }      # function
+            elsif (/\) +\S+-(\d+) +\| +[\d.]+ us +\| +work\(\);$rv\z/) { $kept{$1}++ }     # function_graph leaf
+            # a call whose entry and return came in two drains: its return
+            elsif (/\) +\S+-(\d+) +\| +[\d.]+ us +\| +\} \/\* work(?: = (?:0x[0-9a-f]+|-\d+))? \*\/\z/) { $kept{$1}++ }
             elsif (/-(\d+) *\[LOST (\d+) EVENTS\]/ || /(\d+) +\| *\[LOST (\d+) EVENTS\]/) {
                 $lost{$1} += $2 / ($tracer eq 'function' ? 1 : 2);
             }
