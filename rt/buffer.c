@@ -303,7 +303,10 @@ static inline bool still_its(const struct mt_shadow *s, const uintptr_t *p)
 #endif
 }
 
-void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs)
+/* The entry, in two copies: with_args is a constant, so that the common
+ * one (no argument recording anywhere) carries none of its work. */
+static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs,
+							 bool with_args)
 {
 	struct mt_tbuf *b = self;
 	if (__builtin_expect(!b, 0)) {
@@ -335,7 +338,7 @@ void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs)
 	/* Arguments: the entry's payload slots, at most. */
 	const struct mt_proto *proto = NULL;
 	unsigned raw = 0, extra = 0;
-	if (MT_HAVE_ARGS && __builtin_expect(atomic_load_explicit(&mt_args_on, memory_order_relaxed), 0)) {
+	if (with_args) {
 		proto = proto_for(ret);
 		raw = proto ? 0 : (unsigned)atomic_load_explicit(&mt_args_raw, memory_order_relaxed);
 		extra = proto ? proto->max_slots : raw ? (raw + 4) / 3 : 0;
@@ -392,6 +395,19 @@ void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs)
 out:
 	atomic_signal_fence(memory_order_seq_cst);
 	b->nest = 0;
+}
+
+static __attribute__((noinline)) void entry_with_args(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs)
+{
+	entry(ret, slot, regs, true);
+}
+
+void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs)
+{
+	if (MT_HAVE_ARGS && __builtin_expect(atomic_load_explicit(&mt_args_on, memory_order_relaxed), 0))
+		entry_with_args(ret, slot, regs);
+	else
+		entry(ret, slot, regs, false);
 }
 
 uintptr_t mt_exit(uintptr_t key, uintptr_t retval)
