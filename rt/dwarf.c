@@ -879,14 +879,41 @@ static const struct entry *find(const struct mt_dwarf *d, uint64_t pc, const cha
 	return found;
 }
 
+/* Has this been told about the file at path (and function func, or
+ * NULL: the file itself)?  Remembered by the file, not the object: a
+ * library dlopen()ed again is a new object, not news. */
+static bool told(const char *path, const char *func)
+{
+	static char **seen;
+	static size_t nseen;
+	if (!path)
+		return false;
+	size_t pl = strlen(path), fl = func ? strlen(func) : 0;
+	for (size_t i = 0; i < nseen; i++)
+		if (!memcmp(seen[i], path, pl + 1) && (func ? !strcmp(seen[i] + pl + 1, func) : !seen[i][pl + 1]))
+			return true;
+	char *k = malloc(pl + fl + 2);
+	char **nv = k ? realloc(seen, (nseen + 1) * sizeof *nv) : NULL;
+	if (!nv) {
+		free(k);
+		return false;
+	}
+	memcpy(k, path, pl + 1);
+	memcpy(k + pl + 1, func ? func : "", fl + 1);
+	seen = nv;
+	seen[nseen++] = k;
+	return false;
+}
+
 const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
 {
 	struct mt_object *o = mt_reg.objs[f->obj];
 	if (strchr(f->name, '.')) {
 		/* GCC's clones (name.isra.0, name.constprop.0) share their
 		 * origin's description but may take other arguments */
-		mt_msg("%s: %s: a compiler's clone, whose parameters may not be the source's: "
-		       "its arguments are not recorded", o->name, mt_shown(f->name));
+		if (!told(o->path, f->name))
+			mt_msg("%s: %s: a compiler's clone, whose parameters may not be the source's: "
+			       "its arguments are not recorded", o->name, mt_shown(f->name));
 		return NULL;
 	}
 	if (!o->dwarf_read) {
@@ -896,7 +923,7 @@ const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
 	struct mt_dwarf *d = o->dwarf;
 	const struct entry *c = d ? find(d, f->addr - o->bias, f->name) : NULL;
 	if (!c) {
-		if (!o->dwarf_told)
+		if (!o->dwarf_told && !told(o->path, NULL))
 			mt_msg("%s: no DWARF information for %s: its arguments are not recorded", o->name,
 			       mt_shown(f->name));
 		o->dwarf_told = true;
@@ -912,7 +939,8 @@ const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
 	if (!no && !(p->text = strdup(f->name)))
 		no = "no memory";
 	if (no) {
-		mt_msg("%s: %s: %s: its arguments are not recorded", o->name, mt_shown(f->name), no);
+		if (!told(o->path, f->name))
+			mt_msg("%s: %s: %s: its arguments are not recorded", o->name, mt_shown(f->name), no);
 		free(p ? p->text : NULL);
 		free(p);
 		return NULL;

@@ -176,6 +176,49 @@ for my $b (sort keys %BUILD) {
     is(scalar(grep { defined $_->[1] } @$ev), 0, 'nodw: without arguments');
 }
 
+# ---- dlopen: the rule replayed on a library loaded later, 21 times ----
+# t/73's proc dl: plug_a(x) (which calls plug_b(x)) with x = 0, 1, 2,
+# then dlclose, and 20 times dlopen, plug_a(k), dlclose.
+{
+    mcc_build('-pg -mfentry', "$dir/proc.o", "$TSRC/proc.c", '-O2', '-pthread', '-Wno-prio-ctor-dtor');
+    must('gcc', '-c', "$TSRC/badsite.S", '-o', "$dir/badsite.o");
+    link_prog("$dir/proc", '-rdynamic', "$dir/proc.o", "$dir/badsite.o", '-pthread', '-ldl');
+    my $badsite = qr/\Amcount-trace: proc: 0x[0-9a-f]+ <bad_\w+\+0x?[0-9a-f]*>: .*: left alone\z/;   # t/73's
+    my @x = sort { $a <=> $b } (0 .. 2, 0 .. 19);
+    for my $g ('-g', '-g0') {
+        my $lib = "libplug$g.so";
+        mcc_build('-pg -mfentry', "$dir/plug$g.o", "$TSRC/plug.c", '-O2', '-fPIC', $g);
+        link_prog("$dir/$lib", '-shared', "$dir/plug$g.o");
+        my $sync = "$dir/sync$g";
+        mkdir $sync or die;
+        spit("$sync/$_", '') for qw(listed done);
+        my ($st, $o, $e) = traced(["$dir/proc", 'dl', "$dir/$lib", $sync], env => { MCOUNT_TRACE_CONTROL => 0,
+            MCOUNT_TRACE_EVENTS => "plug_*:mod:$lib", MCOUNT_TRACE_OUTPUT => "$dir/dl$g.txt" });
+        is($st, 0, "dlopen ($g): runs") or diag($e);
+        is($o, "dl 442\n", "dlopen ($g): computes what it computes");
+        my @msg = grep { !/$badsite/ } split /\n/, $e;
+        my ($ev, $bad) = read_text_args("$dir/dl$g.txt");
+        is_deeply($bad, [], "dlopen ($g): every line well formed");
+        my %got;
+        for (grep { $_->[0] =~ /\Aplug_/ } @$ev) {
+            my ($fn, $a) = @$_;
+            push @{ $got{$fn} }, $a ? join(',', map { "$_=$a->{$_}" } sort keys %$a) : '';
+        }
+        $_ = [sort { (($a =~ /(\d+)/)[0] // -1) <=> (($b =~ /(\d+)/)[0] // -1) } @$_] for values %got;
+        if ($g eq '-g') {
+            is_deeply(\%got, { plug_a => [map { "x=$_" } @x], plug_b => [map { "x=$_" } @x] },
+                "dlopen ($g): each load's plug_a and plug_b with their argument x");
+            is_deeply(\@msg, [], "dlopen ($g): no message");
+        } else {
+            is_deeply(\%got, { plug_a => [('') x 23], plug_b => [('') x 23] },
+                "dlopen ($g): every call traced, without arguments");
+            is(scalar @msg, 1, "dlopen ($g): told once, not once a load") or diag($e);
+            like($msg[0] // '', qr/\Amcount-trace: $lib: no DWARF information for plug_[ab]: its arguments are not recorded\z/,
+                "dlopen ($g): that the library has no DWARF information");
+        }
+    }
+}
+
 # ---- live: mcount-trace event PID GLOB ----
 {
     my $ctl = "$dir/ctl";
