@@ -248,9 +248,9 @@ static void read_units(struct mt_dwarf *d)
 			skip(&c, len);
 			continue;
 		}
-		const unsigned char *end = c.p + (len <= (size_t)(c.end - c.p) ? len : 0);
 		if (len > (size_t)(c.end - c.p) || len < 7)
 			break;
+		const unsigned char *end = c.p + len;
 		struct unit u = { .off = off, .end = (size_t)(end - d->info.p) };
 		u.version = (uint16_t)rd(&c, 2);
 		uint8_t type = 1;
@@ -497,7 +497,7 @@ struct die {
 
 /* Read the DIE at off of unit u; false at a null entry (end of
  * siblings: d->tag 0) or if it does not parse (*bad set). */
-static bool read_die(const struct mt_dwarf *d, struct unit *u, size_t off, struct die *e, bool *bad)
+static bool read_die(struct mt_dwarf *d, struct unit *u, size_t off, struct die *e, bool *bad)
 {
 	memset(e, 0, sizeof *e);
 	if (off < u->die || off >= u->end) {
@@ -514,7 +514,7 @@ static bool read_die(const struct mt_dwarf *d, struct unit *u, size_t off, struc
 		e->next = (size_t)(c.p - d->info.p);
 		return false;
 	}
-	const struct abbrev *a = read_abbrevs((struct mt_dwarf *)d, u) ? abbrev_of(u, code) : NULL;
+	const struct abbrev *a = read_abbrevs(d, u) ? abbrev_of(u, code) : NULL;
 	if (!a) {
 		*bad = true;
 		return false;
@@ -573,7 +573,7 @@ static bool follow(struct mt_dwarf *d, const struct val *ref, struct die *e, str
 
 /* Skip the children of a DIE whose attributes end at off; returns the
  * offset after them, or 0 if the unit does not parse. */
-static size_t skip_children(const struct mt_dwarf *d, struct unit *u, size_t off)
+static size_t skip_children(struct mt_dwarf *d, struct unit *u, size_t off)
 {
 	unsigned depth = 1;
 	while (depth) {
