@@ -13,7 +13,9 @@
 # without arguments and told once; "!GLOB"; the bare glob given live
 # through mcount-trace event; copies of the program with .debug_info
 # and .debug_abbrev damaged, run under ASan and UBSan, still run as the
-# program does; valgrind.
+# program does; valgrind.  t/src/trace/dwarfkinds.c: the shapes of
+# debug information and of types beyond those four functions'; C++'s
+# members and this (t/src/trace/cxx.cc).
 use strict;
 use warnings;
 use Test::More;
@@ -134,6 +136,67 @@ for my $b (sort keys %BUILD) {
         against_log($tag, $ev, $log, \%NAMES);
         kinds_like_gdb($tag, $out) if $fmt eq 'text';
     }
+}
+
+# ---- the shapes of t/src/trace/dwarfkinds.c: an out-of-line copy of an
+# inlined function (its DIE completes an abstract one), an enum, strings
+# through a typedef and qualifiers, a pointer to a pointer, a bool, a
+# variadic function; refused: a struct by value, a double ----
+for my $g ('-g', '-gdwarf-4') {
+    my $tag = "kinds ($g)";
+    mcc_build('-pg -mfentry', "$dir/kinds$g.o", "$TSRC/dwarfkinds.c", '-O2', $g);
+    link_prog("$dir/kinds$g", "$dir/kinds$g.o");
+    my ($helper) = map { /\A0*([0-9a-f]+) t helper\z/ ? $1 : () } split /\n/, must('nm', "$dir/kinds$g");
+    my @dies = split /^ <1></m, must('env', 'LC_ALL=C', 'readelf', '--debug-dump=info', "$dir/kinds$g");
+    my @h = grep { /DW_AT_low_pc\s*: 0x0*$helper\n/ } @dies;
+    ok(@h == 1 && $h[0] =~ /DW_AT_abstract_origin/ && $h[0] !~ /DW_AT_name/,
+        "$tag: helper's code is described by a DIE that completes an abstract one (readelf)");
+    my ($st, $o, $e) = traced(["$dir/kinds$g"], env => { MCOUNT_TRACE_EVENTS => 'helper;kinds;vari;bypt;fl',
+        MCOUNT_TRACE_OUTPUT => "$dir/kinds$g.txt", MCOUNT_TRACE_CONTROL => 0 });
+    is($st, 0, "$tag: runs");
+    is($o, "1058\n", "$tag: computes what it computes");
+    is($e, "mcount-trace: kinds$g: bypt: parameter p is a struct or union passed by value: its arguments "
+        . "are not recorded\nmcount-trace: kinds$g: fl: parameter d is a floating-point value (passed in a "
+        . "vector register, which the hook does not keep): its arguments are not recorded\n",
+        "$tag: the struct and the double refused, saying why");
+    my @calls = map { /\A.{16}-\d+ +\[\d{3}\] +\d+\.\d{6}: (.*) <-main\z/ ? $1 : "BAD $_" }
+        grep { !/^#/ } split /\n/, slurp("$dir/kinds$g.txt");
+    is_deeply(\@calls, ['helper(k=2, tag="pointer")', 'kinds(c=7, t="text", u="uchar", s="schar", pp=0x0, b=true)',
+        'kinds(c=-1, t="t2", u="u2", s="s2", pp=0x0, b=false)', 'vari(n=2, first="va")', 'bypt', 'fl'],
+        "$tag: each call with the arguments its source gives, typed as its DWARF says");
+}
+
+# ---- C++ (t/src/trace/cxx.cc): member functions, whose code's DIE
+# completes their declaration in the class (DW_AT_specification) and
+# whose first parameter is the artificial this; a template; globs on
+# the demangled names ----
+{
+    my %env = (MCOUNT_CC_FLAGS => '-pg -mfentry');
+    for my $cmd (['-O2', '-g', '-c', "$TSRC/cxx.cc", '-o', "$dir/cxx.o"], ['-o', "$dir/cxx", "$dir/cxx.o"]) {
+        my ($st, $o, $e) = run_cmd(["$TOP/bin/mcount-cc", 'g++', @$cmd], env => \%env);
+        die "mcount-cc g++ @$cmd failed ($st):\n$o$e" if $st;
+    }
+    my $info = must('env', 'LC_ALL=C', 'readelf', '--debug-dump=info', "$dir/cxx");
+    ok((grep { /DW_AT_specification/ && /DW_AT_low_pc/ } split /^ <1></m, $info) >= 3,
+        'C++: the members\' code is described by DIEs that complete a declaration (readelf)');
+    my ($st, $o, $e) = traced(["$dir/cxx", 3], env => { MCOUNT_TRACE_EVENTS => 'geo::*;*geo::twice*',
+        MCOUNT_TRACE_OUTPUT => "$dir/cxx.txt", MCOUNT_TRACE_CONTROL => 0 });
+    is($st, 0, 'C++: runs');
+    is($o, "sum 150 vec 6 12\n", 'C++: computes what it computes');
+    my %n;
+    for (grep { !/^#/ } split /\n/, slurp("$dir/cxx.txt")) {
+        my $l = /\A.{16}-\d+ +\[\d{3}\] +\d+\.\d{6}: (.*) <-\S.*\z/ ? $1 : "BAD $_";
+        $n{ $l =~ s/this=0x[0-9a-f]+/this=P/r }++;
+    }
+    is_deeply(\%n, { 'geo::Rect::area() const(this=P)' => 9, 'geo::Rect::scale(long) const(this=P, k=2)' => 3,
+        'geo::Rect::scale(long) const(this=P, k=3)' => 3, (map { ("geo::Rect::scale(long, long) const(this=P, k=3, m=$_)" => 1,
+        "long geo::twice<long>(long)(x=$_)" => 1) } 1 .. 3), 'double geo::twice<double>(double)' => 3,
+        'geo::operator+(geo::Vec, geo::Vec)' => 3 }, 'C++: this and the named parameters, by the members\' DWARF');
+    is(join('', grep { /^mcount-trace:/ } split /^/, $e),
+        "mcount-trace: cxx: geo::operator+(geo::Vec, geo::Vec): parameter a is a struct or union passed by value: "
+        . "its arguments are not recorded\nmcount-trace: cxx: double geo::twice<double>(double): parameter x is a "
+        . "floating-point value (passed in a vector register, which the hook does not keep): its arguments are not "
+        . "recorded\n", 'C++: the Vec by value and the double refused, by their demangled names');
 }
 
 # ---- the command: run -e GLOB ----
