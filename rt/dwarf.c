@@ -9,7 +9,8 @@
  * 64-bit format is passed over), their abbreviations, and the string
  * sections.  The first time a bare glob is applied to a function of an
  * object, every unit is walked once and its subprograms indexed by
- * DW_AT_low_pc (those described by DW_AT_ranges only, by name); a
+ * DW_AT_low_pc (or the starts of their DW_AT_ranges: a function split
+ * into hot and cold parts); a
  * function's parameters are read from its DIE when first asked for, and
  * its prototype (never freed) is kept in the index.
  *
@@ -47,7 +48,7 @@ enum {
 	AT_name = 0x03, AT_byte_size = 0x0b, AT_low_pc = 0x11, AT_abstract_origin = 0x31,
 	AT_declaration = 0x3c, AT_encoding = 0x3e, AT_specification = 0x47, AT_type = 0x49,
 	AT_ranges = 0x55, AT_linkage_name = 0x6e, AT_str_offsets_base = 0x72, AT_addr_base = 0x73,
-	AT_MIPS_linkage_name = 0x2007,
+	AT_rnglists_base = 0x74, AT_MIPS_linkage_name = 0x2007,
 };
 enum {
 	ATE_boolean = 0x02, ATE_signed = 0x05, ATE_signed_char = 0x06, ATE_unsigned = 0x07,
@@ -90,17 +91,18 @@ struct unit {
 	uint16_t version;
 	uint8_t addr_size;
 	size_t abbrev_off;
-	uint64_t str_base, addr_base;
+	uint64_t str_base, addr_base, rng_base;
+	uint64_t base;                /* the unit's DW_AT_low_pc: ranges' base address */
 	struct abbrev *ab;            /* read when first needed */
 	size_t nab;
 	struct spec *sp;
 	bool ab_read, ab_bad;
 };
 
-/* A subprogram with code: where it is, and its prototype once made. */
+/* A subprogram with code: where it is (where one of its parts is, for
+ * one described by address ranges), and its prototype once made. */
 struct entry {
 	uint64_t low_pc;              /* relative to the load bias */
-	const char *name;             /* for those described by ranges only */
 	uint32_t unit;
 	size_t die;
 	uint8_t state;                /* 0: not looked at, 1: proto, 2: refused */
@@ -108,7 +110,7 @@ struct entry {
 };
 
 struct mt_dwarf {
-	struct sec info, abbrev, str, line_str, str_offsets, addr;
+	struct sec info, abbrev, str, line_str, str_offsets, addr, ranges, rnglists;
 	struct unit *units;
 	size_t nunits;
 	struct entry *e;
@@ -211,8 +213,9 @@ static bool find_sections(struct mt_dwarf *d, const unsigned char *f, size_t siz
 	const char *names = (const char *)f + sh[stri].sh_offset;
 	size_t nsize = sh[stri].sh_size;
 	static const char *const want[] = { ".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
-					    ".debug_str_offsets", ".debug_addr" };
-	struct sec *out[] = { &d->info, &d->abbrev, &d->str, &d->line_str, &d->str_offsets, &d->addr };
+					    ".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists" };
+	struct sec *out[] = { &d->info, &d->abbrev, &d->str, &d->line_str, &d->str_offsets, &d->addr,
+			      &d->ranges, &d->rnglists };
 	for (size_t i = 1; i < shnum; i++) {
 		if (sh[i].sh_type == SHT_NOBITS || sh[i].sh_name >= nsize || (sh[i].sh_flags & SHF_COMPRESSED))
 			continue;
@@ -362,7 +365,7 @@ static const struct abbrev *abbrev_of(const struct unit *u, uint64_t code)
 
 /* ---- attribute values ---- */
 
-enum vkind { V_NONE, V_UINT, V_SINT, V_STR, V_REF, V_ADDR, V_STRX, V_ADDRX };
+enum vkind { V_NONE, V_UINT, V_SINT, V_STR, V_REF, V_ADDR, V_STRX, V_ADDRX, V_RNGX };
 struct val {
 	enum vkind kind;
 	uint64_t u;                   /* the number, the reference (an offset in
@@ -442,7 +445,8 @@ static bool read_form(const struct mt_dwarf *d, const struct unit *u, struct cur
 	case FORM_sec_offset: v->kind = V_UINT; v->u = rd(c, 4); break;
 	case FORM_ref_sup4: case FORM_GNU_ref_alt: skip(c, 4); break;
 	case FORM_ref_sup8: case FORM_ref_sig8: skip(c, 8); break;  /* a type unit's: not followed */
-	case FORM_loclistx: case FORM_rnglistx: v->kind = V_UINT; v->u = uleb(c); break;
+	case FORM_loclistx: v->kind = V_UINT; v->u = uleb(c); break;
+	case FORM_rnglistx: v->kind = V_RNGX; v->u = uleb(c); break;
 	default:
 		return false;                 /* its size is not known: nothing after it is */
 	}
@@ -491,7 +495,7 @@ static bool addr_of(const struct mt_dwarf *d, const struct unit *u, const struct
 struct die {
 	uint32_t tag;
 	bool children, declaration, has_low, has_ranges;
-	struct val name, linkage, type, origin, spec, low, enc, size;
+	struct val name, linkage, type, origin, spec, low, ranges, enc, size;
 	size_t next;                  /* offset of the DIE after its attributes */
 };
 
@@ -535,12 +539,13 @@ static bool read_die(struct mt_dwarf *d, struct unit *u, size_t off, struct die 
 		case AT_abstract_origin: e->origin = v; break;
 		case AT_specification: e->spec = v; break;
 		case AT_low_pc: e->low = v; e->has_low = true; break;
-		case AT_ranges: e->has_ranges = true; break;
+		case AT_ranges: e->ranges = v; e->has_ranges = true; break;
 		case AT_declaration: e->declaration = v.u != 0; break;
 		case AT_encoding: e->enc = v; break;
 		case AT_byte_size: e->size = v; break;
 		case AT_str_offsets_base: if (v.kind == V_UINT) u->str_base = v.u; break;
 		case AT_addr_base: if (v.kind == V_UINT) u->addr_base = v.u; break;
+		case AT_rnglists_base: if (v.kind == V_UINT) u->rng_base = v.u; break;
 		default: break;
 		}
 	}
@@ -612,6 +617,88 @@ static void add_entry(struct mt_dwarf *d, size_t *cap, const struct entry *en)
 	d->e[d->ne++] = *en;
 }
 
+/* An entry at each start of the address ranges r (DWARF 5's
+ * .debug_rnglists, DWARF 4's .debug_ranges): a function split into hot
+ * and cold parts is found by its hot part's address. */
+static void add_ranges(struct mt_dwarf *d, struct unit *u, const struct val *r, struct entry en, size_t *cap)
+{
+	uint64_t off = r->u, base = u->base, a, b;
+	bool v5 = u->version >= 5;
+	const struct sec *s = v5 ? &d->rnglists : &d->ranges;
+	if (!s->p || (r->kind != V_UINT && r->kind != V_RNGX))
+		return;
+	if (r->kind == V_RNGX) {
+		/* an index into the offsets after the list's header */
+		if (off > (SIZE_MAX - u->rng_base) / 4 || u->rng_base + off * 4 > s->size ||
+		    s->size - (u->rng_base + off * 4) < 4)
+			return;
+		struct cur oc = { s->p + u->rng_base + off * 4, s->p + s->size, false };
+		off = u->rng_base + rd(&oc, 4);
+	}
+	if (off >= s->size)
+		return;
+	struct cur c = { s->p + off, s->p + s->size, false };
+	uint64_t max = u->addr_size == 8 ? ~UINT64_C(0) : UINT32_MAX;
+	for (unsigned n = 0; n < 4096 && !c.bad; n++) {
+		struct val x = { .kind = V_ADDRX };
+		bool ok = true;
+		if (!v5) {
+			a = rd(&c, u->addr_size);
+			b = rd(&c, u->addr_size);
+			if (c.bad || (!a && !b))
+				return;
+			if (a == max) {
+				base = b;
+				continue;
+			}
+			a += base;
+			b += base;
+		} else {
+			switch (rd(&c, 1)) {
+			case 0: /* DW_RLE_end_of_list */
+				return;
+			case 1: /* base_addressx */
+				x.u = uleb(&c);
+				if (addr_of(d, u, &x, &a))
+					base = a;
+				continue;
+			case 2: /* startx_endx */
+				x.u = uleb(&c);
+				ok = addr_of(d, u, &x, &a);
+				x.u = uleb(&c);
+				ok = ok && addr_of(d, u, &x, &b);
+				break;
+			case 3: /* startx_length */
+				x.u = uleb(&c);
+				ok = addr_of(d, u, &x, &a);
+				b = a + uleb(&c);
+				break;
+			case 4: /* offset_pair */
+				a = base + uleb(&c);
+				b = base + uleb(&c);
+				break;
+			case 5: /* base_address */
+				base = rd(&c, u->addr_size);
+				continue;
+			case 6: /* start_end */
+				a = rd(&c, u->addr_size);
+				b = rd(&c, u->addr_size);
+				break;
+			case 7: /* start_length */
+				a = rd(&c, u->addr_size);
+				b = a + uleb(&c);
+				break;
+			default:
+				return;
+			}
+		}
+		if (ok && !c.bad && a && a != b) {
+			en.low_pc = a;
+			add_entry(d, cap, &en);
+		}
+	}
+}
+
 /* Walk one unit's DIEs; a unit that does not parse adds nothing. */
 static void index_unit(struct mt_dwarf *d, uint32_t ui, size_t *cap)
 {
@@ -637,16 +724,15 @@ static void index_unit(struct mt_dwarf *d, uint32_t ui, size_t *cap)
 			top = false;
 			if (e.tag != TAG_compile_unit && e.tag != TAG_partial_unit && e.tag != TAG_skeleton_unit)
 				goto bad;
+			if (e.has_low && !addr_of(d, u, &e.low, &u->base))
+				u->base = 0;
 		}
 		if (e.tag == TAG_subprogram && !e.declaration) {
 			struct entry en = { .unit = ui, .die = at };
-			if (e.has_low && addr_of(d, u, &e.low, &en.low_pc) && en.low_pc) {
+			if (e.has_low && addr_of(d, u, &e.low, &en.low_pc) && en.low_pc)
 				add_entry(d, cap, &en);
-			} else if (e.has_ranges) {
-				en.name = str_of(d, u, e.linkage.kind ? &e.linkage : &e.name);
-				if (en.name)
-					add_entry(d, cap, &en);
-			}
+			else if (e.has_ranges)
+				add_ranges(d, u, &e.ranges, en, cap);
 		}
 		if (e.children)
 			depth++;
@@ -855,7 +941,7 @@ static const char *params_of(struct mt_dwarf *d, const struct entry *en, struct 
 	return NULL;
 }
 
-static const struct entry *find(const struct mt_dwarf *d, uint64_t pc, const char *name)
+static const struct entry *find(const struct mt_dwarf *d, uint64_t pc)
 {
 	size_t lo = 0, hi = d->ne;
 	while (lo < hi) {
@@ -865,18 +951,7 @@ static const struct entry *find(const struct mt_dwarf *d, uint64_t pc, const cha
 		else
 			hi = mid;
 	}
-	if (lo < d->ne && d->e[lo].low_pc == pc && !d->e[lo].name)
-		return &d->e[lo];
-	/* described by address ranges: by its name, if only one has it */
-	const struct entry *found = NULL;
-	for (size_t i = 0; i < d->ne && d->e[i].low_pc == 0; i++) {
-		if (d->e[i].name && !strcmp(d->e[i].name, name)) {
-			if (found)
-				return NULL;
-			found = &d->e[i];
-		}
-	}
-	return found;
+	return lo < d->ne && d->e[lo].low_pc == pc ? &d->e[lo] : NULL;
 }
 
 /* Has this been told about the file at path (and function func, or
@@ -921,7 +996,7 @@ const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
 		o->dwarf = load(o);
 	}
 	struct mt_dwarf *d = o->dwarf;
-	const struct entry *c = d ? find(d, f->addr - o->bias, f->name) : NULL;
+	const struct entry *c = d ? find(d, f->addr - o->bias) : NULL;
 	if (!c) {
 		if (!o->dwarf_told && !told(o->path, NULL))
 			mt_msg("%s: no DWARF information for %s: its arguments are not recorded", o->name,

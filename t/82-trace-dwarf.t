@@ -141,7 +141,9 @@ for my $b (sort keys %BUILD) {
 # ---- the shapes of t/src/trace/dwarfkinds.c: an out-of-line copy of an
 # inlined function (its DIE completes an abstract one), an enum, strings
 # through a typedef and qualifiers, a pointer to a pointer, a bool, a
-# variadic function; refused: a struct by value, a double ----
+# variadic function, a function split into hot and cold parts (its DIE
+# has address ranges, not an address); refused: a struct by value, a
+# double ----
 for my $g ('-g', '-gdwarf-4') {
     my $tag = "kinds ($g)";
     mcc_build('-pg -mfentry', "$dir/kinds$g.o", "$TSRC/dwarfkinds.c", '-O2', $g);
@@ -151,10 +153,13 @@ for my $g ('-g', '-gdwarf-4') {
     my @h = grep { /DW_AT_low_pc\s*: 0x0*$helper\n/ } @dies;
     ok(@h == 1 && $h[0] =~ /DW_AT_abstract_origin/ && $h[0] !~ /DW_AT_name/,
         "$tag: helper's code is described by a DIE that completes an abstract one (readelf)");
-    my ($st, $o, $e) = traced(["$dir/kinds$g"], env => { MCOUNT_TRACE_EVENTS => 'helper;kinds;vari;bypt;fl',
+    my @s = grep { /DW_AT_name\s*: (?:\(.*\): )?split\n/ } @dies;
+    my ($own) = map { /\A(.*?)(?:^ <2>|\z)/ms } @s;    # its attributes, not its children's
+    ok(@s == 1 && $own =~ /DW_AT_ranges/ && $own !~ /DW_AT_low_pc/, "$tag: split's DIE has address ranges (readelf)");
+    my ($st, $o, $e) = traced(["$dir/kinds$g"], env => { MCOUNT_TRACE_EVENTS => 'helper;kinds;vari;bypt;fl;split',
         MCOUNT_TRACE_OUTPUT => "$dir/kinds$g.txt", MCOUNT_TRACE_CONTROL => 0 });
     is($st, 0, "$tag: runs");
-    is($o, "1058\n", "$tag: computes what it computes");
+    is($o, "1059\n", "$tag: computes what it computes");
     is($e, "mcount-trace: kinds$g: bypt: parameter p is a struct or union passed by value: its arguments "
         . "are not recorded\nmcount-trace: kinds$g: fl: parameter d is a floating-point value (passed in a "
         . "vector register, which the hook does not keep): its arguments are not recorded\n",
@@ -162,7 +167,8 @@ for my $g ('-g', '-gdwarf-4') {
     my @calls = map { /\A.{16}-\d+ +\[\d{3}\] +\d+\.\d{6}: (.*) <-main\z/ ? $1 : "BAD $_" }
         grep { !/^#/ } split /\n/, slurp("$dir/kinds$g.txt");
     is_deeply(\@calls, ['helper(k=2, tag="pointer")', 'kinds(c=7, t="text", u="uchar", s="schar", pp=0x0, b=true)',
-        'kinds(c=-1, t="t2", u="u2", s="s2", pp=0x0, b=false)', 'vari(n=2, first="va")', 'bypt', 'fl'],
+        'kinds(c=-1, t="t2", u="u2", s="s2", pp=0x0, b=false)', 'vari(n=2, first="va")', 'bypt', 'fl',
+        'split(a=1, why="cold")'],
         "$tag: each call with the arguments its source gives, typed as its DWARF says");
 }
 

@@ -4,7 +4,9 @@
  * of line for a pointer (its DIE completes an abstract one), an enum,
  * the character pointers that are strings (through a typedef and
  * qualifiers) and those that are not, a variadic function, and the
- * parameters the hooks cannot see (a struct by value, a double).
+ * parameters the hooks cannot see (a struct by value, a double), and a
+ * function GCC splits into hot and cold parts (described by address
+ * ranges, not by one address).
  * Prints a checksum that does not depend on tracing.
  */
 #include <stdbool.h>
@@ -38,6 +40,24 @@ __attribute__((noinline)) int bypt(struct pt p, int z)
 	return p.x + p.y + z;
 }
 
+__attribute__((cold, noinline)) void oops(const char *why)
+{
+	fprintf(stderr, "oops %s\n", why);
+}
+
+__attribute__((noinline)) int split(int a, const char *why)
+{
+	int r = 0;
+	for (int i = 0; i < a; i++) {
+		if (i == 1000000) {
+			oops(why);
+			r -= 7;
+		}
+		r += i ^ a;
+	}
+	return r;
+}
+
 __attribute__((noinline)) int fl(int a, double d)
 {
 	return a + (int)d;
@@ -52,7 +72,7 @@ int main(int argc, char **argv)
 	r += kinds(RED, "t2", (unsigned char *)"u2", (const signed char *)"s2", NULL, false);
 	r += vari(2, "va", 3, 4);
 	struct pt p = { 1, 2 };
-	r += bypt(p, 3) + fl(2, 1.5);
+	r += bypt(p, 3) + fl(2, 1.5) + split(argc, "cold");
 	printf("%d\n", r);
 	return 0;
 }
