@@ -11,9 +11,9 @@
 # types (whose kinds the trace's values must have) and the registers
 # they arrive in.  Also: a program without debug information is traced
 # without arguments and told once; "!GLOB"; the bare glob given live
-# through mcount-trace event; copies of the program with .debug_info
-# and .debug_abbrev damaged, run under ASan and UBSan, still run as the
-# program does; valgrind.  t/src/trace/dwarfkinds.c: the shapes of
+# through mcount-trace event; a library dlopen()ed again and again;
+# copies of the program with their debug sections damaged, run under
+# ASan and UBSan, still run as the program does; valgrind.  t/src/trace/dwarfkinds.c: the shapes of
 # debug information and of types beyond those four functions'; C++'s
 # members and this (t/src/trace/cxx.cc).
 use strict;
@@ -312,9 +312,9 @@ for my $g ('-g', '-gdwarf-4') {
 # ---- damaged debug information, under ASan and UBSan ----
 # The library built with them (its hot path excepted) and linked in;
 # the bare globs given through mcount_trace_event().  Each copy of the
-# program has bytes of .debug_info or .debug_abbrev changed: it must run
-# as the program does, its trace well formed, its messages the
-# library's own.
+# program has bytes of .debug_info, .debug_abbrev, .debug_rnglists or
+# .debug_str changed: it must run as the program does, its trace well
+# formed, its messages the library's own.
 {
     my $asan = "$TOP/build/asan/libmcount-trace.a";
     die "$asan: run make check (or make $asan) first\n" unless -f $asan;
@@ -345,8 +345,9 @@ for my $g ('-g', '-gdwarf-4') {
             } }, 1],
     );
     srand(82);
-    for my $k (1 .. 24) {
-        my @flips = map { my $s = $sec{ $_ % 3 ? '.debug_info' : '.debug_abbrev' };
+    my @targets = grep { $sec{$_} } qw(.debug_info .debug_info .debug_info .debug_abbrev .debug_rnglists .debug_str);
+    for my $k (1 .. 32) {
+        my @flips = map { my $s = $sec{ $targets[rand @targets] };
             [$s->[0] + int(rand($s->[1])), int(rand(256))] } 1 .. 1 + int(rand(12));
         push @cases, ["random bytes $k", sub { substr($_[0], $_->[0], 1) = chr $_->[1] for @flips }, 0];
     }
