@@ -2,20 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Function events typed by the program's DWARF: a bare glob as the
 # prototype ("ints", not "ints(int a, ...)").  t/src/trace/args.c, built
-# with -g (GCC 12: DWARF 5) and -gdwarf-4 (and with Clang, whose DWARF 5
-# uses the strx and addrx forms, where it is installed), is traced with
-# the bare globs of its four functions: every call's recorded arguments
-# are the ones the program logged, by the names of its source's
-# parameters (t/81's oracle, t/lib/TraceTest.pm).  gdb, a second reader
-# of the same debug information, gives the parameters' names, their
-# types (whose kinds the trace's values must have) and the registers
-# they arrive in.  Also: a program without debug information is traced
-# without arguments and told once; "!GLOB"; the bare glob given live
-# through mcount-trace event; a library dlopen()ed again and again;
+# with -g (GCC 12: DWARF 5) and -gdwarf-4 (and with Clang's DWARF 5,
+# which uses the strx and addrx forms, and 4, where it is installed), is
+# traced with the bare globs of its four functions: every call's
+# recorded arguments are the ones the program logged, by the names of
+# its source's parameters (t/81's oracle, t/lib/TraceTest.pm).  gdb, a
+# second reader of the same debug information, gives the parameters'
+# names, their types (whose kinds the trace's values must have) and the
+# registers they arrive in.  Also: a program without debug information is
+# traced without arguments and told once; "!GLOB"; the bare glob given
+# live through mcount-trace event; a library dlopen()ed again and again;
 # copies of the program with their debug sections damaged, run under
-# ASan and UBSan, still run as the program does; valgrind.  t/src/trace/dwarfkinds.c: the shapes of
-# debug information and of types beyond those four functions'; C++'s
-# members and this (t/src/trace/cxx.cc).
+# ASan and UBSan, still run as the program does; valgrind.
+# t/src/trace/dwarfkinds.c: the shapes of debug information and of
+# types beyond those four functions'; C++'s members and this
+# (t/src/trace/cxx.cc).
 use strict;
 use warnings;
 use Test::More;
@@ -56,7 +57,10 @@ my %BUILD = (
     'dw4-nopie'  => ['-pg -mfentry', 'gcc', '-gdwarf-4', '-fno-pie'],
 );
 my $have_clang = have('clang');
-$BUILD{'clang-dw5'} = ['-pg -mfentry', 'clang', '-gdwarf-5'] if $have_clang;
+if ($have_clang) {
+    $BUILD{'clang-dw5'} = ['-pg -mfentry', 'clang', '-gdwarf-5'];
+    $BUILD{'clang-dw4'} = ['-pg -mfentry', 'clang', '-gdwarf-4'];
+}
 for my $b (sort keys %BUILD) {
     my ($hook, $cc, @cflags) = @{ $BUILD{$b} };
     my ($st, $o, $e) = run_cmd(["$TOP/bin/mcount-cc", $cc, '-O2', @cflags, ($b =~ /nopie/ ? '-fno-pie' : ()),
