@@ -181,6 +181,11 @@ static struct mt_proto *parse_bare(const char *spec, size_t len, char *err, size
 		fail(err, errlen, "'%s': no function", p->text);
 		goto bad;
 	}
+	if (strpbrk(p->glob, " \t\n,")) {
+		/* a filter would take it for several globs, the rule for one */
+		fail(err, errlen, "'%s': one GLOB a prototype (give each its own)", p->text);
+		goto bad;
+	}
 	return p;
 bad:
 	if (p) {

@@ -217,6 +217,11 @@ for my $g ('-g', '-gdwarf-4') {
     my ($ev, $bad) = read_text_args("$dir/cli.txt");
     is_deeply($bad, [], 'run -e GLOB: every line well formed');
     against_log('run -e GLOB', $ev, read_log("$dir/cli.log"), \%NAMES);
+    ($st, $o, $e) = run_cmd([$MT, 'run', '-o', "$dir/two.txt", '-e', 'ints strs', '--', "$dir/dw4", 11,
+        "$dir/two.log", 1]);
+    is($st, 0, 'run -e "GLOB GLOB": the program runs');
+    like($e, qr/\Amcount-trace: MCOUNT_TRACE_EVENTS: 'ints strs': one GLOB a prototype \(give each its own\)\n/,
+        'run -e "GLOB GLOB": refused, not half applied');
     ($st, $o, $e) = run_cmd([$MT, 'run', '-e', 'ints(int a', '--', 'true']);
     is($st >> 8, 2, 'run -e: an unclosed parameter list is still a usage error');
     like($e, qr/'ints\(int a': not FUNCTION\(TYPE NAME, \.\.\.\), GLOB or !GLOB/, '... saying what is taken');
