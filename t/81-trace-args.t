@@ -265,7 +265,7 @@ for my $h (@hooks) {
     against_log('ASan+UBSan', $ev, read_log("$dir/san.log"), \%NAMES);
 
     ($st, $o, $e) = run_cmd(['valgrind', '-q', '--error-exitcode=9', '--smc-check=all', '--leak-check=no',
-        'env', "LD_PRELOAD=$SO", "$dir/fentry", 11, "$dir/vg.log", 10], env => {
+        '--trace-children=yes', 'env', "LD_PRELOAD=$SO", "$dir/fentry", 11, "$dir/vg.log", 10], env => {
         MCOUNT_TRACE_OUTPUT => "$dir/vg.txt", MCOUNT_TRACE_EVENTS => $PROTOS, MCOUNT_TRACE_CONTROL => 0 });
     is($st, 0, 'valgrind: no error') or diag($e);
     ($ev, $bad) = read_text_args("$dir/vg.txt");
