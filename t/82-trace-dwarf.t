@@ -389,7 +389,7 @@ for my $g ('-g', '-gdwarf-4') {
 SKIP: {
     skip 'valgrind is not installed', 3 unless have('valgrind');
     my ($st, $o, $e) = run_cmd(['valgrind', '-q', '--error-exitcode=9', '--smc-check=all', '--leak-check=no',
-        'env', "LD_PRELOAD=$SO", "$dir/dw4", 11, "$dir/vg.log", 10], env => {
+        '--trace-children=yes', 'env', "LD_PRELOAD=$SO", "$dir/dw4", 11, "$dir/vg.log", 10], env => {
         MCOUNT_TRACE_OUTPUT => "$dir/vg.txt", MCOUNT_TRACE_EVENTS => $GLOBS, MCOUNT_TRACE_CONTROL => 0 });
     is($st, 0, 'valgrind: no error') or diag($e);
     my ($ev, $bad) = read_text_args("$dir/vg.txt");
