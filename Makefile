@@ -41,7 +41,7 @@ all: $(HELPER) man rt
 # for aarch64 with a cross compiler into build/aarch64/ (tested under
 # qemu-system-aarch64, t/79; see doc/architectures.md).
 RT_ARCH ?= $(shell uname -m)
-RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/output.c rt/control.c
+RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/output.c rt/control.c
 RT_C    := $(RT_COMMON) rt/arch-$(RT_ARCH).c
 RT_HDRS := $(wildcard rt/*.h)
 RT_LIB  := build/libmcount-trace.so build/libmcount-trace.a

@@ -17,6 +17,8 @@
  * forms, size_t, ssize_t, the <stdint.h> ones); any pointer (hex), and a
  * char pointer, which is a string.  Floating-point types are refused:
  * they are passed in vector registers, which the hooks do not keep.
+ * A bare glob ("parse_*") gives each of its functions the prototype its
+ * object's DWARF describes (dwarf.c).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -157,14 +159,54 @@ static int parse_arg(char *s, unsigned i, struct mt_arg *a, char *err, size_t er
 	return 0;
 }
 
+/* A bare "glob[:mod:M]": its functions' prototypes come from their
+ * DWARF (dwarf.c), each its own. */
+static struct mt_proto *parse_bare(const char *spec, size_t len, char *err, size_t errlen)
+{
+	struct mt_proto *p = calloc(1, sizeof *p);
+	if (!p || !(p->text = strndup(spec, len)) || !(p->glob = strndup(spec, len))) {
+		fail(err, errlen, "%s", strerror(ENOMEM));
+		goto bad;
+	}
+	p->dwarf = true;
+	char *mod = strstr(p->glob, ":mod:");
+	if (mod) {
+		*mod = 0;
+		if (!(p->mod = strdup(mod + 5)) || !*p->mod) {
+			fail(err, errlen, "'%s': no module after :mod:", p->text);
+			goto bad;
+		}
+	}
+	if (!*p->glob) {
+		fail(err, errlen, "'%s': no function", p->text);
+		goto bad;
+	}
+	if (strpbrk(p->glob, " \t\n,")) {
+		/* a filter would take it for several globs, the rule for one */
+		fail(err, errlen, "'%s': one GLOB a prototype (give each its own)", p->text);
+		goto bad;
+	}
+	return p;
+bad:
+	if (p) {
+		free(p->text);
+		free(p->glob);
+		free(p->mod);
+		free(p);
+	}
+	return NULL;
+}
+
 /* "glob[:mod:M](params)" into a prototype, or NULL with err set. */
 static struct mt_proto *parse(const char *spec, char *err, size_t errlen)
 {
 	size_t len = strlen(spec);
 	while (len && isspace((unsigned char)spec[len - 1]))
 		len--;
+	if (len && !memchr(spec, '(', len) && !memchr(spec, ')', len))
+		return parse_bare(spec, len, err, errlen);
 	if (!len || spec[len - 1] != ')') {
-		fail(err, errlen, "'%s': not FUNCTION(TYPE NAME, ...)", spec);
+		fail(err, errlen, "'%s': not FUNCTION(TYPE NAME, ...) or GLOB", spec);
 		return NULL;
 	}
 	/* The parameters: the parenthesis that closes at the end (a
@@ -257,7 +299,7 @@ static long apply_proto(const struct mt_proto *r, bool drop, size_t from)
 		struct mt_func *f = &mt_reg.funcs[i];
 		if (!mt_reg.objs[f->obj]->live || !mt_func_matches(r->glob, r->mod, f))
 			continue;
-		const struct mt_proto *want = drop ? NULL : r;
+		const struct mt_proto *want = drop ? NULL : r->dwarf ? mt_dwarf_proto(f) : r;
 		changed += f->proto != want;
 		f->proto = want;
 	}

@@ -43,8 +43,9 @@ int mcount_trace_set_tracer(const char *name);
 /* Function events: record the arguments of the functions a prototype
  * names, "open_file(const char *path, int flags)" (a FILTER's glob
  * before the parenthesis; several separated by ';'; the types are in
- * mcount-trace(1)), switching those functions to tracing; "!GLOB"
- * records their arguments no more.  Returns how many functions changed,
+ * mcount-trace(1)), or a bare glob, "parse_*", whose functions take
+ * their prototypes from the program's DWARF, switching those functions
+ * to tracing; "!GLOB" records their arguments no more.  Returns how many functions changed,
  * or -1 with errno set (EINVAL: a bad prototype, the reason on standard
  * error; ENOTSUP: arguments are not recorded on this architecture;
  * EPERM: the code cannot be changed). */

@@ -16,6 +16,7 @@
  *              (the hot path: entry hook and return trampoline)
  *   args.c     function events: argument prototypes, their sites, and
  *              how recorded arguments are written
+ *   dwarf.c    prototypes from the objects' DWARF (bare-glob events)
  *   output.c   the trace formats (kernel text, JSON lines, Chrome JSON)
  *   control.c  start-up, environment, the control socket, the C API,
  *              fork/exec/dlopen
@@ -124,6 +125,9 @@ struct mt_object {
 	uintptr_t *hook_slots;        /* GOT slots the dynamic linker fills with a hook */
 	size_t nhook_slots;
 	uintptr_t plt_lo[2], plt_hi[2];
+	struct mt_dwarf *dwarf;       /* its debug information's subprograms (dwarf.c) */
+	bool dwarf_read;              /* looked for (on the first bare-glob prototype) */
+	bool dwarf_told;              /* a function without it was told */
 };
 
 /* Read the objects loaded now that are not known yet; returns how many
@@ -308,6 +312,8 @@ struct mt_arg {
 struct mt_proto {
 	char *text;                   /* as given */
 	char *glob, *mod;             /* the functions it is for */
+	bool dwarf;                   /* a bare glob: each function gets the
+				       * prototype its DWARF gives (dwarf.c) */
 	unsigned n, nstr;             /* arguments; of them strings */
 	unsigned max_slots;           /* payload slots at most */
 	struct mt_arg a[MT_MAX_ARGS];
@@ -331,6 +337,11 @@ MT_HIDDEN size_t mt_protos_count(void);
  * (json: as a JSON value: an object of typed ones, an array of raw
  * ones), into out; returns its length (cut to fit cap). */
 MT_HIDDEN size_t mt_args_format(char *out, size_t cap, const uint64_t *p, size_t nwords, bool json);
+
+/* The prototype the DWARF of f's object gives f (made once, never
+ * freed), or NULL (told: no debug information, or a parameter the hooks
+ * cannot see); registry lock held.  dwarf.c. */
+MT_HIDDEN const struct mt_proto *mt_dwarf_proto(const struct mt_func *f);
 
 /* The tracers (the kernel's current_tracer). */
 enum { MT_TRACER_FUNCTION, MT_TRACER_GRAPH };

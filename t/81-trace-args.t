@@ -22,7 +22,7 @@ use Math::BigInt;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
 use TraceTest qw($MCC $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced start_bg stop_bg
-    wait_for mt_cli);
+    wait_for mt_cli read_log read_text_args read_json_args against_log);
 
 clean_env();
 my $dir = tmpdir();
@@ -38,162 +38,13 @@ my %NAMES = (ints => [qw(a b c d e f)], strs => [qw(s n t)], many => [map { "a$_
 must('gcc', '-O2', '-o', "$dir/plain", $src);
 my $want = must("$dir/plain", 11, "$dir/plain.log", 40);
 
-# The log: [[name, [values]]...]; strings are hex of their bytes, "-"
-# NULL, "!" unreadable, a trailing "+": longer than the trace keeps.
-sub read_log {
-    my ($file) = @_;
-    return [map { my @f = split /\t/, $_, -1; [shift @f, \@f] } grep { !/^=/ } split /\n/, slurp($file)];
-}
-
 # The return values logged: [[name, value]...].
 sub read_returns {
     my ($file) = @_;
     return [map { /\A=(\w+)\t(-?\d+)\z/ ? [$1, $2] : ['?', ''] } grep { /^=/ } split /\n/, slurp($file)];
 }
 
-# A logged value in the trace's terms: integers as decimal strings (the
-# bool and the pointer of flags as the prototype types them).
-sub expect {
-    my ($fn, $i, $v) = @_;
-    return $v eq '1' ? 'true' : 'false' if $fn eq 'flags' && $i == 0;
-    return sprintf('0x%s', Math::BigInt->new($v)->as_hex =~ s/^0x//r) if $fn eq 'flags' && $i == 3;
-    return $v;
-}
-
-# ---- the text form: FUNC(name=value, ...) <-PARENT --------------------------
-
-# A text string's bytes, C's escapes undone; undef if malformed.
-sub unescape_c {
-    my ($s) = @_;
-    my $out = '';
-    while (length $s) {
-        if ($s =~ s/\A\\x([0-9a-f]{2})//) { $out .= chr hex $1 }
-        elsif ($s =~ s/\A\\n//) { $out .= "\n" }
-        elsif ($s =~ s/\A\\t//) { $out .= "\t" }
-        elsif ($s =~ s/\A\\(["\\])//) { $out .= $1 }
-        elsif ($s =~ s/\A([^\\"\x00-\x1f\x7f-\xff])//) { $out .= $1 }
-        else { return undef }
-    }
-    return $out;
-}
-
-# The arguments of a text line: {name => value} with strings in the
-# log's form, or undef.
-sub text_args {
-    my ($list) = @_;
-    my %a;
-    pos($list) = 0;
-    while (pos($list) < length $list) {
-        $list =~ /\G(\w+)=/gc or return undef;
-        my $k = $1;
-        if ($list =~ /\G"((?:[^"\\]|\\.)*)"(\.\.\.)?/gc) {
-            my $b = unescape_c($1) // return undef;
-            $a{$k} = unpack('H*', $b) . ($2 ? '+' : '');
-        } elsif ($list =~ /\G\(null\)/gc) {
-            $a{$k} = '-';
-        } elsif ($list =~ /\G\(fault 0x[0-9a-f]+\)/gc) {
-            $a{$k} = '!';
-        } elsif ($list =~ /\G(0x[0-9a-f]+|-?\d+|true|false)/gc) {
-            $a{$k} = $1;
-        } else {
-            return undef;
-        }
-        last if pos($list) == length $list;
-        $list =~ /\G, /gc or return undef;
-    }
-    return \%a;
-}
-
-sub read_text_args {
-    my ($file) = @_;
-    my (@ev, @bad);
-    for my $l (split /\n/, slurp($file)) {
-        next if $l =~ /^#/;
-        if ($l =~ /\A.{16}-\d+ +\[\d{3}\] +\d+\.\d{6}: (\w+)\((.*)\) <-(\w+)\z/) {
-            my ($fn, $list) = ($1, $2);
-            my $a = text_args($list);
-            push @bad, $l unless $a;
-            push @ev, [$fn, $a // {}];
-        } elsif ($l =~ /\A.{16}-\d+ +\[\d{3}\] +\d+\.\d{6}: (\w+) <-(\w+)\z/) {
-            push @ev, [$1, undef];
-        } else {
-            push @bad, $l;
-        }
-    }
-    return (\@ev, \@bad);
-}
-
-# ---- the JSON form: "args":{"name":value...} ---------------------------------
-
-# Read without ->utf8, every character of a string is one byte: a byte
-# the library wrote as it was (UTF-8) and one it wrote as \u00XX alike.
-# That the file is UTF-8 JSON is checked on its own ($JSU).
 my $JS = JSON::PP->new->allow_bignum;
-my $JSU = JSON::PP->new->utf8->allow_bignum;
-
-# A JSON string argument in the log's form.
-sub json_str {
-    my ($v) = @_;
-    return '-' unless defined $v;
-    return '!' if ref $v eq 'HASH' && keys %$v == 1 && exists $v->{fault};
-    my $cut = ref $v eq 'HASH' && keys %$v == 1 && exists $v->{cut};
-    $v = $v->{cut} if $cut;
-    return undef if ref $v || $v =~ /[^\x00-\xff]/;
-    return unpack('H*', $v) . ($cut ? '+' : '');
-}
-
-sub read_json_args {
-    my ($file) = @_;
-    my (@ev, @bad);
-    for my $l (split /\n/, slurp($file)) {
-        my $e = eval { $JS->decode($l) };
-        if (!$e || ref $e ne 'HASH' || !defined $e->{func} && !defined $e->{exit} || !eval { $JSU->decode($l) }) {
-            push @bad, $l;
-            next;
-        }
-        next if defined $e->{exit};
-        my $fn = $e->{func};
-        if (!exists $e->{args}) {
-            push @ev, [$fn, undef];
-            next;
-        }
-        my %a;
-        my $names = $NAMES{$fn} // [];
-        for my $i (0 .. $#$names) {
-            my $v = $e->{args}{ $names->[$i] };
-            if ($fn eq 'strs' && $i != 1) {
-                $a{ $names->[$i] } = json_str($v) // 'BAD';
-            } else {
-                $a{ $names->[$i] } = defined $v ? (ref $v && ref $v ne 'Math::BigInt' ? 'BAD' : "$v") : 'BAD';
-                $a{ $names->[$i] } = $v ? 'true' : 'false' if JSON::PP::is_bool($v);
-            }
-        }
-        push @bad, $l if keys %{ $e->{args} } != @$names;
-        push @ev, [$fn, \%a];
-    }
-    return (\@ev, \@bad);
-}
-
-# The events' arguments against the log, call for call; one test.
-sub against_log {
-    my ($tag, $ev, $log) = @_;
-    if (@$ev != @$log) {
-        fail("$tag: " . scalar(@$ev) . ' events, ' . scalar(@$log) . ' calls logged');
-        return;
-    }
-    for my $i (0 .. $#$log) {
-        my ($fn, $vals) = @{ $log->[$i] };
-        my ($tfn, $a) = @{ $ev->[$i] };
-        my $names = $NAMES{$fn};
-        my @want = map { "$names->[$_]=" . expect($fn, $_, $vals->[$_]) } 0 .. $#$names;
-        my @got = $a ? map { "$_=" . ($a->{$_} // 'NONE') } @$names : ('no arguments');
-        if ($tfn ne $fn || "@got" ne "@want") {
-            fail("$tag: call " . ($i + 1) . ": $tfn(@got), logged $fn(@want)");
-            return;
-        }
-    }
-    pass("$tag: the arguments of all " . scalar(@$log) . ' calls are the logged ones');
-}
 
 # ---- builds ----
 
@@ -234,9 +85,9 @@ for my $h (@hooks) {
         for my $fmt ('text', 'json') {
             my $tag = "$hn$suffix-$fmt";
             my ($out, $log) = run_traced($tag, $prog, $fmt, \%env, @extra);
-            my ($ev, $bad) = $fmt eq 'text' ? read_text_args($out) : read_json_args($out);
+            my ($ev, $bad) = $fmt eq 'text' ? read_text_args($out) : read_json_args($out, \%NAMES);
             is_deeply($bad, [], "$tag: every line well formed") or diag(explain([@$bad[0 .. 2]]));
-            against_log($tag, $ev, $log);
+            against_log($tag, $ev, $log, \%NAMES);
         }
     }
 }
@@ -276,9 +127,9 @@ for my $h (@hooks) {
 {
     my ($out, $log) = run_traced('graph', "$dir/fentry", 'json', { MCOUNT_TRACE_EVENTS => $PROTOS,
         MCOUNT_TRACE_TRACER => 'function_graph' });
-    my ($ev, $bad) = read_json_args($out);
+    my ($ev, $bad) = read_json_args($out, \%NAMES);
     is_deeply($bad, [], 'graph: every line well formed');
-    against_log('graph (JSON)', $ev, $log);
+    against_log('graph (JSON)', $ev, $log, \%NAMES);
     my ($tout) = run_traced('graph-text', "$dir/fentry", 'text', { MCOUNT_TRACE_EVENTS => $PROTOS,
         MCOUNT_TRACE_TRACER => 'function_graph' });
     my @lines = grep { /\|\s+(ints|strs|many|flags)\(/ } split /\n/, slurp($tout);
@@ -392,7 +243,7 @@ for my $h (@hooks) {
     my ($ev, $bad) = read_text_args("$dir/live.txt");
     is_deeply($bad, [], 'live: every line well formed');
     my @log = grep { $_->[0] eq 'strs' || $_->[0] eq 'many' } @{ read_log("$dir/live.log") };
-    against_log('live', $ev, \@log);
+    against_log('live', $ev, \@log, \%NAMES);
 }
 
 # ---- under ASan and UBSan (the library built with them, the hot path
@@ -409,17 +260,17 @@ for my $h (@hooks) {
             UBSAN_OPTIONS => 'print_stacktrace=1:halt_on_error=1' });
     is($st, 0, 'ASan+UBSan: runs') or diag($e);
     is($e, '', 'ASan+UBSan: no report') or diag($e);
-    my ($ev, $bad) = read_json_args("$dir/san.json");
+    my ($ev, $bad) = read_json_args("$dir/san.json", \%NAMES);
     is_deeply($bad, [], 'ASan+UBSan: every line well formed');
-    against_log('ASan+UBSan', $ev, read_log("$dir/san.log"));
+    against_log('ASan+UBSan', $ev, read_log("$dir/san.log"), \%NAMES);
 
     ($st, $o, $e) = run_cmd(['valgrind', '-q', '--error-exitcode=9', '--smc-check=all', '--leak-check=no',
-        'env', "LD_PRELOAD=$SO", "$dir/fentry", 11, "$dir/vg.log", 10], env => {
+        '--trace-children=yes', 'env', "LD_PRELOAD=$SO", "$dir/fentry", 11, "$dir/vg.log", 10], env => {
         MCOUNT_TRACE_OUTPUT => "$dir/vg.txt", MCOUNT_TRACE_EVENTS => $PROTOS, MCOUNT_TRACE_CONTROL => 0 });
     is($st, 0, 'valgrind: no error') or diag($e);
     ($ev, $bad) = read_text_args("$dir/vg.txt");
     is_deeply($bad, [], 'valgrind: every line well formed');
-    against_log('valgrind', $ev, read_log("$dir/vg.log"));
+    against_log('valgrind', $ev, read_log("$dir/vg.log"), \%NAMES);
 }
 
 # ---- refused prototypes, at start-up ----

@@ -11,6 +11,7 @@ no warnings 'portable';    # 64-bit addresses through hex()
 
 use Exporter 'import';
 use JSON::PP ();
+use Math::BigInt;
 use POSIX ();
 use Test::More ();
 use TestUtil qw($TOP run_cmd tmpdir slurp spit);
@@ -18,7 +19,8 @@ use TestUtil qw($TOP run_cmd tmpdir slurp spit);
 our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced
     read_text read_json nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
     hook_form cxxfilt show_seq first_diff against_cyg read_cyg_graph read_graph_json graph_compare
-    graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
+    graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND read_log read_text_args read_json_args
+    against_log);
 
 our $MCC = "$TOP/bin/mcount-cc";
 our $MT = "$TOP/bin/mcount-trace";
@@ -517,6 +519,162 @@ sub hazards_unwound {
     my %unw;
     $unw{$_->{exit}}++ for grep { $_->{unwound} } @$ev;
     return join ' ', map { "$_=" . ($unw{$_} // 0) } qw(deep spin on_usr1 exit_deep exiter);
+}
+
+# ---- function events against t/src/trace/args.c's own log (t/81, t/82) ----
+# The program logs each call's arguments; the trace's, read back from the
+# text or the JSON lines, must be those.  $names_of: {function => [the
+# parameters' names, in order]}.
+
+# The log: [[name, [values]]...]; strings are hex of their bytes, "-"
+# NULL, "!" unreadable, a trailing "+": longer than the trace keeps.
+sub read_log {
+    my ($file) = @_;
+    return [map { my @f = split /\t/, $_, -1; [shift @f, \@f] } grep { !/^=/ } split /\n/, slurp($file)];
+}
+
+# A logged value in the trace's terms: integers as decimal strings (the
+# bool and the pointer of flags as the prototype types them).
+sub expect {
+    my ($fn, $i, $v) = @_;
+    return $v eq '1' ? 'true' : 'false' if $fn eq 'flags' && $i == 0;
+    return sprintf('0x%s', Math::BigInt->new($v)->as_hex =~ s/^0x//r) if $fn eq 'flags' && $i == 3;
+    return $v;
+}
+
+# ---- the text form: FUNC(name=value, ...) <-PARENT --------------------------
+
+# A text string's bytes, C's escapes undone; undef if malformed.
+sub unescape_c {
+    my ($s) = @_;
+    my $out = '';
+    while (length $s) {
+        if ($s =~ s/\A\\x([0-9a-f]{2})//) { $out .= chr hex $1 }
+        elsif ($s =~ s/\A\\n//) { $out .= "\n" }
+        elsif ($s =~ s/\A\\t//) { $out .= "\t" }
+        elsif ($s =~ s/\A\\(["\\])//) { $out .= $1 }
+        elsif ($s =~ s/\A([^\\"\x00-\x1f\x7f-\xff])//) { $out .= $1 }
+        else { return undef }
+    }
+    return $out;
+}
+
+# The arguments of a text line: {name => value} with strings in the
+# log's form, or undef.
+sub text_args {
+    my ($list) = @_;
+    my %a;
+    pos($list) = 0;
+    while (pos($list) < length $list) {
+        $list =~ /\G(\w+)=/gc or return undef;
+        my $k = $1;
+        if ($list =~ /\G"((?:[^"\\]|\\.)*)"(\.\.\.)?/gc) {
+            my $b = unescape_c($1) // return undef;
+            $a{$k} = unpack('H*', $b) . ($2 ? '+' : '');
+        } elsif ($list =~ /\G\(null\)/gc) {
+            $a{$k} = '-';
+        } elsif ($list =~ /\G\(fault 0x[0-9a-f]+\)/gc) {
+            $a{$k} = '!';
+        } elsif ($list =~ /\G(0x[0-9a-f]+|-?\d+|true|false)/gc) {
+            $a{$k} = $1;
+        } else {
+            return undef;
+        }
+        last if pos($list) == length $list;
+        $list =~ /\G, /gc or return undef;
+    }
+    return \%a;
+}
+
+sub read_text_args {
+    my ($file) = @_;
+    my (@ev, @bad);
+    for my $l (split /\n/, slurp($file)) {
+        next if $l =~ /^#/;
+        if ($l =~ /\A.{16}-\d+ +\[\d{3}\] +\d+\.\d{6}: (\w+)\((.*)\) <-(\w+)\z/) {
+            my ($fn, $list) = ($1, $2);
+            my $a = text_args($list);
+            push @bad, $l unless $a;
+            push @ev, [$fn, $a // {}];
+        } elsif ($l =~ /\A.{16}-\d+ +\[\d{3}\] +\d+\.\d{6}: (\w+) <-(\w+)\z/) {
+            push @ev, [$1, undef];
+        } else {
+            push @bad, $l;
+        }
+    }
+    return (\@ev, \@bad);
+}
+
+# ---- the JSON form: "args":{"name":value...} ---------------------------------
+
+# Read without ->utf8, every character of a string is one byte: a byte
+# the library wrote as it was (UTF-8) and one it wrote as \u00XX alike.
+# That the file is UTF-8 JSON is checked on its own ($JSU).
+my $JS = JSON::PP->new->allow_bignum;
+my $JSU = JSON::PP->new->utf8->allow_bignum;
+
+# A JSON string argument in the log's form.
+sub json_str {
+    my ($v) = @_;
+    return '-' unless defined $v;
+    return '!' if ref $v eq 'HASH' && keys %$v == 1 && exists $v->{fault};
+    my $cut = ref $v eq 'HASH' && keys %$v == 1 && exists $v->{cut};
+    $v = $v->{cut} if $cut;
+    return undef if ref $v || $v =~ /[^\x00-\xff]/;
+    return unpack('H*', $v) . ($cut ? '+' : '');
+}
+
+sub read_json_args {
+    my ($file, $names_of) = @_;
+    my (@ev, @bad);
+    for my $l (split /\n/, slurp($file)) {
+        my $e = eval { $JS->decode($l) };
+        if (!$e || ref $e ne 'HASH' || !defined $e->{func} && !defined $e->{exit} || !eval { $JSU->decode($l) }) {
+            push @bad, $l;
+            next;
+        }
+        next if defined $e->{exit};
+        my $fn = $e->{func};
+        if (!exists $e->{args}) {
+            push @ev, [$fn, undef];
+            next;
+        }
+        my %a;
+        my $names = $names_of->{$fn} // [];
+        for my $i (0 .. $#$names) {
+            my $v = $e->{args}{ $names->[$i] };
+            if ($fn eq 'strs' && $i != 1) {
+                $a{ $names->[$i] } = json_str($v) // 'BAD';
+            } else {
+                $a{ $names->[$i] } = defined $v ? (ref $v && ref $v ne 'Math::BigInt' ? 'BAD' : "$v") : 'BAD';
+                $a{ $names->[$i] } = $v ? 'true' : 'false' if JSON::PP::is_bool($v);
+            }
+        }
+        push @bad, $l if keys %{ $e->{args} } != @$names;
+        push @ev, [$fn, \%a];
+    }
+    return (\@ev, \@bad);
+}
+
+# The events' arguments against the log, call for call; one test.
+sub against_log {
+    my ($tag, $ev, $log, $names_of) = @_;
+    if (@$ev != @$log) {
+        Test::More::fail("$tag: " . scalar(@$ev) . ' events, ' . scalar(@$log) . ' calls logged');
+        return;
+    }
+    for my $i (0 .. $#$log) {
+        my ($fn, $vals) = @{ $log->[$i] };
+        my ($tfn, $a) = @{ $ev->[$i] };
+        my $names = $names_of->{$fn};
+        my @want = map { "$names->[$_]=" . expect($fn, $_, $vals->[$_]) } 0 .. $#$names;
+        my @got = $a ? map { "$_=" . ($a->{$_} // 'NONE') } @$names : ('no arguments');
+        if ($tfn ne $fn || "@got" ne "@want") {
+            Test::More::fail("$tag: call " . ($i + 1) . ": $tfn(@got), logged $fn(@want)");
+            return;
+        }
+    }
+    Test::More::pass("$tag: the arguments of all " . scalar(@$log) . ' calls are the logged ones');
 }
 
 1;

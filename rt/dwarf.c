@@ -1,0 +1,1028 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* dwarf.c - function events' prototypes from the program's DWARF.
+ *
+ * A prototype given as a bare glob ("ints", "parse_*:mod:libfoo.so")
+ * takes each function's parameters from the debug information of its
+ * object, as the kernel's func-args takes them from BTF.  The object's
+ * file (mapped read-only by elf.c) is read here, without libdw: its
+ * .debug_info units (DWARF 2 to 5, the 32-bit format; a unit in the
+ * 64-bit format is passed over), their abbreviations, and the string
+ * sections.  The first time a bare glob is applied to a function of an
+ * object, every unit is walked once and its subprograms indexed by
+ * DW_AT_low_pc (or the starts of their DW_AT_ranges: a function split
+ * into hot and cold parts); a
+ * function's parameters are read from its DIE when first asked for, and
+ * its prototype (never freed) is kept in the index.
+ *
+ * The types map onto the kinds of args.c: base types by encoding and
+ * size, enums as signed integers of their size, pointers in hex and a
+ * pointer to a one-byte character type as a string; typedefs and
+ * qualifiers are followed.  A parameter the hooks cannot see (a struct
+ * or union by value, a floating-point or wider than 64-bit value) makes
+ * the function's arguments unrecorded, with a message: counting
+ * argument words past it would be guessing.
+ *
+ * The data are the user's: every read is bounds-checked, and a unit that
+ * does not parse is no information, never a crash.  Called with the
+ * registry lock held (not the hot path).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+/* ---- the DWARF constants used here ---- */
+enum {
+	TAG_array = 0x01, TAG_class = 0x02, TAG_enum = 0x04, TAG_param = 0x05, TAG_pointer = 0x0f,
+	TAG_reference = 0x10, TAG_compile_unit = 0x11, TAG_struct = 0x13, TAG_subroutine_type = 0x15,
+	TAG_typedef = 0x16, TAG_union = 0x17, TAG_unspecified_params = 0x18, TAG_ptr_to_member = 0x1f,
+	TAG_base = 0x24, TAG_const = 0x26, TAG_subprogram = 0x2e, TAG_volatile = 0x35,
+	TAG_restrict = 0x37, TAG_unspecified_type = 0x3b, TAG_rvalue_reference = 0x42, TAG_atomic = 0x47,
+	TAG_partial_unit = 0x3c, TAG_skeleton_unit = 0x4a,
+};
+enum {
+	AT_name = 0x03, AT_byte_size = 0x0b, AT_low_pc = 0x11, AT_abstract_origin = 0x31,
+	AT_declaration = 0x3c, AT_encoding = 0x3e, AT_specification = 0x47, AT_type = 0x49,
+	AT_ranges = 0x55, AT_linkage_name = 0x6e, AT_str_offsets_base = 0x72, AT_addr_base = 0x73,
+	AT_rnglists_base = 0x74, AT_MIPS_linkage_name = 0x2007,
+};
+enum {
+	ATE_boolean = 0x02, ATE_signed = 0x05, ATE_signed_char = 0x06, ATE_unsigned = 0x07,
+	ATE_unsigned_char = 0x08, ATE_UTF = 0x10,
+};
+enum {
+	FORM_addr = 0x01, FORM_block2 = 0x03, FORM_block4 = 0x04, FORM_data2 = 0x05, FORM_data4 = 0x06,
+	FORM_data8 = 0x07, FORM_string = 0x08, FORM_block = 0x09, FORM_block1 = 0x0a, FORM_data1 = 0x0b,
+	FORM_flag = 0x0c, FORM_sdata = 0x0d, FORM_strp = 0x0e, FORM_udata = 0x0f, FORM_ref_addr = 0x10,
+	FORM_ref1 = 0x11, FORM_ref2 = 0x12, FORM_ref4 = 0x13, FORM_ref8 = 0x14, FORM_ref_udata = 0x15,
+	FORM_indirect = 0x16, FORM_sec_offset = 0x17, FORM_exprloc = 0x18, FORM_flag_present = 0x19,
+	FORM_strx = 0x1a, FORM_addrx = 0x1b, FORM_ref_sup4 = 0x1c, FORM_strp_sup = 0x1d,
+	FORM_data16 = 0x1e, FORM_line_strp = 0x1f, FORM_ref_sig8 = 0x20, FORM_implicit_const = 0x21,
+	FORM_loclistx = 0x22, FORM_rnglistx = 0x23, FORM_ref_sup8 = 0x24, FORM_strx1 = 0x25,
+	FORM_strx2 = 0x26, FORM_strx3 = 0x27, FORM_strx4 = 0x28, FORM_addrx1 = 0x29, FORM_addrx2 = 0x2a,
+	FORM_addrx3 = 0x2b, FORM_addrx4 = 0x2c, FORM_GNU_addr_index = 0x1f01, FORM_GNU_str_index = 0x1f02,
+	FORM_GNU_ref_alt = 0x1f20, FORM_GNU_strp_alt = 0x1f21,
+};
+
+/* A section of the file: its bytes (NULL: none). */
+struct sec {
+	const unsigned char *p;
+	size_t size;
+};
+
+struct abbrev {
+	uint64_t code;
+	uint32_t tag;
+	bool children;
+	uint32_t first, nattr;        /* in the unit's specs */
+};
+struct spec {
+	uint32_t name, form;
+	int64_t value;                /* DW_FORM_implicit_const */
+};
+
+/* One unit: its bounds in .debug_info and what reading it needs. */
+struct unit {
+	size_t off, die, end;         /* header, first DIE, end */
+	uint16_t version;
+	uint8_t addr_size;
+	size_t abbrev_off;
+	uint64_t str_base, addr_base, rng_base;
+	uint64_t base;                /* the unit's DW_AT_low_pc: ranges' base address */
+	struct abbrev *ab;            /* read when first needed */
+	size_t nab;
+	struct spec *sp;
+	bool ab_read, ab_bad;
+};
+
+/* A subprogram with code: where it is (where one of its parts is, for
+ * one described by address ranges), and its prototype once made. */
+struct entry {
+	uint64_t low_pc;              /* relative to the load bias */
+	uint32_t unit;
+	size_t die;
+	uint8_t state;                /* 0: not looked at, 1: proto, 2: refused */
+	const struct mt_proto *proto;
+};
+
+struct mt_dwarf {
+	struct sec info, abbrev, str, line_str, str_offsets, addr, ranges, rnglists;
+	struct unit *units;
+	size_t nunits;
+	struct entry *e;
+	size_t ne;
+};
+
+/* ---- reading, bounds-checked: a cursor sets bad and reads zeros past its end ---- */
+
+struct cur {
+	const unsigned char *p, *end;
+	bool bad;
+};
+
+static bool need(struct cur *c, size_t n)
+{
+	if (c->bad || (size_t)(c->end - c->p) < n) {
+		c->bad = true;
+		c->p = c->end;
+		return false;
+	}
+	return true;
+}
+
+static uint64_t rd(struct cur *c, unsigned n)
+{
+	if (!need(c, n))
+		return 0;
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)c->p[i] << (8 * i);
+	c->p += n;
+	return v;
+}
+
+static void skip(struct cur *c, uint64_t n)
+{
+	if (n > SIZE_MAX || !need(c, (size_t)n))
+		return;
+	c->p += n;
+}
+
+static uint64_t uleb(struct cur *c)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0;; shift += 7) {
+		if (!need(c, 1))
+			return 0;
+		unsigned char b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+		if (shift > 70) {
+			c->bad = true;
+			return 0;
+		}
+	}
+}
+
+static int64_t sleb(struct cur *c)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	unsigned char b;
+	do {
+		if (!need(c, 1) || shift > 70) {
+			c->bad = true;
+			return 0;
+		}
+		b = *c->p++;
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (shift < 64 && (b & 0x40))
+		v |= ~UINT64_C(0) << shift;
+	return (int64_t)v;
+}
+
+/* ---- the file's sections ---- */
+
+static bool find_sections(struct mt_dwarf *d, const unsigned char *f, size_t size)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
+	if (!f || size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
+	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > size)
+		return false;
+	size_t shnum = eh->e_shnum;
+	if (size - eh->e_shoff < sizeof(Elf64_Shdr))
+		return false;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
+	if (!shnum)
+		shnum = sh[0].sh_size;
+	if (shnum > (size - eh->e_shoff) / sizeof *sh)
+		return false;
+	size_t stri = eh->e_shstrndx == SHN_XINDEX ? sh[0].sh_link : eh->e_shstrndx;
+	if (stri >= shnum || sh[stri].sh_offset > size || sh[stri].sh_size > size - sh[stri].sh_offset)
+		return false;
+	const char *names = (const char *)f + sh[stri].sh_offset;
+	size_t nsize = sh[stri].sh_size;
+	static const char *const want[] = { ".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
+					    ".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists" };
+	struct sec *out[] = { &d->info, &d->abbrev, &d->str, &d->line_str, &d->str_offsets, &d->addr,
+			      &d->ranges, &d->rnglists };
+	for (size_t i = 1; i < shnum; i++) {
+		if (sh[i].sh_type == SHT_NOBITS || sh[i].sh_name >= nsize || (sh[i].sh_flags & SHF_COMPRESSED))
+			continue;
+		const char *n = names + sh[i].sh_name;
+		if (!memchr(n, 0, nsize - sh[i].sh_name))
+			continue;
+		if (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset)
+			continue;
+		for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+			if (!strcmp(n, want[k])) {
+				out[k]->p = f + sh[i].sh_offset;
+				out[k]->size = sh[i].sh_size;
+			}
+	}
+	return d->info.p && d->abbrev.p;
+}
+
+/* ---- units and their abbreviations ---- */
+
+/* The unit headers of .debug_info; a header that does not parse ends the list. */
+static void read_units(struct mt_dwarf *d)
+{
+	struct cur c = { d->info.p, d->info.p + d->info.size, false };
+	while (!c.bad && c.p < c.end) {
+		size_t off = (size_t)(c.p - d->info.p);
+		uint64_t len = rd(&c, 4);
+		if (c.bad)
+			break;
+		if (len >= 0xfffffff0) {
+			if (len != 0xffffffff)
+				break;
+			len = rd(&c, 8);      /* the 64-bit format: passed over */
+			skip(&c, len);
+			continue;
+		}
+		if (len > (size_t)(c.end - c.p) || len < 7)
+			break;
+		const unsigned char *end = c.p + len;
+		struct unit u = { .off = off, .end = (size_t)(end - d->info.p) };
+		u.version = (uint16_t)rd(&c, 2);
+		uint8_t type = 1;
+		if (u.version >= 2 && u.version <= 4) {
+			u.abbrev_off = rd(&c, 4);
+			u.addr_size = (uint8_t)rd(&c, 1);
+		} else if (u.version == 5) {
+			type = (uint8_t)rd(&c, 1);
+			u.addr_size = (uint8_t)rd(&c, 1);
+			u.abbrev_off = rd(&c, 4);
+			if (type == 4 || type == 5)
+				skip(&c, 8);  /* dwo_id */
+			else if (type == 2 || type == 6)
+				skip(&c, 12); /* type signature, type offset */
+		} else {
+			type = 0;
+		}
+		if (c.bad || c.p > end)
+			break;
+		u.die = (size_t)(c.p - d->info.p);
+		c.p = end;
+		/* compile and partial units only (type units hold no code) */
+		if (type != 1 && type != 3)
+			continue;
+		if ((u.addr_size != 8 && u.addr_size != 4) || u.abbrev_off >= d->abbrev.size)
+			continue;
+		struct unit *nv = realloc(d->units, (d->nunits + 1) * sizeof *nv);
+		if (!nv)
+			break;
+		d->units = nv;
+		d->units[d->nunits++] = u;
+	}
+}
+
+static int ab_cmp(const void *a, const void *b)
+{
+	const struct abbrev *x = a, *y = b;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+static bool read_abbrevs(struct mt_dwarf *d, struct unit *u)
+{
+	if (u->ab_read)
+		return !u->ab_bad;
+	u->ab_read = true;
+	u->ab_bad = true;
+	struct cur c = { d->abbrev.p + u->abbrev_off, d->abbrev.p + d->abbrev.size, false };
+	size_t cap = 0, scap = 0, nsp = 0;
+	for (;;) {
+		uint64_t code = uleb(&c);
+		if (c.bad)
+			return false;
+		if (!code)
+			break;
+		if (u->nab == cap) {
+			cap = cap ? cap * 2 : 64;
+			struct abbrev *nv = realloc(u->ab, cap * sizeof *nv);
+			if (!nv)
+				return false;
+			u->ab = nv;
+		}
+		struct abbrev *a = &u->ab[u->nab++];
+		a->code = code;
+		a->tag = (uint32_t)uleb(&c);
+		a->children = rd(&c, 1) != 0;
+		a->first = (uint32_t)nsp;
+		a->nattr = 0;
+		for (;;) {
+			uint64_t name = uleb(&c), form = uleb(&c);
+			int64_t value = form == FORM_implicit_const ? sleb(&c) : 0;
+			if (c.bad || nsp > UINT32_MAX / 2)
+				return false;
+			if (!name && !form)
+				break;
+			if (nsp == scap) {
+				scap = scap ? scap * 2 : 256;
+				struct spec *nv = realloc(u->sp, scap * sizeof *nv);
+				if (!nv)
+					return false;
+				u->sp = nv;
+			}
+			u->sp[nsp++] = (struct spec){ (uint32_t)name, (uint32_t)form, value };
+			a->nattr++;
+		}
+	}
+	bool sorted = true;
+	for (size_t i = 1; i < u->nab; i++)
+		sorted = sorted && u->ab[i - 1].code < u->ab[i].code;
+	if (!sorted)
+		qsort(u->ab, u->nab, sizeof *u->ab, ab_cmp);
+	u->ab_bad = false;
+	return true;
+}
+
+static const struct abbrev *abbrev_of(const struct unit *u, uint64_t code)
+{
+	if (code && code <= u->nab && u->ab[code - 1].code == code)
+		return &u->ab[code - 1];
+	size_t lo = 0, hi = u->nab;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (u->ab[mid].code < code)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < u->nab && u->ab[lo].code == code ? &u->ab[lo] : NULL;
+}
+
+/* ---- attribute values ---- */
+
+enum vkind { V_NONE, V_UINT, V_SINT, V_STR, V_REF, V_ADDR, V_STRX, V_ADDRX, V_RNGX };
+struct val {
+	enum vkind kind;
+	uint64_t u;                   /* the number, the reference (an offset in
+				       * .debug_info), the string's offset */
+	const char *s;
+};
+
+/* Read (or skip) one value of form f; false if the unit cannot be read on. */
+static bool read_form(const struct mt_dwarf *d, const struct unit *u, struct cur *c, uint64_t form,
+		      int64_t implicit, struct val *v)
+{
+	v->kind = V_NONE;
+	for (int depth = 0; form == FORM_indirect; depth++) {
+		form = uleb(c);
+		if (depth > 4 || form == FORM_implicit_const)
+			return false;
+	}
+	const unsigned char *s;
+	switch (form) {
+	case FORM_addr:
+		v->kind = V_ADDR;
+		v->u = rd(c, u->addr_size);
+		break;
+	case FORM_block1: skip(c, rd(c, 1)); break;
+	case FORM_block2: skip(c, rd(c, 2)); break;
+	case FORM_block4: skip(c, rd(c, 4)); break;
+	case FORM_block: case FORM_exprloc: skip(c, uleb(c)); break;
+	case FORM_data1: case FORM_flag: v->kind = V_UINT; v->u = rd(c, 1); break;
+	case FORM_data2: v->kind = V_UINT; v->u = rd(c, 2); break;
+	case FORM_data4: v->kind = V_UINT; v->u = rd(c, 4); break;
+	case FORM_data8: v->kind = V_UINT; v->u = rd(c, 8); break;
+	case FORM_data16: skip(c, 16); break;
+	case FORM_sdata: v->kind = V_SINT; v->u = (uint64_t)sleb(c); break;
+	case FORM_udata: v->kind = V_UINT; v->u = uleb(c); break;
+	case FORM_implicit_const: v->kind = V_SINT; v->u = (uint64_t)implicit; break;
+	case FORM_flag_present: v->kind = V_UINT; v->u = 1; break;
+	case FORM_string:
+		s = c->p;
+		while (c->p < c->end && *c->p)
+			c->p++;
+		if (!need(c, 1))
+			return false;
+		c->p++;
+		v->kind = V_STR;
+		v->s = (const char *)s;
+		break;
+	case FORM_strp:
+	case FORM_line_strp: {
+		uint64_t off = rd(c, 4);
+		const struct sec *sec = form == FORM_strp ? &d->str : &d->line_str;
+		if (sec->p && off < sec->size && memchr(sec->p + off, 0, sec->size - off)) {
+			v->kind = V_STR;
+			v->s = (const char *)sec->p + off;
+		}
+		break;
+	}
+	case FORM_strp_sup: case FORM_GNU_strp_alt: skip(c, 4); break;   /* another file's */
+	case FORM_strx: case FORM_GNU_str_index: v->kind = V_STRX; v->u = uleb(c); break;
+	case FORM_strx1: v->kind = V_STRX; v->u = rd(c, 1); break;
+	case FORM_strx2: v->kind = V_STRX; v->u = rd(c, 2); break;
+	case FORM_strx3: v->kind = V_STRX; v->u = rd(c, 3); break;
+	case FORM_strx4: v->kind = V_STRX; v->u = rd(c, 4); break;
+	case FORM_addrx: case FORM_GNU_addr_index: v->kind = V_ADDRX; v->u = uleb(c); break;
+	case FORM_addrx1: v->kind = V_ADDRX; v->u = rd(c, 1); break;
+	case FORM_addrx2: v->kind = V_ADDRX; v->u = rd(c, 2); break;
+	case FORM_addrx3: v->kind = V_ADDRX; v->u = rd(c, 3); break;
+	case FORM_addrx4: v->kind = V_ADDRX; v->u = rd(c, 4); break;
+	case FORM_ref1: v->kind = V_REF; v->u = u->off + rd(c, 1); break;
+	case FORM_ref2: v->kind = V_REF; v->u = u->off + rd(c, 2); break;
+	case FORM_ref4: v->kind = V_REF; v->u = u->off + rd(c, 4); break;
+	case FORM_ref8: v->kind = V_REF; v->u = u->off + rd(c, 8); break;
+	case FORM_ref_udata: v->kind = V_REF; v->u = u->off + uleb(c); break;
+	case FORM_ref_addr:
+		v->kind = V_REF;
+		v->u = rd(c, u->version == 2 ? u->addr_size : 4);
+		break;
+	case FORM_sec_offset: v->kind = V_UINT; v->u = rd(c, 4); break;
+	case FORM_ref_sup4: case FORM_GNU_ref_alt: skip(c, 4); break;
+	case FORM_ref_sup8: case FORM_ref_sig8: skip(c, 8); break;  /* a type unit's: not followed */
+	case FORM_loclistx: v->kind = V_UINT; v->u = uleb(c); break;
+	case FORM_rnglistx: v->kind = V_RNGX; v->u = uleb(c); break;
+	default:
+		return false;                 /* its size is not known: nothing after it is */
+	}
+	return !c->bad;
+}
+
+/* A string value: strx resolved through .debug_str_offsets. */
+static const char *str_of(const struct mt_dwarf *d, const struct unit *u, const struct val *v)
+{
+	if (v->kind == V_STR)
+		return v->s;
+	if (v->kind != V_STRX || !d->str_offsets.p || !d->str.p)
+		return NULL;
+	uint64_t base = u->str_base ? u->str_base : 8;
+	if (v->u > (SIZE_MAX - base) / 4)
+		return NULL;
+	uint64_t at = base + v->u * 4;
+	if (at > d->str_offsets.size || d->str_offsets.size - at < 4)
+		return NULL;
+	struct cur c = { d->str_offsets.p + at, d->str_offsets.p + at + 4, false };
+	uint64_t off = rd(&c, 4);
+	if (off >= d->str.size || !memchr(d->str.p + off, 0, d->str.size - off))
+		return NULL;
+	return (const char *)d->str.p + off;
+}
+
+static bool addr_of(const struct mt_dwarf *d, const struct unit *u, const struct val *v, uint64_t *out)
+{
+	if (v->kind == V_ADDR) {
+		*out = v->u;
+		return true;
+	}
+	if (v->kind != V_ADDRX || !d->addr.p || v->u > SIZE_MAX / 8)
+		return false;
+	uint64_t at = u->addr_base + v->u * u->addr_size;
+	if (at < u->addr_base || at > d->addr.size || d->addr.size - at < u->addr_size)
+		return false;
+	struct cur c = { d->addr.p + at, d->addr.p + d->addr.size, false };
+	*out = rd(&c, u->addr_size);
+	return true;
+}
+
+/* ---- DIEs ---- */
+
+/* The attributes of one DIE that matter here. */
+struct die {
+	uint32_t tag;
+	bool children, declaration, has_low, has_ranges;
+	struct val name, linkage, type, origin, spec, low, ranges, enc, size;
+	size_t next;                  /* offset of the DIE after its attributes */
+};
+
+/* Read the DIE at off of unit u; false at a null entry (end of
+ * siblings: d->tag 0) or if it does not parse (*bad set). */
+static bool read_die(struct mt_dwarf *d, struct unit *u, size_t off, struct die *e, bool *bad)
+{
+	memset(e, 0, sizeof *e);
+	if (off < u->die || off >= u->end) {
+		*bad = true;
+		return false;
+	}
+	struct cur c = { d->info.p + off, d->info.p + u->end, false };
+	uint64_t code = uleb(&c);
+	if (c.bad) {
+		*bad = true;
+		return false;
+	}
+	if (!code) {
+		e->next = (size_t)(c.p - d->info.p);
+		return false;
+	}
+	const struct abbrev *a = read_abbrevs(d, u) ? abbrev_of(u, code) : NULL;
+	if (!a) {
+		*bad = true;
+		return false;
+	}
+	e->tag = a->tag;
+	e->children = a->children;
+	for (uint32_t i = 0; i < a->nattr; i++) {
+		const struct spec *s = &u->sp[a->first + i];
+		struct val v;
+		if (!read_form(d, u, &c, s->form, s->value, &v)) {
+			*bad = true;
+			return false;
+		}
+		switch (s->name) {
+		case AT_name: e->name = v; break;
+		case AT_linkage_name: case AT_MIPS_linkage_name: e->linkage = v; break;
+		case AT_type: e->type = v; break;
+		case AT_abstract_origin: e->origin = v; break;
+		case AT_specification: e->spec = v; break;
+		case AT_low_pc: e->low = v; e->has_low = true; break;
+		case AT_ranges: e->ranges = v; e->has_ranges = true; break;
+		case AT_declaration: e->declaration = v.u != 0; break;
+		case AT_encoding: e->enc = v; break;
+		case AT_byte_size: e->size = v; break;
+		case AT_str_offsets_base: if (v.kind == V_UINT) u->str_base = v.u; break;
+		case AT_addr_base: if (v.kind == V_UINT) u->addr_base = v.u; break;
+		case AT_rnglists_base: if (v.kind == V_UINT) u->rng_base = v.u; break;
+		default: break;
+		}
+	}
+	e->next = (size_t)(c.p - d->info.p);
+	return true;
+}
+
+/* The unit that holds .debug_info offset off. */
+static struct unit *unit_at(struct mt_dwarf *d, uint64_t off)
+{
+	size_t lo = 0, hi = d->nunits;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->units[mid].end <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nunits && off >= d->units[lo].die && off < d->units[lo].end ? &d->units[lo] : NULL;
+}
+
+/* The DIE a reference value names, with its unit. */
+static bool follow(struct mt_dwarf *d, const struct val *ref, struct die *e, struct unit **u)
+{
+	bool bad = false;
+	if (ref->kind != V_REF || !(*u = unit_at(d, ref->u)))
+		return false;
+	return read_die(d, *u, (size_t)ref->u, e, &bad);
+}
+
+/* Skip the children of a DIE whose attributes end at off; returns the
+ * offset after them, or 0 if the unit does not parse. */
+static size_t skip_children(struct mt_dwarf *d, struct unit *u, size_t off)
+{
+	unsigned depth = 1;
+	while (depth) {
+		struct die e;
+		bool bad = false;
+		bool real = read_die(d, u, off, &e, &bad);
+		if (bad || depth > 4096)
+			return 0;
+		off = e.next;
+		if (!real)
+			depth--;
+		else if (e.children)
+			depth++;
+	}
+	return off;
+}
+
+/* ---- the index of subprograms ---- */
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	return x->low_pc < y->low_pc ? -1 : x->low_pc > y->low_pc;
+}
+
+static void add_entry(struct mt_dwarf *d, size_t *cap, const struct entry *en)
+{
+	if (d->ne == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct entry *nv = realloc(d->e, nc * sizeof *nv);
+		if (!nv)
+			return;
+		d->e = nv;
+		*cap = nc;
+	}
+	d->e[d->ne++] = *en;
+}
+
+/* An entry at each start of the address ranges r (DWARF 5's
+ * .debug_rnglists, DWARF 4's .debug_ranges): a function split into hot
+ * and cold parts is found by its hot part's address. */
+static void add_ranges(struct mt_dwarf *d, struct unit *u, const struct val *r, struct entry en, size_t *cap)
+{
+	uint64_t off = r->u, base = u->base, a, b;
+	bool v5 = u->version >= 5;
+	const struct sec *s = v5 ? &d->rnglists : &d->ranges;
+	if (!s->p || (r->kind != V_UINT && r->kind != V_RNGX))
+		return;
+	if (r->kind == V_RNGX) {
+		/* an index into the offsets after the list's header */
+		if (off > (SIZE_MAX - u->rng_base) / 4 || u->rng_base + off * 4 > s->size ||
+		    s->size - (u->rng_base + off * 4) < 4)
+			return;
+		struct cur oc = { s->p + u->rng_base + off * 4, s->p + s->size, false };
+		off = u->rng_base + rd(&oc, 4);
+	}
+	if (off >= s->size)
+		return;
+	struct cur c = { s->p + off, s->p + s->size, false };
+	uint64_t max = u->addr_size == 8 ? ~UINT64_C(0) : UINT32_MAX;
+	for (unsigned n = 0; n < 4096 && !c.bad; n++) {
+		struct val x = { .kind = V_ADDRX };
+		bool ok = true;
+		if (!v5) {
+			a = rd(&c, u->addr_size);
+			b = rd(&c, u->addr_size);
+			if (c.bad || (!a && !b))
+				return;
+			if (a == max) {
+				base = b;
+				continue;
+			}
+			a += base;
+			b += base;
+		} else {
+			switch (rd(&c, 1)) {
+			case 0: /* DW_RLE_end_of_list */
+				return;
+			case 1: /* base_addressx */
+				x.u = uleb(&c);
+				if (addr_of(d, u, &x, &a))
+					base = a;
+				continue;
+			case 2: /* startx_endx */
+				x.u = uleb(&c);
+				ok = addr_of(d, u, &x, &a);
+				x.u = uleb(&c);
+				ok = ok && addr_of(d, u, &x, &b);
+				break;
+			case 3: /* startx_length */
+				x.u = uleb(&c);
+				ok = addr_of(d, u, &x, &a);
+				b = a + uleb(&c);
+				break;
+			case 4: /* offset_pair */
+				a = base + uleb(&c);
+				b = base + uleb(&c);
+				break;
+			case 5: /* base_address */
+				base = rd(&c, u->addr_size);
+				continue;
+			case 6: /* start_end */
+				a = rd(&c, u->addr_size);
+				b = rd(&c, u->addr_size);
+				break;
+			case 7: /* start_length */
+				a = rd(&c, u->addr_size);
+				b = a + uleb(&c);
+				break;
+			default:
+				return;
+			}
+		}
+		if (ok && !c.bad && a && a != b) {
+			en.low_pc = a;
+			add_entry(d, cap, &en);
+		}
+	}
+}
+
+/* Walk one unit's DIEs; a unit that does not parse adds nothing. */
+static void index_unit(struct mt_dwarf *d, uint32_t ui, size_t *cap)
+{
+	struct unit *u = &d->units[ui];
+	size_t first = d->ne, off = u->die;
+	unsigned depth = 0;
+	bool top = true;
+	while (off < u->end) {
+		struct die e;
+		bool bad = false;
+		size_t at = off;
+		bool real = read_die(d, u, off, &e, &bad);
+		if (bad || depth > 4096)
+			goto bad;
+		off = e.next;
+		if (!real) {
+			if (!depth)
+				break;    /* padding after the unit's DIE */
+			depth--;
+			continue;
+		}
+		if (top) {
+			top = false;
+			if (e.tag != TAG_compile_unit && e.tag != TAG_partial_unit && e.tag != TAG_skeleton_unit)
+				goto bad;
+			if (e.has_low && !addr_of(d, u, &e.low, &u->base))
+				u->base = 0;
+		}
+		if (e.tag == TAG_subprogram && !e.declaration) {
+			struct entry en = { .unit = ui, .die = at };
+			if (e.has_low && addr_of(d, u, &e.low, &en.low_pc) && en.low_pc)
+				add_entry(d, cap, &en);
+			else if (e.has_ranges)
+				add_ranges(d, u, &e.ranges, en, cap);
+		}
+		if (e.children)
+			depth++;
+		if (!depth)
+			break;
+	}
+	return;
+bad:
+	d->ne = first;
+}
+
+static struct mt_dwarf *load(const struct mt_object *o)
+{
+	struct mt_dwarf *d = calloc(1, sizeof *d);
+	if (!d)
+		return NULL;
+	if (!find_sections(d, o->file, o->file_size)) {
+		free(d);
+		return NULL;
+	}
+	read_units(d);
+	size_t cap = 0;
+	for (size_t i = 0; i < d->nunits && i < UINT32_MAX; i++)
+		index_unit(d, (uint32_t)i, &cap);
+	mt_sort_by_addr(d->e, d->ne, sizeof *d->e, offsetof(struct entry, low_pc), entry_cmp);
+	return d;
+}
+
+/* ---- a function's prototype ---- */
+
+/* The kind of a parameter's type; NULL, or what it is that is not recorded. */
+static const char *kind_of(struct mt_dwarf *d, struct unit *u, const struct val *type, struct mt_arg *a)
+{
+	struct die t;
+	struct val ref = *type;
+	for (int hops = 0; hops < 32; hops++) {
+		if (ref.kind == V_NONE)
+			return "a type the debug information does not give";
+		if (!follow(d, &ref, &t, &u))
+			return "a type the debug information does not give";
+		switch (t.tag) {
+		case TAG_typedef: case TAG_const: case TAG_volatile: case TAG_restrict: case TAG_atomic:
+			if (t.type.kind == V_NONE)
+				return "void";
+			ref = t.type;
+			continue;
+		case TAG_pointer: case TAG_reference: case TAG_rvalue_reference: case TAG_unspecified_type: {
+			a->kind = MT_ARG_HEX;
+			a->bits = 64;
+			/* a pointer to a one-byte character type (through its
+			 * qualifiers and typedefs) is a string */
+			struct val p = t.type;
+			struct unit *pu = u;
+			struct die pt;
+			for (int k = 0; t.tag == TAG_pointer && p.kind == V_REF && k < 32; k++) {
+				if (!follow(d, &p, &pt, &pu))
+					break;
+				if (pt.tag == TAG_base) {
+					if (pt.size.u == 1 && (pt.enc.u == ATE_signed_char || pt.enc.u == ATE_unsigned_char))
+						a->kind = MT_ARG_STR;
+					break;
+				}
+				if (pt.tag != TAG_typedef && pt.tag != TAG_const && pt.tag != TAG_volatile &&
+				    pt.tag != TAG_restrict && pt.tag != TAG_atomic)
+					break;
+				p = pt.type;
+			}
+			return NULL;
+		}
+		case TAG_enum:
+			a->kind = MT_ARG_INT;
+			a->bits = t.size.kind ? (uint8_t)(t.size.u * 8) : 32;
+			if (a->bits != 8 && a->bits != 16 && a->bits != 32 && a->bits != 64)
+				return "an enum of an unusual size";
+			return NULL;
+		case TAG_base: {
+			uint64_t size = t.size.u;
+			if (size != 1 && size != 2 && size != 4 && size != 8)
+				return size > 8 ? "an integer wider than a register" : "a type of an unusual size";
+			a->bits = (uint8_t)(size * 8);
+			switch (t.enc.u) {
+			case ATE_signed: case ATE_signed_char: a->kind = MT_ARG_INT; return NULL;
+			case ATE_unsigned: case ATE_unsigned_char: case ATE_UTF: a->kind = MT_ARG_UINT; return NULL;
+			case ATE_boolean: a->kind = MT_ARG_BOOL; return NULL;
+			default: return "a floating-point value (passed in a vector register, which the hook does not keep)";
+			}
+		}
+		case TAG_struct: case TAG_union: case TAG_class:
+			return "a struct or union passed by value";
+		case TAG_ptr_to_member:
+			return "a pointer to member";
+		default:
+			return "a type that is not recorded";
+		}
+	}
+	return "a type the debug information does not give";
+}
+
+/* The name of a DIE, or of the DIE it completes. */
+static const char *name_of(struct mt_dwarf *d, struct unit *u, const struct die *e)
+{
+	const char *n = e->name.kind ? str_of(d, u, &e->name) : NULL;
+	struct die o = *e;
+	for (int hops = 0; !n && hops < 8; hops++) {
+		const struct val *r = o.origin.kind ? &o.origin : o.spec.kind ? &o.spec : NULL;
+		if (!r || !follow(d, r, &o, &u))
+			break;
+		n = o.name.kind ? str_of(d, u, &o.name) : NULL;
+	}
+	return n;
+}
+
+/* The type of a parameter, or of the one it completes. */
+static const struct val *type_of(struct mt_dwarf *d, struct unit **u, struct die *e)
+{
+	for (int hops = 0; e->type.kind == V_NONE && hops < 8; hops++) {
+		const struct val *r = e->origin.kind ? &e->origin : NULL;
+		struct val ref;
+		if (!r)
+			break;
+		ref = *r;
+		if (!follow(d, &ref, e, u))
+			break;
+	}
+	return &e->type;
+}
+
+/* A C identifier shorter than max (a name is written as it is, in
+ * JSON too). */
+static bool is_ident(const char *n, size_t max)
+{
+	if (!n || !(isalpha((unsigned char)*n) || *n == '_'))
+		return false;
+	size_t i = 1;
+	while (n[i] && (isalnum((unsigned char)n[i]) || n[i] == '_'))
+		i++;
+	return !n[i] && i < max;
+}
+
+/* Fill p from the subprogram at en; NULL or why its arguments are not recorded. */
+static const char *params_of(struct mt_dwarf *d, const struct entry *en, struct mt_proto *p, char *why, size_t len)
+{
+	struct unit *u = &d->units[en->unit];
+	struct die e;
+	bool bad = false;
+	if (!read_die(d, u, en->die, &e, &bad))
+		return "its debug information does not parse";
+	/* A concrete instance without parameters of its own: its abstract one's. */
+	size_t off = e.next;
+	bool kids = e.children;
+	for (int hops = 0; hops < 4 && e.origin.kind; hops++) {
+		struct unit *ou = u;
+		struct die o;
+		bool any = false;
+		if (kids) {
+			struct die c;
+			bool b = false;
+			any = read_die(d, u, off, &c, &b) && c.tag == TAG_param;
+			if (b)
+				return "its debug information does not parse";
+		}
+		if (any || !follow(d, &e.origin, &o, &ou))
+			break;
+		e = o;
+		u = ou;
+		off = o.next;
+		kids = o.children;
+	}
+	if (!kids)
+		return NULL;                  /* no parameters */
+	for (;;) {
+		struct die c;
+		bool b = false;
+		bool real = read_die(d, u, off, &c, &b);
+		if (b)
+			return "its debug information does not parse";
+		if (!real)
+			break;
+		size_t after = c.children ? skip_children(d, u, c.next) : c.next;
+		if (!after)
+			return "its debug information does not parse";
+		if (c.tag == TAG_unspecified_params)
+			break;                /* "...": the variable part is not known */
+		if (c.tag == TAG_param) {
+			if (p->n == MT_MAX_ARGS)
+				break;        /* the rest are not recorded */
+			struct mt_arg *a = &p->a[p->n];
+			const char *n = name_of(d, u, &c);
+			struct unit *tu = u;
+			struct die t = c;
+			const struct val *type = type_of(d, &tu, &t);
+			if (is_ident(n, sizeof a->name))
+				strcpy(a->name, n);
+			else
+				snprintf(a->name, sizeof a->name, "arg%u", p->n + 1);
+			const char *no = kind_of(d, tu, type, a);
+			if (no) {
+				snprintf(why, len, "parameter %s is %s", a->name, no);
+				return why;
+			}
+			p->nstr += a->kind == MT_ARG_STR;
+			p->n++;
+		}
+		off = after;
+	}
+	return NULL;
+}
+
+static const struct entry *find(const struct mt_dwarf *d, uint64_t pc)
+{
+	size_t lo = 0, hi = d->ne;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->e[mid].low_pc < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->ne && d->e[lo].low_pc == pc ? &d->e[lo] : NULL;
+}
+
+/* Has this been told about the file at path (and function func, or
+ * NULL: the file itself)?  Remembered by the file, not the object: a
+ * library dlopen()ed again is a new object, not news. */
+static bool told(const char *path, const char *func)
+{
+	static char **seen;
+	static size_t nseen;
+	if (!path)
+		return false;
+	size_t pl = strlen(path), fl = func ? strlen(func) : 0;
+	for (size_t i = 0; i < nseen; i++)
+		if (!memcmp(seen[i], path, pl + 1) && (func ? !strcmp(seen[i] + pl + 1, func) : !seen[i][pl + 1]))
+			return true;
+	char *k = malloc(pl + fl + 2);
+	char **nv = k ? realloc(seen, (nseen + 1) * sizeof *nv) : NULL;
+	if (!nv) {
+		free(k);
+		return false;
+	}
+	memcpy(k, path, pl + 1);
+	memcpy(k + pl + 1, func ? func : "", fl + 1);
+	seen = nv;
+	seen[nseen++] = k;
+	return false;
+}
+
+const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
+{
+	struct mt_object *o = mt_reg.objs[f->obj];
+	if (strchr(f->name, '.')) {
+		/* GCC's clones (name.isra.0, name.constprop.0) share their
+		 * origin's description but may take other arguments */
+		if (!told(o->path, f->name))
+			mt_msg("%s: %s: a compiler's clone, whose parameters may not be the source's: "
+			       "its arguments are not recorded", o->name, mt_shown(f->name));
+		return NULL;
+	}
+	if (!o->dwarf_read) {
+		o->dwarf_read = true;
+		o->dwarf = load(o);
+	}
+	struct mt_dwarf *d = o->dwarf;
+	const struct entry *c = d ? find(d, f->addr - o->bias) : NULL;
+	if (!c) {
+		if (!o->dwarf_told && !told(o->path, NULL))
+			mt_msg("%s: no DWARF information for %s: its arguments are not recorded", o->name,
+			       mt_shown(f->name));
+		o->dwarf_told = true;
+		return NULL;
+	}
+	struct entry *en = (struct entry *)c;
+	if (en->state)
+		return en->proto;
+	en->state = 2;
+	struct mt_proto *p = calloc(1, sizeof *p);
+	char why[160];
+	const char *no = p ? params_of(d, en, p, why, sizeof why) : "no memory";
+	if (!no && !(p->text = strdup(f->name)))
+		no = "no memory";
+	if (no) {
+		if (!told(o->path, f->name))
+			mt_msg("%s: %s: %s: its arguments are not recorded", o->name, mt_shown(f->name), no);
+		free(p ? p->text : NULL);
+		free(p);
+		return NULL;
+	}
+	p->glob = p->text;
+	p->max_slots = (2 + p->n + p->nstr * (1 + MT_STR_MAX / 8) + 2) / 3;
+	en->state = 1;
+	en->proto = p;
+	return p;
+}
