@@ -53,6 +53,11 @@ if [ -x "$top/build/libmcount-trace.so" ] || [ -f "$top/build/libmcount-trace.so
 	lines 3
 	echo "mcount-trace show $pid   (calc_apply, once per operator since it was enabled)"
 	"$top/bin/mcount-trace" show "$pid"
+	echo "mcount-trace event $pid 'calc_apply(char op, long a, long b)'   (with its arguments)"
+	"$top/bin/mcount-trace" event "$pid" 'calc_apply(char op, long a, long b)'
+	echo '6 7 * 2 /' >&3
+	lines 4
+	"$top/bin/mcount-trace" show "$pid"
 	"$top/bin/mcount-trace" -v disable "$pid" calc_apply
 	echo '1 5 -' >&3
 	exec 3>&-
