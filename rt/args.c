@@ -159,6 +159,17 @@ static int parse_arg(char *s, unsigned i, struct mt_arg *a, char *err, size_t er
 	return 0;
 }
 
+/* A prototype that did not come to be (p may be NULL). */
+static void proto_free(struct mt_proto *p)
+{
+	if (p) {
+		free(p->text);
+		free(p->glob);
+		free(p->mod);
+		free(p);
+	}
+}
+
 /* A bare "glob[:mod:M]": its functions' prototypes come from their
  * DWARF (dwarf.c), each its own. */
 static struct mt_proto *parse_bare(const char *spec, size_t len, char *err, size_t errlen)
@@ -188,12 +199,7 @@ static struct mt_proto *parse_bare(const char *spec, size_t len, char *err, size
 	}
 	return p;
 bad:
-	if (p) {
-		free(p->text);
-		free(p->glob);
-		free(p->mod);
-		free(p);
-	}
+	proto_free(p);
 	return NULL;
 }
 
@@ -269,12 +275,7 @@ static struct mt_proto *parse(const char *spec, char *err, size_t errlen)
 	return p;
 bad:
 	free(params);
-	if (p) {
-		free(p->text);
-		free(p->glob);
-		free(p->mod);
-		free(p);
-	}
+	proto_free(p);
 	return NULL;
 }
 
