@@ -22,7 +22,7 @@ use Math::BigInt;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
 use TraceTest qw($MCC $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced start_bg stop_bg
-    wait_for mt_cli read_log read_text_args read_json_args against_log);
+    wait_for mt_cli read_log read_text_args read_json_args against_log san_prog);
 
 clean_env();
 my $dir = tmpdir();
@@ -249,11 +249,7 @@ for my $h (@hooks) {
 # ---- under ASan and UBSan (the library built with them, the hot path
 # excepted), and under valgrind: the same oracle ----
 {
-    my $asan = "$TOP/build/asan/libmcount-trace.a";
-    die "$asan: run make check (or make $asan) first\n" unless -f $asan;
-    mcc_build('-pg -mfentry', "$dir/san.o", $src, '-O1', '-g', '-DWITH_API', "-I$RTINC",
-        '-fsanitize=address,undefined');
-    link_prog("$dir/san", "$dir/san.o", '-fsanitize=address,undefined', $asan, '-lpthread');
+    san_prog("$dir/san", $src);
     my ($st, $o, $e) = traced(["$dir/san", 11, "$dir/san.log", 40, $PROTOS], preload => 0,
         env => { MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_OUTPUT => "$dir/san.json",
             MCOUNT_TRACE_CONTROL => 0, ASAN_OPTIONS => 'detect_leaks=0',

@@ -23,7 +23,7 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit have);
 use TraceTest qw($MT $SO $RTINC $TSRC clean_env mcc_build link_prog traced start_bg stop_bg wait_for
-    mt_cli read_log read_text_args read_json_args against_log);
+    mt_cli read_log read_text_args read_json_args against_log san_prog);
 
 clean_env();
 my $dir = tmpdir();
@@ -324,11 +324,7 @@ for my $g ('-g', '-gdwarf-4') {
 # .debug_str changed: it must run as the program does, its trace well
 # formed, its messages the library's own.
 {
-    my $asan = "$TOP/build/asan/libmcount-trace.a";
-    die "$asan: run make check (or make $asan) first\n" unless -f $asan;
-    mcc_build('-pg -mfentry', "$dir/san.o", $src, '-O1', '-g', '-DWITH_API', "-I$RTINC",
-        '-fsanitize=address,undefined');
-    link_prog("$dir/san", "$dir/san.o", '-fsanitize=address,undefined', $asan, '-lpthread');
+    san_prog("$dir/san", $src);
     my %san_env = (ASAN_OPTIONS => 'detect_leaks=0', UBSAN_OPTIONS => 'print_stacktrace=1:halt_on_error=1');
     my ($out, $log) = run_traced('san', "$dir/san", 'json', {%san_env}, preload => 0, args => [$GLOBS]);
     my ($ev, $bad) = read_json_args($out, \%NAMES);

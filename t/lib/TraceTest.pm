@@ -20,7 +20,7 @@ our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_pro
     read_text read_json nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
     hook_form cxxfilt show_seq first_diff against_cyg read_cyg_graph read_graph_json graph_compare
     graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND read_log read_text_args read_json_args
-    against_log);
+    against_log san_prog);
 
 our $MCC = "$TOP/bin/mcount-cc";
 our $MT = "$TOP/bin/mcount-trace";
@@ -654,6 +654,18 @@ sub read_json_args {
         push @ev, [$fn, \%a];
     }
     return (\@ev, \@bad);
+}
+
+# san_prog(OUT, SRC): SRC built through mcount-cc (-pg -mfentry, -g, the
+# C API) and linked with the library built under ASan and UBSan (its hot
+# path excepted: make check builds it), the program itself sanitized.
+sub san_prog {
+    my ($out, $src) = @_;
+    my $asan = "$TOP/build/asan/libmcount-trace.a";
+    die "$asan: run make check (or make $asan) first\n" unless -f $asan;
+    mcc_build('-pg -mfentry', "$out.o", $src, '-O1', '-g', '-DWITH_API', "-I$RTINC",
+        '-fsanitize=address,undefined');
+    return link_prog($out, "$out.o", '-fsanitize=address,undefined', $asan, '-lpthread');
 }
 
 # The events' arguments against the log, call for call; one test.
