@@ -170,16 +170,20 @@ static void proto_free(struct mt_proto *p)
 	}
 }
 
-/* A bare "glob[:mod:M]": its functions' prototypes come from their
- * DWARF (dwarf.c), each its own. */
-static struct mt_proto *parse_bare(const char *spec, size_t len, char *err, size_t errlen)
+/* A new prototype of the text spec[0, len) for the functions that
+ * spec[0, glen) names ("glob" or "glob:mod:M", spaces around it
+ * dropped), or NULL with err set. */
+static struct mt_proto *proto_new(const char *spec, size_t len, size_t glen, char *err, size_t errlen)
 {
 	struct mt_proto *p = calloc(1, sizeof *p);
-	if (!p || !(p->text = strndup(spec, len)) || !(p->glob = strndup(spec, len))) {
+	if (!p || !(p->text = strndup(spec, len)) || !(p->glob = strndup(spec, glen))) {
 		fail(err, errlen, "%s", strerror(ENOMEM));
 		goto bad;
 	}
-	p->dwarf = true;
+	while (*p->glob && isspace((unsigned char)*p->glob))
+		memmove(p->glob, p->glob + 1, strlen(p->glob));
+	for (size_t l = strlen(p->glob); l && isspace((unsigned char)p->glob[l - 1]);)
+		p->glob[--l] = 0;
 	char *mod = strstr(p->glob, ":mod:");
 	if (mod) {
 		*mod = 0;
@@ -192,15 +196,26 @@ static struct mt_proto *parse_bare(const char *spec, size_t len, char *err, size
 		fail(err, errlen, "'%s': no function", p->text);
 		goto bad;
 	}
-	if (strpbrk(p->glob, " \t\n,")) {
-		/* a filter would take it for several globs, the rule for one */
-		fail(err, errlen, "'%s': one GLOB a prototype (give each its own)", p->text);
-		goto bad;
-	}
 	return p;
 bad:
 	proto_free(p);
 	return NULL;
+}
+
+/* A bare "glob[:mod:M]": its functions' prototypes come from their
+ * DWARF (dwarf.c), each its own. */
+static struct mt_proto *parse_bare(const char *spec, size_t len, char *err, size_t errlen)
+{
+	struct mt_proto *p = proto_new(spec, len, len, err, errlen);
+	if (p && strpbrk(p->glob, " \t\n,")) {
+		/* several globs as a filter takes them, given as one */
+		fail(err, errlen, "'%s': one GLOB a prototype (give each its own)", p->text);
+		proto_free(p);
+		return NULL;
+	}
+	if (p)
+		p->dwarf = true;
+	return p;
 }
 
 /* "glob[:mod:M](params)" into a prototype, or NULL with err set. */
@@ -229,26 +244,12 @@ static struct mt_proto *parse(const char *spec, char *err, size_t errlen)
 			return NULL;
 		}
 	}
-	struct mt_proto *p = calloc(1, sizeof *p);
+	struct mt_proto *p = proto_new(spec, len, open, err, errlen);
+	if (!p)
+		return NULL;
 	char *params = strndup(spec + open + 1, len - open - 2);
-	if (!p || !params || !(p->text = strndup(spec, len)) || !(p->glob = strndup(spec, open))) {
+	if (!params) {
 		fail(err, errlen, "%s", strerror(ENOMEM));
-		goto bad;
-	}
-	while (*p->glob && isspace((unsigned char)*p->glob))
-		memmove(p->glob, p->glob + 1, strlen(p->glob));
-	for (size_t l = strlen(p->glob); l && isspace((unsigned char)p->glob[l - 1]);)
-		p->glob[--l] = 0;
-	char *mod = strstr(p->glob, ":mod:");
-	if (mod) {
-		*mod = 0;
-		if (!(p->mod = strdup(mod + 5)) || !*p->mod) {
-			fail(err, errlen, "'%s': no module after :mod:", spec);
-			goto bad;
-		}
-	}
-	if (!*p->glob) {
-		fail(err, errlen, "'%s': no function", spec);
 		goto bad;
 	}
 	char *rest = params;
@@ -351,15 +352,12 @@ long mt_proto_apply(const char *spec, char *err, size_t errlen)
 	protos = nv;
 	protos[nprotos++] = p;
 	long n = apply_proto(p, false, 0);
-	/* Its functions are traced, as an enabled event's are. */
-	char *filter = NULL;
-	if (asprintf(&filter, "%s%s%s", p->glob, p->mod ? ":mod:" : "", p->mod ? p->mod : "") < 0 ||
-	    mt_filter(filter, 1) < 0) {
-		free(filter);
+	/* Its functions are traced, as an enabled event's are: the glob as
+	 * it is (a demangled name may have spaces and commas). */
+	if (mt_filter_glob(p->glob, p->mod, 1) < 0) {
 		fail(err, errlen, "'%s': cannot enable its functions", spec);
 		return -1;
 	}
-	free(filter);
 	rebuild_map();
 	return n;
 }

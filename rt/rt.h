@@ -177,16 +177,17 @@ struct mt_retmap {
 		const void *v;
 	} e[];
 };
+/* The index of ret in m, or of the empty entry where it would go. */
+static inline uint64_t mt_retmap_at(const struct mt_retmap *m, uintptr_t ret)
+{
+	uint64_t i = ((uint64_t)ret * UINT64_C(0x9e3779b97f4a7c15) >> 40) & m->mask;
+	while (m->e[i].ret && m->e[i].ret != ret)
+		i = (i + 1) & m->mask;
+	return i;
+}
 static inline const void *mt_retmap_find(const struct mt_retmap *m, uintptr_t ret)
 {
-	if (!m)
-		return NULL;
-	for (uint64_t i = ((uint64_t)ret * UINT64_C(0x9e3779b97f4a7c15) >> 40) & m->mask;; i = (i + 1) & m->mask) {
-		if (m->e[i].ret == ret)
-			return m->e[i].v;
-		if (!m->e[i].ret)
-			return NULL;
-	}
+	return m ? m->e[mt_retmap_at(m, ret)].v : NULL;
 }
 /* The map of the live sites for which value() is not NULL, or NULL if
  * there is none (or no memory: said); lock held. */
@@ -224,6 +225,9 @@ MT_HIDDEN const struct mt_site *mt_site_before(uintptr_t ret);
 /* Apply a filter: enable (1), disable (0) or notrace (2); lock held.
  * Returns the functions changed, -1 for a bad filter. */
 MT_HIDDEN long mt_filter(const char *filter, int what);
+/* The same for one glob as it is (no splitting at spaces or commas: a
+ * demangled C++ name has both) and a :mod: glob or NULL. */
+MT_HIDDEN long mt_filter_glob(const char *glob, const char *mod, int what);
 /* Does a glob (and a :mod: glob, or NULL) name the function? */
 MT_HIDDEN bool mt_func_matches(const char *glob, const char *mod, const struct mt_func *f);
 /* The sites whose function's flag changed since the last call (all of

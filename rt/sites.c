@@ -519,9 +519,7 @@ struct mt_retmap *mt_retmap_of(const void *(*value)(const struct mt_site *))
 		if (!val)
 			continue;
 		uintptr_t ret = s->addr + s->len;
-		uint64_t k = ((uint64_t)ret * UINT64_C(0x9e3779b97f4a7c15) >> 40) & m->mask;
-		while (m->e[k].ret && m->e[k].ret != ret)
-			k = (k + 1) & m->mask;
+		uint64_t k = mt_retmap_at(m, ret);
 		m->e[k].ret = ret;
 		m->e[k].v = val;
 	}
@@ -597,8 +595,7 @@ int mt_sites_refresh(void)
 	for (size_t r = 0; r < nrules; r++)
 		apply_rule(&rules[r], first_func);
 	mt_protos_refresh(first_func);
-	if (added || ndead || atomic_load(&mt_nohook))
-		atomic_store_explicit(&mt_nohook, mt_retmap_of(nohook_of), memory_order_release);
+	atomic_store_explicit(&mt_nohook, mt_retmap_of(nohook_of), memory_order_release);
 	return mt_apply();
 }
 
@@ -625,6 +622,29 @@ static void forget_superseded(const char *glob, const char *mod, int what)
 	nrules = k;
 }
 
+long mt_filter_glob(const char *glob, const char *mod, int what)
+{
+	if (!*glob || (mod && !*mod)) {
+		errno = EINVAL;
+		return -1;
+	}
+	forget_superseded(glob, mod, what);
+	struct rule *nv = realloc(rules, (nrules + 1) * sizeof *nv);
+	char *g = strdup(glob), *m = mod ? strdup(mod) : NULL;
+	if (!nv || !g || (mod && !m)) {
+		if (nv)
+			rules = nv;
+		free(g);
+		free(m);
+		errno = ENOMEM;
+		return -1;
+	}
+	rules = nv;
+	struct rule *r = &rules[nrules++];
+	*r = (struct rule){ g, m, what };
+	return apply_rule(r, 0);
+}
+
 long mt_filter(const char *filter, int what)
 {
 	char *copy = strdup(filter ? filter : "");
@@ -641,21 +661,14 @@ long mt_filter(const char *filter, int what)
 			*mod = 0;
 			mod += 5;
 		}
-		if (!*g || (mod && !*mod)) {
+		long n = mt_filter_glob(g, mod, what);
+		if (n < 0 && errno == EINVAL) {
 			free(copy);
-			errno = EINVAL;
 			return -1;
 		}
-		forget_superseded(g, mod, what);
-		struct rule *nv = realloc(rules, (nrules + 1) * sizeof *nv);
-		if (!nv)
+		if (n < 0)
 			break;
-		rules = nv;
-		struct rule *r = &rules[nrules++];
-		r->glob = strdup(g);
-		r->mod = mod ? strdup(mod) : NULL;
-		r->what = what;
-		changed += apply_rule(r, 0);
+		changed += n;
 		globs++;
 	}
 	free(copy);

@@ -91,6 +91,18 @@ cmp_ok(scalar keys %want_f, '==', 2, "c++filt names two functions $glob");
 my %got_f = map { $_->{func} => 1 } @$ev;
 is_deeply(\%got_f, \%want_f, "MCOUNT_TRACE_FILTER='$glob' traces exactly those");
 
+# A function event on a demangled name, spaces and comma and all: only
+# that function traced, with the arguments main gives it (r.scale(3, i)
+# for i = 1..3).
+{
+    my $proto = 'geo::Rect::scale(long, long) const(void *self, long k, long m)';
+    my ($pev) = run_json('event', MCOUNT_TRACE_EVENTS => $proto);
+    my @got = map { "$_->{func}: k=" . ($_->{args}{k} // '?') . ' m=' . ($_->{args}{m} // '?')
+        . (($_->{args}{self} // '') =~ /\A0x[0-9a-f]+\z/ ? '' : ' self?') } @$pev;
+    is_deeply(\@got, [map { "geo::Rect::scale(long, long) const: k=3 m=$_" } 1 .. 3],
+        "MCOUNT_TRACE_EVENTS='$proto': its three calls, with their arguments");
+}
+
 # Demangling off: the symbols' own names.
 ($ev, $bias) = run_json('raw', MCOUNT_TRACE_FILTER => '_ZNK3geo*', MCOUNT_TRACE_DEMANGLE => '0');
 cmp_ok(scalar @$ev, '>=', 3, 'MCOUNT_TRACE_DEMANGLE=0: events of _ZNK3geo*');

@@ -138,8 +138,9 @@ sub read_json {
         if (exists $e->{lost}) {
             push @err, "line $n: bad lost record '$l'" unless $e->{lost} =~ /\A[1-9]\d*\z/;
         } else {
-            my @k = sort keys %$e;
+            my @k = sort grep { $_ ne 'args' } keys %$e;     # a function event's, as it may be
             push @err, "line $n: keys @k" unless "@k" eq 'addr comm cpu func parent parent_addr tid ts';
+            push @err, "line $n: bad args '$l'" if exists $e->{args} && ref $e->{args} !~ /\A(HASH|ARRAY)\z/;
             push @err, "line $n: bad addr '$l'" unless ($e->{addr} // '') =~ /\A0x[0-9a-f]+\z/
                 && ($e->{parent_addr} // '') =~ /\A0x[0-9a-f]+\z/;
             push @err, "line $n: bad tid/cpu/ts '$l'" unless ($e->{tid} // '') =~ /\A\d+\z/
