@@ -510,16 +510,20 @@ static size_t payload_of(const struct seg *g, const struct mt_event *e)
 	return payload_at(g, g->at, e);
 }
 
-/* A return value as the kernel's funcgraph-retval writes it: an error
- * code (-4095 to -1, of 64 or of 32 bits) in decimal, the rest in hex. */
-static const char *retval_str(uint64_t v, char *buf, size_t len)
+/* A return value as text writes it, the kernel's funcgraph-retval way
+ * (an error code, -4095 to -1 of 64 or of 32 bits, in decimal, the rest
+ * in hex), and as JSON and Chrome write it (hex). */
+struct retval {
+	char text[24], hex[24];
+};
+static void retval_of(uint64_t v, struct retval *r)
 {
 	int64_t err = (v & 0x80000000u) && !(v >> 32) ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
+	snprintf(r->hex, sizeof r->hex, "0x%llx", (unsigned long long)v);
 	if (err < 0 && err >= -4095)
-		snprintf(buf, len, "%lld", (long long)err);
+		snprintf(r->text, sizeof r->text, "%lld", (long long)err);
 	else
-		snprintf(buf, len, "0x%llx", (unsigned long long)v);
-	return buf;
+		memcpy(r->text, r->hex, sizeof r->text);
 }
 
 /* The arguments of an entry, as text ("(a=1, ...)") or as a JSON value,
@@ -592,11 +596,9 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 			x->parent == e->ts && (uintptr_t)(x->ip & MT_IP_MASK) == ret;
 		/* and the leaf's return value, if it came with one */
 		size_t xk = leaf ? payload_at(g, g->at + k + 1, x) : 0;
-		char rv[32] = "", rvhex[32] = "";
-		if (xk) {
-			retval_str(x[1].ts, rv, sizeof rv);
-			snprintf(rvhex, sizeof rvhex, "0x%llx", (unsigned long long)x[1].ts);
-		}
+		struct retval rv = { "", "" };
+		if (xk)
+			retval_of(x[1].ts, &rv);
 		if (d->fmt == MT_FMT_JSON) {
 			put_json(o, g, cpu, sec, fn, pn, at, e->parent, args);
 			if (hooked && b->nopen < MT_SHADOW)
@@ -619,7 +621,7 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 				if (leaf) {
 					char ex[64] = "";
 					if (xk)
-						snprintf(ex, sizeof ex, ",\"args\":{\"retval\":\"%s\"}", rvhex);
+						snprintf(ex, sizeof ex, ",\"args\":{\"retval\":\"%s\"}", rv.hex);
 					put_chrome(o, d, g, 'E', fn, mt_ticks_to_seconds(x->ts), ex);
 					drained_payload += xk;
 					return used + 1 + (int)xk;
@@ -651,7 +653,7 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 		}
 		if (leaf) {
 			char tl[64];
-			snprintf(tl, sizeof tl, "%s%s%s%s", params ? ";" : "();", xk ? " /* = " : "", rv, xk ? " */" : "");
+			snprintf(tl, sizeof tl, "%s%s%s%s", params ? ";" : "();", xk ? " /* = " : "", rv.text, xk ? " */" : "");
 			put_graph(o, g, cpu, true, mt_ticks_to_seconds(x->ts) - sec, b->nopen, fn, tl);
 			drained_payload += xk;
 			return used + 1 + (int)xk;
@@ -664,11 +666,9 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 	/* A return, or a frame left without one: its entry is the open one
 	 * with its time (those above it lost their returns to a full ring). */
 	bool unwound = e->ip & MT_EV_UNWOUND;
-	char rv[32] = "", rvhex[32] = "";     /* the kernel's way; JSON's */
-	if (k) {
-		retval_str(e[1].ts, rv, sizeof rv);
-		snprintf(rvhex, sizeof rvhex, "0x%llx", (unsigned long long)e[1].ts);
-	}
+	struct retval rv = { "", "" };
+	if (k)
+		retval_of(e[1].ts, &rv);
 	uint32_t i = b->nopen;
 	while (i > 0 && b->open[i - 1] != e->parent)
 		i--;
@@ -684,18 +684,18 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 			put(o, "{\"comm\":\"%s\",\"tid\":%d,\"cpu\":%u,\"ts\":%.9f,\"exit\":\"%s\",\"addr\":\"0x%lx\","
 			    "\"duration\":%.9f%s%s%s}\n", g->comm, b->tid, cpu, sec, json_str(fn, nb, sizeof nb),
 			    (unsigned long)at, sec - mt_ticks_to_seconds(e->parent), k ? ",\"retval\":\"" : "",
-			    rvhex, k ? "\"" : "");
+			    rv.hex, k ? "\"" : "");
 		return 1 + (int)k;
 	}
 	if (d->fmt == MT_FMT_CHROME) {
 		char ex[64];
-		snprintf(ex, sizeof ex, ",\"args\":{\"retval\":\"%s\"}", rvhex);
+		snprintf(ex, sizeof ex, ",\"args\":{\"retval\":\"%s\"}", rv.hex);
 		if (known)   /* an end without its beginning would break the nesting */
 			put_chrome(o, d, g, 'E', fn, sec, unwound ? ",\"args\":{\"unwound\":true}" : k ? ex : "");
 		return 1 + (int)k;
 	}
 	char tail[4200];
-	snprintf(tail, sizeof tail, " /* %s%s%s%s */", fn, unwound ? ": unwound" : "", k ? " = " : "", rv);
+	snprintf(tail, sizeof tail, " /* %s%s%s%s */", fn, unwound ? ": unwound" : "", k ? " = " : "", rv.text);
 	put_graph(o, g, cpu, !unwound, sec - mt_ticks_to_seconds(e->parent), known ? i - 1 : 0, "}", tail);
 	return 1 + (int)k;
 }
