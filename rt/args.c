@@ -159,6 +159,11 @@ static int parse_arg(char *s, unsigned i, struct mt_arg *a, char *err, size_t er
 	return 0;
 }
 
+void mt_proto_sized(struct mt_proto *p)
+{
+	p->max_slots = (2 + p->n + p->nstr * (1 + MT_STR_MAX / 8) + 2) / 3;
+}
+
 /* A prototype that did not come to be (p may be NULL). */
 static void proto_free(struct mt_proto *p)
 {
@@ -271,7 +276,7 @@ static struct mt_proto *parse(const char *spec, char *err, size_t errlen)
 			p->n++;
 		}
 	}
-	p->max_slots = (2 + p->n + p->nstr * (1 + MT_STR_MAX / 8) + 2) / 3;
+	mt_proto_sized(p);
 	free(params);
 	return p;
 bad:

@@ -37,8 +37,8 @@
 
 /* ---- the DWARF constants used here ---- */
 enum {
-	TAG_array = 0x01, TAG_class = 0x02, TAG_enum = 0x04, TAG_param = 0x05, TAG_pointer = 0x0f,
-	TAG_reference = 0x10, TAG_compile_unit = 0x11, TAG_struct = 0x13, TAG_subroutine_type = 0x15,
+	TAG_class = 0x02, TAG_enum = 0x04, TAG_param = 0x05, TAG_pointer = 0x0f,
+	TAG_reference = 0x10, TAG_compile_unit = 0x11, TAG_struct = 0x13,
 	TAG_typedef = 0x16, TAG_union = 0x17, TAG_unspecified_params = 0x18, TAG_ptr_to_member = 0x1f,
 	TAG_base = 0x24, TAG_const = 0x26, TAG_subprogram = 0x2e, TAG_volatile = 0x35,
 	TAG_restrict = 0x37, TAG_unspecified_type = 0x3b, TAG_rvalue_reference = 0x42, TAG_atomic = 0x47,
@@ -47,8 +47,7 @@ enum {
 enum {
 	AT_name = 0x03, AT_byte_size = 0x0b, AT_low_pc = 0x11, AT_abstract_origin = 0x31,
 	AT_declaration = 0x3c, AT_encoding = 0x3e, AT_specification = 0x47, AT_type = 0x49,
-	AT_ranges = 0x55, AT_linkage_name = 0x6e, AT_str_offsets_base = 0x72, AT_addr_base = 0x73,
-	AT_rnglists_base = 0x74, AT_MIPS_linkage_name = 0x2007,
+	AT_ranges = 0x55, AT_str_offsets_base = 0x72, AT_addr_base = 0x73, AT_rnglists_base = 0x74,
 };
 enum {
 	ATE_boolean = 0x02, ATE_signed = 0x05, ATE_signed_char = 0x06, ATE_unsigned = 0x07,
@@ -495,7 +494,7 @@ static bool addr_of(const struct mt_dwarf *d, const struct unit *u, const struct
 struct die {
 	uint32_t tag;
 	bool children, declaration, has_low, has_ranges;
-	struct val name, linkage, type, origin, spec, low, ranges, enc, size;
+	struct val name, type, origin, spec, low, ranges, enc, size;
 	size_t next;                  /* offset of the DIE after its attributes */
 };
 
@@ -534,7 +533,6 @@ static bool read_die(struct mt_dwarf *d, struct unit *u, size_t off, struct die 
 		}
 		switch (s->name) {
 		case AT_name: e->name = v; break;
-		case AT_linkage_name: case AT_MIPS_linkage_name: e->linkage = v; break;
 		case AT_type: e->type = v; break;
 		case AT_abstract_origin: e->origin = v; break;
 		case AT_specification: e->spec = v; break;
@@ -804,12 +802,16 @@ static const char *kind_of(struct mt_dwarf *d, struct unit *u, const struct val 
 		}
 		case TAG_enum:
 			a->kind = MT_ARG_INT;
-			a->bits = t.size.kind ? (uint8_t)(t.size.u * 8) : 32;
-			if (a->bits != 8 && a->bits != 16 && a->bits != 32 && a->bits != 64)
+			if (t.size.kind && t.size.u != 1 && t.size.u != 2 && t.size.u != 4 && t.size.u != 8)
 				return "an enum of an unusual size";
+			a->bits = t.size.kind ? (uint8_t)(t.size.u * 8) : 32;
 			return NULL;
 		case TAG_base: {
 			uint64_t size = t.size.u;
+			bool integer = t.enc.u == ATE_signed || t.enc.u == ATE_signed_char || t.enc.u == ATE_unsigned ||
+				t.enc.u == ATE_unsigned_char || t.enc.u == ATE_UTF || t.enc.u == ATE_boolean;
+			if (!integer)
+				return "a floating-point value (passed in a vector register, which the hook does not keep)";
 			if (size != 1 && size != 2 && size != 4 && size != 8)
 				return size > 8 ? "an integer wider than a register" : "a type of an unusual size";
 			a->bits = (uint8_t)(size * 8);
@@ -965,7 +967,7 @@ static bool told(const char *path, const char *func)
 		return false;
 	size_t pl = strlen(path), fl = func ? strlen(func) : 0;
 	for (size_t i = 0; i < nseen; i++)
-		if (!memcmp(seen[i], path, pl + 1) && (func ? !strcmp(seen[i] + pl + 1, func) : !seen[i][pl + 1]))
+		if (!strcmp(seen[i], path) && !strcmp(seen[i] + strlen(seen[i]) + 1, func ? func : ""))
 			return true;
 	char *k = malloc(pl + fl + 2);
 	char **nv = k ? realloc(seen, (nseen + 1) * sizeof *nv) : NULL;
@@ -998,10 +1000,9 @@ const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
 	struct mt_dwarf *d = o->dwarf;
 	const struct entry *c = d ? find(d, f->addr - o->bias) : NULL;
 	if (!c) {
-		if (!o->dwarf_told && !told(o->path, NULL))
+		if (!told(o->path, NULL))
 			mt_msg("%s: no DWARF information for %s: its arguments are not recorded", o->name,
 			       mt_shown(f->name));
-		o->dwarf_told = true;
 		return NULL;
 	}
 	struct entry *en = (struct entry *)c;
@@ -1011,17 +1012,13 @@ const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
 	struct mt_proto *p = calloc(1, sizeof *p);
 	char why[160];
 	const char *no = p ? params_of(d, en, p, why, sizeof why) : "no memory";
-	if (!no && !(p->text = strdup(f->name)))
-		no = "no memory";
 	if (no) {
 		if (!told(o->path, f->name))
 			mt_msg("%s: %s: %s: its arguments are not recorded", o->name, mt_shown(f->name), no);
-		free(p ? p->text : NULL);
 		free(p);
 		return NULL;
 	}
-	p->glob = p->text;
-	p->max_slots = (2 + p->n + p->nstr * (1 + MT_STR_MAX / 8) + 2) / 3;
+	mt_proto_sized(p);
 	en->state = 1;
 	en->proto = p;
 	return p;

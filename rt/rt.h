@@ -127,7 +127,6 @@ struct mt_object {
 	uintptr_t plt_lo[2], plt_hi[2];
 	struct mt_dwarf *dwarf;       /* its debug information's subprograms (dwarf.c) */
 	bool dwarf_read;              /* looked for (on the first bare-glob prototype) */
-	bool dwarf_told;              /* a function without it was told */
 };
 
 /* Read the objects loaded now that are not known yet; returns how many
@@ -337,6 +336,9 @@ MT_HIDDEN int mt_args_set_raw(int n);
  * map rebuilt (after objects came or went); lock held. */
 MT_HIDDEN void mt_protos_refresh(size_t from);
 MT_HIDDEN size_t mt_protos_count(void);
+/* Set p->max_slots from its arguments: the payload (see above) of the
+ * argument words and of each string's length and MT_STR_MAX bytes. */
+MT_HIDDEN void mt_proto_sized(struct mt_proto *p);
 /* The arguments of an entry's payload p (words), as "(a=1, s=\"x\")"
  * (json: as a JSON value: an object of typed ones, an array of raw
  * ones), into out; returns its length (cut to fit cap). */
