@@ -19,6 +19,9 @@
  *            thread pointer.  Where glibc registered no rseq area
  *            (__rseq_size 0: no kernel support, or an emulator without the
  *            system call) the CPU is written as 0.
+ *   riscv64  the time CSR (rdtime), which Linux lets user space read and
+ *            which counts at the platform's one timebase on every hart;
+ *            the CPU from rseq as on aarch64 (tp is the thread pointer).
  *
  * Where neither applies, mt_clock_now() falls back to clock_gettime(),
  * which the vDSO serves with general registers only.
@@ -100,10 +103,28 @@ static inline const char *mt_cpu_clock_name(void)
 	return mt_use_rdpid ? "tsc (rdtsc, rdpid)" : "tsc (rdtscp)";
 }
 
-#elif defined(__aarch64__)
+#elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64)
 
 #include <stddef.h>
 
+/* glibc 2.35 and later (<sys/rseq.h>): where the thread's rseq area is. */
+extern const ptrdiff_t __rseq_offset;
+extern const unsigned int __rseq_size;
+
+/* The CPU from the rseq area at tp (struct rseq's first field, __u32
+ * cpu_id_start), or 0 where there is none. */
+static inline unsigned mt_rseq_cpu(const char *tp)
+{
+	return __rseq_size ? *(const volatile uint32_t *)(tp + __rseq_offset) & 0xfff : 0;
+}
+
+static inline void mt_cpu_clock_probe(void)
+{
+	mt_use_tsc = true;
+	mt_use_rdpid = false;
+}
+
+#if defined(__aarch64__)
 static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
 {
 	register long x8 __asm__("x8") = n;
@@ -118,35 +139,50 @@ static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long 
 	return x0;
 }
 
-/* glibc 2.35 and later (<sys/rseq.h>): where the thread's rseq area is. */
-extern const ptrdiff_t __rseq_offset;
-extern const unsigned int __rseq_size;
-
 static inline uint64_t mt_cpu_ticks(unsigned *cpu)
 {
 	uint64_t t;
+	char *tp;
 	__asm__ volatile("mrs %0, cntvct_el0" : "=r"(t));
-	if (__rseq_size) {
-		char *tp;
-		__asm__("mrs %0, tpidr_el0" : "=r"(tp));
-		/* struct rseq's first field, __u32 cpu_id_start */
-		*cpu = *(const volatile uint32_t *)(tp + __rseq_offset) & 0xfff;
-	} else {
-		*cpu = 0;
-	}
+	__asm__("mrs %0, tpidr_el0" : "=r"(tp));
+	*cpu = mt_rseq_cpu(tp);
 	return t;
-}
-
-static inline void mt_cpu_clock_probe(void)
-{
-	mt_use_tsc = true;
-	mt_use_rdpid = false;
 }
 
 static inline const char *mt_cpu_clock_name(void)
 {
 	return __rseq_size ? "cntvct_el0 (cpu from rseq)" : "cntvct_el0 (cpu not known)";
 }
+#else
+static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long a7 __asm__("a7") = n;
+	register long a0 __asm__("a0") = a;
+	register long a1 __asm__("a1") = b;
+	register long a2 __asm__("a2") = c;
+	register long a3 __asm__("a3") = d;
+	register long a4 __asm__("a4") = e;
+	register long a5 __asm__("a5") = f;
+	__asm__ volatile("ecall" : "+r"(a0) : "r"(a7), "r"(a1), "r"(a2), "r"(a3), "r"(a4), "r"(a5)
+			 : "memory");
+	return a0;
+}
+
+static inline uint64_t mt_cpu_ticks(unsigned *cpu)
+{
+	uint64_t t;
+	char *tp;
+	__asm__ volatile("rdtime %0" : "=r"(t));
+	__asm__("mv %0, tp" : "=r"(tp));
+	*cpu = mt_rseq_cpu(tp);
+	return t;
+}
+
+static inline const char *mt_cpu_clock_name(void)
+{
+	return __rseq_size ? "time (cpu from rseq)" : "time (cpu not known)";
+}
+#endif
 
 #else
 #error "libmcount-trace: no hot path for this architecture (rt/cpu.h)"
