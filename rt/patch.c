@@ -15,7 +15,13 @@
  * architecture lets a site's two instructions replace each other in one
  * aligned store while other threads run them (aarch64: BL and NOP), each
  * site is that one store, its cache maintenance, then one serialisation
- * for the batch, and no trap is ever written.  A thread that
+ * for the batch, and no trap is ever written.  Where neither is safe
+ * (riscv64), the batch is written behind fenced pages: each page that
+ * holds a site of the batch is made read-only (not executable) for the
+ * writes, a thread that reaches one meanwhile takes a SIGSEGV whose
+ * handler waits until the pages are executable again and returns to
+ * the instruction, which runs anew; the kernel's own stop_machine,
+ * one page at a time.  A thread that
  * reaches a site meanwhile traps; the SIGTRAP handler recognises every
  * recorded site (a trap may be delivered after its pass has ended) and
  * emulates the site's new instruction.  Any other trap goes to the
@@ -24,12 +30,15 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cpu.h"
 #include "rt.h"
 
 /* /proc/self/mem, open only during a pass: a descriptor kept open could
@@ -38,8 +47,33 @@
 static int mem_fd = -1;
 static bool can_write;            /* the kernel let this process open it for writing */
 static bool have_sync_core;
-static struct sigaction user_trap;   /* the program's own SIGTRAP action */
-static atomic_bool trap_claimed;
+static uintptr_t page_size;
+
+/* The signals this library takes first: SIGTRAP (the breakpoint
+ * protocol's traps) and, where sites are written behind fenced pages,
+ * SIGSEGV (a thread that reached one).  Every other trap or fault goes
+ * on to the program's own action for it, kept in user. */
+struct claim {
+	int sig;
+	void (*handler)(int, siginfo_t *, void *);
+	struct sigaction user;
+	atomic_bool claimed;
+};
+static void trap_handler(int sig, siginfo_t *si, void *uc);
+static void fence_handler(int sig, siginfo_t *si, void *uc);
+static struct claim claims[] = { { .sig = SIGTRAP, .handler = trap_handler },
+				 { .sig = SIGSEGV, .handler = fence_handler } };
+#define NCLAIMS (sizeof claims / sizeof claims[0])
+#define TRAP_CLAIM (&claims[0])
+#define FENCE_CLAIM (&claims[1])
+
+static struct claim *claim_of(int sig)
+{
+	for (size_t i = 0; i < NCLAIMS; i++)
+		if (claims[i].sig == sig && atomic_load(&claims[i].claimed))
+			return &claims[i];
+	return NULL;
+}
 
 #ifdef MT_SHARED
 #include <dlfcn.h>
@@ -118,6 +152,49 @@ static void sync_all(void)
 	mt_arch.sync_self();
 }
 
+/* A signal that is not ours, as the kernel would have delivered it to
+ * the program's action. */
+static void pass_on(struct claim *c, int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction user = c->user;
+	bool handler = (user.sa_flags & SA_SIGINFO) ||
+		(user.sa_handler != SIG_DFL && user.sa_handler != SIG_IGN);
+	if (handler) {
+		if (user.sa_flags & SA_RESETHAND) {
+			memset(&c->user, 0, sizeof c->user);
+			c->user.sa_handler = SIG_DFL;
+		}
+		/* The program's handler runs with the mask the program asked
+		 * for: the interrupted one and its sa_mask. */
+		sigset_t old, m = ((const ucontext_t *)uc)->uc_sigmask;
+		sigorset(&m, &m, &user.sa_mask);
+		if (!(user.sa_flags & SA_NODEFER))
+			sigaddset(&m, sig);
+		pthread_sigmask(SIG_SETMASK, &m, &old);
+		if (user.sa_flags & SA_SIGINFO)
+			user.sa_sigaction(sig, si, uc);
+		else
+			user.sa_handler(sig);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	} else if (user.sa_handler == SIG_IGN && si->si_code <= 0) {
+		/* Sent (kill, raise): ignored.  A trap or fault the kernel
+		 * raised is fatal even when ignored, as below. */
+	} else {
+		/* As without us: the default action, once this handler
+		 * returns.  A fault the kernel raised happens again when the
+		 * instruction runs again (and the core shows it as it was);
+		 * a trap is past its instruction, and a sent signal is sent
+		 * again. */
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof dfl);
+		dfl.sa_handler = SIG_DFL;
+		mt_real_sigaction(sig, &dfl, NULL);
+		atomic_store(&c->claimed, false);
+		if (sig != SIGSEGV || si->si_code <= 0)
+			raise(sig);
+	}
+}
+
 static void trap_handler(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
@@ -130,80 +207,62 @@ static void trap_handler(int sig, siginfo_t *si, void *uc)
 		}
 	}
 	errno = saved;
-	/* As the kernel would have delivered it to the program's action. */
-	struct sigaction user = user_trap;
-	bool handler = (user.sa_flags & SA_SIGINFO) ||
-		(user.sa_handler != SIG_DFL && user.sa_handler != SIG_IGN);
-	if (handler) {
-		if (user.sa_flags & SA_RESETHAND) {
-			memset(&user_trap, 0, sizeof user_trap);
-			user_trap.sa_handler = SIG_DFL;
-		}
-		/* The program's handler runs with the mask the program asked
-		 * for: the interrupted one and its sa_mask. */
-		sigset_t old, m = ((const ucontext_t *)uc)->uc_sigmask;
-		sigorset(&m, &m, &user.sa_mask);
-		if (!(user.sa_flags & SA_NODEFER))
-			sigaddset(&m, SIGTRAP);
-		pthread_sigmask(SIG_SETMASK, &m, &old);
-		if (user.sa_flags & SA_SIGINFO)
-			user.sa_sigaction(sig, si, uc);
-		else
-			user.sa_handler(sig);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	} else if (user.sa_handler == SIG_IGN && si->si_code <= 0) {
-		/* Sent (kill, raise): ignored.  A trap the kernel raised is
-		 * fatal even when ignored, as below. */
-	} else {
-		/* As without us: the default action, once this handler returns. */
-		struct sigaction dfl;
-		memset(&dfl, 0, sizeof dfl);
-		dfl.sa_handler = SIG_DFL;
-		mt_real_sigaction(SIGTRAP, &dfl, NULL);
-		atomic_store(&trap_claimed, false);
-		raise(SIGTRAP);
+	pass_on(TRAP_CLAIM, sig, si, uc);
+}
+
+/* Install the handlers, keeping whatever the program installed
+ * meanwhile as the action for the signals that are not ours. */
+void mt_claim_signals(void)
+{
+	for (size_t i = 0; i < NCLAIMS; i++) {
+		struct claim *c = &claims[i];
+		if (c->sig == SIGSEGV && !mt_arch.fence_pages)
+			continue;
+		struct sigaction cur, act;
+		if (mt_real_sigaction(c->sig, NULL, &cur))
+			continue;
+		if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == c->handler)
+			continue;
+		memset(&act, 0, sizeof act);
+		act.sa_sigaction = c->handler;
+		act.sa_flags = SA_SIGINFO | SA_RESTART;
+		/* Every signal waits while it runs: the signal is blocked in
+		 * its own handler, and another signal's handler that reached
+		 * a site being changed now would be killed by the kernel. */
+		sigfillset(&act.sa_mask);
+		c->user = cur;
+		if (!mt_real_sigaction(c->sig, &act, NULL))
+			atomic_store(&c->claimed, true);
 	}
 }
 
-/* Install the trap handler, keeping whatever the program installed
- * meanwhile as the action for the traps that are not ours. */
-void mt_claim_sigtrap(void)
+/* A trap or fault on a thread that blocks its signal kills the process
+ * (the kernel resets a blocked synchronous signal to its default
+ * action), and any thread may reach a site while it is being changed:
+ * so a claimed signal is never blocked, by a mask or by a handler's
+ * sa_mask. */
+static const sigset_t *without_claimed(const sigset_t *set, sigset_t *copy)
 {
-	struct sigaction cur, act;
-	if (mt_real_sigaction(SIGTRAP, NULL, &cur))
-		return;
-	if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == trap_handler)
-		return;
-	memset(&act, 0, sizeof act);
-	act.sa_sigaction = trap_handler;
-	act.sa_flags = SA_SIGINFO | SA_RESTART;
-	/* Every signal waits while it runs: SIGTRAP is blocked in its own
-	 * handler, and another signal's handler that reached a site being
-	 * changed now would be killed by the kernel. */
-	sigfillset(&act.sa_mask);
-	user_trap = cur;
-	if (!mt_real_sigaction(SIGTRAP, &act, NULL))
-		atomic_store(&trap_claimed, true);
-}
-
-/* A trap on a thread that blocks SIGTRAP kills the process (the kernel
- * resets a blocked synchronous signal to its default action), and any
- * thread may reach a site while it is being changed: so SIGTRAP is
- * never blocked, by a mask or by a handler's sa_mask. */
-static const sigset_t *without_trap(const sigset_t *set, sigset_t *copy)
-{
-	if (!set || !atomic_load(&trap_claimed) || !sigismember(set, SIGTRAP))
+	if (!set)
 		return set;
-	*copy = *set;
-	sigdelset(copy, SIGTRAP);
-	return copy;
+	const sigset_t *r = set;
+	for (size_t i = 0; i < NCLAIMS; i++) {
+		if (!atomic_load(&claims[i].claimed) || !sigismember(r, claims[i].sig))
+			continue;
+		if (r == set) {
+			*copy = *set;
+			r = copy;
+		}
+		sigdelset(copy, claims[i].sig);
+	}
+	return r;
 }
 
 static int masked(int (*real)(int, const sigset_t *, sigset_t *), int how, const sigset_t *set,
 		  sigset_t *old)
 {
 	sigset_t copy;
-	return real(how, how == SIG_UNBLOCK ? set : without_trap(set, &copy), old);
+	return real(how, how == SIG_UNBLOCK ? set : without_claimed(set, &copy), old);
 }
 
 int sigprocmask(int how, const sigset_t *set, sigset_t *old)
@@ -224,21 +283,24 @@ int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 	return masked(real_pthread_sigmask, how, set, old);
 }
 
-/* The program's own SIGTRAP action is kept, not installed: ours stays
- * first and passes on every trap that is not at a recorded site. */
+/* The program's own action for a claimed signal is kept, not
+ * installed: ours stays first and passes on every trap or fault that
+ * is not ours. */
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	struct sigaction copy;
-	if (act && atomic_load(&trap_claimed) && sigismember(&act->sa_mask, SIGTRAP)) {
+	sigset_t m;
+	if (act && without_claimed(&act->sa_mask, &m) != &act->sa_mask) {
 		copy = *act;
-		sigdelset(&copy.sa_mask, SIGTRAP);
+		copy.sa_mask = m;
 		act = &copy;
 	}
-	if (sig != SIGTRAP || !atomic_load(&trap_claimed))
+	struct claim *c = claim_of(sig);
+	if (!c)
 		return mt_real_sigaction(sig, act, old);
-	struct sigaction prev = user_trap;
+	struct sigaction prev = c->user;
 	if (act)
-		user_trap = *act;
+		c->user = *act;
 	if (old)
 		*old = prev;
 	return 0;
@@ -268,7 +330,8 @@ int mt_patch_init(void)
 	if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) &&
 	    !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0))
 		have_sync_core = true;
-	mt_claim_sigtrap();
+	page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+	mt_claim_signals();
 	return 0;
 }
 
@@ -315,13 +378,148 @@ static int write_pokes(const struct poke *p, size_t n)
 	return 0;
 }
 
-static void refused_now(const struct mt_site *s)
+static void refused_now(struct mt_site *s, bool changed)
 {
 	const struct mt_object *o = mt_reg.objs[s->obj];
 	const unsigned char *p = (const unsigned char *)s->addr;
+	atomic_store(&s->refused, true);
 	mt_reg.bad_sites++;
-	mt_msg("%s: %#lx <%s>: changed by someone else (bytes %02x %02x %02x %02x %02x): left alone",
-	       o->name, (unsigned long)s->addr, mt_reg.funcs[s->func].name, p[0], p[1], p[2], p[3], p[4]);
+	if (changed)
+		mt_msg("%s: %#lx <%s>: changed by someone else (bytes %02x %02x %02x %02x %02x): left alone",
+		       o->name, (unsigned long)s->addr, mt_reg.funcs[s->func].name, p[0], p[1], p[2], p[3], p[4]);
+	else
+		mt_msg("%s: %#lx <%s>: on a page of the tracer's own code that writes sites: left alone",
+		       o->name, (unsigned long)s->addr, mt_reg.funcs[s->func].name);
+}
+
+/* ---- fenced pages (mt_arch.fence_pages) ---- */
+
+static _Atomic unsigned fence_gen;         /* odd while pages are fenced */
+/* Every page ever fenced is in [fence_lo, fence_hi). */
+static _Atomic uintptr_t fence_lo = UINTPTR_MAX, fence_hi;
+static __thread bool fencing __attribute__((tls_model("initial-exec")));
+/* The fault this thread last returned from once, outside a pass. */
+static __thread uintptr_t retried_at __attribute__((tls_model("initial-exec")));
+static __thread unsigned retried_gen __attribute__((tls_model("initial-exec")));
+extern const char __start_mt_fence_text[], __stop_mt_fence_text[];
+
+struct range {
+	uintptr_t lo, hi;
+};
+
+static uintptr_t page_of(uintptr_t a)
+{
+	return a & ~(page_size - 1);
+}
+
+/* A fetch from a fenced page: wait until the pass that fenced it ends,
+ * then run the instruction again.  A fault there just after a pass
+ * (the handler ran late) is run again once; one that happens again is
+ * not ours.  Runs on the faulting thread, which may be anywhere in the
+ * program: in the fence section, calling only the kernel, until it
+ * knows the fault is not ours. */
+static MT_FENCE_TEXT void fence_handler(int sig, siginfo_t *si, void *uc)
+{
+	uintptr_t a = (uintptr_t)si->si_addr;
+	unsigned g = atomic_load(&fence_gen);
+	if (si->si_code == SEGV_ACCERR && !fencing && a >= atomic_load(&fence_lo) && a < atomic_load(&fence_hi)) {
+		if (g & 1) {
+			while (atomic_load(&fence_gen) == g)
+				mt_raw6(SYS_futex, (long)&fence_gen, FUTEX_WAIT_PRIVATE, (long)g, 0, 0, 0);
+			return;
+		}
+		if (retried_at != a || retried_gen != g) {
+			retried_at = a;
+			retried_gen = g;
+			return;
+		}
+	}
+	int saved = errno;
+	pass_on(FENCE_CLAIM, sig, si, uc);
+	errno = saved;
+}
+
+/* The writes of a fenced pass: every page of rg made read-only, each
+ * poke written, the pages executable again, every thread's instruction
+ * fetch brought up to date.  Calls only the kernel (and sync_self, in
+ * the same section).  Returns how many pokes were written: all unless
+ * the kernel refused something (*err its errno). */
+static MT_FENCE_TEXT size_t fence_write(const struct range *rg, size_t nrg, const struct poke *p, size_t n,
+					 int fd, long *err)
+{
+	size_t k = 0, w = 0;
+	long r = 0;
+	for (; k < nrg && !r; k++)
+		r = mt_raw6(SYS_mprotect, (long)rg[k].lo, (long)(rg[k].hi - rg[k].lo), PROT_READ, 0, 0, 0);
+	if (r)
+		k--;
+	for (; !r && w < n; w++) {
+		long q = mt_raw6(SYS_pwrite64, fd, (long)p[w].b, (long)p[w].n, (long)p[w].addr, 0, 0);
+		if (q != (long)p[w].n) {
+			r = q < 0 ? q : -EIO;
+			break;
+		}
+	}
+	/* Executable again, whatever it takes: a thread waits for it. */
+	for (size_t i = 0; i < k; i++)
+		for (int tries = 0; tries < 1000; tries++)
+			if (!mt_raw6(SYS_mprotect, (long)rg[i].lo, (long)(rg[i].hi - rg[i].lo), PROT_READ | PROT_EXEC,
+				     0, 0, 0))
+				break;
+	mt_arch.sync_self();
+	*err = -r;
+	return w;
+}
+
+/* Sharing a page with the code above, a site cannot be fenced: only
+ * where the library is linked into the program. */
+static bool near_fence_code(const struct mt_site *s)
+{
+	return page_of(s->addr) < page_of((uintptr_t)__stop_mt_fence_text + page_size - 1) &&
+	       page_of((uintptr_t)__start_mt_fence_text) < s->addr + s->len;
+}
+
+/* A batch behind fenced pages: the pages of its sites as ranges, the
+ * sites' new bytes, one fenced write.  The thread takes no signal
+ * meanwhile (a handler of the program's may be on a fenced page).  A
+ * site that was not written keeps its old bytes and state. */
+static int apply_fenced(struct mt_site **batch, size_t n, struct poke *pk, struct range *rg)
+{
+	size_t nrg = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct mt_site *s = batch[i];
+		uintptr_t lo = page_of(s->addr), hi = page_of(s->addr + s->len + page_size - 1);
+		if (nrg && lo <= rg[nrg - 1].hi)
+			rg[nrg - 1].hi = hi > rg[nrg - 1].hi ? hi : rg[nrg - 1].hi;
+		else
+			rg[nrg++] = (struct range){ lo, hi };
+		pk[i].addr = s->addr;
+		pk[i].n = s->len;
+		mt_arch.bytes(s, atomic_load(&s->state) == MT_CALL ? MT_NOP : MT_CALL, pk[i].b);
+	}
+	if (rg[0].lo < atomic_load(&fence_lo))
+		atomic_store(&fence_lo, rg[0].lo);
+	if (rg[nrg - 1].hi > atomic_load(&fence_hi))
+		atomic_store(&fence_hi, rg[nrg - 1].hi);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	fencing = true;
+	atomic_fetch_add(&fence_gen, 1);
+	long err;
+	size_t w = fence_write(rg, nrg, pk, n, mem_fd, &err);
+	atomic_fetch_add(&fence_gen, 1);
+	mt_raw6(SYS_futex, (long)&fence_gen, FUTEX_WAKE_PRIVATE, INT32_MAX, 0, 0, 0);
+	fencing = false;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	for (size_t i = 0; i < w; i++)
+		atomic_store_explicit(&batch[i]->state, atomic_load(&batch[i]->state) == MT_CALL ? MT_NOP : MT_CALL,
+				      memory_order_release);
+	if (w < n) {
+		errno = (int)err;
+		return -1;
+	}
+	return 0;
 }
 
 
@@ -342,9 +540,8 @@ static void collect_site(struct mt_site *s, void *arg)
 	 * there: a debugger's breakpoint, another tool's patch. */
 	unsigned char b[16];
 	mt_arch.bytes(s, now, b);
-	if (memcmp((const void *)s->addr, b, s->len)) {
-		atomic_store(&s->refused, true);
-		refused_now(s);
+	if (memcmp((const void *)s->addr, b, s->len) || (mt_arch.fence_pages && near_fence_code(s))) {
+		refused_now(s, memcmp((const void *)s->addr, b, s->len));
 		return;
 	}
 	c->batch[c->n++] = s;
@@ -399,11 +596,12 @@ int mt_apply(void)
 		}
 		return 0;
 	}
-	mt_claim_sigtrap();
+	mt_claim_signals();
 	/* Kept from pass to pass (the lock is held): one function's
 	 * change must not cost an allocation the size of every site. */
 	static struct mt_site **batch_mem;
 	static struct poke *pk;
+	static struct range *rg;
 	static size_t cap;
 	if (cap < v->n) {
 		struct mt_site **nb = realloc(batch_mem, v->n * sizeof *nb);
@@ -412,7 +610,10 @@ int mt_apply(void)
 		struct poke *np = nb ? realloc(pk, v->n * sizeof *np) : NULL;
 		if (np)
 			pk = np;
-		if (!nb || !np) {
+		struct range *nr = np ? realloc(rg, v->n * sizeof *nr) : NULL;
+		if (nr)
+			rg = nr;
+		if (!nr) {
 			errno = ENOMEM;
 			return -1;
 		}
@@ -433,7 +634,9 @@ int mt_apply(void)
 		}
 	}
 	int rc = 0;
-	if (n && !mt_arch.trap_len) {
+	if (n && mt_arch.fence_pages) {
+		rc = apply_fenced(batch, n, pk, rg);
+	} else if (n && !mt_arch.trap_len) {
 		rc = apply_single_stores(batch, n);
 	} else if (n) {
 		/* 1: the trap on the first byte; traps now emulate the new state. */

@@ -50,6 +50,14 @@ struct mt_arch {
 	 * then: every SIGTRAP is the program's. */
 	unsigned char trap[1];        /* the breakpoint instruction */
 	unsigned trap_len;
+	/* Neither: the two states cannot replace each other while another
+	 * thread may run the site (riscv64: 2-byte aligned instructions, and
+	 * the kernel copies a small write byte by byte).  patch.c writes
+	 * behind fenced pages: non-executable while they are written, a
+	 * thread that reaches one waits in the SIGSEGV handler, and
+	 * sync_self makes every thread fetch the new code afterwards (it
+	 * runs in MT_FENCE_TEXT, never on a fenced page). */
+	bool fence_pages;
 	/* The relocation types by which the dynamic linker fills a GOT slot
 	 * with a symbol's address (elf.c: slots that hold a hook). */
 	unsigned jump_slot, glob_dat;
@@ -92,6 +100,8 @@ MT_HIDDEN extern const struct mt_arch mt_arch;
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 0
 #else
+/* riscv64: where a function saved its return address is not known
+ * without a frame pointer (hook-riscv64.S). */
 #define MT_HAVE_GRAPH 0
 #define MT_KEY_IS_SLOT 1
 #endif
@@ -246,7 +256,10 @@ MT_HIDDEN void mt_patch_after_fork(void);
 /* Bring every live site to its function's wanted state, with the
  * breakpoint protocol; lock held.  Returns 0 or -1 with errno. */
 MT_HIDDEN int mt_apply(void);
-MT_HIDDEN void mt_claim_sigtrap(void);
+MT_HIDDEN void mt_claim_signals(void);
+/* The code that runs while pages are fenced (patch.c): in a section of
+ * its own, whose pages no site may share. */
+#define MT_FENCE_TEXT __attribute__((section("mt_fence_text"), noinline))
 MT_HIDDEN int mt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
 /* ---- events (buffer.c) ---- */
