@@ -30,36 +30,35 @@ SRCS := src/main.c src/objdump.c src/scan.c src/emit.c src/arch.c src/elfpeek.c 
 HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
-.PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64
+.PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64
 all: $(HELPER) man rt
 
 # libmcount-trace (rt/): the tracer's run-time library, preloaded
 # (build/libmcount-trace.so, with the interposers of -DMT_SHARED) or
 # linked in (build/libmcount-trace.a).  buffer.c is the hot path, which
 # the hooks enter without saving the vector registers: general registers
-# only.  Built for the host where it is x86_64 or aarch64 (RT_ARCH), and
-# for aarch64 with a cross compiler into build/aarch64/ (tested under
-# qemu-system-aarch64, t/79; see doc/architectures.md).
+# only (where the compiler has a flag for it; riscv64's hook is an
+# ordinary call, rt/hook-riscv64.S).  Built for the host where it is
+# x86_64, aarch64 or riscv64 (RT_ARCH), and for aarch64 and riscv64 with
+# cross compilers into build/ARCH/ (tested under full-system emulation,
+# t/79 and t/83; see doc/architectures.md).
 RT_ARCH ?= $(shell uname -m)
 RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/output.c rt/control.c
 RT_C    := $(RT_COMMON) rt/arch-$(RT_ARCH).c
 RT_HDRS := $(wildcard rt/*.h)
 RT_LIB  := build/libmcount-trace.so build/libmcount-trace.a
-ifneq ($(filter $(RT_ARCH),x86_64 aarch64),)
+ifneq ($(filter $(RT_ARCH),x86_64 aarch64 riscv64),)
 RT_BUILT := $(RT_LIB)
 endif
-AARCH64_CROSS ?= aarch64-linux-gnu-
-AARCH64_CC    ?= $(AARCH64_CROSS)gcc-12
-RT_A64_LIB := build/aarch64/libmcount-trace.so build/aarch64/libmcount-trace.a
+rt_genregs = $(if $(filter buffer,$(2)),$(if $(filter riscv64,$(1)),,-mgeneral-regs-only))
 rt: $(RT_BUILT)
-rt-aarch64: $(RT_A64_LIB)
 RT_CFLAGS = $(WARN) -fPIC -fno-omit-frame-pointer $(CFLAGS)
 build/rt/so/%.o: rt/%.c $(RT_HDRS)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(RT_CFLAGS) -DMT_SHARED $(if $(filter buffer,$*),-mgeneral-regs-only) -c -o $@ $<
+	$(Q)$(CC) $(RT_CFLAGS) -DMT_SHARED $(call rt_genregs,$(RT_ARCH),$*) -c -o $@ $<
 build/rt/a/%.o: rt/%.c $(RT_HDRS)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(RT_CFLAGS) $(if $(filter buffer,$*),-mgeneral-regs-only) -c -o $@ $<
+	$(Q)$(CC) $(RT_CFLAGS) $(call rt_genregs,$(RT_ARCH),$*) -c -o $@ $<
 build/rt/%/hook.o: rt/hook-$(RT_ARCH).S
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -fPIC -c -o $@ $<
@@ -70,24 +69,33 @@ build/libmcount-trace.so: $(call RT_OBJS,so)
 build/libmcount-trace.a: $(call RT_OBJS,a)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@.tmp && ar rcs $@.tmp $^ && mv -f $@.tmp $@
-# The aarch64 library, cross-compiled the same way.
-RT_A64_OBJS = $(patsubst rt/%.c,build/aarch64/rt/$(1)/%.o,$(RT_COMMON) rt/arch-aarch64.c rt/buffer.c) \
-	build/aarch64/rt/$(1)/hook-aarch64.o
-build/aarch64/rt/so/%.o: rt/%.c $(RT_HDRS)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(AARCH64_CC) $(RT_CFLAGS) -DMT_SHARED $(if $(filter buffer,$*),-mgeneral-regs-only) -c -o $@ $<
-build/aarch64/rt/a/%.o: rt/%.c $(RT_HDRS)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(AARCH64_CC) $(RT_CFLAGS) $(if $(filter buffer,$*),-mgeneral-regs-only) -c -o $@ $<
-build/aarch64/rt/%/hook-aarch64.o: rt/hook-aarch64.S
-	$(Q)mkdir -p $(@D)
-	$(Q)$(AARCH64_CC) -fPIC -c -o $@ $<
-build/aarch64/libmcount-trace.so: $(call RT_A64_OBJS,so)
-	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(AARCH64_CC) -shared -Wl,-z,now -Wl,-z,noexecstack -o $@.tmp $^ -lpthread && mv -f $@.tmp $@
-build/aarch64/libmcount-trace.a: $(call RT_A64_OBJS,a)
-	@$(if $(Q),echo "  AR      $@")
-	$(Q)rm -f $@.tmp && $(AARCH64_CROSS)ar rcs $@.tmp $^ && mv -f $@.tmp $@
+
+# The library for another architecture, cross-compiled the same way into
+# build/ARCH/: $(call rt_cross,ARCH,TRIPLE).  make rt-ARCH builds it.
+define rt_cross
+$(1)_CC ?= $(2)-gcc-12
+RT_CROSS_LIBS += build/$(1)/libmcount-trace.so build/$(1)/libmcount-trace.a
+rt-$(1): build/$(1)/libmcount-trace.so build/$(1)/libmcount-trace.a
+build/$(1)/rt/so/%.o: rt/%.c $$(RT_HDRS)
+	$$(Q)mkdir -p $$(@D)
+	$$(Q)$$($(1)_CC) $$(RT_CFLAGS) -DMT_SHARED $$(call rt_genregs,$(1),$$*) -c -o $$@ $$<
+build/$(1)/rt/a/%.o: rt/%.c $$(RT_HDRS)
+	$$(Q)mkdir -p $$(@D)
+	$$(Q)$$($(1)_CC) $$(RT_CFLAGS) $$(call rt_genregs,$(1),$$*) -c -o $$@ $$<
+build/$(1)/rt/%/hook-$(1).o: rt/hook-$(1).S
+	$$(Q)mkdir -p $$(@D)
+	$$(Q)$$($(1)_CC) -fPIC -c -o $$@ $$<
+build/$(1)/libmcount-trace.so: $$(patsubst rt/%.c,build/$(1)/rt/so/%.o,$$(RT_COMMON) rt/arch-$(1).c rt/buffer.c) \
+		build/$(1)/rt/so/hook-$(1).o
+	@$$(if $$(Q),echo "  LD      $$@")
+	$$(Q)$$($(1)_CC) -shared -Wl,-z,now -Wl,-z,noexecstack -o $$@.tmp $$^ -lpthread && mv -f $$@.tmp $$@
+build/$(1)/libmcount-trace.a: $$(patsubst rt/%.c,build/$(1)/rt/a/%.o,$$(RT_COMMON) rt/arch-$(1).c rt/buffer.c) \
+		build/$(1)/rt/a/hook-$(1).o
+	@$$(if $$(Q),echo "  AR      $$@")
+	$$(Q)rm -f $$@.tmp && $(2)-ar rcs $$@.tmp $$^ && mv -f $$@.tmp $$@
+endef
+$(eval $(call rt_cross,aarch64,aarch64-linux-gnu))
+$(eval $(call rt_cross,riscv64,riscv64-linux-gnu))
 
 # The kernel t/79 boots under qemu-system-aarch64: Debian's arm64 image.
 build/aarch64/vmlinuz: scripts/fetch-arm64-kernel
@@ -142,7 +150,7 @@ build/man/%.1: doc/%.pod
 
 TESTS ?= t/*.t
 check: all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short \
-		$(RT_A64_LIB) build/aarch64/vmlinuz
+		$(RT_CROSS_LIBS) build/aarch64/vmlinuz
 	prove -I lib -I t/lib $(if $(filter 1,$(V)),-v) $(TESTS)
 
 deps:

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* arch-riscv64.c - the instructions of a riscv64 call site.
+ *
+ * GCC's -pg calls _mcount as an ordinary function with one argument,
+ * somewhere in the function's first block (after the prologue has saved
+ * ra, possibly after other work):
+ *	mv	a0, ra			// the caller's return address (the parent)
+ *	call	_mcount			// ra := the address after the site
+ * src/arch.c's riscv64 row: `call` is auipc ra + jalr ra (R_RISCV_CALL_PLT
+ * with R_RISCV_RELAX), which the table records by its auipc.  A link
+ * without relaxation (mcount-cc links per-object tables so) keeps the
+ * pair; a relaxing link (link-time mode's tables follow it) makes it one
+ * `jal ra`.  So a site is
+ *   auipc ra, hi20 ; jalr ra, lo12(ra)     8 bytes   (form 0)
+ *   jal ra, off                            4 bytes   (form 1)
+ * whose target is our _mcount (linked in), a function named like a hook,
+ * or a PLT entry (auipc t3; ld t3; jalr t1, t3; nop) whose GOT slot the
+ * dynamic linker fills with a hook.  Switched off, the instruction that
+ * calls becomes `nop` (addi x0, x0, 0); the pair keeps its auipc, which
+ * only writes ra, a register the call clobbers anyway.
+ *
+ * Neither state can replace the other while another hart may run it:
+ * with the C extension an instruction is only 2-byte aligned (a store of
+ * it need not be one access), and the kernel copies a small write
+ * through /proc/self/mem byte by byte.  So sites are written behind
+ * fenced pages (patch.c): the pages are made non-executable for the
+ * writes, a thread that reaches one waits in the SIGSEGV handler until
+ * they are executable again, and the riscv_flush_icache system call
+ * makes every hart fetch the new instructions.  No trap instruction is
+ * ever written (trap_len 0): every SIGTRAP is the program's.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <string.h>
+
+#include "cpu.h"
+#include "rt.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "riscv64: the instruction words below are read as little-endian"
+#endif
+
+#define RV_NOP        0x00000013u   /* addi x0, x0, 0 */
+#define RV_EBREAK     0x00100073u
+#define RV_C_EBREAK   0x9002u
+#define AUIPC_RA      0x00000097u   /* auipc ra, 0: the low 12 bits */
+#define JALR_RA_RA    0x000080e7u   /* jalr ra, 0(ra): the low 20 bits */
+#define JAL_RA        0x000000efu   /* jal ra: the low 12 bits */
+#define FORM_PAIR 0
+#define FORM_JAL  1
+
+#ifndef __NR_riscv_flush_icache
+#define __NR_riscv_flush_icache 259
+#endif
+
+static uint32_t insn(uintptr_t a)
+{
+	uint32_t v;
+	memcpy(&v, (const void *)a, 4);
+	return v;
+}
+
+static int64_t sext(uint64_t v, unsigned bits)
+{
+	return (int64_t)(v << (64 - bits)) >> (64 - bits);
+}
+
+static uintptr_t jal_target(uintptr_t at, uint32_t i)
+{
+	uint64_t imm = ((i >> 31) & 1) << 20 | ((i >> 12) & 0xff) << 12 | ((i >> 20) & 1) << 11 |
+		       ((i >> 21) & 0x3ff) << 1;
+	return at + (uintptr_t)sext(imm, 21);
+}
+
+/* auipc rd, hi20 at `at` followed by an I-type lo12 in `lo`: the sum. */
+static uintptr_t pcrel(uintptr_t at, uint32_t auipc, uint32_t lo)
+{
+	return at + (uintptr_t)sext(auipc & 0xfffff000u, 32) + (uintptr_t)sext(lo >> 20, 12);
+}
+
+extern void _mcount(void);
+
+static bool hook_target(const struct mt_object *o, uintptr_t t)
+{
+	if (t == (uintptr_t)_mcount)
+		return true;
+	const struct mt_sym *sym = mt_sym_at(o, t);
+	if (sym && sym->addr == t && mt_is_hook_name(sym->name))
+		return true;
+	if ((t & 1) || !mt_in_plt(o, t) || !mt_in_exec(o, t + 11))
+		return false;
+	/* auipc t3, hi; ld t3, lo(t3); jalr t1, t3 */
+	uint32_t i0 = insn(t), i1 = insn(t + 4), i2 = insn(t + 8);
+	if ((i0 & 0xfff) != 0xe17 || (i1 & 0xfffff) != 0xe3e03 || i2 != 0x000e0367u)
+		return false;
+	return mt_is_hook_slot(o, pcrel(t, i0, i1));
+}
+
+static const char *rv_decode(struct mt_site *s, const struct mt_object *o)
+{
+	if (s->addr & 1)
+		return "not at an instruction boundary (not 2-byte aligned)";
+	if (!mt_in_exec(o, s->addr) || !mt_in_exec(o, s->addr + 3))
+		return "not in the object's code";
+	uint32_t i = insn(s->addr);
+	if ((i & 0xfff) == AUIPC_RA) {
+		if (!mt_in_exec(o, s->addr + 7))
+			return "not in the object's code";
+		uint32_t j = insn(s->addr + 4);
+		if (j == RV_NOP)
+			return "a NOP already (another tool changed it)";
+		if ((j & 0xfffff) != JALR_RA_RA)
+			return "an auipc ra not followed by jalr ra";
+		s->len = 8;
+		s->form = FORM_PAIR;
+		s->target = pcrel(s->addr, i, j);
+		memcpy(s->orig, &i, 4);
+		memcpy(s->orig + 4, &j, 4);
+	} else if ((i & 0xfff) == JAL_RA) {
+		s->len = 4;
+		s->form = FORM_JAL;
+		s->target = jal_target(s->addr, i);
+		memcpy(s->orig, &i, 4);
+	} else if (i == RV_NOP) {
+		return "a NOP already (another tool changed it)";
+	} else if (i == RV_EBREAK || (i & 0xffff) == RV_C_EBREAK) {
+		return "a breakpoint (a debugger or another tool changed it)";
+	} else {
+		return "not a call instruction";
+	}
+	if (!hook_target(o, s->target))
+		return "a call to something other than the hook";
+	return NULL;
+}
+
+static void rv_bytes(const struct mt_site *s, enum mt_state st, unsigned char *out)
+{
+	static const uint32_t nop = RV_NOP;
+	memcpy(out, s->orig, s->len);
+	if (st == MT_NOP)
+		memcpy(out + s->len - 4, &nop, 4);
+}
+
+/* Every hart of the process fetches what memory now holds: the kernel
+ * runs fence.i on those running it and on the others before they next
+ * run it (flags 0: not this thread only). */
+static MT_FENCE_TEXT void rv_sync_self(void)
+{
+	mt_raw6(__NR_riscv_flush_icache, 0, 0, 0, 0, 0, 0);
+}
+
+const struct mt_arch mt_arch = {
+	.name = "riscv64",
+	.trap_len = 0,
+	.fence_pages = true,
+	.jump_slot = R_RISCV_JUMP_SLOT,
+	.glob_dat = R_RISCV_64,
+	.decode = rv_decode,
+	.bytes = rv_bytes,
+	.sync_self = rv_sync_self,
+};
