@@ -89,9 +89,12 @@ build/aarch64/libmcount-trace.a: $(call RT_A64_OBJS,a)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@.tmp && $(AARCH64_CROSS)ar rcs $@.tmp $^ && mv -f $@.tmp $@
 
-# The kernel t/79 boots under qemu-system-aarch64: Debian's arm64 image.
-build/aarch64/vmlinuz: scripts/fetch-arm64-kernel
-	$(Q)scripts/fetch-arm64-kernel $@
+# The kernels the full-system tests boot: Debian's arm64 image (t/79,
+# qemu-system-aarch64) and its riscv64 one (t/83, qemu-system-riscv64).
+build/aarch64/vmlinuz: scripts/fetch-kernel
+	$(Q)scripts/fetch-kernel arm64 $@
+build/riscv64/vmlinux: scripts/fetch-kernel
+	$(Q)scripts/fetch-kernel riscv64 $@
 
 # The same under ASan and UBSan, for t/75 (the hot path, buffer.c, is
 # not instrumented: it runs inside any function of the program, signal
@@ -142,7 +145,7 @@ build/man/%.1: doc/%.pod
 
 TESTS ?= t/*.t
 check: all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short \
-		$(RT_A64_LIB) build/aarch64/vmlinuz
+		$(RT_A64_LIB) build/aarch64/vmlinuz build/riscv64/vmlinux
 	prove -I lib -I t/lib $(if $(filter 1,$(V)),-v) $(TESTS)
 
 deps:

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package A64System;
 # Running aarch64 programs under full-system emulation: Debian's arm64
-# kernel (build/aarch64/vmlinuz, fetched by scripts/fetch-arm64-kernel)
+# kernel (build/aarch64/vmlinuz, fetched by scripts/fetch-kernel arm64)
 # booted by qemu-system-aarch64 with an initramfs of the programs, the
 # aarch64 C library and t/src/trace/a64/init.c as /init, which runs the
 # jobs and reports on the console.
@@ -28,7 +28,7 @@ my $SYSROOT = '/usr/aarch64-linux-gnu';
 # What is missing to boot, as a message, or ''.
 sub a64_missing {
     my @m = grep { !have($_) } $A64CC, 'qemu-system-aarch64';
-    push @m, "$KERNEL (make fetches it: scripts/fetch-arm64-kernel)" unless -s $KERNEL;
+    push @m, "$KERNEL (make fetches it: scripts/fetch-kernel arm64)" unless -s $KERNEL;
     push @m, "$SYSROOT/lib/libc.so.6" unless -e "$SYSROOT/lib/libc.so.6";
     return @m ? 'not installed: ' . join(', ', @m) . ' (make deps)' : '';
 }
