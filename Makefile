@@ -97,9 +97,12 @@ endef
 $(eval $(call rt_cross,aarch64,aarch64-linux-gnu))
 $(eval $(call rt_cross,riscv64,riscv64-linux-gnu))
 
-# The kernel t/79 boots under qemu-system-aarch64: Debian's arm64 image.
-build/aarch64/vmlinuz: scripts/fetch-arm64-kernel
-	$(Q)scripts/fetch-arm64-kernel $@
+# The kernels the full-system tests boot: Debian's arm64 image (t/79,
+# qemu-system-aarch64) and its riscv64 one (t/83, qemu-system-riscv64).
+build/aarch64/vmlinuz: scripts/fetch-kernel
+	$(Q)scripts/fetch-kernel arm64 $@
+build/riscv64/vmlinux: scripts/fetch-kernel
+	$(Q)scripts/fetch-kernel riscv64 $@
 
 # The same under ASan and UBSan, for t/75 (the hot path, buffer.c, is
 # not instrumented: it runs inside any function of the program, signal
@@ -150,7 +153,7 @@ build/man/%.1: doc/%.pod
 
 TESTS ?= t/*.t
 check: all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short \
-		$(RT_CROSS_LIBS) build/aarch64/vmlinuz
+		$(RT_CROSS_LIBS) build/aarch64/vmlinuz build/riscv64/vmlinux
 	prove -I lib -I t/lib $(if $(filter 1,$(V)),-v) $(TESTS)
 
 deps:

@@ -1,7 +1,7 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
 # libmcount-trace on aarch64 (build/aarch64/), under full-system emulation:
-# Debian's arm64 kernel booted by qemu-system-aarch64 (t/lib/A64System.pm
+# Debian's arm64 kernel booted by qemu-system-aarch64 (t/lib/QemuSystem.pm
 # says why not qemu-user; the first job shows the machine runs code
 # changed through /proc/self/mem, as the tracer changes it).
 #
@@ -81,7 +81,7 @@ sub mcc {
 }
 
 # ---- builds ----
-must($A64CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/a64/smc.c");
+must($A64CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
 my %files = ('/lib/mt/libmcount-trace.so' => "$A64/libmcount-trace.so", '/smc' => "$dir/smc");
 must($A64CC, '-O2', '-o', "$dir/plain", "$TSRC/oracle.c");
 must($A64CC, '-O2', '-c', "$TSRC/cyg.c", '-o', "$dir/cyg.o");

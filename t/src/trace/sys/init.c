@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* init.c - /init of the initramfs t/lib/A64System.pm boots under
- * qemu-system-aarch64.  Mounts /proc (the tracer writes code through
+/* init.c - /init of the initramfs t/lib/QemuSystem.pm boots under
+ * qemu-system-aarch64 and qemu-system-riscv64.  Mounts /proc (the tracer writes code through
  * /proc/self/mem), then runs the jobs of /jobs one after the other and
  * reports each on the console, then powers the machine off.
  *

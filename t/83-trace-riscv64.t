@@ -1,0 +1,83 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# riscv64 under full-system emulation: Debian's riscv64 kernel booted by
+# qemu-system-riscv64 through OpenSBI (t/lib/QemuSystem.pm says why not
+# qemu-user), the machine the riscv64 port of libmcount-trace is to be
+# tested on.
+#
+#  - The machine runs code changed through /proc/self/mem, as the tracer
+#    changes it (t/src/trace/sys/smc.c: a function's first instruction
+#    rewritten twice through /proc/self/mem, its page never writable,
+#    the instruction cache synced by riscv_flush_icache): "f 1 2 3";
+#    under qemu-riscv64 the same program prints "f 1 1 1".
+#  - A dynamically linked riscv64 program (t/src/trace/oracle.c, -O2, no
+#    tracer) runs in the guest through the dynamic linker and C library
+#    the initramfs lays out as Debian does, and its output and exit
+#    status are those of the same program under qemu-riscv64 with the
+#    cross C library: an outside oracle that the boot, the dynamic
+#    linking and the console capture work.  Run again with a library
+#    (t/src/trace/plug.c) preloaded from /lib/mt/, where the tracer's
+#    will be: the dynamic linker says it loaded and initialised it
+#    (LD_DEBUG=files), and the output is the same.
+# Everything runs in one boot: a check of another program is one more
+# job in @jobs, its files in %files, and its checks after the boot.
+use strict;
+use warnings;
+use Test::More;
+use lib 't/lib';
+use TestUtil qw($TOP must run_cmd tmpdir have);
+use TraceTest qw($TSRC);
+use RV64System qw($RV64CC $RV64SYSROOT rv64_missing rv64_boot);
+
+my $QEMU_USER = 'qemu-riscv64';
+my $missing = rv64_missing();
+$missing .= ($missing ? '; ' : '') . "$QEMU_USER (qemu-user)" unless have($QEMU_USER);
+if ($missing) {
+    fail($missing);
+    done_testing();
+    exit;
+}
+delete $ENV{$_} for grep { /^(MCOUNT_TRACE_|MCOUNT_CC_)/ } keys %ENV;
+
+my $dir = tmpdir();
+
+# ---- builds ----
+must($RV64CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
+must($RV64CC, '-O2', '-o', "$dir/plain", "$TSRC/oracle.c");
+must($RV64CC, '-O2', '-shared', '-fPIC', '-o', "$dir/libplug.so", "$TSRC/plug.c");
+my $PRE = '/lib/mt/libplug.so';
+my %files = ('/smc' => "$dir/smc", '/plain' => "$dir/plain", $PRE => "$dir/libplug.so");
+my @jobs = ({ name => 'smc', argv => ['/smc'] }, { name => 'plain', argv => ['/plain', 3] },
+    { name => 'preload', argv => ['/plain', 3], env => { LD_PRELOAD => $PRE, LD_DEBUG => 'files' } });
+
+# ---- one boot ----
+my $t0 = time;
+my ($r, $console, $qst) = rv64_boot(files => \%files, jobs => \@jobs, timeout => 900);
+ok($r->{'(done)'}, 'the machine booted, ran every job and powered off (' . (time - $t0) . ' s)')
+    or diag "qemu status $qst; console:\n" . substr($console, -3000);
+
+# ---- the machine runs the code it has ----
+is($r->{smc}{status}, 0, 'smc exits 0') or diag $r->{smc}{stderr} // '';
+is($r->{smc}{stdout}, "f 1 2 3\n",
+    'the emulated machine runs code changed through /proc/self/mem (as the tracer writes it)');
+my ($sst, $sout) = run_cmd(['timeout', '60', $QEMU_USER, "$dir/smc"]);
+is($sout, "f 1 1 1\n", "$QEMU_USER does not (why the test boots a kernel)");
+
+# ---- a dynamically linked program against qemu-user ----
+my ($rst, $rel) = run_cmd(['readelf', '-l', "$dir/plain"]);
+like($rel, qr{program interpreter: /lib/ld-linux-riscv64-lp64d\.so\.1\]},
+    'the plain program is dynamically linked, through the interpreter the guest has');
+my ($ust, $uout, $uerr) = run_cmd(['timeout', '60', $QEMU_USER, '-L', $RV64SYSROOT, "$dir/plain", 3]);
+is($ust, 0, "under $QEMU_USER the plain program exits 0") or diag $uerr;
+like($uout, qr/\Aresult -?\d+ \d+\.\d{4}\n\z/, "under $QEMU_USER it prints one result line") or diag $uout;
+my $p = $r->{plain} // {};
+is($p->{status}, $ust, 'in the guest it exits as under qemu-user') or diag $p->{stderr} // '';
+is($p->{stdout}, $uout, 'in the guest it prints what it prints under qemu-user');
+is($p->{stderr}, '', 'and nothing on stderr');
+my $q = $r->{preload} // {};
+is($q->{status}, $ust, "with $PRE preloaded it exits the same") or diag $q->{stderr} // '';
+is($q->{stdout}, $uout, 'and prints the same');
+like($q->{stderr} // '', qr{calling init: \Q$PRE\E}, "the dynamic linker loaded and initialised $PRE")
+    or diag $q->{stderr} // '';
+
+done_testing();

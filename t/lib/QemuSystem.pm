@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+package QemuSystem;
+# Running programs of another architecture under full-system emulation:
+# Debian's kernel for it (fetched by scripts/fetch-kernel) booted by
+# qemu-system-ARCH with an initramfs of the programs, that architecture's
+# C library and t/src/trace/sys/init.c as /init, which runs the jobs and
+# reports on the console.  One implementation for every architecture:
+# A64System (t/79) and RV64System (t/83) only name theirs.
+#
+# Why not qemu-user: it translates guest code into blocks and drops a
+# block when the guest writes its page through a writable mapping (it
+# write-protects the host page), but a write through /proc/self/mem goes
+# past that: qemu-user 7.2 keeps running the old code.  Full-system
+# emulation tracks every write to a page it has translated code from,
+# whoever makes it (t/79 and t/83 check this with t/src/trace/sys/smc.c).
+use strict;
+use warnings;
+
+use Exporter 'import';
+use TestUtil qw($TOP run_cmd must tmpdir slurp spit have);
+
+our @EXPORT_OK = qw(%SYS sys_missing sys_boot);
+
+# What differs between the architectures.  The guest's layout is
+# Debian's: the dynamic linker in /lib (the interpreter path its
+# programs name), the C library in /lib/TRIPLET/ (the first directory of
+# the linker's own search path).
+our %SYS = (
+    aarch64 => {
+        qemu => 'qemu-system-aarch64', kernel => "$TOP/build/aarch64/vmlinuz", debarch => 'arm64',
+        cc => 'aarch64-linux-gnu-gcc-12', cxx => 'aarch64-linux-gnu-g++-12',
+        sysroot => '/usr/aarch64-linux-gnu', triplet => 'aarch64-linux-gnu',
+        ldso => 'ld-linux-aarch64.so.1', console => 'ttyAMA0',
+        # Cortex-A57 (ARMv8.0: no pointer authentication, no BTI) unless told
+        machine => sub { ('-cpu', $_[0] // 'cortex-a57') },
+    },
+    riscv64 => {
+        qemu => 'qemu-system-riscv64', kernel => "$TOP/build/riscv64/vmlinux", debarch => 'riscv64',
+        cc => 'riscv64-linux-gnu-gcc-12', cxx => 'riscv64-linux-gnu-g++-12',
+        sysroot => '/usr/riscv64-linux-gnu', triplet => 'riscv64-linux-gnu',
+        ldso => 'ld-linux-riscv64-lp64d.so.1', console => 'ttyS0',
+        # the kernel is entered through OpenSBI, qemu's own copy (-bios default)
+        firmware => '/usr/share/qemu/opensbi-riscv64-generic-fw_dynamic.bin',
+        machine => sub { ('-bios', 'default', defined $_[0] ? ('-cpu', $_[0]) : ()) },
+    },
+);
+
+sub _sys {
+    my ($arch) = @_;
+    return $SYS{$arch} // die "QemuSystem: no architecture '$arch'";
+}
+
+# What is missing to boot ARCH, as a message, or ''.
+sub sys_missing {
+    my ($arch) = @_;
+    my $s = _sys($arch);
+    my @m = grep { !have($_) } $s->{cc}, $s->{qemu};
+    push @m, "$s->{kernel} (make fetches it: scripts/fetch-kernel $s->{debarch})" unless -s $s->{kernel};
+    push @m, "$s->{sysroot}/lib/libc.so.6" unless -e "$s->{sysroot}/lib/libc.so.6";
+    push @m, "$s->{firmware} (qemu-system-data)" if $s->{firmware} && !-e $s->{firmware};
+    return @m ? 'not installed: ' . join(', ', @m) . ' (make deps)' : '';
+}
+
+# A cpio archive (newc) of [guest path, mode, data] entries.
+sub _cpio {
+    my (@e) = @_;
+    my $out = '';
+    my $ino = 1000;
+    for my $x (@e, ['TRAILER!!!', 0, '']) {
+        my ($name, $mode, $data) = @$x;
+        $out .= sprintf('070701%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x%08x',
+            $ino++, $mode, 0, 0, 1, 0, length $data, 0, 0, 0, 0, length($name) + 1, 0);
+        $out .= "$name\0";
+        $out .= "\0" x ((4 - length($out) % 4) % 4);
+        $out .= $data;
+        $out .= "\0" x ((4 - length($out) % 4) % 4);
+    }
+    return $out;
+}
+
+# sys_boot(ARCH, files => { GUEST_PATH => HOST_FILE }, jobs => [{ name,
+#   argv => [], env => {}, files => [GUEST_PATH...] }...], timeout => S,
+#   smp => N, cpu => QEMU_CPU, libs => [NAME...])
+# -> ({ NAME => { status, stdout, stderr, files => { PATH => data } } },
+#     the console, qemu's wait status)
+# Every job's program must be among the files; the dynamic linker (in
+# /lib) and the C library (in /lib/TRIPLET) are added, and the libraries
+# named in libs (such as libstdc++.so.6) from the cross compiler's.  A
+# job's file PATH* is each file whose path starts with PATH (init.c).
+# The CPU is the machine's default (aarch64: a Cortex-A57) unless cpu
+# says otherwise.
+sub sys_boot {
+    my ($arch, %o) = @_;
+    my $s = _sys($arch);
+    my $dir = tmpdir();
+    must($s->{cc}, '-O2', '-static', '-o', "$dir/init", "$TOP/t/src/trace/sys/init.c");
+    my %files = (%{ $o{files} // {} }, '/init' => "$dir/init",
+        "/lib/$s->{ldso}" => "$s->{sysroot}/lib/$s->{ldso}",
+        map { ("/lib/$s->{triplet}/$_" => "$s->{sysroot}/lib/$_") } qw(libc.so.6 libm.so.6), @{ $o{libs} // [] });
+    my $jobs = '';
+    for my $j (@{ $o{jobs} }) {
+        die "job name '$j->{name}'" unless $j->{name} =~ /\A[\w.-]+\z/;
+        $jobs .= "job $j->{name}\n";
+        $jobs .= "arg $_\n" for @{ $j->{argv} };
+        $jobs .= "env $_=$j->{env}{$_}\n" for sort keys %{ $j->{env} // {} };
+        $jobs .= "file $_\n" for @{ $j->{files} // [] };
+        $jobs .= "run\n";
+    }
+    my (%dirs, @entries);
+    for my $g (sort keys %files) {
+        my @p = split m{/}, $g;
+        for my $i (1 .. $#p - 1) {
+            my $d = join '/', @p[0 .. $i];
+            push @entries, [substr($d, 1), 040755, ''] unless $dirs{$d}++;
+        }
+        my $data = slurp($files{$g});
+        push @entries, [substr($g, 1), (-x $files{$g} ? 0100755 : 0100644), $data];
+    }
+    push @entries, ['jobs', 0100644, $jobs], ['proc', 040755, ''], ['tmp', 040777, ''];
+    spit("$dir/initrd", _cpio(@entries));
+    my ($st, $out, $err) = run_cmd(['timeout', '-k', '10', $o{timeout} // 600,
+        $s->{qemu}, '-M', 'virt', $s->{machine}->($o{cpu}), '-smp', $o{smp} // 2,
+        '-m', '512', '-nographic', '-no-reboot', '-kernel', $s->{kernel}, '-initrd', "$dir/initrd",
+        '-append', "console=$s->{console} quiet panic=-1"]);
+    my (%r, $job, $file);
+    for my $l (split /\r?\n/, $out) {
+        next unless $l =~ s/\A.*?(?=@@@)//;
+        if ($l =~ /\A\@\@\@job (\S+) status (-?\d+)\z/) {
+            $job = $r{$1} = { status => $2, files => {} };
+        } elsif ($job && $l =~ /\A\@\@\@file \S+ (\S+)\z/) {
+            $file = $1;
+            $job->{files}{$file} = '';
+        } elsif ($job && defined $file && $l =~ /\A\@\@\@x ([0-9a-f]+)\z/) {
+            $job->{files}{$file} .= pack 'H*', $1;
+        } elsif ($l =~ /\A\@\@\@missing\z/ && $job && defined $file) {
+            delete $job->{files}{$file};
+        } elsif ($l eq '@@@eof') {
+            $file = undef;
+        } elsif ($l eq '@@@done') {
+            $r{'(done)'} = 1;
+        }
+    }
+    for my $name (keys %r) {
+        next unless ref $r{$name};
+        $r{$name}{stdout} = delete $r{$name}{files}{"/out/$name.stdout"} // '';
+        $r{$name}{stderr} = delete $r{$name}{files}{"/out/$name.stderr"} // '';
+    }
+    return (\%r, $out . $err, $st);
+}
+
+1;

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* smc.c - does the machine run code changed through /proc/self/mem?
+ * (t/79, t/83: the emulator must, or live switching cannot be tested on
+ * it.)  f returns 1; once it has run often enough to be translated, its
+ * first instruction becomes one that puts 2 in the return register and
+ * then one that puts 3, written as the tracer writes code (the page
+ * stays read and execute, never writable), the instruction cache synced
+ * (__builtin___clear_cache: aarch64 cleans and invalidates the line;
+ * riscv64's glibc makes the riscv_flush_icache system call), and f is
+ * called again.  Prints "f 1 2 3" on a machine that runs the code it has.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#if defined(__aarch64__)
+__asm__(".text\n.globl f\n.type f, %function\n.p2align 4\nf:\n\tmov w0, #1\n\tret\n");
+#define RET(n) (0x52800000u | (n) << 5)                 /* mov w0, #n */
+#elif defined(__riscv) && __riscv_xlen == 64
+/* norvc: a 4-byte addi, the word written over it below */
+__asm__(".text\n.globl f\n.type f, %function\n.p2align 4\n.option push\n.option norvc\n"
+	"f:\n\taddi a0, zero, 1\n\tret\n.option pop\n");
+#define RET(n) (0x00000513u | (uint32_t)(n) << 20)      /* addi a0, zero, n */
+#else
+#error "smc.c: aarch64 or riscv64"
+#endif
+int f(void);
+
+static void put(uint32_t insn)
+{
+	int fd = open("/proc/self/mem", O_RDWR);
+	if (fd < 0 || pwrite(fd, &insn, 4, (off_t)(uintptr_t)f) != 4) {
+		perror("/proc/self/mem");
+		_exit(2);
+	}
+	close(fd);
+	__builtin___clear_cache((char *)f, (char *)f + 4);
+}
+
+int main(void)
+{
+	int (*volatile fp)(void) = f;
+	int a = 0, b, c;
+	for (int i = 0; i < 1000; i++)
+		a = fp();
+	put(RET(2));
+	b = fp();
+	put(RET(3));
+	c = fp();
+	printf("f %d %d %d\n", a, b, c);
+	return 0;
+}
