@@ -152,6 +152,25 @@ static void sync_all(void)
 	mt_arch.sync_self();
 }
 
+/* Fenced pages (mt_arch.fence_pages; below). */
+static _Atomic unsigned fence_gen;         /* odd while pages are fenced */
+/* Every page ever fenced is in [fence_lo, fence_hi). */
+static _Atomic uintptr_t fence_lo = UINTPTR_MAX, fence_hi;
+static __thread bool fencing __attribute__((tls_model("initial-exec")));
+/* The fault this thread last returned from once, outside a pass. */
+static __thread uintptr_t retried_at __attribute__((tls_model("initial-exec")));
+static __thread unsigned retried_gen __attribute__((tls_model("initial-exec")));
+extern const char __start_mt_fence_text[], __stop_mt_fence_text[];
+
+/* Until no pass has pages fenced, unless this thread is making one: a
+ * handler of the program's may be on a fenced page. */
+static inline __attribute__((always_inline)) void fence_wait(void)
+{
+	unsigned g;
+	while (!fencing && ((g = atomic_load(&fence_gen)) & 1))
+		mt_raw6(SYS_futex, (long)&fence_gen, FUTEX_WAIT_PRIVATE, (long)g, 0, 0, 0);
+}
+
 /* A signal that is not ours, as the kernel would have delivered it to
  * the program's action. */
 static void pass_on(struct claim *c, int sig, siginfo_t *si, void *uc)
@@ -195,9 +214,10 @@ static void pass_on(struct claim *c, int sig, siginfo_t *si, void *uc)
 	}
 }
 
-static void trap_handler(int sig, siginfo_t *si, void *uc)
+static MT_FENCE_TEXT void trap_handler(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
+	fence_wait();
 	if (mt_arch.trap_len && (si->si_code == SI_KERNEL || si->si_code == TRAP_BRKPT)) {
 		const struct mt_site *s = mt_site_at(mt_arch.trap_site(uc));
 		if (s && !atomic_load_explicit(&s->refused, memory_order_relaxed)) {
@@ -228,8 +248,15 @@ void mt_claim_signals(void)
 		act.sa_flags = SA_SIGINFO | SA_RESTART;
 		/* Every signal waits while it runs: the signal is blocked in
 		 * its own handler, and another signal's handler that reached
-		 * a site being changed now would be killed by the kernel. */
+		 * a site being changed now would be killed by the kernel.
+		 * But for SIGSEGV where pages are fenced: a thread in either
+		 * handler may reach a fenced page, and must wait there. */
 		sigfillset(&act.sa_mask);
+		if (mt_arch.fence_pages) {
+			sigdelset(&act.sa_mask, SIGSEGV);
+			if (c->sig == SIGSEGV)
+				act.sa_flags |= SA_NODEFER;
+		}
 		c->user = cur;
 		if (!mt_real_sigaction(c->sig, &act, NULL))
 			atomic_store(&c->claimed, true);
@@ -394,15 +421,6 @@ static void refused_now(struct mt_site *s, bool changed)
 
 /* ---- fenced pages (mt_arch.fence_pages) ---- */
 
-static _Atomic unsigned fence_gen;         /* odd while pages are fenced */
-/* Every page ever fenced is in [fence_lo, fence_hi). */
-static _Atomic uintptr_t fence_lo = UINTPTR_MAX, fence_hi;
-static __thread bool fencing __attribute__((tls_model("initial-exec")));
-/* The fault this thread last returned from once, outside a pass. */
-static __thread uintptr_t retried_at __attribute__((tls_model("initial-exec")));
-static __thread unsigned retried_gen __attribute__((tls_model("initial-exec")));
-extern const char __start_mt_fence_text[], __stop_mt_fence_text[];
-
 struct range {
 	uintptr_t lo, hi;
 };
@@ -415,24 +433,28 @@ static uintptr_t page_of(uintptr_t a)
 /* A fetch from a fenced page: wait until the pass that fenced it ends,
  * then run the instruction again.  A fault there just after a pass
  * (the handler ran late) is run again once; one that happens again is
- * not ours.  Runs on the faulting thread, which may be anywhere in the
- * program: in the fence section, calling only the kernel, until it
- * knows the fault is not ours. */
+ * not ours.  Any other fault waits for the pass too before it goes on to
+ * the program's handler, which may be on a fenced page.  Runs on the
+ * faulting thread, which may be anywhere in the program: in the fence
+ * section, calling only the kernel, until no page is fenced; with
+ * SA_NODEFER, so that a fault on a page a later pass fences, in code
+ * this handler goes on to, waits in turn. */
 static MT_FENCE_TEXT void fence_handler(int sig, siginfo_t *si, void *uc)
 {
 	uintptr_t a = (uintptr_t)si->si_addr;
+	bool maybe = si->si_code == SEGV_ACCERR && !fencing && a >= atomic_load(&fence_lo) &&
+		     a < atomic_load(&fence_hi);
 	unsigned g = atomic_load(&fence_gen);
-	if (si->si_code == SEGV_ACCERR && !fencing && a >= atomic_load(&fence_lo) && a < atomic_load(&fence_hi)) {
-		if (g & 1) {
-			while (atomic_load(&fence_gen) == g)
-				mt_raw6(SYS_futex, (long)&fence_gen, FUTEX_WAIT_PRIVATE, (long)g, 0, 0, 0);
+	if ((g & 1) && !fencing) {
+		fence_wait();
+		if (maybe)
 			return;
-		}
-		if (retried_at != a || retried_gen != g) {
-			retried_at = a;
-			retried_gen = g;
-			return;
-		}
+		g = atomic_load(&fence_gen);
+	}
+	if (maybe && (retried_at != a || retried_gen != g)) {
+		retried_at = a;
+		retried_gen = g;
+		return;
 	}
 	int saved = errno;
 	pass_on(FENCE_CLAIM, sig, si, uc);
