@@ -14,7 +14,7 @@
 #    -static (switched on from main by the C API: live, after a
 #    constructor has already run leaf with its site a NOP).  With no
 #    filter: no event.
-#  - Live switching under load (t/src/trace/a64/toggle.c): threads run
+#  - Live switching under load (t/src/trace/toggle.c): threads run
 #    hot_b/hot_a while main switches them on and off; no crash, every
 #    event well formed and from a switched-on function with nm's address
 #    and a parent in its caller; after each enable every worker's events
@@ -49,10 +49,11 @@ no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
-use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg
+use TraceTest qw($RTINC $TSRC read_json nm_funcs func_at bias_of first_diff against_cyg
     read_cyg_graph read_graph_json graph_compare graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
 use TestUtil qw(have);
 use A64System qw($A64CC $A64CXX a64_missing a64_boot);
+use SysTrace qw(mcc_cc oracle_jobs oracle_checks toggle_jobs toggle_checks);
 
 my $A64 = "$TOP/build/aarch64";
 my $missing = a64_missing();
@@ -67,14 +68,7 @@ delete $ENV{$_} for grep { /^(MCOUNT_TRACE_|MCOUNT_CC_)/ } keys %ENV;
 
 my $dir = tmpdir();
 
-# mcount-cc with a cross compiler (the object gets its table; g++
-# records at the link, so a C++ program is linked through it too).
-sub mcc_cc {
-    my ($cc, $out, @args) = @_;
-    my ($st, $o, $e) = run_cmd([$MCC, $cc, @args, '-o', $out]);
-    die "mcount-cc $cc @args failed ($st):\n$o$e" if $st != 0;
-    return $out;
-}
+# mcount-cc with the cross compiler
 sub mcc {
     my ($out, $src, @cflags) = @_;
     return mcc_cc($A64CC, $out, @cflags, '-c', $src);
@@ -83,40 +77,14 @@ sub mcc {
 # ---- builds ----
 must($A64CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
 my %files = ('/lib/mt/libmcount-trace.so' => "$A64/libmcount-trace.so", '/smc' => "$dir/smc");
-must($A64CC, '-O2', '-o', "$dir/plain", "$TSRC/oracle.c");
-must($A64CC, '-O2', '-c', "$TSRC/cyg.c", '-o', "$dir/cyg.o");
-must($A64CC, '-O2', '-c', "$TSRC/cyg_graph.c", '-o', "$dir/cygg.o");
-$files{'/plain'} = "$dir/plain";
 my %graph = (MCOUNT_TRACE_TRACER => 'function_graph');
 my $PRE = '/lib/mt/libmcount-trace.so';
 
-# name, compile flags, link flags, 'so' or 'a'
+# name, compile flags, link flags, 'so' or 'a' (SysTrace)
 my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
     ['static-linked', [], ['-static'], 'a']);
-my @jobs = ({ name => 'smc', argv => ['/smc'] }, { name => 'plain', argv => ['/plain', 3] });
-for my $v (@variants) {
-    my ($name, $cf, $lf, $mode) = @$v;
-    my @api = $mode eq 'a' ? ('-DWITH_API', "-I$RTINC") : ();
-    mcc("$dir/$name.o", "$TSRC/oracle.c", '-O2', '-finstrument-functions', @api, @$cf);
-    # the same object with the enter and exit log, for function_graph
-    for my $g ('', '-g') {
-        must($A64CC, '-o', "$dir/$name$g", "$dir/$name.o", $g ? "$dir/cygg.o" : "$dir/cyg.o",
-            $mode eq 'a' ? "$A64/libmcount-trace.a" : (), @$lf);
-        $files{"/$name$g"} = "$dir/$name$g";
-    }
-    my %on = $mode eq 'a' ? (ORACLE_ENABLE => '*') : (MCOUNT_TRACE_FILTER => '*');
-    my %pre = $mode eq 'so' ? (LD_PRELOAD => $PRE) : ();
-    my %common = (%pre, MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_DIR => '/tmp/ctl');
-    push @jobs, { name => $name, argv => ["/$name", 3], env => { %common, %on,
-        CYG_LOG => "/tmp/$name.cyg", MCOUNT_TRACE_OUTPUT => "/tmp/$name.json" },
-        files => ["/tmp/$name.cyg", "/tmp/$name.json"] },
-        { name => "$name-off", argv => ["/$name", 3], env => { %common,
-        CYG_LOG => "/tmp/$name-off.cyg", MCOUNT_TRACE_OUTPUT => "/tmp/$name-off.json" },
-        files => ["/tmp/$name-off.cyg", "/tmp/$name-off.json"] },
-        { name => "$name-g", argv => ["/$name-g", 3], env => { %common, %on, %graph,
-        CYG_LOG => "/tmp/$name-g.cyg", MCOUNT_TRACE_OUTPUT => "/tmp/$name-g.json" },
-        files => ["/tmp/$name-g.cyg", "/tmp/$name-g.json"] };
-}
+my @jobs = ({ name => 'smc', argv => ['/smc'] },
+    oracle_jobs(cc => $A64CC, lib => $A64, dir => $dir, files => \%files, variants => \@variants, graph => 1));
 
 # function_graph and what a hijacked return must survive: longjmp,
 # siglongjmp, fork, backtrace(), pthread_exit, cancellation (hazards.c),
@@ -190,18 +158,7 @@ $files{'/lib/mt/libbti.so'} = "$dir/libbti.so";
 push @jobs, { name => 'bti-probe', argv => ['/bti', 'probe'] };
 
 # the live switching program, and its plain build
-mcc("$dir/toggle.o", "$TSRC/a64/toggle.c", '-O2', '-DWITH_API', "-I$RTINC");
-must($A64CC, '-static', '-no-pie', '-o', "$dir/toggle", "$dir/toggle.o", "$A64/libmcount-trace.a",
-    '-lpthread');
-must($A64CC, '-O2', '-static', '-no-pie', '-o', "$dir/toggle-plain", "$TSRC/a64/toggle.c", '-lpthread');
-$files{'/toggle'} = "$dir/toggle";
-$files{'/toggle-plain'} = "$dir/toggle-plain";
-my $QUICK = 100;
-my @tfiles = ('/tmp/rapid.json',
-    map { ("/tmp/on-$_.json", "/tmp/settle-$_.json", "/tmp/stale-$_.json", "/tmp/off-$_.json") } 0 .. 7);
-push @jobs, { name => 'toggle-plain', argv => ['/toggle-plain'] },
-    { name => 'toggle', argv => ['/toggle'], env => { TOGGLE_DIR => '/tmp', MCOUNT_TRACE_BUFFER => 256,
-        MCOUNT_TRACE_DIR => '/tmp/ctl', TOGGLE_QUICK => $QUICK }, files => [@tfiles, '/tmp/quick.txt'] };
+push @jobs, toggle_jobs(cc => $A64CC, lib => $A64, dir => $dir, files => \%files);
 
 # ---- one boot ----
 my $t0 = time;
@@ -233,110 +190,10 @@ my $want_out = $r->{plain}{stdout} // '';
 like($want_out, qr/\Aresult -?\d+ \d+\.\d{4}\n\z/, "the plain aarch64 program prints $want_out");
 
 # ---- the oracle ----
-sub read_cyg {
-    my ($data) = @_;
-    my @l = split /\n/, $data // '';
-    my ($main) = (shift(@l) // '') =~ /\Amain (0x[0-9a-f]+)\z/ or return (undef, []);
-    return (hex $main, [map { /\A(0x[0-9a-f]+) (0x[0-9a-f]+)\z/ ? [hex $1, hex $2] : [0, 0] } @l]);
-}
-
-sub json_of {
-    my ($data) = @_;
-    return ([], ['no trace file']) unless defined $data;
-    my $f = "$dir/json." . rand();
-    spit($f, $data);
-    return read_json($f);
-}
-
-for my $v (@variants) {
-    my ($name, undef, undef, $mode) = @$v;
-    my $j = $r->{$name} // {};
-    my $syms = nm_funcs("$dir/$name");
-    is($j->{status}, 0, "$name: exits 0 traced") or diag $j->{stderr};
-    is($j->{stderr}, '', "$name: the library says nothing");
-    is($j->{stdout}, $want_out, "$name: the output of the plain build");
-    my ($ev, $errs) = json_of($j->{files}{"/tmp/$name.json"});
-    is_deeply($errs, [], "$name: every trace line is a well-formed event");
-    my ($main_at, $cyg) = read_cyg($j->{files}{"/tmp/$name.cyg"});
-    ok(defined $main_at, "$name: the -finstrument-functions log") or next;
-    my $bias = bias_of($syms, 'main', $main_at);
-    my ($want, $got, $names) = against_cyg($syms, $bias, $cyg, $ev, $mode eq 'a');
-    ok(defined $want, "$name: main is in the log") if $mode eq 'a';
-    my @want = @{ $want // [] };
-    my @names = @{ $names // [] };
-    push @names, map { "line $_->{line}: comm $_->{comm}" } grep { !exists $_->{lost} && $_->{comm} ne $name } @$ev;
-    cmp_ok(scalar @want, '>', 30, "$name: the program entered " . scalar(@want) . ' functions');
-    is(first_diff($got // [], \@want), '',
-        "$name: the trace is the -finstrument-functions log, function and parent, event for event");
-    is_deeply(\@names, [], "$name: each event's function and parent are nm's, its command the program's");
-    ok(!grep({ exists $_->{lost} } @$ev), "$name: no event lost");
-
-    my $o = $r->{"$name-off"} // {};
-    is($o->{status}, 0, "$name, no filter: exits 0") or diag $o->{stderr};
-    is($o->{stdout}, $want_out, "$name, no filter: the output of the plain build");
-    is($o->{files}{"/tmp/$name-off.json"} // '', '', "$name, no filter: no event");
-    my ($m0, $cyg0) = read_cyg($o->{files}{"/tmp/$name-off.cyg"});
-    splice @$cyg0, 0, scalar(@$cyg0) - scalar(@$cyg) if $mode eq 'a';
-    is_deeply([show_seq($syms, bias_of($syms, 'main', $m0 // 0), $cyg0)], \@want,
-        "$name, no filter: the same functions entered");
-}
+oracle_checks($r, dir => $dir, variants => \@variants, want_out => $want_out);
 
 # ---- live switching ----
-{
-    my $p = $r->{'toggle-plain'} // {};
-    my $t = $r->{toggle} // {};
-    like($p->{stdout} // '', qr/\A(worker \d sum -?\d+\n){3}traps 2\n\z/,
-        'toggle, plain build: three sums and both traps');
-    is($t->{status}, 0, 'toggle: exits 0 (no crash)') or diag $t->{stderr};
-    is($t->{stderr}, '', 'toggle: nothing on stderr');
-    is($t->{stdout}, $p->{stdout}, 'toggle: the output of the plain build (sums, traps)');
-    my $syms = nm_funcs("$dir/toggle");
-    my %caller = (hot_a => 'hot_b', hot_b => 'worker');
-    my (@bad, %on_funcs, @off, %stale);
-    my $events = 0;
-    for my $f (@tfiles) {
-        my ($ev, $errs) = json_of($t->{files}{$f});
-        push @bad, map { "$f: $_" } @$errs;
-        for my $e (@$ev) {
-            if (exists $e->{lost}) {
-                push @off, "$f: lost $e->{lost}" if $f =~ /off-/;
-                $stale{$f} += $e->{lost} if $f =~ /stale-/;
-                next;
-            }
-            $events++;
-            my $fn = func_at($syms, hex $e->{addr});
-            my $pa = func_at($syms, hex $e->{parent_addr});
-            push @bad, "$f line $e->{line}: $e->{func} at $e->{addr}, nm: " . ($fn ? $fn->[2] : '-')
-                unless $fn && $fn->[2] eq $e->{func} && $caller{$e->{func}};
-            push @bad, "$f line $e->{line}: $e->{func} <-$e->{parent} ($e->{parent_addr})"
-                unless $caller{$e->{func}} && $pa && $pa->[2] eq $caller{$e->{func}};
-            $on_funcs{$1}{$e->{tid}}{$e->{func}} = 1 if $f =~ m{/on-(\d+)\.json\z};
-            push @off, "$f line $e->{line}: $e->{func} (tid $e->{tid})" if $f =~ /off-/;
-            $stale{$f}++ if $f =~ /stale-/;
-        }
-    }
-    cmp_ok($events, '>', 100, "toggle: $events events");
-    is_deeply(\@bad, [], 'toggle: every event well formed, of hot_a or hot_b, at nm\'s address, '
-        . 'from its caller');
-    # hot_a's events alone may show a worker: after an enable the
-    # emulator has also been seen to run hot_b's old `nop` on, even after
-    # toggle.c wrote the page back (cause not known; see
-    # doc/architectures.md).
-    is_deeply([map { scalar keys %{ $on_funcs{$_} // {} } } 0 .. 7], [(3) x 8],
-        'toggle: after each of 8 live enables, events from all 3 workers');
-    splice @off, 10 if @off > 10;
-    is_deeply(\@off, [], 'toggle: after each live disable (and the calls under way), no event');
-    my ($rounds, $q_on, $q_stale, $q_stale_rounds, $q_off) = ($t->{files}{'/tmp/quick.txt'} // '')
-        =~ /\Arounds (\d+) on (\d+) stale (\d+) stale-rounds (\d+) off (\d+)\n\z/;
-    is($rounds, $QUICK, "toggle: $QUICK more rounds, counted by the program");
-    is($q_on, $QUICK, 'toggle: events after each of their enables');
-    is($q_off, 0, 'toggle: no event after any of their disables');
-    # The emulator's (toggle.c): shown, so that its rate stays visible.
-    my $st = join ', ', map { "$_ $stale{$_}" } sort keys %stale;
-    note 'emulator: a block translated from the old bytes ran on after a disable in '
-        . ($q_stale_rounds // '?') . " of $QUICK counted rounds (" . ($q_stale // '?') . ' events)'
-        . ($st ? "; in the written rounds: $st" : '');
-}
+toggle_checks($r, dir => $dir);
 
 # ---- function_graph ----
 # A job's files on the host, under their guest names' last component

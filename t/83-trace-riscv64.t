@@ -1,9 +1,8 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
-# riscv64 under full-system emulation: Debian's riscv64 kernel booted by
-# qemu-system-riscv64 through OpenSBI (t/lib/QemuSystem.pm says why not
-# qemu-user), the machine the riscv64 port of libmcount-trace is to be
-# tested on.
+# libmcount-trace on riscv64 (build/riscv64/), under full-system
+# emulation: Debian's riscv64 kernel booted by qemu-system-riscv64
+# through OpenSBI (t/lib/QemuSystem.pm says why not qemu-user).
 #
 #  - The machine runs code changed through /proc/self/mem, as the tracer
 #    changes it (t/src/trace/sys/smc.c: a function's first instruction
@@ -16,9 +15,22 @@
 #    status are those of the same program under qemu-riscv64 with the
 #    cross C library: an outside oracle that the boot, the dynamic
 #    linking and the console capture work.  Run again with a library
-#    (t/src/trace/plug.c) preloaded from /lib/mt/, where the tracer's
-#    will be: the dynamic linker says it loaded and initialised it
-#    (LD_DEBUG=files), and the output is the same.
+#    (t/src/trace/plug.c) preloaded from /lib/mt/: the dynamic linker
+#    says it loaded and initialised it (LD_DEBUG=files).
+#  - The -finstrument-functions oracle (t/lib/SysTrace.pm): oracle.c
+#    built through mcount-cc, traced with every function on, gives the
+#    enter log event for event.  Both forms of a site: per-object tables
+#    (mcount-cc links without relaxation: auipc ra + jalr ra) and
+#    link-time mode (a relaxing link: jal ra), which objdump shows;
+#    preloaded (through _mcount's PLT entry), linked in as PIE and
+#    -static (switched on live from main by the C API).
+#  - Live switching under load (t/src/trace/toggle.c, SysTrace): threads
+#    run the functions whose sites main switches on and off through the
+#    library's fenced pages (rt/patch.c); no crash, every event well
+#    formed, events after each enable, none after each disable; the
+#    program's own SIGTRAP handler gets its ebreak and raise(), and its
+#    own SIGSEGV handler each fault of a worker that writes to a
+#    read-only page while the library's SIGSEGV handler is installed.
 # Everything runs in one boot: a check of another program is one more
 # job in @jobs, its files in %files, and its checks after the boot.
 use strict;
@@ -28,10 +40,14 @@ use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir have);
 use TraceTest qw($TSRC);
 use RV64System qw($RV64CC $RV64SYSROOT rv64_missing rv64_boot);
+use SysTrace qw(oracle_jobs oracle_checks toggle_jobs toggle_checks);
 
 my $QEMU_USER = 'qemu-riscv64';
+my $RV64 = "$TOP/build/riscv64";
 my $missing = rv64_missing();
 $missing .= ($missing ? '; ' : '') . "$QEMU_USER (qemu-user)" unless have($QEMU_USER);
+$missing .= ($missing ? '; ' : '') . "$RV64/libmcount-trace.so and .a: run make"
+    unless -f "$RV64/libmcount-trace.so" && -f "$RV64/libmcount-trace.a";
 if ($missing) {
     fail($missing);
     done_testing();
@@ -43,12 +59,18 @@ my $dir = tmpdir();
 
 # ---- builds ----
 must($RV64CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
-must($RV64CC, '-O2', '-o', "$dir/plain", "$TSRC/oracle.c");
 must($RV64CC, '-O2', '-shared', '-fPIC', '-o', "$dir/libplug.so", "$TSRC/plug.c");
 my $PRE = '/lib/mt/libplug.so';
-my %files = ('/smc' => "$dir/smc", '/plain' => "$dir/plain", $PRE => "$dir/libplug.so");
-my @jobs = ({ name => 'smc', argv => ['/smc'] }, { name => 'plain', argv => ['/plain', 3] },
-    { name => 'preload', argv => ['/plain', 3], env => { LD_PRELOAD => $PRE, LD_DEBUG => 'files' } });
+my %files = ('/smc' => "$dir/smc", $PRE => "$dir/libplug.so");
+# name, compile flags, link flags, 'so' or 'a', job env, mcount-cc env
+my %LINK = (MCOUNT_CC_MODE => 'link');
+my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
+    ['static-linked', [], ['-static'], 'a'], ['link-preloaded', [], [], 'so', {}, \%LINK],
+    ['link-static', [], ['-static'], 'a', {}, \%LINK]);
+my @jobs = ({ name => 'smc', argv => ['/smc'] },
+    { name => 'preload', argv => ['/plain', 3], env => { LD_PRELOAD => $PRE, LD_DEBUG => 'files' } },
+    oracle_jobs(cc => $RV64CC, lib => $RV64, dir => $dir, files => \%files, variants => \@variants),
+    toggle_jobs(cc => $RV64CC, lib => $RV64, dir => $dir, files => \%files));
 
 # ---- one boot ----
 my $t0 = time;
@@ -79,5 +101,26 @@ is($q->{status}, $ust, "with $PRE preloaded it exits the same") or diag $q->{std
 is($q->{stdout}, $uout, 'and prints the same');
 like($q->{stderr} // '', qr{calling init: \Q$PRE\E}, "the dynamic linker loaded and initialised $PRE")
     or diag $q->{stderr} // '';
+
+# ---- the tracer: the oracle, both forms of a site ----
+# objdump's view of each variant's calls to the hook: the relaxed `jal`
+# or the pair (whose jalr objdump annotates with the target).
+for my $v (@variants) {
+    my ($name, undef, undef, undef, undef, $ccenv) = @$v;
+    my ($dst, $dis) = run_cmd(['riscv64-linux-gnu-objdump', '-d', "$dir/$name"]);
+    my %form;
+    for (split /\n/, $dis) {
+        $form{jal}++ if /\tjal\s+\S+ <_?mcount(?:\@plt)?>/;
+        $form{pair}++ if /\tjalr\s+(?:ra|-?\d+\(ra\)) # \S+ <_?mcount(?:\@plt)?>/;
+    }
+    my $want = $ccenv ? 'jal' : 'pair';
+    ok($form{$want} && $form{$want} >= 8 && !$form{ $want eq 'jal' ? 'pair' : 'jal' },
+        "$name: objdump shows its sites as " . ($ccenv ? 'jal ra (a relaxing link)' : 'auipc ra + jalr ra')
+        . ' (' . join(', ', map { "$_ $form{$_}" } sort keys %form) . ')');
+}
+oracle_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
+
+# ---- live switching behind fenced pages ----
+toggle_checks($r, dir => $dir);
 
 done_testing();

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* toggle.c - switching sites live while other threads run them (t/79).
+/* toggle.c - switching sites live while other threads run them (t/79 on
+ * aarch64, t/83 on riscv64).
  * NT workers call hot_b (which calls hot_a) and cold in a loop; main, built
  * with -DWITH_API and libmcount-trace.a, switches hot_* on and off through
  * the C API:
@@ -18,7 +19,8 @@
  *      rounds, how many had events after an enable, how many stale events
  *      and how many off events there were.
  * After every switch both sites must read as the library says it wrote
- * them (`nop` off, `bl` on), else the program says so and exits 5.
+ * them (`nop` off, the call on: aarch64 `bl`, riscv64 `jal ra` or the
+ * `jalr ra` after `auipc ra`), else the program says so and exits 5.
  *
  * Stale translations: qemu-system-aarch64 7.2's TCG can go on running a
  * block it translated from a site's old bytes after the site was
@@ -41,8 +43,17 @@
  * A site the library failed to write still reads `bl`, and fails the
  * check of its word.
  *
- * A SIGTRAP handler of the program's own handles a brk and a raise()
- * meanwhile.  Each worker's sum covers its first LOOPS loops; the output
+ * On riscv64 the library writes sites behind fenced pages (its SIGSEGV
+ * handler makes a thread that reaches one wait); the stale blocks above
+ * have not been seen there, and retranslate() is harmless (the same
+ * bytes).
+ *
+ * A SIGTRAP handler of the program's own handles a breakpoint (brk,
+ * ebreak) and a raise() meanwhile, and a SIGSEGV handler of its own the
+ * faults of a worker that writes to a read-only page of its own every
+ * SEGV_EVERY loops (the handler makes the page writable, the write is
+ * made again and succeeds, the page is made read-only again): each
+ * write must fault exactly once.  Each worker's sum covers its first LOOPS loops; the output
  * (sums, traps) is that of a build without -pg and without the API.
  */
 #define _GNU_SOURCE
@@ -57,6 +68,7 @@
 #include <string.h>
 #include <time.h>
 #include <ucontext.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #ifdef WITH_API
 #include "mcount-trace.h"
@@ -72,10 +84,28 @@ F long hot_a(long x) { return x * 7 + 3; }
 F long hot_b(long x) { return (x ^ 0x55) + hot_a(x); }
 F long cold(long x) { return x - 1; }
 
+#define SEGV_EVERY 997
+
 static _Atomic long loops[NT];
 static atomic_int stop;
 static long sums[NT];
 static volatile sig_atomic_t traps;
+static volatile long *ro_page;
+static long segvs, writes;
+
+/* The instruction words: a breakpoint (past which the trap handler
+ * moves the program counter), the call to the hook and `nop`. */
+#if defined(__aarch64__)
+#define BREAKPOINT() __asm__ volatile("brk #7")
+#define PC(uc) ((uc)->uc_mcontext.pc)
+#define NOP_WORD 0xd503201fu
+#define IS_CALL(w) (((w) & 0xfc000000u) == 0x94000000u)        /* bl */
+#elif defined(__riscv)
+#define BREAKPOINT() __asm__ volatile(".option push\n.option norvc\nebreak\n.option pop")
+#define PC(uc) ((uc)->uc_mcontext.__gregs[0])
+#define NOP_WORD 0x00000013u
+#define IS_CALL(w) (((w) & 0xfffu) == 0x0efu || ((w) & 0xfffffu) == 0x080e7u)   /* jal ra, jalr ra */
+#endif
 
 static void *worker(void *arg)
 {
@@ -83,6 +113,11 @@ static void *worker(void *arg)
 	long s = 0;
 	for (long n = 0; n < LOOPS || !atomic_load(&stop); n++) {
 		long v = hot_b(n) + cold(n);
+		if (i == 0 && n % SEGV_EVERY == 0) {
+			ro_page[0] = n;          /* faults: on_segv lets it through */
+			writes++;
+			mprotect((void *)ro_page, 4096, PROT_READ);
+		}
 		if (n < LOOPS)
 			s += v;
 		atomic_store(&loops[i], n + 1);
@@ -95,34 +130,49 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 {
 	(void)sig;
 	traps++;
-	if (si->si_code != SI_TKILL && si->si_code != SI_USER) {
-		ucontext_t *uc = ucv;
-		uc->uc_mcontext.pc += 4;        /* past the brk */
-	}
+	if (si->si_code != SI_TKILL && si->si_code != SI_USER)
+		PC((ucontext_t *)ucv) += 4;      /* past the breakpoint */
+}
+
+static void on_segv(int sig, siginfo_t *si, void *ucv)
+{
+	(void)sig;
+	(void)ucv;
+	if (si->si_addr != (void *)ro_page || mprotect((void *)ro_page, 4096, PROT_READ | PROT_WRITE))
+		abort();
+	segvs++;
 }
 
 #ifdef WITH_API
-#define A64_NOP 0xd503201fu
-/* The site of fn (its `bl _mcount`, after `mov x0, x30`). */
+/* The word of fn's site that changes: after `mov x0, x30` on aarch64
+ * (`bl _mcount`); after `mv a0, ra` on riscv64 (`jal ra`, or the `jalr
+ * ra` after `auipc ra`). */
 static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 {
-	const uint32_t *p = (const uint32_t *)(uintptr_t)fn;
-	for (int i = 0; i < 12; i++)
-		if (p[i] == 0xaa1e03e0u)          /* mov x0, x30 */
-			return (volatile uint32_t *)&p[i + 1];
-	fprintf(stderr, "toggle: no mov x0, x30 at the start of %s\n", name);
+	const uint16_t *p = (const uint16_t *)(uintptr_t)fn;
+	for (int i = 0; i < 24; i++) {
+#if defined(__aarch64__)
+		if (!(i & 1) && p[i] == 0x03e0 && p[i + 1] == 0xaa1e)     /* mov x0, x30 */
+			return (volatile uint32_t *)&p[i + 2];
+#else
+		if (p[i] == 0x8506)                                          /* c.mv a0, ra */
+			return (volatile uint32_t *)&p[(p[i + 1] & 0xfff) == 0x097 ? i + 3 : i + 1];
+#endif
+	}
+	fprintf(stderr, "toggle: no move of the return address at the start of %s\n", name);
 	exit(5);
 }
 
 static volatile uint32_t *sites[2];
 static const char *const site_names[2] = { "hot_a", "hot_b" };
 
-/* Both sites read `bl` (on) or `nop`. */
+/* Both sites read the call (on) or `nop`. */
 static void check_words(bool on, const char *when, int r)
 {
 	for (int i = 0; i < 2; i++) {
-		uint32_t w = *sites[i];
-		if (on ? (w & 0xfc000000u) != 0x94000000u : w != A64_NOP) {
+		uint32_t w;
+		memcpy(&w, (const void *)sites[i], 4);
+		if (on ? !IS_CALL(w) : w != NOP_WORD) {
 			fprintf(stderr, "toggle: round %d: %s's site reads %08x after %s\n", r, site_names[i], w,
 				when);
 			exit(5);
@@ -136,7 +186,8 @@ static void retranslate(void)
 {
 	int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	for (int i = 0; i < 2; i++) {
-		uint32_t w = *sites[i];
+		uint32_t w;
+		memcpy(&w, (const void *)sites[i], 4);
 		if (fd < 0 || pwrite(fd, &w, 4, (off_t)(uintptr_t)sites[i]) != 4) {
 			perror("toggle: /proc/self/mem");
 			exit(5);
@@ -217,6 +268,11 @@ int main(void)
 	sa.sa_sigaction = on_trap;
 	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGTRAP, &sa, NULL);
+	sa.sa_sigaction = on_segv;
+	sigaction(SIGSEGV, &sa, NULL);
+	ro_page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ro_page == MAP_FAILED)
+		return 6;
 	pthread_t t[NT];
 	for (int i = 0; i < NT; i++)
 		pthread_create(&t[i], NULL, worker, (void *)(long)i);
@@ -226,7 +282,7 @@ int main(void)
 	for (int r = 0; r < RAPID; r++) {
 		must(mcount_trace_enable("hot_*"), "enable");
 		if (r == RAPID / 2) {
-			__asm__ volatile("brk #7");
+			BREAKPOINT();
 			raise(SIGTRAP);
 		}
 		must(mcount_trace_disable("hot_*"), "disable");
@@ -256,7 +312,7 @@ int main(void)
 		exit(4);
 	}
 #else
-	__asm__ volatile("brk #7");
+	BREAKPOINT();
 	raise(SIGTRAP);
 #endif
 	atomic_store(&stop, 1);
@@ -265,5 +321,9 @@ int main(void)
 	for (int i = 0; i < NT; i++)
 		printf("worker %d sum %ld\n", i, sums[i]);
 	printf("traps %d\n", (int)traps);
+	if (segvs == writes)
+		printf("faults: each write to the read-only page faulted once\n");
+	else
+		printf("faults: %ld for %ld writes\n", segvs, writes);
 	return 0;
 }
