@@ -51,8 +51,8 @@ struct mt_arch {
 	unsigned char trap[1];        /* the breakpoint instruction */
 	unsigned trap_len;
 	/* Neither: the two states cannot replace each other while another
-	 * thread may run the site (riscv64: 2-byte aligned instructions, and
-	 * the kernel copies a small write byte by byte).  patch.c writes
+	 * thread may run the site (riscv64: a 4-byte write is not one
+	 * access, arch-riscv64.c).  patch.c writes
 	 * behind fenced pages: non-executable while they are written, a
 	 * thread that reaches one waits in the SIGSEGV handler, and
 	 * sync_self makes every thread fetch the new code afterwards (it

@@ -14,6 +14,10 @@ package SysTrace;
 #    after a constructor ran a site as NOP).
 #  toggle: t/src/trace/toggle.c, threads running hot functions while main
 #    switches them on and off (the file says how; its checks below).
+#  tear: t/src/trace/sys/tear.c, how often another thread sees a 4-byte
+#    write through /proc/self/mem half made, the word 4-byte and 2-byte
+#    aligned: why a site may change by one store (aarch64) or not
+#    (riscv64).  Shown, not judged: it is the machine's business.
 use strict;
 use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
@@ -23,7 +27,8 @@ use Exporter 'import';
 use TestUtil qw(must run_cmd spit);
 use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg);
 
-our @EXPORT_OK = qw(mcc_cc json_of read_cyg oracle_jobs oracle_checks toggle_jobs toggle_checks);
+our @EXPORT_OK = qw(mcc_cc json_of read_cyg oracle_jobs oracle_checks toggle_jobs toggle_checks tear_jobs
+    tear_notes);
 
 # mcount-cc with a cross compiler (the object gets its table; g++
 # records at the link, so a C++ program is linked through it too).
@@ -209,6 +214,24 @@ sub toggle_checks {
         . ($q_stale_rounds // '?') . " of $QUICK counted rounds (" . ($q_stale // '?') . ' events)'
         . ($st ? "; in the written rounds: $st" : '');
     return $q_stale_rounds;
+}
+
+# tear_jobs(cc => CC, dir => TMP, files => \%files) -> jobs tear64, tear66
+sub tear_jobs {
+    my (%o) = @_;
+    must($o{cc}, '-O2', '-static', '-o', "$o{dir}/tear", "$TSRC/sys/tear.c", '-lpthread');
+    $o{files}{'/tear'} = "$o{dir}/tear";
+    return map { { name => "tear$_", argv => ['/tear', $_] } } 64, 66;
+}
+
+sub tear_notes {
+    my ($r) = @_;
+    for my $o (64, 66) {
+        my $t = $r->{"tear$o"} // {};
+        like($t->{stdout} // '', qr/\Aoffset $o reads \d+ torn \d+\n\z/, "tear.c ran with the word at offset $o")
+            or diag $t->{stderr} // '';
+        note "a 4-byte write through /proc/self/mem, seen by another thread: $1" if ($t->{stdout} // '') =~ /(.*)/;
+    }
 }
 
 1;
