@@ -102,6 +102,47 @@ static bool hook_target(const struct mt_object *o, uintptr_t t)
 	return mt_is_hook_slot(o, pcrel(t, i0, i1));
 }
 
+/* Does the function of a site make s0 its frame pointer, the CFA, before
+ * the site?  function_graph takes s0 - 8 as the slot of its return
+ * address only then (rt.h, MT_REG_FP), so the other sites are nohook.
+ * The prologue must lower sp by N (addi sp, sp, -N, c.addi, c.addi16sp) and
+ * then set s0 = sp + N (addi or c.addi4spn), as GCC does with
+ * -fno-omit-frame-pointer or at -O0; a frame too large for that, or any
+ * other form, counts as no frame pointer. */
+static bool keeps_fp(const struct mt_site *s, const struct mt_object *o)
+{
+	const struct mt_sym *f = mt_sym_at(o, s->addr);
+	if (!f || (f->addr & 1) || f->addr > s->addr || s->addr - f->addr > 4096 || !mt_in_exec(o, f->addr))
+		return false;
+	int64_t down = 0;
+	for (uintptr_t a = f->addr; a < s->addr;) {
+		uint16_t h;
+		memcpy(&h, (const void *)a, 2);
+		if ((h & 3) == 3) {
+			uint32_t i = insn(a);
+			if ((i & 0xfffff) == 0x10113)                    /* addi sp, sp, imm */
+				down -= sext(i >> 20, 12);
+			else if ((i & 0xfffff) == 0x10413)               /* addi s0, sp, imm */
+				return down > 0 && sext(i >> 20, 12) == down;
+			a += 4;
+			continue;
+		}
+		if ((h & 0xef83) == 0x0101) {                            /* c.addi sp, imm */
+			down -= sext((uint64_t)(((h >> 12) & 1) << 5 | ((h >> 2) & 0x1f)), 6);
+		} else if ((h & 0xef83) == 0x6101) {                     /* c.addi16sp sp, imm */
+			int64_t imm = (int64_t)(((h >> 12) & 1) << 9 | ((h >> 6) & 1) << 4 | ((h >> 5) & 1) << 6 |
+						((h >> 3) & 3) << 7 | ((h >> 2) & 1) << 5);
+			down -= sext((uint64_t)imm, 10);
+		} else if ((h & 0xe01f) == 0 && h) {                     /* c.addi4spn s0, sp, imm */
+			int64_t imm = (int64_t)(((h >> 11) & 3) << 4 | ((h >> 7) & 0xf) << 6 | ((h >> 6) & 1) << 2 |
+						((h >> 5) & 1) << 3);
+			return down > 0 && imm == down;
+		}
+		a += 2;
+	}
+	return false;
+}
+
 static const char *rv_decode(struct mt_site *s, const struct mt_object *o)
 {
 	if (s->addr & 1)
@@ -136,6 +177,7 @@ static const char *rv_decode(struct mt_site *s, const struct mt_object *o)
 	}
 	if (!hook_target(o, s->target))
 		return "a call to something other than the hook";
+	s->nohook = !keeps_fp(s, o);
 	return NULL;
 }
 

@@ -323,15 +323,27 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 	b->nest = 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	/* A copy of the return address, not the frame's slot: never hijacked. */
-	bool keep = !MT_KEY_IS_SLOT && ((uintptr_t)slot & MT_SLOT_KEEP);
-	slot = (uintptr_t *)((uintptr_t)slot & ~(uintptr_t)(MT_KEY_IS_SLOT ? 0 : MT_SLOT_KEEP));
+	bool keep = MT_SLOT_COPY && ((uintptr_t)slot & MT_SLOT_KEEP);
+	slot = (uintptr_t *)((uintptr_t)slot & ~(uintptr_t)(MT_SLOT_COPY ? MT_SLOT_KEEP : 0));
 	uintptr_t key = SLOT_KEY(slot);
 	uintptr_t parent = *slot;
+	bool graph = atomic_load_explicit(&mt_tracer, memory_order_relaxed) == MT_TRACER_GRAPH;
+#ifdef MT_REG_FP
+	/* The frame's own slot, where its function keeps s0 at its CFA
+	 * (rt.h): read only then. */
+	if (keep && graph && !mt_retmap_find(atomic_load_explicit(&mt_nohook, memory_order_acquire), ret)) {
+		uintptr_t *fs = (uintptr_t *)regs[MT_REG_FP] - 1;
+		if (*fs == parent) {
+			slot = fs;
+			keep = false;
+			key = SLOT_KEY(slot);
+		}
+	}
+#endif
 	if (__builtin_expect(parent == (uintptr_t)mt_return_trampoline, 0))
 		parent = shadow_orig(b, key, keep ? NULL : slot);
-	bool graph = atomic_load_explicit(&mt_tracer, memory_order_relaxed) == MT_TRACER_GRAPH;
 	bool hook = graph && !keep;
-#if !MT_KEY_IS_SLOT
+#if MT_SLOT_COPY
 	if (hook && mt_retmap_find(atomic_load_explicit(&mt_nohook, memory_order_acquire), ret))
 		hook = false;
 #endif

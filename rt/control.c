@@ -922,17 +922,20 @@ int dlclose(void *h)
  * survivors again.  These are the entry points a program or libstdc++
  * calls through the PLT; glibc's cancellation reaches the unwinder from
  * inside (see mcount-trace(1)).  The caller's stack pointer: two words
- * above this function's frame pointer on x86_64; on aarch64, where the
+ * above this function's frame pointer on x86_64; elsewhere, where the
  * frame record need not be at the top of the frame, this function's CFA.
  * Only where function_graph is: elsewhere no frame is ever hijacked. */
 #if MT_HAVE_GRAPH
 #if defined(__x86_64__)
 #define CALLER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
+#else
+#define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
+#endif
+#if MT_KEY_IS_SLOT
 /* The frames live at a landing pad: from the slot of the return address
  * into its frame (just below the CFA the unwinder gives). */
 #define PAD_LIVE(cfa) ((cfa) - sizeof(void *))
 #else
-#define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
 /* The frames live at a landing pad: those whose frame record is at or
  * above its frame's stack pointer (the CFA the unwinder gives is that
  * of the frame below, the one left). */

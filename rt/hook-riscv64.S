@@ -5,15 +5,17 @@
  *	mv	a0, ra			// the caller's return address (the parent)
  *	call	_mcount			// ra := the address after the site
  * so a0 is the parent and ra the address after the site.  mt_entry gets
- * that address and a copy of the parent, marked as a copy: where the
- * function saved its own return address is not known without a frame
- * pointer, so no frame is hijacked and there is no function_graph here
- * (rt.h).  GCC keeps its live values in callee-saved registers around
- * the call, but the hook keeps a0-a7 anyway, for code that assumes less,
- * and ra/s0 as a frame record (s0 the frame's top, ra at s0 - 8, the
- * caller's s0 at s0 - 16) so that unwinders walk through it.  The
- * floating-point registers are never touched: mt_entry keeps to the
- * callee-saved ones like any function.  sp stays 16-byte aligned.
+ * that address, a copy of the parent marked MT_SLOT_KEEP and the saved
+ * registers, s0 among them (rt.h, MT_REG_FP): where the function keeps
+ * s0 at its CFA, mt_entry takes s0 - 8 as the slot of its return
+ * address, once that holds the parent.  GCC keeps its live values in
+ * callee-saved registers around the call, but the hook keeps a0-a7
+ * anyway, for code that assumes less, and ra/s0 as a frame record (s0
+ * the frame's top, ra at s0 - 8, the caller's s0 at s0 - 16) so that
+ * unwinders walk through it.  The floating-point registers are never
+ * touched: mt_entry keeps to the callee-saved ones like any function.
+ * sp stays 16-byte aligned.  The frame, 96 bytes: a0-a7 at 0-56, the
+ * copy at 64, the function's s0 at 80 (regs[MT_REG_FP]), ra at 88.
  */
 	.text
 	.globl _mcount
@@ -40,6 +42,7 @@ _mcount:
 	sd	a0, 64(sp)		// the copy of the parent
 	mv	a2, sp			// the argument registers
 	addi	a1, sp, 64
+	ori	a1, a1, 1		// MT_SLOT_KEEP
 	mv	a0, ra			// the address after the site
 	call	mt_entry
 	ld	a0, 0(sp)
@@ -61,14 +64,40 @@ _mcount:
 	.cfi_endproc
 	.size _mcount, .-_mcount
 
-/* function_graph's return trampoline: never installed here (no frame is
- * hijacked on riscv64), defined for the code that compares with it. */
+/* A hijacked function returns here, after its epilogue: sp is its
+ * caller's again, and the slot it returned through (the key, rt.h) is
+ * just below it.  The return values (a0, a1, fa0, fa1) are kept; the
+ * other caller-saved registers are free at a return.  The original
+ * return address goes back in ra.  No unwind information, on purpose:
+ * an unwinder that reaches this address stops (its end of stack), where
+ * a wrong description would lead it astray; the word before the label
+ * belongs to no function, so that a lookup of (return address - 1)
+ * finds nothing either.  Never unmapped: a frame hijacked under an
+ * earlier tracer setting may return here at any time. */
 	.globl mt_return_trampoline
 	.hidden mt_return_trampoline
 	.type mt_return_trampoline, %function
 	.p2align 2
-mt_return_trampoline:
+	.option push
+	.option norvc
 	unimp
+	.option pop
+mt_return_trampoline:
+	addi	sp, sp, -48
+	sd	a0, 0(sp)
+	sd	a1, 8(sp)
+	fsd	fa0, 16(sp)
+	fsd	fa1, 24(sp)
+	mv	a1, a0			// the return value
+	addi	a0, sp, 40		// the key: the slot, just below the caller's sp
+	call	mt_exit
+	mv	ra, a0
+	ld	a0, 0(sp)
+	ld	a1, 8(sp)
+	fld	fa0, 16(sp)
+	fld	fa1, 24(sp)
+	addi	sp, sp, 48
+	ret
 	.size mt_return_trampoline, .-mt_return_trampoline
 
 	.section .note.GNU-stack,"",%progbits

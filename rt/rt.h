@@ -92,18 +92,34 @@ MT_HIDDEN extern const struct mt_arch mt_arch;
  *            zero bits (7 of them with EL0's top-byte-ignore, 1 address
  *            in 128), so a function whose prologue signs its return
  *            address is never hijacked at all (arch-aarch64.c marks its
- *            sites nohook; mt_nohook is the hot path's map of them). */
+ *            sites nohook; mt_nohook is the hot path's map of them).
+ *   riscv64  the hook cannot know whether s0 is a frame pointer (GCC
+ *            keeps one only with -fno-omit-frame-pointer, or at -O0), so
+ *            it always passes a copy marked MT_SLOT_KEEP, and s0 as
+ *            regs[MT_REG_FP].  Where the site's function made s0 its
+ *            CFA in its prologue (arch-riscv64.c; the other sites are
+ *            nohook) and s0 - 8 holds the parent, the entry takes that
+ *            as the slot: just below the caller's stack pointer, as on
+ *            x86_64, so the key is the slot, and the trampoline finds it
+ *            just below sp after the return.
+ * MT_SLOT_COPY: the hook may pass such a copy. */
 #if defined(__x86_64__)
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
+#define MT_SLOT_COPY 0
 #elif defined(__aarch64__)
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 0
+#define MT_SLOT_COPY 1
+#elif defined(__riscv) && __riscv_xlen == 64
+#define MT_HAVE_GRAPH 1
+#define MT_KEY_IS_SLOT 1
+#define MT_SLOT_COPY 1
+#define MT_REG_FP 10                  /* s0, where hook-riscv64.S saved it */
 #else
-/* riscv64: where a function saved its return address is not known
- * without a frame pointer (hook-riscv64.S). */
 #define MT_HAVE_GRAPH 0
 #define MT_KEY_IS_SLOT 1
+#define MT_SLOT_COPY 0
 #endif
 #define MT_SLOT_KEEP 1
 
@@ -416,17 +432,19 @@ MT_HIDDEN void mt_clock_init(void);             /* output.c */
 MT_HIDDEN double mt_ticks_to_seconds(uint64_t ts);
 MT_HIDDEN void mt_buffers_after_fork(void);
 /* The hooks: ret is the address after the hook call, slot the stack
- * slot of the function's return address (aarch64: may be marked
- * MT_SLOT_KEEP, see MT_KEY_IS_SLOT), regs the argument registers as the
- * hook saved them, in the ABI's order (where MT_HAVE_ARGS). */
+ * slot of the function's return address (aarch64, riscv64: may be
+ * marked MT_SLOT_KEEP, see MT_SLOT_COPY), regs the argument registers as
+ * the hook saved them, in the ABI's order (where MT_HAVE_ARGS), and on
+ * riscv64 s0 at MT_REG_FP. */
 MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs);
 /* The return trampoline (hook-*.S) calls this with the key of the frame
- * that returned (x86_64: the slot it returned through; aarch64: x29);
+ * that returned (x86_64, riscv64: the slot it returned through;
+ * aarch64: x29);
  * it returns the original return address. */
 MT_HIDDEN uintptr_t mt_exit(uintptr_t key, uintptr_t retval);
 /* function_graph's returns carry the function's return value (the
  * kernel's funcgraph-retval): the integer return register the
- * trampoline passes (x86_64: %rax; aarch64: x0), as one payload slot
+ * trampoline passes (x86_64: %rax; aarch64: x0; riscv64: a0), as one payload slot
  * after the exit event (MT_EV_EXIT | MT_EV_ARGS).  A function that
  * returns nothing, or a floating-point value, leaves whatever the
  * register held. */
