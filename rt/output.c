@@ -347,8 +347,10 @@ static const char *json_str(const char *s, char *buf, size_t len)
 }
 
 /* One JSON line, without printf. */
+/* An entry; noexit: under function_graph, one whose return the library
+ * could not hook, so that no exit follows. */
 static void put_json(struct out *o, const struct seg *g, unsigned cpu, double sec, const char *fn,
-		     const char *pn, uintptr_t at, uintptr_t parent, const char *args)
+		     const char *pn, uintptr_t at, uintptr_t parent, const char *args, bool noexit)
 {
 	size_t fl = strlen(fn), pl = strlen(pn), al = strlen(args);
 	size_t need = g->jplen + 6 * (fl + pl) + al + 170;
@@ -382,6 +384,10 @@ static void put_json(struct out *o, const struct seg *g, unsigned cpu, double se
 		memcpy(p, ",\"args\":", 8);
 		memcpy(p + 8, args, al);
 		p += 8 + al;
+	}
+	if (noexit) {
+		memcpy(p, ",\"noexit\":true", 14);
+		p += 14;
 	}
 	memcpy(p, "}\n", 2);
 	p += 2;
@@ -600,7 +606,7 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 		if (xk)
 			retval_of(x[1].ts, &rv);
 		if (d->fmt == MT_FMT_JSON) {
-			put_json(o, g, cpu, sec, fn, pn, at, e->parent, args);
+			put_json(o, g, cpu, sec, fn, pn, at, e->parent, args, graph && !hooked);
 			if (hooked && b->nopen < MT_SHADOW)
 				b->open[b->nopen++] = e->ts;
 			return used;
