@@ -52,12 +52,13 @@ use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 use lib 't/lib';
-use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
+use TestUtil qw($TOP must run_cmd tmpdir slurp);
 use TraceTest qw($RTINC $TSRC read_json nm_funcs func_at bias_of first_diff against_cyg
-    read_cyg_graph read_graph_json graph_compare graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
+    read_cyg_graph read_graph_json graph_compare hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
 use TestUtil qw(have);
 use A64System qw($A64CC $A64CXX a64_missing a64_boot);
-use SysTrace qw(mcc_cc oracle_jobs oracle_checks toggle_jobs toggle_checks tear_jobs tear_notes);
+use SysTrace qw(mcc_cc job_files oracle_jobs oracle_checks graph_checks toggle_jobs toggle_checks tear_jobs
+    tear_notes);
 
 my $A64 = "$TOP/build/aarch64";
 my $missing = a64_missing();
@@ -201,34 +202,7 @@ oracle_checks($r, dir => $dir, variants => \@variants, want_out => $want_out);
 toggle_checks($r, dir => $dir);
 
 # ---- function_graph ----
-# A job's files on the host, under their guest names' last component
-# (FILE.PID stays a forked child's): { GUEST_PATH => HOST_PATH }.
-sub job_files {
-    my ($job, $tag) = @_;
-    my $d = "$dir/files-$tag";
-    mkdir $d;
-    my %p;
-    for my $g (keys %{ $job->{files} // {} }) {
-        (my $b = $g) =~ s{.*/}{};
-        spit("$d/$b", $job->{files}{$g});
-        $p{$g} = "$d/$b";
-    }
-    return \%p;
-}
-
-# The graph jobs of oracle.c: the trace against the enter and exit log.
-sub graph_job {
-    my ($name, $j, $prog, $mode) = @_;
-    is($j->{status}, 0, "$name: exits 0 under function_graph") or diag $j->{stderr};
-    is($j->{stderr}, '', "$name: the library says nothing");
-    is($j->{stdout}, $want_out, "$name: the output of the plain build");
-    my $f = job_files($j, $name);
-    my ($log, $trace) = grep { defined } @$f{"/tmp/$name.cyg", "/tmp/$name.json"};
-    ok(defined $trace, "$name: the enter and exit log and the trace") or return;
-    # linked in, tracing starts in main (whose own return is not hooked)
-    graph_compare($name, $prog, $log, [$trace], 0, $mode eq 'a' ? \&graph_from_main : undef);
-}
-graph_job("$_->[0]-g", $r->{"$_->[0]-g"} // {}, "$dir/$_->[0]-g", $_->[3]) for @variants;
+graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $want_out);
 
 {
     my $p = $r->{'hazards-plain'} // {};
@@ -238,7 +212,7 @@ graph_job("$_->[0]-g", $r->{"$_->[0]-g"} // {}, "$dir/$_->[0]-g", $_->[3]) for @
     is($j->{status}, 0, 'hazards: exits 0 under function_graph') or diag $j->{stderr};
     is($j->{stderr}, '', 'hazards: the library says nothing');
     is($j->{stdout}, $p->{stdout}, 'hazards: the output of the plain build');
-    my $f = job_files($j, 'hazards');
+    my $f = job_files($dir, $j, 'hazards');
     my @traces = map { $f->{$_} } sort grep { m{\A/tmp/hazards\.json} } keys %$f;
     is(scalar @traces, 2, 'hazards: a trace of the parent and of the forked child');
     if ($f->{'/tmp/hazards.cyg'}) {
@@ -258,7 +232,7 @@ SKIP: {
     is($j->{status}, 0, 'unwind.cc: exits 0 under function_graph (no std::terminate)') or diag $j->{stderr};
     is($j->{stderr}, '', 'unwind.cc: the library says nothing');
     is($j->{stdout}, $p->{stdout}, 'unwind.cc: the output of the plain build');
-    my $f = job_files($j, 'unwind');
+    my $f = job_files($dir, $j, 'unwind');
     skip 'unwind.cc: no log or no trace', 1 unless $f->{'/tmp/unwind.cyg'} && $f->{'/tmp/unwind.json'};
     my $ev = graph_compare('unwind.cc', "$dir/unwind", $f->{'/tmp/unwind.cyg'}, [$f->{'/tmp/unwind.json'}], 1);
     is(scalar(grep { $_->{unwound} } @$ev), $UNWIND_UNWOUND, 'unwind.cc: the frames left by the throws marked unwound');
@@ -284,7 +258,7 @@ SKIP: {
         _Z11thrower_bigi => '_Z12throws_smalli');
     is_deeply({ map { ($_ => $tail{$_}) } keys %calls }, \%calls,
         'tailcall.cc: objdump shows the three tail calls (a b to the callee)');
-    my $f = job_files($j, 'tailcall');
+    my $f = job_files($dir, $j, 'tailcall');
     my ($ev, $errs) = $f->{'/tmp/tailcall.json'} ? read_graph_json($f->{'/tmp/tailcall.json'}) : ([], ['no trace']);
     is_deeply($errs, [], 'tailcall.cc: every trace line is a well-formed event');
     # The calls as the source makes them; a tail call's callee returns
@@ -330,17 +304,19 @@ SKIP: {
 # ---- pointer authentication (the second boot) ----
 is($r->{pac}{stdout}, "pac off\n", 'Cortex-A57: the probe finds a pac-ret frame\'s return address unsigned');
 is($m->{pac}{stdout}, "pac on\n", "-cpu $MAXCPU: the probe finds it signed");
-graph_job('pie-preloaded-g', $m->{'pie-preloaded-g'} // {}, "$dir/pie-preloaded-g", 'so');
+graph_checks($m, dir => $dir, variants => [$variants[0]], graph => 1, want_out => $want_out);
 is($m->{plain}{stdout}, $want_out, "-cpu $MAXCPU: the plain program's output");
 {
     my $j = $m->{'oracle-pac'} // {};
     is($j->{status}, 0, 'pac-ret: exits 0 under function_graph') or diag $j->{stderr};
     is($j->{stderr}, '', 'pac-ret: the library says nothing');
     is($j->{stdout}, $want_out, 'pac-ret: the output of the plain build');
-    my $f = job_files($j, 'oracle-pac');
+    my $f = job_files($dir, $j, 'oracle-pac');
     my ($ev, $errs) = $f->{'/tmp/oracle-pac.json'} ? read_json($f->{'/tmp/oracle-pac.json'}) : ([], ['no trace']);
     # an exit, or an entry marked for one, is no event of the function tracer
     is_deeply($errs, [], 'pac-ret: every event an entry as the function tracer writes it: no return hijacked');
+    is(scalar(grep { !exists $_->{lost} && !$_->{noexit} } @$ev), 0,
+        'pac-ret: and each entry says no exit will follow ("noexit":true)');
     my $syms = nm_funcs("$dir/oracle-pac");
     my ($main_at, $log) = $f->{'/tmp/oracle-pac.cyg'} ? read_cyg_graph($f->{'/tmp/oracle-pac.cyg'}) : (0, []);
     my @enter = map { [$_->[1], $_->[2]] } grep { $_->[0] eq '>' } @$log;
@@ -365,7 +341,7 @@ is($m->{plain}{stdout}, $want_out, "-cpu $MAXCPU: the plain program's output");
         is($j->{status}, 0, "pacdeep, $cpu: exits 0 under function_graph") or diag $j->{stderr};
         is($j->{stdout}, "$sum\n", "pacdeep, $cpu: prints the sum");
         is($j->{stderr}, '', "pacdeep, $cpu: the library says nothing");
-        my $f = job_files($j, "pacdeep-$cpu");
+        my $f = job_files($dir, $j, "pacdeep-$cpu");
         my $data = $f->{'/tmp/pacdeep.json'} ? slurp($f->{'/tmp/pacdeep.json'}) : '';
         my @l = split /\n/, $data;
         my $entries = grep { /"func":"deep"/ } @l;
@@ -399,7 +375,7 @@ is($m->{plain}{stdout}, $want_out, "-cpu $MAXCPU: the plain program's output");
     is($j->{stderr}, '', 'bti: the library says nothing');
     my ($res, $where) = ($j->{stdout} // '') =~ /\A(result \d+\n)bleaf (0x[0-9a-f]+)\n\z/;
     is($res, ($u->{stdout} // '') =~ /\A(result \d+\n)/ ? $1 : '', 'bti: the result of the untraced run');
-    my $f = job_files($j, 'bti');
+    my $f = job_files($dir, $j, 'bti');
     my ($ev, $errs) = $f->{'/tmp/bti.json'} ? read_graph_json($f->{'/tmp/bti.json'}) : ([], ['no trace']);
     is_deeply($errs, [], 'bti: every trace line is a well-formed event');
     my $syms = nm_funcs("$dir/libbti.so");

@@ -9,9 +9,11 @@ package SysTrace;
 #    traced with every function on, the trace is the enter log, function
 #    and parent, event for event, names nm's; no filter, no event; the
 #    output is the plain build's.  Variants: [NAME, CFLAGS, LDFLAGS, so|a,
-#    {ENV of the job}, {ENV of mcount-cc}]: preloaded (switched on at
-#    start-up) or linked in (switched on live from main by the C API,
-#    after a constructor ran a site as NOP).
+#    {ENV of the job}, {ENV of mcount-cc}, GRAPH]: preloaded (switched on
+#    at start-up) or linked in (switched on live from main by the C API,
+#    after a constructor ran a site as NOP).  Under function_graph (a
+#    variant with GRAPH, or every one): the trace against the enter and
+#    exit log (cyg_graph.c).
 #  toggle: t/src/trace/toggle.c, threads running hot functions while main
 #    switches them on and off (the file says how; its checks below).
 #  tear: t/src/trace/sys/tear.c, how often another thread sees a 4-byte
@@ -25,10 +27,11 @@ use Test::More;
 
 use Exporter 'import';
 use TestUtil qw(must run_cmd spit);
-use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg);
+use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg
+    graph_compare graph_from_main);
 
-our @EXPORT_OK = qw(mcc_cc json_of read_cyg oracle_jobs oracle_checks toggle_jobs toggle_checks tear_jobs
-    tear_notes);
+our @EXPORT_OK = qw(mcc_cc json_of read_cyg job_files oracle_jobs oracle_checks graph_checks toggle_jobs
+    toggle_checks tear_jobs tear_notes);
 
 # mcount-cc with a cross compiler (the object gets its table; g++
 # records at the link, so a C++ program is linked through it too).
@@ -57,24 +60,25 @@ sub read_cyg {
 }
 
 # oracle_jobs(cc => CC, lib => DIR of libmcount-trace.{so,a}, dir => TMP,
-#   files => \%files, variants => [...], graph => also NAME-g with the
-#   enter and exit log under function_graph) -> jobs; the plain build is
-#   /plain, its job 'plain'.
+#   files => \%files, variants => [...], graph => every variant also as
+#   NAME-g, with the enter and exit log, under function_graph) -> jobs;
+#   the plain build is /plain, its job 'plain'.
 sub oracle_jobs {
     my (%o) = @_;
     my ($cc, $dir, $files) = @o{qw(cc dir files)};
     must($cc, '-O2', '-o', "$dir/plain", "$TSRC/oracle.c");
     must($cc, '-O2', '-c', "$TSRC/cyg.c", '-o', "$dir/cyg.o");
-    must($cc, '-O2', '-c', "$TSRC/cyg_graph.c", '-o', "$dir/cygg.o") if $o{graph};
+    must($cc, '-O2', '-c', "$TSRC/cyg_graph.c", '-o', "$dir/cygg.o");
     $files->{'/plain'} = "$dir/plain";
     $files->{'/lib/mt/libmcount-trace.so'} = "$o{lib}/libmcount-trace.so";
     my @jobs = ({ name => 'plain', argv => ['/plain', 3] });
     for my $v (@{ $o{variants} }) {
-        my ($name, $cf, $lf, $mode, $env, $ccenv) = @$v;
+        my ($name, $cf, $lf, $mode, $env, $ccenv, $graph) = @$v;
         local @ENV{ keys %{ $ccenv // {} } } = values %{ $ccenv // {} };
         my @api = $mode eq 'a' ? ('-DWITH_API', "-I$RTINC") : ();
         mcc_cc($cc, "$dir/$name.o", '-O2', '-finstrument-functions', @api, @$cf, '-c', "$TSRC/oracle.c");
-        for my $g ('', $o{graph} ? '-g' : ()) {
+        $graph ||= $o{graph};
+        for my $g ('', $graph ? '-g' : ()) {
             mcc_cc($cc, "$dir/$name$g", "$dir/$name.o", $g ? "$dir/cygg.o" : "$dir/cyg.o",
                 $mode eq 'a' ? "$o{lib}/libmcount-trace.a" : (), @$lf);
             $files->{"/$name$g"} = "$dir/$name$g";
@@ -88,7 +92,7 @@ sub oracle_jobs {
                 MCOUNT_TRACE_OUTPUT => "/tmp/$jn.json" }, files => ["/tmp/$jn.cyg", "/tmp/$jn.json"] };
         };
         push @jobs, $job->($name, $name, %on), $job->("$name-off", $name);
-        push @jobs, $job->("$name-g", "$name-g", %on, MCOUNT_TRACE_TRACER => 'function_graph') if $o{graph};
+        push @jobs, $job->("$name-g", "$name-g", %on, MCOUNT_TRACE_TRACER => 'function_graph') if $graph;
     }
     return @jobs;
 }
@@ -130,6 +134,40 @@ sub oracle_checks {
         splice @$cyg0, 0, scalar(@$cyg0) - scalar(@$cyg) if $mode eq 'a';
         is_deeply([show_seq($syms, bias_of($syms, 'main', $m0 // 0), $cyg0)], \@want,
             "$name, no filter: the same functions entered");
+    }
+}
+
+# A job's files on the host, under their guest names' last component
+# (FILE.PID stays a forked child's): { GUEST_PATH => HOST_PATH }.
+sub job_files {
+    my ($dir, $job, $tag) = @_;
+    my $d = "$dir/files-$tag";
+    mkdir $d;
+    my %p;
+    for my $g (keys %{ $job->{files} // {} }) {
+        (my $b = $g) =~ s{.*/}{};
+        spit("$d/$b", $job->{files}{$g});
+        $p{$g} = "$d/$b";
+    }
+    return \%p;
+}
+
+# graph_checks($r, dir => TMP, variants => [...], graph => every one,
+# want_out => the plain build's output): each NAME-g job's trace against
+# its enter and exit log.
+sub graph_checks {
+    my ($r, %o) = @_;
+    for my $v (grep { $o{graph} || $_->[6] } @{ $o{variants} }) {
+        my $name = "$v->[0]-g";
+        my $j = $r->{$name} // {};
+        is($j->{status}, 0, "$name: exits 0 under function_graph") or diag $j->{stderr};
+        is($j->{stderr}, '', "$name: the library says nothing");
+        is($j->{stdout}, $o{want_out}, "$name: the output of the plain build");
+        my $f = job_files($o{dir}, $j, $name);
+        my ($log, $trace) = grep { defined } @$f{"/tmp/$name.cyg", "/tmp/$name.json"};
+        ok(defined $trace, "$name: the enter and exit log and the trace") or next;
+        # linked in, tracing starts in main (whose own return is not hooked)
+        graph_compare($name, "$o{dir}/$name", $log, [$trace], 0, $v->[3] eq 'a' ? \&graph_from_main : undef);
     }
 }
 
