@@ -28,7 +28,6 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,41 +192,13 @@ static int64_t sleb(struct cur *c)
 
 static bool find_sections(struct mt_dwarf *d, const unsigned char *f, size_t size)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
-	if (!f || size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > size)
-		return false;
-	size_t shnum = eh->e_shnum;
-	if (size - eh->e_shoff < sizeof(Elf64_Shdr))
-		return false;
-	const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
-	if (!shnum)
-		shnum = sh[0].sh_size;
-	if (shnum > (size - eh->e_shoff) / sizeof *sh)
-		return false;
-	size_t stri = eh->e_shstrndx == SHN_XINDEX ? sh[0].sh_link : eh->e_shstrndx;
-	if (stri >= shnum || sh[stri].sh_offset > size || sh[stri].sh_size > size - sh[stri].sh_offset)
-		return false;
-	const char *names = (const char *)f + sh[stri].sh_offset;
-	size_t nsize = sh[stri].sh_size;
 	static const char *const want[] = { ".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
 					    ".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists" };
 	struct sec *out[] = { &d->info, &d->abbrev, &d->str, &d->line_str, &d->str_offsets, &d->addr,
 			      &d->ranges, &d->rnglists };
-	for (size_t i = 1; i < shnum; i++) {
-		if (sh[i].sh_type == SHT_NOBITS || sh[i].sh_name >= nsize || (sh[i].sh_flags & SHF_COMPRESSED))
-			continue;
-		const char *n = names + sh[i].sh_name;
-		if (!memchr(n, 0, nsize - sh[i].sh_name))
-			continue;
-		if (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset)
-			continue;
-		for (size_t k = 0; k < sizeof want / sizeof *want; k++)
-			if (!strcmp(n, want[k])) {
-				out[k]->p = f + sh[i].sh_offset;
-				out[k]->size = sh[i].sh_size;
-			}
+	for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+		out[k]->size = 0;
+		out[k]->p = mt_elf_section(f, size, want[k], &out[k]->size);
 	}
 	return d->info.p && d->abbrev.p;
 }
