@@ -109,6 +109,8 @@ struct entry {
 
 struct mt_dwarf {
 	struct sec info, abbrev, str, line_str, str_offsets, addr, ranges, rnglists;
+	bool own;                     /* in the object's file */
+	struct mt_debug_file debug;   /* else: its debug file, or where it was looked for */
 	struct unit *units;
 	size_t nunits;
 	struct entry *e;
@@ -718,9 +720,12 @@ static struct mt_dwarf *load(const struct mt_object *o)
 	struct mt_dwarf *d = calloc(1, sizeof *d);
 	if (!d)
 		return NULL;
-	if (!find_sections(d, o->file, o->file_size)) {
-		free(d);
-		return NULL;
+	/* The object's own DWARF, else its debug file's (the same addresses) */
+	d->own = find_sections(d, o->file, o->file_size);
+	if (!d->own) {
+		mt_debug_file(o, &d->debug);
+		if (!d->debug.p || !find_sections(d, d->debug.p, d->debug.size))
+			return d;             /* none: d says where it was looked for */
 	}
 	read_units(d);
 	size_t cap = 0;
@@ -927,10 +932,9 @@ static const struct entry *find(const struct mt_dwarf *d, uint64_t pc)
 	return lo < d->ne && d->e[lo].low_pc == pc ? &d->e[lo] : NULL;
 }
 
-/* Has this been told about the file at path (and function func, or
- * NULL: the file itself)?  Remembered by the file, not the object: a
- * library dlopen()ed again is a new object, not news. */
-static bool told(const char *path, const char *func)
+/* Remembered by the file, not the object: a library dlopen()ed again is
+ * a new object, not news. */
+bool mt_told(const char *path, const char *func)
 {
 	static char **seen;
 	static size_t nseen;
@@ -959,7 +963,7 @@ const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
 	if (strchr(f->name, '.')) {
 		/* GCC's clones (name.isra.0, name.constprop.0) share their
 		 * origin's description but may take other arguments */
-		if (!told(o->path, f->name))
+		if (!mt_told(o->path, f->name))
 			mt_msg("%s: %s: a compiler's clone, whose parameters may not be the source's: "
 			       "its arguments are not recorded", o->name, mt_shown(f->name));
 		return NULL;
@@ -971,9 +975,20 @@ const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
 	struct mt_dwarf *d = o->dwarf;
 	const struct entry *c = d ? find(d, f->addr - o->bias) : NULL;
 	if (!c) {
-		if (!told(o->path, NULL))
-			mt_msg("%s: no DWARF information for %s: its arguments are not recorded", o->name,
-			       mt_shown(f->name));
+		if (mt_told(o->path, NULL))
+			return NULL;
+		const char *n = mt_shown(f->name);
+		if (!d || d->own)
+			mt_msg("%s: no DWARF information for %s: its arguments are not recorded", o->name, n);
+		else if (d->debug.path)
+			mt_msg("%s: no DWARF information for %s in its debug file %s: its arguments are not recorded",
+			       o->name, n, d->debug.path);
+		else if (d->debug.looked)
+			mt_msg("%s: no DWARF information for %s, nor a debug file (looked for %s): its arguments "
+			       "are not recorded", o->name, n, d->debug.looked);
+		else
+			mt_msg("%s: no DWARF information for %s, nor a build-id or debuglink to find a debug file "
+			       "by: its arguments are not recorded", o->name, n);
 		return NULL;
 	}
 	struct entry *en = (struct entry *)c;
@@ -984,7 +999,7 @@ const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
 	char why[160];
 	const char *no = p ? params_of(d, en, p, why, sizeof why) : "no memory";
 	if (no) {
-		if (!told(o->path, f->name))
+		if (!mt_told(o->path, f->name))
 			mt_msg("%s: %s: %s: its arguments are not recorded", o->name, mt_shown(f->name), no);
 		free(p);
 		return NULL;
