@@ -59,7 +59,7 @@ static uint32_t le32(const unsigned char *p)
 static const unsigned char *build_id(const unsigned char *p, size_t size, size_t *len)
 {
 	size_t n = 0;
-	const unsigned char *s = mt_elf_section(p, size, ".note.gnu.build-id", &n);
+	const unsigned char *s = mt_elf_section(p, size, ".note.gnu.build-id", &n, NULL);
 	while (s && n >= 12) {
 		uint64_t namesz = le32(s), descsz = le32(s + 4), name4 = (namesz + 3) & ~(uint64_t)3,
 			desc4 = (descsz + 3) & ~(uint64_t)3;
@@ -79,7 +79,7 @@ static const unsigned char *build_id(const unsigned char *p, size_t size, size_t
 static const char *debuglink(const unsigned char *p, size_t size, uint32_t *crc)
 {
 	size_t n = 0;
-	const unsigned char *s = mt_elf_section(p, size, ".gnu_debuglink", &n);
+	const unsigned char *s = mt_elf_section(p, size, ".gnu_debuglink", &n, NULL);
 	const unsigned char *end = s ? memchr(s, 0, n) : NULL;
 	if (!end || end == s)
 		return NULL;

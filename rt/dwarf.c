@@ -110,6 +110,7 @@ struct entry {
 struct mt_dwarf {
 	struct sec info, abbrev, str, line_str, str_offsets, addr, ranges, rnglists;
 	bool own;                     /* in the object's file */
+	bool compressed;              /* its .debug_* sections are (not read) */
 	struct mt_debug_file debug;   /* else: its debug file, or where it was looked for */
 	struct unit *units;
 	size_t nunits;
@@ -200,7 +201,7 @@ static bool find_sections(struct mt_dwarf *d, const unsigned char *f, size_t siz
 			      &d->ranges, &d->rnglists };
 	for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
 		out[k]->size = 0;
-		out[k]->p = mt_elf_section(f, size, want[k], &out[k]->size);
+		out[k]->p = mt_elf_section(f, size, want[k], &out[k]->size, &d->compressed);
 	}
 	return d->info.p && d->abbrev.p;
 }
@@ -721,12 +722,14 @@ static struct mt_dwarf *load(const struct mt_object *o)
 	if (!d)
 		return NULL;
 	/* The object's own DWARF, else its debug file's (the same addresses) */
-	d->own = find_sections(d, o->file, o->file_size);
+	d->own = find_sections(d, o->file, o->file_size) || d->compressed;
 	if (!d->own) {
 		mt_debug_file(o, &d->debug);
 		if (!d->debug.p || !find_sections(d, d->debug.p, d->debug.size))
 			return d;             /* none: d says where it was looked for */
 	}
+	if (!d->info.p || !d->abbrev.p)
+		return d;                     /* compressed */
 	read_units(d);
 	size_t cap = 0;
 	for (size_t i = 0; i < d->nunits && i < UINT32_MAX; i++)
@@ -978,11 +981,12 @@ const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
 		if (mt_told(o->path, NULL))
 			return NULL;
 		const char *n = mt_shown(f->name);
+		const char *z = d && d->compressed ? " (compressed debug sections are not read)" : "";
 		if (!d || d->own)
-			mt_msg("%s: no DWARF information for %s: its arguments are not recorded", o->name, n);
+			mt_msg("%s: no DWARF information for %s%s: its arguments are not recorded", o->name, n, z);
 		else if (d->debug.path)
-			mt_msg("%s: no DWARF information for %s in its debug file %s: its arguments are not recorded",
-			       o->name, n, d->debug.path);
+			mt_msg("%s: no DWARF information for %s in its debug file %s%s: its arguments are not recorded",
+			       o->name, n, d->debug.path, z);
 		else if (d->debug.looked)
 			mt_msg("%s: no DWARF information for %s, nor a debug file (looked for %s): its arguments "
 			       "are not recorded", o->name, n, d->debug.looked);

@@ -129,15 +129,21 @@ static int map_file(const char *path, struct file *f)
 	return -1;
 }
 
-const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const char *name, size_t *len)
+const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const char *name, size_t *len,
+				    bool *compressed)
 {
 	struct file f;
 	if (!p || parse_file(p, size, &f))
 		return NULL;
 	for (size_t i = 1; i < f.shnum; i++) {
 		const Elf64_Shdr *s = &f.sh[i];
-		if (s->sh_type == SHT_NOBITS || (s->sh_flags & SHF_COMPRESSED) || strcmp(sec_name(&f, s), name))
+		if (s->sh_type == SHT_NOBITS || strcmp(sec_name(&f, s), name))
 			continue;
+		if (s->sh_flags & SHF_COMPRESSED) {
+			if (compressed)
+				*compressed = true;
+			continue;
+		}
 		const unsigned char *b = at(&f, s->sh_offset, s->sh_size);
 		if (b) {
 			*len = s->sh_size;

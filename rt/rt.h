@@ -153,8 +153,10 @@ MT_HIDDEN bool mt_is_hook_slot(const struct mt_object *o, uintptr_t slot);
 MT_HIDDEN const unsigned char *mt_map_file(const char *path, size_t *size);
 /* The contents of section name of the ELF file mapped at p (size bytes),
  * their length in *len: NULL if it has none in the file (no such section,
- * SHT_NOBITS, compressed) or they are not within it. */
-MT_HIDDEN const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const char *name, size_t *len);
+ * SHT_NOBITS, compressed: then *compressed is set, unless it is NULL) or
+ * they are not within it. */
+MT_HIDDEN const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const char *name, size_t *len,
+					      bool *compressed);
 
 /* ---- sites and functions (sites.c) ---- */
 

@@ -205,6 +205,34 @@ sub looked {
         'nowhere: told, once');
 }
 
+# ---- compressed debug sections: told, not read ----
+{
+    my $prog = split_debug("$dir/full", "$dir/z/prog", "$dir/z/prog.debug");
+    must('objcopy', '--compress-debug-sections=zlib', "$dir/z/prog.debug");
+    must('objcopy', '--remove-section=.gnu_debuglink', $prog);
+    must('objcopy', "--add-gnu-debuglink=$dir/z/prog.debug", $prog);
+    like(must('env', 'LC_ALL=C', 'readelf', '-SW', "$dir/z/prog.debug"), qr/\.debug_info\s+PROGBITS\s+\S+\s+\S+\s+\S+\s+\S+\s+C\b/,
+        'compressed: the debug file\'s .debug_info is (readelf: flag C)');
+    my ($gdb, $gout) = gdb_params($prog, $EMPTY, @FUNCS);
+    is_deeply($gdb, \%NAMES, 'compressed: gdb reads it') or diag($gout);
+    my ($st, $o, $e, $ev, $log) = run_traced('zdebug', $prog, { MCOUNT_TRACE_EVENTS => $GLOBS });
+    is($o, $want, 'compressed debug file: prints what the program prints');
+    like($e, qr/\Amcount-trace: prog: no DWARF information for \w+ in its debug file \Q$dir\E\/z\/prog\.debug \(compressed debug sections are not read\): its arguments are not recorded\n\z/,
+        'compressed debug file: found, told that it is not read') or diag($e);
+    is(scalar(grep { defined $_->[1] } @$ev), 0, 'compressed debug file: traced without arguments');
+    ok(@$ev && @$ev == @$log, 'compressed debug file: every call traced');
+
+    # the program's own, compressed (gcc -gz): no debug file looked for
+    mcc_build('-pg -mfentry', "$dir/gz.o", $src, '-O2', '-g', '-gz');
+    link_prog("$dir/gz", "$dir/gz.o", '-gz');
+    like(must('env', 'LC_ALL=C', 'readelf', '-SW', "$dir/gz"), qr/\.debug_info\s+PROGBITS\s+\S+\s+\S+\s+\S+\s+\S+\s+C\b/,
+        'gcc -gz: the program\'s .debug_info is compressed (readelf: flag C)');
+    ($st, $o, $e, $ev, $log) = run_traced('gz', "$dir/gz", { MCOUNT_TRACE_EVENTS => $GLOBS });
+    is($o, $want, 'gcc -gz: prints what the program prints');
+    like($e, qr/\Amcount-trace: gz: no DWARF information for \w+ \(compressed debug sections are not read\): its arguments are not recorded\n\z/,
+        'gcc -gz: told that its own are compressed, nothing looked for') or diag($e);
+}
+
 # ---- a shared library with a debug file of its own (:mod:) ----
 # t/73's proc dl: plug_a(x) (which calls plug_b(x)) with x = 0, 1, 2,
 # then dlclose, and 20 times dlopen, plug_a(k), dlclose.
