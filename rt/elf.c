@@ -100,7 +100,7 @@ static int parse_file(const unsigned char *p, size_t size, struct file *f)
 
 const unsigned char *mt_map_file(const char *path, size_t *size)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return NULL;
 	struct stat st;

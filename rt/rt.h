@@ -149,7 +149,8 @@ MT_HIDDEN bool mt_is_hook_name(const char *name);
 MT_HIDDEN bool mt_in_plt(const struct mt_object *o, uintptr_t addr);
 /* A GOT slot the dynamic linker fills with a hook. */
 MT_HIDDEN bool mt_is_hook_slot(const struct mt_object *o, uintptr_t slot);
-/* A file mapped read-only (its size in *size), or NULL. */
+/* A regular file mapped read-only (its size in *size), or NULL (a FIFO
+ * is not waited on). */
 MT_HIDDEN const unsigned char *mt_map_file(const char *path, size_t *size);
 /* The contents of section name of the ELF file mapped at p (size bytes),
  * their length in *len: NULL if it has none in the file (no such section,

@@ -18,6 +18,7 @@ use warnings;
 use Test::More;
 use Compress::Zlib ();
 use Cwd qw(realpath);
+use POSIX ();
 use File::Copy qw(copy);
 use File::Path qw(make_path);
 use lib 't/lib';
@@ -83,8 +84,8 @@ sub gdb_params {
 sub run_traced {
     my ($tag, $prog, $env, @args) = @_;
     my ($st, $o, $e) = traced([$prog, 11, "$dir/$tag.log", 40, @args], preload => $env->{preload} // 1,
-        env => { MCOUNT_TRACE_OUTPUT => "$dir/$tag.txt", MCOUNT_TRACE_CONTROL => 0,
-            MCOUNT_TRACE_DEBUG_DIR => $EMPTY, map { $_ eq 'preload' ? () : ($_ => $env->{$_}) } keys %$env });
+        timeout => $env->{timeout}, env => { MCOUNT_TRACE_OUTPUT => "$dir/$tag.txt", MCOUNT_TRACE_CONTROL => 0,
+            MCOUNT_TRACE_DEBUG_DIR => $EMPTY, map { /\A(?:preload|timeout)\z/ ? () : ($_ => $env->{$_}) } keys %$env });
     my ($ev, $bad) = read_text_args("$dir/$tag.txt");
     is_deeply($bad, [], "$tag: every line of the trace well formed");
     return ($st, $o, $e, $ev, read_log("$dir/$tag.log"));
@@ -194,6 +195,13 @@ sub looked {
         'missing: one line, where it looked') or diag($e);
     is(scalar(@$ev), scalar(@$log), 'missing: every call traced');
     is(scalar(grep { defined $_->[1] } @$ev), 0, 'missing: without arguments');
+
+    # a FIFO where the debuglink leads: not waited on
+    POSIX::mkfifo("$dir/f/prog.debug", 0600) or die "mkfifo: $!";
+    ($st, $o, $e, $ev, $log) = run_traced('fifo', $prog, { MCOUNT_TRACE_EVENTS => $GLOBS, timeout => 30 });
+    is($st, 0, 'a FIFO as the debug file: runs, not blocked on it');
+    like($e, qr/\Amcount-trace: prog: no DWARF information for \w+, nor a debug file \(looked for \Q$l\E\): its arguments are not recorded\n\z/,
+        'a FIFO as the debug file: not read, told as missing') or diag($e);
 
     # neither build-id nor debuglink: nowhere to look
     link_prog("$dir/noid", "$dir/args.o", '-Wl,--build-id=none');
