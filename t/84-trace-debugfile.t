@@ -23,11 +23,13 @@ use File::Copy qw(copy);
 use File::Path qw(make_path);
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit have);
-use TraceTest qw($TSRC clean_env mcc_build link_prog traced read_log read_text_args against_log san_prog
+use TraceTest qw($SO $TSRC clean_env mcc_build link_prog traced read_log read_text_args against_log san_prog
     source_params debug_unit);
 
 clean_env();
-BAIL_OUT('gdb is not installed: run make deps') unless have('gdb');
+for my $tool (qw(gdb valgrind)) {
+    BAIL_OUT("$tool is not installed: run make deps") unless have($tool);
+}
 my $dir = realpath(tmpdir());
 my $src = "$TSRC/args.c";
 my @FUNCS = qw(ints strs many flags);
@@ -134,6 +136,15 @@ for my $case (sort keys %LINK) {
     is($o, $want, 'build-id: prints what the program prints');
     is($e, '', 'build-id: no message');
     against_log('build-id', $ev, $log, \%NAMES);
+
+    # valgrind: the lookup's and the reader's reads in the debug file
+    my ($vst, $vo, $ve) = run_cmd(['valgrind', '-q', '--error-exitcode=9', '--smc-check=all', '--leak-check=no',
+        '--trace-children=yes', 'env', "LD_PRELOAD=$SO", $prog, 11, "$dir/vg.log", 10], env => { MCOUNT_TRACE_OUTPUT => "$dir/vg.txt",
+        MCOUNT_TRACE_EVENTS => $GLOBS, MCOUNT_TRACE_CONTROL => 0, MCOUNT_TRACE_DEBUG_DIR => "$dir/nothere:$dir/ids" });
+    is($vst, 0, 'build-id, valgrind: no error') or diag($ve);
+    my ($vev, $vbad) = read_text_args("$dir/vg.txt");
+    is_deeply($vbad, [], 'build-id, valgrind: every line well formed');
+    against_log('build-id, valgrind', $vev, read_log("$dir/vg.log"), \%NAMES);
 
     # another build's debug file where the build-id leads: not used
     mcc_build('-pg -mfentry', "$dir/other.o", $src, '-O1', '-g');
