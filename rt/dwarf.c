@@ -28,7 +28,6 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
-#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +109,9 @@ struct entry {
 
 struct mt_dwarf {
 	struct sec info, abbrev, str, line_str, str_offsets, addr, ranges, rnglists;
+	bool own;                     /* in the object's file */
+	bool compressed;              /* its .debug_* sections are (not read) */
+	struct mt_debug_file debug;   /* else: its debug file, or where it was looked for */
 	struct unit *units;
 	size_t nunits;
 	struct entry *e;
@@ -193,41 +195,13 @@ static int64_t sleb(struct cur *c)
 
 static bool find_sections(struct mt_dwarf *d, const unsigned char *f, size_t size)
 {
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)f;
-	if (!f || size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_ident[EI_DATA] != ELFDATA2LSB ||
-	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > size)
-		return false;
-	size_t shnum = eh->e_shnum;
-	if (size - eh->e_shoff < sizeof(Elf64_Shdr))
-		return false;
-	const Elf64_Shdr *sh = (const Elf64_Shdr *)(f + eh->e_shoff);
-	if (!shnum)
-		shnum = sh[0].sh_size;
-	if (shnum > (size - eh->e_shoff) / sizeof *sh)
-		return false;
-	size_t stri = eh->e_shstrndx == SHN_XINDEX ? sh[0].sh_link : eh->e_shstrndx;
-	if (stri >= shnum || sh[stri].sh_offset > size || sh[stri].sh_size > size - sh[stri].sh_offset)
-		return false;
-	const char *names = (const char *)f + sh[stri].sh_offset;
-	size_t nsize = sh[stri].sh_size;
 	static const char *const want[] = { ".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
 					    ".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists" };
 	struct sec *out[] = { &d->info, &d->abbrev, &d->str, &d->line_str, &d->str_offsets, &d->addr,
 			      &d->ranges, &d->rnglists };
-	for (size_t i = 1; i < shnum; i++) {
-		if (sh[i].sh_type == SHT_NOBITS || sh[i].sh_name >= nsize || (sh[i].sh_flags & SHF_COMPRESSED))
-			continue;
-		const char *n = names + sh[i].sh_name;
-		if (!memchr(n, 0, nsize - sh[i].sh_name))
-			continue;
-		if (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset)
-			continue;
-		for (size_t k = 0; k < sizeof want / sizeof *want; k++)
-			if (!strcmp(n, want[k])) {
-				out[k]->p = f + sh[i].sh_offset;
-				out[k]->size = sh[i].sh_size;
-			}
+	for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+		out[k]->size = 0;
+		out[k]->p = mt_elf_section(f, size, want[k], &out[k]->size, &d->compressed);
 	}
 	return d->info.p && d->abbrev.p;
 }
@@ -747,10 +721,15 @@ static struct mt_dwarf *load(const struct mt_object *o)
 	struct mt_dwarf *d = calloc(1, sizeof *d);
 	if (!d)
 		return NULL;
-	if (!find_sections(d, o->file, o->file_size)) {
-		free(d);
-		return NULL;
+	/* The object's own DWARF, else its debug file's (the same addresses) */
+	d->own = find_sections(d, o->file, o->file_size) || d->compressed;
+	if (!d->own) {
+		mt_debug_file(o, &d->debug);
+		if (!d->debug.p || !find_sections(d, d->debug.p, d->debug.size))
+			return d;             /* none: d says where it was looked for */
 	}
+	if (!d->info.p || !d->abbrev.p)
+		return d;                     /* compressed */
 	read_units(d);
 	size_t cap = 0;
 	for (size_t i = 0; i < d->nunits && i < UINT32_MAX; i++)
@@ -956,10 +935,9 @@ static const struct entry *find(const struct mt_dwarf *d, uint64_t pc)
 	return lo < d->ne && d->e[lo].low_pc == pc ? &d->e[lo] : NULL;
 }
 
-/* Has this been told about the file at path (and function func, or
- * NULL: the file itself)?  Remembered by the file, not the object: a
- * library dlopen()ed again is a new object, not news. */
-static bool told(const char *path, const char *func)
+/* Remembered by the file, not the object: a library dlopen()ed again is
+ * a new object, not news. */
+bool mt_told(const char *path, const char *func)
 {
 	static char **seen;
 	static size_t nseen;
@@ -988,7 +966,7 @@ const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
 	if (strchr(f->name, '.')) {
 		/* GCC's clones (name.isra.0, name.constprop.0) share their
 		 * origin's description but may take other arguments */
-		if (!told(o->path, f->name))
+		if (!mt_told(o->path, f->name))
 			mt_msg("%s: %s: a compiler's clone, whose parameters may not be the source's: "
 			       "its arguments are not recorded", o->name, mt_shown(f->name));
 		return NULL;
@@ -1000,9 +978,21 @@ const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
 	struct mt_dwarf *d = o->dwarf;
 	const struct entry *c = d ? find(d, f->addr - o->bias) : NULL;
 	if (!c) {
-		if (!told(o->path, NULL))
-			mt_msg("%s: no DWARF information for %s: its arguments are not recorded", o->name,
-			       mt_shown(f->name));
+		if (mt_told(o->path, NULL))
+			return NULL;
+		const char *n = mt_shown(f->name);
+		const char *z = d && d->compressed ? " (compressed debug sections are not read)" : "";
+		if (!d || d->own)
+			mt_msg("%s: no DWARF information for %s%s: its arguments are not recorded", o->name, n, z);
+		else if (d->debug.path)
+			mt_msg("%s: no DWARF information for %s in its debug file %s%s: its arguments are not recorded",
+			       o->name, n, d->debug.path, z);
+		else if (d->debug.looked)
+			mt_msg("%s: no DWARF information for %s, nor a debug file (looked for %s): its arguments "
+			       "are not recorded", o->name, n, d->debug.looked);
+		else
+			mt_msg("%s: no DWARF information for %s, nor a build-id or debuglink to find a debug file "
+			       "by: its arguments are not recorded", o->name, n);
 		return NULL;
 	}
 	struct entry *en = (struct entry *)c;
@@ -1013,7 +1003,7 @@ const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
 	char why[160];
 	const char *no = p ? params_of(d, en, p, why, sizeof why) : "no memory";
 	if (no) {
-		if (!told(o->path, f->name))
+		if (!mt_told(o->path, f->name))
 			mt_msg("%s: %s: %s: its arguments are not recorded", o->name, mt_shown(f->name), no);
 		free(p);
 		return NULL;

@@ -38,6 +38,12 @@ bool mt_in_exec(const struct mt_object *o, uintptr_t a)
 	return false;
 }
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define NATIVE_DATA ELFDATA2LSB
+#else
+#define NATIVE_DATA ELFDATA2MSB
+#endif
+
 /* The file mapped read-only, with bounds-checked views of it. */
 struct file {
 	const unsigned char *p;
@@ -72,7 +78,7 @@ static int parse_file(const unsigned char *p, size_t size, struct file *f)
 	f->size = size;
 	f->eh = (const Elf64_Ehdr *)p;
 	if (size < sizeof(Elf64_Ehdr) || memcmp(f->eh->e_ident, ELFMAG, SELFMAG) ||
-	    f->eh->e_ident[EI_CLASS] != ELFCLASS64)
+	    f->eh->e_ident[EI_CLASS] != ELFCLASS64 || f->eh->e_ident[EI_DATA] != NATIVE_DATA)
 		return -1;
 	size_t shnum = f->eh->e_shnum;
 	const Elf64_Shdr *sh0 = at(f, f->eh->e_shoff, sizeof *sh0);
@@ -92,25 +98,59 @@ static int parse_file(const unsigned char *p, size_t size, struct file *f)
 	return 0;
 }
 
-static int map_file(const char *path, struct file *f)
+const unsigned char *mt_map_file(const char *path, size_t *size)
 {
-	memset(f, 0, sizeof *f);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return -1;
+		return NULL;
 	struct stat st;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
 		close(fd);
-		return -1;
+		return NULL;
 	}
 	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
+		return NULL;
+	*size = (size_t)st.st_size;
+	return p;
+}
+
+static int map_file(const char *path, struct file *f)
+{
+	size_t size;
+	const unsigned char *p = mt_map_file(path, &size);
+	memset(f, 0, sizeof *f);
+	if (!p)
 		return -1;
-	if (parse_file(p, (size_t)st.st_size, f) == 0)
+	if (parse_file(p, size, f) == 0)
 		return 0;
-	munmap(p, (size_t)st.st_size);
+	munmap((void *)p, size);
 	return -1;
+}
+
+const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const char *name, size_t *len,
+				    bool *compressed)
+{
+	struct file f;
+	if (!p || parse_file(p, size, &f))
+		return NULL;
+	for (size_t i = 1; i < f.shnum; i++) {
+		const Elf64_Shdr *s = &f.sh[i];
+		if (s->sh_type == SHT_NOBITS || strcmp(sec_name(&f, s), name))
+			continue;
+		if (s->sh_flags & SHF_COMPRESSED) {
+			if (compressed)
+				*compressed = true;
+			continue;
+		}
+		const unsigned char *b = at(&f, s->sh_offset, s->sh_size);
+		if (b) {
+			*len = s->sh_size;
+			return b;
+		}
+	}
+	return NULL;
 }
 
 static int sym_cmp(const void *a, const void *b)

@@ -17,6 +17,7 @@
  *   args.c     function events: argument prototypes, their sites, and
  *              how recorded arguments are written
  *   dwarf.c    prototypes from the objects' DWARF (bare-glob events)
+ *   debugfile.c  an object's separate debug file (build-id, debuglink)
  *   output.c   the trace formats (kernel text, JSON lines, Chrome JSON)
  *   control.c  start-up, environment, the control socket, the C API,
  *              fork/exec/dlopen
@@ -164,6 +165,15 @@ MT_HIDDEN bool mt_is_hook_name(const char *name);
 MT_HIDDEN bool mt_in_plt(const struct mt_object *o, uintptr_t addr);
 /* A GOT slot the dynamic linker fills with a hook. */
 MT_HIDDEN bool mt_is_hook_slot(const struct mt_object *o, uintptr_t slot);
+/* A regular file mapped read-only (its size in *size), or NULL (a FIFO
+ * is not waited on). */
+MT_HIDDEN const unsigned char *mt_map_file(const char *path, size_t *size);
+/* The contents of section name of the ELF file mapped at p (size bytes),
+ * their length in *len: NULL if it has none in the file (no such section,
+ * SHT_NOBITS, compressed: then *compressed is set, unless it is NULL) or
+ * they are not within it. */
+MT_HIDDEN const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const char *name, size_t *len,
+					      bool *compressed);
 
 /* ---- sites and functions (sites.c) ---- */
 
@@ -377,6 +387,20 @@ MT_HIDDEN size_t mt_args_format(char *out, size_t cap, const uint64_t *p, size_t
  * freed), or NULL (told: no debug information, or a parameter the hooks
  * cannot see); registry lock held.  dwarf.c. */
 MT_HIDDEN const struct mt_proto *mt_dwarf_proto(const struct mt_func *f);
+/* Has this been told about the file at path (and what, or NULL: the file
+ * itself)?  Remembered from the first call on. */
+MT_HIDDEN bool mt_told(const char *path, const char *what);
+
+/* An object's separate debug file (debugfile.c), when the object's own
+ * file has no DWARF: by build-id, else by .gnu_debuglink. */
+struct mt_debug_file {
+	const unsigned char *p;       /* mapped read-only, for good; NULL: none */
+	size_t size;
+	char *path;                   /* its path */
+	char *looked;                 /* none found: the paths tried (", "-separated),
+				       * NULL if there was nothing to look by */
+};
+MT_HIDDEN void mt_debug_file(const struct mt_object *o, struct mt_debug_file *df);
 
 /* The tracers (the kernel's current_tracer). */
 enum { MT_TRACER_FUNCTION, MT_TRACER_GRAPH };

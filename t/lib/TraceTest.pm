@@ -20,7 +20,7 @@ our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_pro
     read_text read_json nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
     hook_form cxxfilt show_seq first_diff against_cyg read_cyg_graph read_graph_json graph_compare
     graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND read_log read_text_args read_json_args
-    against_log san_prog);
+    against_log san_prog source_params debug_unit);
 
 our $MCC = "$TOP/bin/mcount-cc";
 our $MT = "$TOP/bin/mcount-trace";
@@ -681,6 +681,35 @@ sub san_prog {
     mcc_build('-pg -mfentry', "$out.o", $src, '-O1', '-g', '-DWITH_API', "-I$RTINC",
         '-fsanitize=address,undefined');
     return link_prog($out, "$out.o", '-fsanitize=address,undefined', $asan, '-lpthread');
+}
+
+# The parameter names of SRC's noinline functions, as its source gives
+# them: { FUNCTION => [NAME, ...] } (t/src/trace/args.c's shape).
+sub source_params {
+    my ($src) = @_;
+    my $text = slurp($src);
+    my %names;
+    while ($text =~ /__attribute__\(\(noinline\)\)\s+[\w ]+?\b(\w+)\(([^)]*)\)\s*\{/g) {
+        my ($fn, $params) = ($1, $2);
+        $names{$fn} = [map { /(\w+)\s*\z/ ? $1 : '?' } split /,/, $params];
+    }
+    return \%names;
+}
+
+# The compilation unit of SRC (its DW_AT_name's last component) in
+# FILE's .debug_info, as readelf gives it: (offset in .debug_info,
+# length), or ().
+sub debug_unit {
+    my ($file, $src) = @_;
+    my @units;
+    for (split /\n/, TestUtil::must('env', 'LC_ALL=C', 'readelf', '--debug-dump=info', $file)) {
+        if (/Compilation Unit \@ offset (0x[0-9a-f]+):/) {
+            push @units, [hex $1, 0, undef] }
+        elsif (/^\s+Length:\s+(0x[0-9a-f]+)/ && @units) { $units[-1][1] = 4 + hex $1 }
+        elsif (/DW_AT_name\s*:.*?(\S+)\s*$/ && @units && !defined $units[-1][2]) { $units[-1][2] = $1 }
+    }
+    my ($cu) = grep { ($_->[2] // '') =~ m{(?:^|/)\Q$src\E\z} } @units;
+    return $cu ? @$cu[0, 1] : ();
 }
 
 # The events' arguments against the log, call for call; one test.
