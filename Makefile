@@ -52,7 +52,9 @@ RT_BUILT := $(RT_LIB)
 endif
 rt_genregs = $(if $(filter buffer,$(2)),$(if $(filter riscv64,$(1)),,-mgeneral-regs-only))
 rt: $(RT_BUILT)
-RT_CFLAGS = $(WARN) -fPIC -fno-omit-frame-pointer $(CFLAGS)
+# Unwind tables everywhere: a C++ exception goes through the library's
+# wrappers of the unwinder (riscv64's GCC makes none for C by default).
+RT_CFLAGS = $(WARN) -fPIC -fno-omit-frame-pointer -fasynchronous-unwind-tables $(CFLAGS)
 build/rt/so/%.o: rt/%.c $(RT_HDRS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(RT_CFLAGS) -DMT_SHARED $(call rt_genregs,$(RT_ARCH),$*) -c -o $@ $<
