@@ -37,8 +37,7 @@
 #    oracle.c PIE preloaded, PIE and -static linked in; hazards.c
 #    (longjmp, siglongjmp, fork, backtrace, pthread_exit, cancellation:
 #    frames left are marked unwound, never given an exit); unwind.cc's
-#    C++ exceptions (through the unwinder's interposers) when the cross
-#    g++ is there; tailcall.cc (tail calls between traced functions,
+#    C++ exceptions (through the unwinder's interposers); tailcall.cc (tail calls between traced functions,
 #    which objdump must show) against the calls its source makes.
 #  - A second boot on -cpu max (pointer authentication, BTI): pac.c
 #    shows a pac-ret frame record holds a signed return address there
@@ -54,11 +53,10 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp);
 use TraceTest qw($RTINC $TSRC read_json nm_funcs func_at bias_of first_diff against_cyg
-    read_cyg_graph read_graph_json graph_compare hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
-use TestUtil qw(have);
+    read_cyg_graph read_graph_json);
 use A64System qw($A64CC $A64CXX a64_missing a64_boot);
-use SysTrace qw(mcc_cc job_files oracle_jobs oracle_checks graph_checks toggle_jobs toggle_checks tear_jobs
-    tear_notes);
+use SysTrace qw(mcc_cc job_files oracle_jobs oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS
+    %GRAPH_ENV toggle_jobs toggle_checks tear_jobs tear_notes);
 
 my $A64 = "$TOP/build/aarch64";
 my $missing = a64_missing();
@@ -91,38 +89,19 @@ my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
 my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $A64CC, dir => $dir, files => \%files),
     oracle_jobs(cc => $A64CC, lib => $A64, dir => $dir, files => \%files, variants => \@variants, graph => 1));
 
-# function_graph and what a hijacked return must survive: longjmp,
-# siglongjmp, fork, backtrace(), pthread_exit, cancellation (hazards.c),
-# and C++ exceptions (unwind.cc, when the cross g++ is there); preloaded
-my %gjob = (LD_PRELOAD => $PRE, MCOUNT_TRACE_FILTER => '*', %graph, MCOUNT_TRACE_FORMAT => 'json',
-    MCOUNT_TRACE_DIR => '/tmp/ctl');
-my @libs = ('libgcc_s.so.1');    # glibc's pthread_cancel loads it
-mcc("$dir/hazards.o", "$TSRC/hazards.c", '-O2', '-finstrument-functions');
-must($A64CC, '-o', "$dir/hazards", "$dir/hazards.o", "$dir/cygg.o", '-lpthread');
-must($A64CC, '-O2', '-o', "$dir/hazards-plain", "$TSRC/hazards.c", '-lpthread');
-$files{"/$_"} = "$dir/$_" for qw(hazards hazards-plain);
-push @jobs, { name => 'hazards-plain', argv => ['/hazards-plain'] },
-    { name => 'hazards', argv => ['/hazards'], env => { %gjob, CYG_LOG => '/tmp/hazards.cyg',
-        MCOUNT_TRACE_OUTPUT => '/tmp/hazards.json' }, files => ['/tmp/hazards.cyg', '/tmp/hazards.json*'] };
-my $cxx = have($A64CXX);
-if ($cxx) {
-    mcc_cc($A64CXX, "$dir/unwind.o", '-O2', '-finstrument-functions', '-c', "$TSRC/unwind.cc");
-    mcc_cc($A64CXX, "$dir/unwind", "$dir/unwind.o", "$dir/cygg.o");
-    must($A64CXX, '-O2', '-o', "$dir/unwind-plain", "$TSRC/unwind.cc");
-    $files{"/$_"} = "$dir/$_" for qw(unwind unwind-plain);
-    push @libs, 'libstdc++.so.6';
-    push @jobs, { name => 'unwind-plain', argv => ['/unwind-plain'] },
-        { name => 'unwind', argv => ['/unwind'], env => { %gjob, CYG_LOG => '/tmp/unwind.cyg',
-            MCOUNT_TRACE_OUTPUT => '/tmp/unwind.json' }, files => ['/tmp/unwind.cyg', '/tmp/unwind.json'] };
-    # tail calls between traced functions (no oracle log: -no-pie, nm's addresses as they are)
-    mcc_cc($A64CXX, "$dir/tailcall.o", '-O2', '-c', "$TSRC/a64/tailcall.cc");
-    mcc_cc($A64CXX, "$dir/tailcall", '-no-pie', "$dir/tailcall.o");
-    must($A64CXX, '-O2', '-o', "$dir/tailcall-plain", "$TSRC/a64/tailcall.cc");
-    $files{"/$_"} = "$dir/$_" for qw(tailcall tailcall-plain);
-    push @jobs, { name => 'tailcall-plain', argv => ['/tailcall-plain'] },
-        { name => 'tailcall', argv => ['/tailcall'], env => { %gjob, MCOUNT_TRACE_OUTPUT => '/tmp/tailcall.json' },
-            files => ['/tmp/tailcall.json'] };
-}
+# function_graph and what a hijacked return must survive (SysTrace:
+# hazards.c, unwind.cc); preloaded
+my %gjob = %GRAPH_ENV;
+my @libs = @HAZARDS_LIBS;
+push @jobs, hazards_jobs(cc => $A64CC, cxx => $A64CXX, dir => $dir, files => \%files);
+# tail calls between traced functions (no oracle log: -no-pie, nm's addresses as they are)
+mcc_cc($A64CXX, "$dir/tailcall.o", '-O2', '-c', "$TSRC/a64/tailcall.cc");
+mcc_cc($A64CXX, "$dir/tailcall", '-no-pie', "$dir/tailcall.o");
+must($A64CXX, '-O2', '-o', "$dir/tailcall-plain", "$TSRC/a64/tailcall.cc");
+$files{"/$_"} = "$dir/$_" for qw(tailcall tailcall-plain);
+push @jobs, { name => 'tailcall-plain', argv => ['/tailcall-plain'] },
+    { name => 'tailcall', argv => ['/tailcall'], env => { %gjob, MCOUNT_TRACE_OUTPUT => '/tmp/tailcall.json' },
+        files => ['/tmp/tailcall.json'] };
 
 # Pointer authentication: the probe says whether a pac-ret frame record
 # holds a signed return address (not on this boot's Cortex-A57; on the
@@ -204,42 +183,9 @@ toggle_checks($r, dir => $dir);
 # ---- function_graph ----
 graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $want_out);
 
+hazards_checks($r, dir => $dir);
+
 {
-    my $p = $r->{'hazards-plain'} // {};
-    my $j = $r->{hazards} // {};
-    like($p->{stdout} // '', qr/\Ajumper \d+\n.*\ncancel testcancel 1 \d+\n/s,
-        'hazards, plain build: it ran through');
-    is($j->{status}, 0, 'hazards: exits 0 under function_graph') or diag $j->{stderr};
-    is($j->{stderr}, '', 'hazards: the library says nothing');
-    is($j->{stdout}, $p->{stdout}, 'hazards: the output of the plain build');
-    my $f = job_files($dir, $j, 'hazards');
-    my @traces = map { $f->{$_} } sort grep { m{\A/tmp/hazards\.json} } keys %$f;
-    is(scalar @traces, 2, 'hazards: a trace of the parent and of the forked child');
-    if ($f->{'/tmp/hazards.cyg'}) {
-        my $ev = graph_compare('hazards', "$dir/hazards", $f->{'/tmp/hazards.cyg'}, \@traces, 0);
-        is(hazards_unwound($ev), $HAZARDS_UNWOUND,
-            'hazards: frames left by longjmp, siglongjmp and pthread_exit marked unwound');
-    } else {
-        fail('hazards: no enter and exit log');
-    }
-}
-
-SKIP: {
-    skip "$A64CXX not installed (make deps): no C++ exceptions", 1 unless $cxx;
-    my $p = $r->{'unwind-plain'} // {};
-    my $j = $r->{unwind} // {};
-    like($p->{stdout} // '', qr/\S/, 'unwind.cc, plain build: it prints what it computed');
-    is($j->{status}, 0, 'unwind.cc: exits 0 under function_graph (no std::terminate)') or diag $j->{stderr};
-    is($j->{stderr}, '', 'unwind.cc: the library says nothing');
-    is($j->{stdout}, $p->{stdout}, 'unwind.cc: the output of the plain build');
-    my $f = job_files($dir, $j, 'unwind');
-    skip 'unwind.cc: no log or no trace', 1 unless $f->{'/tmp/unwind.cyg'} && $f->{'/tmp/unwind.json'};
-    my $ev = graph_compare('unwind.cc', "$dir/unwind", $f->{'/tmp/unwind.cyg'}, [$f->{'/tmp/unwind.json'}], 1);
-    is(scalar(grep { $_->{unwound} } @$ev), $UNWIND_UNWOUND, 'unwind.cc: the frames left by the throws marked unwound');
-}
-
-SKIP: {
-    skip "$A64CXX not installed (make deps): no tail calls", 1 unless $cxx;
     my $p = $r->{'tailcall-plain'} // {};
     my $j = $r->{tailcall} // {};
     like($p->{stdout} // '', qr/\Acaught boom\nresult -?\d+\n\z/, 'tailcall.cc, plain build: caught and computed');

@@ -26,6 +26,12 @@
 #    link-time mode (a relaxing link: jal ra), which objdump shows;
 #    preloaded (through _mcount's PLT entry), linked in as PIE and
 #    -static (switched on live from main by the C API).
+#  - function_graph (SysTrace) where functions keep a frame pointer:
+#    oracle.c against its enter and exit log, preloaded, linked in and
+#    static; the variadic sum_va, whose return the library cannot find,
+#    says noexit.  hazards.c and unwind.cc built the same way: longjmp,
+#    siglongjmp, fork, backtrace, pthread_exit, cancellation and C++
+#    exceptions through hijacked frames.
 #  - Live switching under load (t/src/trace/toggle.c, SysTrace): threads
 #    run the functions whose sites main switches on and off through the
 #    library's fenced pages (rt/patch.c); no crash, every event well
@@ -41,8 +47,9 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir have);
 use TraceTest qw($TSRC);
-use RV64System qw($RV64CC $RV64SYSROOT rv64_missing rv64_boot);
-use SysTrace qw(oracle_jobs oracle_checks graph_checks toggle_jobs toggle_checks tear_jobs tear_notes);
+use RV64System qw($RV64CC $RV64CXX $RV64SYSROOT rv64_missing rv64_boot);
+use SysTrace qw(oracle_jobs oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS toggle_jobs
+    toggle_checks tear_jobs tear_notes);
 
 my $QEMU_USER = 'qemu-riscv64';
 my $RV64 = "$TOP/build/riscv64";
@@ -76,11 +83,12 @@ my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
 my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $RV64CC, dir => $dir, files => \%files),
     { name => 'preload', argv => ['/plain', 3], env => { LD_PRELOAD => $PRE, LD_DEBUG => 'files' } },
     oracle_jobs(cc => $RV64CC, lib => $RV64, dir => $dir, files => \%files, variants => \@variants),
+    hazards_jobs(cc => $RV64CC, cxx => $RV64CXX, dir => $dir, files => \%files, cflags => \@FP),
     toggle_jobs(cc => $RV64CC, lib => $RV64, dir => $dir, files => \%files));
 
 # ---- one boot ----
 my $t0 = time;
-my ($r, $console, $qst) = rv64_boot(files => \%files, jobs => \@jobs, timeout => 900);
+my ($r, $console, $qst) = rv64_boot(files => \%files, jobs => \@jobs, timeout => 900, libs => \@HAZARDS_LIBS);
 ok($r->{'(done)'}, 'the machine booted, ran every job and powered off (' . (time - $t0) . ' s)')
     or diag "qemu status $qst; console:\n" . substr($console, -3000);
 
@@ -130,6 +138,7 @@ oracle_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
 
 # ---- function_graph, where functions keep a frame pointer ----
 graph_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
+hazards_checks($r, dir => $dir);
 
 # ---- live switching behind fenced pages ----
 toggle_checks($r, dir => $dir);

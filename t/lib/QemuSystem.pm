@@ -54,7 +54,7 @@ sub _sys {
 sub sys_missing {
     my ($arch) = @_;
     my $s = _sys($arch);
-    my @m = grep { !have($_) } $s->{cc}, $s->{qemu};
+    my @m = grep { !have($_) } $s->{cc}, $s->{cxx}, $s->{qemu};
     push @m, "$s->{kernel} (make fetches it: scripts/fetch-kernel $s->{debarch})" unless -s $s->{kernel};
     push @m, "$s->{sysroot}/lib/libc.so.6" unless -e "$s->{sysroot}/lib/libc.so.6";
     push @m, "$s->{firmware} (qemu-system-data)" if $s->{firmware} && !-e $s->{firmware};

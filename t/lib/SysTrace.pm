@@ -14,6 +14,11 @@ package SysTrace;
 #    after a constructor ran a site as NOP).  Under function_graph (a
 #    variant with GRAPH, or every one): the trace against the enter and
 #    exit log (cyg_graph.c).
+#  hazards: function_graph through what a hijacked return must survive,
+#    preloaded: longjmp, siglongjmp, fork, backtrace(), pthread_exit,
+#    cancellation (t/src/trace/hazards.c), C++ exceptions through the
+#    unwinder's interposers (unwind.cc): frames left are marked unwound,
+#    never given an exit; each against its enter and exit log.
 #  toggle: t/src/trace/toggle.c, threads running hot functions while main
 #    switches them on and off (the file says how; its checks below).
 #  tear: t/src/trace/sys/tear.c, how often another thread sees a 4-byte
@@ -28,10 +33,10 @@ use Test::More;
 use Exporter 'import';
 use TestUtil qw(must run_cmd spit);
 use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg
-    graph_compare graph_from_main);
+    graph_compare graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
 
-our @EXPORT_OK = qw(mcc_cc json_of read_cyg job_files oracle_jobs oracle_checks graph_checks toggle_jobs
-    toggle_checks tear_jobs tear_notes);
+our @EXPORT_OK = qw(mcc_cc json_of read_cyg job_files oracle_jobs oracle_checks graph_checks hazards_jobs
+    hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs tear_notes);
 
 # mcount-cc with a cross compiler (the object gets its table; g++
 # records at the link, so a C++ program is linked through it too).
@@ -168,6 +173,72 @@ sub graph_checks {
         ok(defined $trace, "$name: the enter and exit log and the trace") or next;
         # linked in, tracing starts in main (whose own return is not hooked)
         graph_compare($name, "$o{dir}/$name", $log, [$trace], 0, $v->[3] eq 'a' ? \&graph_from_main : undef);
+    }
+}
+
+# A function_graph job of the preloaded library, every function on.
+our %GRAPH_ENV = (LD_PRELOAD => '/lib/mt/libmcount-trace.so', MCOUNT_TRACE_FILTER => '*',
+    MCOUNT_TRACE_TRACER => 'function_graph', MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_DIR => '/tmp/ctl');
+# What the hazards' programs need in the guest besides the C library
+# (glibc's pthread_cancel loads libgcc_s).
+our @HAZARDS_LIBS = ('libgcc_s.so.1', 'libstdc++.so.6');
+
+# hazards_jobs(cc => CC, cxx => CXX, dir => TMP, files => \%files,
+#   cflags => [...]) -> jobs; after oracle_jobs (its cyg_graph.o).
+sub hazards_jobs {
+    my (%o) = @_;
+    my ($cc, $cxx, $dir) = @o{qw(cc cxx dir)};
+    my @cf = @{ $o{cflags} // [] };
+    mcc_cc($cc, "$dir/hazards.o", '-O2', '-finstrument-functions', @cf, '-c', "$TSRC/hazards.c");
+    mcc_cc($cc, "$dir/hazards", "$dir/hazards.o", "$dir/cygg.o", '-lpthread');
+    must($cc, '-O2', '-o', "$dir/hazards-plain", "$TSRC/hazards.c", '-lpthread');
+    mcc_cc($cxx, "$dir/unwind.o", '-O2', '-finstrument-functions', @cf, '-c', "$TSRC/unwind.cc");
+    mcc_cc($cxx, "$dir/unwind", "$dir/unwind.o", "$dir/cygg.o");
+    must($cxx, '-O2', '-o', "$dir/unwind-plain", "$TSRC/unwind.cc");
+    $o{files}{"/$_"} = "$dir/$_" for qw(hazards hazards-plain unwind unwind-plain);
+    return ({ name => 'hazards-plain', argv => ['/hazards-plain'] },
+        { name => 'hazards', argv => ['/hazards'], env => { %GRAPH_ENV, CYG_LOG => '/tmp/hazards.cyg',
+            MCOUNT_TRACE_OUTPUT => '/tmp/hazards.json' }, files => ['/tmp/hazards.cyg', '/tmp/hazards.json*'] },
+        { name => 'unwind-plain', argv => ['/unwind-plain'] },
+        { name => 'unwind', argv => ['/unwind'], env => { %GRAPH_ENV, CYG_LOG => '/tmp/unwind.cyg',
+            MCOUNT_TRACE_OUTPUT => '/tmp/unwind.json' }, files => ['/tmp/unwind.cyg', '/tmp/unwind.json'] });
+}
+
+# hazards_checks($r, dir => TMP)
+sub hazards_checks {
+    my ($r, %o) = @_;
+    my $dir = $o{dir};
+    my $p = $r->{'hazards-plain'} // {};
+    my $j = $r->{hazards} // {};
+    like($p->{stdout} // '', qr/\Ajumper \d+\n.*\ncancel testcancel 1 \d+\n/s,
+        'hazards, plain build: it ran through');
+    is($j->{status}, 0, 'hazards: exits 0 under function_graph') or diag $j->{stderr};
+    is($j->{stderr}, '', 'hazards: the library says nothing');
+    is($j->{stdout}, $p->{stdout}, 'hazards: the output of the plain build');
+    my $f = job_files($dir, $j, 'hazards');
+    my @traces = map { $f->{$_} } sort grep { m{\A/tmp/hazards\.json} } keys %$f;
+    is(scalar @traces, 2, 'hazards: a trace of the parent and of the forked child');
+    if ($f->{'/tmp/hazards.cyg'}) {
+        my $ev = graph_compare('hazards', "$dir/hazards", $f->{'/tmp/hazards.cyg'}, \@traces, 0);
+        is(hazards_unwound($ev), $HAZARDS_UNWOUND,
+            'hazards: frames left by longjmp, siglongjmp and pthread_exit marked unwound');
+    } else {
+        fail('hazards: no enter and exit log');
+    }
+
+    $p = $r->{'unwind-plain'} // {};
+    $j = $r->{unwind} // {};
+    like($p->{stdout} // '', qr/\S/, 'unwind.cc, plain build: it prints what it computed');
+    is($j->{status}, 0, 'unwind.cc: exits 0 under function_graph (no std::terminate)') or diag $j->{stderr};
+    is($j->{stderr}, '', 'unwind.cc: the library says nothing');
+    is($j->{stdout}, $p->{stdout}, 'unwind.cc: the output of the plain build');
+    $f = job_files($dir, $j, 'unwind');
+    if ($f->{'/tmp/unwind.cyg'} && $f->{'/tmp/unwind.json'}) {
+        my $ev = graph_compare('unwind.cc', "$dir/unwind", $f->{'/tmp/unwind.cyg'}, [$f->{'/tmp/unwind.json'}], 1);
+        is(scalar(grep { $_->{unwound} } @$ev), $UNWIND_UNWOUND,
+            'unwind.cc: the frames left by the throws marked unwound');
+    } else {
+        fail('unwind.cc: no enter and exit log, or no trace');
     }
 }
 
