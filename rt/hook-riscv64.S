@@ -66,14 +66,10 @@ _mcount:
 
 /* A hijacked function returns here, after its epilogue: sp is its
  * caller's again, and the slot it returned through (the key, rt.h) is
- * just below it.  The return values (a0, a1, fa0, fa1) are kept; the
- * other caller-saved registers are free at a return.  The original
- * return address goes back in ra.  No unwind information, on purpose:
- * an unwinder that reaches this address stops (its end of stack), where
- * a wrong description would lead it astray; the word before the label
- * belongs to no function, so that a lookup of (return address - 1)
- * finds nothing either.  Never unmapped: a frame hijacked under an
- * earlier tracer setting may return here at any time. */
+ * just below it.  a0, a1, fa0 and fa1 (the return values) are kept; ra
+ * gets the original return address.  As hook-aarch64.S's: no unwind
+ * information and a word of no function before it, on purpose, and
+ * never unmapped. */
 	.globl mt_return_trampoline
 	.hidden mt_return_trampoline
 	.type mt_return_trampoline, %function

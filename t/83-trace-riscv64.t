@@ -45,26 +45,15 @@ use strict;
 use warnings;
 use Test::More;
 use lib 't/lib';
-use TestUtil qw($TOP must run_cmd tmpdir have);
+use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
 use RV64System qw($RV64CC $RV64CXX $RV64SYSROOT rv64_missing rv64_boot);
-use SysTrace qw(oracle_jobs oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS toggle_jobs
+use SysTrace qw(sys_start oracle_jobs oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS toggle_jobs
     toggle_checks tear_jobs tear_notes);
 
 my $QEMU_USER = 'qemu-riscv64';
 my $RV64 = "$TOP/build/riscv64";
-my $missing = rv64_missing();
-$missing .= ($missing ? '; ' : '') . "$QEMU_USER (qemu-user)" unless have($QEMU_USER);
-$missing .= ($missing ? '; ' : '') . "$RV64/libmcount-trace.so and .a: run make"
-    unless -f "$RV64/libmcount-trace.so" && -f "$RV64/libmcount-trace.a";
-if ($missing) {
-    fail($missing);
-    done_testing();
-    exit;
-}
-delete $ENV{$_} for grep { /^(MCOUNT_TRACE_|MCOUNT_CC_)/ } keys %ENV;
-
-my $dir = tmpdir();
+my $dir = sys_start(rv64_missing(), $RV64, $QEMU_USER);
 
 # ---- builds ----
 must($RV64CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");

@@ -31,12 +31,32 @@ no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 
 use Exporter 'import';
-use TestUtil qw(must run_cmd spit);
+use TestUtil qw(must run_cmd spit tmpdir have);
 use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg
     graph_compare graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
 
-our @EXPORT_OK = qw(mcc_cc json_of read_cyg job_files oracle_jobs oracle_checks graph_checks hazards_jobs
+our @EXPORT_OK = qw(sys_start mcc_cc json_of read_cyg job_files oracle_jobs oracle_checks graph_checks hazards_jobs
     hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs tear_notes);
+
+# sys_start(MISSING, LIB, COMMAND...): the start of a booted
+# architecture's test.  What is missing (MISSING, the system's words;
+# the library in LIB; the commands) fails the test by name and ends it;
+# the tracer's and mcount-cc's variables are cleared; a temporary
+# directory.
+sub sys_start {
+    my ($missing, $lib, @tools) = @_;
+    my @m = $missing ? ($missing) : ();
+    push @m, map { "not installed: $_" } grep { !have($_) } @tools;
+    push @m, "$lib/libmcount-trace.so and .a: run make"
+        unless -f "$lib/libmcount-trace.so" && -f "$lib/libmcount-trace.a";
+    if (@m) {
+        fail(join '; ', @m);
+        done_testing();
+        exit;
+    }
+    delete $ENV{$_} for grep { /^(MCOUNT_TRACE_|MCOUNT_CC_)/ } keys %ENV;
+    return tmpdir();
+}
 
 # mcount-cc with a cross compiler (the object gets its table; g++
 # records at the link, so a C++ program is linked through it too).
