@@ -18,6 +18,7 @@
  *              how recorded arguments are written
  *   dwarf.c    prototypes from the objects' DWARF (bare-glob events)
  *   debugfile.c  an object's separate debug file (build-id, debuglink)
+ *   inflate.c  compressed debug sections' zlib streams
  *   output.c   the trace formats (kernel text, JSON lines, Chrome JSON)
  *   control.c  start-up, environment, the control socket, the C API,
  *              fork/exec/dlopen
@@ -387,6 +388,11 @@ MT_HIDDEN size_t mt_args_format(char *out, size_t cap, const uint64_t *p, size_t
  * freed), or NULL (told: no debug information, or a parameter the hooks
  * cannot see); registry lock held.  dwarf.c. */
 MT_HIDDEN const struct mt_proto *mt_dwarf_proto(const struct mt_func *f);
+/* Inflate the zlib stream in (inlen bytes, untrusted) into exactly
+ * outlen bytes at out; false if it is not a valid one (RFC 1950, 1951)
+ * or its data are not of that size (inflate.c). */
+MT_HIDDEN bool mt_inflate(const unsigned char *in, size_t inlen, unsigned char *out, size_t outlen);
+
 /* Has this been told about the file at path (and what, or NULL: the file
  * itself)?  Remembered from the first call on. */
 MT_HIDDEN bool mt_told(const char *path, const char *what);
