@@ -25,7 +25,8 @@
  * within the output, which must come out exactly as long as the
  * section's header says; code sets over-subscribed, or incomplete where
  * RFC 1951 has no use for them (only a distance code of one code, or of
- * none, is allowed to be), symbols 286, 287 and distances 30, 31,
+ * none, is allowed to be, and, as zlib has it, a literal/length code of
+ * one code), symbols 286, 287 and distances 30, 31,
  * distances before the start of the output and repeats of code lengths
  * that run past their count are refused.  Bytes after the Adler-32 are
  * not looked at (the section may be padded).
@@ -308,10 +309,11 @@ static bool dynamic(struct state *s)
 	}
 	if (!len[256])
 		return false;         /* a block that cannot end */
-	if (build(&s->lit, len, hlit) != COMPLETE)
-		return false;
-	int d = build(&s->dist, len + hlit, hdist);
-	if (d == BAD)
+	/* a literal/length code of one code (the end-of-block's: an empty
+	 * block) is allowed as zlib allows it; a distance code of one code
+	 * or none as RFC 1951 says (3.2.7) */
+	int l = build(&s->lit, len, hlit);
+	if ((l != COMPLETE && l != ONE) || build(&s->dist, len + hlit, hdist) == BAD)
 		return false;
 	return codes(s);
 }
