@@ -171,8 +171,9 @@ MT_HIDDEN bool mt_is_hook_slot(const struct mt_object *o, uintptr_t slot);
 MT_HIDDEN const unsigned char *mt_map_file(const char *path, size_t *size);
 /* The contents of section name of the ELF file mapped at p (size bytes),
  * their length in *len: NULL if it has none in the file (no such section,
- * SHT_NOBITS, compressed: then *compressed is set, unless it is NULL) or
- * they are not within it. */
+ * SHT_NOBITS) or they are not within it.  A compressed section is passed
+ * over where compressed is NULL; else it is inflated (zlib) into memory
+ * kept for good, and *compressed set if it cannot be (zstd, damaged). */
 MT_HIDDEN const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const char *name, size_t *len,
 					      bool *compressed);
 
