@@ -43,7 +43,8 @@
 #define NCLEN 19                      /* code length symbols */
 
 /* The input, read least significant bit first: buf holds cnt bits not
- * yet consumed, taken from in[] before pos. */
+ * yet consumed, taken from in[] before pos; any bits of buf above them
+ * are in[pos]'s and on, as they will be read. */
 struct bits {
 	const unsigned char *in;
 	size_t len, pos;
@@ -53,6 +54,18 @@ struct bits {
 
 static void refill(struct bits *b)
 {
+	if (b->len - b->pos >= 8) {
+		/* eight bytes at once (the whole ones that fit are taken; the
+		 * rest are ORed in again, the same bits, by the next refill) */
+		uint64_t w = 0;
+		for (unsigned i = 0; i < 8; i++)
+			w |= (uint64_t)b->in[b->pos + i] << (8 * i);
+		b->buf |= w << b->cnt;
+		unsigned k = (63 - b->cnt) / 8;
+		b->pos += k;
+		b->cnt += 8 * k;
+		return;
+	}
 	while (b->cnt <= 56 && b->pos < b->len) {
 		b->buf |= (uint64_t)b->in[b->pos++] << b->cnt;
 		b->cnt += 8;
@@ -60,7 +73,7 @@ static void refill(struct bits *b)
 }
 
 /* The next n bits (n <= 16) in *v; false at the end of the input. */
-static bool need(struct bits *b, unsigned n, unsigned *v)
+static inline bool need(struct bits *b, unsigned n, unsigned *v)
 {
 	if (b->cnt < n) {
 		refill(b);
@@ -144,7 +157,7 @@ static int build(struct huff *h, const unsigned char *len, unsigned n)
 }
 
 /* The next symbol of h's code; -1 if the input has none. */
-static int decode(struct bits *b, const struct huff *h)
+static inline int decode(struct bits *b, const struct huff *h)
 {
 	if (b->cnt < h->bits)
 		refill(b);
