@@ -323,10 +323,10 @@ static bool dynamic(struct state *s)
 	if (!len[256])
 		return false;         /* a block that cannot end */
 	/* a literal/length code of one code (the end-of-block's: an empty
-	 * block) is allowed as zlib allows it; a distance code of one code
-	 * or none as RFC 1951 says (3.2.7) */
-	int l = build(&s->lit, len, hlit);
-	if ((l != COMPLETE && l != ONE) || build(&s->dist, len + hlit, hdist) == BAD)
+	 * block) is allowed as zlib allows it, of none it cannot be (the
+	 * end has a length); a distance code of one code or none as RFC
+	 * 1951 says (3.2.7) */
+	if (build(&s->lit, len, hlit) == BAD || build(&s->dist, len + hlit, hdist) == BAD)
 		return false;
 	return codes(s);
 }

@@ -75,6 +75,9 @@ my %DATA = (
     'text'              => join('', map { slurp("$TOP/$_") } qw(rt/dwarf.c rt/elf.c rt/debugfile.c doc/mcount-trace.pod)),
     'empty'             => '',
     'one byte'          => 'A',
+    # 1 + 256 * 255 + 240 = 65521: A = 0, so a zero byte more leaves
+    # the Adler-32 as it is (the output's size is checked on its own)
+    'Adler-32 A 0'      => ("\xff" x 256) . "\xf0",
 );
 sub zlib_stream {
     my ($data, $level, $strategy) = @_;
@@ -322,9 +325,12 @@ my @ITEMS = ((map { 64 + $_ % 28 } 0 .. 999), [258, 1], [3, 100], [258, 190], [2
     $bad{'code length code over-subscribed'} = { cl => [(4) x 19] };
     $bad{'code length code incomplete'} = { cl => [(4) x 13, (0) x 6], seq => [@LIT, @DIST] };
     $bad{'repeat (16) with no length before it'} = { seq => [[16, 0], @LIT[3 .. $#LIT], @DIST] };
-    $bad{'zeros (18) past the count'} = { seq => [@LIT, @DIST[0 .. 20], [18, 0]] };
-    $bad{'zeros (17) past the count'} = { seq => [@LIT, @DIST[0 .. 28], [17, 0]] };
-    $bad{'repeat (16) past the count'} = { seq => [@LIT, @DIST[0 .. 27], [16, 0]] };
+    # runs past the count that give the right lengths up to it: the
+    # distance lengths end with 5, 5 (16), or with 13 zeros (17, 18)
+    my @dz = ((4) x 15, 5, 5, (0) x 13);
+    $bad{'zeros (18) past the count'} = { dist => \@dz, seq => [@LIT, @dz[0 .. 16], [18, 14 - 11]] };
+    $bad{'zeros (17) past the count'} = { dist => \@dz, seq => [@LIT, @dz[0 .. 26], [17, 4 - 3]] };
+    $bad{'repeat (16) past the count'} = { seq => [@LIT, @DIST[0 .. 28], [16, 3 - 3]] };
     my @noend = @LIT;
     $noend[256] = 0;
     $noend[92] = 5;
@@ -360,6 +366,8 @@ my @ITEMS = ((map { 64 + $_ % 28 } 0 .. 999), [258, 1], [3, 100], [258, 190], [2
     my $fdict = "\x78" . chr(0x20 + (31 - ((0x7800 + 0x20) % 31)) % 31) . "\0\0\0\1" . substr($good, 2);
     ok((ord(substr($fdict, 1, 1)) & 0x20) && unpack('n', $fdict) % 31 == 0, 'the FDICT header: FDICT set, FCHECK right');
     refused('zlib header: a preset dictionary (FDICT)', $fdict, 12);
+    # FDICT set, no DICTID: the rest a valid stream
+    refused('zlib header: FDICT set', substr($fdict, 0, 2) . substr($good, 2), 12);
     invalid('zlib header: FCHECK wrong', "\x78\x02" . substr($good, 2), 12);
     my $cinfo0 = "\x08" . chr(0xc0 + (31 - 0x08c0 % 31) % 31) . substr($good, 2);
     ok(unpack('n', $cinfo0) % 31 == 0 && (ord(substr($cinfo0, 1, 1)) & 0xe0) == 0xc0, 'the CINFO 0 header: FLEVEL 3, FCHECK right');
@@ -368,7 +376,9 @@ my @ITEMS = ((map { 64 + $_ % 28 } 0 .. 999), [258, 1], [3, 100], [258, 190], [2
 
 # ---- damage: wrong Adler-32, wrong size, truncated, flipped bits ----
 {
-    my @which = ('text, level 9', 'text, fixed codes', 'random 300000, level 0', 'repetitive 1 MB, level 6');
+    is(adler32($DATA{'Adler-32 A 0'} . "\0"), adler32($DATA{'Adler-32 A 0'}), 'Adler-32 A 0: a zero byte more, the same Adler-32');
+    my @which = ('text, level 9', 'text, fixed codes', 'random 300000, level 0', 'repetitive 1 MB, level 6',
+        'Adler-32 A 0, level 6');
     for my $what (@which) {
         my ($z, $data) = @{ $STREAMS{$what} };
         my $bad = $z;

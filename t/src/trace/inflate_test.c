@@ -78,8 +78,8 @@ int main(int argc, char **argv)
 		return st;
 	}
 	long times = argc == 5 ? atol(argv[4]) : 1;
-	/* exactly the bytes asked for: ASan sees a write past them */
-	unsigned char *out = malloc(size ? size : 1);
+	/* exactly the bytes asked for (ASan sees a write past them), zeros */
+	unsigned char *out = calloc(size ? size : 1, 1);
 	if (!in || !out || times < 1)
 		return 2;
 	/* and exactly the stream's bytes: a copy of just inlen */
