@@ -43,7 +43,7 @@ all: $(HELPER) man rt
 # cross compilers into build/ARCH/ (tested under full-system emulation,
 # t/79 and t/83; see doc/architectures.md).
 RT_ARCH ?= $(shell uname -m)
-RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/debugfile.c rt/output.c rt/control.c
+RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/debugfile.c rt/inflate.c rt/output.c rt/control.c
 RT_C    := $(RT_COMMON) rt/arch-$(RT_ARCH).c
 RT_HDRS := $(wildcard rt/*.h)
 RT_LIB  := build/libmcount-trace.so build/libmcount-trace.a

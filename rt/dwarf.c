@@ -4,7 +4,9 @@
  * A prototype given as a bare glob ("ints", "parse_*:mod:libfoo.so")
  * takes each function's parameters from the debug information of its
  * object, as the kernel's func-args takes them from BTF.  The object's
- * file (mapped read-only by elf.c) is read here, without libdw: its
+ * file (mapped read-only by elf.c), or its separate debug file
+ * (debugfile.c), is read here, without libdw (zlib-compressed sections
+ * inflated by inflate.c): its
  * .debug_info units (DWARF 2 to 5, the 32-bit format; a unit in the
  * 64-bit format is passed over), their abbreviations, and the string
  * sections.  The first time a bare glob is applied to a function of an
@@ -110,7 +112,7 @@ struct entry {
 struct mt_dwarf {
 	struct sec info, abbrev, str, line_str, str_offsets, addr, ranges, rnglists;
 	bool own;                     /* in the object's file */
-	bool compressed;              /* its .debug_* sections are (not read) */
+	bool compressed;              /* some compressed sections could not be inflated */
 	struct mt_debug_file debug;   /* else: its debug file, or where it was looked for */
 	struct unit *units;
 	size_t nunits;
@@ -729,7 +731,7 @@ static struct mt_dwarf *load(const struct mt_object *o)
 			return d;             /* none: d says where it was looked for */
 	}
 	if (!d->info.p || !d->abbrev.p)
-		return d;                     /* compressed */
+		return d;                     /* compressed, not inflated */
 	read_units(d);
 	size_t cap = 0;
 	for (size_t i = 0; i < d->nunits && i < UINT32_MAX; i++)

@@ -129,6 +129,26 @@ static int map_file(const char *path, struct file *f)
 	return -1;
 }
 
+/* A compressed section's contents (ELFCOMPRESS_ZLIB), inflated into
+ * memory kept for good; NULL if they cannot be. */
+static const unsigned char *inflated(const unsigned char *b, size_t size, size_t *len)
+{
+	Elf64_Chdr ch;
+	if (size < sizeof ch)
+		return NULL;
+	memcpy(&ch, b, sizeof ch);
+	/* deflate makes at most 1032 bytes of one */
+	if (ch.ch_type != ELFCOMPRESS_ZLIB || ch.ch_size / 1032 > size || ch.ch_size > SIZE_MAX)
+		return NULL;
+	unsigned char *out = malloc(ch.ch_size ? ch.ch_size : 1);
+	if (!out || !mt_inflate(b + sizeof ch, size - sizeof ch, out, ch.ch_size)) {
+		free(out);
+		return NULL;
+	}
+	*len = ch.ch_size;
+	return out;
+}
+
 const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const char *name, size_t *len,
 				    bool *compressed)
 {
@@ -139,12 +159,16 @@ const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const c
 		const Elf64_Shdr *s = &f.sh[i];
 		if (s->sh_type == SHT_NOBITS || strcmp(sec_name(&f, s), name))
 			continue;
-		if (s->sh_flags & SHF_COMPRESSED) {
-			if (compressed)
-				*compressed = true;
-			continue;
-		}
 		const unsigned char *b = at(&f, s->sh_offset, s->sh_size);
+		if (b && (s->sh_flags & SHF_COMPRESSED)) {
+			if (!compressed)
+				continue;
+			b = inflated(b, s->sh_size, len);
+			*compressed = *compressed || !b;
+			if (!b)
+				continue;
+			return b;
+		}
 		if (b) {
 			*len = s->sh_size;
 			return b;

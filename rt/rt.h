@@ -18,6 +18,7 @@
  *              how recorded arguments are written
  *   dwarf.c    prototypes from the objects' DWARF (bare-glob events)
  *   debugfile.c  an object's separate debug file (build-id, debuglink)
+ *   inflate.c  compressed debug sections' zlib streams
  *   output.c   the trace formats (kernel text, JSON lines, Chrome JSON)
  *   control.c  start-up, environment, the control socket, the C API,
  *              fork/exec/dlopen
@@ -170,8 +171,9 @@ MT_HIDDEN bool mt_is_hook_slot(const struct mt_object *o, uintptr_t slot);
 MT_HIDDEN const unsigned char *mt_map_file(const char *path, size_t *size);
 /* The contents of section name of the ELF file mapped at p (size bytes),
  * their length in *len: NULL if it has none in the file (no such section,
- * SHT_NOBITS, compressed: then *compressed is set, unless it is NULL) or
- * they are not within it. */
+ * SHT_NOBITS) or they are not within it.  A compressed section is passed
+ * over where compressed is NULL; else it is inflated (zlib) into memory
+ * kept for good, and *compressed set if it cannot be (zstd, damaged). */
 MT_HIDDEN const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const char *name, size_t *len,
 					      bool *compressed);
 
@@ -387,6 +389,11 @@ MT_HIDDEN size_t mt_args_format(char *out, size_t cap, const uint64_t *p, size_t
  * freed), or NULL (told: no debug information, or a parameter the hooks
  * cannot see); registry lock held.  dwarf.c. */
 MT_HIDDEN const struct mt_proto *mt_dwarf_proto(const struct mt_func *f);
+/* Inflate the zlib stream in (inlen bytes, untrusted) into exactly
+ * outlen bytes at out; false if it is not a valid one (RFC 1950, 1951)
+ * or its data are not of that size (inflate.c). */
+MT_HIDDEN bool mt_inflate(const unsigned char *in, size_t inlen, unsigned char *out, size_t outlen);
+
 /* Has this been told about the file at path (and what, or NULL: the file
  * itself)?  Remembered from the first call on. */
 MT_HIDDEN bool mt_told(const char *path, const char *what);

@@ -12,7 +12,9 @@
 # (Compress::Zlib) of the debug file.  Also: a debug file changed after
 # the link (another CRC) is not used, and told once; a missing one is
 # told with where it was looked for; a shared library with a debug file
-# of its own; damaged and truncated debug files under ASan and UBSan.
+# of its own; zlib-compressed debug sections (a debug file's, gcc -gz's)
+# read, zstd's told; damaged and truncated debug files, compressed or
+# not, under ASan and UBSan; valgrind.
 use strict;
 use warnings;
 use Test::More;
@@ -224,32 +226,48 @@ sub looked {
         'nowhere: told, once');
 }
 
-# ---- compressed debug sections: told, not read ----
+# ---- compressed debug sections: zlib's inflated, zstd's told ----
+my $COMPRESSED = qr/\.debug_info\s+PROGBITS\s+\S+\s+\S+\s+\S+\s+\S+\s+C\b/;    # readelf -SW's flag C
 {
-    my $prog = split_debug("$dir/full", "$dir/z/prog", "$dir/z/prog.debug");
-    must('objcopy', '--compress-debug-sections=zlib', "$dir/z/prog.debug");
-    must('objcopy', '--remove-section=.gnu_debuglink', $prog);
-    must('objcopy', "--add-gnu-debuglink=$dir/z/prog.debug", $prog);
-    like(must('env', 'LC_ALL=C', 'readelf', '-SW', "$dir/z/prog.debug"), qr/\.debug_info\s+PROGBITS\s+\S+\s+\S+\s+\S+\s+\S+\s+C\b/,
-        'compressed: the debug file\'s .debug_info is (readelf: flag C)');
-    my ($gdb, $gout) = gdb_params($prog, $EMPTY, @FUNCS);
-    is_deeply($gdb, \%NAMES, 'compressed: gdb reads it') or diag($gout);
-    my ($st, $o, $e, $ev, $log) = run_traced('zdebug', $prog, { MCOUNT_TRACE_EVENTS => $GLOBS });
-    is($o, $want, 'compressed debug file: prints what the program prints');
-    like($e, qr/\Amcount-trace: prog: no DWARF information for \w+ in its debug file \Q$dir\E\/z\/prog\.debug \(compressed debug sections are not read\): its arguments are not recorded\n\z/,
-        'compressed debug file: found, told that it is not read') or diag($e);
-    is(scalar(grep { defined $_->[1] } @$ev), 0, 'compressed debug file: traced without arguments');
-    ok(@$ev && @$ev == @$log, 'compressed debug file: every call traced');
+    for my $z ('zlib', 'zstd') {
+        my $prog = split_debug("$dir/full", "$dir/$z/prog", "$dir/$z/prog.debug");
+        must('objcopy', "--compress-debug-sections=$z", "$dir/$z/prog.debug");
+        must('objcopy', '--remove-section=.gnu_debuglink', "--add-gnu-debuglink=$dir/$z/prog.debug", $prog);
+        like(must('env', 'LC_ALL=C', 'readelf', '-SW', "$dir/$z/prog.debug"), $COMPRESSED,
+            "$z: the debug file's .debug_info is compressed (readelf)");
+        my ($gdb, $gout) = gdb_params($prog, $EMPTY, @FUNCS);
+        is_deeply($gdb, \%NAMES, "$z: gdb reads the source's parameters from it") or diag($gout);
+        my ($st, $o, $e, $ev, $log) = run_traced("c$z", $prog, { MCOUNT_TRACE_EVENTS => $GLOBS });
+        is($st, 0, "$z debug file: runs");
+        is($o, $want, "$z debug file: prints what the program prints");
+        if ($z eq 'zlib') {
+            is($e, '', "$z debug file: no message");
+            against_log("$z debug file", $ev, $log, \%NAMES);
+        } else {
+            like($e, qr/\Amcount-trace: prog: no DWARF information for \w+ in its debug file \Q$dir\E\/$z\/prog\.debug \(compressed debug sections are not read\): its arguments are not recorded\n\z/,
+                "$z debug file: found, told that it is not read") or diag($e);
+            is(scalar(grep { defined $_->[1] } @$ev), 0, "$z debug file: traced without arguments");
+            ok(@$ev && @$ev == @$log, "$z debug file: every call traced");
+        }
+    }
 
-    # the program's own, compressed (gcc -gz): no debug file looked for
+    # the program's own, compressed (gcc -gz; zstd by objcopy): no debug file looked for
     mcc_build('-pg -mfentry', "$dir/gz.o", $src, '-O2', '-g', '-gz');
     link_prog("$dir/gz", "$dir/gz.o", '-gz');
-    like(must('env', 'LC_ALL=C', 'readelf', '-SW', "$dir/gz"), qr/\.debug_info\s+PROGBITS\s+\S+\s+\S+\s+\S+\s+\S+\s+C\b/,
-        'gcc -gz: the program\'s .debug_info is compressed (readelf: flag C)');
-    ($st, $o, $e, $ev, $log) = run_traced('gz', "$dir/gz", { MCOUNT_TRACE_EVENTS => $GLOBS });
-    is($o, $want, 'gcc -gz: prints what the program prints');
-    like($e, qr/\Amcount-trace: gz: no DWARF information for \w+ \(compressed debug sections are not read\): its arguments are not recorded\n\z/,
-        'gcc -gz: told that its own are compressed, nothing looked for') or diag($e);
+    link_prog("$dir/gzstd", "$dir/gz.o");
+    must('objcopy', '--compress-debug-sections=zstd', "$dir/gzstd");
+    for my $p ('gz', 'gzstd') {
+        like(must('env', 'LC_ALL=C', 'readelf', '-SW', "$dir/$p"), $COMPRESSED, "$p: its .debug_info is compressed (readelf)");
+        my ($st, $o, $e, $ev, $log) = run_traced($p, "$dir/$p", { MCOUNT_TRACE_EVENTS => $GLOBS });
+        is($o, $want, "$p: prints what the program prints");
+        if ($p eq 'gz') {
+            is($e, '', "$p: no message");
+            against_log($p, $ev, $log, \%NAMES);
+        } else {
+            like($e, qr/\Amcount-trace: $p: no DWARF information for \w+ \(compressed debug sections are not read\): its arguments are not recorded\n\z/,
+                "$p: told that its own are compressed, nothing looked for") or diag($e);
+        }
+    }
 }
 
 # ---- a shared library with a debug file of its own (:mod:) ----
@@ -332,10 +350,29 @@ sub looked {
         push @cases, ["random bytes $k", sub { substr($_[0], $_->[0], 1) = chr $_->[1] for @flips }];
     }
     my ($runs, $changed) = (0, 0);
-    my $ours = qr/\Amcount-trace: san: (?:no DWARF information for \w+(?: in its debug file \Q$debug\E|, nor a debug file \(looked for \Q$debug\E\))?|\w+: .*): its arguments are not recorded\z|\Amcount-trace: san: \Q$debug\E: not its debug file \((?:another|no) build-id\): not used\z/;
+    # the debug file compressed (zlib), its compressed sections damaged:
+    # the header's size, bytes of the stream, the stream cut short
+    must('objcopy', '--compress-debug-sections=zlib', $debug, "$dir/z.debug");
+    my $zimg = slurp("$dir/z.debug");
+    my %zsec;
+    for (split /\n/, must('env', 'LC_ALL=C', 'readelf', '-SW', "$dir/z.debug")) {
+        $zsec{$1} = [hex $2, hex $3] if /\]\s+(\.debug_\w+)\s+PROGBITS\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)\s.*\bC\b/;
+    }
+    ok($zsec{'.debug_info'} && $zsec{'.debug_abbrev'}, 'the compressed debug file\'s sections are compressed (readelf)');
+    my ($zi, $zl) = @{ $zsec{'.debug_info'} // [0, 0] };
+    push @cases, ['compressed, undamaged', sub { }, $zimg], ['compressed: header size + 1', sub { substr($_[0], $zi + 8, 8) = pack('Q<', unpack('Q<', substr($_[0], $zi + 8, 8)) + 1) }, $zimg],
+        ['compressed: header size 2^62', sub { substr($_[0], $zi + 8, 8) = pack('Q<', 1 << 62) }, $zimg],
+        ['compressed: stream cut (zeros)', sub { substr($_[0], $zi + 24 + $zl / 2, $zl - 24 - int($zl / 2)) = "\0" x ($zl - 24 - int($zl / 2)) }, $zimg],
+        ['compressed: stream all 0xff', sub { substr($_[0], $zi + 24, $zl - 24) = "\xff" x ($zl - 24) }, $zimg];
+    for my $k (1 .. 16) {
+        my @flips = map { my $s = $zsec{ ('.debug_info', '.debug_abbrev')[rand 2] };
+            [$s->[0] + 24 + int(rand($s->[1] - 24)), int(rand(256))] } 1 .. 1 + int(rand(4));
+        push @cases, ["compressed: random bytes $k", sub { substr($_[0], $_->[0], 1) = chr $_->[1] for @flips }, $zimg];
+    }
+    my $ours = qr/\Amcount-trace: san: (?:no DWARF information for \w+(?: in its debug file \Q$debug\E(?: \(compressed debug sections are not read\))?|, nor a debug file \(looked for \Q$debug\E\))?|\w+: .*): its arguments are not recorded\z|\Amcount-trace: san: \Q$debug\E: not its debug file \((?:another|no) build-id\): not used\z/;
     for my $c (@cases) {
-        my ($what, $damage) = @$c;
-        my $copy = $img;
+        my ($what, $damage, $base) = @$c;
+        my $copy = $base // $img;
         $damage->($copy);
         spit($debug, $copy);
         ($st, $o, $e, $ev, $log) = run_traced('bad', $prog, { %san_env, MCOUNT_TRACE_DEBUG_DIR => "$dir/sanids" },
@@ -347,9 +384,15 @@ sub looked {
         }
         $runs++;
         $changed++ if $what =~ /random/ && (length $e || $sig->($ev) ne $good);
+        if ($what =~ /\Acompressed: (?:header|stream)/) {
+            like($e, qr/\(compressed debug sections are not read\)/, "damaged ($what): not inflated, told");
+        } elsif ($what eq 'compressed, undamaged') {
+            is($e, '', "ASan+UBSan, $what: no message");
+            against_log("ASan+UBSan, $what", $ev, $log, \%NAMES);
+        }
     }
     is($runs, scalar @cases, 'damaged: every copy ran as the program does, its trace well formed');
-    ok($changed >= 1, "damaged: random damage reached the reader ($changed of 24 copies told or traced other arguments)");
+    ok($changed >= 1, "damaged: random damage reached the reader ($changed of 40 copies told or traced other arguments)");
 
     # by debuglink, the CRC the damaged file's own: read, not refused
     my $copy = $img;
