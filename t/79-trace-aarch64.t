@@ -55,7 +55,7 @@ use TestUtil qw($TOP must run_cmd slurp);
 use TraceTest qw($RTINC $TSRC read_json nm_funcs func_at bias_of first_diff against_cyg
     read_cyg_graph read_graph_json);
 use A64System qw($A64CC $A64CXX a64_missing a64_boot);
-use SysTrace qw(sys_start mcc_cc job_files oracle_jobs oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS
+use SysTrace qw(sys_start boot_checks mcc_cc job_files oracle_jobs oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS
     %GRAPH_ENV toggle_jobs toggle_checks tear_jobs tear_notes);
 
 my $A64 = "$TOP/build/aarch64";
@@ -135,10 +135,7 @@ push @jobs, { name => 'bti-probe', argv => ['/bti', 'probe'] };
 push @jobs, toggle_jobs(cc => $A64CC, lib => $A64, dir => $dir, files => \%files);
 
 # ---- one boot ----
-my $t0 = time;
-my ($r, $console, $qst) = a64_boot(files => \%files, jobs => \@jobs, timeout => 900, libs => \@libs);
-ok($r->{'(done)'}, 'the machine booted, ran every job and powered off (' . (time - $t0) . ' s)')
-    or diag "qemu status $qst; console:\n" . substr($console, -3000);
+my $r = boot_checks('', \&a64_boot, files => \%files, jobs => \@jobs, timeout => 900, libs => \@libs);
 
 # ---- a second boot: a CPU with pointer authentication and BTI ----
 my $MAXCPU = 'max,pauth-impdef=on';
@@ -153,10 +150,8 @@ my @mjobs = ({ name => 'pac', argv => ['/pac'] }, { name => 'plain', argv => ['/
     { name => 'bti', argv => ['/bti', 'run', 3], env => { %gjob, MCOUNT_TRACE_OUTPUT => '/tmp/bti.json' },
         files => ['/tmp/bti.json'] });
 my %mfiles = map { ($_ => $files{$_}) } $PRE, '/lib/mt/libbti.so', map { $_->{argv}[0] } @mjobs;
-$t0 = time;
-my ($m, $mconsole, $mst) = a64_boot(files => \%mfiles, jobs => \@mjobs, timeout => 900, cpu => $MAXCPU);
-ok($m->{'(done)'}, "-cpu $MAXCPU: the machine booted, ran every job and powered off (" . (time - $t0) . ' s)')
-    or diag "qemu status $mst; console:\n" . substr($mconsole, -3000);
+my $m = boot_checks("-cpu $MAXCPU: ", \&a64_boot, files => \%mfiles, jobs => \@mjobs, timeout => 900,
+    cpu => $MAXCPU);
 
 is($r->{smc}{stdout}, "f 1 2 3\n",
     'the emulated machine runs code changed through /proc/self/mem (as the tracer writes it)');

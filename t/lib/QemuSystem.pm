@@ -81,7 +81,9 @@ sub _cpio {
 # sys_boot(ARCH, files => { GUEST_PATH => HOST_FILE }, jobs => [{ name,
 #   argv => [], env => {}, files => [GUEST_PATH...] }...], timeout => S,
 #   smp => N, cpu => QEMU_CPU, libs => [NAME...])
-# -> ({ NAME => { status, stdout, stderr, files => { PATH => data } } },
+# -> ({ NAME => { status, stdout, stderr, files => { PATH => data } },
+#       '(done)' => every job ran, '(damaged)' => [a file that lost
+#       lines on the console (a kernel message broke one), ...] },
 #     the console, qemu's wait status)
 # Every job's program must be among the files; the dynamic linker (in
 # /lib) and the C library (in /lib/TRIPLET) are added, and the libraries
@@ -121,7 +123,7 @@ sub sys_boot {
     my ($st, $out, $err) = run_cmd(['timeout', '-k', '10', $o{timeout} // 600,
         $s->{qemu}, '-M', 'virt', $s->{machine}->($o{cpu}), '-smp', $o{smp} // 2,
         '-m', '512', '-nographic', '-no-reboot', '-kernel', $s->{kernel}, '-initrd', "$dir/initrd",
-        '-append', "console=$s->{console} quiet panic=-1"]);
+        '-append', "console=$s->{console} quiet loglevel=1 panic=-1"]);
     my (%r, $job, $file);
     for my $l (split /\r?\n/, $out) {
         next unless $l =~ s/\A.*?(?=@@@)//;
@@ -134,7 +136,9 @@ sub sys_boot {
             $job->{files}{$file} .= pack 'H*', $1;
         } elsif ($l =~ /\A\@\@\@missing\z/ && $job && defined $file) {
             delete $job->{files}{$file};
-        } elsif ($l eq '@@@eof') {
+        } elsif ($l =~ /\A\@\@\@eof (\d+)\z/) {
+            push @{ $r{'(damaged)'} }, "$file: $1 bytes sent, " . length($job->{files}{$file}) . ' received'
+                if $job && defined $file && exists $job->{files}{$file} && length($job->{files}{$file}) != $1;
             $file = undef;
         } elsif ($l eq '@@@done') {
             $r{'(done)'} = 1;

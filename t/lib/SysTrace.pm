@@ -35,7 +35,7 @@ use TestUtil qw(must run_cmd spit tmpdir have);
 use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg
     graph_compare graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
 
-our @EXPORT_OK = qw(sys_start mcc_cc json_of read_cyg job_files oracle_jobs oracle_checks graph_checks hazards_jobs
+our @EXPORT_OK = qw(sys_start boot_checks mcc_cc json_of read_cyg job_files oracle_jobs oracle_checks graph_checks hazards_jobs
     hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs tear_notes);
 
 # sys_start(MISSING, LIB, COMMAND...): the start of a booted
@@ -56,6 +56,19 @@ sub sys_start {
     }
     delete $ENV{$_} for grep { /^(MCOUNT_TRACE_|MCOUNT_CC_)/ } keys %ENV;
     return tmpdir();
+}
+
+# boot_checks(LABEL, BOOT_FN, OPTIONS...) -> the boot's results: the
+# boot (A64System's a64_boot, ...) with OPTIONS, and that it ran every job
+# and that every file came whole over the console (QemuSystem).
+sub boot_checks {
+    my ($label, $boot, @opt) = @_;
+    my $t0 = time;
+    my ($r, $console, $st) = $boot->(@opt);
+    ok($r->{'(done)'}, "${label}the machine booted, ran every job and powered off (" . (time - $t0) . ' s)')
+        or diag "qemu status $st; console:\n" . substr($console, -3000);
+    is_deeply($r->{'(damaged)'} // [], [], "${label}every file came whole over the console");
+    return $r;
 }
 
 # mcount-cc with a cross compiler (the object gets its table; g++

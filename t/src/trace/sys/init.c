@@ -14,7 +14,9 @@
  *   run             run it
  * The report, every line starting with "@@@" (kernel messages may come
  * in between): "@@@job NAME status N" (a wait status), then per file
- * "@@@file NAME PATH", its bytes as "@@@x HEX" lines, "@@@eof"; after
+ * "@@@file NAME PATH", its bytes as "@@@x HEX" lines, "@@@eof SIZE"
+ * (how many bytes were sent: a line a kernel message broke is lost, and
+ * the size tells); after
  * the last job "@@@done".
  */
 #define _GNU_SOURCE
@@ -35,6 +37,7 @@ static void report_file(const char *job, const char *path)
 {
 	printf("@@@file %s %s\n", job, path);
 	FILE *f = fopen(path, "rb");
+	unsigned long long size = 0;
 	if (f) {
 		unsigned char b[48];
 		size_t n;
@@ -43,12 +46,13 @@ static void report_file(const char *job, const char *path)
 			for (size_t i = 0; i < n; i++)
 				printf("%02x", b[i]);
 			putchar('\n');
+			size += n;
 		}
 		fclose(f);
 	} else {
 		printf("@@@missing\n");
 	}
-	printf("@@@eof\n");
+	printf("@@@eof %llu\n", size);
 }
 
 /* PATH, or with a final '*' each file whose path starts with the rest. */
