@@ -170,8 +170,10 @@ static void a64_bytes(const struct mt_site *s, enum mt_state st, unsigned char *
 }
 
 /* A context synchronisation event for this thread. */
-static void a64_sync_self(void)
+static void a64_sync_self(uintptr_t lo, uintptr_t hi)
 {
+	(void)lo;
+	(void)hi;
 	__asm__ volatile("isb" : : : "memory");
 }
 

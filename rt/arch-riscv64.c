@@ -192,8 +192,10 @@ static void rv_bytes(const struct mt_site *s, enum mt_state st, unsigned char *o
 /* Every hart of the process fetches what memory now holds: the kernel
  * runs fence.i on those running it and on the others before they next
  * run it (flags 0: not this thread only). */
-static MT_FENCE_TEXT void rv_sync_self(void)
+static MT_FENCE_TEXT void rv_sync_self(uintptr_t lo, uintptr_t hi)
 {
+	(void)lo;
+	(void)hi;
 	mt_raw6(__NR_riscv_flush_icache, 0, 0, 0, 0, 0, 0);
 }
 

@@ -640,7 +640,9 @@ __attribute__((constructor(101))) static void mt_init(void)
 	out_fmt = fmt < 0 ? MT_FMT_TEXT : (enum mt_fmt)fmt;
 	const char *tr = getenv("MCOUNT_TRACE_TRACER");
 	int tracer = tr && *tr ? tracer_of(tr) : MT_TRACER_FUNCTION;
-	if (tracer < 0)
+	if (tracer < 0 && !strcmp(tr, "function_graph"))
+		mt_msg("MCOUNT_TRACE_TRACER: no function_graph on %s yet: function it is", mt_arch.name);
+	else if (tracer < 0)
 		mt_msg("MCOUNT_TRACE_TRACER: '%s' is neither function nor function_graph: function it is", tr);
 	atomic_store(&mt_tracer, tracer < 0 ? MT_TRACER_FUNCTION : tracer);
 	const char *na = getenv("MCOUNT_TRACE_ARGS");
