@@ -52,26 +52,16 @@ use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 use lib 't/lib';
-use TestUtil qw($TOP must run_cmd tmpdir slurp);
+use TestUtil qw($TOP must run_cmd slurp);
 use TraceTest qw($RTINC $TSRC read_json nm_funcs func_at bias_of first_diff against_cyg
     read_cyg_graph read_graph_json graph_compare hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
 use TestUtil qw(have);
-use A64System qw($A64CC $A64CXX a64_missing a64_boot);
-use SysTrace qw(mcc_cc job_files oracle_jobs oracle_checks graph_checks toggle_jobs toggle_checks tear_jobs
+use A64System qw($A64CC $A64CXX a64_boot);
+use SysTrace qw(sys_start mcc_cc job_files oracle_jobs oracle_checks graph_checks toggle_jobs toggle_checks tear_jobs
     tear_notes);
 
 my $A64 = "$TOP/build/aarch64";
-my $missing = a64_missing();
-$missing .= ($missing ? '; ' : '') . "$A64/libmcount-trace.so and .a: run make"
-    unless -f "$A64/libmcount-trace.so" && -f "$A64/libmcount-trace.a";
-if ($missing) {
-    fail($missing);
-    done_testing();
-    exit;
-}
-delete $ENV{$_} for grep { /^(MCOUNT_TRACE_|MCOUNT_CC_)/ } keys %ENV;
-
-my $dir = tmpdir();
+my $dir = sys_start('aarch64', lib => $A64);
 
 # mcount-cc with the cross compiler
 sub mcc {

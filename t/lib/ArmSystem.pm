@@ -9,15 +9,12 @@ use strict;
 use warnings;
 
 use Exporter 'import';
-use QemuSystem qw(%SYS sys_missing sys_boot);
+use QemuSystem qw(%SYS sys_boot);
 
-our @EXPORT_OK = qw($ARMCC $ARMSYSROOT arm_missing arm_boot);
+our @EXPORT_OK = qw($ARMCC $ARMSYSROOT arm_boot);
 
 our $ARMCC = $SYS{arm}{cc};
 our $ARMSYSROOT = $SYS{arm}{sysroot};
-
-# What is missing to boot, as a message, or ''.
-sub arm_missing { return sys_missing('arm') }
 
 # arm_boot(OPTIONS): QemuSystem's sys_boot with the armhf programs.
 sub arm_boot { return sys_boot('arm', @_) }

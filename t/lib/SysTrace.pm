@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package SysTrace;
 # The tracer's checks that every architecture under full-system
-# emulation runs (t/79 aarch64, t/83 riscv64), in one boot each: the
+# emulation runs (t/79 aarch64, t/83 riscv64, t/85 arm), in one boot each: the
 # jobs' builds (a cross compiler through mcount-cc) and, after the boot,
 # the checks of their results.
 #
@@ -26,12 +26,60 @@ no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 
 use Exporter 'import';
-use TestUtil qw(must run_cmd spit);
+use TestUtil qw(must run_cmd spit tmpdir have);
+use QemuSystem qw(sys_missing);
 use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg
     graph_compare graph_from_main);
 
-our @EXPORT_OK = qw(mcc_cc json_of read_cyg job_files oracle_jobs oracle_checks graph_checks toggle_jobs
+our @EXPORT_OK = qw(sys_start machine_checks mcc_cc json_of read_cyg job_files oracle_jobs oracle_checks graph_checks toggle_jobs
     toggle_checks tear_jobs tear_notes);
+
+# sys_start(ARCH, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
+# its package]...]) -> a temporary directory.  What is missing to test
+# the tracer on ARCH fails the test file, named, and ends it (no skip);
+# the tracer's and mcount-cc's variables are cleared.
+sub sys_start {
+    my ($arch, %o) = @_;
+    my @m = grep { $_ ne '' } sys_missing($arch);
+    push @m, map { "$_->[0] ($_->[1])" } grep { !have($_->[0]) } @{ $o{tools} // [] };
+    push @m, "$o{lib}/libmcount-trace.so and .a: run make rt-$arch"
+        unless -f "$o{lib}/libmcount-trace.so" && -f "$o{lib}/libmcount-trace.a";
+    if (@m) {
+        fail(join '; ', @m);
+        done_testing();
+        exit;
+    }
+    delete $ENV{$_} for grep { /^(MCOUNT_TRACE_|MCOUNT_CC_)/ } keys %ENV;
+    return tmpdir();
+}
+
+# machine_checks($r, dir => TMP, qemu_user => QEMU, sysroot => the cross
+# C library's, ldso => the dynamic linker's name) -> the plain program's
+# output under qemu-user.  The machine runs code changed through
+# /proc/self/mem (the smc job: "f 1 2 3"; qemu-user "f 1 1 1"), tear.c's
+# notes, and the plain build of oracle.c (oracle_jobs) runs in the guest
+# through its dynamic linker as under qemu-user.
+sub machine_checks {
+    my ($r, %o) = @_;
+    my ($dir, $qemu) = @o{qw(dir qemu_user)};
+    is($r->{smc}{status}, 0, 'smc exits 0') or diag $r->{smc}{stderr} // '';
+    is($r->{smc}{stdout}, "f 1 2 3\n",
+        'the emulated machine runs code changed through /proc/self/mem (as the tracer writes it)');
+    tear_notes($r);
+    my ($sst, $sout) = run_cmd(['timeout', '60', $qemu, "$dir/smc"]);
+    is($sout, "f 1 1 1\n", "$qemu does not (why the test boots a kernel)");
+    my ($rst, $rel) = run_cmd(['readelf', '-l', "$dir/plain"]);
+    like($rel, qr{program interpreter: /lib/\Q$o{ldso}\E\]},
+        'the plain program is dynamically linked, through the interpreter the guest has');
+    my ($ust, $uout, $uerr) = run_cmd(['timeout', '60', $qemu, '-L', $o{sysroot}, "$dir/plain", 3]);
+    is($ust, 0, "under $qemu the plain program exits 0") or diag $uerr;
+    like($uout, qr/\Aresult -?\d+ \d+\.\d{4}\n\z/, "under $qemu it prints one result line") or diag $uout;
+    my $p = $r->{plain} // {};
+    is($p->{status}, $ust, 'in the guest it exits as under qemu-user') or diag $p->{stderr} // '';
+    is($p->{stdout}, $uout, 'in the guest it prints what it prints under qemu-user');
+    is($p->{stderr}, '', 'and nothing on stderr');
+    return ($uout, $ust);
+}
 
 # mcount-cc with a cross compiler (the object gets its table; g++
 # records at the link, so a C++ program is linked through it too).
