@@ -57,8 +57,8 @@ use TraceTest qw($RTINC $TSRC read_json nm_funcs func_at bias_of first_diff agai
     read_cyg_graph read_graph_json graph_compare hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
 use TestUtil qw(have);
 use A64System qw($A64CC $A64CXX a64_boot);
-use SysTrace qw(sys_start mcc_cc job_files oracle_jobs oracle_checks graph_checks toggle_jobs toggle_checks tear_jobs
-    tear_notes);
+use SysTrace qw(sys_start mcc_cc job_files oracle_jobs oracle_checks graph_checks toggle_jobs toggle_checks
+    tear_jobs tear_notes);
 
 my $A64 = "$TOP/build/aarch64";
 my $dir = sys_start('aarch64', lib => $A64);

@@ -23,8 +23,8 @@
 #    __gnu_mcount_nc's PLT entry), linked in as PIE and -static (switched
 #    on live from main by the C API).
 #  - Live switching under load (t/src/trace/toggle.c, SysTrace): threads
-#    run the functions whose Thumb sites main switches on and off through
-#    the library's fenced pages (rt/patch.c); no crash, every event well
+#    run the functions whose sites main switches on and off through the
+#    library's fenced pages (rt/patch.c), Thumb-2 and ARM; no crash, every event well
 #    formed, events after each enable, none after each disable; the
 #    program's own SIGTRAP handler gets its breakpoint and raise(), and
 #    its own SIGSEGV handler each fault of a worker.
@@ -59,6 +59,8 @@ my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
 my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $ARMCC, dir => $dir, files => \%files),
     oracle_jobs(cc => $ARMCC, lib => $ARM, dir => $dir, files => \%files, variants => \@variants),
     toggle_jobs(cc => $ARMCC, lib => $ARM, dir => $dir, files => \%files),
+    toggle_jobs(cc => $ARMCC, lib => $ARM, dir => $dir, files => \%files, name => 'toggle-arm',
+        cflags => \@A32),
     { name => 'graph', argv => ['/pie-preloaded', 3], env => { LD_PRELOAD => '/lib/mt/libmcount-trace.so',
         MCOUNT_TRACE_TRACER => 'function_graph', MCOUNT_TRACE_FILTER => '*',
         MCOUNT_TRACE_OUTPUT => '/tmp/graph.txt' } });
@@ -106,5 +108,6 @@ like($g->{stderr} // '', qr/function_graph/, 'function_graph asked for: the libr
 
 # ---- live switching behind fenced pages ----
 toggle_checks($r, dir => $dir);
+toggle_checks($r, dir => $dir, name => 'toggle-arm');
 
 done_testing();

@@ -31,8 +31,8 @@ use QemuSystem qw(sys_missing);
 use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg
     graph_compare graph_from_main);
 
-our @EXPORT_OK = qw(sys_start machine_checks mcc_cc json_of read_cyg job_files oracle_jobs oracle_checks graph_checks toggle_jobs
-    toggle_checks tear_jobs tear_notes);
+our @EXPORT_OK = qw(sys_start machine_checks mcc_cc json_of read_cyg job_files oracle_jobs oracle_checks
+    graph_checks toggle_jobs toggle_checks tear_jobs tear_notes);
 
 # sys_start(ARCH, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
 # its package]...]) -> a temporary directory.  What is missing to test
@@ -223,37 +223,42 @@ my $QUICK = 100;
 my @TFILES = ('/tmp/rapid.json',
     map { ("/tmp/on-$_.json", "/tmp/settle-$_.json", "/tmp/stale-$_.json", "/tmp/off-$_.json") } 0 .. 7);
 
-# toggle_jobs(cc => CC, lib => DIR, dir => TMP, files => \%files) -> jobs
-# 'toggle' (linked in, static) and 'toggle-plain'.
+# toggle_jobs(cc => CC, lib => DIR, dir => TMP, files => \%files, name =>
+# NAME (default toggle), cflags => [...]) -> jobs NAME (linked in,
+# static) and NAME-plain.
 sub toggle_jobs {
     my (%o) = @_;
     my ($cc, $dir) = @o{qw(cc dir)};
-    mcc_cc($cc, "$dir/toggle.o", '-O2', '-DWITH_API', "-I$RTINC", '-c', "$TSRC/toggle.c");
-    mcc_cc($cc, "$dir/toggle", '-static', '-no-pie', "$dir/toggle.o", "$o{lib}/libmcount-trace.a", '-lpthread');
-    must($cc, '-O2', '-static', '-no-pie', '-o', "$dir/toggle-plain", "$TSRC/toggle.c", '-lpthread');
-    $o{files}{'/toggle'} = "$dir/toggle";
-    $o{files}{'/toggle-plain'} = "$dir/toggle-plain";
-    return ({ name => 'toggle-plain', argv => ['/toggle-plain'] },
-        { name => 'toggle', argv => ['/toggle'], env => { TOGGLE_DIR => '/tmp', MCOUNT_TRACE_BUFFER => 256,
+    my $n = $o{name} // 'toggle';
+    my @cf = @{ $o{cflags} // [] };
+    mcc_cc($cc, "$dir/$n.o", '-O2', @cf, '-DWITH_API', "-I$RTINC", '-c', "$TSRC/toggle.c");
+    mcc_cc($cc, "$dir/$n", '-static', '-no-pie', @cf, "$dir/$n.o", "$o{lib}/libmcount-trace.a", '-lpthread');
+    must($cc, '-O2', @cf, '-static', '-no-pie', '-o', "$dir/$n-plain", "$TSRC/toggle.c", '-lpthread');
+    $o{files}{"/$n"} = "$dir/$n";
+    $o{files}{"/$n-plain"} = "$dir/$n-plain";
+    return ({ name => "$n-plain", argv => ["/$n-plain"] },
+        { name => $n, argv => ["/$n"], env => { TOGGLE_DIR => '/tmp', MCOUNT_TRACE_BUFFER => 256,
             MCOUNT_TRACE_DIR => '/tmp/ctl', TOGGLE_QUICK => $QUICK }, files => [@TFILES, '/tmp/quick.txt'] });
 }
 
-# toggle_checks($r, dir => TMP): no crash, the plain build's output (the
-# program's own SIGTRAP and SIGSEGV handlers got their signals), every
-# event well formed and from a switched-on function and its caller,
+# toggle_checks($r, dir => TMP, name => NAME of toggle_jobs): no crash,
+# the plain build's output (the program's own SIGTRAP and SIGSEGV
+# handlers got their signals), every event well formed and from a switched-on function and its caller,
 # events from every worker after each enable and none after each
 # disable; the emulator's stale blocks (toggle.c) counted and shown.
 sub toggle_checks {
     my ($r, %o) = @_;
     my $dir = $o{dir};
-    my $p = $r->{'toggle-plain'} // {};
-    my $t = $r->{toggle} // {};
+    my $n = $o{name} // 'toggle';
+    my $p = $r->{"$n-plain"} // {};
+    my $t = $r->{$n} // {};
     like($p->{stdout} // '', qr/\A(worker \d sum -?\d+\n){3}traps 2\nfaults: each write to the read-only page faulted once\n\z/,
-        'toggle, plain build: three sums, both traps, each fault');
-    is($t->{status}, 0, 'toggle: exits 0 (no crash)') or diag "status $t->{status}; stdout: $t->{stdout}; stderr: $t->{stderr}";
-    is($t->{stderr}, '', 'toggle: nothing on stderr');
-    is($t->{stdout}, $p->{stdout}, 'toggle: the output of the plain build (sums, traps, faults)');
-    my $syms = nm_funcs("$dir/toggle");
+        "$n, plain build: three sums, both traps, each fault");
+    is($t->{status}, 0, "$n: exits 0 (no crash)")
+        or diag "status $t->{status}; stdout: $t->{stdout}; stderr: $t->{stderr}";
+    is($t->{stderr}, '', "$n: nothing on stderr");
+    is($t->{stdout}, $p->{stdout}, "$n: the output of the plain build (sums, traps, faults)");
+    my $syms = nm_funcs("$dir/$n");
     my %caller = (hot_a => 'hot_b', hot_b => 'worker');
     my (@bad, %on_funcs, @off, %stale);
     my $events = 0;
@@ -278,22 +283,22 @@ sub toggle_checks {
             $stale{$f}++ if $f =~ /stale-/;
         }
     }
-    cmp_ok($events, '>', 100, "toggle: $events events");
-    is_deeply(\@bad, [], 'toggle: every event well formed, of hot_a or hot_b, at nm\'s address, '
+    cmp_ok($events, '>', 100, "$n: $events events");
+    is_deeply(\@bad, [], "$n: every event well formed, of hot_a or hot_b, at nm's address, "
         . 'from its caller');
     # hot_a's events alone may show a worker: after an enable
     # qemu-system-aarch64 has also been seen to run hot_b's old `nop` on,
     # even after toggle.c wrote the page back (cause not known; see
     # doc/architectures.md).
     is_deeply([map { scalar keys %{ $on_funcs{$_} // {} } } 0 .. 7], [(3) x 8],
-        'toggle: after each of 8 live enables, events from all 3 workers');
+        "$n: after each of 8 live enables, events from all 3 workers");
     splice @off, 10 if @off > 10;
-    is_deeply(\@off, [], 'toggle: after each live disable (and the calls under way), no event');
+    is_deeply(\@off, [], "$n: after each live disable (and the calls under way), no event");
     my ($rounds, $q_on, $q_stale, $q_stale_rounds, $q_off) = ($t->{files}{'/tmp/quick.txt'} // '')
         =~ /\Arounds (\d+) on (\d+) stale (\d+) stale-rounds (\d+) off (\d+)\n\z/;
-    is($rounds, $QUICK, "toggle: $QUICK more rounds, counted by the program");
-    is($q_on, $QUICK, 'toggle: events after each of their enables');
-    is($q_off, 0, 'toggle: no event after any of their disables');
+    is($rounds, $QUICK, "$n: $QUICK more rounds, counted by the program");
+    is($q_on, $QUICK, "$n: events after each of their enables");
+    is($q_off, 0, "$n: no event after any of their disables");
     # The emulator's (toggle.c): shown, so that its rate stays visible.
     my $st = join ', ', map { "$_ $stale{$_}" } sort keys %stale;
     note 'emulator: a block translated from the old bytes ran on after a disable in '
