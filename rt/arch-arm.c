@@ -55,29 +55,10 @@
 #define __ARM_NR_cacheflush 0x0f0002
 #endif
 
-static uint32_t word(uintptr_t a)
-{
-	uint32_t v;
-	memcpy(&v, (const void *)a, 4);
-	return v;
-}
-
-static uint16_t half(uintptr_t a)
-{
-	uint16_t v;
-	memcpy(&v, (const void *)a, 2);
-	return v;
-}
-
-static int32_t sext(uint32_t v, unsigned bits)
-{
-	return (int32_t)(v << (32 - bits)) >> (32 - bits);
-}
-
 /* ARM bl / blx at `at`: the target, bit 0 set where it is Thumb code. */
 static uintptr_t arm_target(uintptr_t at, uint32_t i)
 {
-	uintptr_t t = at + 8 + (uintptr_t)(sext(i & 0xffffff, 24) * 4);
+	uintptr_t t = at + 8 + (uintptr_t)(mt_sext(i & 0xffffff, 24) * 4);
 	if ((i & 0xfe000000u) == 0xfa000000u)                 /* blx: to Thumb, H is bit 1 */
 		t += ((i >> 24) & 1) * 2 + 1;
 	return t;
@@ -89,7 +70,7 @@ static uintptr_t thumb_target(uintptr_t at, uint16_t h1, uint16_t h2)
 	uint32_t s = (h1 >> 10) & 1, j1 = (h2 >> 13) & 1, j2 = (h2 >> 11) & 1;
 	uint32_t i1 = !(j1 ^ s), i2 = !(j2 ^ s);
 	uint32_t imm = s << 24 | i1 << 23 | i2 << 22 | (uint32_t)(h1 & 0x3ff) << 12 | (uint32_t)(h2 & 0x7ff) << 1;
-	int32_t off = sext(imm, 25);
+	int64_t off = mt_sext(imm, 25);
 	if (h2 & 0x1000)                                      /* bl: stays Thumb */
 		return at + 4 + (uintptr_t)off + 1;
 	return ((at + 4) & ~(uintptr_t)3) + (uintptr_t)off;  /* blx: to ARM */
@@ -114,12 +95,15 @@ static bool hook_target(const struct mt_object *o, uintptr_t t)
 	if (sym && sym->addr == a && mt_is_hook_name(sym->name))
 		return true;
 	/* A Thumb caller's way into an ARM PLT entry: bx pc; nop. */
-	if ((t & 1) && mt_in_plt(o, a) && mt_in_exec(o, a + 3) && half(a) == 0x4778 && half(a + 2) == 0x46c0)
-		a += 4, t = a;
+	if ((t & 1) && mt_in_plt(o, a) && mt_in_exec(o, a + 3) && mt_code16(a) == 0x4778 &&
+	    mt_code16(a + 2) == 0x46c0) {
+		a += 4;
+		t = a;
+	}
 	if ((t & 3) || !mt_in_plt(o, a) || !mt_in_exec(o, a + 11))
 		return false;
 	/* add ip, pc, #i0; add ip, ip, #i1; ldr pc, [ip, #n]! */
-	uint32_t i0 = word(a), i1 = word(a + 4), i2 = word(a + 8);
+	uint32_t i0 = mt_code32(a), i1 = mt_code32(a + 4), i2 = mt_code32(a + 8);
 	if ((i0 & 0xfffff000u) != 0xe28fc000u || (i1 & 0xfffff000u) != 0xe28cc000u ||
 	    (i2 & 0xfffff000u) != 0xe5bcf000u)
 		return false;
@@ -137,10 +121,10 @@ static const char *arm_decode(struct mt_site *s, const struct mt_object *o)
 	s->addr = a;
 	if (!mt_in_exec(o, a) || !mt_in_exec(o, a + 3))
 		return "not in the object's code";
-	bool thumb = mt_in_exec(o, a - 2) && half(a - 2) == T_PUSH_LR;
-	bool arm = !(a & 3) && mt_in_exec(o, a - 4) && word(a - 4) == ARM_PUSH_LR;
-	uint32_t i = word(a);
-	uint16_t h1 = half(a), h2 = half(a + 2);
+	bool thumb = mt_in_exec(o, a - 2) && mt_code16(a - 2) == T_PUSH_LR;
+	bool arm = !(a & 3) && mt_in_exec(o, a - 4) && mt_code32(a - 4) == ARM_PUSH_LR;
+	uint32_t i = mt_code32(a);
+	uint16_t h1 = mt_code16(a), h2 = mt_code16(a + 2);
 	s->len = 4;
 	memcpy(s->orig, &i, 4);
 	if (thumb && thumb_call(h1, h2)) {

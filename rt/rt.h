@@ -82,6 +82,26 @@ struct mt_arch {
 };
 MT_HIDDEN extern const struct mt_arch mt_arch;
 
+/* For the decoders (arch-*.c): the code at a as memory holds it, 4 or 2
+ * bytes (an instruction may be only 2-byte aligned), and the low `bits`
+ * bits of v sign-extended. */
+static inline uint32_t mt_code32(uintptr_t a)
+{
+	uint32_t v;
+	__builtin_memcpy(&v, (const void *)a, 4);
+	return v;
+}
+static inline uint16_t mt_code16(uintptr_t a)
+{
+	uint16_t v;
+	__builtin_memcpy(&v, (const void *)a, 2);
+	return v;
+}
+static inline int64_t mt_sext(uint64_t v, unsigned bits)
+{
+	return (int64_t)(v << (64 - bits)) >> (64 - bits);
+}
+
 /* The function_graph tracer needs the hook to pass the slot of the
  * function's return address and a return trampoline, and a key by which
  * the trampoline names the frame that returned through it:
