@@ -12,6 +12,7 @@
  * then the verb's payload until the connection closes (mcount-trace(1)).
  */
 #define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64          /* a trace file past 2 GiB on a 32-bit system */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
