@@ -30,7 +30,7 @@ SRCS := src/main.c src/objdump.c src/scan.c src/emit.c src/arch.c src/elfpeek.c 
 HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
-.PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64
+.PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64 rt-arm
 all: $(HELPER) man rt
 
 # libmcount-trace (rt/): the tracer's run-time library, preloaded
@@ -39,9 +39,9 @@ all: $(HELPER) man rt
 # the hooks enter without saving the vector registers: general registers
 # only (where the compiler has a flag for it; riscv64's hook is an
 # ordinary call, rt/hook-riscv64.S).  Built for the host where it is
-# x86_64, aarch64 or riscv64 (RT_ARCH), and for aarch64 and riscv64 with
-# cross compilers into build/ARCH/ (tested under full-system emulation,
-# t/79 and t/83; see doc/architectures.md).
+# x86_64, aarch64 or riscv64 (RT_ARCH), and for aarch64, riscv64 and
+# 32-bit arm (armhf) with cross compilers into build/ARCH/ (tested under
+# full-system emulation, t/79, t/83 and t/85; see doc/architectures.md).
 RT_ARCH ?= $(shell uname -m)
 RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/debugfile.c rt/inflate.c rt/output.c rt/control.c
 RT_C    := $(RT_COMMON) rt/arch-$(RT_ARCH).c
@@ -98,9 +98,11 @@ build/$(1)/libmcount-trace.a: $$(patsubst rt/%.c,build/$(1)/rt/a/%.o,$$(RT_COMMO
 endef
 $(eval $(call rt_cross,aarch64,aarch64-linux-gnu))
 $(eval $(call rt_cross,riscv64,riscv64-linux-gnu))
+$(eval $(call rt_cross,arm,arm-linux-gnueabihf))
 
 # The kernels the full-system tests boot: Debian's arm64 image (t/79,
-# qemu-system-aarch64) and its riscv64 one (t/83, qemu-system-riscv64).
+# qemu-system-aarch64; t/85 runs armhf programs on it) and its riscv64
+# one (t/83, qemu-system-riscv64).
 build/aarch64/vmlinuz: scripts/fetch-kernel
 	$(Q)scripts/fetch-kernel arm64 $@
 build/riscv64/vmlinux: scripts/fetch-kernel

@@ -46,13 +46,6 @@
 #define BTI_C   0xd503245fu
 #define BTI_JC  0xd50324dfu
 
-static uint32_t insn(uintptr_t a)
-{
-	uint32_t v;
-	memcpy(&v, (const void *)a, 4);
-	return v;
-}
-
 static uintptr_t bl_target(uintptr_t at, uint32_t i)
 {
 	int64_t off = (int64_t)((uint64_t)(i & 0x03ffffffu) << 38) >> 36;   /* imm26 * 4, signed */
@@ -81,14 +74,14 @@ static bool hook_target(const struct mt_object *o, uintptr_t t, int depth)
 	if ((t & 3) || !mt_in_exec(o, t) || !mt_in_exec(o, t + 15))
 		return false;
 	uintptr_t p = t;
-	if (insn(p) == BTI_C || insn(p) == BTI_JC)
+	if (mt_code32(p) == BTI_C || mt_code32(p) == BTI_JC)
 		p += 4;
-	uint32_t i0 = insn(p), i1 = insn(p + 4), i2 = insn(p + 8);
+	uint32_t i0 = mt_code32(p), i1 = mt_code32(p + 4), i2 = mt_code32(p + 8);
 	if (mt_in_plt(o, t)) {
 		/* adrp x16, slot; ldr x17, [x16, #lo12]; add x16, x16, #lo12; br x17 */
 		uintptr_t page = adrp_page(p, i0, 16);
 		if (!page || (i1 & 0xffc003ffu) != 0xf9400211u || (i2 & 0xffc003ffu) != 0x91000210u ||
-		    insn(p + 12) != 0xd61f0220u)
+		    mt_code32(p + 12) != 0xd61f0220u)
 			return false;
 		return mt_is_hook_slot(o, page + ((i1 >> 10) & 0xfff) * 8);
 	}
@@ -130,7 +123,7 @@ static bool signs_lr(const struct mt_site *s, const struct mt_object *o)
 	if (!f || (f->addr & 3) || f->addr > s->addr || s->addr - f->addr > 4096 || !mt_in_exec(o, f->addr))
 		return true;
 	for (uintptr_t a = f->addr; a < s->addr; a += 4) {
-		uint32_t i = insn(a);
+		uint32_t i = mt_code32(a);
 		if (i == PACIASP || i == PACIBSP || i == PACIAZ || i == PACIBZ ||
 		    (i & 0xfffff81fu) == 0xdac1001eu ||      /* pacia, pacib x30, xn|sp */
 		    (i & 0xfffffbffu) == 0xdac123feu)        /* paciza, pacizb x30 */
@@ -145,7 +138,7 @@ static const char *a64_decode(struct mt_site *s, const struct mt_object *o)
 		return "not at an instruction boundary (not 4-byte aligned)";
 	if (!mt_in_exec(o, s->addr) || !mt_in_exec(o, s->addr + 3))
 		return "not in the object's code";
-	uint32_t i = insn(s->addr);
+	uint32_t i = mt_code32(s->addr);
 	if ((i & BL_MASK) == BL_OP) {
 		s->len = 4;
 		s->form = 0;
@@ -170,8 +163,10 @@ static void a64_bytes(const struct mt_site *s, enum mt_state st, unsigned char *
 }
 
 /* A context synchronisation event for this thread. */
-static void a64_sync_self(void)
+static void a64_sync_self(uintptr_t lo, uintptr_t hi)
 {
+	(void)lo;
+	(void)hi;
 	__asm__ volatile("isb" : : : "memory");
 }
 

@@ -59,29 +59,17 @@
 #define __NR_riscv_flush_icache 259
 #endif
 
-static uint32_t insn(uintptr_t a)
-{
-	uint32_t v;
-	memcpy(&v, (const void *)a, 4);
-	return v;
-}
-
-static int64_t sext(uint64_t v, unsigned bits)
-{
-	return (int64_t)(v << (64 - bits)) >> (64 - bits);
-}
-
 static uintptr_t jal_target(uintptr_t at, uint32_t i)
 {
 	uint64_t imm = ((i >> 31) & 1) << 20 | ((i >> 12) & 0xff) << 12 | ((i >> 20) & 1) << 11 |
 		       ((i >> 21) & 0x3ff) << 1;
-	return at + (uintptr_t)sext(imm, 21);
+	return at + (uintptr_t)mt_sext(imm, 21);
 }
 
 /* auipc rd, hi20 at `at` followed by an I-type lo12 in `lo`: the sum. */
 static uintptr_t pcrel(uintptr_t at, uint32_t auipc, uint32_t lo)
 {
-	return at + (uintptr_t)sext(auipc & 0xfffff000u, 32) + (uintptr_t)sext(lo >> 20, 12);
+	return at + (uintptr_t)mt_sext(auipc & 0xfffff000u, 32) + (uintptr_t)mt_sext(lo >> 20, 12);
 }
 
 extern void _mcount(void);
@@ -96,7 +84,7 @@ static bool hook_target(const struct mt_object *o, uintptr_t t)
 	if ((t & 1) || !mt_in_plt(o, t) || !mt_in_exec(o, t + 11))
 		return false;
 	/* auipc t3, hi; ld t3, lo(t3); jalr t1, t3 */
-	uint32_t i0 = insn(t), i1 = insn(t + 4), i2 = insn(t + 8);
+	uint32_t i0 = mt_code32(t), i1 = mt_code32(t + 4), i2 = mt_code32(t + 8);
 	if ((i0 & 0xfff) != 0xe17 || (i1 & 0xfffff) != 0xe3e03 || i2 != 0x000e0367u)
 		return false;
 	return mt_is_hook_slot(o, pcrel(t, i0, i1));
@@ -116,23 +104,22 @@ static bool keeps_fp(const struct mt_site *s, const struct mt_object *o)
 		return false;
 	int64_t down = 0;
 	for (uintptr_t a = f->addr; a < s->addr;) {
-		uint16_t h;
-		memcpy(&h, (const void *)a, 2);
+		uint16_t h = mt_code16(a);
 		if ((h & 3) == 3) {
-			uint32_t i = insn(a);
+			uint32_t i = mt_code32(a);
 			if ((i & 0xfffff) == 0x10113)                    /* addi sp, sp, imm */
-				down -= sext(i >> 20, 12);
+				down -= mt_sext(i >> 20, 12);
 			else if ((i & 0xfffff) == 0x10413)               /* addi s0, sp, imm */
-				return down > 0 && sext(i >> 20, 12) == down;
+				return down > 0 && mt_sext(i >> 20, 12) == down;
 			a += 4;
 			continue;
 		}
 		if ((h & 0xef83) == 0x0101) {                            /* c.addi sp, imm */
-			down -= sext((uint64_t)(((h >> 12) & 1) << 5 | ((h >> 2) & 0x1f)), 6);
+			down -= mt_sext((uint64_t)(((h >> 12) & 1) << 5 | ((h >> 2) & 0x1f)), 6);
 		} else if ((h & 0xef83) == 0x6101) {                     /* c.addi16sp sp, imm */
 			int64_t imm = (int64_t)(((h >> 12) & 1) << 9 | ((h >> 6) & 1) << 4 | ((h >> 5) & 1) << 6 |
 						((h >> 3) & 3) << 7 | ((h >> 2) & 1) << 5);
-			down -= sext((uint64_t)imm, 10);
+			down -= mt_sext((uint64_t)imm, 10);
 		} else if ((h & 0xe01f) == 0 && h) {                     /* c.addi4spn s0, sp, imm */
 			int64_t imm = (int64_t)(((h >> 11) & 3) << 4 | ((h >> 7) & 0xf) << 6 | ((h >> 6) & 1) << 2 |
 						((h >> 5) & 1) << 3);
@@ -149,11 +136,11 @@ static const char *rv_decode(struct mt_site *s, const struct mt_object *o)
 		return "not at an instruction boundary (not 2-byte aligned)";
 	if (!mt_in_exec(o, s->addr) || !mt_in_exec(o, s->addr + 3))
 		return "not in the object's code";
-	uint32_t i = insn(s->addr);
+	uint32_t i = mt_code32(s->addr);
 	if ((i & 0xfff) == AUIPC_RA) {
 		if (!mt_in_exec(o, s->addr + 7))
 			return "not in the object's code";
-		uint32_t j = insn(s->addr + 4);
+		uint32_t j = mt_code32(s->addr + 4);
 		if (j == RV_NOP)
 			return "a NOP already (another tool changed it)";
 		if ((j & 0xfffff) != JALR_RA_RA)
@@ -192,8 +179,10 @@ static void rv_bytes(const struct mt_site *s, enum mt_state st, unsigned char *o
 /* Every hart of the process fetches what memory now holds: the kernel
  * runs fence.i on those running it and on the others before they next
  * run it (flags 0: not this thread only). */
-static MT_FENCE_TEXT void rv_sync_self(void)
+static MT_FENCE_TEXT void rv_sync_self(uintptr_t lo, uintptr_t hi)
 {
+	(void)lo;
+	(void)hi;
 	mt_raw6(__NR_riscv_flush_icache, 0, 0, 0, 0, 0, 0);
 }
 

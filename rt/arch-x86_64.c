@@ -96,8 +96,10 @@ static void x86_bytes(const struct mt_site *s, enum mt_state st, unsigned char *
 
 /* cpuid serialises; iretq would be cheaper where cpuid traps to a
  * hypervisor, but a patch pass happens rarely. */
-static void x86_sync_self(void)
+static void x86_sync_self(uintptr_t lo, uintptr_t hi)
 {
+	(void)lo;
+	(void)hi;
 	unsigned a = 0, b, c = 0, d;
 	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d) : : "memory");
 }

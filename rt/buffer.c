@@ -84,7 +84,7 @@ static struct mt_tbuf *tbuf_new(void)
 		}
 	}
 	size_t size = sizeof(struct mt_tbuf) + n * sizeof(struct mt_event);
-	long p = mt_raw6(SYS_mmap, 0, (long)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long p = mt_raw6(MT_SYS_MMAP, 0, (long)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p < 0 && p > -4096) {
 		self_dead = 1;
 		return NULL;

@@ -12,6 +12,7 @@
  * then the verb's payload until the connection closes (mcount-trace(1)).
  */
 #define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64          /* a trace file past 2 GiB on a 32-bit system */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -640,7 +641,9 @@ __attribute__((constructor(101))) static void mt_init(void)
 	out_fmt = fmt < 0 ? MT_FMT_TEXT : (enum mt_fmt)fmt;
 	const char *tr = getenv("MCOUNT_TRACE_TRACER");
 	int tracer = tr && *tr ? tracer_of(tr) : MT_TRACER_FUNCTION;
-	if (tracer < 0)
+	if (tracer < 0 && !strcmp(tr, "function_graph"))
+		mt_msg("MCOUNT_TRACE_TRACER: no function_graph on %s yet: function it is", mt_arch.name);
+	else if (tracer < 0)
 		mt_msg("MCOUNT_TRACE_TRACER: '%s' is neither function nor function_graph: function it is", tr);
 	atomic_store(&mt_tracer, tracer < 0 ? MT_TRACER_FUNCTION : tracer);
 	const char *na = getenv("MCOUNT_TRACE_ARGS");

@@ -22,6 +22,12 @@
  *   riscv64  the time CSR (rdtime), which Linux lets user space read and
  *            which counts at the platform's one timebase on every hart;
  *            the CPU from rseq as on aarch64 (tp is the thread pointer).
+ *   arm      (32-bit) no counter: cntvct is readable from user space only
+ *            where the kernel allows it (an arm64 kernel running the
+ *            program in AArch32 does, a 32-bit kernel need not), and no
+ *            probe can tell without risking SIGILL, so the clock is
+ *            clock_gettime() (mt_use_tsc false); the raw system call is
+ *            svc 0 with the number in r7.
  *
  * Where neither applies, mt_clock_now() falls back to clock_gettime(),
  * which the vDSO serves with general registers only.
@@ -30,7 +36,9 @@
 #define MCOUNT_CPU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/syscall.h>
 
 #include "rt.h"
 
@@ -184,8 +192,62 @@ static inline const char *mt_cpu_clock_name(void)
 }
 #endif
 
+#elif defined(__arm__)
+
+/* r7 is Thumb code's frame pointer, which no asm may name: the number
+ * goes in through ip, r7 kept there meanwhile. */
+static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long r0 __asm__("r0") = a;
+	register long r1 __asm__("r1") = b;
+	register long r2 __asm__("r2") = c;
+	register long r3 __asm__("r3") = d;
+	register long r4 __asm__("r4") = e;
+	register long r5 __asm__("r5") = f;
+	__asm__ volatile("mov ip, r7\n\tmov r7, %[n]\n\tsvc #0\n\tmov r7, ip"
+			 : "+r"(r0) : [n] "r"(n), "r"(r1), "r"(r2), "r"(r3), "r"(r4), "r"(r5) : "ip", "memory");
+	return r0;
+}
+
+static inline uint64_t mt_cpu_ticks(unsigned *cpu)
+{
+	*cpu = 0;
+	return 0;
+}
+
+static inline void mt_cpu_clock_probe(void)
+{
+	mt_use_tsc = false;
+	mt_use_rdpid = false;
+}
+
+static inline const char *mt_cpu_clock_name(void)
+{
+	return "clock_gettime";
+}
+
 #else
 #error "libmcount-trace: no hot path for this architecture (rt/cpu.h)"
+#endif
+
+/* pwrite64 as a raw system call (patch.c's fenced writes): 32-bit arm's
+ * EABI passes a 64-bit argument in an even register pair, so the offset
+ * skips r3 and is r4 (low word), r5 (high). */
+static inline __attribute__((always_inline)) long mt_raw_pwrite(int fd, const void *buf, size_t n, uintptr_t off)
+{
+#if defined(__arm__)
+	return mt_raw6(SYS_pwrite64, fd, (long)buf, (long)n, 0, (long)off, 0);
+#else
+	return mt_raw6(SYS_pwrite64, fd, (long)buf, (long)n, (long)off, 0, 0);
+#endif
+}
+
+/* An anonymous mapping as a raw system call (buffer.c): 32-bit arm has
+ * only mmap2, whose offset (0 here) counts pages. */
+#if defined(SYS_mmap)
+#define MT_SYS_MMAP SYS_mmap
+#else
+#define MT_SYS_MMAP SYS_mmap2
 #endif
 
 #endif

@@ -44,12 +44,38 @@ bool mt_in_exec(const struct mt_object *o, uintptr_t a)
 #define NATIVE_DATA ELFDATA2MSB
 #endif
 
+/* The objects are the process's own: its class's structures (arm's
+ * 32-bit ones, with REL relocations). */
+#if UINTPTR_MAX == UINT32_MAX
+typedef Elf32_Ehdr Ehdr;
+typedef Elf32_Shdr Shdr;
+typedef Elf32_Sym Sym;
+typedef Elf32_Rel Rel;
+typedef Elf32_Rela Rela;
+#define NATIVE_CLASS ELFCLASS32
+#define ST_BIND ELF32_ST_BIND
+#define ST_TYPE ELF32_ST_TYPE
+#define R_TYPE ELF32_R_TYPE
+#define R_SYM ELF32_R_SYM
+#else
+typedef Elf64_Ehdr Ehdr;
+typedef Elf64_Shdr Shdr;
+typedef Elf64_Sym Sym;
+typedef Elf64_Rel Rel;
+typedef Elf64_Rela Rela;
+#define NATIVE_CLASS ELFCLASS64
+#define ST_BIND ELF64_ST_BIND
+#define ST_TYPE ELF64_ST_TYPE
+#define R_TYPE ELF64_R_TYPE
+#define R_SYM ELF64_R_SYM
+#endif
+
 /* The file mapped read-only, with bounds-checked views of it. */
 struct file {
 	const unsigned char *p;
 	size_t size;
-	const Elf64_Ehdr *eh;
-	const Elf64_Shdr *sh;
+	const Ehdr *eh;
+	const Shdr *sh;
 	size_t shnum;
 	const char *shstr;
 	size_t shstr_size;
@@ -62,7 +88,7 @@ static const void *at(const struct file *f, uint64_t off, uint64_t len)
 	return f->p + off;
 }
 
-static const char *sec_name(const struct file *f, const Elf64_Shdr *s)
+static const char *sec_name(const struct file *f, const Shdr *s)
 {
 	if (!f->shstr || s->sh_name >= f->shstr_size)
 		return "";
@@ -76,17 +102,17 @@ static int parse_file(const unsigned char *p, size_t size, struct file *f)
 	memset(f, 0, sizeof *f);
 	f->p = p;
 	f->size = size;
-	f->eh = (const Elf64_Ehdr *)p;
-	if (size < sizeof(Elf64_Ehdr) || memcmp(f->eh->e_ident, ELFMAG, SELFMAG) ||
-	    f->eh->e_ident[EI_CLASS] != ELFCLASS64 || f->eh->e_ident[EI_DATA] != NATIVE_DATA)
+	f->eh = (const Ehdr *)p;
+	if (size < sizeof(Ehdr) || memcmp(f->eh->e_ident, ELFMAG, SELFMAG) ||
+	    f->eh->e_ident[EI_CLASS] != NATIVE_CLASS || f->eh->e_ident[EI_DATA] != NATIVE_DATA)
 		return -1;
 	size_t shnum = f->eh->e_shnum;
-	const Elf64_Shdr *sh0 = at(f, f->eh->e_shoff, sizeof *sh0);
-	if (!sh0 || f->eh->e_shentsize != sizeof(Elf64_Shdr))
+	const Shdr *sh0 = at(f, f->eh->e_shoff, sizeof *sh0);
+	if (!sh0 || f->eh->e_shentsize != sizeof(Shdr))
 		return -1;
 	if (!shnum)
 		shnum = sh0->sh_size;
-	f->sh = at(f, f->eh->e_shoff, shnum * sizeof(Elf64_Shdr));
+	f->sh = at(f, f->eh->e_shoff, shnum * sizeof(Shdr));
 	if (!f->sh || shnum > 1000000)
 		return -1;
 	f->shnum = shnum;
@@ -104,7 +130,7 @@ const unsigned char *mt_map_file(const char *path, size_t *size)
 	if (fd < 0)
 		return NULL;
 	struct stat st;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof(Ehdr)) {
 		close(fd);
 		return NULL;
 	}
@@ -156,7 +182,7 @@ const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const c
 	if (!p || parse_file(p, size, &f))
 		return NULL;
 	for (size_t i = 1; i < f.shnum; i++) {
-		const Elf64_Shdr *s = &f.sh[i];
+		const Shdr *s = &f.sh[i];
 		if (s->sh_type == SHT_NOBITS || strcmp(sec_name(&f, s), name))
 			continue;
 		const unsigned char *b = at(&f, s->sh_offset, s->sh_size);
@@ -187,7 +213,7 @@ static int sym_cmp(const void *a, const void *b)
 
 /* The symbols of one symbol table section. */
 struct symtab {
-	const Elf64_Sym *sym;
+	const Sym *sym;
 	size_t n;
 	const char *str;
 	size_t str_size;
@@ -195,12 +221,12 @@ struct symtab {
 
 static bool read_symtab(const struct file *f, size_t i, struct symtab *t)
 {
-	const Elf64_Shdr *s = &f->sh[i];
-	if (s->sh_entsize != sizeof(Elf64_Sym) || s->sh_link >= f->shnum)
+	const Shdr *s = &f->sh[i];
+	if (s->sh_entsize != sizeof(Sym) || s->sh_link >= f->shnum)
 		return false;
 	t->sym = at(f, s->sh_offset, s->sh_size);
-	t->n = s->sh_size / sizeof(Elf64_Sym);
-	const Elf64_Shdr *l = &f->sh[s->sh_link];
+	t->n = s->sh_size / sizeof(Sym);
+	const Shdr *l = &f->sh[s->sh_link];
 	t->str = at(f, l->sh_offset, l->sh_size);
 	t->str_size = l->sh_size;
 	return t->sym && t->str;
@@ -217,7 +243,7 @@ static const char *sym_name(const struct symtab *t, uint32_t off)
 /* Rank of a binding when two symbols share an address: global first. */
 static int rank(unsigned char info)
 {
-	switch (ELF64_ST_BIND(info)) {
+	switch (ST_BIND(info)) {
 	case STB_GLOBAL: return 0;
 	case STB_WEAK: return 1;
 	default: return 2;
@@ -245,11 +271,11 @@ static void read_functions(struct mt_object *o, const struct file *f)
 	}
 	size_t n = 0;
 	for (size_t i = 1; i < t.n; i++) {
-		const Elf64_Sym *s = &t.sym[i];
-		unsigned type = ELF64_ST_TYPE(s->st_info);
+		const Sym *s = &t.sym[i];
+		unsigned type = ST_TYPE(s->st_info);
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF || !s->st_value)
 			continue;
-		v[n].addr = o->bias + s->st_value;
+		v[n].addr = o->bias + (s->st_value & ~mt_arch.func_bits);
 		v[n].size = s->st_size;
 		v[n].name = sym_name(&t, s->st_name);
 		ranks[n] = (unsigned char)rank(s->st_info);
@@ -319,22 +345,43 @@ bool mt_is_hook_slot(const struct mt_object *o, uintptr_t slot)
 	return false;
 }
 
+/* The GOT slot and symbol of relocation j of a REL or RELA section. */
+static bool reloc_at(const Shdr *s, const void *v, size_t j, uintptr_t *off, unsigned *type, size_t *sym)
+{
+	if (s->sh_type == SHT_RELA && s->sh_entsize == sizeof(Rela) && j < s->sh_size / sizeof(Rela)) {
+		const Rela *r = (const Rela *)v + j;
+		*off = r->r_offset;
+		*type = R_TYPE(r->r_info);
+		*sym = R_SYM(r->r_info);
+		return true;
+	}
+	if (s->sh_type == SHT_REL && s->sh_entsize == sizeof(Rel) && j < s->sh_size / sizeof(Rel)) {
+		const Rel *r = (const Rel *)v + j;
+		*off = r->r_offset;
+		*type = R_TYPE(r->r_info);
+		*sym = R_SYM(r->r_info);
+		return true;
+	}
+	return false;
+}
+
 /* GOT slots the dynamic linker fills with a hook (JUMP_SLOT, GLOB_DAT). */
 static void read_hook_slots(struct mt_object *o, const struct file *f)
 {
 	for (size_t i = 1; i < f->shnum; i++) {
-		const Elf64_Shdr *s = &f->sh[i];
-		if (s->sh_type != SHT_RELA || s->sh_entsize != sizeof(Elf64_Rela) || !(s->sh_flags & SHF_ALLOC))
+		const Shdr *s = &f->sh[i];
+		if ((s->sh_type != SHT_RELA && s->sh_type != SHT_REL) || !(s->sh_flags & SHF_ALLOC))
 			continue;
 		struct symtab t;
 		if (s->sh_link >= f->shnum || !read_symtab(f, s->sh_link, &t))
 			continue;
-		const Elf64_Rela *r = at(f, s->sh_offset, s->sh_size);
+		const void *r = at(f, s->sh_offset, s->sh_size);
 		if (!r)
 			continue;
-		for (size_t j = 0; j < s->sh_size / sizeof *r; j++) {
-			unsigned type = ELF64_R_TYPE(r[j].r_info);
-			size_t si = ELF64_R_SYM(r[j].r_info);
+		uintptr_t off;
+		unsigned type;
+		size_t si;
+		for (size_t j = 0; reloc_at(s, r, j, &off, &type, &si); j++) {
 			if ((type != mt_arch.jump_slot && type != mt_arch.glob_dat) || !si || si >= t.n)
 				continue;
 			if (!mt_is_hook_name(sym_name(&t, t.sym[si].st_name)))
@@ -343,7 +390,7 @@ static void read_hook_slots(struct mt_object *o, const struct file *f)
 			if (!nv)
 				return;
 			o->hook_slots = nv;
-			o->hook_slots[o->nhook_slots++] = o->bias + r[j].r_offset;
+			o->hook_slots[o->nhook_slots++] = o->bias + off;
 		}
 	}
 }
@@ -352,7 +399,7 @@ static void read_sections(struct mt_object *o, const struct file *f)
 {
 	unsigned nplt = 0;
 	for (size_t i = 1; i < f->shnum; i++) {
-		const Elf64_Shdr *s = &f->sh[i];
+		const Shdr *s = &f->sh[i];
 		const char *name = sec_name(f, s);
 		if (!strcmp(name, "__mcount_loc") && (s->sh_flags & SHF_ALLOC) && s->sh_type == SHT_PROGBITS) {
 			o->table = o->bias + s->sh_addr;

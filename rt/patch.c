@@ -28,6 +28,7 @@
  * program's own SIGTRAP handler, or ends the process as it would have.
  */
 #define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64          /* pwrite at an address above 2 GiB (32-bit) */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -122,7 +123,9 @@ static int raw_sigmask(int how, const sigset_t *set, sigset_t *old)
 	sigset_t copy;
 	if (set && how != SIG_UNBLOCK) {
 		copy = *set;
-		((unsigned long *)&copy)[0] &= ~(3ul << 31);      /* signals 32 and 33 */
+		unsigned long *w = (unsigned long *)&copy;
+		for (unsigned sig = 32; sig <= 33; sig++)          /* bit sig - 1, in words of longs */
+			w[(sig - 1) / (8 * sizeof *w)] &= ~(1ul << (sig - 1) % (8 * sizeof *w));
 		set = &copy;
 	}
 	long r = syscall(SYS_rt_sigprocmask, how, set, old, 8);
@@ -149,7 +152,7 @@ static void sync_all(void)
 {
 	if (have_sync_core)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
-	mt_arch.sync_self();
+	mt_arch.sync_self(0, 0);
 }
 
 /* Fenced pages (mt_arch.fence_pages; below). */
@@ -476,19 +479,22 @@ static MT_FENCE_TEXT size_t fence_write(const struct range *rg, size_t nrg, cons
 	if (r)
 		k--;
 	for (; !r && w < n; w++) {
-		long q = mt_raw6(SYS_pwrite64, fd, (long)p[w].b, (long)p[w].n, (long)p[w].addr, 0, 0);
+		long q = mt_raw_pwrite(fd, p[w].b, p[w].n, p[w].addr);
 		if (q != (long)p[w].n) {
 			r = q < 0 ? q : -EIO;
 			break;
 		}
 	}
+	/* The new code for every thread's instruction fetch, before any
+	 * thread can run it (arm flushes each range's caches). */
+	for (size_t i = 0; i < k; i++)
+		mt_arch.sync_self(rg[i].lo, rg[i].hi);
 	/* Executable again, whatever it takes: a thread waits for it. */
 	for (size_t i = 0; i < k; i++)
 		for (int tries = 0; tries < 1000; tries++)
 			if (!mt_raw6(SYS_mprotect, (long)rg[i].lo, (long)(rg[i].hi - rg[i].lo), PROT_READ | PROT_EXEC,
 				     0, 0, 0))
 				break;
-	mt_arch.sync_self();
 	*err = -r;
 	return w;
 }

@@ -63,20 +63,45 @@ struct mt_arch {
 	/* The relocation types by which the dynamic linker fills a GOT slot
 	 * with a symbol's address (elf.c: slots that hold a hook). */
 	unsigned jump_slot, glob_dat;
+	/* The bits of a function symbol's value that are not its address
+	 * (arm: bit 0, set for Thumb code); elf.c clears them. */
+	uintptr_t func_bits;
 	/* Read the site's bytes at s->addr: fill s->len, s->orig, s->form and
-	 * the call's target.  0 if it is a call to a hook, else a static
-	 * string saying what it is instead. */
+	 * the call's target, and clear the bits of s->addr that are not the
+	 * instruction's address (arm: a Thumb entry's bit 0).  0 if it is a
+	 * call to a hook, else a static string saying what it is instead. */
 	const char *(*decode)(struct mt_site *s, const struct mt_object *o);
 	/* The bytes of a site in a state (s->len of them). */
 	void (*bytes)(const struct mt_site *s, enum mt_state st, unsigned char *out);
-	/* Serialise this thread's instruction stream. */
-	void (*sync_self)(void);
+	/* Serialise this thread's instruction stream, after a write of
+	 * [lo, hi) (0, 0: of any code; arm flushes the range's caches). */
+	void (*sync_self)(uintptr_t lo, uintptr_t hi);
 	/* The interrupted context of a trap: its address, the site it stopped
 	 * in (ip after the trap instruction), and the emulation of a site. */
 	uintptr_t (*trap_site)(const void *uc);
 	void (*emulate)(const struct mt_site *s, enum mt_state st, void *uc);
 };
 MT_HIDDEN extern const struct mt_arch mt_arch;
+
+/* For the decoders (arch-*.c): the code at a as memory holds it, 4 or 2
+ * bytes (an instruction may be only 2-byte aligned), and the low `bits`
+ * bits of v sign-extended. */
+static inline uint32_t mt_code32(uintptr_t a)
+{
+	uint32_t v;
+	__builtin_memcpy(&v, (const void *)a, 4);
+	return v;
+}
+static inline uint16_t mt_code16(uintptr_t a)
+{
+	uint16_t v;
+	__builtin_memcpy(&v, (const void *)a, 2);
+	return v;
+}
+static inline int64_t mt_sext(uint64_t v, unsigned bits)
+{
+	return (int64_t)(v << (64 - bits)) >> (64 - bits);
+}
 
 /* The function_graph tracer needs the hook to pass the slot of the
  * function's return address and a return trampoline, and a key by which
@@ -104,6 +129,7 @@ MT_HIDDEN extern const struct mt_arch mt_arch;
  *            as the slot: just below the caller's stack pointer, as on
  *            x86_64, so the key is the slot, and the trampoline finds it
  *            just below sp after the return.
+ *   arm      (32-bit) not yet: the function tracer only.
  * MT_SLOT_COPY: the hook may pass such a copy. */
 #if defined(__x86_64__)
 #define MT_HAVE_GRAPH 1

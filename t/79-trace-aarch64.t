@@ -54,12 +54,12 @@ use lib 't/lib';
 use TestUtil qw($TOP must run_cmd slurp);
 use TraceTest qw($RTINC $TSRC read_json nm_funcs func_at bias_of first_diff against_cyg
     read_cyg_graph read_graph_json);
-use A64System qw($A64CC $A64CXX a64_missing a64_boot);
-use SysTrace qw(sys_start boot_checks mcc_cc job_files oracle_jobs oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS
-    %GRAPH_ENV toggle_jobs toggle_checks tear_jobs tear_notes);
+use A64System qw($A64CC $A64CXX a64_boot);
+use SysTrace qw(sys_start boot_checks mcc_cc job_files oracle_jobs oracle_checks graph_checks hazards_jobs
+    hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs tear_notes);
 
 my $A64 = "$TOP/build/aarch64";
-my $dir = sys_start(a64_missing(), $A64);
+my $dir = sys_start('aarch64', lib => $A64, tools => [[$A64CXX, 'g++-12-aarch64-linux-gnu']]);
 
 # mcount-cc with the cross compiler
 sub mcc {

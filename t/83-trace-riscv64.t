@@ -47,13 +47,14 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
-use RV64System qw($RV64CC $RV64CXX $RV64SYSROOT rv64_missing rv64_boot);
-use SysTrace qw(sys_start boot_checks oracle_jobs oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS toggle_jobs
-    toggle_checks tear_jobs tear_notes);
+use RV64System qw($RV64CC $RV64CXX $RV64SYSROOT rv64_boot);
+use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
+    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs);
 
 my $QEMU_USER = 'qemu-riscv64';
 my $RV64 = "$TOP/build/riscv64";
-my $dir = sys_start(rv64_missing(), $RV64, $QEMU_USER);
+my $dir = sys_start('riscv64', lib => $RV64,
+    tools => [[$QEMU_USER, 'qemu-user'], [$RV64CXX, 'g++-12-riscv64-linux-gnu']]);
 
 # ---- builds ----
 must($RV64CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
@@ -78,25 +79,10 @@ my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $RV64CC, dir =>
 # ---- one boot ----
 my $r = boot_checks('', \&rv64_boot, files => \%files, jobs => \@jobs, timeout => 900, libs => \@HAZARDS_LIBS);
 
-# ---- the machine runs the code it has ----
-is($r->{smc}{status}, 0, 'smc exits 0') or diag $r->{smc}{stderr} // '';
-is($r->{smc}{stdout}, "f 1 2 3\n",
-    'the emulated machine runs code changed through /proc/self/mem (as the tracer writes it)');
-tear_notes($r);    # why the library fences pages (rt/arch-riscv64.c)
-my ($sst, $sout) = run_cmd(['timeout', '60', $QEMU_USER, "$dir/smc"]);
-is($sout, "f 1 1 1\n", "$QEMU_USER does not (why the test boots a kernel)");
-
-# ---- a dynamically linked program against qemu-user ----
-my ($rst, $rel) = run_cmd(['readelf', '-l', "$dir/plain"]);
-like($rel, qr{program interpreter: /lib/ld-linux-riscv64-lp64d\.so\.1\]},
-    'the plain program is dynamically linked, through the interpreter the guest has');
-my ($ust, $uout, $uerr) = run_cmd(['timeout', '60', $QEMU_USER, '-L', $RV64SYSROOT, "$dir/plain", 3]);
-is($ust, 0, "under $QEMU_USER the plain program exits 0") or diag $uerr;
-like($uout, qr/\Aresult -?\d+ \d+\.\d{4}\n\z/, "under $QEMU_USER it prints one result line") or diag $uout;
-my $p = $r->{plain} // {};
-is($p->{status}, $ust, 'in the guest it exits as under qemu-user') or diag $p->{stderr} // '';
-is($p->{stdout}, $uout, 'in the guest it prints what it prints under qemu-user');
-is($p->{stderr}, '', 'and nothing on stderr');
+# ---- the machine runs the code it has; a dynamically linked program ----
+# (tear.c's notes: why the library fences pages, rt/arch-riscv64.c)
+my ($uout, $ust) = machine_checks($r, dir => $dir, qemu_user => $QEMU_USER, sysroot => $RV64SYSROOT,
+    ldso => 'ld-linux-riscv64-lp64d.so.1');
 my $q = $r->{preload} // {};
 is($q->{status}, $ust, "with $PRE preloaded it exits the same") or diag $q->{stderr} // '';
 is($q->{stdout}, $uout, 'and prints the same');

@@ -8,16 +8,13 @@ use strict;
 use warnings;
 
 use Exporter 'import';
-use QemuSystem qw(%SYS sys_missing sys_boot);
+use QemuSystem qw(%SYS sys_boot);
 
-our @EXPORT_OK = qw($KERNEL $A64CC $A64CXX a64_missing a64_boot);
+our @EXPORT_OK = qw($KERNEL $A64CC $A64CXX a64_boot);
 
 our $KERNEL = $SYS{aarch64}{kernel};
 our $A64CC = $SYS{aarch64}{cc};
 our $A64CXX = $SYS{aarch64}{cxx};    # for C++ programs only (t/79's exceptions)
-
-# What is missing to boot, as a message, or ''.
-sub a64_missing { return sys_missing('aarch64') }
 
 # a64_boot(OPTIONS): QemuSystem's sys_boot on aarch64; the CPU is a
 # Cortex-A57 (ARMv8.0: no pointer authentication, no BTI) unless cpu

@@ -5,7 +5,8 @@ package QemuSystem;
 # qemu-system-ARCH with an initramfs of the programs, that architecture's
 # C library and t/src/trace/sys/init.c as /init, which runs the jobs and
 # reports on the console.  One implementation for every architecture:
-# A64System (t/79) and RV64System (t/83) only name theirs.
+# A64System (t/79), RV64System (t/83) and ArmSystem (t/86) only name
+# theirs.
 #
 # Why not qemu-user: it translates guest code into blocks and drops a
 # block when the guest writes its page through a writable mapping (it
@@ -34,6 +35,15 @@ our %SYS = (
         # Cortex-A57 (ARMv8.0: no pointer authentication, no BTI) unless told
         machine => sub { ('-cpu', $_[0] // 'cortex-a57') },
     },
+    # armhf programs on the arm64 kernel (CONFIG_COMPAT runs 32-bit EL0),
+    # on a Cortex-A57, which executes AArch32 at EL0
+    arm => {
+        qemu => 'qemu-system-aarch64', kernel => "$TOP/build/aarch64/vmlinuz", debarch => 'arm64',
+        cc => 'arm-linux-gnueabihf-gcc-12', cxx => 'arm-linux-gnueabihf-g++-12',
+        sysroot => '/usr/arm-linux-gnueabihf', triplet => 'arm-linux-gnueabihf',
+        ldso => 'ld-linux-armhf.so.3', console => 'ttyAMA0',
+        machine => sub { ('-cpu', $_[0] // 'cortex-a57') },
+    },
     riscv64 => {
         qemu => 'qemu-system-riscv64', kernel => "$TOP/build/riscv64/vmlinux", debarch => 'riscv64',
         cc => 'riscv64-linux-gnu-gcc-12', cxx => 'riscv64-linux-gnu-g++-12',
@@ -54,7 +64,7 @@ sub _sys {
 sub sys_missing {
     my ($arch) = @_;
     my $s = _sys($arch);
-    my @m = grep { !have($_) } $s->{cc}, $s->{cxx}, $s->{qemu};
+    my @m = grep { !have($_) } $s->{cc}, $s->{qemu};
     push @m, "$s->{kernel} (make fetches it: scripts/fetch-kernel $s->{debarch})" unless -s $s->{kernel};
     push @m, "$s->{sysroot}/lib/libc.so.6" unless -e "$s->{sysroot}/lib/libc.so.6";
     push @m, "$s->{firmware} (qemu-system-data)" if $s->{firmware} && !-e $s->{firmware};

@@ -8,17 +8,14 @@ use strict;
 use warnings;
 
 use Exporter 'import';
-use QemuSystem qw(%SYS sys_missing sys_boot);
+use QemuSystem qw(%SYS sys_boot);
 
-our @EXPORT_OK = qw($RV64KERNEL $RV64CC $RV64CXX $RV64SYSROOT rv64_missing rv64_boot);
+our @EXPORT_OK = qw($RV64KERNEL $RV64CC $RV64CXX $RV64SYSROOT rv64_boot);
 
 our $RV64KERNEL = $SYS{riscv64}{kernel};
 our $RV64CC = $SYS{riscv64}{cc};
 our $RV64CXX = $SYS{riscv64}{cxx};
 our $RV64SYSROOT = $SYS{riscv64}{sysroot};
-
-# What is missing to boot, as a message, or ''.
-sub rv64_missing { return sys_missing('riscv64') }
 
 # rv64_boot(OPTIONS): QemuSystem's sys_boot on riscv64 (qemu's default
 # CPU, rv64gc with the extensions qemu 7.2 enables, unless cpu says).

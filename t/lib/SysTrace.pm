@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package SysTrace;
 # The tracer's checks that every architecture under full-system
-# emulation runs (t/79 aarch64, t/83 riscv64), in one boot each: the
+# emulation runs (t/79 aarch64, t/83 riscv64, t/86 arm), in one boot each: the
 # jobs' builds (a cross compiler through mcount-cc) and, after the boot,
 # the checks of their results.
 #
@@ -32,23 +32,24 @@ use Test::More;
 
 use Exporter 'import';
 use TestUtil qw(must run_cmd spit tmpdir have);
+use QemuSystem qw(sys_missing);
 use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg
     graph_compare graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
 
-our @EXPORT_OK = qw(sys_start boot_checks mcc_cc json_of read_cyg job_files oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs tear_notes);
+our @EXPORT_OK = qw(sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
+    oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks
+    tear_jobs tear_notes);
 
-# sys_start(MISSING, LIB, COMMAND...): the start of a booted
-# architecture's test.  What is missing (MISSING, the system's words;
-# the library in LIB; the commands) fails the test by name and ends it;
-# the tracer's and mcount-cc's variables are cleared; a temporary
-# directory.
+# sys_start(ARCH, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
+# its package]...]) -> a temporary directory.  What is missing to test
+# the tracer on ARCH fails the test file, named, and ends it (no skip);
+# the tracer's and mcount-cc's variables are cleared.
 sub sys_start {
-    my ($missing, $lib, @tools) = @_;
-    my @m = $missing ? ($missing) : ();
-    push @m, map { "not installed: $_" } grep { !have($_) } @tools;
-    push @m, "$lib/libmcount-trace.so and .a: run make"
-        unless -f "$lib/libmcount-trace.so" && -f "$lib/libmcount-trace.a";
+    my ($arch, %o) = @_;
+    my @m = grep { $_ ne '' } sys_missing($arch);
+    push @m, map { "$_->[0] ($_->[1])" } grep { !have($_->[0]) } @{ $o{tools} // [] };
+    push @m, "$o{lib}/libmcount-trace.so and .a: run make rt-$arch"
+        unless -f "$o{lib}/libmcount-trace.so" && -f "$o{lib}/libmcount-trace.a";
     if (@m) {
         fail(join '; ', @m);
         done_testing();
@@ -69,6 +70,34 @@ sub boot_checks {
         or diag "qemu status $st; console:\n" . substr($console, -3000);
     is_deeply($r->{'(damaged)'} // [], [], "${label}every file came whole over the console");
     return $r;
+}
+
+# machine_checks($r, dir => TMP, qemu_user => QEMU, sysroot => the cross
+# C library's, ldso => the dynamic linker's name) -> the plain program's
+# output under qemu-user.  The machine runs code changed through
+# /proc/self/mem (the smc job: "f 1 2 3"; qemu-user "f 1 1 1"), tear.c's
+# notes, and the plain build of oracle.c (oracle_jobs) runs in the guest
+# through its dynamic linker as under qemu-user.
+sub machine_checks {
+    my ($r, %o) = @_;
+    my ($dir, $qemu) = @o{qw(dir qemu_user)};
+    is($r->{smc}{status}, 0, 'smc exits 0') or diag $r->{smc}{stderr} // '';
+    is($r->{smc}{stdout}, "f 1 2 3\n",
+        'the emulated machine runs code changed through /proc/self/mem (as the tracer writes it)');
+    tear_notes($r);
+    my ($sst, $sout) = run_cmd(['timeout', '60', $qemu, "$dir/smc"]);
+    is($sout, "f 1 1 1\n", "$qemu does not (why the test boots a kernel)");
+    my ($rst, $rel) = run_cmd(['readelf', '-l', "$dir/plain"]);
+    like($rel, qr{program interpreter: /lib/\Q$o{ldso}\E\]},
+        'the plain program is dynamically linked, through the interpreter the guest has');
+    my ($ust, $uout, $uerr) = run_cmd(['timeout', '60', $qemu, '-L', $o{sysroot}, "$dir/plain", 3]);
+    is($ust, 0, "under $qemu the plain program exits 0") or diag $uerr;
+    like($uout, qr/\Aresult -?\d+ \d+\.\d{4}\n\z/, "under $qemu it prints one result line") or diag $uout;
+    my $p = $r->{plain} // {};
+    is($p->{status}, $ust, 'in the guest it exits as under qemu-user') or diag $p->{stderr} // '';
+    is($p->{stdout}, $uout, 'in the guest it prints what it prints under qemu-user');
+    is($p->{stderr}, '', 'and nothing on stderr');
+    return ($uout, $ust);
 }
 
 # mcount-cc with a cross compiler (the object gets its table; g++
@@ -279,37 +308,42 @@ my $QUICK = 100;
 my @TFILES = ('/tmp/rapid.json',
     map { ("/tmp/on-$_.json", "/tmp/settle-$_.json", "/tmp/stale-$_.json", "/tmp/off-$_.json") } 0 .. 7);
 
-# toggle_jobs(cc => CC, lib => DIR, dir => TMP, files => \%files) -> jobs
-# 'toggle' (linked in, static) and 'toggle-plain'.
+# toggle_jobs(cc => CC, lib => DIR, dir => TMP, files => \%files, name =>
+# NAME (default toggle), cflags => [...]) -> jobs NAME (linked in,
+# static) and NAME-plain.
 sub toggle_jobs {
     my (%o) = @_;
     my ($cc, $dir) = @o{qw(cc dir)};
-    mcc_cc($cc, "$dir/toggle.o", '-O2', '-DWITH_API', "-I$RTINC", '-c', "$TSRC/toggle.c");
-    mcc_cc($cc, "$dir/toggle", '-static', '-no-pie', "$dir/toggle.o", "$o{lib}/libmcount-trace.a", '-lpthread');
-    must($cc, '-O2', '-static', '-no-pie', '-o', "$dir/toggle-plain", "$TSRC/toggle.c", '-lpthread');
-    $o{files}{'/toggle'} = "$dir/toggle";
-    $o{files}{'/toggle-plain'} = "$dir/toggle-plain";
-    return ({ name => 'toggle-plain', argv => ['/toggle-plain'] },
-        { name => 'toggle', argv => ['/toggle'], env => { TOGGLE_DIR => '/tmp', MCOUNT_TRACE_BUFFER => 256,
+    my $n = $o{name} // 'toggle';
+    my @cf = @{ $o{cflags} // [] };
+    mcc_cc($cc, "$dir/$n.o", '-O2', @cf, '-DWITH_API', "-I$RTINC", '-c', "$TSRC/toggle.c");
+    mcc_cc($cc, "$dir/$n", '-static', '-no-pie', @cf, "$dir/$n.o", "$o{lib}/libmcount-trace.a", '-lpthread');
+    must($cc, '-O2', @cf, '-static', '-no-pie', '-o', "$dir/$n-plain", "$TSRC/toggle.c", '-lpthread');
+    $o{files}{"/$n"} = "$dir/$n";
+    $o{files}{"/$n-plain"} = "$dir/$n-plain";
+    return ({ name => "$n-plain", argv => ["/$n-plain"] },
+        { name => $n, argv => ["/$n"], env => { TOGGLE_DIR => '/tmp', MCOUNT_TRACE_BUFFER => 256,
             MCOUNT_TRACE_DIR => '/tmp/ctl', TOGGLE_QUICK => $QUICK }, files => [@TFILES, '/tmp/quick.txt'] });
 }
 
-# toggle_checks($r, dir => TMP): no crash, the plain build's output (the
-# program's own SIGTRAP and SIGSEGV handlers got their signals), every
-# event well formed and from a switched-on function and its caller,
+# toggle_checks($r, dir => TMP, name => NAME of toggle_jobs): no crash,
+# the plain build's output (the program's own SIGTRAP and SIGSEGV
+# handlers got their signals), every event well formed and from a switched-on function and its caller,
 # events from every worker after each enable and none after each
 # disable; the emulator's stale blocks (toggle.c) counted and shown.
 sub toggle_checks {
     my ($r, %o) = @_;
     my $dir = $o{dir};
-    my $p = $r->{'toggle-plain'} // {};
-    my $t = $r->{toggle} // {};
+    my $n = $o{name} // 'toggle';
+    my $p = $r->{"$n-plain"} // {};
+    my $t = $r->{$n} // {};
     like($p->{stdout} // '', qr/\A(worker \d sum -?\d+\n){3}traps 2\nfaults: each write to the read-only page faulted once\n\z/,
-        'toggle, plain build: three sums, both traps, each fault');
-    is($t->{status}, 0, 'toggle: exits 0 (no crash)') or diag "status $t->{status}; stdout: $t->{stdout}; stderr: $t->{stderr}";
-    is($t->{stderr}, '', 'toggle: nothing on stderr');
-    is($t->{stdout}, $p->{stdout}, 'toggle: the output of the plain build (sums, traps, faults)');
-    my $syms = nm_funcs("$dir/toggle");
+        "$n, plain build: three sums, both traps, each fault");
+    is($t->{status}, 0, "$n: exits 0 (no crash)")
+        or diag "status $t->{status}; stdout: $t->{stdout}; stderr: $t->{stderr}";
+    is($t->{stderr}, '', "$n: nothing on stderr");
+    is($t->{stdout}, $p->{stdout}, "$n: the output of the plain build (sums, traps, faults)");
+    my $syms = nm_funcs("$dir/$n");
     my %caller = (hot_a => 'hot_b', hot_b => 'worker');
     my (@bad, %on_funcs, @off, %stale);
     my $events = 0;
@@ -334,22 +368,22 @@ sub toggle_checks {
             $stale{$f}++ if $f =~ /stale-/;
         }
     }
-    cmp_ok($events, '>', 100, "toggle: $events events");
-    is_deeply(\@bad, [], 'toggle: every event well formed, of hot_a or hot_b, at nm\'s address, '
+    cmp_ok($events, '>', 100, "$n: $events events");
+    is_deeply(\@bad, [], "$n: every event well formed, of hot_a or hot_b, at nm's address, "
         . 'from its caller');
     # hot_a's events alone may show a worker: after an enable
     # qemu-system-aarch64 has also been seen to run hot_b's old `nop` on,
     # even after toggle.c wrote the page back (cause not known; see
     # doc/architectures.md).
     is_deeply([map { scalar keys %{ $on_funcs{$_} // {} } } 0 .. 7], [(3) x 8],
-        'toggle: after each of 8 live enables, events from all 3 workers');
+        "$n: after each of 8 live enables, events from all 3 workers");
     splice @off, 10 if @off > 10;
-    is_deeply(\@off, [], 'toggle: after each live disable (and the calls under way), no event');
+    is_deeply(\@off, [], "$n: after each live disable (and the calls under way), no event");
     my ($rounds, $q_on, $q_stale, $q_stale_rounds, $q_off) = ($t->{files}{'/tmp/quick.txt'} // '')
         =~ /\Arounds (\d+) on (\d+) stale (\d+) stale-rounds (\d+) off (\d+)\n\z/;
-    is($rounds, $QUICK, "toggle: $QUICK more rounds, counted by the program");
-    is($q_on, $QUICK, 'toggle: events after each of their enables');
-    is($q_off, 0, 'toggle: no event after any of their disables');
+    is($rounds, $QUICK, "$n: $QUICK more rounds, counted by the program");
+    is($q_on, $QUICK, "$n: events after each of their enables");
+    is($q_off, 0, "$n: no event after any of their disables");
     # The emulator's (toggle.c): shown, so that its rate stays visible.
     my $st = join ', ', map { "$_ $stale{$_}" } sort keys %stale;
     note 'emulator: a block translated from the old bytes ran on after a disable in '

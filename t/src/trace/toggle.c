@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* toggle.c - switching sites live while other threads run them (t/79 on
- * aarch64, t/83 on riscv64).
+ * aarch64, t/83 on riscv64, t/86 on arm).
  * NT workers call hot_b (which calls hot_a) and cold in a loop; main, built
  * with -DWITH_API and libmcount-trace.a, switches hot_* on and off through
  * the C API:
@@ -20,7 +20,8 @@
  *      and how many off events there were.
  * After every switch both sites must read as the library says it wrote
  * them (`nop` off, the call on: aarch64 `bl`, riscv64 `jal ra` or the
- * `jalr ra` after `auipc ra`), else the program says so and exits 5.
+ * `jalr ra` after `auipc ra`, arm `bl` or `blx`; arm's `nop` is `pop
+ * {lr}`, in Thumb `pop.w {lr}`), else the program says so and exits 5.
  *
  * Stale translations: qemu-system-aarch64 7.2's TCG can go on running a
  * block it translated from a site's old bytes after the site was
@@ -43,7 +44,7 @@
  * A site the library failed to write still reads `bl`, and fails the
  * check of its word.
  *
- * On riscv64 the library writes sites behind fenced pages (its SIGSEGV
+ * On riscv64 and arm the library writes sites behind fenced pages (its SIGSEGV
  * handler makes a thread that reaches one wait); the stale blocks above
  * have not been seen there, and retranslate() is harmless (the same
  * bytes).
@@ -57,6 +58,7 @@
  * (sums, traps) is that of a build without -pg and without the API.
  */
 #define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64          /* a 32-bit program's addresses above 2 GiB */
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -98,13 +100,28 @@ static long segvs, writes;
 #if defined(__aarch64__)
 #define BREAKPOINT() __asm__ volatile("brk #7")
 #define PC(uc) ((uc)->uc_mcontext.pc)
+#define BREAKPOINT_LEN 4
 #define NOP_WORD 0xd503201fu
 #define IS_CALL(w) (((w) & 0xfc000000u) == 0x94000000u)        /* bl */
 #elif defined(__riscv)
 #define BREAKPOINT() __asm__ volatile(".option push\n.option norvc\nebreak\n.option pop")
 #define PC(uc) ((uc)->uc_mcontext.__gregs[0])
+#define BREAKPOINT_LEN 4
 #define NOP_WORD 0x00000013u
 #define IS_CALL(w) (((w) & 0xfffu) == 0x0efu || ((w) & 0xfffffu) == 0x080e7u)   /* jal ra, jalr ra */
+#elif defined(__arm__) && defined(__thumb__)
+/* the undefined instructions Linux takes as breakpoints (SIGTRAP) */
+#define BREAKPOINT() __asm__ volatile(".inst.n 0xde01")
+#define PC(uc) ((uc)->uc_mcontext.arm_pc)
+#define BREAKPOINT_LEN 2
+#define NOP_WORD 0xeb04f85du                                     /* pop.w {lr} */
+#define IS_CALL(w) (((w) & 0xf800u) == 0xf000u && ((w) & 0xc0000000u) == 0xc0000000u)  /* bl, blx */
+#elif defined(__arm__)
+#define BREAKPOINT() __asm__ volatile(".inst 0xe7f001f0")
+#define PC(uc) ((uc)->uc_mcontext.arm_pc)
+#define BREAKPOINT_LEN 4
+#define NOP_WORD 0xe8bd4000u                                     /* pop {lr} */
+#define IS_CALL(w) (((w) & 0xff000000u) == 0xeb000000u || ((w) & 0xfe000000u) == 0xfa000000u)
 #endif
 
 static void *worker(void *arg)
@@ -131,7 +148,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 	(void)sig;
 	traps++;
 	if (si->si_code != SI_TKILL && si->si_code != SI_USER)
-		PC((ucontext_t *)ucv) += 4;      /* past the breakpoint */
+		PC((ucontext_t *)ucv) += BREAKPOINT_LEN;      /* past the breakpoint */
 }
 
 static void on_segv(int sig, siginfo_t *si, void *ucv)
@@ -146,20 +163,27 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
 #ifdef WITH_API
 /* The word of fn's site that changes: after `mov x0, x30` on aarch64
  * (`bl _mcount`); after `mv a0, ra` on riscv64 (`jal ra`, or the `jalr
- * ra` after `auipc ra`). */
+ * ra` after `auipc ra`); after `push {lr}` on arm (`bl __gnu_mcount_nc`,
+ * Thumb code only 2-byte aligned; fn has the Thumb bit set). */
 static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 {
-	const uint16_t *p = (const uint16_t *)(uintptr_t)fn;
+	const uint16_t *p = (const uint16_t *)((uintptr_t)fn & ~(uintptr_t)1);
 	for (int i = 0; i < 24; i++) {
 #if defined(__aarch64__)
 		if (!(i & 1) && p[i] == 0x03e0 && p[i + 1] == 0xaa1e)     /* mov x0, x30 */
+			return (volatile uint32_t *)&p[i + 2];
+#elif defined(__arm__) && defined(__thumb__)
+		if (p[i] == 0xb500)                                          /* push {lr} */
+			return (volatile uint32_t *)&p[i + 1];
+#elif defined(__arm__)
+		if (!(i & 1) && p[i] == 0xe004 && p[i + 1] == 0xe52d)      /* push {lr} (str lr, [sp, #-4]!) */
 			return (volatile uint32_t *)&p[i + 2];
 #else
 		if (p[i] == 0x8506)                                          /* c.mv a0, ra */
 			return (volatile uint32_t *)&p[(p[i + 1] & 0xfff) == 0x097 ? i + 3 : i + 1];
 #endif
 	}
-	fprintf(stderr, "toggle: no move of the return address at the start of %s\n", name);
+	fprintf(stderr, "toggle: no move or push of the return address at the start of %s\n", name);
 	exit(5);
 }
 

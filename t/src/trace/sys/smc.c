@@ -6,10 +6,12 @@
  * then one that puts 3, written as the tracer writes code (the page
  * stays read and execute, never writable), the instruction cache synced
  * (__builtin___clear_cache: aarch64 cleans and invalidates the line;
- * riscv64's glibc makes the riscv_flush_icache system call), and f is
+ * riscv64's glibc makes the riscv_flush_icache system call, arm's the
+ * cacheflush one), and f is
  * called again.  Prints "f 1 2 3" on a machine that runs the code it has.
  */
 #define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64          /* a 32-bit program's addresses above 2 GiB */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,8 +25,18 @@ __asm__(".text\n.globl f\n.type f, %function\n.p2align 4\nf:\n\tmov w0, #1\n\tre
 __asm__(".text\n.globl f\n.type f, %function\n.p2align 4\n.option push\n.option norvc\n"
 	"f:\n\taddi a0, zero, 1\n\tret\n.option pop\n");
 #define RET(n) (0x00000513u | (uint32_t)(n) << 20)      /* addi a0, zero, n */
+#elif defined(__arm__)
+/* ARM state (a 4-byte word at a 4-byte boundary), whatever the file's */
+#if defined(__thumb__)
+#define SMC_MODE ".thumb\n"
 #else
-#error "smc.c: aarch64 or riscv64"
+#define SMC_MODE ".arm\n"
+#endif
+__asm__(".text\n.syntax unified\n.arm\n.globl f\n.type f, %function\n.p2align 4\n"
+	"f:\n\tmov r0, #1\n\tbx lr\n" SMC_MODE);
+#define RET(n) (0xe3a00000u | (n))                      /* mov r0, #n */
+#else
+#error "smc.c: aarch64, riscv64 or arm"
 #endif
 int f(void);
 

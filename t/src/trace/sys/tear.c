@@ -7,6 +7,7 @@
  * where riscv64's compressed code puts instructions).  Prints the reads
  * and the torn ones. */
 #define _GNU_SOURCE
+#define _FILE_OFFSET_BITS 64          /* a 32-bit program's addresses above 2 GiB */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>

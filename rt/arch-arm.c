@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* arch-arm.c - the instructions of a 32-bit Arm call site (armhf: ARM
+ * and Thumb-2 state).
+ *
+ * GCC's -pg puts, after the prologue, in either state:
+ *	push	{lr}			// the caller's return address (the parent)
+ *	bl	__gnu_mcount_nc		// lr := the address after the site
+ * and the table records the bl (src/arch.c's arm row: R_ARM_CALL,
+ * R_ARM_THM_CALL), with bit 0 set where its anchor is a Thumb symbol.
+ * The push that comes before it tells the state: a site is
+ *   ARM    e52de004 (str lr, [sp, #-4]!) then bl (0xeb) or blx (0xfa, 0xfb)
+ *   Thumb  b500 (push {lr}) then a 32-bit bl or blx, only 2-byte aligned
+ * both 4 bytes (form 0 ARM, form 1 Thumb).  Its target is our
+ * __gnu_mcount_nc (linked in), a function named like a hook, or a PLT
+ * entry (ARM state: add ip, pc; add ip, ip; ldr pc, [ip, #n]!), reached
+ * from Thumb by blx or through the `bx pc; nop` stub before it, whose
+ * GOT slot the dynamic linker fills with a hook (R_ARM_JUMP_SLOT,
+ * R_ARM_GLOB_DAT).  Switched off, the call becomes what the kernel
+ * writes: an instruction that drops the pushed word, `pop {lr}`
+ * (e8bd4000) in ARM state, `pop.w {lr}` (ldr.w lr, [sp], #4: f85d eb04)
+ * in Thumb; lr already holds that word.
+ *
+ * A Thumb site is only 2-byte aligned, so its write need not be one
+ * access, and the architecture's rule for concurrently modified
+ * instructions (the Arm ARM lists B, BL, NOP, ... for ARMv8's AArch32,
+ * and not a load) covers neither state's pair: sites are written behind
+ * fenced pages (patch.c; arch-riscv64.c says how), and sync_self runs
+ * the cacheflush system call over each range written.  No trap is ever
+ * written (trap_len 0): every SIGTRAP is the program's.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <string.h>
+
+#include "cpu.h"
+#include "rt.h"
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "arm: the instruction words below are read as little-endian"
+#endif
+
+#define ARM_PUSH_LR   0xe52de004u   /* str lr, [sp, #-4]! */
+#define ARM_POP_LR    0xe8bd4000u   /* ldmia sp!, {lr}: the kernel's NOP */
+#define ARM_BKPT_MASK 0xfff000f0u
+#define ARM_BKPT      0xe1200070u
+#define T_PUSH_LR     0xb500u       /* push {lr} */
+#define T_POP_LR_1    0xf85du       /* ldr.w lr, [sp], #4 */
+#define T_POP_LR_2    0xeb04u
+#define T_BKPT_MASK   0xff00u
+#define T_BKPT        0xbe00u
+#define FORM_ARM   0
+#define FORM_THUMB 1
+
+#ifndef __ARM_NR_cacheflush
+#define __ARM_NR_cacheflush 0x0f0002
+#endif
+
+/* ARM bl / blx at `at`: the target, bit 0 set where it is Thumb code. */
+static uintptr_t arm_target(uintptr_t at, uint32_t i)
+{
+	uintptr_t t = at + 8 + (uintptr_t)(mt_sext(i & 0xffffff, 24) * 4);
+	if ((i & 0xfe000000u) == 0xfa000000u)                 /* blx: to Thumb, H is bit 1 */
+		t += ((i >> 24) & 1) * 2 + 1;
+	return t;
+}
+
+/* Thumb bl / blx (halfwords h1, h2) at `at`: the same. */
+static uintptr_t thumb_target(uintptr_t at, uint16_t h1, uint16_t h2)
+{
+	uint32_t s = (h1 >> 10) & 1, j1 = (h2 >> 13) & 1, j2 = (h2 >> 11) & 1;
+	uint32_t i1 = !(j1 ^ s), i2 = !(j2 ^ s);
+	uint32_t imm = s << 24 | i1 << 23 | i2 << 22 | (uint32_t)(h1 & 0x3ff) << 12 | (uint32_t)(h2 & 0x7ff) << 1;
+	int64_t off = mt_sext(imm, 25);
+	if (h2 & 0x1000)                                      /* bl: stays Thumb */
+		return at + 4 + (uintptr_t)off + 1;
+	return ((at + 4) & ~(uintptr_t)3) + (uintptr_t)off;  /* blx: to ARM */
+}
+
+/* An ARM data-processing immediate: imm8 rotated right by twice rot. */
+static uint32_t arm_imm(uint32_t i)
+{
+	uint32_t v = i & 0xff, r = ((i >> 8) & 0xf) * 2;
+	return r ? v >> r | v << (32 - r) : v;
+}
+
+extern void __gnu_mcount_nc(void);
+
+/* t: a target, bit 0 set for Thumb code. */
+static bool hook_target(const struct mt_object *o, uintptr_t t)
+{
+	uintptr_t a = t & ~(uintptr_t)1;
+	if (a == ((uintptr_t)__gnu_mcount_nc & ~(uintptr_t)1))
+		return true;
+	const struct mt_sym *sym = mt_sym_at(o, a);
+	if (sym && sym->addr == a && mt_is_hook_name(sym->name))
+		return true;
+	/* A Thumb caller's way into an ARM PLT entry: bx pc; nop. */
+	if ((t & 1) && mt_in_plt(o, a) && mt_in_exec(o, a + 3) && mt_code16(a) == 0x4778 &&
+	    mt_code16(a + 2) == 0x46c0) {
+		a += 4;
+		t = a;
+	}
+	if ((t & 3) || !mt_in_plt(o, a) || !mt_in_exec(o, a + 11))
+		return false;
+	/* add ip, pc, #i0; add ip, ip, #i1; ldr pc, [ip, #n]! */
+	uint32_t i0 = mt_code32(a), i1 = mt_code32(a + 4), i2 = mt_code32(a + 8);
+	if ((i0 & 0xfffff000u) != 0xe28fc000u || (i1 & 0xfffff000u) != 0xe28cc000u ||
+	    (i2 & 0xfffff000u) != 0xe5bcf000u)
+		return false;
+	return mt_is_hook_slot(o, a + 8 + arm_imm(i0) + arm_imm(i1) + (i2 & 0xfff));
+}
+
+static bool thumb_call(uint16_t h1, uint16_t h2)
+{
+	return (h1 & 0xf800) == 0xf000 && ((h2 & 0xd000) == 0xd000 || (h2 & 0xd001) == 0xc000);
+}
+
+static const char *arm_decode(struct mt_site *s, const struct mt_object *o)
+{
+	uintptr_t a = s->addr & ~(uintptr_t)1;
+	s->addr = a;
+	if (!mt_in_exec(o, a) || !mt_in_exec(o, a + 3))
+		return "not in the object's code";
+	bool thumb = mt_in_exec(o, a - 2) && mt_code16(a - 2) == T_PUSH_LR;
+	bool arm = !(a & 3) && mt_in_exec(o, a - 4) && mt_code32(a - 4) == ARM_PUSH_LR;
+	uint32_t i = mt_code32(a);
+	uint16_t h1 = mt_code16(a), h2 = mt_code16(a + 2);
+	s->len = 4;
+	memcpy(s->orig, &i, 4);
+	if (thumb && thumb_call(h1, h2)) {
+		s->form = FORM_THUMB;
+		s->target = thumb_target(a, h1, h2);
+	} else if (arm && ((i & 0xff000000u) == 0xeb000000u || (i & 0xfe000000u) == 0xfa000000u)) {
+		s->form = FORM_ARM;
+		s->target = arm_target(a, i);
+	} else if ((thumb && h1 == T_POP_LR_1 && h2 == T_POP_LR_2) || (arm && i == ARM_POP_LR)) {
+		return "a NOP already (another tool changed it)";
+	} else if ((thumb && (h1 & T_BKPT_MASK) == T_BKPT) || (arm && (i & ARM_BKPT_MASK) == ARM_BKPT)) {
+		return "a breakpoint (a debugger or another tool changed it)";
+	} else if (!thumb && !arm) {
+		return "not after push {lr} (not a __gnu_mcount_nc call site)";
+	} else {
+		return "not a call instruction";
+	}
+	if (!hook_target(o, s->target))
+		return "a call to something other than the hook";
+	return NULL;
+}
+
+static void arm_bytes(const struct mt_site *s, enum mt_state st, unsigned char *out)
+{
+	static const uint32_t arm_nop = ARM_POP_LR;
+	static const uint16_t thumb_nop[2] = { T_POP_LR_1, T_POP_LR_2 };
+	if (st == MT_CALL)
+		memcpy(out, s->orig, 4);
+	else if (s->form == FORM_THUMB)
+		memcpy(out, thumb_nop, 4);
+	else
+		memcpy(out, &arm_nop, 4);
+}
+
+/* The written range's data cache cleaned and instruction cache
+ * invalidated (the kernel does it for every CPU); the return from the
+ * system call synchronises this thread's context.  The other threads
+ * are held off the fenced pages until after this (patch.c). */
+static MT_FENCE_TEXT void arm_sync_self(uintptr_t lo, uintptr_t hi)
+{
+	if (lo < hi)
+		mt_raw6(__ARM_NR_cacheflush, (long)lo, (long)hi, 0, 0, 0, 0);
+}
+
+const struct mt_arch mt_arch = {
+	.name = "arm",
+	.trap_len = 0,
+	.fence_pages = true,
+	.jump_slot = R_ARM_JUMP_SLOT,
+	.glob_dat = R_ARM_GLOB_DAT,
+	.func_bits = 1,
+	.decode = arm_decode,
+	.bytes = arm_bytes,
+	.sync_self = arm_sync_self,
+};
