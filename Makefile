@@ -50,17 +50,22 @@ RT_LIB  := build/libmcount-trace.so build/libmcount-trace.a
 ifneq ($(filter $(RT_ARCH),x86_64 aarch64 riscv64),)
 RT_BUILT := $(RT_LIB)
 endif
-rt_genregs = $(if $(filter buffer,$(2)),$(if $(filter riscv64,$(1)),,-mgeneral-regs-only))
+# Per architecture and file: general registers only in the hot path
+# (where the compiler has a flag for it; riscv64's hook is an ordinary
+# call); unwind tables, as a C++ exception goes through the library's
+# wrappers of the unwinder (riscv64's GCC makes none for C by default;
+# arm has no function_graph, so no wrappers, and its tables would tie
+# every traced program to libgcc_s).
+rt_archflags = $(if $(filter buffer,$(2)),$(if $(filter riscv64,$(1)),,-mgeneral-regs-only)) \
+	$(if $(filter arm,$(1)),,-fasynchronous-unwind-tables)
 rt: $(RT_BUILT)
-# Unwind tables everywhere: a C++ exception goes through the library's
-# wrappers of the unwinder (riscv64's GCC makes none for C by default).
-RT_CFLAGS = $(WARN) -fPIC -fno-omit-frame-pointer -fasynchronous-unwind-tables $(CFLAGS)
+RT_CFLAGS = $(WARN) -fPIC -fno-omit-frame-pointer $(CFLAGS)
 build/rt/so/%.o: rt/%.c $(RT_HDRS)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(RT_CFLAGS) -DMT_SHARED $(call rt_genregs,$(RT_ARCH),$*) -c -o $@ $<
+	$(Q)$(CC) $(RT_CFLAGS) -DMT_SHARED $(call rt_archflags,$(RT_ARCH),$*) -c -o $@ $<
 build/rt/a/%.o: rt/%.c $(RT_HDRS)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(RT_CFLAGS) $(call rt_genregs,$(RT_ARCH),$*) -c -o $@ $<
+	$(Q)$(CC) $(RT_CFLAGS) $(call rt_archflags,$(RT_ARCH),$*) -c -o $@ $<
 build/rt/%/hook.o: rt/hook-$(RT_ARCH).S
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -fPIC -c -o $@ $<
@@ -80,10 +85,10 @@ RT_CROSS_LIBS += build/$(1)/libmcount-trace.so build/$(1)/libmcount-trace.a
 rt-$(1): build/$(1)/libmcount-trace.so build/$(1)/libmcount-trace.a
 build/$(1)/rt/so/%.o: rt/%.c $$(RT_HDRS)
 	$$(Q)mkdir -p $$(@D)
-	$$(Q)$$($(1)_CC) $$(RT_CFLAGS) -DMT_SHARED $$(call rt_genregs,$(1),$$*) -c -o $$@ $$<
+	$$(Q)$$($(1)_CC) $$(RT_CFLAGS) -DMT_SHARED $$(call rt_archflags,$(1),$$*) -c -o $$@ $$<
 build/$(1)/rt/a/%.o: rt/%.c $$(RT_HDRS)
 	$$(Q)mkdir -p $$(@D)
-	$$(Q)$$($(1)_CC) $$(RT_CFLAGS) $$(call rt_genregs,$(1),$$*) -c -o $$@ $$<
+	$$(Q)$$($(1)_CC) $$(RT_CFLAGS) $$(call rt_archflags,$(1),$$*) -c -o $$@ $$<
 build/$(1)/rt/%/hook-$(1).o: rt/hook-$(1).S
 	$$(Q)mkdir -p $$(@D)
 	$$(Q)$$($(1)_CC) -fPIC -c -o $$@ $$<
