@@ -119,10 +119,10 @@ static bool cpu_pac(void)
 
 static bool signs_lr(const struct mt_site *s, const struct mt_object *o)
 {
-	const struct mt_sym *f = mt_sym_at(o, s->addr);
-	if (!f || (f->addr & 3) || f->addr > s->addr || s->addr - f->addr > 4096 || !mt_in_exec(o, f->addr))
+	uintptr_t start = mt_prologue_of(o, s->addr, 4);
+	if (!start)
 		return true;
-	for (uintptr_t a = f->addr; a < s->addr; a += 4) {
+	for (uintptr_t a = start; a < s->addr; a += 4) {
 		uint32_t i = mt_code32(a);
 		if (i == PACIASP || i == PACIBSP || i == PACIAZ || i == PACIBZ ||
 		    (i & 0xfffff81fu) == 0xdac1001eu ||      /* pacia, pacib x30, xn|sp */

@@ -99,11 +99,11 @@ static bool hook_target(const struct mt_object *o, uintptr_t t)
  * other form, counts as no frame pointer. */
 static bool keeps_fp(const struct mt_site *s, const struct mt_object *o)
 {
-	const struct mt_sym *f = mt_sym_at(o, s->addr);
-	if (!f || (f->addr & 1) || f->addr > s->addr || s->addr - f->addr > 4096 || !mt_in_exec(o, f->addr))
+	uintptr_t start = mt_prologue_of(o, s->addr, 2);
+	if (!start)
 		return false;
 	int64_t down = 0;
-	for (uintptr_t a = f->addr; a < s->addr;) {
+	for (uintptr_t a = start; a < s->addr;) {
 		uint16_t h = mt_code16(a);
 		if ((h & 3) == 3) {
 			uint32_t i = mt_code32(a);

@@ -329,6 +329,14 @@ const struct mt_sym *mt_sym_at(const struct mt_object *o, uintptr_t a)
 	return s;
 }
 
+uintptr_t mt_prologue_of(const struct mt_object *o, uintptr_t site, uintptr_t align)
+{
+	const struct mt_sym *f = mt_sym_at(o, site);
+	if (!f || (f->addr & (align - 1)) || f->addr > site || site - f->addr > 4096 || !mt_in_exec(o, f->addr))
+		return 0;
+	return f->addr;
+}
+
 bool mt_in_plt(const struct mt_object *o, uintptr_t a)
 {
 	for (int i = 0; i < 2; i++)

@@ -568,8 +568,9 @@ static void collect_site(struct mt_site *s, void *arg)
 	 * there: a debugger's breakpoint, another tool's patch. */
 	unsigned char b[16];
 	mt_arch.bytes(s, now, b);
-	if (memcmp((const void *)s->addr, b, s->len) || (mt_arch.fence_pages && near_fence_code(s))) {
-		refused_now(s, memcmp((const void *)s->addr, b, s->len));
+	bool changed = memcmp((const void *)s->addr, b, s->len) != 0;
+	if (changed || (mt_arch.fence_pages && near_fence_code(s))) {
+		refused_now(s, changed);
 		return;
 	}
 	c->batch[c->n++] = s;

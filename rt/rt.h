@@ -187,6 +187,10 @@ struct mt_object {
  * were added to *objs (reallocated).  Objects gone are marked !live. */
 MT_HIDDEN size_t mt_objects_refresh(struct mt_object ***objs, size_t *nobjs);
 MT_HIDDEN const struct mt_sym *mt_sym_at(const struct mt_object *o, uintptr_t addr);
+/* The start of the function around a site, for reading its prologue
+ * (arch-*.c): 0 unless the object names it, it is aligned to align and
+ * in the object's code, and the site is at most 4 KiB into it. */
+MT_HIDDEN uintptr_t mt_prologue_of(const struct mt_object *o, uintptr_t site, uintptr_t align);
 MT_HIDDEN bool mt_in_exec(const struct mt_object *o, uintptr_t addr);
 MT_HIDDEN bool mt_is_hook_name(const char *name);
 MT_HIDDEN bool mt_in_plt(const struct mt_object *o, uintptr_t addr);
