@@ -109,7 +109,10 @@ for my $v (@variants) {
 oracle_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
 
 # ---- function_graph, where functions keep a frame pointer ----
-graph_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
+# sum_va, variadic, saves its argument registers at the top of its frame
+# and points s0 below them, not at the CFA: its return-address slot is
+# not just below its caller's sp, where the trampoline would look
+graph_checks($r, dir => $dir, variants => \@variants, want_out => $uout, noexit => ['sum_va']);
 hazards_checks($r, dir => $dir);
 
 # ---- live switching behind fenced pages ----

@@ -220,8 +220,9 @@ sub job_files {
 }
 
 # graph_checks($r, dir => TMP, variants => [...], graph => every one,
-# want_out => the plain build's output): each NAME-g job's trace against
-# its enter and exit log.
+# want_out => the plain build's output, noexit => [the functions whose
+# returns cannot be hooked]): each NAME-g job's trace against its enter
+# and exit log.
 sub graph_checks {
     my ($r, %o) = @_;
     for my $v (grep { $o{graph} || $_->[6] } @{ $o{variants} }) {
@@ -234,8 +235,19 @@ sub graph_checks {
         my ($log, $trace) = grep { defined } @$f{"/tmp/$name.cyg", "/tmp/$name.json"};
         ok(defined $trace, "$name: the enter and exit log and the trace") or next;
         # linked in, tracing starts in main (whose own return is not hooked)
-        graph_compare($name, "$o{dir}/$name", $log, [$trace], 0, $v->[3] eq 'a' ? \&graph_from_main : undef);
+        my $ev = graph_compare($name, "$o{dir}/$name", $log, [$trace], 0,
+            $v->[3] eq 'a' ? \&graph_from_main : undef);
+        noexit_is($name, $ev, $o{noexit});
     }
+}
+
+# The functions whose entries say noexit (graph_compare leaves their
+# returns out of the log), as the caller knows them from the sources.
+sub noexit_is {
+    my ($name, $ev, $want) = @_;
+    my %n = map { ($_->{func} => 1) } grep { $_->{noexit} } @$ev;
+    is(join(' ', sort keys %n), join(' ', sort @{ $want // [] }),
+        "$name: the functions whose returns the library could not hook are " . join(', ', @{ $want // [] }));
 }
 
 # A function_graph job of the preloaded library, every function on.
@@ -282,6 +294,7 @@ sub hazards_checks {
     is(scalar @traces, 2, 'hazards: a trace of the parent and of the forked child');
     if ($f->{'/tmp/hazards.cyg'}) {
         my $ev = graph_compare('hazards', "$dir/hazards", $f->{'/tmp/hazards.cyg'}, \@traces, 0);
+        noexit_is('hazards', $ev, []);
         is(hazards_unwound($ev), $HAZARDS_UNWOUND,
             'hazards: frames left by longjmp, siglongjmp and pthread_exit marked unwound');
     } else {
@@ -297,6 +310,7 @@ sub hazards_checks {
     $f = job_files($dir, $j, 'unwind');
     if ($f->{'/tmp/unwind.cyg'} && $f->{'/tmp/unwind.json'}) {
         my $ev = graph_compare('unwind.cc', "$dir/unwind", $f->{'/tmp/unwind.cyg'}, [$f->{'/tmp/unwind.json'}], 1);
+        noexit_is('unwind.cc', $ev, []);
         is(scalar(grep { $_->{unwound} } @$ev), $UNWIND_UNWOUND,
             'unwind.cc: the frames left by the throws marked unwound');
     } else {
