@@ -74,7 +74,9 @@ struct mt_arch {
 	/* The bytes of a site in a state (s->len of them). */
 	void (*bytes)(const struct mt_site *s, enum mt_state st, unsigned char *out);
 	/* Serialise this thread's instruction stream, after a write of
-	 * [lo, hi) (0, 0: of any code; arm flushes the range's caches). */
+	 * [lo, hi) (0, 0: of any code), whose caches it makes consistent
+	 * first (arm, aarch64, ppc64le: GCC's __builtin___clear_cache
+	 * emits nothing there). */
 	void (*sync_self)(uintptr_t lo, uintptr_t hi);
 	/* The interrupted context of a trap: its address, the site it stopped
 	 * in (ip after the trap instruction), and the emulation of a site. */
