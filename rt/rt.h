@@ -132,6 +132,9 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
  *            x86_64, so the key is the slot, and the trampoline finds it
  *            just below sp after the return.
  *   arm      (32-bit) not yet: the function tracer only.
+ *   ppc64le  not yet: the function tracer only (the hook passes the
+ *            slot of the function's return address, 16 bytes into its
+ *            caller's frame, which the function's epilogue reloads).
  * MT_SLOT_COPY: the hook may pass such a copy. */
 #if defined(__x86_64__)
 #define MT_HAVE_GRAPH 1
