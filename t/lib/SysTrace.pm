@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package SysTrace;
 # The tracer's checks that every architecture under full-system
-# emulation runs (t/79 aarch64, t/83 riscv64, t/86 arm), in one boot each: the
+# emulation runs (t/79 aarch64, t/83 riscv64, t/86 arm, t/87 ppc64le), in one boot each: the
 # jobs' builds (a cross compiler through mcount-cc) and, after the boot,
 # the checks of their results.
 #
@@ -38,7 +38,7 @@ use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq f
 
 our @EXPORT_OK = qw(sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
     oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks
-    tear_jobs tear_notes);
+    tear_jobs tear_notes graph_refused_job graph_refused_checks);
 
 # sys_start(ARCH, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
 # its package]...]) -> a temporary directory.  What is missing to test
@@ -73,7 +73,8 @@ sub boot_checks {
 }
 
 # machine_checks($r, dir => TMP, qemu_user => QEMU, sysroot => the cross
-# C library's, ldso => the dynamic linker's name) -> the plain program's
+# C library's, ldso => the dynamic linker's path, from the root: the
+# interpreter its programs name, as "lib/ld-linux-aarch64.so.1") -> the plain program's
 # output under qemu-user.  The machine runs code changed through
 # /proc/self/mem (the smc job: "f 1 2 3"; qemu-user "f 1 1 1"), tear.c's
 # notes, and the plain build of oracle.c (oracle_jobs) runs in the guest
@@ -88,7 +89,7 @@ sub machine_checks {
     my ($sst, $sout) = run_cmd(['timeout', '60', $qemu, "$dir/smc"]);
     is($sout, "f 1 1 1\n", "$qemu does not (why the test boots a kernel)");
     my ($rst, $rel) = run_cmd(['readelf', '-l', "$dir/plain"]);
-    like($rel, qr{program interpreter: /lib/\Q$o{ldso}\E\]},
+    like($rel, qr{program interpreter: /\Q$o{ldso}\E\]},
         'the plain program is dynamically linked, through the interpreter the guest has');
     my ($ust, $uout, $uerr) = run_cmd(['timeout', '60', $qemu, '-L', $o{sysroot}, "$dir/plain", 3]);
     is($ust, 0, "under $qemu the plain program exits 0") or diag $uerr;
@@ -316,6 +317,27 @@ sub hazards_checks {
     } else {
         fail('unwind.cc: no enter and exit log, or no trace');
     }
+}
+
+# graph_refused_job() -> a job that asks for function_graph where the
+# library has none (rt.h: MT_HAVE_GRAPH): the preloaded pie-preloaded
+# variant of oracle_jobs, every function on.
+sub graph_refused_job {
+    return { name => 'graph', argv => ['/pie-preloaded', 3], env => { LD_PRELOAD => '/lib/mt/libmcount-trace.so',
+        MCOUNT_TRACE_TRACER => 'function_graph', MCOUNT_TRACE_FILTER => '*',
+        MCOUNT_TRACE_OUTPUT => '/tmp/graph.txt' } };
+}
+
+# graph_refused_checks($r, want_out => the plain build's output): the
+# program runs on, as it would, and the library says it has no
+# function_graph.
+sub graph_refused_checks {
+    my ($r, %o) = @_;
+    my $g = $r->{graph} // {};
+    is($g->{status}, 0, 'function_graph asked for: the program runs on') or diag $g->{stderr} // '';
+    is($g->{stdout}, $o{want_out}, 'function_graph asked for: the output of the plain build');
+    like($g->{stderr} // '', qr/no function_graph on \S+ yet/, 'function_graph asked for: the library says it has none')
+        or diag $g->{stderr} // '';
 }
 
 my $QUICK = 100;

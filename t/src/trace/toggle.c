@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* toggle.c - switching sites live while other threads run them (t/79 on
- * aarch64, t/83 on riscv64, t/86 on arm).
+ * aarch64, t/83 on riscv64, t/86 on arm, t/87 on ppc64le).
  * NT workers call hot_b (which calls hot_a) and cold in a loop; main, built
  * with -DWITH_API and libmcount-trace.a, switches hot_* on and off through
  * the C API:
@@ -20,8 +20,8 @@
  *      and how many off events there were.
  * After every switch both sites must read as the library says it wrote
  * them (`nop` off, the call on: aarch64 `bl`, riscv64 `jal ra` or the
- * `jalr ra` after `auipc ra`, arm `bl` or `blx`; arm's `nop` is `pop
- * {lr}`, in Thumb `pop.w {lr}`), else the program says so and exits 5.
+ * `jalr ra` after `auipc ra`, arm `bl` or `blx`, ppc64le `bl`; arm's
+ * `nop` is `pop {lr}`, in Thumb `pop.w {lr}`), else the program says so and exits 5.
  *
  * Stale translations: qemu-system-aarch64 7.2's TCG can go on running a
  * block it translated from a site's old bytes after the site was
@@ -122,6 +122,12 @@ static long segvs, writes;
 #define BREAKPOINT_LEN 4
 #define NOP_WORD 0xe8bd4000u                                     /* pop {lr} */
 #define IS_CALL(w) (((w) & 0xff000000u) == 0xeb000000u || ((w) & 0xfe000000u) == 0xfa000000u)
+#elif defined(__powerpc64__)
+#define BREAKPOINT() __asm__ volatile("trap")
+#define PC(uc) ((uc)->uc_mcontext.gp_regs[32])                  /* PT_NIP */
+#define BREAKPOINT_LEN 4
+#define NOP_WORD 0x60000000u                                     /* ori 0,0,0 */
+#define IS_CALL(w) (((w) & 0xfc000003u) == 0x48000001u)          /* bl */
 #endif
 
 static void *worker(void *arg)
@@ -164,7 +170,9 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
 /* The word of fn's site that changes: after `mov x0, x30` on aarch64
  * (`bl _mcount`); after `mv a0, ra` on riscv64 (`jal ra`, or the `jalr
  * ra` after `auipc ra`); after `push {lr}` on arm (`bl __gnu_mcount_nc`,
- * Thumb code only 2-byte aligned; fn has the Thumb bit set). */
+ * Thumb code only 2-byte aligned; fn has the Thumb bit set); on ppc64le
+ * the first bl or nop after `mflr r0` (`bl _mcount`, linked in: to its
+ * local entry; the library has made it a nop by the time main runs). */
 static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 {
 	const uint16_t *p = (const uint16_t *)((uintptr_t)fn & ~(uintptr_t)1);
@@ -178,6 +186,12 @@ static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 #elif defined(__arm__)
 		if (!(i & 1) && p[i] == 0xe004 && p[i + 1] == 0xe52d)      /* push {lr} (str lr, [sp, #-4]!) */
 			return (volatile uint32_t *)&p[i + 2];
+#elif defined(__powerpc64__)
+		if (!(i & 1) && p[i] == 0x02a6 && p[i + 1] == 0x7c08)      /* mflr r0 */
+			for (int j = i + 2; j < 48; j += 2)
+				if (((p[j + 1] & 0xfc00) == 0x4800 && (p[j] & 3) == 1) ||   /* bl */
+				    (p[j + 1] == 0x6000 && !p[j]))                          /* nop */
+					return (volatile uint32_t *)&p[j];
 #else
 		if (p[i] == 0x8506)                                          /* c.mv a0, ra */
 			return (volatile uint32_t *)&p[(p[i + 1] & 0xfff) == 0x097 ? i + 3 : i + 1];

@@ -7,7 +7,7 @@
  * stays read and execute, never writable), the instruction cache synced
  * (__builtin___clear_cache: aarch64 cleans and invalidates the line;
  * riscv64's glibc makes the riscv_flush_icache system call, arm's the
- * cacheflush one), and f is
+ * cacheflush one; ppc64le: dcbst, sync, icbi, isync by hand), and f is
  * called again.  Prints "f 1 2 3" on a machine that runs the code it has.
  */
 #define _GNU_SOURCE
@@ -35,8 +35,12 @@ __asm__(".text\n.globl f\n.type f, %function\n.p2align 4\n.option push\n.option 
 __asm__(".text\n.syntax unified\n.arm\n.globl f\n.type f, %function\n.p2align 4\n"
 	"f:\n\tmov r0, #1\n\tbx lr\n" SMC_MODE);
 #define RET(n) (0xe3a00000u | (n))                      /* mov r0, #n */
+#elif defined(__powerpc64__) && _CALL_ELF == 2
+/* no TOC: the global entry is the local one, the li is f's first word */
+__asm__(".text\n.globl f\n.type f, @function\n.p2align 4\nf:\n\tli 3, 1\n\tblr\n");
+#define RET(n) (0x38600000u | (n))                      /* li r3, n */
 #else
-#error "smc.c: aarch64, riscv64 or arm"
+#error "smc.c: aarch64, riscv64, arm or ppc64le"
 #endif
 int f(void);
 
@@ -48,7 +52,12 @@ static void put(uint32_t insn)
 		_exit(2);
 	}
 	close(fd);
+#if defined(__powerpc64__)
+	/* GCC's __builtin___clear_cache is empty on this target */
+	__asm__ volatile("dcbst 0, %0\n\tsync\n\ticbi 0, %0\n\tisync" : : "r"(f) : "memory");
+#else
 	__builtin___clear_cache((char *)f, (char *)f + 4);
+#endif
 }
 
 int main(void)

@@ -1,0 +1,101 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# libmcount-trace on ppc64le (ELFv2: build/ppc64le/), under full-system
+# emulation: Debian's ppc64el kernel booted by qemu-system-ppc64 on the
+# pseries machine, a POWER9, through SLOF (t/lib/QemuSystem.pm says why
+# not qemu-user).
+#
+#  - The machine runs code changed through /proc/self/mem, as the tracer
+#    changes it (t/src/trace/sys/smc.c: a function's first instruction
+#    rewritten twice, its page never writable, dcbst/sync/icbi/isync):
+#    "f 1 2 3"; under qemu-ppc64le the same program prints "f 1 1 1".
+#    tear.c shows (a note, not a check) how often another thread reads a
+#    4-byte write through /proc/self/mem half made, 4- and 2-byte aligned
+#    (instructions are 4-byte aligned: the library counts on one aligned
+#    store, rt/arch-ppc64le.c).
+#  - A dynamically linked ppc64le program (oracle.c, no tracer) runs in
+#    the guest through the dynamic linker and C library the initramfs
+#    lays out as Debian does, as under qemu-ppc64le with the cross C
+#    library.
+#  - The -finstrument-functions oracle (t/lib/SysTrace.pm): oracle.c
+#    built through mcount-cc, traced with every function on, gives the
+#    enter log event for event; with no filter, no event.  Both forms of
+#    a site, which objdump shows: `bl` to a PLT call stub and the TOC
+#    restore `ld r2,24(r1)` after it (preloaded: switched off, `b .+8`),
+#    and `bl` to _mcount's local entry and `nop` (linked in as PIE and
+#    -static, switched on live from main by the C API; off, `nop`).
+#  - Live switching under load (t/src/trace/toggle.c, SysTrace): threads
+#    run the functions whose sites main switches on and off, each site
+#    one aligned store (the Power ISA's patch class: b, bl, nop); no
+#    crash, every event well formed, events after each enable, none
+#    after each disable; the program's own SIGTRAP handler gets its trap
+#    and raise(), and its own SIGSEGV handler each fault of a worker.
+# No function_graph on ppc64le yet (rt/rt.h): the tracer says so.
+# Everything runs in one boot: a check of another program is one more
+# job in @jobs, its files in %files, and its checks after the boot.
+use strict;
+use warnings;
+use Test::More;
+use lib 't/lib';
+use TestUtil qw($TOP must run_cmd);
+use TraceTest qw($TSRC);
+use PPC64System qw($PPC64CC $PPC64SYSROOT ppc64_boot);
+use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks toggle_jobs toggle_checks tear_jobs
+    graph_refused_job graph_refused_checks);
+
+my $QEMU_USER = 'qemu-ppc64le';
+my $OBJDUMP = 'powerpc64le-linux-gnu-objdump';
+my $PPC = "$TOP/build/ppc64le";
+my $dir = sys_start('ppc64le', lib => $PPC, tools => [[$QEMU_USER, 'qemu-user'],
+    [$OBJDUMP, 'binutils-powerpc64le-linux-gnu']]);
+
+# ---- builds ----
+must($PPC64CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
+my %files = ('/smc' => "$dir/smc");
+# name, compile flags, link flags, 'so' or 'a'
+my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
+    ['static-linked', [], ['-static'], 'a']);
+my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $PPC64CC, dir => $dir, files => \%files),
+    oracle_jobs(cc => $PPC64CC, lib => $PPC, dir => $dir, files => \%files, variants => \@variants),
+    toggle_jobs(cc => $PPC64CC, lib => $PPC, dir => $dir, files => \%files),
+    graph_refused_job());
+
+# ---- one boot ----
+my $r = boot_checks('', \&ppc64_boot, files => \%files, jobs => \@jobs, timeout => 600);
+
+# ---- the machine runs the code it has; a dynamically linked program ----
+my ($uout) = machine_checks($r, dir => $dir, qemu_user => $QEMU_USER, sysroot => $PPC64SYSROOT,
+    ldso => 'lib64/ld64.so.2');
+
+# ---- the tracer: the oracle, both forms of a site ----
+# objdump's view of each variant's calls to the hook and the word after
+# each: through a PLT call stub (the TOC restore after it) or to
+# _mcount's local entry (a nop after it).
+for my $v (@variants) {
+    my ($name, undef, undef, $mode) = @$v;
+    my ($dst, $dis) = run_cmd([$OBJDUMP, '-d', "$dir/$name"]);
+    my (%form, $call);
+    for (split /\n/, $dis) {
+        next unless /\A\s*[0-9a-f]+:\s+(?:[0-9a-f]{2} ){4}\s*(\S+)\s*(.*)/;
+        my ($op, $rest) = ($1, $2);
+        if ($call) {
+            $form{ "$call " . ($op eq 'nop' ? 'nop' : $op eq 'ld' && $rest =~ /\Ar2,24\(r1\)/ ? 'toc' : 'other') }++;
+        }
+        $call = $op eq 'bl' && $rest =~ /<(?:\w+\.plt_call\.)?_mcount(?:\@\@GLIBC[\d._]+)?(\+0x8)?>/
+            ? ($rest =~ /plt_call/ ? 'stub' : $1 ? 'local' : 'global') : undef;
+    }
+    my $want = $mode eq 'so' ? 'stub toc' : 'local nop';
+    ok($form{$want} && $form{$want} >= 8 && keys %form == 1,
+        "$name: objdump shows its sites as " . ($mode eq 'so' ? 'bl to a PLT call stub, then ld r2,24(r1)'
+            : "bl to _mcount's local entry, then nop") . ' (' . join(', ', map { "$_ $form{$_}" } sort keys %form)
+        . ')');
+}
+oracle_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
+
+# ---- function_graph: not on ppc64le yet, and said so ----
+graph_refused_checks($r, want_out => $uout);
+
+# ---- live switching, one aligned store a site ----
+toggle_checks($r, dir => $dir);
+
+done_testing();
