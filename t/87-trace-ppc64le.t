@@ -24,6 +24,11 @@
 #    restore `ld r2,24(r1)` after it (preloaded: switched off, `b .+8`),
 #    and `bl` to _mcount's local entry and `nop` (linked in as PIE and
 #    -static, switched on live from main by the C API; off, `nop`).
+#  - Table entries that are no calls to the hook
+#    (t/src/trace/ppc64le/badsite.S: a bl to another function, a bl to
+#    a look-alike call stub whose slot holds another function, a bl
+#    followed by neither nop nor the TOC restore, no bl at all): each
+#    refused with a message, never written; the calls still run.
 #  - Live switching under load (t/src/trace/toggle.c, SysTrace): threads
 #    run the functions whose sites main switches on and off, each site
 #    one aligned store (the Power ISA's patch class: b, bl, nop); no
@@ -41,7 +46,7 @@ use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
 use PPC64System qw($PPC64CC $PPC64SYSROOT ppc64_boot);
 use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks toggle_jobs toggle_checks tear_jobs
-    graph_refused_job graph_refused_checks);
+    graph_refused_job graph_refused_checks badsite_job badsite_checks);
 
 my $QEMU_USER = 'qemu-ppc64le';
 my $OBJDUMP = 'powerpc64le-linux-gnu-objdump';
@@ -58,7 +63,8 @@ my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
 my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $PPC64CC, dir => $dir, files => \%files),
     oracle_jobs(cc => $PPC64CC, lib => $PPC, dir => $dir, files => \%files, variants => \@variants),
     toggle_jobs(cc => $PPC64CC, lib => $PPC, dir => $dir, files => \%files),
-    graph_refused_job());
+    graph_refused_job(), badsite_job(cc => $PPC64CC, dir => $dir, files => \%files,
+        asm => "$TSRC/ppc64le/badsite.S"));
 
 # ---- one boot ----
 my $r = boot_checks('', \&ppc64_boot, files => \%files, jobs => \@jobs, timeout => 600);
@@ -91,6 +97,11 @@ for my $v (@variants) {
         . ')');
 }
 oracle_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
+
+# ---- entries that are no calls to the hook: refused, never written ----
+badsite_checks($r, refused => [['bad_local', 'a call to something other than the hook'],
+    ['bad_stub', 'a call to something other than the hook'],
+    ['bad_next', 'a bl followed by neither nop nor ld r2,24(r1)'], ['bad_word', 'not a call instruction']]);
 
 # ---- function_graph: not on ppc64le yet, and said so ----
 graph_refused_checks($r, want_out => $uout);

@@ -38,7 +38,7 @@ use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq f
 
 our @EXPORT_OK = qw(sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
     oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks
-    tear_jobs tear_notes graph_refused_job graph_refused_checks);
+    tear_jobs tear_notes graph_refused_job graph_refused_checks badsite_job badsite_checks);
 
 # sys_start(ARCH, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
 # its package]...]) -> a temporary directory.  What is missing to test
@@ -317,6 +317,32 @@ sub hazards_checks {
     } else {
         fail('unwind.cc: no enter and exit log, or no trace');
     }
+}
+
+# badsite_job(cc => CC, dir => TMP, files => \%files, asm => an
+# architecture's badsite.S) -> a job: t/src/trace/sys/badsite.c and the
+# functions of badsite.S, whose table entries are no calls to the hook,
+# preloaded with every function on.
+sub badsite_job {
+    my (%o) = @_;
+    must($o{cc}, '-O2', '-o', "$o{dir}/badsite", "$TSRC/sys/badsite.c", $o{asm});
+    $o{files}{'/badsite'} = "$o{dir}/badsite";
+    return { name => 'badsite', argv => ['/badsite'], env => { LD_PRELOAD => '/lib/mt/libmcount-trace.so',
+        MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_OUTPUT => '/tmp/badsite.txt' } };
+}
+
+# badsite_checks($r, refused => [[FUNCTION, REASON]...]): each entry
+# refused with its reason and left alone (the functions' calls ran as
+# written: "bad 42 43 44 45"), nothing else said.
+sub badsite_checks {
+    my ($r, %o) = @_;
+    my $j = $r->{badsite} // {};
+    is($j->{status}, 0, 'badsite: exits 0') or diag $j->{stderr} // '';
+    is($j->{stdout}, "bad 42 43 44 45\n", 'badsite: every refused site still does what it did');
+    my @got = map { /\Amcount-trace: badsite: 0x[0-9a-f]+ <(\w+)\+0x[0-9a-f]+>: (.*?) \(bytes [0-9a-f ]+\): left alone\z/
+        ? "$1: $2" : "other: $_" } split /\n/, $j->{stderr} // '';
+    is_deeply(\@got, [map { "$_->[0]: $_->[1]" } @{ $o{refused} }],
+        'badsite: each entry refused, with what it is instead');
 }
 
 # graph_refused_job() -> a job that asks for function_graph where the
