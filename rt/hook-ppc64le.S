@@ -11,7 +11,8 @@
  * so lr is the address after the site, and the function's return
  * address (the parent) is in the slot 16 bytes into its caller's frame,
  * whose address is the back chain at 0(r1).  mt_entry gets the address
- * after the site, that slot and r3-r10 as saved.  GCC treats the call as
+ * after the site, that slot (function_graph replaces the return address
+ * in it: the epilogue reloads lr from there) and r3-r10 as saved.  GCC treats the call as
  * an ordinary one (its live values are in non-volatile registers around
  * it), but the hook keeps r3-r10, the argument registers, anyway, for
  * code that assumes less; the floating-point and vector registers are
@@ -76,15 +77,57 @@ _mcount:
 	.cfi_endproc
 	.size _mcount, .-_mcount
 
-/* function_graph is not there yet on ppc64le (rt.h: MT_HAVE_GRAPH 0), so
- * no frame ever returns here; buffer.c compares parents with the
- * address. */
+/* A hijacked function returns here, after its epilogue: r1 is its
+ * caller's sp again, and the slot it returned through (the key, rt.h)
+ * is 16 bytes into the caller's frame.  The return values are kept: r3,
+ * r4 and f1-f8 (mt_exit, in buffer.c, is built without VSX or AltiVec,
+ * so the vector registers are never touched), and r2, the TOC pointer
+ * the function returned with (its caller may count on it: a call in one
+ * module restores none), which this code replaces with the library's
+ * own, found from its own address, to call mt_exit.  lr gets the
+ * original return address.  As hook-aarch64.S's: no unwind information
+ * and a word of no function before it, on purpose, and never unmapped.
+ * The frame: 32 bytes of header, r2-r4 at 32-55, f1-f8 at 64-127. */
 	.globl mt_return_trampoline
 	.hidden mt_return_trampoline
 	.type mt_return_trampoline, @function
 	.p2align 2
-mt_return_trampoline:
 	trap
+mt_return_trampoline:
+	stdu	1, -128(1)
+	std	2, 32(1)
+	std	3, 40(1)
+	std	4, 48(1)
+	stfd	1, 64(1)
+	stfd	2, 72(1)
+	stfd	3, 80(1)
+	stfd	4, 88(1)
+	stfd	5, 96(1)
+	stfd	6, 104(1)
+	stfd	7, 112(1)
+	stfd	8, 120(1)
+	bcl	20, 31, 1f
+1:	mflr	12
+	addis	2, 12, (.TOC.-1b)@ha
+	addi	2, 2, (.TOC.-1b)@l
+	mr	4, 3			// the return value
+	addi	3, 1, 128 + 16		// the key: the slot in the caller's frame
+	bl	mt_exit
+	nop
+	mtlr	3
+	ld	2, 32(1)
+	ld	3, 40(1)
+	ld	4, 48(1)
+	lfd	1, 64(1)
+	lfd	2, 72(1)
+	lfd	3, 80(1)
+	lfd	4, 88(1)
+	lfd	5, 96(1)
+	lfd	6, 104(1)
+	lfd	7, 112(1)
+	lfd	8, 120(1)
+	addi	1, 1, 128
+	blr
 	.size mt_return_trampoline, .-mt_return_trampoline
 
 	.section .note.GNU-stack,"",@progbits

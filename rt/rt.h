@@ -132,9 +132,11 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
  *            x86_64, so the key is the slot, and the trampoline finds it
  *            just below sp after the return.
  *   arm      (32-bit) not yet: the function tracer only.
- *   ppc64le  not yet: the function tracer only (the hook passes the
- *            slot of the function's return address, 16 bytes into its
- *            caller's frame, which the function's epilogue reloads).
+ *   ppc64le  the slot is where the ABI puts it: 16 bytes into the
+ *            caller's frame (the function's back chain + 16), where the
+ *            prologue saved the link register and from where the
+ *            epilogue reloads it.  The key is the slot; the trampoline
+ *            finds it 16 bytes above sp after the return.
  * MT_SLOT_COPY: the hook may pass such a copy. */
 #if defined(__x86_64__)
 #define MT_HAVE_GRAPH 1
@@ -144,6 +146,10 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 0
 #define MT_SLOT_COPY 1
+#elif defined(__powerpc64__) && _CALL_ELF == 2
+#define MT_HAVE_GRAPH 1
+#define MT_KEY_IS_SLOT 1
+#define MT_SLOT_COPY 0
 #elif defined(__riscv) && __riscv_xlen == 64
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
@@ -510,7 +516,8 @@ MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs);
 MT_HIDDEN uintptr_t mt_exit(uintptr_t key, uintptr_t retval);
 /* function_graph's returns carry the function's return value (the
  * kernel's funcgraph-retval): the integer return register the
- * trampoline passes (x86_64: %rax; aarch64: x0; riscv64: a0), as one payload slot
+ * trampoline passes (x86_64: %rax; aarch64: x0; riscv64: a0; ppc64le:
+ * r3), as one payload slot
  * after the exit event (MT_EV_EXIT | MT_EV_ARGS).  A function that
  * returns nothing, or a floating-point value, leaves whatever the
  * register held. */

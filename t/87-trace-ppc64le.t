@@ -37,7 +37,13 @@
 #    and raise(), and its own SIGSEGV handler each fault of a worker.
 #    The cache maintenance after each store, which the emulator cannot
 #    show missing, is read from the library's code.
-# No function_graph on ppc64le yet (rt/rt.h): the tracer says so.
+#  - function_graph (SysTrace): oracle.c against its enter and exit log,
+#    preloaded, linked in and static, no frame pointer needed (the slot
+#    of the return address is the ABI's: 16 bytes into the caller's
+#    frame); hazards.c and unwind.cc: longjmp, siglongjmp, fork,
+#    backtrace, pthread_exit, cancellation and C++ exceptions through
+#    hijacked frames (C++ with per-object tables: mcount-record does not
+#    read a ppc64le linked image yet).
 # Everything runs in one boot: a check of another program is one more
 # job in @jobs, its files in %files, and its checks after the boot.
 use strict;
@@ -46,30 +52,32 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
-use PPC64System qw($PPC64CC $PPC64SYSROOT ppc64_boot);
-use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks toggle_jobs toggle_checks tear_jobs
-    graph_refused_job graph_refused_checks badsite_job badsite_checks);
+use PPC64System qw($PPC64CC $PPC64CXX $PPC64SYSROOT ppc64_boot);
+use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
+    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs badsite_job badsite_checks);
 
 my $QEMU_USER = 'qemu-ppc64le';
 my $OBJDUMP = 'powerpc64le-linux-gnu-objdump';
 my $PPC = "$TOP/build/ppc64le";
 my $dir = sys_start('ppc64le', lib => $PPC, tools => [[$QEMU_USER, 'qemu-user'],
-    [$OBJDUMP, 'binutils-powerpc64le-linux-gnu']]);
+    [$OBJDUMP, 'binutils-powerpc64le-linux-gnu'], [$PPC64CXX, 'g++-12-powerpc64le-linux-gnu']]);
 
 # ---- builds ----
 must($PPC64CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
 my %files = ('/smc' => "$dir/smc");
-# name, compile flags, link flags, 'so' or 'a'
+# name, compile flags, link flags, 'so' or 'a'; each also under
+# function_graph (the return address's slot is the ABI's, whatever the
+# function: no frame pointer needed)
 my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
     ['static-linked', [], ['-static'], 'a']);
 my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $PPC64CC, dir => $dir, files => \%files),
-    oracle_jobs(cc => $PPC64CC, lib => $PPC, dir => $dir, files => \%files, variants => \@variants),
+    oracle_jobs(cc => $PPC64CC, lib => $PPC, dir => $dir, files => \%files, variants => \@variants, graph => 1),
+    hazards_jobs(cc => $PPC64CC, cxx => $PPC64CXX, dir => $dir, files => \%files, cxx_object => 1),
     toggle_jobs(cc => $PPC64CC, lib => $PPC, dir => $dir, files => \%files),
-    graph_refused_job(), badsite_job(cc => $PPC64CC, dir => $dir, files => \%files,
-        asm => "$TSRC/ppc64le/badsite.S"));
+    badsite_job(cc => $PPC64CC, dir => $dir, files => \%files, asm => "$TSRC/ppc64le/badsite.S"));
 
 # ---- one boot ----
-my $r = boot_checks('', \&ppc64_boot, files => \%files, jobs => \@jobs, timeout => 600);
+my $r = boot_checks('', \&ppc64_boot, files => \%files, jobs => \@jobs, timeout => 600, libs => \@HAZARDS_LIBS);
 
 # ---- the machine runs the code it has; a dynamically linked program ----
 my ($uout) = machine_checks($r, dir => $dir, qemu_user => $QEMU_USER, sysroot => $PPC64SYSROOT,
@@ -105,8 +113,9 @@ badsite_checks($r, refused => [['bad_local', 'a call to something other than the
     ['bad_stub', 'a call to something other than the hook'],
     ['bad_next', 'a bl followed by neither nop nor ld r2,24(r1)'], ['bad_word', 'not a call instruction']]);
 
-# ---- function_graph: not on ppc64le yet, and said so ----
-graph_refused_checks($r, want_out => $uout);
+# ---- function_graph ----
+graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $uout);
+hazards_checks($r, dir => $dir);
 
 # ---- live switching, one aligned store a site ----
 toggle_checks($r, dir => $dir);

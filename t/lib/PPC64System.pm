@@ -10,9 +10,10 @@ use warnings;
 use Exporter 'import';
 use QemuSystem qw(%SYS sys_boot);
 
-our @EXPORT_OK = qw($PPC64CC $PPC64SYSROOT ppc64_boot);
+our @EXPORT_OK = qw($PPC64CC $PPC64CXX $PPC64SYSROOT ppc64_boot);
 
 our $PPC64CC = $SYS{ppc64le}{cc};
+our $PPC64CXX = $SYS{ppc64le}{cxx};
 our $PPC64SYSROOT = $SYS{ppc64le}{sysroot};
 
 # ppc64_boot(OPTIONS): QemuSystem's sys_boot on a POWER9 (unless cpu
