@@ -26,8 +26,9 @@
  * with a hook (R_PPC64_JMP_SLOT, R_PPC64_GLOB_DAT).  The TOC pointer is
  * the one the site's function sets up at its global entry (addis r2,r12
  * + addi r2,r2: GCC sets it up in every function that calls, so in
- * every -pg one); a stub seen from a function that does not say its
- * TOC is refused.
+ * every -pg one), found by its symbol or, in a stripped object, as the
+ * nearest global entry before the site; a stub seen from code whose
+ * TOC pointer is not found so is refused.
  *
  * Switched off, form 0 becomes `nop` (ori 0,0,0).  Form 1 cannot: the
  * stub's `std r2,24(r1)` would no longer run, and the `ld r2,24(r1)`
@@ -99,6 +100,21 @@ static uintptr_t toc_of(const struct mt_object *o, uintptr_t f)
 	if ((i0 & 0xffff0000u) != ADDIS_R2_R12 || (i1 & 0xffff0000u) != ADDI_R2_R2)
 		return 0;
 	return f + (uintptr_t)(mt_sext(i0 & 0xffff, 16) * 65536) + (uintptr_t)mt_sext(i1 & 0xffff, 16);
+}
+
+/* The TOC pointer at a site: the one its function sets up, or where the
+ * object has no symbol for the function (stripped), the one the nearest
+ * global entry before it sets up (every function of a module has the
+ * same: the linker gives a program one TOC unless it is huge, and a
+ * wrong one finds no hook's slot, so the site is refused).  GCC's -pg
+ * call comes after the prologue's register saves: 512 bytes is more
+ * than the longest (18 general and 18 floating-point saves). */
+static uintptr_t site_toc(const struct mt_object *o, uintptr_t site)
+{
+	uintptr_t toc = toc_of(o, mt_prologue_of(o, site, 4));
+	for (uintptr_t f = site - 8; !toc && f + 512 > site && mt_in_exec(o, f); f -= 4)
+		toc = toc_of(o, f);
+	return toc;
 }
 
 /* A function named like a hook, entered at t: its global entry, or its
@@ -173,7 +189,7 @@ static const char *ppc_decode(struct mt_site *s, const struct mt_object *o)
 		return NULL;
 	}
 	/* A call through a stub: ld r2,24(r1) restores what it saved. */
-	uintptr_t toc = toc_of(o, mt_prologue_of(o, s->addr, 4));
+	uintptr_t toc = site_toc(o, s->addr);
 	if (!toc)
 		return "a call through a stub from a function whose TOC pointer is not known";
 	uintptr_t slot = stub_slot(o, t, toc);

@@ -24,6 +24,9 @@
 #    restore `ld r2,24(r1)` after it (preloaded: switched off, `b .+8`),
 #    and `bl` to _mcount's local entry and `nop` (linked in as PIE and
 #    -static, switched on live from main by the C API; off, `nop`).
+#  - The preloaded program stripped of every symbol: the TOC pointer
+#    behind its call stubs found without one, no site refused, the
+#    enter log event for event.
 #  - Table entries that are no calls to the hook
 #    (t/src/trace/ppc64le/badsite.S: a bl to another function, a bl to
 #    a look-alike call stub whose slot holds another function, a bl
@@ -54,7 +57,8 @@ use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
 use PPC64System qw($PPC64CC $PPC64CXX $PPC64SYSROOT ppc64_boot);
 use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs badsite_job badsite_checks);
+    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs badsite_job badsite_checks stripped_job
+    stripped_checks);
 
 my $QEMU_USER = 'qemu-ppc64le';
 my $OBJDUMP = 'powerpc64le-linux-gnu-objdump';
@@ -74,7 +78,8 @@ my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $PPC64CC, dir =
     oracle_jobs(cc => $PPC64CC, lib => $PPC, dir => $dir, files => \%files, variants => \@variants, graph => 1),
     hazards_jobs(cc => $PPC64CC, cxx => $PPC64CXX, dir => $dir, files => \%files, cxx_object => 1),
     toggle_jobs(cc => $PPC64CC, lib => $PPC, dir => $dir, files => \%files),
-    badsite_job(cc => $PPC64CC, dir => $dir, files => \%files, asm => "$TSRC/ppc64le/badsite.S"));
+    badsite_job(cc => $PPC64CC, dir => $dir, files => \%files, asm => "$TSRC/ppc64le/badsite.S"),
+    stripped_job(dir => $dir, files => \%files, strip => 'powerpc64le-linux-gnu-strip'));
 
 # ---- one boot ----
 my $r = boot_checks('', \&ppc64_boot, files => \%files, jobs => \@jobs, timeout => 600, libs => \@HAZARDS_LIBS);
@@ -107,6 +112,9 @@ for my $v (@variants) {
         . ')');
 }
 oracle_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
+
+# ---- a stripped program: a stub's TOC pointer without a symbol ----
+stripped_checks($r, dir => $dir, want_out => $uout);
 
 # ---- entries that are no calls to the hook: refused, never written ----
 badsite_checks($r, refused => [['bad_local', 'a call to something other than the hook'],

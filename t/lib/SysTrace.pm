@@ -38,7 +38,8 @@ use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq f
 
 our @EXPORT_OK = qw(sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
     oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks
-    tear_jobs tear_notes graph_refused_job graph_refused_checks badsite_job badsite_checks);
+    tear_jobs tear_notes graph_refused_job graph_refused_checks badsite_job badsite_checks stripped_job
+    stripped_checks);
 
 # sys_start(ARCH, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
 # its package]...]) -> a temporary directory.  What is missing to test
@@ -349,6 +350,46 @@ sub badsite_checks {
         ? "$1: $2" : "other: $_" } split /\n/, $j->{stderr} // '';
     is_deeply(\@got, [map { "$_->[0]: $_->[1]" } @{ $o{refused} }],
         'badsite: each entry refused, with what it is instead');
+}
+
+# stripped_job(dir => TMP, files => \%files, strip => STRIP) -> a job:
+# oracle_jobs' pie-preloaded with every symbol stripped (strip
+# --strip-all: its functions have no names, its table is still there),
+# traced with every function on; after oracle_jobs.
+sub stripped_job {
+    my (%o) = @_;
+    must($o{strip}, '--strip-all', '-o', "$o{dir}/stripped", "$o{dir}/pie-preloaded");
+    $o{files}{'/stripped'} = "$o{dir}/stripped";
+    return { name => 'stripped', argv => ['/stripped', 3], env => { LD_PRELOAD => '/lib/mt/libmcount-trace.so',
+        MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_DIR => '/tmp/ctl',
+        CYG_LOG => '/tmp/stripped.cyg', MCOUNT_TRACE_OUTPUT => '/tmp/stripped.json' },
+        files => ['/tmp/stripped.cyg', '/tmp/stripped.json'] };
+}
+
+# stripped_checks($r, dir => TMP, want_out => the plain build's output):
+# no site refused, and the trace is the enter log event for event, each
+# event at a site at most 512 bytes into the function the log entered
+# (no names to compare: the library names a function by its site).
+sub stripped_checks {
+    my ($r, %o) = @_;
+    my $j = $r->{stripped} // {};
+    is($j->{status}, 0, 'stripped: exits 0 traced') or diag $j->{stderr};
+    is($j->{stderr}, '', 'stripped: the library says nothing (no site refused)');
+    is($j->{stdout}, $o{want_out}, 'stripped: the output of the plain build');
+    my ($ev, $errs) = json_of($o{dir}, $j->{files}{'/tmp/stripped.json'});
+    is_deeply($errs, [], 'stripped: every trace line is a well-formed event');
+    my (undef, $cyg) = read_cyg($j->{files}{'/tmp/stripped.cyg'});
+    my @ev = grep { !exists $_->{lost} } @$ev;
+    cmp_ok(scalar @$cyg, '>', 30, 'stripped: the program entered ' . scalar(@$cyg) . ' functions');
+    my @bad;
+    for my $i (0 .. ($#ev > $#$cyg ? $#ev : $#$cyg)) {
+        my ($e, $c) = ($ev[$i], $cyg->[$i]);
+        my $d = $e && $c ? hex($e->{addr}) - $c->[0] : -1;
+        push @bad, "event $i: " . ($e ? $e->{addr} : 'none') . ', log ' . ($c ? sprintf('%#x', $c->[0]) : 'none')
+            unless $d >= 0 && $d < 512;
+    }
+    splice @bad, 5 if @bad > 5;
+    is_deeply(\@bad, [], 'stripped: each event at a site in the function the log entered, in its order');
 }
 
 # graph_refused_job() -> a job that asks for function_graph where the
