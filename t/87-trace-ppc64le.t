@@ -34,7 +34,9 @@
 #    refused with a message, never written; the calls still run.
 #  - Live switching under load (t/src/trace/toggle.c, SysTrace): threads
 #    run the functions whose sites main switches on and off, each site
-#    one aligned store (the Power ISA's patch class: b, bl, nop); no
+#    one aligned store (the Power ISA's patch class: b, bl, nop), in a
+#    -static program (bl <-> nop) and in a PIE linked with the shared
+#    library (through a call stub: bl <-> b .+8); no
 #    crash, every event well formed, events after each enable, none
 #    after each disable; the program's own SIGTRAP handler gets its trap
 #    and raise(), and its own SIGSEGV handler each fault of a worker.
@@ -78,6 +80,7 @@ my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $PPC64CC, dir =
     oracle_jobs(cc => $PPC64CC, lib => $PPC, dir => $dir, files => \%files, variants => \@variants, graph => 1),
     hazards_jobs(cc => $PPC64CC, cxx => $PPC64CXX, dir => $dir, files => \%files, cxx_object => 1),
     toggle_jobs(cc => $PPC64CC, lib => $PPC, dir => $dir, files => \%files),
+    toggle_jobs(cc => $PPC64CC, lib => $PPC, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
     badsite_job(cc => $PPC64CC, dir => $dir, files => \%files, asm => "$TSRC/ppc64le/badsite.S"),
     stripped_job(dir => $dir, files => \%files, strip => 'powerpc64le-linux-gnu-strip'));
 
@@ -127,6 +130,7 @@ hazards_checks($r, dir => $dir);
 
 # ---- live switching, one aligned store a site ----
 toggle_checks($r, dir => $dir);
+toggle_checks($r, dir => $dir, name => 'toggle-so');
 
 # The cache maintenance after each store cannot be seen in the guest:
 # qemu's TCG models no instruction cache (a write drops the blocks

@@ -418,16 +418,20 @@ my @TFILES = ('/tmp/rapid.json',
     map { ("/tmp/on-$_.json", "/tmp/settle-$_.json", "/tmp/stale-$_.json", "/tmp/off-$_.json") } 0 .. 7);
 
 # toggle_jobs(cc => CC, lib => DIR, dir => TMP, files => \%files, name =>
-# NAME (default toggle), cflags => [...]) -> jobs NAME (linked in,
-# static) and NAME-plain.
+# NAME (default toggle), cflags => [...], shared => 1: a PIE linked with
+# the shared library, /lib/mt/libmcount-trace.so (oracle_jobs puts it
+# there), whose hook it calls through the PLT) -> jobs NAME (linked in,
+# static unless shared) and NAME-plain.
 sub toggle_jobs {
     my (%o) = @_;
     my ($cc, $dir) = @o{qw(cc dir)};
     my $n = $o{name} // 'toggle';
     my @cf = @{ $o{cflags} // [] };
+    my @lf = $o{shared} ? ("-L$o{lib}", '-lmcount-trace', '-Wl,-rpath,/lib/mt') : ("$o{lib}/libmcount-trace.a");
+    my @st = $o{shared} ? () : ('-static', '-no-pie');
     mcc_cc($cc, "$dir/$n.o", '-O2', @cf, '-DWITH_API', "-I$RTINC", '-c', "$TSRC/toggle.c");
-    mcc_cc($cc, "$dir/$n", '-static', '-no-pie', @cf, "$dir/$n.o", "$o{lib}/libmcount-trace.a", '-lpthread');
-    must($cc, '-O2', @cf, '-static', '-no-pie', '-o', "$dir/$n-plain", "$TSRC/toggle.c", '-lpthread');
+    mcc_cc($cc, "$dir/$n", @st, @cf, "$dir/$n.o", @lf, '-lpthread');
+    must($cc, '-O2', @cf, @st, '-o', "$dir/$n-plain", "$TSRC/toggle.c", '-lpthread');
     $o{files}{"/$n"} = "$dir/$n";
     $o{files}{"/$n-plain"} = "$dir/$n-plain";
     return ({ name => "$n-plain", argv => ["/$n-plain"] },
@@ -454,7 +458,7 @@ sub toggle_checks {
     is($t->{stdout}, $p->{stdout}, "$n: the output of the plain build (sums, traps, faults)");
     my $syms = nm_funcs("$dir/$n");
     my %caller = (hot_a => 'hot_b', hot_b => 'worker');
-    my (@bad, %on_funcs, @off, %stale);
+    my (@bad, %on_funcs, @off, %stale, $bias);
     my $events = 0;
     for my $f (@TFILES) {
         my ($ev, $errs) = json_of($dir, $t->{files}{$f});
@@ -466,8 +470,10 @@ sub toggle_checks {
                 next;
             }
             $events++;
-            my $fn = func_at($syms, hex $e->{addr});
-            my $pa = func_at($syms, hex $e->{parent_addr});
+            # a PIE's load bias, from its first event of a function nm knows
+            $bias //= eval { bias_of($syms, $e->{func}, hex $e->{addr}) };
+            my $fn = func_at($syms, hex($e->{addr}) - ($bias // 0));
+            my $pa = func_at($syms, hex($e->{parent_addr}) - ($bias // 0));
             push @bad, "$f line $e->{line}: $e->{func} at $e->{addr}, nm: " . ($fn ? $fn->[2] : '-')
                 unless $fn && $fn->[2] eq $e->{func} && $caller{$e->{func}};
             push @bad, "$f line $e->{line}: $e->{func} <-$e->{parent} ($e->{parent_addr})"

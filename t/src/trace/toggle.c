@@ -21,7 +21,8 @@
  * After every switch both sites must read as the library says it wrote
  * them (`nop` off, the call on: aarch64 `bl`, riscv64 `jal ra` or the
  * `jalr ra` after `auipc ra`, arm `bl` or `blx`, ppc64le `bl`; arm's
- * `nop` is `pop {lr}`, in Thumb `pop.w {lr}`), else the program says so and exits 5.
+ * `nop` is `pop {lr}`, in Thumb `pop.w {lr}`, ppc64le's `b .+8` where
+ * the call goes through a stub), else the program says so and exits 5.
  *
  * Stale translations: qemu-system-aarch64 7.2's TCG can go on running a
  * block it translated from a site's old bytes after the site was
@@ -126,8 +127,13 @@ static long segvs, writes;
 #define BREAKPOINT() __asm__ volatile("trap")
 #define PC(uc) ((uc)->uc_mcontext.gp_regs[32])                  /* PT_NIP */
 #define BREAKPOINT_LEN 4
-#define NOP_WORD 0x60000000u                                     /* ori 0,0,0 */
+/* off: nop before a nop (a call to the hook in the program), b .+8
+ * before the TOC restore (through a call stub: the library shared) */
+#define IS_NOP(w) ((w) == 0x60000000u || (w) == 0x48000008u)
 #define IS_CALL(w) (((w) & 0xfc000003u) == 0x48000001u)          /* bl */
+#endif
+#ifndef IS_NOP
+#define IS_NOP(w) ((w) == NOP_WORD)
 #endif
 
 static void *worker(void *arg)
@@ -171,8 +177,9 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
  * (`bl _mcount`); after `mv a0, ra` on riscv64 (`jal ra`, or the `jalr
  * ra` after `auipc ra`); after `push {lr}` on arm (`bl __gnu_mcount_nc`,
  * Thumb code only 2-byte aligned; fn has the Thumb bit set); on ppc64le
- * the first bl or nop after `mflr r0` (`bl _mcount`, linked in: to its
- * local entry; the library has made it a nop by the time main runs). */
+ * the first bl, nop or b .+8 after `mflr r0` (`bl _mcount`, to its local
+ * entry or, with the library shared, to a call stub; the library has
+ * switched it off by the time main runs). */
 static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 {
 	const uint16_t *p = (const uint16_t *)((uintptr_t)fn & ~(uintptr_t)1);
@@ -190,7 +197,8 @@ static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 		if (!(i & 1) && p[i] == 0x02a6 && p[i + 1] == 0x7c08)      /* mflr r0 */
 			for (int j = i + 2; j < 48; j += 2)
 				if (((p[j + 1] & 0xfc00) == 0x4800 && (p[j] & 3) == 1) ||   /* bl */
-				    (p[j + 1] == 0x6000 && !p[j]))                          /* nop */
+				    (p[j + 1] == 0x6000 && !p[j]) ||                        /* nop */
+				    (p[j + 1] == 0x4800 && p[j] == 8))                      /* b .+8 */
 					return (volatile uint32_t *)&p[j];
 #else
 		if (p[i] == 0x8506)                                          /* c.mv a0, ra */
@@ -210,7 +218,7 @@ static void check_words(bool on, const char *when, int r)
 	for (int i = 0; i < 2; i++) {
 		uint32_t w;
 		memcpy(&w, (const void *)sites[i], 4);
-		if (on ? !IS_CALL(w) : w != NOP_WORD) {
+		if (on ? !IS_CALL(w) : !IS_NOP(w)) {
 			fprintf(stderr, "toggle: round %d: %s's site reads %08x after %s\n", r, site_names[i], w,
 				when);
 			exit(5);
