@@ -53,11 +53,9 @@ endif
 # Per architecture and file: general registers only in the hot path
 # (where the compiler has a flag for it; riscv64's hook is an ordinary
 # call); unwind tables, as a C++ exception goes through the library's
-# wrappers of the unwinder (riscv64's GCC makes none for C by default;
-# arm has no function_graph, so no wrappers, and its tables would tie
-# every traced program to libgcc_s).
+# wrappers of the unwinder (riscv64's GCC makes none for C by default).
 rt_archflags = $(if $(filter buffer,$(2)),$(if $(filter riscv64,$(1)),,-mgeneral-regs-only)) \
-	$(if $(filter arm,$(1)),,-fasynchronous-unwind-tables)
+	-fasynchronous-unwind-tables
 rt: $(RT_BUILT)
 RT_CFLAGS = $(WARN) -fPIC -fno-omit-frame-pointer $(CFLAGS)
 build/rt/so/%.o: rt/%.c $(RT_HDRS)

@@ -340,10 +340,22 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		}
 	}
 #endif
+#ifdef MT_SLOT_FRAME
+	/* The frame's own slot, that far above the pushed parent (rt.h). */
+	if (keep && graph) {
+		const struct mt_site *si = mt_retmap_find(atomic_load_explicit(&mt_frames, memory_order_acquire), ret);
+		uintptr_t *fs = si ? (uintptr_t *)((uintptr_t)slot + si->frame) : NULL;
+		if (fs && *fs == parent) {
+			slot = fs;
+			keep = false;
+			key = SLOT_KEY(slot);
+		}
+	}
+#endif
 	if (__builtin_expect(parent == (uintptr_t)mt_return_trampoline, 0))
 		parent = shadow_orig(b, key, keep ? NULL : slot);
 	bool hook = graph && !keep;
-#if MT_SLOT_COPY
+#if MT_SLOT_COPY && !MT_SLOT_FOUND
 	if (hook && mt_retmap_find(atomic_load_explicit(&mt_nohook, memory_order_acquire), ret))
 		hook = false;
 #endif

@@ -129,8 +129,21 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
  *            as the slot: just below the caller's stack pointer, as on
  *            x86_64, so the key is the slot, and the trampoline finds it
  *            just below sp after the return.
- *   arm      (32-bit) not yet: the function tracer only.
- * MT_SLOT_COPY: the hook may pass such a copy. */
+ *   arm      (32-bit) the hook passes the parent its site pushed, marked
+ *            MT_SLOT_KEEP: the slot itself only where the function
+ *            pushed nothing before the site (lr, which the hook pops
+ *            it into, is then the return).  Elsewhere the function
+ *            saved lr itself, and function_graph can find it only
+ *            where its prologue's first push put lr highest, at its
+ *            caller's sp - 4: the decoder counts the bytes the
+ *            prologue pushed (mt_site.frame, arch-arm.c; the other
+ *            sites are nohook) and the entry takes the word that far
+ *            above the hook's, once that holds the parent
+ *            (MT_SLOT_FRAME).  Either way the slot is just below the
+ *            caller's sp, as on x86_64: the key is the slot.
+ * MT_SLOT_COPY: the hook may pass such a copy.  MT_SLOT_FOUND: it
+ * always does, and the entry finds the slot only for sites that are
+ * not nohook. */
 #if defined(__x86_64__)
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
@@ -144,10 +157,20 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #define MT_KEY_IS_SLOT 1
 #define MT_SLOT_COPY 1
 #define MT_REG_FP 10                  /* s0, where hook-riscv64.S saved it */
+#define MT_SLOT_FOUND 1
+#elif defined(__arm__)
+#define MT_HAVE_GRAPH 1
+#define MT_KEY_IS_SLOT 1
+#define MT_SLOT_COPY 1
+#define MT_SLOT_FRAME 1
+#define MT_SLOT_FOUND 1
 #else
 #define MT_HAVE_GRAPH 0
 #define MT_KEY_IS_SLOT 1
 #define MT_SLOT_COPY 0
+#endif
+#ifndef MT_SLOT_FOUND
+#define MT_SLOT_FOUND 0
 #endif
 #define MT_SLOT_KEEP 1
 
@@ -221,7 +244,8 @@ struct mt_site {
 	_Atomic bool refused;         /* its bytes were not what they should be: never
 				       * written again, its traps not ours */
 	bool nohook;                  /* function_graph never replaces its frame's
-				       * return address (it is signed) */
+				       * return address (signed, or not found) */
+	uint16_t frame;               /* arm: what the prologue pushed (rt.h) */
 };
 
 struct mt_proto;
@@ -261,6 +285,10 @@ static inline const void *mt_retmap_find(const struct mt_retmap *m, uintptr_t re
 MT_HIDDEN struct mt_retmap *mt_retmap_of(const void *(*value)(const struct mt_site *));
 /* The sites whose frames function_graph must not hijack (aarch64). */
 MT_HIDDEN extern _Atomic(struct mt_retmap *) mt_nohook;
+#ifdef MT_SLOT_FRAME
+/* The sites whose slots it can find, to their records (arm). */
+MT_HIDDEN extern _Atomic(struct mt_retmap *) mt_frames;
+#endif
 
 /* The sites as the trap handler sees them: sorted by address, replaced
  * whole (never freed) when objects come and go. */
