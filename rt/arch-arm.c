@@ -200,13 +200,14 @@ static unsigned prologue_step(uintptr_t a, bool thumb, int *down, bool *lr)
 }
 
 /* The bytes the prologue of the function of the site whose push {lr} is
- * at `push` put on the stack before it (mt_site.frame), where function_graph
- * can find the return address from them (rt.h): the function pushed
- * nothing, or its first instruction pushed lr as the highest word.
- * -1 for any other prologue, or one we cannot read. */
-static int frame_of(const struct mt_object *o, uintptr_t push, bool thumb)
+ * at `push` put on the stack before it (mt_site.frame), -1 for a
+ * prologue we cannot read.  *hook: function_graph can find the return
+ * address from them (rt.h): the function pushed nothing, or its first
+ * instruction pushed lr as the highest word. */
+static int frame_of(const struct mt_object *o, uintptr_t push, bool thumb, bool *hook)
 {
 	uintptr_t a = mt_prologue_of(o, push, thumb ? 2 : 4);
+	*hook = true;
 	if (!a)
 		return -1;
 	int frame = 0;
@@ -214,8 +215,9 @@ static int frame_of(const struct mt_object *o, uintptr_t push, bool thumb)
 		int down;
 		bool lr;
 		unsigned n = mt_in_exec(o, a + 3) ? prologue_step(a, thumb, &down, &lr) : 0;
-		if (!n || (first && !lr) || down < 0 || frame + down > 0xfffc)
+		if (!n || down < 0 || frame + down > 0xfffc)
 			return -1;
+		*hook &= !first || lr;
 		frame += down;
 		a += n;
 	}
@@ -256,8 +258,10 @@ static const char *arm_decode(struct mt_site *s, const struct mt_object *o)
 	}
 	if (!hook_target(o, s->target))
 		return "a call to something other than the hook";
-	int frame = frame_of(o, a - (s->form == FORM_THUMB ? 2 : 4), s->form == FORM_THUMB);
-	s->nohook = frame < 0;
+	bool hook;
+	int frame = frame_of(o, a - (s->form == FORM_THUMB ? 2 : 4), s->form == FORM_THUMB, &hook);
+	s->framed = frame >= 0;
+	s->nohook = frame < 0 || !hook;
 	s->frame = frame < 0 ? 0 : (uint16_t)frame;
 	return NULL;
 }

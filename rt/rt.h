@@ -245,7 +245,8 @@ struct mt_site {
 				       * written again, its traps not ours */
 	bool nohook;                  /* function_graph never replaces its frame's
 				       * return address (signed, or not found) */
-	uint16_t frame;               /* arm: what the prologue pushed (rt.h) */
+	bool framed;                  /* arm: its prologue was read, and */
+	uint16_t frame;               /* pushed this much before the site (rt.h) */
 };
 
 struct mt_proto;
@@ -286,7 +287,7 @@ MT_HIDDEN struct mt_retmap *mt_retmap_of(const void *(*value)(const struct mt_si
 /* The sites whose frames function_graph must not hijack (aarch64). */
 MT_HIDDEN extern _Atomic(struct mt_retmap *) mt_nohook;
 #ifdef MT_SLOT_FRAME
-/* The sites whose slots it can find, to their records (arm). */
+/* The sites whose prologues were read, to their records (arm). */
 MT_HIDDEN extern _Atomic(struct mt_retmap *) mt_frames;
 #endif
 
@@ -389,12 +390,22 @@ struct mt_event {
  *            none of it could be read) and its bytes, 8 to a word.
  * Only where the hook finds the arguments where the ABI put them: on
  * x86_64 both hooks run before the function's body moves them (the
- * registers, then the caller's stack above the return address); GCC's
- * aarch64 -pg calls _mcount as an ordinary function after it has moved
- * them, and x0 holds the return address by then. */
+ * registers, then the caller's stack above the return address); on
+ * 32-bit Arm __gnu_mcount_nc keeps r0-r3 by its contract, so the body
+ * has not moved them, and the stack's words are above the slot the
+ * prologue's pushes give (arch-arm.c: where the decoder reads the
+ * prologue; elsewhere only the arguments in registers are recorded).
+ * GCC's aarch64 and riscv64 -pg call _mcount as an ordinary function
+ * after the body has moved them.  An argument of 64 bits takes two
+ * words of a 32-bit ABI, from an even word where MT_ARG_PAIR_EVEN (the
+ * AAPCS), and one payload word. */
 #if defined(__x86_64__)
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 6                 /* rdi, rsi, rdx, rcx, r8, r9 */
+#elif defined(__arm__)
+#define MT_HAVE_ARGS 1
+#define MT_REG_ARGS 4                 /* r0-r3 */
+#define MT_ARG_PAIR_EVEN 1
 #else
 #define MT_HAVE_ARGS 0
 #define MT_REG_ARGS 0
@@ -409,6 +420,7 @@ struct mt_arg {
 	char name[32];
 	uint8_t kind;                 /* enum mt_arg_kind */
 	uint8_t bits;                 /* of the integer: 8, 16, 32, 64 */
+	uint8_t word;                 /* its first word in the ABI's order */
 };
 /* Prototypes are never freed: an event in a ring may point at one. */
 struct mt_proto {

@@ -538,7 +538,7 @@ _Atomic(struct mt_retmap *) mt_frames;
 
 static const void *frame_of(const struct mt_site *s)
 {
-	return s->nohook ? NULL : s;
+	return s->framed ? s : NULL;
 }
 #endif
 

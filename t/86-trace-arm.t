@@ -36,6 +36,11 @@
 #    not hooked and its entries say so.  hazards.c and unwind.cc the
 #    same way: longjmp, siglongjmp, fork, pthread_exit, cancellation,
 #    C++ exceptions through the Arm EHABI's unwinder.
+#  - Function events (SysTrace): t/src/trace/args.c's arguments, typed by
+#    prototypes, against its own log of them, in JSON and text and under
+#    function_graph, both states: r0-r3 as __gnu_mcount_nc keeps them,
+#    the rest from the caller's stack above the prologue's pushes, a
+#    64-bit argument from an even pair of words (ints' f, on the stack).
 # Everything runs in one boot: a check of another program is one more
 # job in @jobs, its files in %files, and its checks after the boot.
 use strict;
@@ -46,7 +51,7 @@ use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC nm_funcs bias_of read_graph_json trace_seqs);
 use ArmSystem qw($ARMCC $ARMSYSROOT arm_boot);
 use SysTrace qw(sys_start boot_checks machine_checks mcc_cc job_files oracle_jobs oracle_checks graph_checks
-    hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs);
+    hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs args_jobs args_checks);
 
 my $QEMU_USER = 'qemu-arm';
 my $ARM = "$TOP/build/arm";
@@ -80,6 +85,10 @@ for my $l (['leaves', []], ['leaves-arm', \@A32]) {
     push @jobs, { name => $name, argv => ["/$name", 3], env => { %GRAPH_ENV,
         MCOUNT_TRACE_OUTPUT => "/tmp/$name.json" }, files => ["/tmp/$name.json"] };
 }
+
+# function events: args.c's prototypes, both states
+push @jobs, args_jobs(cc => $ARMCC, dir => $dir, files => \%files, name => 'args'),
+    args_jobs(cc => $ARMCC, dir => $dir, files => \%files, name => 'args-arm', cflags => \@A32);
 
 # ---- one boot ----
 my $r = boot_checks('', \&arm_boot, files => \%files, jobs => \@jobs, timeout => 900, libs => \@HAZARDS_LIBS);
@@ -170,6 +179,9 @@ for my $name ('leaves', 'leaves-arm') {
         { map { ($_ => $calls{$_}) } grep { !$noexit{$_} && $_ ne 'main' } keys %calls },
         "$name: the others return as often as they are entered (" . join(', ', map { "$_ $calls{$_}" } @none) . ')');
 }
+
+# ---- function events: the arguments against the functions' own log ----
+args_checks($r, dir => $dir, name => $_) for 'args', 'args-arm';
 
 # ---- live switching behind fenced pages ----
 toggle_checks($r, dir => $dir);
