@@ -288,6 +288,23 @@ static MT_FENCE_TEXT void arm_sync_self(uintptr_t lo, uintptr_t hi)
 		mt_raw6(__ARM_NR_cacheflush, (long)lo, (long)hi, 0, 0, 0, 0);
 }
 
+/* The library's unwind tables (the unwinder goes through its wrappers'
+ * frames, control.c) name the EHABI's compact personality routines for
+ * the static linker only, which would tie every program that uses the
+ * library, preloaded or linked in, to libgcc_s: they are defined here,
+ * weak (a static link's unwinder, if it has one, comes first) and
+ * hidden.  Nothing calls them: an unwinder interprets a compact entry
+ * with its own. */
+#define NO_PR(n)                                                                   \
+	__attribute__((weak, visibility("hidden"))) void __aeabi_unwind_cpp_pr##n(void); \
+	void __aeabi_unwind_cpp_pr##n(void)                                          \
+	{                                                                            \
+		__builtin_trap();                                                    \
+	}
+NO_PR(0)
+NO_PR(1)
+NO_PR(2)
+
 const struct mt_arch mt_arch = {
 	.name = "arm",
 	.trap_len = 0,

@@ -1032,21 +1032,6 @@ int _Unwind_ForcedUnwind(struct _Unwind_Exception *e, mt_unw_stop stop, void *ar
  * the order the unwinder leaves them, before the pad's own calls. */
 struct _Unwind_Context;
 #if defined(__arm__)
-/* The library's own unwind tables (the unwinder goes through these
- * wrappers' frames) name the EHABI's compact personality routines only
- * for the static linker, which would make libgcc_s a dependency of every
- * traced program: they are defined here, weak and hidden.  Nothing
- * calls them: an unwinder interprets a compact entry with its own. */
-#define NO_PR(n)                                                                   \
-	__attribute__((weak, visibility("hidden"))) void __aeabi_unwind_cpp_pr##n(void); \
-	void __aeabi_unwind_cpp_pr##n(void)                                          \
-	{                                                                            \
-		abort();                                                             \
-	}
-NO_PR(0)
-NO_PR(1)
-NO_PR(2)
-
 /* The Arm EHABI's personality: (state, control block, context); the
  * pad's frame is the context's, its sp the lowest a live frame's slot
  * can be (a frame's slot is just below its caller's sp), and

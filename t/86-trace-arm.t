@@ -120,6 +120,14 @@ for my $v (@variants) {
         . ' bl/blx (' . join(', ', map { "$_ $form{$_}" } sort keys %form) . ')');
 }
 oracle_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
+# The library's unwind tables (its unwinder wrappers need them) name the
+# EHABI's personality routines, which it defines itself: neither it nor
+# a C program linked with it needs libgcc_s (the guest has it, for C++).
+for my $f ("$ARM/libmcount-trace.so", "$dir/pie-linked", "$dir/arm-linked") {
+    my ($st, $d) = run_cmd(['readelf', '-d', $f]);
+    my @needed = $d =~ /\(NEEDED\)\s+Shared library: \[([^\]]+)\]/g;
+    is("@needed", 'libc.so.6', "$f needs the C library alone");
+}
 
 # ---- function_graph ----
 graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $uout, noexit => ['sum_va']);
