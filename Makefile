@@ -56,11 +56,10 @@ endif
 # (where the compiler has a flag for it; riscv64's hook is an ordinary
 # call; ppc64le: no VSX or AltiVec); unwind tables, as a C++ exception
 # goes through the library's wrappers of the unwinder (riscv64's GCC
-# makes none for C by default; arm has no function_graph, so no
-# wrappers, and its tables would tie every traced program to libgcc_s).
+# makes none for C by default).
 rt_gpr_only = $(if $(filter riscv64,$(1)),,$(if $(filter ppc64le,$(1)),-mno-vsx -mno-altivec,-mgeneral-regs-only))
 rt_archflags = $(if $(filter buffer,$(2)),$(call rt_gpr_only,$(1))) \
-	$(if $(filter arm,$(1)),,-fasynchronous-unwind-tables)
+	-fasynchronous-unwind-tables
 rt: $(RT_BUILT)
 RT_CFLAGS = $(WARN) -fPIC -fno-omit-frame-pointer $(CFLAGS)
 build/rt/so/%.o: rt/%.c $(RT_HDRS)

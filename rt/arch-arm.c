@@ -110,6 +110,120 @@ static bool hook_target(const struct mt_object *o, uintptr_t t)
 	return mt_is_hook_slot(o, a + 8 + arm_imm(i0) + arm_imm(i1) + (i2 & 0xfff));
 }
 
+/* Thumb-2's modified immediate (i:imm3:imm8 as imm12). */
+static uint32_t thumb_imm(uint32_t imm12)
+{
+	uint32_t b = imm12 & 0xff;
+	if (!(imm12 & 0xc00)) {
+		switch ((imm12 >> 8) & 3) {
+		case 0: return b;
+		case 1: return b << 16 | b;
+		case 2: return b << 24 | b << 8;
+		default: return b << 24 | b << 16 | b << 8 | b;
+		}
+	}
+	uint32_t v = 0x80 | (imm12 & 0x7f), r = imm12 >> 7;
+	return v >> r | v << (32 - r);
+}
+
+/* A register list's bytes; -1 where it has sp or pc (no prologue's). */
+static int push_bytes(uint32_t list)
+{
+	return list & 0xa000 ? -1 : 4 * __builtin_popcount(list & 0xffff);
+}
+
+/* One instruction of a prologue at a: its length, the bytes it pushes
+ * or subtracts from sp (*down) and whether it stores lr as its highest
+ * word (*lr); 0 for anything else (no prologue we know).  The others
+ * allowed set a frame pointer from sp: add r7/fp, sp, #imm and mov r7,
+ * sp. */
+static unsigned prologue_step(uintptr_t a, bool thumb, int *down, bool *lr)
+{
+	*down = 0;
+	*lr = false;
+	if (thumb) {
+		uint16_t h = mt_code16(a), h2;
+		if ((h & 0xfe00) == 0xb400) {                          /* push {list[, lr]} */
+			*down = push_bytes((h & 0xff) | (h & 0x100) << 6);
+			*lr = h & 0x100;
+			return 2;
+		}
+		if ((h & 0xff80) == 0xb080) {                          /* sub sp, #imm7 * 4 */
+			*down = (h & 0x7f) * 4;
+			return 2;
+		}
+		if ((h & 0xff00) == 0xaf00 || h == 0x466f)             /* add r7, sp, #imm; mov r7, sp */
+			return 2;
+		h2 = mt_code16(a + 2);
+		if (h == 0xe92d) {                                     /* push.w {list} */
+			*down = push_bytes(h2);
+			*lr = h2 & 0x4000;
+			return *down < 0 ? 0 : 4;
+		}
+		if ((h & 0xffbf) == 0xed2d && (h2 & 0x0e00) == 0x0a00) { /* vpush {s/d list} */
+			*down = (h2 & 0xff) * 4;
+			return 4;
+		}
+		if ((h & 0xfbff) == 0xf1ad && (h2 & 0x8f00) == 0x0d00) { /* sub.w sp, sp, #const */
+			*down = (int)thumb_imm((uint32_t)(h & 0x400) << 1 | (h2 & 0x7000) >> 4 | (h2 & 0xff));
+			return *down < 0 ? 0 : 4;
+		}
+		if ((h & 0xfbff) == 0xf2ad && (h2 & 0x8f00) == 0x0d00) { /* subw sp, sp, #imm12 */
+			*down = (int)((uint32_t)(h & 0x400) << 1 | (h2 & 0x7000) >> 4 | (h2 & 0xff));
+			return 4;
+		}
+		return 0;
+	}
+	uint32_t i = mt_code32(a);
+	if ((i & 0xffff0000u) == 0xe92d0000u) {                         /* push {list} */
+		*down = push_bytes(i);
+		*lr = i & 0x4000;
+		return *down < 0 ? 0 : 4;
+	}
+	if (i == ARM_PUSH_LR) {
+		*down = 4;
+		*lr = true;
+		return 4;
+	}
+	if ((i & 0xfffff000u) == 0xe24dd000u) {                         /* sub sp, sp, #const */
+		*down = (int)arm_imm(i);
+		return *down < 0 ? 0 : 4;
+	}
+	if ((i & 0xffbf0e00u) == 0xed2d0a00u) {                         /* vpush */
+		*down = (int)(i & 0xff) * 4;
+		return 4;
+	}
+	if ((i & 0xfffff000u) == 0xe28db000u || (i & 0xfffff000u) == 0xe28d7000u || /* add fp/r7, sp, #imm */
+	    i == 0xe1a0b00du || i == 0xe1a0700du)                      /* mov fp/r7, sp */
+		return 4;
+	return 0;
+}
+
+/* The bytes the prologue of the function of the site whose push {lr} is
+ * at `push` put on the stack before it (mt_site.frame), -1 for a
+ * prologue we cannot read.  *hook: function_graph can find the return
+ * address from them (rt.h): the function pushed nothing, or its first
+ * instruction pushed lr as the highest word. */
+static int frame_of(const struct mt_object *o, uintptr_t push, bool thumb, bool *hook)
+{
+	uintptr_t a = mt_prologue_of(o, push, thumb ? 2 : 4);
+	*hook = true;
+	if (!a)
+		return -1;
+	int frame = 0;
+	for (bool first = true; a < push; first = false) {
+		int down;
+		bool lr;
+		unsigned n = mt_in_exec(o, a + 3) ? prologue_step(a, thumb, &down, &lr) : 0;
+		if (!n || down < 0 || frame + down > 0xfffc)
+			return -1;
+		*hook &= !first || lr;
+		frame += down;
+		a += n;
+	}
+	return a == push ? frame : -1;
+}
+
 static bool thumb_call(uint16_t h1, uint16_t h2)
 {
 	return (h1 & 0xf800) == 0xf000 && ((h2 & 0xd000) == 0xd000 || (h2 & 0xd001) == 0xc000);
@@ -144,6 +258,11 @@ static const char *arm_decode(struct mt_site *s, const struct mt_object *o)
 	}
 	if (!hook_target(o, s->target))
 		return "a call to something other than the hook";
+	bool hook;
+	int frame = frame_of(o, a - (s->form == FORM_THUMB ? 2 : 4), s->form == FORM_THUMB, &hook);
+	s->framed = frame >= 0;
+	s->nohook = frame < 0 || !hook;
+	s->frame = frame < 0 ? 0 : (uint16_t)frame;
 	return NULL;
 }
 
@@ -168,6 +287,23 @@ static MT_FENCE_TEXT void arm_sync_self(uintptr_t lo, uintptr_t hi)
 	if (lo < hi)
 		mt_raw6(__ARM_NR_cacheflush, (long)lo, (long)hi, 0, 0, 0, 0);
 }
+
+/* The library's unwind tables (the unwinder goes through its wrappers'
+ * frames, control.c) name the EHABI's compact personality routines for
+ * the static linker only, which would tie every program that uses the
+ * library, preloaded or linked in, to libgcc_s: they are defined here,
+ * weak (a static link's unwinder, if it has one, comes first) and
+ * hidden.  Nothing calls them: an unwinder interprets a compact entry
+ * with its own. */
+#define NO_PR(n)                                                                   \
+	__attribute__((weak, visibility("hidden"))) void __aeabi_unwind_cpp_pr##n(void); \
+	void __aeabi_unwind_cpp_pr##n(void)                                          \
+	{                                                                            \
+		__builtin_trap();                                                    \
+	}
+NO_PR(0)
+NO_PR(1)
+NO_PR(2)
 
 const struct mt_arch mt_arch = {
 	.name = "arm",

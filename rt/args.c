@@ -33,6 +33,11 @@
 static struct mt_proto **protos;       /* the rules, in the order given */
 static size_t nprotos;
 
+/* The widths of the target's long and pointers (off_t: a program's own
+ * build decides it; long's is taken). */
+#define LONG_BITS (__SIZEOF_LONG__ * 8)
+#define PTR_BITS (__SIZEOF_POINTER__ * 8)
+
 /* The type of a C declaration's type words (with `const` and the like
  * gone and stars counted); false if it is not one. */
 struct tname {
@@ -44,19 +49,19 @@ static const struct tname types[] = {
 	{ "s64", MT_ARG_INT, 64 }, { "u8", MT_ARG_UINT, 8 },   { "u16", MT_ARG_UINT, 16 },
 	{ "u32", MT_ARG_UINT, 32 }, { "u64", MT_ARG_UINT, 64 }, { "x8", MT_ARG_HEX, 8 },
 	{ "x16", MT_ARG_HEX, 16 }, { "x32", MT_ARG_HEX, 32 }, { "x64", MT_ARG_HEX, 64 },
-	{ "bool", MT_ARG_BOOL, 8 }, { "_Bool", MT_ARG_BOOL, 8 }, { "string", MT_ARG_STR, 64 },
-	{ "symbol", MT_ARG_SYM, 64 }, { "char", MT_ARG_INT, 8 }, { "signed char", MT_ARG_INT, 8 },
+	{ "bool", MT_ARG_BOOL, 8 }, { "_Bool", MT_ARG_BOOL, 8 }, { "string", MT_ARG_STR, PTR_BITS },
+	{ "symbol", MT_ARG_SYM, PTR_BITS }, { "char", MT_ARG_INT, 8 }, { "signed char", MT_ARG_INT, 8 },
 	{ "unsigned char", MT_ARG_UINT, 8 }, { "short", MT_ARG_INT, 16 },
 	{ "short int", MT_ARG_INT, 16 }, { "unsigned short", MT_ARG_UINT, 16 },
 	{ "unsigned short int", MT_ARG_UINT, 16 }, { "int", MT_ARG_INT, 32 },
 	{ "signed", MT_ARG_INT, 32 }, { "signed int", MT_ARG_INT, 32 },
 	{ "unsigned", MT_ARG_UINT, 32 }, { "unsigned int", MT_ARG_UINT, 32 },
-	{ "long", MT_ARG_INT, 64 }, { "long int", MT_ARG_INT, 64 }, { "long long", MT_ARG_INT, 64 },
-	{ "long long int", MT_ARG_INT, 64 }, { "unsigned long", MT_ARG_UINT, 64 },
-	{ "unsigned long int", MT_ARG_UINT, 64 }, { "unsigned long long", MT_ARG_UINT, 64 },
-	{ "unsigned long long int", MT_ARG_UINT, 64 }, { "size_t", MT_ARG_UINT, 64 },
-	{ "ssize_t", MT_ARG_INT, 64 }, { "ptrdiff_t", MT_ARG_INT, 64 }, { "off_t", MT_ARG_INT, 64 },
-	{ "pid_t", MT_ARG_INT, 32 }, { "intptr_t", MT_ARG_INT, 64 }, { "uintptr_t", MT_ARG_HEX, 64 },
+	{ "long", MT_ARG_INT, LONG_BITS }, { "long int", MT_ARG_INT, LONG_BITS }, { "long long", MT_ARG_INT, 64 },
+	{ "long long int", MT_ARG_INT, 64 }, { "unsigned long", MT_ARG_UINT, LONG_BITS },
+	{ "unsigned long int", MT_ARG_UINT, LONG_BITS }, { "unsigned long long", MT_ARG_UINT, 64 },
+	{ "unsigned long long int", MT_ARG_UINT, 64 }, { "size_t", MT_ARG_UINT, PTR_BITS },
+	{ "ssize_t", MT_ARG_INT, PTR_BITS }, { "ptrdiff_t", MT_ARG_INT, PTR_BITS }, { "off_t", MT_ARG_INT, LONG_BITS },
+	{ "pid_t", MT_ARG_INT, 32 }, { "intptr_t", MT_ARG_INT, PTR_BITS }, { "uintptr_t", MT_ARG_HEX, PTR_BITS },
 	{ "int8_t", MT_ARG_INT, 8 }, { "int16_t", MT_ARG_INT, 16 }, { "int32_t", MT_ARG_INT, 32 },
 	{ "int64_t", MT_ARG_INT, 64 }, { "uint8_t", MT_ARG_UINT, 8 }, { "uint16_t", MT_ARG_UINT, 16 },
 	{ "uint32_t", MT_ARG_UINT, 32 }, { "uint64_t", MT_ARG_UINT, 64 },
@@ -136,7 +141,7 @@ static int parse_arg(char *s, unsigned i, struct mt_arg *a, char *err, size_t er
 	if (stars) {
 		bool chars = !strcmp(type, "char") || !strcmp(type, "signed char") || !strcmp(type, "unsigned char");
 		a->kind = stars == 1 && chars ? MT_ARG_STR : MT_ARG_HEX;
-		a->bits = 64;
+		a->bits = PTR_BITS;
 	} else if (t) {
 		a->kind = t->kind;
 		a->bits = t->bits;
@@ -161,6 +166,16 @@ static int parse_arg(char *s, unsigned i, struct mt_arg *a, char *err, size_t er
 
 void mt_proto_sized(struct mt_proto *p)
 {
+	/* the ABI's words: a 64-bit argument takes two of 32 bits */
+	unsigned w = 0;
+	for (unsigned i = 0; i < p->n; i++) {
+		bool pair = PTR_BITS == 32 && p->a[i].bits == 64;
+#ifdef MT_ARG_PAIR_EVEN
+		w += pair && (w & 1);
+#endif
+		p->a[i].word = (uint8_t)w;
+		w += pair ? 2 : 1;
+	}
 	p->max_slots = (2 + p->n + p->nstr * (1 + MT_STR_MAX / 8) + 2) / 3;
 }
 

@@ -250,8 +250,8 @@ static unsigned put_str(struct mt_tbuf *b, uint64_t h, unsigned w, uintptr_t src
 	return w;
 }
 
-/* Argument i: a register, or a word of the caller's stack above the
- * return address. */
+/* Word i of the arguments: a register, or a word of the caller's stack
+ * above the return address. */
 static inline uintptr_t arg_word(const uintptr_t *regs, const uintptr_t *slot, unsigned i)
 {
 #if MT_REG_ARGS
@@ -263,20 +263,47 @@ static inline uintptr_t arg_word(const uintptr_t *regs, const uintptr_t *slot, u
 	return slot[1 + i - MT_REG_ARGS];
 }
 
+/* Whether argument i of prototype p takes two words (rt.h). */
+static inline bool arg_pair(const struct mt_proto *p, unsigned i)
+{
+	return UINTPTR_MAX == UINT32_MAX && p->a[i].bits == 64;
+}
+
+/* The word after argument i of prototype p (raw word i without one). */
+static inline unsigned arg_end(const struct mt_proto *p, unsigned i)
+{
+	return p ? p->a[i].word + 1u + arg_pair(p, i) : i + 1;
+}
+
+/* Argument i of prototype p (raw word i without one). */
+static inline uint64_t arg_value(const struct mt_proto *p, unsigned i, const uintptr_t *regs, const uintptr_t *slot)
+{
+	if (!p)
+		return arg_word(regs, slot, i);
+	uint64_t v = arg_word(regs, slot, p->a[i].word);
+	if (arg_pair(p, i))
+		v |= (uint64_t)arg_word(regs, slot, p->a[i].word + 1u) << 32;
+	return v;
+}
+
 /* The arguments after the entry at h, by prototype p or n raw words;
- * returns the payload's slots (at most p->max_slots). */
+ * returns the payload's slots (at most p->max_slots).  Without the
+ * caller's stack (slot NULL: arm, a prologue not read) only the
+ * arguments all in registers. */
 static unsigned put_args(struct mt_tbuf *b, uint64_t h, const struct mt_proto *p, unsigned n,
 			 const uintptr_t *regs, const uintptr_t *slot)
 {
 	unsigned w = 2;
 	if (p)
 		n = p->n;
+	while (!slot && n && arg_end(p, n - 1) > MT_REG_ARGS)
+		n--;
 	for (unsigned i = 0; i < n; i++)
-		put_word(b, h, w++, arg_word(regs, slot, i));
+		put_word(b, h, w++, arg_value(p, i, regs, slot));
 	if (p && p->nstr)
 		for (unsigned i = 0; i < n; i++)
 			if (p->a[i].kind == MT_ARG_STR)
-				w = put_str(b, h, w, arg_word(regs, slot, i));
+				w = put_str(b, h, w, (uintptr_t)arg_value(p, i, regs, slot));
 	unsigned slots = (w + 2) / 3;
 	put_word(b, h, 0, (uint64_t)(uintptr_t)p);
 	put_word(b, h, 1, n | (uint64_t)slots << 16);
@@ -340,10 +367,30 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		}
 	}
 #endif
+#ifdef MT_SLOT_FRAME
+	/* The word just below the caller's sp, that far above the pushed
+	 * parent (rt.h): the frame's own slot where the function is not
+	 * nohook, and where the stack's arguments begin above (NULL: a
+	 * prologue not read). */
+	uintptr_t *above = NULL;
+	if (keep && (graph || with_args)) {
+		const struct mt_site *si = mt_retmap_find(atomic_load_explicit(&mt_frames, memory_order_acquire), ret);
+		if (si)
+			above = (uintptr_t *)((uintptr_t)slot + si->frame);
+		if (si && graph && !si->nohook && *above == parent) {
+			slot = above;
+			keep = false;
+			key = SLOT_KEY(slot);
+		}
+	}
+#define ARGS_SLOT above
+#else
+#define ARGS_SLOT slot
+#endif
 	if (__builtin_expect(parent == (uintptr_t)mt_return_trampoline, 0))
 		parent = shadow_orig(b, key, keep ? NULL : slot);
 	bool hook = graph && !keep;
-#if MT_SLOT_COPY
+#if MT_SLOT_COPY && !MT_SLOT_FOUND
 	if (hook && mt_retmap_find(atomic_load_explicit(&mt_nohook, memory_order_acquire), ret))
 		hook = false;
 #endif
@@ -383,7 +430,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		uint64_t next = h + 1;
 		uint64_t kind = hook ? MT_EV_HOOKED : 0;
 		if (proto || raw) {
-			next += put_args(b, h, proto, raw, regs, slot);
+			next += put_args(b, h, proto, raw, regs, ARGS_SLOT);
 			kind |= MT_EV_ARGS;
 		}
 		e->ts = ts;

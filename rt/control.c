@@ -990,6 +990,32 @@ int _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
 }
 
 void _Unwind_Resume(struct _Unwind_Exception *e);
+#if defined(__arm__)
+/* The Arm EHABI's _Unwind_Resume takes the stack pointer it is entered
+ * with for the landing pad's frame's (the pad's address it has saved):
+ * it must be entered from the pad itself, so this one jumps to it, with
+ * sp, lr and r0 as it found them. */
+MT_HIDDEN void *mt_resume_real(uintptr_t sp);
+void *mt_resume_real(uintptr_t sp)
+{
+	static void *real;
+	if (!real)
+		real = real_sym("_Unwind_Resume");
+	mt_shadow_unhook(sp, false);
+	return real;
+}
+
+__attribute__((naked)) void _Unwind_Resume(struct _Unwind_Exception *e)
+{
+	(void)e;
+	__asm__("push	{r0, lr}\n\t"
+		"add	r0, sp, #8\n\t"       /* the pad's sp */
+		"bl	mt_resume_real\n\t"
+		"mov	ip, r0\n\t"
+		"pop	{r0, lr}\n\t"
+		"bx	ip\n\t");
+}
+#else
 void _Unwind_Resume(struct _Unwind_Exception *e)
 {
 	static void (*real)(struct _Unwind_Exception *);
@@ -999,6 +1025,7 @@ void _Unwind_Resume(struct _Unwind_Exception *e)
 	real(e);
 	abort();
 }
+#endif
 
 typedef int (*mt_unw_stop)(int, int, uint64_t, struct _Unwind_Exception *, void *, void *);
 int _Unwind_ForcedUnwind(struct _Unwind_Exception *e, mt_unw_stop stop, void *arg);
@@ -1015,6 +1042,29 @@ int _Unwind_ForcedUnwind(struct _Unwind_Exception *e, mt_unw_stop stop, void *ar
  * means every frame below it is gone; they are marked unwound now, in
  * the order the unwinder leaves them, before the pad's own calls. */
 struct _Unwind_Context;
+#if defined(__arm__)
+/* The Arm EHABI's personality: (state, control block, context); the
+ * pad's frame is the context's, its sp the lowest a live frame's slot
+ * can be (a frame's slot is just below its caller's sp), and
+ * _Unwind_GetCFA is no answer there (it returns 0). */
+int __gxx_personality_v0(int state, struct _Unwind_Exception *e, struct _Unwind_Context *c);
+int __gxx_personality_v0(int state, struct _Unwind_Exception *e, struct _Unwind_Context *c)
+{
+	static int (*real)(int, struct _Unwind_Exception *, struct _Unwind_Context *);
+	static int (*vrs_get)(struct _Unwind_Context *, int, uint32_t, int, void *);
+	if (!real) {
+		vrs_get = (int (*)(struct _Unwind_Context *, int, uint32_t, int, void *))real_sym("_Unwind_VRS_Get");
+		real = (int (*)(int, struct _Unwind_Exception *, struct _Unwind_Context *))
+			real_sym("__gxx_personality_v0");
+	}
+	int r = real(state, e, c);
+	uint32_t sp;
+	/* not _US_VIRTUAL_UNWIND_FRAME, _URC_INSTALL_CONTEXT; _UVRSC_CORE r13 as _UVRSD_UINT32 */
+	if ((state & 3) && r == 7 && vrs_get(c, 0, 13, 0, &sp) == 0)
+		mt_shadow_unhook(sp, false);
+	return r;
+}
+#else
 int __gxx_personality_v0(int version, int actions, uint64_t cls, struct _Unwind_Exception *e,
 			 struct _Unwind_Context *c);
 int __gxx_personality_v0(int version, int actions, uint64_t cls, struct _Unwind_Exception *e,
@@ -1032,6 +1082,7 @@ int __gxx_personality_v0(int version, int actions, uint64_t cls, struct _Unwind_
 		mt_shadow_unhook(PAD_LIVE(get_cfa(c)), false);
 	return r;
 }
+#endif
 
 void *__cxa_begin_catch(void *e);
 void *__cxa_begin_catch(void *e)

@@ -760,7 +760,7 @@ static const char *kind_of(struct mt_dwarf *d, struct unit *u, const struct val 
 			continue;
 		case TAG_pointer: case TAG_reference: case TAG_rvalue_reference: case TAG_unspecified_type: {
 			a->kind = MT_ARG_HEX;
-			a->bits = 64;
+			a->bits = __SIZEOF_POINTER__ * 8;
 			/* a pointer to a one-byte character type (through its
 			 * qualifiers and typedefs) is a string */
 			struct val p = t.type;

@@ -13,6 +13,11 @@
  * be only 4-byte aligned at a site, so it is aligned to 8 (AAPCS) for
  * the call, kept in r4.  The frame: d0-d7 at 0-63, r0-r3 at 64-79, r4
  * at 80, the return into the function at 84, the parent at 88.
+ *
+ * The pushed parent is passed marked MT_SLOT_KEEP (rt.h): it is the
+ * function's return address only where the function pushed nothing
+ * before the site; elsewhere mt_entry finds the slot from the frame the
+ * site's prologue built (arch-arm.c, MT_SLOT_FRAME).
  */
 	.syntax unified
 	.arch armv7-a
@@ -26,7 +31,7 @@ __gnu_mcount_nc:
 	push	{r0-r4, lr}
 	vpush	{d0-d7}
 	bic	r0, lr, #1		@ the address after the site
-	add	r1, sp, #88		@ the slot of the parent
+	add	r1, sp, #89		@ the pushed parent, MT_SLOT_KEEP
 	add	r2, sp, #64		@ the argument registers
 	mov	r4, sp
 	bic	sp, sp, #7
@@ -38,14 +43,33 @@ __gnu_mcount_nc:
 	bx	ip
 	.size __gnu_mcount_nc, .-__gnu_mcount_nc
 
-/* function_graph is not there yet on arm (rt.h: MT_HAVE_GRAPH 0), so no
- * frame ever returns here; buffer.c compares parents with the address. */
+/* A hijacked function returns here (bx lr, or pop {..., pc}), after its
+ * epilogue: sp is its caller's again, and the slot it returned through
+ * (the key, rt.h) is the word just below.  r0-r3 and d0-d3 (the return
+ * values, a homogeneous aggregate of four doubles included) are kept;
+ * lr gets the original return address, and bx goes back to its state.
+ * As the other hooks': no unwind information and a word of no function
+ * before it, on purpose, and never unmapped. */
 	.globl mt_return_trampoline
 	.hidden mt_return_trampoline
 	.type mt_return_trampoline, %function
 	.p2align 2
-mt_return_trampoline:
 	udf	#0
+mt_return_trampoline:
+	sub	r12, sp, #4		@ the key
+	push	{r0-r4, lr}
+	vpush	{d0-d3}
+	mov	r1, r0			@ the return value
+	mov	r0, r12
+	mov	r4, sp
+	bic	sp, sp, #7
+	bl	mt_exit
+	mov	sp, r4
+	mov	r12, r0
+	vpop	{d0-d3}
+	pop	{r0-r4, lr}
+	mov	lr, r12
+	bx	r12
 	.size mt_return_trampoline, .-mt_return_trampoline
 
 	.section .note.GNU-stack,"",%progbits

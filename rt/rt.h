@@ -131,13 +131,26 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
  *            as the slot: just below the caller's stack pointer, as on
  *            x86_64, so the key is the slot, and the trampoline finds it
  *            just below sp after the return.
- *   arm      (32-bit) not yet: the function tracer only.
+ *   arm      (32-bit) the hook passes the parent its site pushed, marked
+ *            MT_SLOT_KEEP: the slot itself only where the function
+ *            pushed nothing before the site (lr, which the hook pops
+ *            it into, is then the return).  Elsewhere the function
+ *            saved lr itself, and function_graph can find it only
+ *            where its prologue's first push put lr highest, at its
+ *            caller's sp - 4: the decoder counts the bytes the
+ *            prologue pushed (mt_site.frame, arch-arm.c; the other
+ *            sites are nohook) and the entry takes the word that far
+ *            above the hook's, once that holds the parent
+ *            (MT_SLOT_FRAME).  Either way the slot is just below the
+ *            caller's sp, as on x86_64: the key is the slot.
  *   ppc64le  the slot is where the ABI puts it: 16 bytes into the
  *            caller's frame (the function's back chain + 16), where the
  *            prologue saved the link register and from where the
  *            epilogue reloads it.  The key is the slot; the trampoline
  *            finds it 16 bytes above sp after the return.
- * MT_SLOT_COPY: the hook may pass such a copy. */
+ * MT_SLOT_COPY: the hook may pass such a copy.  MT_SLOT_FOUND: it
+ * always does, and the entry finds the slot only for sites that are
+ * not nohook. */
 #if defined(__x86_64__)
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
@@ -155,10 +168,20 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #define MT_KEY_IS_SLOT 1
 #define MT_SLOT_COPY 1
 #define MT_REG_FP 10                  /* s0, where hook-riscv64.S saved it */
+#define MT_SLOT_FOUND 1
+#elif defined(__arm__)
+#define MT_HAVE_GRAPH 1
+#define MT_KEY_IS_SLOT 1
+#define MT_SLOT_COPY 1
+#define MT_SLOT_FRAME 1
+#define MT_SLOT_FOUND 1
 #else
 #define MT_HAVE_GRAPH 0
 #define MT_KEY_IS_SLOT 1
 #define MT_SLOT_COPY 0
+#endif
+#ifndef MT_SLOT_FOUND
+#define MT_SLOT_FOUND 0
 #endif
 #define MT_SLOT_KEEP 1
 
@@ -232,7 +255,9 @@ struct mt_site {
 	_Atomic bool refused;         /* its bytes were not what they should be: never
 				       * written again, its traps not ours */
 	bool nohook;                  /* function_graph never replaces its frame's
-				       * return address (it is signed) */
+				       * return address (signed, or not found) */
+	bool framed;                  /* arm: its prologue was read, and */
+	uint16_t frame;               /* pushed this much before the site (rt.h) */
 };
 
 struct mt_proto;
@@ -272,6 +297,10 @@ static inline const void *mt_retmap_find(const struct mt_retmap *m, uintptr_t re
 MT_HIDDEN struct mt_retmap *mt_retmap_of(const void *(*value)(const struct mt_site *));
 /* The sites whose frames function_graph must not hijack (aarch64). */
 MT_HIDDEN extern _Atomic(struct mt_retmap *) mt_nohook;
+#ifdef MT_SLOT_FRAME
+/* The sites whose prologues were read, to their records (arm). */
+MT_HIDDEN extern _Atomic(struct mt_retmap *) mt_frames;
+#endif
 
 /* The sites as the trap handler sees them: sorted by address, replaced
  * whole (never freed) when objects come and go. */
@@ -372,12 +401,22 @@ struct mt_event {
  *            none of it could be read) and its bytes, 8 to a word.
  * Only where the hook finds the arguments where the ABI put them: on
  * x86_64 both hooks run before the function's body moves them (the
- * registers, then the caller's stack above the return address); GCC's
- * aarch64 -pg calls _mcount as an ordinary function after it has moved
- * them, and x0 holds the return address by then. */
+ * registers, then the caller's stack above the return address); on
+ * 32-bit Arm __gnu_mcount_nc keeps r0-r3 by its contract, so the body
+ * has not moved them, and the stack's words are above the slot the
+ * prologue's pushes give (arch-arm.c: where the decoder reads the
+ * prologue; elsewhere only the arguments in registers are recorded).
+ * GCC's aarch64 and riscv64 -pg call _mcount as an ordinary function
+ * after the body has moved them.  An argument of 64 bits takes two
+ * words of a 32-bit ABI, from an even word where MT_ARG_PAIR_EVEN (the
+ * AAPCS), and one payload word. */
 #if defined(__x86_64__)
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 6                 /* rdi, rsi, rdx, rcx, r8, r9 */
+#elif defined(__arm__)
+#define MT_HAVE_ARGS 1
+#define MT_REG_ARGS 4                 /* r0-r3 */
+#define MT_ARG_PAIR_EVEN 1
 #else
 #define MT_HAVE_ARGS 0
 #define MT_REG_ARGS 0
@@ -392,6 +431,7 @@ struct mt_arg {
 	char name[32];
 	uint8_t kind;                 /* enum mt_arg_kind */
 	uint8_t bits;                 /* of the integer: 8, 16, 32, 64 */
+	uint8_t word;                 /* its first word in the ABI's order */
 };
 /* Prototypes are never freed: an event in a ring may point at one. */
 struct mt_proto {

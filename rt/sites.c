@@ -533,6 +533,15 @@ static const void *nohook_of(const struct mt_site *s)
 	return s->nohook ? s : NULL;
 }
 
+#ifdef MT_SLOT_FRAME
+_Atomic(struct mt_retmap *) mt_frames;
+
+static const void *frame_of(const struct mt_site *s)
+{
+	return s->framed ? s : NULL;
+}
+#endif
+
 int mt_sites_refresh(void)
 {
 	size_t first_obj = mt_reg.nobjs, first_func = mt_reg.nfuncs;
@@ -596,6 +605,9 @@ int mt_sites_refresh(void)
 		apply_rule(&rules[r], first_func);
 	mt_protos_refresh(first_func);
 	atomic_store_explicit(&mt_nohook, mt_retmap_of(nohook_of), memory_order_release);
+#ifdef MT_SLOT_FRAME
+	atomic_store_explicit(&mt_frames, mt_retmap_of(frame_of), memory_order_release);
+#endif
 	return mt_apply();
 }
 

@@ -216,7 +216,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "armelf_linux_eabi", .cc_flag = "", .as_flag = "",
 		.triple = "arm-linux-gnueabihf",
 		.mapping_symbols = true, .entry_flag_bits = 1, .arm_attributes = true,
-		.hook_stubs = "*%h_veneer",
+		.hook_stubs = "*%h_veneer", .linked_table = true,
 		.entry_doc = "the bl; bit 0 set in Thumb code, as the linker resolves a Thumb anchor",
 	},
 	{

@@ -19,6 +19,10 @@ my $dir = tmpdir();
 my @targets = (
     { name => 'aarch64', triple => 'aarch64-linux-gnu', qemu => 'qemu-aarch64', hook => 'aarch64' },
     { name => 'riscv64', triple => 'riscv64-linux-gnu', qemu => 'qemu-riscv64', hook => 'riscv64' },
+    # Thumb-2 (the compiler's default) and ARM state: the entries of
+    # Thumb code have bit 0 set, as the per-object tables' do
+    { name => 'arm', triple => 'arm-linux-gnueabihf', qemu => 'qemu-arm', hook => 'arm' },
+    { name => 'arm -marm', triple => 'arm-linux-gnueabihf', qemu => 'qemu-arm', hook => 'arm', cflags => ['-marm'] },
 );
 
 for my $t (@targets) {
@@ -28,7 +32,8 @@ for my $t (@targets) {
         fail("$t->{name}: not installed: @missing (run scripts/install-deps)");
         next;
     }
-    for my $model (['-O2'], ['-O0', '-fno-pic'], ['-Os', '-ffunction-sections']) {
+    for my $m (['-O2'], ['-O0', '-fno-pic'], ['-Os', '-ffunction-sections']) {
+        my $model = [@$m, @{ $t->{cflags} // [] }];
         my $name = "$t->{name} @$model";
         my $d = "$dir/" . ($name =~ s/[^A-Za-z0-9]+/_/gr);
         mkdir $d or die;

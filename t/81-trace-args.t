@@ -22,18 +22,14 @@ use Math::BigInt;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
 use TraceTest qw($MCC $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced start_bg stop_bg
-    wait_for mt_cli read_log read_text_args read_json_args against_log san_prog);
+    wait_for mt_cli read_log read_text_args read_json_args against_log san_prog @ARGS_PROTO %ARGS_NAMES);
 
 clean_env();
 my $dir = tmpdir();
 my $src = "$TSRC/args.c";
-my @PROTO = ('ints(int a, long b, unsigned c, short d, signed char e, unsigned long long f)',
-    'strs(const char *s, int n, char *t)',
-    'many(long a1, long a2, long a3, long a4, long a5, long a6, long a7, long a8, long a9)',
-    'flags(bool on, u8 b, uint16_t w, void *p)');
+my @PROTO = @ARGS_PROTO;
 my $PROTOS = join ';', @PROTO;
-my %NAMES = (ints => [qw(a b c d e f)], strs => [qw(s n t)], many => [map { "a$_" } 1 .. 9],
-    flags => [qw(on b w p)]);
+my %NAMES = %ARGS_NAMES;
 
 must('gcc', '-O2', '-o', "$dir/plain", $src);
 my $want = must("$dir/plain", 11, "$dir/plain.log", 40);

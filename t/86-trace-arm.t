@@ -21,14 +21,26 @@
 #    compiler's default: `push {lr}; bl __gnu_mcount_nc`, a 32-bit bl or
 #    blx at a 2-byte boundary) and ARM state (-marm); preloaded (through
 #    __gnu_mcount_nc's PLT entry), linked in as PIE and -static (switched
-#    on live from main by the C API).
+#    on live from main by the C API); link-time mode's tables too
+#    (preloaded in Thumb-2, -static in ARM state).
 #  - Live switching under load (t/src/trace/toggle.c, SysTrace): threads
 #    run the functions whose sites main switches on and off through the
 #    library's fenced pages (rt/patch.c), Thumb-2 and ARM; no crash, every event well
 #    formed, events after each enable, none after each disable; the
 #    program's own SIGTRAP handler gets its breakpoint and raise(), and
 #    its own SIGSEGV handler each fault of a worker.
-# No function_graph on arm yet (rt/rt.h): the tracer says so.
+#  - function_graph (SysTrace), every variant, against the enter and exit
+#    log: the return address is found where the prologue's first push
+#    put lr highest, or in lr where nothing was pushed (rt/rt.h); sum_va,
+#    variadic, pushes its argument registers first, so its returns are
+#    not hooked and its entries say so.  hazards.c and unwind.cc the
+#    same way: longjmp, siglongjmp, fork, pthread_exit, cancellation,
+#    C++ exceptions through the Arm EHABI's unwinder.
+#  - Function events (SysTrace): t/src/trace/args.c's arguments, typed by
+#    prototypes, against its own log of them, in JSON and text and under
+#    function_graph, both states: r0-r3 as __gnu_mcount_nc keeps them,
+#    the rest from the caller's stack above the prologue's pushes, a
+#    64-bit argument from an even pair of words (ints' f, on the stack).
 # Everything runs in one boot: a check of another program is one more
 # job in @jobs, its files in %files, and its checks after the boot.
 use strict;
@@ -36,36 +48,50 @@ use warnings;
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd);
-use TraceTest qw($TSRC);
+use TraceTest qw($TSRC nm_funcs bias_of read_graph_json trace_seqs);
 use ArmSystem qw($ARMCC $ARMSYSROOT arm_boot);
-use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks toggle_jobs toggle_checks tear_jobs
-    graph_refused_job graph_refused_checks);
+use SysTrace qw(sys_start boot_checks machine_checks mcc_cc job_files oracle_jobs oracle_checks graph_checks
+    hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs args_jobs args_checks);
 
 my $QEMU_USER = 'qemu-arm';
 my $ARM = "$TOP/build/arm";
+my $ARMCXX = 'arm-linux-gnueabihf-g++-12';
 my $dir = sys_start('arm', lib => $ARM, tools => [[$QEMU_USER, 'qemu-user'],
-    ['arm-linux-gnueabihf-objdump', 'binutils-arm-linux-gnueabihf']]);
+    ['arm-linux-gnueabihf-objdump', 'binutils-arm-linux-gnueabihf'], [$ARMCXX, 'g++-12-arm-linux-gnueabihf']]);
 
 # ---- builds ----
 must($ARMCC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
 my %files = ('/smc' => "$dir/smc");
-# name, compile flags, link flags, 'so' or 'a' (no link-time mode: its
-# tables come from a linked image, which mcount-record does not read for
-# arm yet)
+# name, compile flags, link flags, 'so' or 'a', job env, mcount-cc env
 my @A32 = ('-marm');
+my %LINK = (MCOUNT_CC_MODE => 'link');
 my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
-    ['static-linked', [], ['-static'], 'a'],
+    ['static-linked', [], ['-static'], 'a'], ['link-preloaded', [], [], 'so', {}, \%LINK],
     ['arm-preloaded', \@A32, [], 'so'], ['arm-linked', \@A32, [], 'a'],
-    ['arm-static', \@A32, ['-static'], 'a']);
+    ['arm-static', \@A32, ['-static'], 'a'], ['arm-link-static', \@A32, ['-static'], 'a', {}, \%LINK]);
 my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $ARMCC, dir => $dir, files => \%files),
-    oracle_jobs(cc => $ARMCC, lib => $ARM, dir => $dir, files => \%files, variants => \@variants),
+    oracle_jobs(cc => $ARMCC, lib => $ARM, dir => $dir, files => \%files, variants => \@variants, graph => 1),
+    hazards_jobs(cc => $ARMCC, cxx => $ARMCXX, dir => $dir, files => \%files),
     toggle_jobs(cc => $ARMCC, lib => $ARM, dir => $dir, files => \%files),
     toggle_jobs(cc => $ARMCC, lib => $ARM, dir => $dir, files => \%files, name => 'toggle-arm',
-        cflags => \@A32),
-    graph_refused_job());
+        cflags => \@A32));
+# function_graph on oracle.c built with -pg alone, where some functions
+# are leaves that push nothing (their return address stays in lr)
+for my $l (['leaves', []], ['leaves-arm', \@A32]) {
+    my ($name, $cf) = @$l;
+    mcc_cc($ARMCC, "$dir/$name.o", '-O2', @$cf, '-c', "$TSRC/oracle.c");
+    mcc_cc($ARMCC, "$dir/$name", "$dir/$name.o");
+    $files{"/$name"} = "$dir/$name";
+    push @jobs, { name => $name, argv => ["/$name", 3], env => { %GRAPH_ENV,
+        MCOUNT_TRACE_OUTPUT => "/tmp/$name.json" }, files => ["/tmp/$name.json"] };
+}
+
+# function events: args.c's prototypes, both states
+push @jobs, args_jobs(cc => $ARMCC, dir => $dir, files => \%files, name => 'args'),
+    args_jobs(cc => $ARMCC, dir => $dir, files => \%files, name => 'args-arm', cflags => \@A32);
 
 # ---- one boot ----
-my $r = boot_checks('', \&arm_boot, files => \%files, jobs => \@jobs, timeout => 900);
+my $r = boot_checks('', \&arm_boot, files => \%files, jobs => \@jobs, timeout => 900, libs => \@HAZARDS_LIBS);
 
 # ---- the machine runs the code it has; a dynamically linked program ----
 my ($uout) = machine_checks($r, dir => $dir, qemu_user => $QEMU_USER, sysroot => $ARMSYSROOT,
@@ -94,9 +120,76 @@ for my $v (@variants) {
         . ' bl/blx (' . join(', ', map { "$_ $form{$_}" } sort keys %form) . ')');
 }
 oracle_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
+# The library's unwind tables (its unwinder wrappers need them) name the
+# EHABI's personality routines, which it defines itself: neither it nor
+# a C program linked with it needs libgcc_s (the guest has it, for C++).
+for my $f ("$ARM/libmcount-trace.so", "$dir/pie-linked", "$dir/arm-linked") {
+    my ($st, $d) = run_cmd(['readelf', '-d', $f]);
+    my @needed = $d =~ /\(NEEDED\)\s+Shared library: \[([^\]]+)\]/g;
+    is("@needed", 'libc.so.6', "$f needs the C library alone");
+}
 
-# ---- function_graph: not on arm yet, and said so ----
-graph_refused_checks($r, want_out => $uout);
+# ---- function_graph ----
+graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $uout, noexit => ['sum_va']);
+hazards_checks($r, dir => $dir);
+
+# The leaves: objdump's view of each function's prologue, the
+# instructions before the site's push {lr}, says which returns the
+# library can hook: none (lr is the return), or a first one that pushes
+# lr.  Those functions return as often as they are entered, each exit
+# closing the innermost call; the others' entries say noexit.
+for my $name ('leaves', 'leaves-arm') {
+    my $j = $r->{$name} // {};
+    is($j->{status}, 0, "$name: exits 0 under function_graph") or diag $j->{stderr};
+    is($j->{stdout}, $uout, "$name: the output of the plain build");
+    my ($st, $dis) = run_cmd(['arm-linux-gnueabihf-objdump', '-d', "$dir/$name"]);
+    my (%pro, $fn, @ins);
+    for (split /\n/, $dis) {
+        if (/\A[0-9a-f]+ <(\w+)>:\z/) {
+            ($fn, @ins) = ($1);
+        } elsif ($fn && /\A\s*[0-9a-f]+:\s+[0-9a-f ]+\t(\S+)\s*(.*)/) {
+            my ($op, $args) = ($1, $2);
+            if ($op =~ /\Ablx?\z/ && $args =~ /<__gnu_mcount_nc(?:\@plt)?>/ && @ins
+                && $ins[-1] =~ /\A(?:push \{lr\}|str lr, \[sp, #-4\]!)/) {
+                pop @ins;
+                $pro{$fn} = !@ins ? 'none' : $ins[0] =~ /\A(?:push|stmdb sp!,) \{.*\blr\}|\Astr lr, \[sp, #-4\]!/
+                    ? 'lr' : 'other';
+                undef $fn;
+            } else {
+                push @ins, "$op $args";
+            }
+        }
+    }
+    cmp_ok(scalar keys %pro, '>=', 8, "$name: objdump shows the sites of " . scalar(keys %pro) . ' functions');
+    my @none = sort grep { $pro{$_} eq 'none' } keys %pro;
+    ok(@none >= 2, "$name: functions whose prologue pushes nothing: @none");
+    my $f = job_files($dir, $j, $name);
+    my ($ev, $errs) = read_graph_json(grep { defined } $f->{"/tmp/$name.json"});
+    is_deeply($errs, [], "$name: every trace line is a well-formed event");
+    my %in = map { ($_->{func} => 1) } grep { exists $_->{func} } @$ev;
+    is_deeply([grep { !$in{$_} } sort keys %pro], [], "$name: every function entered");
+    # the load address: main's entry's, to its page
+    my $syms = nm_funcs("$dir/$name");
+    my ($m) = grep { ($_->{func} // '') eq 'main' } @$ev;
+    my $bias = $m ? (hex($m->{addr}) - bias_of($syms, 'main', 0)) & ~0xfff : 0;
+    my (undef, $bad) = trace_seqs($syms, $bias, $ev, 0);
+    is_deeply($bad, [], "$name: each exit closes its thread's innermost call");
+    my (%calls, %rets, %noexit);
+    for my $e (@$ev) {
+        $calls{ $e->{func} }++ if exists $e->{func};
+        $noexit{ $e->{func} } = 1 if $e->{noexit};
+        $rets{ $e->{exit} }++ if exists $e->{exit} && !$e->{unwound};
+    }
+    my @other = sort grep { $pro{$_} eq 'other' } keys %pro;
+    is(join(' ', sort keys %noexit), "@other",
+        "$name: the functions whose returns are not hooked are those whose prologue does not begin by pushing lr (@other)");
+    is_deeply({ map { ($_ => $rets{$_} // 0) } grep { !$noexit{$_} && $_ ne 'main' } keys %calls },
+        { map { ($_ => $calls{$_}) } grep { !$noexit{$_} && $_ ne 'main' } keys %calls },
+        "$name: the others return as often as they are entered (" . join(', ', map { "$_ $calls{$_}" } @none) . ')');
+}
+
+# ---- function events: the arguments against the functions' own log ----
+args_checks($r, dir => $dir, name => $_) for 'args', 'args-arm';
 
 # ---- live switching behind fenced pages ----
 toggle_checks($r, dir => $dir);

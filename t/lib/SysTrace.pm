@@ -34,12 +34,12 @@ use Exporter 'import';
 use TestUtil qw(must run_cmd spit tmpdir have);
 use QemuSystem qw(sys_missing);
 use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg
-    graph_compare graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
+    graph_compare graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND
+    read_log read_text_args read_json_args against_log @ARGS_PROTO %ARGS_NAMES);
 
 our @EXPORT_OK = qw(sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
     oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks
-    tear_jobs tear_notes graph_refused_job graph_refused_checks badsite_job badsite_checks stripped_job
-    stripped_checks);
+    tear_jobs tear_notes args_jobs args_checks badsite_job badsite_checks stripped_job stripped_checks);
 
 # sys_start(ARCH, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
 # its package]...]) -> a temporary directory.  What is missing to test
@@ -392,25 +392,51 @@ sub stripped_checks {
     is_deeply(\@bad, [], 'stripped: each event at a site in the function the log entered, in its order');
 }
 
-# graph_refused_job() -> a job that asks for function_graph where the
-# library has none (rt.h: MT_HAVE_GRAPH): the preloaded pie-preloaded
-# variant of oracle_jobs, every function on.
-sub graph_refused_job {
-    return { name => 'graph', argv => ['/pie-preloaded', 3], env => { LD_PRELOAD => '/lib/mt/libmcount-trace.so',
-        MCOUNT_TRACE_TRACER => 'function_graph', MCOUNT_TRACE_FILTER => '*',
-        MCOUNT_TRACE_OUTPUT => '/tmp/graph.txt' } };
+# args_jobs(cc => CC, dir => TMP, files => \%files, name => NAME,
+#   cflags => [...]) -> jobs NAME-{plain,json,text,graph}: t/src/trace/args.c
+#   built through mcount-cc, its functions' prototypes given by
+#   MCOUNT_TRACE_EVENTS, preloaded, under each tracer.
+sub args_jobs {
+    my (%o) = @_;
+    my ($cc, $dir, $name) = @o{qw(cc dir name)};
+    my @cf = @{ $o{cflags} // [] };
+    must($cc, '-O2', @cf, '-o', "$dir/$name-plain", "$TSRC/args.c");
+    mcc_cc($cc, "$dir/$name.o", '-O2', @cf, '-c', "$TSRC/args.c");
+    mcc_cc($cc, "$dir/$name", "$dir/$name.o");
+    $o{files}{"/$_"} = "$dir/$_" for $name, "$name-plain";
+    my $job = sub {
+        my ($jn, $prog, %env) = @_;
+        return { name => $jn, argv => ["/$prog", 11, "/tmp/$jn.log", 40], env => \%env,
+            files => ["/tmp/$jn.log", "/tmp/$jn.out"] };
+    };
+    my %ev = (LD_PRELOAD => '/lib/mt/libmcount-trace.so', MCOUNT_TRACE_EVENTS => join(';', @ARGS_PROTO),
+        MCOUNT_TRACE_DIR => '/tmp/ctl');
+    return ($job->("$name-plain", "$name-plain"),
+        map { $job->("$name-$_->[0]", $name, %ev, MCOUNT_TRACE_OUTPUT => "/tmp/$name-$_->[0].out", @$_[1 .. $#$_]) }
+            ['json', MCOUNT_TRACE_FORMAT => 'json'], ['text', MCOUNT_TRACE_FORMAT => 'text'],
+            ['graph', MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_TRACER => 'function_graph']);
 }
 
-# graph_refused_checks($r, want_out => the plain build's output): the
-# program runs on, as it would, and the library says it has no
-# function_graph.
-sub graph_refused_checks {
+# args_checks($r, dir => TMP, name => NAME): each job's recorded
+# arguments, read from the trace, against the program's own log of them.
+sub args_checks {
     my ($r, %o) = @_;
-    my $g = $r->{graph} // {};
-    is($g->{status}, 0, 'function_graph asked for: the program runs on') or diag $g->{stderr} // '';
-    is($g->{stdout}, $o{want_out}, 'function_graph asked for: the output of the plain build');
-    like($g->{stderr} // '', qr/no function_graph on \S+ yet/, 'function_graph asked for: the library says it has none')
-        or diag $g->{stderr} // '';
+    my ($dir, $name) = @o{qw(dir name)};
+    my $plain = $r->{"$name-plain"} // {};
+    is($plain->{status}, 0, "$name, plain build: exits 0") or diag $plain->{stderr};
+    for my $k ('json', 'text', 'graph') {
+        my $tag = "$name-$k";
+        my $j = $r->{$tag} // {};
+        is($j->{status}, 0, "$tag: exits 0") or diag $j->{stderr};
+        is($j->{stderr}, '', "$tag: the library says nothing");
+        is($j->{stdout}, $plain->{stdout}, "$tag: the output of the plain build");
+        my $f = job_files($dir, $j, $tag);
+        my ($log, $out) = @$f{"/tmp/$tag.log", "/tmp/$tag.out"};
+        ok($log && $out, "$tag: its log and its trace") or next;
+        my ($ev, $bad) = $k eq 'text' ? read_text_args($out) : read_json_args($out, \%ARGS_NAMES);
+        is_deeply($bad, [], "$tag: every line well formed") or diag(explain([@$bad[0 .. 2]]));
+        against_log($tag, $ev, read_log($log), \%ARGS_NAMES);
+    }
 }
 
 my $QUICK = 100;

@@ -19,8 +19,8 @@ use TestUtil qw($TOP run_cmd tmpdir slurp spit);
 our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced
     read_text read_json nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
     hook_form cxxfilt show_seq first_diff against_cyg read_cyg_graph read_graph_json graph_compare
-    graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND read_log read_text_args read_json_args
-    against_log san_prog source_params debug_unit);
+    trace_seqs graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND read_log read_text_args read_json_args
+    against_log san_prog source_params debug_unit @ARGS_PROTO %ARGS_NAMES);
 
 our $MCC = "$TOP/bin/mcount-cc";
 our $MT = "$TOP/bin/mcount-trace";
@@ -545,6 +545,15 @@ sub hazards_unwound {
 
 # The log: [[name, [values]]...]; strings are hex of their bytes, "-"
 # NULL, "!" unreadable, a trailing "+": longer than the trace keeps.
+# The prototypes of t/src/trace/args.c's functions, and their
+# parameters' names.
+our @ARGS_PROTO = ('ints(int a, long b, unsigned c, short d, signed char e, unsigned long long f)',
+    'strs(const char *s, int n, char *t)',
+    'many(long a1, long a2, long a3, long a4, long a5, long a6, long a7, long a8, long a9)',
+    'flags(bool on, u8 b, uint16_t w, void *p)');
+our %ARGS_NAMES = (ints => [qw(a b c d e f)], strs => [qw(s n t)], many => [map { "a$_" } 1 .. 9],
+    flags => [qw(on b w p)]);
+
 sub read_log {
     my ($file) = @_;
     return [map { my @f = split /\t/, $_, -1; [shift @f, \@f] } grep { !/^=/ } split /\n/, slurp($file)];
