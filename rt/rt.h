@@ -107,6 +107,7 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
  * function's return address and a return trampoline, and a key by which
  * the trampoline names the frame that returned through it:
  *   x86_64   the slot itself, just below %rsp after the return.
+ *   i386     the same (4(%ebp) for mcount, 4(%esp) at __fentry__).
  *   aarch64  the slot is in the function's frame record (x29 + 8), which
  *            the epilogue popped; the key is the caller's frame pointer,
  *            saved in the record (slot - 8) and restored into x29 by the
@@ -131,7 +132,7 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
  *            just below sp after the return.
  *   arm      (32-bit) not yet: the function tracer only.
  * MT_SLOT_COPY: the hook may pass such a copy. */
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__i386__)
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
 #define MT_SLOT_COPY 0
@@ -179,6 +180,8 @@ struct mt_object {
 	uintptr_t *hook_slots;        /* GOT slots the dynamic linker fills with a hook */
 	size_t nhook_slots;
 	uintptr_t plt_lo[2], plt_hi[2];
+	uintptr_t got;                /* the GOT's base (.got.plt: i386's
+				       * _GLOBAL_OFFSET_TABLE_), 0: none */
 	struct mt_dwarf *dwarf;       /* its debug information's subprograms (dwarf.c) */
 	bool dwarf_read;              /* looked for (on the first bare-glob prototype) */
 };
@@ -505,7 +508,7 @@ MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs);
 MT_HIDDEN uintptr_t mt_exit(uintptr_t key, uintptr_t retval);
 /* function_graph's returns carry the function's return value (the
  * kernel's funcgraph-retval): the integer return register the
- * trampoline passes (x86_64: %rax; aarch64: x0; riscv64: a0), as one payload slot
+ * trampoline passes (x86_64: %rax; i386: %eax; aarch64: x0; riscv64: a0), as one payload slot
  * after the exit event (MT_EV_EXIT | MT_EV_ARGS).  A function that
  * returns nothing, or a floating-point value, leaves whatever the
  * register held. */
