@@ -117,6 +117,26 @@ static bool hook_target(const struct mt_object *o, uintptr_t t)
 	return slot && mt_is_hook_slot(o, slot);
 }
 
+#if defined(__i386__)
+/* Does the site's function realign its stack through a register before
+ * it calls mcount (GCC's DRAP, as in main: `lea 4(%esp), %reg; and $-N,
+ * %esp; push -4(%reg); push %ebp; mov %esp, %ebp`)?  Then 4(%ebp) is a
+ * copy of the return address, and the function returns through the real
+ * slot: function_graph must not hijack the copy (nohook).  __fentry__ is
+ * called before the prologue, with the real slot. */
+static bool drap_frame(const struct mt_site *s, const struct mt_object *o)
+{
+	uintptr_t f = mt_prologue_of(o, s->addr, 1);
+	if (!f || f == s->addr || !mt_in_exec(o, f + 10))
+		return false;
+	const unsigned char *p = (const unsigned char *)f;
+	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfb)
+		p += 4;                       /* endbr32 */
+	return p[0] == 0x8d && (p[1] & 0xc7) == 0x44 && p[2] == 0x24 && p[3] == 0x04 && p[4] == 0x83 &&
+	       p[5] == 0xe4;
+}
+#endif
+
 static const char *x86_decode(struct mt_site *s, const struct mt_object *o)
 {
 	const unsigned char *p = (const unsigned char *)s->addr;
@@ -137,13 +157,18 @@ static const char *x86_decode(struct mt_site *s, const struct mt_object *o)
 	s->len = f->len;
 	s->form = f->form;
 	memcpy(s->orig, p, s->len);
+#if defined(__i386__)
+	s->nohook = drap_frame(s, o);
+#endif
 	if (f->form == FORM_GOT) {
 		s->target = slot_of(o, p);
 		return s->target && mt_is_hook_slot(o, s->target) ? NULL
 			: "an indirect call through a GOT slot that holds no hook";
 	}
 	s->target = s->addr + s->len + (uintptr_t)(intptr_t)rel32(p + f->field);
-	return hook_target(o, s->target) ? NULL : "a call to something other than the hook";
+	if (!hook_target(o, s->target))
+		return "a call to something other than the hook";
+	return NULL;
 }
 
 static void x86_bytes(const struct mt_site *s, enum mt_state st, unsigned char *out)

@@ -343,7 +343,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 	if (__builtin_expect(parent == (uintptr_t)mt_return_trampoline, 0))
 		parent = shadow_orig(b, key, keep ? NULL : slot);
 	bool hook = graph && !keep;
-#if MT_SLOT_COPY
+#if MT_HAVE_NOHOOK
 	if (hook && mt_retmap_find(atomic_load_explicit(&mt_nohook, memory_order_acquire), ret))
 		hook = false;
 #endif
@@ -422,6 +422,26 @@ void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs)
 		entry(ret, slot, regs, false);
 }
 
+/* The shadow entry (its index + 1; 0: none) of the frame that returned
+ * with this key: the one whose key it is or, where a return may pop
+ * bytes (MT_RET_POPS), the one with the highest slot at or below it,
+ * at most 64 KiB (ret's immediate) below, not given back (bit 0). */
+static inline uint32_t exit_entry(const struct mt_tbuf *b, uintptr_t key)
+{
+	uint32_t i = b->sdepth;
+#if MT_RET_POPS
+	uint32_t found = 0;
+	for (; i > 0 && KEY(&b->shadow[i - 1]) <= key; i--)
+		if (!(KEY(&b->shadow[i - 1]) & 1) && key - KEY(&b->shadow[i - 1]) <= 0xffff)
+			found = i;
+	return found;
+#else
+	while (i > 0 && KEY(&b->shadow[i - 1]) != key)
+		i--;
+	return i;
+#endif
+}
+
 uintptr_t mt_exit(uintptr_t key, uintptr_t retval)
 {
 	static const char nothing[] = "mcount-trace: a return through the trampoline that no "
@@ -432,9 +452,7 @@ uintptr_t mt_exit(uintptr_t key, uintptr_t retval)
 	int nested = b->nest;
 	b->nest = 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	uint32_t i = b->sdepth;
-	while (i > 0 && KEY(&b->shadow[i - 1]) != key)
-		i--;
+	uint32_t i = exit_entry(b, key);
 	if (!i)
 		die(nothing, sizeof nothing - 1);
 	unsigned cpu;

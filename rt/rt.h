@@ -151,6 +151,27 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #define MT_SLOT_COPY 0
 #endif
 #define MT_SLOT_KEEP 1
+/* i386: a function may return by `ret $n` (one returning a structure
+ * pops the hidden pointer to it, a stdcall one its arguments), which
+ * leaves the stack pointer n bytes above where the trampoline looks for
+ * the slot: the key it passes is then above the frame's slot, below the
+ * caller's (which is above the popped bytes).  mt_exit takes the entry
+ * with the highest slot at or below the key. */
+#if defined(__i386__)
+#define MT_RET_POPS 1
+#else
+#define MT_RET_POPS 0
+#endif
+/* Some sites' frames are never hijacked (struct mt_site.nohook, the
+ * hot path's mt_nohook): where the hook may pass a copy (MT_SLOT_COPY),
+ * and on i386, where mcount's 4(%ebp) is a copy of the return address
+ * in a function that realigns its stack through a register (GCC's DRAP:
+ * main, for one), which returns through the real slot. */
+#if MT_SLOT_COPY || defined(__i386__)
+#define MT_HAVE_NOHOOK 1
+#else
+#define MT_HAVE_NOHOOK 0
+#endif
 
 /* ---- objects (elf.c) ---- */
 
@@ -262,7 +283,7 @@ static inline const void *mt_retmap_find(const struct mt_retmap *m, uintptr_t re
 /* The map of the live sites for which value() is not NULL, or NULL if
  * there is none (or no memory: said); lock held. */
 MT_HIDDEN struct mt_retmap *mt_retmap_of(const void *(*value)(const struct mt_site *));
-/* The sites whose frames function_graph must not hijack (aarch64). */
+/* The sites whose frames function_graph must not hijack (MT_HAVE_NOHOOK). */
 MT_HIDDEN extern _Atomic(struct mt_retmap *) mt_nohook;
 
 /* The sites as the trap handler sees them: sorted by address, replaced
