@@ -25,6 +25,9 @@
 #    A function returning a structure returns by `ret $4`; main, which
 #    realigns its stack through %ecx, is entered but never hijacked
 #    under mcount (its 4(%ebp) is a copy of the return address).
+#  - Table entries that are no calls to the hook (badsite.S: a mov, a
+#    call of another function, a call through the GOT slot of getpid):
+#    each refused, with its reason, the program untouched.
 #  - Live switching under threads (toggle.c): the int3 protocol, the
 #    program's own SIGTRAP handler gets its int3 and raise(), its SIGSEGV
 #    handler each fault of a worker; events after each enable, none after
@@ -68,6 +71,17 @@ my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $di
     oracle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, variants => \@variants),
     hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files),
     toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files));
+# Table entries that are no calls to the hook (badsite.S): a mov, a call
+# of another function and a call through the GOT slot of getpid, each
+# refused with its reason; the program runs as built.
+must($CC, '-c', "$TSRC/badsite.S", '-o', "$dir/badsite.o");
+must($CC, '-o', "$dir/badsite", "$dir/pie-preloaded.o", "$dir/cyg.o", "$dir/badsite.o");
+$files{'/badsite'} = "$dir/badsite";
+push @jobs, { name => 'badsite', argv => ['/badsite', 3], env => { LD_PRELOAD => '/lib/mt/libmcount-trace.so',
+    MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_OUTPUT => '/tmp/badsite.txt', CYG_LOG => '/tmp/badsite.cyg' } };
+my @BAD = (['bad_fn\+0', 'not a call instruction', 'b8 2a'],
+    ['bad_call_fn\+0x1', 'a call to something other than the hook', 'e8'],
+    ['bad_got_fn\+0x[0-9a-f]+', 'an indirect call through a GOT slot that holds no hook', 'ff 93']);
 
 # ---- the call forms: src/arch.c's row, rt/arch-x86.c's decoder, the sites ----
 my $plan = must("$TOP/build/mcount-scan", '--identify', "--object=$dir/pie-preloaded.o");
@@ -118,6 +132,16 @@ for my $run (@runs) {
         }
         hazards_checks($r, dir => $dir, noexit => ['main']);
         toggle_checks($r, dir => $dir);
+        my $b = $r->{badsite} // {};
+        is($b->{status}, 0, 'badsite: exits 0 traced') or diag $b->{stderr} // '';
+        is($b->{stdout}, $uout, 'badsite: the output of the plain build');
+        my @msg = split /\n/, $b->{stderr} // '';
+        is(scalar @msg, scalar @BAD, 'badsite: one message a bad entry') or diag $b->{stderr} // '';
+        for my $i (0 .. $#BAD) {
+            my ($at, $why, $bytes) = @{ $BAD[$i] };
+            like($msg[$i] // '', qr/\Amcount-trace: badsite: 0x[0-9a-f]+ <$at>: \Q$why\E \(bytes \Q$bytes\E[ 0-9a-f]*\): left alone\z/,
+                "badsite: $why: refused");
+        }
     };
 }
 
