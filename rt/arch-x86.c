@@ -34,12 +34,14 @@
 #define X86_NAME "x86_64"
 #define X86_JUMP_SLOT R_X86_64_JUMP_SLOT
 #define X86_GLOB_DAT R_X86_64_GLOB_DAT
+#define X86_ENDBR 0xfa                /* endbr64's last byte */
 #elif defined(__i386__)
 #define REG_PC REG_EIP
 #define REG_SP REG_ESP                /* what the kernel restores (not REG_UESP) */
 #define X86_NAME "i386"
 #define X86_JUMP_SLOT R_386_JMP_SLOT
 #define X86_GLOB_DAT R_386_GLOB_DAT
+#define X86_ENDBR 0xfb                /* endbr32's */
 #else
 #error "arch-x86.c: x86_64 or i386 only"
 #endif
@@ -107,7 +109,7 @@ static bool hook_target(const struct mt_object *o, uintptr_t t)
 	if (!mt_in_plt(o, t) || !mt_in_exec(o, t))
 		return false;
 	const unsigned char *p = (const unsigned char *)t;
-	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && (p[3] == 0xfa || p[3] == 0xfb))
+	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == X86_ENDBR)
 		p += 4;                       /* endbr64, endbr32 */
 	if (p[0] == 0xf2)
 		p++;                          /* bnd */
@@ -130,7 +132,7 @@ static bool drap_frame(const struct mt_site *s, const struct mt_object *o)
 	if (!f || f == s->addr || !mt_in_exec(o, f + 10))
 		return false;
 	const unsigned char *p = (const unsigned char *)f;
-	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfb)
+	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == X86_ENDBR)
 		p += 4;                       /* endbr32 */
 	return p[0] == 0x8d && (p[1] & 0xc7) == 0x44 && p[2] == 0x24 && p[3] == 0x04 && p[4] == 0x83 &&
 	       p[5] == 0xe4;
