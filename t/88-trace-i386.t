@@ -15,7 +15,8 @@
 #    site of some variant, read from its table and its bytes: PIE
 #    preloaded (`call *mcount@GOT(%ebx)`, ff 93), -no-pie preloaded
 #    (e8 to the PLT), -mfentry non-PIC preloaded (e8 to __fentry__'s PLT
-#    entry), linked in as PIE (the linker's `67 e8`, or `90 e8` with -z
+#    entry), -fcf-protection with an IBT PLT (endbr32 before the PLT's
+#    jmp and before main's realignment), linked in as PIE (the linker's `67 e8`, or `90 e8` with -z
 #    call-nop=prefix-0x90), -mfentry -no-pie linked in, -static (67 e8)
 #    and -static -fno-pie (e8).
 #  - function_graph against the enter and exit log (cyg_graph.c), for
@@ -59,12 +60,13 @@ my @NOPIE = (['-fno-pie'], ['-no-pie']);
 my @variants = (['pie-preloaded', [], [], 'so', undef, undef, 1],
     ['nopie-preloaded', @NOPIE, 'so', undef, undef, 1],
     ['fentry-preload', @NOPIE, 'so', undef, \%FENTRY, 1],
+    ['cet-preload', ['-fno-pie', '-fcf-protection'], ['-no-pie', '-Wl,-z,ibtplt'], 'so', undef, undef, 1],
     ['pie-linked', [], [], 'a', undef, undef, 1],
     ['pie-linked-nop', [], ['-Wl,-z,call-nop=prefix-0x90'], 'a'],
     ['fentry-linked', @NOPIE, 'a', undef, \%FENTRY, 1],
     ['static-linked', [], ['-static'], 'a'],
     ['nopie-static', ['-fno-pie'], ['-static'], 'a']);
-my %bytes = ('pie-preloaded' => 'ff93', 'nopie-preloaded' => 'e8', 'fentry-preload' => 'e8',
+my %bytes = ('pie-preloaded' => 'ff93', 'nopie-preloaded' => 'e8', 'fentry-preload' => 'e8', 'cet-preload' => 'e8',
     'pie-linked' => '67e8', 'pie-linked-nop' => '90e8', 'fentry-linked' => 'e8', 'static-linked' => '67e8',
     'nopie-static' => 'e8');
 my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $dir, files => \%files),
@@ -107,6 +109,11 @@ is_deeply([sort keys %covered], [sort keys %$plan_forms], 'each form of the row 
 my ($ost, $dis) = run_cmd(['i686-linux-gnu-objdump', '-d', "$dir/fentry-preload"]);
 like($dis, qr/<leaf>:\n\s*[0-9a-f]+:\s+e8 [0-9a-f ]+\s+call\s+[0-9a-f]+ <__fentry__\@plt>/,
     'fentry-preload: the site is the first instruction, a call to __fentry__\'s PLT entry');
+($ost, $dis) = run_cmd(['i686-linux-gnu-objdump', '-d', "$dir/cet-preload"]);
+like($dis, qr/<mcount\@plt>:\n\s*[0-9a-f]+:\s+f3 0f 1e fb\s+endbr32\n\s*[0-9a-f]+:\s+ff 25 /,
+    'cet-preload: mcount\'s PLT entry is endbr32, jmp *slot (.plt.sec)');
+like($dis, qr/<main>:\n\s*[0-9a-f]+:\s+f3 0f 1e fb\s+endbr32\n\s*[0-9a-f]+:\s+8d 4c 24 04\s+lea/,
+    'cet-preload: main starts with endbr32, then realigns its stack through %ecx');
 
 # ---- the runs: in the guest, and on this host where it can ----
 my @runs = (['guest', sub { sys_boot('i386', @_) }]);
