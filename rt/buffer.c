@@ -112,7 +112,7 @@ static __attribute__((noinline, cold)) bool wait_room(struct mt_tbuf *b, uint64_
 	struct timespec ts = { 0, 50000 };
 	for (int i = 0; i < 2000; i++) {
 		mt_raw6(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (long)&ts, 0, 0, 0);
-		if (h - atomic_load_explicit(&b->tail, memory_order_acquire) <= b->mask)
+		if (h - mt_load64(&b->tail, memory_order_acquire) <= b->mask)
 			return true;
 	}
 	b->wait_failed++;
@@ -122,7 +122,7 @@ static __attribute__((noinline, cold)) bool wait_room(struct mt_tbuf *b, uint64_
 /* Is the ring too full for one more event at head h? */
 static inline bool full(struct mt_tbuf *b, uint64_t h)
 {
-	if (__builtin_expect(h - atomic_load_explicit(&b->tail, memory_order_acquire) <= b->mask, 1))
+	if (__builtin_expect(h - mt_load64(&b->tail, memory_order_acquire) <= b->mask, 1))
 		return false;
 	return !(mt_full_wait && wait_room(b, h));
 }
@@ -132,7 +132,7 @@ static inline bool full(struct mt_tbuf *b, uint64_t h)
 static void put_exit(struct mt_tbuf *b, bool nested, uint64_t now, unsigned cpu, uint64_t ip, uint64_t ts,
 		     const uintptr_t *ret)
 {
-	uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
+	uint64_t h = mt_load64(&b->head, memory_order_relaxed);
 	if (nested || full(b, h + (ret != NULL))) {
 		b->lost++;
 		return;
@@ -146,7 +146,7 @@ static void put_exit(struct mt_tbuf *b, bool nested, uint64_t now, unsigned cpu,
 	e->ts = now;
 	e->ip = ip | (uint64_t)cpu << MT_CPU_SHIFT | MT_EV_EXIT | (ret ? MT_EV_ARGS : 0);
 	e->parent = ts;
-	atomic_store_explicit(&b->head, h + 1 + (ret != NULL), memory_order_release);
+	mt_store64(&b->head, h + 1 + (ret != NULL), memory_order_release);
 }
 
 static void die(const char *msg, size_t len)
@@ -390,7 +390,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 	if (__builtin_expect(parent == (uintptr_t)mt_return_trampoline, 0))
 		parent = shadow_orig(b, key, keep ? NULL : slot);
 	bool hook = graph && !keep;
-#if MT_SLOT_COPY && !MT_SLOT_FOUND
+#if MT_HAVE_NOHOOK
 	if (hook && mt_retmap_find(atomic_load_explicit(&mt_nohook, memory_order_acquire), ret))
 		hook = false;
 #endif
@@ -402,7 +402,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		raw = proto ? 0 : (unsigned)atomic_load_explicit(&mt_args_raw, memory_order_relaxed);
 		extra = proto ? proto->max_slots : raw ? (raw + 4) / 3 : 0;
 	}
-	uint64_t h = atomic_load_explicit(&b->head, memory_order_relaxed);
+	uint64_t h = mt_load64(&b->head, memory_order_relaxed);
 	if (full(b, h + extra)) {
 		b->lost++;
 	} else if (hook && b->sdepth >= MT_SHADOW) {
@@ -418,7 +418,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 			for (uint32_t i = b->sdepth; i > 0 && (KEY(&b->shadow[i - 1]) & ~(uintptr_t)1) <= key; i--)
 				if (KEY(&b->shadow[i - 1]) == key && *slot != (uintptr_t)mt_return_trampoline) {
 					pop_unwound(b, i - 1, false, ts, cpu);
-					h = atomic_load_explicit(&b->head, memory_order_relaxed);
+					h = mt_load64(&b->head, memory_order_relaxed);
 					break;
 				}
 		}
@@ -449,7 +449,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 			atomic_signal_fence(memory_order_seq_cst);
 			*slot = (uintptr_t)mt_return_trampoline;
 		}
-		atomic_store_explicit(&b->head, next, memory_order_release);
+		mt_store64(&b->head, next, memory_order_release);
 	}
 out:
 	atomic_signal_fence(memory_order_seq_cst);
@@ -469,6 +469,26 @@ void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs)
 		entry(ret, slot, regs, false);
 }
 
+/* The shadow entry (its index + 1; 0: none) of the frame that returned
+ * with this key: the one whose key it is or, where a return may pop
+ * bytes (MT_RET_POPS), the one with the highest slot at or below it,
+ * at most 64 KiB (ret's immediate) below, not given back (bit 0). */
+static inline uint32_t exit_entry(const struct mt_tbuf *b, uintptr_t key)
+{
+	uint32_t i = b->sdepth;
+#if MT_RET_POPS
+	uint32_t found = 0;
+	for (; i > 0 && KEY(&b->shadow[i - 1]) <= key; i--)
+		if (!(KEY(&b->shadow[i - 1]) & 1) && key - KEY(&b->shadow[i - 1]) <= 0xffff)
+			found = i;
+	return found;
+#else
+	while (i > 0 && KEY(&b->shadow[i - 1]) != key)
+		i--;
+	return i;
+#endif
+}
+
 uintptr_t mt_exit(uintptr_t key, uintptr_t retval)
 {
 	static const char nothing[] = "mcount-trace: a return through the trampoline that no "
@@ -479,9 +499,7 @@ uintptr_t mt_exit(uintptr_t key, uintptr_t retval)
 	int nested = b->nest;
 	b->nest = 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	uint32_t i = b->sdepth;
-	while (i > 0 && KEY(&b->shadow[i - 1]) != key)
-		i--;
+	uint32_t i = exit_entry(b, key);
 	if (!i)
 		die(nothing, sizeof nothing - 1);
 	unsigned cpu;
@@ -565,8 +583,8 @@ void mt_buffers_after_fork(void)
 {
 	struct mt_tbuf *b = self;
 	if (b) {
-		atomic_store(&b->head, 0);
-		atomic_store(&b->tail, 0);
+		mt_store64(&b->head, 0, memory_order_seq_cst);
+		mt_store64(&b->tail, 0, memory_order_seq_cst);
 		b->lost = b->lost_seen = 0;
 		b->tid = (int)mt_raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 		b->next = NULL;

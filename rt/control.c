@@ -925,12 +925,12 @@ int dlclose(void *h)
  * survivors again.  These are the entry points a program or libstdc++
  * calls through the PLT; glibc's cancellation reaches the unwinder from
  * inside (see mcount-trace(1)).  The caller's stack pointer: two words
- * above this function's frame pointer on x86_64; elsewhere, where the
+ * above this function's frame pointer on x86 (64 and 32-bit); elsewhere, where the
  * frame record need not be at the top of the frame, this function's CFA
  * (ppc64le: past the slot the caller's callees share).
  * Only where function_graph is: elsewhere no frame is ever hijacked. */
 #if MT_HAVE_GRAPH
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__i386__)
 #define CALLER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
 #elif defined(__powerpc64__)
 /* ppc64le: a frame's slot is 16 bytes into its caller's frame, and the

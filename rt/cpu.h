@@ -9,6 +9,9 @@
  *   x86_64   the TSC: rdtsc and rdpid (the kernel keeps the CPU number in
  *            TSC_AUX), or rdtscp; used where cpuid says rdtscp and an
  *            invariant TSC.  Rate measured against CLOCK_MONOTONIC.
+ *   i386     the same instructions; the raw system call is int $0x80
+ *            (no vDSO entry to find), arguments in ebx, ecx, edx, esi,
+ *            edi, ebp.
  *   aarch64  the generic timer's virtual count, cntvct_el0, which Linux
  *            lets user space read on every CPU and which runs at one rate
  *            on all of them.  No register gives user space its CPU number
@@ -48,8 +51,9 @@
 
 #include "rt.h"
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__i386__)
 
+#if defined(__x86_64__)
 static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
 {
 	long ret;
@@ -60,6 +64,22 @@ static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long 
 			 : "rcx", "r11", "memory");
 	return ret;
 }
+#else
+/* ebp is the frame pointer and ebx the PIC register, which no asm may
+ * name: both are kept on the stack, loaded from v (through eax, which
+ * then takes the number) and restored. */
+static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
+{
+	long v[3] = { f, a, n };
+	long r = (long)v;
+	__asm__ volatile("pushl %%ebp\n\tpushl %%ebx\n\t"
+			 "movl (%%eax), %%ebp\n\tmovl 4(%%eax), %%ebx\n\tmovl 8(%%eax), %%eax\n\t"
+			 "int $0x80\n\t"
+			 "popl %%ebx\n\tpopl %%ebp"
+			 : "+a"(r) : "c"(b), "d"(c), "S"(d), "D"(e), "m"(v) : "memory");
+	return r;
+}
+#endif
 
 static inline uint64_t mt_rdtscp(unsigned *cpu)
 {
@@ -74,7 +94,7 @@ static inline uint64_t mt_rdtscp(unsigned *cpu)
 static inline uint64_t mt_rdtsc_rdpid(unsigned *cpu)
 {
 	unsigned lo, hi;
-	uint64_t pid;
+	uintptr_t pid;
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
 	__asm__ volatile("rdpid %0" : "=r"(pid));
 	*cpu = (unsigned)pid & 0xfff;
@@ -268,6 +288,36 @@ static inline const char *mt_cpu_clock_name(void)
 #error "libmcount-trace: no hot path for this architecture (rt/cpu.h)"
 #endif
 
+/* The rings' 64-bit head and tail as the hot path (buffer.c, general
+ * registers only) reads and writes them: i386 has no 64-bit load or
+ * store among its general-register instructions (GCC would use the x87
+ * or SSE, else call libatomic), so lock cmpxchg8b, a full barrier: a load
+ * compares with 0 and writes 0 back only where it found 0; a store
+ * retries until the value it compared with was the one there. */
+#if defined(__i386__)
+static inline uint64_t mt_load64(_Atomic uint64_t *p, memory_order mo)
+{
+	(void)mo;
+	uint64_t v = 0;
+	__asm__ volatile("lock cmpxchg8b %1" : "+A"(v), "+m"(*(volatile uint64_t *)p) : "b"(0), "c"(0)
+			 : "memory", "cc");
+	return v;
+}
+static inline void mt_store64(_Atomic uint64_t *p, uint64_t v, memory_order mo)
+{
+	uint64_t old = mt_load64(p, mo);
+	unsigned char done;
+	do
+		__asm__ volatile("lock cmpxchg8b %1\n\tsete %2"
+				 : "+A"(old), "+m"(*(volatile uint64_t *)p), "=q"(done)
+				 : "b"((uint32_t)v), "c"((uint32_t)(v >> 32)) : "memory", "cc");
+	while (!done);
+}
+#else
+#define mt_load64(p, mo) atomic_load_explicit(p, mo)
+#define mt_store64(p, v, mo) atomic_store_explicit(p, v, mo)
+#endif
+
 /* pwrite64 as a raw system call (patch.c's fenced writes): 32-bit arm's
  * EABI passes a 64-bit argument in an even register pair, so the offset
  * skips r3 and is r4 (low word), r5 (high). */
@@ -280,12 +330,13 @@ static inline __attribute__((always_inline)) long mt_raw_pwrite(int fd, const vo
 #endif
 }
 
-/* An anonymous mapping as a raw system call (buffer.c): 32-bit arm has
- * only mmap2, whose offset (0 here) counts pages. */
-#if defined(SYS_mmap)
-#define MT_SYS_MMAP SYS_mmap
-#else
+/* An anonymous mapping as a raw system call (buffer.c): mmap2 where
+ * there is one (32-bit arm has only it; i386's SYS_mmap takes a pointer
+ * to its six arguments), whose offset (0 here) counts pages. */
+#if defined(SYS_mmap2)
 #define MT_SYS_MMAP SYS_mmap2
+#else
+#define MT_SYS_MMAP SYS_mmap
 #endif
 
 #endif

@@ -5,7 +5,8 @@
  * object (the program through /proc/self/exe) is mapped read-only to find
  * its __mcount_loc section (the table itself is read from memory, where
  * the dynamic linker has relocated it), its function symbols (.symtab,
- * else .dynsym), its PLT, and the GOT slots that hold a hook.
+ * else .dynsym), its PLT, its GOT's base (what i386's PIC code reaches
+ * the GOT by) and the GOT slots that hold a hook.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -416,6 +417,8 @@ static void read_sections(struct mt_object *o, const struct file *f)
 			o->plt_lo[nplt] = o->bias + s->sh_addr;
 			o->plt_hi[nplt] = o->bias + s->sh_addr + s->sh_size;
 			nplt++;
+		} else if (!strcmp(name, ".got.plt") || (!strcmp(name, ".got") && !o->got)) {
+			o->got = o->bias + s->sh_addr;
 		}
 	}
 }

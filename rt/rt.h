@@ -109,6 +109,7 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
  * function's return address and a return trampoline, and a key by which
  * the trampoline names the frame that returned through it:
  *   x86_64   the slot itself, just below %rsp after the return.
+ *   i386     the same (4(%ebp) for mcount, 4(%esp) at __fentry__).
  *   aarch64  the slot is in the function's frame record (x29 + 8), which
  *            the epilogue popped; the key is the caller's frame pointer,
  *            saved in the record (slot - 8) and restored into x29 by the
@@ -151,7 +152,7 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
  * MT_SLOT_COPY: the hook may pass such a copy.  MT_SLOT_FOUND: it
  * always does, and the entry finds the slot only for sites that are
  * not nohook. */
-#if defined(__x86_64__)
+#if defined(__x86_64__) || defined(__i386__)
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
 #define MT_SLOT_COPY 0
@@ -184,6 +185,27 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #define MT_SLOT_FOUND 0
 #endif
 #define MT_SLOT_KEEP 1
+/* i386: a function may return by `ret $n` (one returning a structure
+ * pops the hidden pointer to it, a stdcall one its arguments), which
+ * leaves the stack pointer n bytes above where the trampoline looks for
+ * the slot: the key it passes is then above the frame's slot, below the
+ * caller's (which is above the popped bytes).  mt_exit takes the entry
+ * with the highest slot at or below the key. */
+#if defined(__i386__)
+#define MT_RET_POPS 1
+#else
+#define MT_RET_POPS 0
+#endif
+/* Some sites' frames are never hijacked (struct mt_site.nohook, the
+ * hot path's mt_nohook): where the hook may pass a copy (MT_SLOT_COPY),
+ * and on i386, where mcount's 4(%ebp) is a copy of the return address
+ * in a function that realigns its stack through a register (GCC's DRAP:
+ * main, for one), which returns through the real slot. */
+#if (MT_SLOT_COPY && !MT_SLOT_FOUND) || defined(__i386__)
+#define MT_HAVE_NOHOOK 1
+#else
+#define MT_HAVE_NOHOOK 0
+#endif
 
 /* ---- objects (elf.c) ---- */
 
@@ -213,6 +235,8 @@ struct mt_object {
 	uintptr_t *hook_slots;        /* GOT slots the dynamic linker fills with a hook */
 	size_t nhook_slots;
 	uintptr_t plt_lo[2], plt_hi[2];
+	uintptr_t got;                /* the GOT's base (.got.plt: i386's
+				       * _GLOBAL_OFFSET_TABLE_), 0: none */
 	struct mt_dwarf *dwarf;       /* its debug information's subprograms (dwarf.c) */
 	bool dwarf_read;              /* looked for (on the first bare-glob prototype) */
 };
@@ -295,7 +319,7 @@ static inline const void *mt_retmap_find(const struct mt_retmap *m, uintptr_t re
 /* The map of the live sites for which value() is not NULL, or NULL if
  * there is none (or no memory: said); lock held. */
 MT_HIDDEN struct mt_retmap *mt_retmap_of(const void *(*value)(const struct mt_site *));
-/* The sites whose frames function_graph must not hijack (aarch64). */
+/* The sites whose frames function_graph must not hijack (MT_HAVE_NOHOOK). */
 MT_HIDDEN extern _Atomic(struct mt_retmap *) mt_nohook;
 #ifdef MT_SLOT_FRAME
 /* The sites whose prologues were read, to their records (arm). */
@@ -556,8 +580,8 @@ MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs);
 MT_HIDDEN uintptr_t mt_exit(uintptr_t key, uintptr_t retval);
 /* function_graph's returns carry the function's return value (the
  * kernel's funcgraph-retval): the integer return register the
- * trampoline passes (x86_64: %rax; aarch64: x0; riscv64: a0; ppc64le:
- * r3), as one payload slot
+ * trampoline passes (x86_64: %rax; i386: %eax; aarch64: x0; riscv64: a0;
+ * ppc64le: r3), as one payload slot
  * after the exit event (MT_EV_EXIT | MT_EV_ARGS).  A function that
  * returns nothing, or a floating-point value, leaves whatever the
  * register held. */

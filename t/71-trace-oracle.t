@@ -15,7 +15,7 @@
 # and -static.  With no filter: no event at all, the same output.  A
 # parent in the C library (no table) is named as its dladdr() says.
 #
-# The call forms: the runtime's decoder (rt/arch-x86_64.c) and src/arch.c's
+# The call forms: the runtime's decoder (rt/arch-x86.c) and src/arch.c's
 # x86_64 row (call-forms and linker-forms of mcount-scan --identify) must
 # name the same forms, and for each form of the row a program whose sites
 # have that form (checked in its bytes) is traced exactly.
@@ -26,7 +26,7 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
 use TraceTest qw($SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced read_json read_text
-    nm_funcs func_at bias_of hook_form show_seq first_diff against_cyg);
+    nm_funcs func_at bias_of hook_form show_seq first_diff against_cyg plan_call_forms rt_call_forms form_has);
 
 clean_env();
 my $dir = tmpdir();
@@ -181,41 +181,17 @@ variant('fentry PIE linked in, call-nop=prefix-0x90', @fentry, [], ['-Wl,-z,call
     }
 }
 
-# The two tables of call forms.  src/arch.c's x86_64 row, through the
-# helper's plan: RELOC/LEN/FIELD[/option...] words with op=HEX.
+# The two tables of call forms: src/arch.c's x86_64 row, through the
+# helper's plan, and rt/arch-x86.c's decoder (TraceTest).
 my $plan = must("$TOP/build/mcount-scan", '--identify', "--object=$dir/fentry_PIE_preloaded/oracle.o");
 like($plan, qr/^arch\tx86_64$/m, 'mcount-scan --identify: an x86_64 object');
-my %plan_forms;
-for my $key (qw(call-forms linker-forms)) {
-    my ($v) = $plan =~ /^\Q$key\E\t(.*)$/m;
-    ok(defined $v, "the plan has $key");
-    for my $w (split ' ', $v // '') {
-        my ($len, $op) = $w =~ m{\A[^/]+/(\d+)/\d+(?:/[^/]*)*?/op=([0-9a-f]+)(?:/|\z)} or do {
-            fail("$key: cannot read '$w'");
-            next;
-        };
-        $plan_forms{"$op/$len"} = 1;
-    }
-}
-# rt/arch-x86_64.c's decoder: each branch that takes a call, and its length.
-my $rt = slurp("$TOP/rt/arch-x86_64.c");
-my ($decode) = $rt =~ /^static const char \*x86_decode\(.*?^\}/ms ? ($&) : ('');
-ok(length $decode, 'rt/arch-x86_64.c has x86_decode');
-my %rt_forms;
-while ($decode =~ /if \(((?:[^{;])*?)\) \{\s*s->len = (\d+);/g) {
-    my ($cond, $len) = ($1, $2);
-    my @b0 = $cond =~ /p\[0\] == 0x([0-9a-f]{2})/g;
-    my @b1 = $cond =~ /p\[1\] == 0x([0-9a-f]{2})/g;
-    for my $x (@b0) {
-        $rt_forms{"$x$_/$len"} = 1 for @b1 ? @b1 : ('');
-    }
-}
-cmp_ok(scalar keys %rt_forms, '>=', 3, 'the decoder takes ' . join(' ', sort keys %rt_forms));
-is_deeply([sort keys %rt_forms], [sort keys %plan_forms],
-    'the runtime decodes exactly the call forms of src/arch.c (opcode/length)');
-for my $f (sort keys %plan_forms) {
-    my ($op) = split m{/}, $f;
-    ok($form_ok{$op}, "form $f of src/arch.c: a program whose sites are $op is traced exactly");
+my $plan_forms = plan_call_forms($plan);
+my $rt_forms = rt_call_forms('x86_64');
+cmp_ok(scalar keys %$rt_forms, '>=', 3, 'the decoder takes ' . join(' ', sort keys %$rt_forms));
+is_deeply([sort keys %$rt_forms], [sort keys %$plan_forms],
+    'the runtime decodes exactly the call forms of src/arch.c (opcode/mask/length)');
+for my $f (sort keys %$plan_forms) {
+    ok((grep { form_has($f, $_) } keys %form_ok), "form $f of src/arch.c: a program whose sites have it is traced exactly");
 }
 
 done_testing();

@@ -48,10 +48,11 @@ use warnings;
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd);
-use TraceTest qw($TSRC nm_funcs bias_of read_graph_json trace_seqs);
+use TraceTest qw($TSRC nm_funcs read_graph_json trace_seqs);
 use ArmSystem qw($ARMCC $ARMSYSROOT arm_boot);
 use SysTrace qw(sys_start boot_checks machine_checks mcc_cc job_files oracle_jobs oracle_checks graph_checks
-    hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs args_jobs args_checks);
+    hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs args_jobs args_checks
+    lua_jobs lua_checks trace_bias);
 
 my $QEMU_USER = 'qemu-arm';
 my $ARM = "$TOP/build/arm";
@@ -89,6 +90,9 @@ for my $l (['leaves', []], ['leaves-arm', \@A32]) {
 # function events: args.c's prototypes, both states
 push @jobs, args_jobs(cc => $ARMCC, dir => $dir, files => \%files, name => 'args'),
     args_jobs(cc => $ARMCC, dir => $dir, files => \%files, name => 'args-arm', cflags => \@A32);
+
+# a real program nobody here wrote: Lua, Thumb-2
+push @jobs, lua_jobs(cc => $ARMCC, dir => $dir, files => \%files, name => 'lua');
 
 # ---- one boot ----
 my $r = boot_checks('', \&arm_boot, files => \%files, jobs => \@jobs, timeout => 900, libs => \@HAZARDS_LIBS);
@@ -133,16 +137,12 @@ for my $f ("$ARM/libmcount-trace.so", "$dir/pie-linked", "$dir/arm-linked") {
 graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $uout, noexit => ['sum_va']);
 hazards_checks($r, dir => $dir);
 
-# The leaves: objdump's view of each function's prologue, the
-# instructions before the site's push {lr}, says which returns the
-# library can hook: none (lr is the return), or a first one that pushes
-# lr.  Those functions return as often as they are entered, each exit
-# closing the innermost call; the others' entries say noexit.
-for my $name ('leaves', 'leaves-arm') {
-    my $j = $r->{$name} // {};
-    is($j->{status}, 0, "$name: exits 0 under function_graph") or diag $j->{stderr};
-    is($j->{stdout}, $uout, "$name: the output of the plain build");
-    my ($st, $dis) = run_cmd(['arm-linux-gnueabihf-objdump', '-d', "$dir/$name"]);
+# objdump's view of each function's prologue in FILE, the instructions
+# before its site's push {lr}: 'none', 'lr' (the first pushes lr) or
+# 'other'; function_graph can hook the returns of the first two (rt.h).
+sub prologues {
+    my ($file) = @_;
+    my ($st, $dis) = run_cmd(['arm-linux-gnueabihf-objdump', '-d', $file]);
     my (%pro, $fn, @ins);
     for (split /\n/, $dis) {
         if (/\A[0-9a-f]+ <(\w+)>:\z/) {
@@ -160,6 +160,16 @@ for my $name ('leaves', 'leaves-arm') {
             }
         }
     }
+    return %pro;
+}
+
+# The leaves: those functions return as often as they are entered, each
+# exit closing the innermost call; the others' entries say noexit.
+for my $name ('leaves', 'leaves-arm') {
+    my $j = $r->{$name} // {};
+    is($j->{status}, 0, "$name: exits 0 under function_graph") or diag $j->{stderr};
+    is($j->{stdout}, $uout, "$name: the output of the plain build");
+    my %pro = prologues("$dir/$name");
     cmp_ok(scalar keys %pro, '>=', 8, "$name: objdump shows the sites of " . scalar(keys %pro) . ' functions');
     my @none = sort grep { $pro{$_} eq 'none' } keys %pro;
     ok(@none >= 2, "$name: functions whose prologue pushes nothing: @none");
@@ -168,11 +178,8 @@ for my $name ('leaves', 'leaves-arm') {
     is_deeply($errs, [], "$name: every trace line is a well-formed event");
     my %in = map { ($_->{func} => 1) } grep { exists $_->{func} } @$ev;
     is_deeply([grep { !$in{$_} } sort keys %pro], [], "$name: every function entered");
-    # the load address: main's entry's, to its page
     my $syms = nm_funcs("$dir/$name");
-    my ($m) = grep { ($_->{func} // '') eq 'main' } @$ev;
-    my $bias = $m ? (hex($m->{addr}) - bias_of($syms, 'main', 0)) & ~0xfff : 0;
-    my (undef, $bad) = trace_seqs($syms, $bias, $ev, 0);
+    my (undef, $bad) = trace_seqs($syms, trace_bias($syms, $ev), $ev, 0);
     is_deeply($bad, [], "$name: each exit closes its thread's innermost call");
     my (%calls, %rets, %noexit);
     for my $e (@$ev) {
@@ -190,6 +197,12 @@ for my $name ('leaves', 'leaves-arm') {
 
 # ---- function events: the arguments against the functions' own log ----
 args_checks($r, dir => $dir, name => $_) for 'args', 'args-arm';
+
+# ---- Lua under both tracers ----
+{
+    my %pro = prologues("$dir/lua");
+    lua_checks($r, dir => $dir, name => 'lua', noexit => [sort grep { $pro{$_} eq 'other' } keys %pro]);
+}
 
 # ---- live switching behind fenced pages ----
 toggle_checks($r, dir => $dir);

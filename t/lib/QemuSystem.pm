@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package QemuSystem;
-# Running programs of another architecture under full-system emulation:
+# Running programs of another architecture under full-system emulation
+# (or, sys_native, the same jobs on this host where it can run them):
 # Debian's kernel for it (fetched by scripts/fetch-kernel) booted by
 # qemu-system-ARCH with an initramfs of the programs, that architecture's
 # C library and t/src/trace/sys/init.c as /init, which runs the jobs and
@@ -20,7 +21,7 @@ use warnings;
 use Exporter 'import';
 use TestUtil qw($TOP run_cmd must tmpdir slurp spit have);
 
-our @EXPORT_OK = qw(%SYS sys_missing sys_boot);
+our @EXPORT_OK = qw(%SYS sys_missing sys_boot sys_native);
 
 # What differs between the architectures.  The guest's layout is
 # Debian's: the dynamic linker in /lib (the interpreter path its
@@ -43,6 +44,17 @@ our %SYS = (
         sysroot => '/usr/arm-linux-gnueabihf', triplet => 'arm-linux-gnueabihf',
         ldso => 'ld-linux-armhf.so.3', console => 'ttyAMA0',
         machine => sub { ('-cpu', $_[0] // 'cortex-a57') },
+    },
+    # i386 programs on Debian's amd64 kernel (IA32 emulation), on a q35
+    # PC whose CPU is qemu's most capable (rdtscp, rdpid); the C library
+    # is the i686 cross compiler's (Debian's i386 glibc, laid out in its
+    # multiarch directory, which the dynamic linker searches first)
+    i386 => {
+        qemu => 'qemu-system-x86_64', kernel => "$TOP/build/i386/vmlinuz", debarch => 'amd64',
+        cc => 'i686-linux-gnu-gcc-12', cxx => 'i686-linux-gnu-g++-12',
+        sysroot => '/usr/i686-linux-gnu', triplet => 'i386-linux-gnu',
+        ldso => 'ld-linux.so.2', console => 'ttyS0', board => 'q35',
+        machine => sub { ('-cpu', $_[0] // 'max') },
     },
     riscv64 => {
         qemu => 'qemu-system-riscv64', kernel => "$TOP/build/riscv64/vmlinux", debarch => 'riscv64',
@@ -172,6 +184,45 @@ sub sys_boot {
         $r{$name}{stderr} = delete $r{$name}{files}{"/out/$name.stderr"} // '';
     }
     return (\%r, $out . $err, $st);
+}
+
+# sys_native(files => ..., jobs => ..., timeout => S) -> the same results
+# as sys_boot's, the jobs run on this host (which runs the programs
+# itself: i386 on an x86_64 host that can), one after the other, with
+# the environment each job gives and nothing else.  The guest's paths
+# are under a directory of their own: the files are linked there, and
+# every argument and variable that is an absolute path gets its name
+# (/tmp/x.json becomes ROOT/tmp/x.json); the dynamic linker and the C
+# library are the host's.
+sub sys_native {
+    my (%o) = @_;
+    my $root = tmpdir();
+    mkdir "$root/tmp" or die "$root/tmp: $!";
+    for my $g (sort keys %{ $o{files} // {} }) {
+        my $d = $root;
+        my @p = split m{/}, $g;
+        for my $c (@p[1 .. $#p - 1]) {
+            $d .= "/$c";
+            -d $d or mkdir $d or die "$d: $!";
+        }
+        symlink($o{files}{$g}, "$root$g") or die "$root$g: $!";
+    }
+    my $in = sub { my ($v) = @_; return $v =~ m{\A/} ? "$root$v" : $v };
+    my %r = ('(done)' => 1);
+    for my $j (@{ $o{jobs} }) {
+        my @env = map { "$_=" . $in->($j->{env}{$_}) } sort keys %{ $j->{env} // {} };
+        my ($st, $out, $err) = run_cmd(['timeout', '-k', '10', $o{timeout} // 600, 'env', '-i', @env,
+            map { $in->($_) } @{ $j->{argv} }]);
+        my %files;
+        for my $f (@{ $j->{files} // [] }) {
+            my ($d, $base, $star) = $f =~ m{\A(.*)/([^/]*?)(\*?)\z} or next;
+            opendir(my $dh, "$root$d") or next;
+            $files{"$d/$_"} = slurp("$root$d/$_")
+                for sort grep { ($star ? index($_, $base) == 0 : $_ eq $base) && -f "$root$d/$_" } readdir $dh;
+        }
+        $r{ $j->{name} } = { status => $st, stdout => $out, stderr => $err, files => \%files };
+    }
+    return (\%r, '', 0);
 }
 
 1;

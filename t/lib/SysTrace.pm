@@ -31,15 +31,16 @@ no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 
 use Exporter 'import';
-use TestUtil qw(must run_cmd spit tmpdir have);
+use TestUtil qw($TOP must run_cmd spit tmpdir have);
 use QemuSystem qw(sys_missing);
 use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg
     graph_compare graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND
-    read_log read_text_args read_json_args against_log @ARGS_PROTO %ARGS_NAMES);
+    read_log read_text_args read_json_args against_log @ARGS_PROTO %ARGS_NAMES trace_seqs read_graph_json);
 
 our @EXPORT_OK = qw(sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
     oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks
-    tear_jobs tear_notes args_jobs args_checks badsite_job badsite_checks stripped_job stripped_checks);
+    tear_jobs tear_notes args_jobs args_checks lua_jobs lua_checks trace_bias badsite_job badsite_checks
+    stripped_job stripped_checks);
 
 # sys_start(ARCH, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
 # its package]...]) -> a temporary directory.  What is missing to test
@@ -286,7 +287,8 @@ sub hazards_jobs {
             MCOUNT_TRACE_OUTPUT => '/tmp/unwind.json' }, files => ['/tmp/unwind.cyg', '/tmp/unwind.json'] });
 }
 
-# hazards_checks($r, dir => TMP)
+# hazards_checks($r, dir => TMP, noexit => [the functions of both
+# programs whose returns cannot be hooked, as in graph_checks])
 sub hazards_checks {
     my ($r, %o) = @_;
     my $dir = $o{dir};
@@ -302,7 +304,7 @@ sub hazards_checks {
     is(scalar @traces, 2, 'hazards: a trace of the parent and of the forked child');
     if ($f->{'/tmp/hazards.cyg'}) {
         my $ev = graph_compare('hazards', "$dir/hazards", $f->{'/tmp/hazards.cyg'}, \@traces, 0);
-        noexit_is('hazards', $ev, []);
+        noexit_is('hazards', $ev, $o{noexit});
         is(hazards_unwound($ev), $HAZARDS_UNWOUND,
             'hazards: frames left by longjmp, siglongjmp and pthread_exit marked unwound');
     } else {
@@ -318,7 +320,7 @@ sub hazards_checks {
     $f = job_files($dir, $j, 'unwind');
     if ($f->{'/tmp/unwind.cyg'} && $f->{'/tmp/unwind.json'}) {
         my $ev = graph_compare('unwind.cc', "$dir/unwind", $f->{'/tmp/unwind.cyg'}, [$f->{'/tmp/unwind.json'}], 1);
-        noexit_is('unwind.cc', $ev, []);
+        noexit_is('unwind.cc', $ev, $o{noexit});
         is(scalar(grep { $_->{unwound} } @$ev), $UNWIND_UNWOUND,
             'unwind.cc: the frames left by the throws marked unwound');
     } else {
@@ -436,6 +438,112 @@ sub args_checks {
         my ($ev, $bad) = $k eq 'text' ? read_text_args($out) : read_json_args($out, \%ARGS_NAMES);
         is_deeply($bad, [], "$tag: every line well formed") or diag(explain([@$bad[0 .. 2]]));
         against_log($tag, $ev, read_log($log), \%ARGS_NAMES);
+    }
+}
+
+# A Lua script of the interpreter's everyday work (tables, strings,
+# closures, a pcall), small enough to trace every function of it.
+my $LUA_SCRIPT = <<'LUA';
+local t = {}
+for i = 1, 300 do t[i] = (i * 7919) % 10007 end
+table.sort(t)
+local h = {}
+for i = 1, 200 do h["k" .. i] = i * i end
+local s = 0
+for k, v in pairs(h) do s = s + v + #k end
+local words = {}
+for w in ("the quick brown fox"):gmatch("%a+") do words[#words + 1] = w:upper() end
+local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
+local ok, e = pcall(error, "no")
+print(t[1], t[#t], s, table.concat(words, "-"), fib(12), ok, e, string.format("%.3f", math.pi))
+LUA
+
+# lua_jobs(cc => CC, dir => TMP, files => \%files, name => NAME, cflags =>
+#   [...]) -> jobs NAME-{plain,func,graph}: Lua 5.4 from Debian's source
+#   (scripts/fetch-source), every file of src/ but luac.c compiled through
+#   mcount-cc, a script run plainly, then preloaded with every function
+#   traced, under each tracer.
+sub lua_jobs {
+    my (%o) = @_;
+    my ($cc, $dir, $name) = @o{qw(cc dir name)};
+    my ($st, $src, $err) = run_cmd(["$TOP/scripts/fetch-source", 'lua5.4']);
+    chomp $src;
+    die "fetch-source lua5.4: $err" if $st != 0;
+    my $d = "$dir/$name.build";
+    mkdir $d;
+    my @o;
+    for my $c (grep { !m{/luac\.c\z} } glob "$src/src/*.c") {
+        (my $obj = $c) =~ s{.*/(.*)\.c\z}{$d/$1.o};
+        mcc_cc($cc, $obj, '-O2', @{ $o{cflags} // [] }, '-DLUA_USE_POSIX', '-c', $c);
+        push @o, $obj;
+    }
+    must($cc, '-o', "$dir/$name", @o, '-lm');
+    spit("$dir/$name.lua", $LUA_SCRIPT);
+    $o{files}{"/$name"} = "$dir/$name";
+    $o{files}{'/script.lua'} = "$dir/$name.lua";
+    my %pre = (LD_PRELOAD => '/lib/mt/libmcount-trace.so', MCOUNT_TRACE_FILTER => '*',
+        MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_BUFFER => 1 << 20, MCOUNT_TRACE_DIR => '/tmp/ctl');
+    return ({ name => "$name-plain", argv => ["/$name", '/script.lua'] },
+        map { { name => "$name-$_->[0]", argv => ["/$name", '/script.lua'],
+            env => { %pre, MCOUNT_TRACE_TRACER => $_->[1], MCOUNT_TRACE_OUTPUT => "/tmp/$name-$_->[0].json" },
+            files => ["/tmp/$name-$_->[0].json"] } } ['func', 'function'], ['graph', 'function_graph']);
+}
+
+# The load address of the program a trace is of: main's entry's, to its
+# page (0 where main is not in it).
+sub trace_bias {
+    my ($syms, $ev) = @_;
+    my ($m) = grep { ($_->{func} // '') eq 'main' } @$ev;
+    return $m ? bias_of($syms, 'main', hex $m->{addr}) & ~0xfff : 0;
+}
+
+# lua_checks($r, dir => TMP, name => NAME, noexit => [the functions
+# whose returns cannot be hooked, or undef: not checked]): the output
+# of the plain run; every event well formed, of a function nm shows;
+# under function_graph each exit closes its thread's innermost call and
+# every function hooked returns, or is left by a longjmp, as often as it
+# was entered.
+sub lua_checks {
+    my ($r, %o) = @_;
+    my ($dir, $name) = @o{qw(dir name)};
+    my $p = $r->{"$name-plain"} // {};
+    like($p->{stdout} // '', qr/\A\d+\t\d+\t\d+\tTHE-QUICK-BROWN-FOX\t144\tfalse\tno\t3\.142\n\z/,
+        "$name: lua runs the script plainly") or diag $p->{stderr} // '';
+    my $syms = nm_funcs("$dir/$name");
+    my %nm = map { ($_->[2] => 1) } @$syms;
+    for my $k ('func', 'graph') {
+        my $tag = "$name-$k";
+        my $j = $r->{$tag} // {};
+        is($j->{status}, 0, "$tag: exits 0") or diag $j->{stderr};
+        is($j->{stderr}, '', "$tag: the library says nothing");
+        is($j->{stdout}, $p->{stdout}, "$tag: the output of the plain run");
+        my $f = job_files($dir, $j, $tag);
+        my ($ev, $errs) = read_graph_json(grep { defined } $f->{"/tmp/$tag.json"});
+        is_deeply([@$errs[0 .. ($#$errs < 4 ? $#$errs : 4)]], [], "$tag: every line well formed");
+        my (%calls, %rets, %noexit, @bad);
+        for my $e (@$ev) {
+            push @bad, 'lost ' . $e->{lost} if exists $e->{lost};
+            $calls{ $e->{func} }++ if exists $e->{func};
+            $noexit{ $e->{func} } = 1 if $e->{noexit};
+            $rets{ $e->{exit} }++ if exists $e->{exit};
+        }
+        push @bad, grep { !$nm{$_} } sort keys %calls;
+        is_deeply(\@bad, [], "$tag: no event lost, every function one nm shows");
+        cmp_ok(scalar keys %calls, '>', 100, "$tag: " . scalar(keys %calls) . ' functions of lua traced');
+        next if $k eq 'func';
+        # (a tail call's parent is not the enclosing entry's function;
+        # Lua's errors longjmp out of frames, written as unwound)
+        my (undef, $nest) = trace_seqs($syms, trace_bias($syms, $ev), [grep { !exists $_->{lost} } @$ev], 0);
+        $nest = [grep { !/ called from / } @$nest];
+        is_deeply([@$nest[0 .. ($#$nest < 4 ? $#$nest : 4)]], [], "$tag: each exit closes its thread's innermost call");
+        my @odd = map { "$_ entered $calls{$_}, returned " . ($rets{$_} // 0) }
+            grep { !$noexit{$_} && $_ ne 'main' && ($rets{$_} // 0) != $calls{$_} } sort keys %calls;
+        is_deeply(\@odd, [], "$tag: each function hooked returns (or is left by a longjmp) as often as it is entered");
+        # (of the functions the caller names, those the script called)
+        is(join(' ', sort keys %noexit), join(' ', sort grep { $calls{$_} } @{ $o{noexit} }),
+            "$tag: the functions whose returns could not be hooked (" . scalar(keys %noexit) . ')')
+            if $o{noexit};
+        note "$tag: not hooked: " . join(' ', sort keys %noexit) if !$o{noexit} && %noexit;
     }
 }
 

@@ -20,7 +20,7 @@ our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_pro
     read_text read_json nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
     hook_form cxxfilt show_seq first_diff against_cyg read_cyg_graph read_graph_json graph_compare
     trace_seqs graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND read_log read_text_args read_json_args
-    against_log san_prog source_params debug_unit @ARGS_PROTO %ARGS_NAMES);
+    against_log san_prog source_params debug_unit @ARGS_PROTO %ARGS_NAMES plan_call_forms rt_call_forms form_has);
 
 our $MCC = "$TOP/bin/mcount-cc";
 our $MT = "$TOP/bin/mcount-trace";
@@ -289,6 +289,62 @@ sub hook_form {
         return $hex =~ /\Ae8/ ? 'e8' : $hex;
     }
     return '?';
+}
+
+# The call forms of src/arch.c's row for an object, from the plan of
+# mcount-scan --identify (call-forms and linker-forms): { 'OP/MASK/LEN'
+# => 1 }, OP and MASK the first bytes in hex (e8/ff/5, ff90/fff8/6);
+# each key it cannot read is a failed test.
+sub plan_call_forms {
+    my ($plan) = @_;
+    my %f;
+    for my $key (qw(call-forms linker-forms)) {
+        my ($v) = $plan =~ /^\Q$key\E\t(.*)$/m;
+        Test::More::ok(defined $v, "the plan has $key");
+        for my $w (split ' ', $v // '') {
+            my ($len) = $w =~ m{\A[^/]+/(\d+)/};
+            my ($op) = $w =~ m{/op=([0-9a-f]+)(?:/|\z)};
+            my ($mask) = $w =~ m{/mask=([0-9a-f]+)(?:/|\z)};
+            if (defined $len && defined $op && defined $mask) {
+                $f{"$op/$mask/$len"} = 1;
+            } else {
+                Test::More::fail("$key: cannot read '$w'");
+            }
+        }
+    }
+    return \%f;
+}
+
+# The call forms rt/arch-x86.c's decoder takes on ARCH (x86_64, i386):
+# the rows of its x86_forms table, those under `#if defined(__x86_64__)`
+# for x86_64 only, under its `#else` for i386 only; the same keys.
+sub rt_call_forms {
+    my ($arch) = @_;
+    my ($table) = slurp("$TOP/rt/arch-x86.c") =~ /^static const struct x86_form x86_forms\[\] = \{\n(.*?)^\};/ms;
+    my (%f, $only);
+    for (split /\n/, $table // '') {
+        if (/\A#if defined\(__x86_64__\)/) {
+            $only = 'x86_64';
+        } elsif (/\A#else/) {
+            $only = 'i386';
+        } elsif (/\A#endif/) {
+            $only = undef;
+        } elsif (/\{ \{ 0x(\w\w), 0x(\w\w) \}, \{ 0x(\w\w), 0x(\w\w) \}, (\d+),/) {
+            next if defined $only && $only ne $arch;
+            my ($op, $mask) = $4 eq '00' ? ($1, $3) : ("$1$2", "$3$4");
+            $f{"$op/$mask/$5"} = 1;
+        }
+    }
+    return \%f;
+}
+
+# Do the first bytes HEX (hook_form's: e8, ff15, 67e8...) have the form
+# 'OP/MASK/LEN'?
+sub form_has {
+    my ($form, $hex) = @_;
+    my ($op, $mask) = split m{/}, $form;
+    $hex = substr($hex . '00', 0, length $op);
+    return (hex($hex) & hex($mask)) == hex($op);
 }
 
 # Wait up to SECONDS for CODE to return true; returns its last value.

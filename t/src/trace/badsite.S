@@ -1,8 +1,50 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* badsite.S - table entries that are not calls to the hook, for
- * t/73-trace-process.t: one at a mov, one at a call of another function.
+ * t/73-trace-process.t: one at a mov, one at a call of another function;
+ * on i386 (t/88) also one at a call through the GOT slot of a function
+ * of the C library (getpid: preemptible, so the linker leaves the
+ * ff 93 call as it is).
  * Assembled as it is (not through mcount-cc): its __mcount_loc words are
  * linked after the program's real table. */
+#if defined(__i386__)
+	.text
+	.globl bad_fn, bad_spot
+	.type bad_fn, @function
+bad_fn:
+bad_spot:
+	movl $42, %eax
+	ret
+	.size bad_fn, .-bad_fn
+
+	.globl bad_call_fn, bad_call_spot
+	.type bad_call_fn, @function
+bad_call_fn:
+	pushl %ebx
+bad_call_spot:
+	call bad_fn
+	addl $1, %eax
+	popl %ebx
+	ret
+	.size bad_call_fn, .-bad_call_fn
+
+	.globl bad_got_fn, bad_got_spot
+	.type bad_got_fn, @function
+bad_got_fn:
+	pushl %ebx
+	call 1f
+1:	popl %ebx
+	addl $_GLOBAL_OFFSET_TABLE_+(.-1b), %ebx
+bad_got_spot:
+	call *getpid@GOT(%ebx)
+	popl %ebx
+	ret
+	.size bad_got_fn, .-bad_got_fn
+
+	.section __mcount_loc, "a", @progbits
+	.long bad_spot
+	.long bad_call_spot
+	.long bad_got_spot
+#else
 	.text
 	.globl bad_fn, bad_spot
 	.type bad_fn, @function
@@ -26,4 +68,5 @@ bad_call_spot:
 	.section __mcount_loc, "a", @progbits
 	.quad bad_spot
 	.quad bad_call_spot
+#endif
 	.section .note.GNU-stack, "", @progbits

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* toggle.c - switching sites live while other threads run them (t/79 on
- * aarch64, t/83 on riscv64, t/86 on arm, t/87 on ppc64le).
+ * aarch64, t/83 on riscv64, t/86 on arm, t/87 on ppc64le, t/88 on i386).
  * NT workers call hot_b (which calls hot_a) and cold in a loop; main, built
  * with -DWITH_API and libmcount-trace.a, switches hot_* on and off through
  * the C API:
@@ -48,10 +48,13 @@
  * On riscv64 and arm the library writes sites behind fenced pages (its SIGSEGV
  * handler makes a thread that reaches one wait); the stale blocks above
  * have not been seen there, and retranslate() is harmless (the same
- * bytes).
+ * bytes).  On x86 it writes int3 first (the breakpoint protocol): a
+ * worker that reaches a site meanwhile traps into the library's SIGTRAP
+ * handler, while the program's own breakpoint and raise() must still
+ * reach the program's handler.
  *
  * A SIGTRAP handler of the program's own handles a breakpoint (brk,
- * ebreak) and a raise() meanwhile, and a SIGSEGV handler of its own the
+ * ebreak, int3) and a raise() meanwhile, and a SIGSEGV handler of its own the
  * faults of a worker that writes to a read-only page of its own every
  * SEGV_EVERY loops (the handler makes the page writable, the write is
  * made again and succeeds, the page is made read-only again): each
@@ -123,6 +126,20 @@ static long segvs, writes;
 #define BREAKPOINT_LEN 4
 #define NOP_WORD 0xe8bd4000u                                     /* pop {lr} */
 #define IS_CALL(w) (((w) & 0xff000000u) == 0xeb000000u || ((w) & 0xfe000000u) == 0xfa000000u)
+#elif defined(__i386__) || defined(__x86_64__)
+/* int3 traps with the program counter after it already.  A site is 5 or
+ * 6 bytes, its first four checked: the NOP of its length, 0f 1f 44 00 or
+ * 66 0f 1f 44, and a call, e8, 67 e8, 90 e8, ff 15 or ff 9r. */
+#define BREAKPOINT() __asm__ volatile("int3")
+#if defined(__i386__)
+#define PC(uc) ((uc)->uc_mcontext.gregs[REG_EIP])
+#else
+#define PC(uc) ((uc)->uc_mcontext.gregs[REG_RIP])
+#endif
+#define BREAKPOINT_LEN 0
+#define IS_NOP(w) ((w) == 0x00441f0fu || (w) == 0x441f0f66u)
+#define IS_CALL(w) (((w) & 0xffu) == 0xe8u || ((w) & 0xffffu) == 0xe867u || ((w) & 0xffffu) == 0xe890u || \
+		    ((w) & 0xffffu) == 0x15ffu || ((w) & 0xf8ffu) == 0x90ffu)
 #elif defined(__powerpc64__)
 #define BREAKPOINT() __asm__ volatile("trap")
 #define PC(uc) ((uc)->uc_mcontext.gp_regs[32])                  /* PT_NIP */
@@ -176,7 +193,9 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
 /* The word of fn's site that changes: after `mov x0, x30` on aarch64
  * (`bl _mcount`); after `mv a0, ra` on riscv64 (`jal ra`, or the `jalr
  * ra` after `auipc ra`); after `push {lr}` on arm (`bl __gnu_mcount_nc`,
- * Thumb code only 2-byte aligned; fn has the Thumb bit set); on ppc64le
+ * Thumb code only 2-byte aligned; fn has the Thumb bit set); on x86 the
+ * first four bytes of the site, a NOP when this runs (the library made
+ * every site one at start-up), the first NOP of the function; on ppc64le
  * the first bl, nop or b .+8 after `mflr r0` (`bl _mcount`, to its local
  * entry or, with the library shared, to a call stub; the library has
  * switched it off by the time main runs). */
@@ -193,6 +212,16 @@ static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 #elif defined(__arm__)
 		if (!(i & 1) && p[i] == 0xe004 && p[i + 1] == 0xe52d)      /* push {lr} (str lr, [sp, #-4]!) */
 			return (volatile uint32_t *)&p[i + 2];
+#elif defined(__i386__) || defined(__x86_64__)
+		(void)p;
+		const unsigned char *b = (const unsigned char *)fn;
+		for (int k = 0; k < 48; k++) {
+			uint32_t w;
+			memcpy(&w, b + k, 4);
+			if (IS_NOP(w) && b[k + 4] == 0x00)
+				return (volatile uint32_t *)(b + k);
+		}
+		break;
 #elif defined(__powerpc64__)
 		if (!(i & 1) && p[i] == 0x02a6 && p[i + 1] == 0x7c08)      /* mflr r0 */
 			for (int j = i + 2; j < 48; j += 2)

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* smc.c - does the machine run code changed through /proc/self/mem?
- * (t/79, t/83: the emulator must, or live switching cannot be tested on
- * it.)  f returns 1; once it has run often enough to be translated, its
+ * (t/79, t/83, t/86, t/88: the emulator must, or live switching cannot be
+ * tested on it.)  f returns 1; once it has run often enough to be translated, its
  * first instruction becomes one that puts 2 in the return register and
  * then one that puts 3, written as the tracer writes code (the page
  * stays read and execute, never writable), the instruction cache synced
  * (__builtin___clear_cache: aarch64 cleans and invalidates the line;
  * riscv64's glibc makes the riscv_flush_icache system call, arm's the
- * cacheflush one; ppc64le: dcbst, sync, icbi, isync by hand), and f is
+ * cacheflush one; x86 needs nothing; ppc64le: dcbst, sync, icbi, isync by
+ * hand), and f is
  * called again.  Prints "f 1 2 3" on a machine that runs the code it has.
  */
 #define _GNU_SOURCE
@@ -35,12 +36,16 @@ __asm__(".text\n.globl f\n.type f, %function\n.p2align 4\n.option push\n.option 
 __asm__(".text\n.syntax unified\n.arm\n.globl f\n.type f, %function\n.p2align 4\n"
 	"f:\n\tmov r0, #1\n\tbx lr\n" SMC_MODE);
 #define RET(n) (0xe3a00000u | (n))                      /* mov r0, #n */
+#elif defined(__i386__) || defined(__x86_64__)
+/* mov $1, %eax: its opcode and the low three bytes of the immediate */
+__asm__(".text\n.globl f\n.type f, @function\n.p2align 4\nf:\n\tmovl $1, %eax\n\tret\n");
+#define RET(n) (0x000000b8u | (uint32_t)(n) << 8)      /* mov $n, %eax */
 #elif defined(__powerpc64__) && _CALL_ELF == 2
 /* no TOC: the global entry is the local one, the li is f's first word */
 __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\nf:\n\tli 3, 1\n\tblr\n");
 #define RET(n) (0x38600000u | (n))                      /* li r3, n */
 #else
-#error "smc.c: aarch64, riscv64, arm or ppc64le"
+#error "smc.c: aarch64, riscv64, arm, x86 or ppc64le"
 #endif
 int f(void);
 

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* arch-x86.c - the bytes of an x86 call site: x86_64 and i386.
+ *
+ * The forms a table entry may point at are the rows of x86_forms below,
+ * the same as src/arch.c's x86_64 and i386 rows and their linker-made
+ * forms (t/71 and t/88 read both tables and check that they agree):
+ *   e8 rel32          call hook (or its PLT entry)              5 bytes
+ *   x86_64:
+ *   ff 15 disp32      call *hook@GOTPCREL(%rip)  (PIE, -fno-plt) 6 bytes
+ *   i386:
+ *   ff 9r disp32      call *hook@GOT(%reg)  (PIC, PIE)           6 bytes
+ *                     disp32 is the slot's offset from the GOT's base
+ *                     (_GLOBAL_OFFSET_TABLE_, which %reg holds)
+ *   both:
+ *   67 e8 rel32       the GOT call relaxed by the linker (addr32 call,
+ *                     on i386 an addr16 prefix, which a call ignores)
+ *   90 e8 rel32       the same relaxed with -z call-nop=prefix-0x90
+ * (-z call-nop=suffix-nop's `e8 rel32 90` is an e8 site: its last byte
+ * is a NOP already) and the NOPs of the same length that the kernel
+ * uses.  The breakpoint is int3; a trap is emulated by skipping the site
+ * (NOP) or by pushing the return address and jumping to the call's
+ * target (call; a GOT call's target is what its slot holds then).
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <string.h>
+#include <ucontext.h>
+
+#include "rt.h"
+
+#if defined(__x86_64__)
+#define REG_PC REG_RIP
+#define REG_SP REG_RSP
+#define X86_NAME "x86_64"
+#define X86_JUMP_SLOT R_X86_64_JUMP_SLOT
+#define X86_GLOB_DAT R_X86_64_GLOB_DAT
+#define X86_ENDBR 0xfa                /* endbr64's last byte */
+#elif defined(__i386__)
+#define REG_PC REG_EIP
+#define REG_SP REG_ESP                /* what the kernel restores (not REG_UESP) */
+#define X86_NAME "i386"
+#define X86_JUMP_SLOT R_386_JMP_SLOT
+#define X86_GLOB_DAT R_386_GLOB_DAT
+#define X86_ENDBR 0xfb                /* endbr32's */
+#else
+#error "arch-x86.c: x86_64 or i386 only"
+#endif
+
+enum { FORM_E8, FORM_GOT, FORM_PREFIXED };
+
+/* A call form: its first two bytes under a mask, its length and where
+ * its 32-bit field is. */
+struct x86_form {
+	unsigned char op[2], mask[2];
+	uint8_t len, field;
+	uint8_t form;
+};
+static const struct x86_form x86_forms[] = {
+	{ { 0xe8, 0x00 }, { 0xff, 0x00 }, 5, 1, FORM_E8 },
+#if defined(__x86_64__)
+	{ { 0xff, 0x15 }, { 0xff, 0xff }, 6, 2, FORM_GOT },
+#else
+	{ { 0xff, 0x90 }, { 0xff, 0xf8 }, 6, 2, FORM_GOT },
+#endif
+	{ { 0x67, 0xe8 }, { 0xff, 0xff }, 6, 2, FORM_PREFIXED },
+	{ { 0x90, 0xe8 }, { 0xff, 0xff }, 6, 2, FORM_PREFIXED },
+};
+
+static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const unsigned char nop6[6] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+static int32_t rel32(const unsigned char *p)
+{
+	int32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* The GOT slot that a jmp or call through memory at p (its ModRM byte
+ * at p[1], the 32-bit field at p[2]) reads: x86_64 %rip-relative, i386
+ * absolute (mod 00, r/m 101) or relative to the GOT's base in a
+ * register (mod 10; not %esp, whose form has a SIB byte); 0 if neither. */
+static uintptr_t slot_of(const struct mt_object *o, const unsigned char *p)
+{
+#if defined(__x86_64__)
+	(void)o;
+	return (p[1] & 0xc7) == 0x05 ? (uintptr_t)p + 6 + (uintptr_t)(intptr_t)rel32(p + 2) : 0;
+#else
+	if ((p[1] & 0xc7) == 0x05)
+		return (uintptr_t)rel32(p + 2);
+	if ((p[1] & 0xc0) == 0x80 && (p[1] & 7) != 4 && o->got)
+		return o->got + (uintptr_t)rel32(p + 2);
+	return 0;
+#endif
+}
+
+extern void __fentry__(void), mcount(void), _mcount(void);
+
+/* Is a direct call's target a hook: one of ours, a function of the
+ * object named like a hook, or a PLT entry that jumps through a GOT slot
+ * the dynamic linker fills with a hook? */
+static bool hook_target(const struct mt_object *o, uintptr_t t)
+{
+	if (t == (uintptr_t)__fentry__ || t == (uintptr_t)mcount || t == (uintptr_t)_mcount)
+		return true;
+	const struct mt_sym *sym = mt_sym_at(o, t);
+	if (sym && sym->addr == t && mt_is_hook_name(sym->name))
+		return true;
+	if (!mt_in_plt(o, t) || !mt_in_exec(o, t))
+		return false;
+	const unsigned char *p = (const unsigned char *)t;
+	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == X86_ENDBR)
+		p += 4;                       /* endbr64, endbr32 */
+	if (p[0] == 0xf2)
+		p++;                          /* bnd */
+	if (p[0] != 0xff || (p[1] & 0x38) != 0x20)
+		return false;                 /* not jmp *mem */
+	uintptr_t slot = slot_of(o, p);
+	return slot && mt_is_hook_slot(o, slot);
+}
+
+#if defined(__i386__)
+/* Does the site's function realign its stack through a register before
+ * it calls mcount (GCC's DRAP, as in main: `lea 4(%esp), %reg; and $-N,
+ * %esp; push -4(%reg); push %ebp; mov %esp, %ebp`)?  Then 4(%ebp) is a
+ * copy of the return address, and the function returns through the real
+ * slot: function_graph must not hijack the copy (nohook).  __fentry__ is
+ * called before the prologue, with the real slot. */
+static bool drap_frame(const struct mt_site *s, const struct mt_object *o)
+{
+	uintptr_t f = mt_prologue_of(o, s->addr, 1);
+	if (!f || f == s->addr || !mt_in_exec(o, f + 10))
+		return false;
+	const unsigned char *p = (const unsigned char *)f;
+	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == X86_ENDBR)
+		p += 4;                       /* endbr32 */
+	return p[0] == 0x8d && (p[1] & 0xc7) == 0x44 && p[2] == 0x24 && p[3] == 0x04 && p[4] == 0x83 &&
+	       p[5] == 0xe4;
+}
+#endif
+
+static const char *x86_decode(struct mt_site *s, const struct mt_object *o)
+{
+	const unsigned char *p = (const unsigned char *)s->addr;
+	if (!mt_in_exec(o, s->addr) || !mt_in_exec(o, s->addr + 5))
+		return "not in the object's code";
+	const struct x86_form *f = NULL;
+	for (size_t i = 0; i < sizeof x86_forms / sizeof x86_forms[0] && !f; i++)
+		if ((p[0] & x86_forms[i].mask[0]) == x86_forms[i].op[0] &&
+		    (p[1] & x86_forms[i].mask[1]) == x86_forms[i].op[1])
+			f = &x86_forms[i];
+	if (!f) {
+		if (!memcmp(p, nop5, 5) || !memcmp(p, nop6, 6))
+			return "a NOP already (another tool changed it, or it was built with -mnop-mcount)";
+		if (p[0] == 0xcc)
+			return "a breakpoint (a debugger or another tool changed it)";
+		return "not a call instruction";
+	}
+	s->len = f->len;
+	s->form = f->form;
+	memcpy(s->orig, p, s->len);
+#if defined(__i386__)
+	s->nohook = drap_frame(s, o);
+#endif
+	if (f->form == FORM_GOT) {
+		s->target = slot_of(o, p);
+		return s->target && mt_is_hook_slot(o, s->target) ? NULL
+			: "an indirect call through a GOT slot that holds no hook";
+	}
+	s->target = s->addr + s->len + (uintptr_t)(intptr_t)rel32(p + f->field);
+	if (!hook_target(o, s->target))
+		return "a call to something other than the hook";
+	return NULL;
+}
+
+static void x86_bytes(const struct mt_site *s, enum mt_state st, unsigned char *out)
+{
+	if (st == MT_CALL)
+		memcpy(out, s->orig, s->len);
+	else
+		memcpy(out, s->len == 5 ? nop5 : nop6, s->len);
+}
+
+/* cpuid serialises; iret would be cheaper where cpuid traps to a
+ * hypervisor, but a patch pass happens rarely. */
+static void x86_sync_self(uintptr_t lo, uintptr_t hi)
+{
+	(void)lo;
+	(void)hi;
+	unsigned a = 0, b, c = 0, d;
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d) : : "memory");
+}
+
+static uintptr_t x86_trap_site(const void *ucv)
+{
+	const ucontext_t *uc = ucv;
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_PC] - 1;
+}
+
+static void x86_emulate(const struct mt_site *s, enum mt_state st, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	greg_t *g = uc->uc_mcontext.gregs;
+	if (st == MT_NOP) {
+		g[REG_PC] = (greg_t)(s->addr + s->len);
+		return;
+	}
+	uintptr_t to = s->target;
+	if (s->form == FORM_GOT)
+		to = *(const uintptr_t *)s->target;
+	g[REG_SP] -= (greg_t)sizeof(uintptr_t);
+	*(uintptr_t *)g[REG_SP] = s->addr + s->len;
+	g[REG_PC] = (greg_t)to;
+}
+
+const struct mt_arch mt_arch = {
+	.name = X86_NAME,
+	.trap = { 0xcc },
+	.trap_len = 1,
+	.jump_slot = X86_JUMP_SLOT,
+	.glob_dat = X86_GLOB_DAT,
+	.decode = x86_decode,
+	.bytes = x86_bytes,
+	.sync_self = x86_sync_self,
+	.trap_site = x86_trap_site,
+	.emulate = x86_emulate,
+};

@@ -1,0 +1,155 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# libmcount-trace on i386 (build/i386/, make rt-i386), where the i386
+# programs can run: always in a full-system guest, Debian's amd64 kernel
+# (IA32 emulation) under qemu-system-x86_64 without KVM (QemuSystem's
+# i386 row; qemu-i386 does not run code changed through /proc/self/mem,
+# as smc.c shows), and also on this host itself where it runs them
+# (TestUtil's host_runs_i386; RECORDMCOUNT_TEST_I386=qemu says it does
+# not).  The same jobs and the same checks (SysTrace) in both:
+#
+#  - The -finstrument-functions oracle: oracle.c built through mcount-cc,
+#    traced with every function on, gives the enter log event for event;
+#    with no filter, no event.  Every call form of src/arch.c's i386 row
+#    (which must be the forms rt/arch-x86.c decodes) is the form of every
+#    site of some variant, read from its table and its bytes: PIE
+#    preloaded (`call *mcount@GOT(%ebx)`, ff 93), -no-pie preloaded
+#    (e8 to the PLT), -mfentry non-PIC preloaded (e8 to __fentry__'s PLT
+#    entry), -fcf-protection with an IBT PLT (endbr32 before the PLT's
+#    jmp and before main's realignment), linked in as PIE (the linker's `67 e8`, or `90 e8` with -z
+#    call-nop=prefix-0x90), -mfentry -no-pie linked in, -static (67 e8)
+#    and -static -fno-pie (e8).
+#  - function_graph against the enter and exit log (cyg_graph.c), for
+#    mcount (the slot at 4(%ebp)) and __fentry__ (at 4(%esp)), preloaded
+#    and linked in; hazards.c and unwind.cc (longjmp, fork, pthread_exit,
+#    cancellation, C++ exceptions through the unwinder's interposers).
+#    A function returning a structure returns by `ret $4`; main, which
+#    realigns its stack through %ecx, is entered but never hijacked
+#    under mcount (its 4(%ebp) is a copy of the return address).
+#  - Table entries that are no calls to the hook (badsite.S: a mov, a
+#    call of another function, a call through the GOT slot of getpid):
+#    each refused, with its reason, the program untouched.
+#  - Live switching under threads (toggle.c): the int3 protocol, the
+#    program's own SIGTRAP handler gets its int3 and raise(), its SIGSEGV
+#    handler each fault of a worker; events after each enable, none after
+#    each disable.
+use strict;
+use warnings;
+use Test::More;
+use lib 't/lib';
+use TestUtil qw($TOP must run_cmd host_runs_i386);
+use TraceTest qw($TSRC hook_form plan_call_forms rt_call_forms form_has);
+use QemuSystem qw(%SYS sys_boot sys_native);
+use Oracle qw(code_bytes);
+use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
+    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs);
+
+my ($CC, $CXX) = @{ $SYS{i386} }{qw(cc cxx)};
+my $LIB = "$TOP/build/i386";
+my $dir = sys_start('i386', lib => $LIB, tools => [['qemu-i386', 'qemu-user'],
+    [$CXX, 'g++-12-i686-linux-gnu'], ['i686-linux-gnu-objdump', 'binutils-i686-linux-gnu']]);
+
+# ---- builds ----
+must($CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
+my %files = ('/smc' => "$dir/smc");
+my %FENTRY = (MCOUNT_CC_FLAGS => '-pg -mfentry');
+my @NOPIE = (['-fno-pie'], ['-no-pie']);
+# SysTrace's variants (name, compile flags, link flags, so|a, job's env,
+# mcount-cc's env, function_graph too), and the first bytes every site
+# of each must have
+my @variants = (['pie-preloaded', [], [], 'so', undef, undef, 1],
+    ['nopie-preloaded', @NOPIE, 'so', undef, undef, 1],
+    ['fentry-preload', @NOPIE, 'so', undef, \%FENTRY, 1],
+    ['cet-preload', ['-fno-pie', '-fcf-protection'], ['-no-pie', '-Wl,-z,ibtplt'], 'so', undef, undef, 1],
+    ['pie-linked', [], [], 'a', undef, undef, 1],
+    ['pie-linked-nop', [], ['-Wl,-z,call-nop=prefix-0x90'], 'a'],
+    ['fentry-linked', @NOPIE, 'a', undef, \%FENTRY, 1],
+    ['static-linked', [], ['-static'], 'a'],
+    ['nopie-static', ['-fno-pie'], ['-static'], 'a']);
+my %bytes = ('pie-preloaded' => 'ff93', 'nopie-preloaded' => 'e8', 'fentry-preload' => 'e8', 'cet-preload' => 'e8',
+    'pie-linked' => '67e8', 'pie-linked-nop' => '90e8', 'fentry-linked' => 'e8', 'static-linked' => '67e8',
+    'nopie-static' => 'e8');
+my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $dir, files => \%files),
+    oracle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, variants => \@variants),
+    hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files),
+    toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files));
+# Table entries that are no calls to the hook (badsite.S): a mov, a call
+# of another function and a call through the GOT slot of getpid, each
+# refused with its reason; the program runs as built.
+must($CC, '-c', "$TSRC/badsite.S", '-o', "$dir/badsite.o");
+must($CC, '-o', "$dir/badsite", "$dir/pie-preloaded.o", "$dir/cyg.o", "$dir/badsite.o");
+$files{'/badsite'} = "$dir/badsite";
+push @jobs, { name => 'badsite', argv => ['/badsite', 3], env => { LD_PRELOAD => '/lib/mt/libmcount-trace.so',
+    MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_OUTPUT => '/tmp/badsite.txt', CYG_LOG => '/tmp/badsite.cyg' } };
+my @BAD = (['bad_fn\+0', 'not a call instruction', 'b8 2a'],
+    ['bad_call_fn\+0x1', 'a call to something other than the hook', 'e8'],
+    ['bad_got_fn\+0x[0-9a-f]+', 'an indirect call through a GOT slot that holds no hook', 'ff 93']);
+
+# ---- the call forms: src/arch.c's row, rt/arch-x86.c's decoder, the sites ----
+my $plan = must("$TOP/build/mcount-scan", '--identify', "--object=$dir/pie-preloaded.o");
+like($plan, qr/^arch\ti386$/m, 'mcount-scan --identify: an i386 object');
+my $plan_forms = plan_call_forms($plan);
+my $rt_forms = rt_call_forms('i386');
+is_deeply([sort keys %$rt_forms], [sort keys %$plan_forms],
+    'the runtime decodes exactly the call forms of src/arch.c\'s i386 row (opcode/mask/length): '
+    . join(' ', sort keys %$rt_forms));
+my %covered;
+for my $v (@variants) {
+    my $name = $v->[0];
+    my $table = code_bytes("$dir/$name", '__mcount_loc') // '';
+    my %seen;
+    $seen{ hook_form("$dir/$name", $_) }++ for unpack 'V*', $table;
+    my $want = $bytes{$name};
+    is_deeply(\%seen, { $want => scalar(keys %seen) ? $seen{$want} // 0 : 0 },
+        "$name: every site of its table is $want (" . join(', ', map { "$_ $seen{$_}" } sort keys %seen) . ')');
+    cmp_ok($seen{$want} // 0, '>=', 8, "$name: its table has the sites");
+    $covered{$_} = 1 for grep { form_has($_, $want) } keys %$plan_forms;
+}
+is_deeply([sort keys %covered], [sort keys %$plan_forms], 'each form of the row is some variant\'s');
+my ($ost, $dis) = run_cmd(['i686-linux-gnu-objdump', '-d', "$dir/fentry-preload"]);
+like($dis, qr/<leaf>:\n\s*[0-9a-f]+:\s+e8 [0-9a-f ]+\s+call\s+[0-9a-f]+ <__fentry__\@plt>/,
+    'fentry-preload: the site is the first instruction, a call to __fentry__\'s PLT entry');
+($ost, $dis) = run_cmd(['i686-linux-gnu-objdump', '-d', "$dir/cet-preload"]);
+like($dis, qr/<mcount\@plt>:\n\s*[0-9a-f]+:\s+f3 0f 1e fb\s+endbr32\n\s*[0-9a-f]+:\s+ff 25 /,
+    'cet-preload: mcount\'s PLT entry is endbr32, jmp *slot (.plt.sec)');
+like($dis, qr/<main>:\n\s*[0-9a-f]+:\s+f3 0f 1e fb\s+endbr32\n\s*[0-9a-f]+:\s+8d 4c 24 04\s+lea/,
+    'cet-preload: main starts with endbr32, then realigns its stack through %ecx');
+
+# ---- the runs: in the guest, and on this host where it can ----
+my @runs = (['guest', sub { sys_boot('i386', @_) }]);
+if (host_runs_i386()) {
+    push @runs, ['native', \&sys_native];
+} else {
+    note('this host does not run i386 programs (or RECORDMCOUNT_TEST_I386=qemu): the guest only');
+}
+for my $run (@runs) {
+    my ($how, $boot) = @$run;
+    subtest $how => sub {
+        my $r = boot_checks("$how: ", $boot, files => \%files, jobs => \@jobs, timeout => 600,
+            libs => \@HAZARDS_LIBS);
+        my ($uout) = machine_checks($r, dir => $dir, qemu_user => 'qemu-i386', sysroot => $SYS{i386}{sysroot},
+            ldso => 'ld-linux.so.2');
+        oracle_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
+        # main realigns its stack (GCC's DRAP): mcount's 4(%ebp) is a copy
+        # of its return address, never hijacked; __fentry__ has the slot,
+        # and linked in, tracing starts inside main
+        for my $v (grep { $_->[6] } @variants) {
+            my $noexit = $v->[3] eq 'so' && !$v->[5] ? ['main'] : [];
+            graph_checks($r, dir => $dir, variants => [$v], want_out => $uout, noexit => $noexit);
+        }
+        hazards_checks($r, dir => $dir, noexit => ['main']);
+        toggle_checks($r, dir => $dir);
+        my $b = $r->{badsite} // {};
+        is($b->{status}, 0, 'badsite: exits 0 traced') or diag $b->{stderr} // '';
+        is($b->{stdout}, $uout, 'badsite: the output of the plain build');
+        my @msg = split /\n/, $b->{stderr} // '';
+        is(scalar @msg, scalar @BAD, 'badsite: one message a bad entry') or diag $b->{stderr} // '';
+        for my $i (0 .. $#BAD) {
+            my ($at, $why, $bytes) = @{ $BAD[$i] };
+            like($msg[$i] // '', qr/\Amcount-trace: badsite: 0x[0-9a-f]+ <$at>: \Q$why\E \(bytes \Q$bytes\E[ 0-9a-f]*\): left alone\z/,
+                "badsite: $why: refused");
+        }
+    };
+}
+
+done_testing();
