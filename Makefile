@@ -30,7 +30,8 @@ SRCS := src/main.c src/objdump.c src/scan.c src/emit.c src/arch.c src/elfpeek.c 
 HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
-.PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64 rt-arm rt-i386
+.PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64 rt-arm rt-i386 \
+	rt-ppc64le
 all: $(HELPER) man rt
 
 # libmcount-trace (rt/): the tracer's run-time library, preloaded
@@ -38,13 +39,14 @@ all: $(HELPER) man rt
 # linked in (build/libmcount-trace.a).  buffer.c is the hot path, which
 # the hooks enter without saving the vector registers: general registers
 # only (where the compiler has a flag for it; riscv64's hook is an
-# ordinary call, rt/hook-riscv64.S).  Built for the host where it is
-# x86_64, i386, aarch64 or riscv64 (RT_ARCH; i686 and the like are i386),
-# and for aarch64, riscv64 and 32-bit arm (armhf) with cross compilers
-# into build/ARCH/, and i386 the same way (i686-linux-gnu-gcc-12: gcc -m32
-# needs gcc-multilib, which Debian will not install beside the other
-# cross compilers) (tested under full-system emulation, t/79, t/83, t/86,
-# and natively and under full-system emulation, t/88; see
+# ordinary call, rt/hook-riscv64.S; ppc64le's GCC has no such flag: no
+# vector registers there).  Built for the host where it is x86_64, i386,
+# aarch64, riscv64 or ppc64le (RT_ARCH; i686 and the like are i386), and
+# for aarch64, riscv64, 32-bit arm (armhf) and ppc64le with cross
+# compilers into build/ARCH/, and i386 the same way (i686-linux-gnu-gcc-12:
+# gcc -m32 needs gcc-multilib, which Debian will not install beside the
+# other cross compilers) (tested under full-system emulation, t/79, t/83,
+# t/86, t/87, and natively and under full-system emulation, t/88; see
 # doc/architectures.md).
 RT_ARCH ?= $(patsubst i%86,i386,$(shell uname -m))
 RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/debugfile.c rt/inflate.c rt/output.c rt/control.c
@@ -53,16 +55,17 @@ rt_arch_c = rt/arch-$(if $(filter x86_64 i386,$(1)),x86,$(1)).c
 RT_C    := $(RT_COMMON) $(call rt_arch_c,$(RT_ARCH))
 RT_HDRS := $(wildcard rt/*.h)
 RT_LIB  := build/libmcount-trace.so build/libmcount-trace.a
-ifneq ($(filter $(RT_ARCH),x86_64 i386 aarch64 riscv64),)
+ifneq ($(filter $(RT_ARCH),x86_64 i386 aarch64 riscv64 ppc64le),)
 RT_BUILT := $(RT_LIB)
 endif
 # Per architecture and file: general registers only in the hot path
 # (where the compiler has a flag for it; riscv64's hook is an ordinary
-# call); unwind tables, as a C++ exception goes through the library's
-# wrappers of the unwinder (riscv64's GCC makes none for C by default);
-# i386: no note that GCC 11 changed the alignment of _Atomic 64-bit
-# members (the library's own structures).
-rt_archflags = $(if $(filter buffer,$(2)),$(if $(filter riscv64,$(1)),,-mgeneral-regs-only)) \
+# call; ppc64le: no VSX or AltiVec); unwind tables, as a C++ exception
+# goes through the library's wrappers of the unwinder (riscv64's GCC
+# makes none for C by default); i386: no note that GCC 11 changed the
+# alignment of _Atomic 64-bit members (the library's own structures).
+rt_gpr_only = $(if $(filter riscv64,$(1)),,$(if $(filter ppc64le,$(1)),-mno-vsx -mno-altivec,-mgeneral-regs-only))
+rt_archflags = $(if $(filter buffer,$(2)),$(call rt_gpr_only,$(1))) \
 	-fasynchronous-unwind-tables $(if $(filter i386,$(1)),-Wno-psabi)
 rt: $(RT_BUILT)
 RT_CFLAGS = $(WARN) -fPIC -fno-omit-frame-pointer $(CFLAGS)
@@ -111,14 +114,18 @@ $(eval $(call rt_cross,aarch64,aarch64-linux-gnu))
 $(eval $(call rt_cross,riscv64,riscv64-linux-gnu))
 $(eval $(call rt_cross,arm,arm-linux-gnueabihf))
 $(eval $(call rt_cross,i386,i686-linux-gnu))
+$(eval $(call rt_cross,ppc64le,powerpc64le-linux-gnu))
 
 # The kernels the full-system tests boot: Debian's arm64 image (t/79,
 # qemu-system-aarch64; t/86 runs armhf programs on it), its riscv64
-# one (t/83, qemu-system-riscv64) and its amd64 one (t/88).
+# one (t/83, qemu-system-riscv64), its ppc64el one (t/87,
+# qemu-system-ppc64) and its amd64 one (t/88).
 build/aarch64/vmlinuz: scripts/fetch-kernel
 	$(Q)scripts/fetch-kernel arm64 $@
 build/riscv64/vmlinux: scripts/fetch-kernel
 	$(Q)scripts/fetch-kernel riscv64 $@
+build/ppc64le/vmlinux: scripts/fetch-kernel
+	$(Q)scripts/fetch-kernel ppc64el $@
 # Debian's amd64 kernel, which runs i386 programs (t/88, where the host
 # cannot run them itself, or told to boot: qemu-system-x86_64)
 build/i386/vmlinuz: scripts/fetch-kernel
@@ -173,7 +180,7 @@ build/man/%.1: doc/%.pod
 
 TESTS ?= t/*.t
 check: all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short \
-		$(RT_CROSS_LIBS) build/aarch64/vmlinuz build/riscv64/vmlinux build/i386/vmlinuz
+		$(RT_CROSS_LIBS) build/aarch64/vmlinuz build/riscv64/vmlinux build/ppc64le/vmlinux build/i386/vmlinuz
 	prove -I lib -I t/lib $(if $(filter 1,$(V)),-v) $(TESTS)
 
 deps:

@@ -162,11 +162,12 @@ static void a64_bytes(const struct mt_site *s, enum mt_state st, unsigned char *
 	memcpy(out, st == MT_CALL ? (const void *)s->orig : (const void *)&nop, 4);
 }
 
-/* A context synchronisation event for this thread. */
+/* The range's caches cleaned and invalidated (where one is given), then
+ * a context synchronisation event for this thread. */
 static void a64_sync_self(uintptr_t lo, uintptr_t hi)
 {
-	(void)lo;
-	(void)hi;
+	if (lo < hi)
+		__builtin___clear_cache((char *)lo, (char *)hi);
 	__asm__ volatile("isb" : : : "memory");
 }
 

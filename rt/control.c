@@ -926,15 +926,26 @@ int dlclose(void *h)
  * calls through the PLT; glibc's cancellation reaches the unwinder from
  * inside (see mcount-trace(1)).  The caller's stack pointer: two words
  * above this function's frame pointer on x86 (64 and 32-bit); elsewhere, where the
- * frame record need not be at the top of the frame, this function's CFA.
+ * frame record need not be at the top of the frame, this function's CFA
+ * (ppc64le: past the slot the caller's callees share).
  * Only where function_graph is: elsewhere no frame is ever hijacked. */
 #if MT_HAVE_GRAPH
 #if defined(__x86_64__) || defined(__i386__)
 #define CALLER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
+#elif defined(__powerpc64__)
+/* ppc64le: a frame's slot is 16 bytes into its caller's frame, and the
+ * caller's own callees share the slot at its sp + 16: the caller's live
+ * frames have their slots above that. */
+#define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa() + 24)
 #else
 #define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
 #endif
-#if MT_KEY_IS_SLOT
+#if MT_KEY_IS_SLOT && defined(__powerpc64__)
+/* The frames live at a landing pad: from the slot of its function's
+ * return address, 16 bytes into its caller's frame, at the CFA the
+ * unwinder gives. */
+#define PAD_LIVE(cfa) ((cfa) + 16)
+#elif MT_KEY_IS_SLOT
 /* The frames live at a landing pad: from the slot of the return address
  * into its frame (just below the CFA the unwinder gives). */
 #define PAD_LIVE(cfa) ((cfa) - sizeof(void *))

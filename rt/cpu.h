@@ -25,6 +25,12 @@
  *   riscv64  the time CSR (rdtime), which Linux lets user space read and
  *            which counts at the platform's one timebase on every hart;
  *            the CPU from rseq as on aarch64 (tp is the thread pointer).
+ *   ppc64le  the time base (mftb), which user space reads and which
+ *            counts at one rate (512 MHz on POWER9 and later, and under
+ *            qemu) on every CPU; the CPU from rseq as on aarch64 (r13 is
+ *            the thread pointer).  The raw system call is sc, which says
+ *            an error by cr0's summary-overflow bit with the positive
+ *            errno in r3: returned negated, as the other ports return it.
  *   arm      (32-bit) no counter: cntvct is readable from user space only
  *            where the kernel allows it (an arm64 kernel running the
  *            program in AArch32 does, a 32-bit kernel need not), and no
@@ -131,7 +137,8 @@ static inline const char *mt_cpu_clock_name(void)
 	return mt_use_rdpid ? "tsc (rdtsc, rdpid)" : "tsc (rdtscp)";
 }
 
-#elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64)
+#elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) || \
+	(defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
 
 #include <stddef.h>
 
@@ -180,6 +187,37 @@ static inline uint64_t mt_cpu_ticks(unsigned *cpu)
 static inline const char *mt_cpu_clock_name(void)
 {
 	return __rseq_size ? "cntvct_el0 (cpu from rseq)" : "cntvct_el0 (cpu not known)";
+}
+#elif defined(__powerpc64__)
+static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long r0 __asm__("r0") = n;
+	register long r3 __asm__("r3") = a;
+	register long r4 __asm__("r4") = b;
+	register long r5 __asm__("r5") = c;
+	register long r6 __asm__("r6") = d;
+	register long r7 __asm__("r7") = e;
+	register long r8 __asm__("r8") = f;
+	__asm__ volatile("sc\n\tbns+ 1f\n\tneg %1, %1\n1:"
+			 : "+r"(r0), "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6), "+r"(r7), "+r"(r8)
+			 :
+			 : "r9", "r10", "r11", "r12", "cr0", "ctr", "xer", "memory");
+	return r3;
+}
+
+static inline uint64_t mt_cpu_ticks(unsigned *cpu)
+{
+	uint64_t t;
+	char *tp;
+	__asm__ volatile("mftb %0" : "=r"(t));
+	__asm__("mr %0, 13" : "=r"(tp));
+	*cpu = mt_rseq_cpu(tp);
+	return t;
+}
+
+static inline const char *mt_cpu_clock_name(void)
+{
+	return __rseq_size ? "timebase (cpu from rseq)" : "timebase (cpu not known)";
 }
 #else
 static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)

@@ -580,7 +580,7 @@ static void collect_site(struct mt_site *s, void *arg)
  * other while it runs (mt_arch.trap_len 0): each site is one pwrite of
  * its whole instruction, never merged into a span (a longer copy in the
  * kernel need not store each instruction in one access), then the cache
- * maintenance for it; one sync for the batch.  A site whose write failed
+ * maintenance for it (sync_self over the site); one sync for the batch.  A site whose write failed
  * keeps its old bytes and state. */
 static int apply_single_stores(struct mt_site **batch, size_t n)
 {
@@ -600,7 +600,7 @@ static int apply_single_stores(struct mt_site **batch, size_t n)
 			rc = -1;
 			continue;
 		}
-		__builtin___clear_cache((char *)s->addr, (char *)s->addr + s->len);
+		mt_arch.sync_self(s->addr, s->addr + s->len);
 	}
 	sync_all();
 	if (rc)

@@ -74,7 +74,9 @@ struct mt_arch {
 	/* The bytes of a site in a state (s->len of them). */
 	void (*bytes)(const struct mt_site *s, enum mt_state st, unsigned char *out);
 	/* Serialise this thread's instruction stream, after a write of
-	 * [lo, hi) (0, 0: of any code; arm flushes the range's caches). */
+	 * [lo, hi) (0, 0: of any code), whose caches it makes consistent
+	 * first (arm, aarch64, ppc64le: GCC's __builtin___clear_cache
+	 * emits nothing there). */
 	void (*sync_self)(uintptr_t lo, uintptr_t hi);
 	/* The interrupted context of a trap: its address, the site it stopped
 	 * in (ip after the trap instruction), and the emulation of a site. */
@@ -142,6 +144,11 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
  *            above the hook's, once that holds the parent
  *            (MT_SLOT_FRAME).  Either way the slot is just below the
  *            caller's sp, as on x86_64: the key is the slot.
+ *   ppc64le  the slot is where the ABI puts it: 16 bytes into the
+ *            caller's frame (the function's back chain + 16), where the
+ *            prologue saved the link register and from where the
+ *            epilogue reloads it.  The key is the slot; the trampoline
+ *            finds it 16 bytes above sp after the return.
  * MT_SLOT_COPY: the hook may pass such a copy.  MT_SLOT_FOUND: it
  * always does, and the entry finds the slot only for sites that are
  * not nohook. */
@@ -153,6 +160,10 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 0
 #define MT_SLOT_COPY 1
+#elif defined(__powerpc64__) && _CALL_ELF == 2
+#define MT_HAVE_GRAPH 1
+#define MT_KEY_IS_SLOT 1
+#define MT_SLOT_COPY 0
 #elif defined(__riscv) && __riscv_xlen == 64
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
@@ -569,7 +580,8 @@ MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs);
 MT_HIDDEN uintptr_t mt_exit(uintptr_t key, uintptr_t retval);
 /* function_graph's returns carry the function's return value (the
  * kernel's funcgraph-retval): the integer return register the
- * trampoline passes (x86_64: %rax; i386: %eax; aarch64: x0; riscv64: a0), as one payload slot
+ * trampoline passes (x86_64: %rax; i386: %eax; aarch64: x0; riscv64: a0;
+ * ppc64le: r3), as one payload slot
  * after the exit event (MT_EV_EXIT | MT_EV_ARGS).  A function that
  * returns nothing, or a floating-point value, leaves whatever the
  * register held. */

@@ -82,7 +82,7 @@ my $r = boot_checks('', \&rv64_boot, files => \%files, jobs => \@jobs, timeout =
 # ---- the machine runs the code it has; a dynamically linked program ----
 # (tear.c's notes: why the library fences pages, rt/arch-riscv64.c)
 my ($uout, $ust) = machine_checks($r, dir => $dir, qemu_user => $QEMU_USER, sysroot => $RV64SYSROOT,
-    ldso => 'ld-linux-riscv64-lp64d.so.1');
+    ldso => 'lib/ld-linux-riscv64-lp64d.so.1');
 my $q = $r->{preload} // {};
 is($q->{status}, $ust, "with $PRE preloaded it exits the same") or diag $q->{stderr} // '';
 is($q->{stdout}, $uout, 'and prints the same');

@@ -99,7 +99,7 @@ my $r = boot_checks('', \&arm_boot, files => \%files, jobs => \@jobs, timeout =>
 
 # ---- the machine runs the code it has; a dynamically linked program ----
 my ($uout) = machine_checks($r, dir => $dir, qemu_user => $QEMU_USER, sysroot => $ARMSYSROOT,
-    ldso => 'ld-linux-armhf.so.3');
+    ldso => 'lib/ld-linux-armhf.so.3');
 my ($rst, $rel) = run_cmd(['readelf', '-h', "$dir/plain"]);
 like($rel, qr{Class:\s+ELF32}, 'the plain program is a 32-bit one');
 

@@ -6,8 +6,8 @@ package QemuSystem;
 # qemu-system-ARCH with an initramfs of the programs, that architecture's
 # C library and t/src/trace/sys/init.c as /init, which runs the jobs and
 # reports on the console.  One implementation for every architecture:
-# A64System (t/79), RV64System (t/83) and ArmSystem (t/86) only name
-# theirs.
+# A64System (t/79), RV64System (t/83), ArmSystem (t/86) and PPC64System
+# (t/87) only name theirs.
 #
 # Why not qemu-user: it translates guest code into blocks and drops a
 # block when the guest writes its page through a writable mapping (it
@@ -25,8 +25,8 @@ our @EXPORT_OK = qw(%SYS sys_missing sys_boot sys_native);
 
 # What differs between the architectures.  The guest's layout is
 # Debian's: the dynamic linker in /lib (the interpreter path its
-# programs name), the C library in /lib/TRIPLET/ (the first directory of
-# the linker's own search path).
+# programs name; ppc64el's is /lib64, interp_dir), the C library in
+# /lib/TRIPLET/ (the first directory of the linker's own search path).
 our %SYS = (
     aarch64 => {
         qemu => 'qemu-system-aarch64', kernel => "$TOP/build/aarch64/vmlinuz", debarch => 'arm64',
@@ -65,6 +65,17 @@ our %SYS = (
         firmware => '/usr/share/qemu/opensbi-riscv64-generic-fw_dynamic.bin',
         machine => sub { ('-bios', 'default', defined $_[0] ? ('-cpu', $_[0]) : ()) },
     },
+    # the pseries machine (a guest of the POWER hypervisor's interface),
+    # entered through SLOF, the firmware qemu's -kernel needs there; a
+    # POWER9 unless told (ISA 3.0, no prefixed instructions)
+    ppc64le => {
+        qemu => 'qemu-system-ppc64', kernel => "$TOP/build/ppc64le/vmlinux", debarch => 'ppc64el',
+        cc => 'powerpc64le-linux-gnu-gcc-12', cxx => 'powerpc64le-linux-gnu-g++-12',
+        sysroot => '/usr/powerpc64le-linux-gnu', triplet => 'powerpc64le-linux-gnu',
+        ldso => 'ld64.so.2', interp_dir => 'lib64', console => 'hvc0', board => 'pseries',
+        firmware => '/usr/share/qemu/slof.bin', firmware_package => 'qemu-slof',
+        machine => sub { ('-cpu', $_[0] // 'power9') },
+    },
 );
 
 sub _sys {
@@ -79,7 +90,8 @@ sub sys_missing {
     my @m = grep { !have($_) } $s->{cc}, $s->{qemu};
     push @m, "$s->{kernel} (make fetches it: scripts/fetch-kernel $s->{debarch})" unless -s $s->{kernel};
     push @m, "$s->{sysroot}/lib/libc.so.6" unless -e "$s->{sysroot}/lib/libc.so.6";
-    push @m, "$s->{firmware} (qemu-system-data)" if $s->{firmware} && !-e $s->{firmware};
+    push @m, "$s->{firmware} (" . ($s->{firmware_package} // 'qemu-system-data') . ')'
+        if $s->{firmware} && !-e $s->{firmware};
     return @m ? 'not installed: ' . join(', ', @m) . ' (make deps)' : '';
 }
 
@@ -119,7 +131,7 @@ sub sys_boot {
     my $dir = tmpdir();
     must($s->{cc}, '-O2', '-static', '-o', "$dir/init", "$TOP/t/src/trace/sys/init.c");
     my %files = (%{ $o{files} // {} }, '/init' => "$dir/init",
-        "/lib/$s->{ldso}" => "$s->{sysroot}/lib/$s->{ldso}",
+        '/' . ($s->{interp_dir} // 'lib') . "/$s->{ldso}" => "$s->{sysroot}/lib/$s->{ldso}",
         map { ("/lib/$s->{triplet}/$_" => "$s->{sysroot}/lib/$_") } qw(libc.so.6 libm.so.6), @{ $o{libs} // [] });
     my $jobs = '';
     for my $j (@{ $o{jobs} }) {

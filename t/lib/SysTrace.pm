@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package SysTrace;
 # The tracer's checks that every architecture under full-system
-# emulation runs (t/79 aarch64, t/83 riscv64, t/86 arm), in one boot each: the
+# emulation runs (t/79 aarch64, t/83 riscv64, t/86 arm, t/87 ppc64le), in one boot each: the
 # jobs' builds (a cross compiler through mcount-cc) and, after the boot,
 # the checks of their results.
 #
@@ -39,7 +39,8 @@ use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq f
 
 our @EXPORT_OK = qw(sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
     oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks
-    tear_jobs tear_notes args_jobs args_checks lua_jobs lua_checks trace_bias);
+    tear_jobs tear_notes args_jobs args_checks lua_jobs lua_checks trace_bias badsite_job badsite_checks
+    stripped_job stripped_checks);
 
 # sys_start(ARCH, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
 # its package]...]) -> a temporary directory.  What is missing to test
@@ -74,7 +75,8 @@ sub boot_checks {
 }
 
 # machine_checks($r, dir => TMP, qemu_user => QEMU, sysroot => the cross
-# C library's, ldso => the dynamic linker's name) -> the plain program's
+# C library's, ldso => the dynamic linker's path, from the root: the
+# interpreter its programs name, as "lib/ld-linux-aarch64.so.1") -> the plain program's
 # output under qemu-user.  The machine runs code changed through
 # /proc/self/mem (the smc job: "f 1 2 3"; qemu-user "f 1 1 1"), tear.c's
 # notes, and the plain build of oracle.c (oracle_jobs) runs in the guest
@@ -89,7 +91,7 @@ sub machine_checks {
     my ($sst, $sout) = run_cmd(['timeout', '60', $qemu, "$dir/smc"]);
     is($sout, "f 1 1 1\n", "$qemu does not (why the test boots a kernel)");
     my ($rst, $rel) = run_cmd(['readelf', '-l', "$dir/plain"]);
-    like($rel, qr{program interpreter: /lib/\Q$o{ldso}\E\]},
+    like($rel, qr{program interpreter: /\Q$o{ldso}\E\]},
         'the plain program is dynamically linked, through the interpreter the guest has');
     my ($ust, $uout, $uerr) = run_cmd(['timeout', '60', $qemu, '-L', $o{sysroot}, "$dir/plain", 3]);
     is($ust, 0, "under $qemu the plain program exits 0") or diag $uerr;
@@ -259,17 +261,23 @@ our %GRAPH_ENV = (LD_PRELOAD => '/lib/mt/libmcount-trace.so', MCOUNT_TRACE_FILTE
 our @HAZARDS_LIBS = ('libgcc_s.so.1', 'libstdc++.so.6');
 
 # hazards_jobs(cc => CC, cxx => CXX, dir => TMP, files => \%files,
-#   cflags => [...]) -> jobs; after oracle_jobs (its cyg_graph.o).
+#   cflags => [...], cxx_object => 1: C++ with per-object tables, where
+#   mcount-record cannot read the architecture's linked images) -> jobs;
+#   after oracle_jobs (its cyg_graph.o).  Per-object tables leave out
+#   COMDAT sections (mcount-cc warns), so there unwind.cc's inline
+#   functions are made local copies (-fno-weak), which they cover.
 sub hazards_jobs {
     my (%o) = @_;
     my ($cc, $cxx, $dir) = @o{qw(cc cxx dir)};
     my @cf = @{ $o{cflags} // [] };
+    local $ENV{MCOUNT_CC_MODE} = 'object' if $o{cxx_object};
+    my @xf = $o{cxx_object} ? ('-fno-weak') : ();
     mcc_cc($cc, "$dir/hazards.o", '-O2', '-finstrument-functions', @cf, '-c', "$TSRC/hazards.c");
     mcc_cc($cc, "$dir/hazards", "$dir/hazards.o", "$dir/cygg.o", '-lpthread');
     must($cc, '-O2', '-o', "$dir/hazards-plain", "$TSRC/hazards.c", '-lpthread');
-    mcc_cc($cxx, "$dir/unwind.o", '-O2', '-finstrument-functions', @cf, '-c', "$TSRC/unwind.cc");
+    mcc_cc($cxx, "$dir/unwind.o", '-O2', '-finstrument-functions', @cf, @xf, '-c', "$TSRC/unwind.cc");
     mcc_cc($cxx, "$dir/unwind", "$dir/unwind.o", "$dir/cygg.o");
-    must($cxx, '-O2', '-o', "$dir/unwind-plain", "$TSRC/unwind.cc");
+    must($cxx, '-O2', @xf, '-o', "$dir/unwind-plain", "$TSRC/unwind.cc");
     $o{files}{"/$_"} = "$dir/$_" for qw(hazards hazards-plain unwind unwind-plain);
     return ({ name => 'hazards-plain', argv => ['/hazards-plain'] },
         { name => 'hazards', argv => ['/hazards'], env => { %GRAPH_ENV, CYG_LOG => '/tmp/hazards.cyg',
@@ -318,6 +326,72 @@ sub hazards_checks {
     } else {
         fail('unwind.cc: no enter and exit log, or no trace');
     }
+}
+
+# badsite_job(cc => CC, dir => TMP, files => \%files, asm => an
+# architecture's badsite.S) -> a job: t/src/trace/sys/badsite.c and the
+# functions of badsite.S, whose table entries are no calls to the hook,
+# preloaded with no filter: a site taken would become a NOP and stay one.
+sub badsite_job {
+    my (%o) = @_;
+    must($o{cc}, '-O2', '-o', "$o{dir}/badsite", "$TSRC/sys/badsite.c", $o{asm});
+    $o{files}{'/badsite'} = "$o{dir}/badsite";
+    return { name => 'badsite', argv => ['/badsite'], env => { LD_PRELOAD => '/lib/mt/libmcount-trace.so',
+        MCOUNT_TRACE_OUTPUT => '/tmp/badsite.txt' } };
+}
+
+# badsite_checks($r, refused => [[FUNCTION, REASON]...]): each entry
+# refused with its reason and left alone (the functions' calls ran as
+# written: "bad 42 43 44 45"), nothing else said.
+sub badsite_checks {
+    my ($r, %o) = @_;
+    my $j = $r->{badsite} // {};
+    is($j->{status}, 0, 'badsite: exits 0') or diag $j->{stderr} // '';
+    is($j->{stdout}, "bad 42 43 44 45\n", 'badsite: every refused site still does what it did');
+    my @got = map { /\Amcount-trace: badsite: 0x[0-9a-f]+ <(\w+)\+0x[0-9a-f]+>: (.*?) \(bytes [0-9a-f ]+\): left alone\z/
+        ? "$1: $2" : "other: $_" } split /\n/, $j->{stderr} // '';
+    is_deeply(\@got, [map { "$_->[0]: $_->[1]" } @{ $o{refused} }],
+        'badsite: each entry refused, with what it is instead');
+}
+
+# stripped_job(dir => TMP, files => \%files, strip => STRIP) -> a job:
+# oracle_jobs' pie-preloaded with every symbol stripped (strip
+# --strip-all: its functions have no names, its table is still there),
+# traced with every function on; after oracle_jobs.
+sub stripped_job {
+    my (%o) = @_;
+    must($o{strip}, '--strip-all', '-o', "$o{dir}/stripped", "$o{dir}/pie-preloaded");
+    $o{files}{'/stripped'} = "$o{dir}/stripped";
+    return { name => 'stripped', argv => ['/stripped', 3], env => { LD_PRELOAD => '/lib/mt/libmcount-trace.so',
+        MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_DIR => '/tmp/ctl',
+        CYG_LOG => '/tmp/stripped.cyg', MCOUNT_TRACE_OUTPUT => '/tmp/stripped.json' },
+        files => ['/tmp/stripped.cyg', '/tmp/stripped.json'] };
+}
+
+# stripped_checks($r, dir => TMP, want_out => the plain build's output):
+# no site refused, and the trace is the enter log event for event, each
+# event at a site at most 512 bytes into the function the log entered
+# (no names to compare: the library names a function by its site).
+sub stripped_checks {
+    my ($r, %o) = @_;
+    my $j = $r->{stripped} // {};
+    is($j->{status}, 0, 'stripped: exits 0 traced') or diag $j->{stderr};
+    is($j->{stderr}, '', 'stripped: the library says nothing (no site refused)');
+    is($j->{stdout}, $o{want_out}, 'stripped: the output of the plain build');
+    my ($ev, $errs) = json_of($o{dir}, $j->{files}{'/tmp/stripped.json'});
+    is_deeply($errs, [], 'stripped: every trace line is a well-formed event');
+    my (undef, $cyg) = read_cyg($j->{files}{'/tmp/stripped.cyg'});
+    my @ev = grep { !exists $_->{lost} } @$ev;
+    cmp_ok(scalar @$cyg, '>', 30, 'stripped: the program entered ' . scalar(@$cyg) . ' functions');
+    my @bad;
+    for my $i (0 .. ($#ev > $#$cyg ? $#ev : $#$cyg)) {
+        my ($e, $c) = ($ev[$i], $cyg->[$i]);
+        my $d = $e && $c ? hex($e->{addr}) - $c->[0] : -1;
+        push @bad, "event $i: " . ($e ? $e->{addr} : 'none') . ', log ' . ($c ? sprintf('%#x', $c->[0]) : 'none')
+            unless $d >= 0 && $d < 512;
+    }
+    splice @bad, 5 if @bad > 5;
+    is_deeply(\@bad, [], 'stripped: each event at a site in the function the log entered, in its order');
 }
 
 # args_jobs(cc => CC, dir => TMP, files => \%files, name => NAME,
@@ -478,16 +552,20 @@ my @TFILES = ('/tmp/rapid.json',
     map { ("/tmp/on-$_.json", "/tmp/settle-$_.json", "/tmp/stale-$_.json", "/tmp/off-$_.json") } 0 .. 7);
 
 # toggle_jobs(cc => CC, lib => DIR, dir => TMP, files => \%files, name =>
-# NAME (default toggle), cflags => [...]) -> jobs NAME (linked in,
-# static) and NAME-plain.
+# NAME (default toggle), cflags => [...], shared => 1: a PIE linked with
+# the shared library, /lib/mt/libmcount-trace.so (oracle_jobs puts it
+# there), whose hook it calls through the PLT) -> jobs NAME (linked in,
+# static unless shared) and NAME-plain.
 sub toggle_jobs {
     my (%o) = @_;
     my ($cc, $dir) = @o{qw(cc dir)};
     my $n = $o{name} // 'toggle';
     my @cf = @{ $o{cflags} // [] };
+    my @lf = $o{shared} ? ("-L$o{lib}", '-lmcount-trace', '-Wl,-rpath,/lib/mt') : ("$o{lib}/libmcount-trace.a");
+    my @st = $o{shared} ? () : ('-static', '-no-pie');
     mcc_cc($cc, "$dir/$n.o", '-O2', @cf, '-DWITH_API', "-I$RTINC", '-c', "$TSRC/toggle.c");
-    mcc_cc($cc, "$dir/$n", '-static', '-no-pie', @cf, "$dir/$n.o", "$o{lib}/libmcount-trace.a", '-lpthread');
-    must($cc, '-O2', @cf, '-static', '-no-pie', '-o', "$dir/$n-plain", "$TSRC/toggle.c", '-lpthread');
+    mcc_cc($cc, "$dir/$n", @st, @cf, "$dir/$n.o", @lf, '-lpthread');
+    must($cc, '-O2', @cf, @st, '-o', "$dir/$n-plain", "$TSRC/toggle.c", '-lpthread');
     $o{files}{"/$n"} = "$dir/$n";
     $o{files}{"/$n-plain"} = "$dir/$n-plain";
     return ({ name => "$n-plain", argv => ["/$n-plain"] },
@@ -514,7 +592,7 @@ sub toggle_checks {
     is($t->{stdout}, $p->{stdout}, "$n: the output of the plain build (sums, traps, faults)");
     my $syms = nm_funcs("$dir/$n");
     my %caller = (hot_a => 'hot_b', hot_b => 'worker');
-    my (@bad, %on_funcs, @off, %stale);
+    my (@bad, %on_funcs, @off, %stale, $bias);
     my $events = 0;
     for my $f (@TFILES) {
         my ($ev, $errs) = json_of($dir, $t->{files}{$f});
@@ -526,8 +604,10 @@ sub toggle_checks {
                 next;
             }
             $events++;
-            my $fn = func_at($syms, hex $e->{addr});
-            my $pa = func_at($syms, hex $e->{parent_addr});
+            # a PIE's load bias, from its first event of a function nm knows
+            $bias //= eval { bias_of($syms, $e->{func}, hex $e->{addr}) };
+            my $fn = func_at($syms, hex($e->{addr}) - ($bias // 0));
+            my $pa = func_at($syms, hex($e->{parent_addr}) - ($bias // 0));
             push @bad, "$f line $e->{line}: $e->{func} at $e->{addr}, nm: " . ($fn ? $fn->[2] : '-')
                 unless $fn && $fn->[2] eq $e->{func} && $caller{$e->{func}};
             push @bad, "$f line $e->{line}: $e->{func} <-$e->{parent} ($e->{parent_addr})"

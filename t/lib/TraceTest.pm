@@ -158,7 +158,9 @@ sub read_json {
 
 # The function symbols of a linked file (FUNC and IFUNC, defined), read
 # by readelf: sorted [addr, size, name]; of several names at one address
-# the first global one.  ("nm" below: this list.)
+# the first global one (ppc64le's ELFv2 symbols: the global entry; readelf
+# adds "[<localentry>: N]" after their visibility).  ("nm" below: this
+# list.)
 sub nm_funcs {
     my ($file) = @_;
     my ($st, $out, $err) = run_cmd(['readelf', '-sW', $file]);
@@ -167,7 +169,7 @@ sub nm_funcs {
     my @f;
     for (split /\n/, $out) {
         my ($a, $s, $bind, $ndx, $n) =
-            /\A\s*\d+:\s+([0-9a-f]+)\s+(\d+|0x[0-9a-f]+)\s+(?:FUNC|IFUNC)\s+(\w+)\s+\w+\s+(\w+)\s+(\S+)/
+            /\A\s*\d+:\s+([0-9a-f]+)\s+(\d+|0x[0-9a-f]+)\s+(?:FUNC|IFUNC)\s+(\w+)\s+\w+(?:\s+\[[^]]*\])?\s+(\w+)\s+(\S+)/
             or next;
         next if $ndx eq 'UND';
         $n =~ s/@.*//;

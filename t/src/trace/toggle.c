@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* toggle.c - switching sites live while other threads run them (t/79 on
- * aarch64, t/83 on riscv64, t/86 on arm, t/88 on i386).
+ * aarch64, t/83 on riscv64, t/86 on arm, t/87 on ppc64le, t/88 on i386).
  * NT workers call hot_b (which calls hot_a) and cold in a loop; main, built
  * with -DWITH_API and libmcount-trace.a, switches hot_* on and off through
  * the C API:
@@ -20,8 +20,9 @@
  *      and how many off events there were.
  * After every switch both sites must read as the library says it wrote
  * them (`nop` off, the call on: aarch64 `bl`, riscv64 `jal ra` or the
- * `jalr ra` after `auipc ra`, arm `bl` or `blx`; arm's `nop` is `pop
- * {lr}`, in Thumb `pop.w {lr}`), else the program says so and exits 5.
+ * `jalr ra` after `auipc ra`, arm `bl` or `blx`, ppc64le `bl`; arm's
+ * `nop` is `pop {lr}`, in Thumb `pop.w {lr}`, ppc64le's `b .+8` where
+ * the call goes through a stub), else the program says so and exits 5.
  *
  * Stale translations: qemu-system-aarch64 7.2's TCG can go on running a
  * block it translated from a site's old bytes after the site was
@@ -139,6 +140,14 @@ static long segvs, writes;
 #define IS_NOP(w) ((w) == 0x00441f0fu || (w) == 0x441f0f66u)
 #define IS_CALL(w) (((w) & 0xffu) == 0xe8u || ((w) & 0xffffu) == 0xe867u || ((w) & 0xffffu) == 0xe890u || \
 		    ((w) & 0xffffu) == 0x15ffu || ((w) & 0xf8ffu) == 0x90ffu)
+#elif defined(__powerpc64__)
+#define BREAKPOINT() __asm__ volatile("trap")
+#define PC(uc) ((uc)->uc_mcontext.gp_regs[32])                  /* PT_NIP */
+#define BREAKPOINT_LEN 4
+/* off: nop before a nop (a call to the hook in the program), b .+8
+ * before the TOC restore (through a call stub: the library shared) */
+#define IS_NOP(w) ((w) == 0x60000000u || (w) == 0x48000008u)
+#define IS_CALL(w) (((w) & 0xfc000003u) == 0x48000001u)          /* bl */
 #endif
 #ifndef IS_NOP
 #define IS_NOP(w) ((w) == NOP_WORD)
@@ -186,7 +195,10 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
  * ra` after `auipc ra`); after `push {lr}` on arm (`bl __gnu_mcount_nc`,
  * Thumb code only 2-byte aligned; fn has the Thumb bit set); on x86 the
  * first four bytes of the site, a NOP when this runs (the library made
- * every site one at start-up), the first NOP of the function. */
+ * every site one at start-up), the first NOP of the function; on ppc64le
+ * the first bl, nop or b .+8 after `mflr r0` (`bl _mcount`, to its local
+ * entry or, with the library shared, to a call stub; the library has
+ * switched it off by the time main runs). */
 static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 {
 	const uint16_t *p = (const uint16_t *)((uintptr_t)fn & ~(uintptr_t)1);
@@ -210,6 +222,13 @@ static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 				return (volatile uint32_t *)(b + k);
 		}
 		break;
+#elif defined(__powerpc64__)
+		if (!(i & 1) && p[i] == 0x02a6 && p[i + 1] == 0x7c08)      /* mflr r0 */
+			for (int j = i + 2; j < 48; j += 2)
+				if (((p[j + 1] & 0xfc00) == 0x4800 && (p[j] & 3) == 1) ||   /* bl */
+				    (p[j + 1] == 0x6000 && !p[j]) ||                        /* nop */
+				    (p[j + 1] == 0x4800 && p[j] == 8))                      /* b .+8 */
+					return (volatile uint32_t *)&p[j];
 #else
 		if (p[i] == 0x8506)                                          /* c.mv a0, ra */
 			return (volatile uint32_t *)&p[(p[i + 1] & 0xfff) == 0x097 ? i + 3 : i + 1];

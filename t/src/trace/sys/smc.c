@@ -7,7 +7,8 @@
  * stays read and execute, never writable), the instruction cache synced
  * (__builtin___clear_cache: aarch64 cleans and invalidates the line;
  * riscv64's glibc makes the riscv_flush_icache system call, arm's the
- * cacheflush one; x86 needs nothing), and f is
+ * cacheflush one; x86 needs nothing; ppc64le: dcbst, sync, icbi, isync by
+ * hand), and f is
  * called again.  Prints "f 1 2 3" on a machine that runs the code it has.
  */
 #define _GNU_SOURCE
@@ -39,8 +40,12 @@ __asm__(".text\n.syntax unified\n.arm\n.globl f\n.type f, %function\n.p2align 4\
 /* mov $1, %eax: its opcode and the low three bytes of the immediate */
 __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\nf:\n\tmovl $1, %eax\n\tret\n");
 #define RET(n) (0x000000b8u | (uint32_t)(n) << 8)      /* mov $n, %eax */
+#elif defined(__powerpc64__) && _CALL_ELF == 2
+/* no TOC: the global entry is the local one, the li is f's first word */
+__asm__(".text\n.globl f\n.type f, @function\n.p2align 4\nf:\n\tli 3, 1\n\tblr\n");
+#define RET(n) (0x38600000u | (n))                      /* li r3, n */
 #else
-#error "smc.c: aarch64, riscv64, arm or x86"
+#error "smc.c: aarch64, riscv64, arm, x86 or ppc64le"
 #endif
 int f(void);
 
@@ -52,7 +57,12 @@ static void put(uint32_t insn)
 		_exit(2);
 	}
 	close(fd);
+#if defined(__powerpc64__)
+	/* GCC's __builtin___clear_cache is empty on this target */
+	__asm__ volatile("dcbst 0, %0\n\tsync\n\ticbi 0, %0\n\tisync" : : "r"(f) : "memory");
+#else
 	__builtin___clear_cache((char *)f, (char *)f + 4);
+#endif
 }
 
 int main(void)
