@@ -73,7 +73,7 @@ our %SYS = (
         cc => 'powerpc64le-linux-gnu-gcc-12', cxx => 'powerpc64le-linux-gnu-g++-12',
         sysroot => '/usr/powerpc64le-linux-gnu', triplet => 'powerpc64le-linux-gnu',
         ldso => 'ld64.so.2', interp_dir => 'lib64', console => 'hvc0', board => 'pseries',
-        firmware => '/usr/share/qemu/slof.bin', firmware_package => 'qemu-slof',
+        firmware => '/usr/share/qemu/slof.bin',
         machine => sub { ('-cpu', $_[0] // 'power9') },
     },
 );
@@ -90,7 +90,7 @@ sub sys_missing {
     my @m = grep { !have($_) } $s->{cc}, $s->{qemu};
     push @m, "$s->{kernel} (make fetches it: scripts/fetch-kernel $s->{debarch})" unless -s $s->{kernel};
     push @m, "$s->{sysroot}/lib/libc.so.6" unless -e "$s->{sysroot}/lib/libc.so.6";
-    push @m, "$s->{firmware} (" . ($s->{firmware_package} // 'qemu-system-data') . ')'
+    push @m, "$s->{firmware} (qemu-system-data)"
         if $s->{firmware} && !-e $s->{firmware};
     return @m ? 'not installed: ' . join(', ', @m) . ' (make deps)' : '';
 }
