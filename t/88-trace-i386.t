@@ -128,7 +128,7 @@ for my $run (@runs) {
         my $r = boot_checks("$how: ", $boot, files => \%files, jobs => \@jobs, timeout => 600,
             libs => \@HAZARDS_LIBS);
         my ($uout) = machine_checks($r, dir => $dir, qemu_user => 'qemu-i386', sysroot => $SYS{i386}{sysroot},
-            ldso => 'ld-linux.so.2');
+            ldso => 'lib/ld-linux.so.2');
         oracle_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
         # main realigns its stack (GCC's DRAP): mcount's 4(%ebp) is a copy
         # of its return address, never hijacked; __fentry__ has the slot,

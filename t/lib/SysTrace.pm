@@ -604,8 +604,9 @@ sub toggle_checks {
                 next;
             }
             $events++;
-            # a PIE's load bias, from its first event of a function nm knows
-            $bias //= eval { bias_of($syms, $e->{func}, hex $e->{addr}) };
+            # a PIE's load bias, from its first event of a function nm
+            # knows, to its page (an event's address is its site's)
+            $bias //= eval { bias_of($syms, $e->{func}, hex $e->{addr}) & ~0xfff };
             my $fn = func_at($syms, hex($e->{addr}) - ($bias // 0));
             my $pa = func_at($syms, hex($e->{parent_addr}) - ($bias // 0));
             push @bad, "$f line $e->{line}: $e->{func} at $e->{addr}, nm: " . ($fn ? $fn->[2] : '-')
