@@ -91,6 +91,7 @@ build/libmcount-trace.a: $(call RT_OBJS,a)
 define rt_cross
 $(1)_CC ?= $(2)-gcc-12
 RT_CROSS_LIBS += build/$(1)/libmcount-trace.so build/$(1)/libmcount-trace.a
+RT_CROSS_ARCHS += $(1)
 rt-$(1): build/$(1)/libmcount-trace.so build/$(1)/libmcount-trace.a
 build/$(1)/rt/so/%.o: rt/%.c $$(RT_HDRS)
 	$$(Q)mkdir -p $$(@D)
@@ -204,6 +205,13 @@ install: all
 		$(DESTDIR)$(PKGDIR)/lib/RecordMcount $(DESTDIR)$(MAN1DIR)
 	install -m 755 $(HELPER) $(DESTDIR)$(PKGDIR)/libexec/mcount-scan
 	$(if $(RT_BUILT),install -m 644 $(RT_BUILT) rt/mcount-trace.h $(DESTDIR)$(PKGDIR)/libexec/)
+	for a in $(RT_CROSS_ARCHS); do \
+		if [ -f build/$$a/libmcount-trace.so ]; then \
+			install -d $(DESTDIR)$(PKGDIR)/libexec/$$a && \
+			install -m 644 build/$$a/libmcount-trace.so build/$$a/libmcount-trace.a \
+				$(DESTDIR)$(PKGDIR)/libexec/$$a/ || exit 1; \
+		fi; \
+	done
 	install -m 644 lib/RecordMcount/*.pm $(DESTDIR)$(PKGDIR)/lib/RecordMcount/
 	for f in $(COMMANDS); do \
 		install -m 755 $$f $(DESTDIR)$(PKGDIR)/$$f && \

@@ -10,6 +10,7 @@ use lib 't/lib';
 use TestUtil qw($TOP $SRC run_cmd must compile tmpdir);
 use Oracle qw(table_sites filter_sites kernel_section);
 
+delete $ENV{RECORDMCOUNT_TRACE_LIB};
 my $dir = tmpdir();
 my $prefix = "$dir/prefix";
 my ($st, $out, $err) = run_cmd(['make', '-C', $TOP, '-s', 'install', "PREFIX=$prefix"]);
@@ -32,6 +33,25 @@ is_deeply(table_sites($o), filter_sites(table_sites($g), \&kernel_section),
     'installed recordmcount.pl writes the right table');
 ($st, $out) = run_cmd(["$prefix/bin/mcount-record", '--version']);
 is($st, 0, 'installed mcount-record --version');
+
+# the tracing libraries: the machine's, and each other architecture's
+# built (make check builds them) in libexec/ARCH/, which the installed
+# mcount-trace preloads into a program of that architecture
+my $libexec = "$prefix/lib/recordmcount/libexec";
+ok(-f "$libexec/libmcount-trace.so" && -f "$libexec/libmcount-trace.a", 'libmcount-trace installed');
+for my $a (qw(i386 aarch64 arm riscv64 ppc64le)) {
+    ok(-f "$libexec/$a/libmcount-trace.so" && -f "$libexec/$a/libmcount-trace.a", "libmcount-trace for $a installed");
+}
+{
+    open my $fh, '>', "$dir/m.c" or die;
+    print {$fh} "int main(void) { return 0; }\n";
+    close $fh;
+}
+must('i686-linux-gnu-gcc-12', '-o', "$dir/m32", "$dir/m.c");
+($st, $out, $err) = run_cmd(["$prefix/bin/mcount-trace", 'run', '-v', '-o', '/dev/null', '--', "$dir/m32"],
+    env => { PERL5LIB => '' });
+my ($pre) = $err =~ /^mcount-trace: LD_PRELOAD=(\S+)$/m;
+is($pre, "$libexec/i386/libmcount-trace.so", 'the installed mcount-trace preloads the i386 library into an i386 program');
 
 ($st, $out, $err) = run_cmd(['make', '-C', $TOP, '-s', 'uninstall', "PREFIX=$prefix"]);
 is($st, 0, 'make uninstall succeeds') or diag $err;

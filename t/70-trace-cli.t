@@ -10,6 +10,7 @@ use strict;
 use warnings;
 use Test::More;
 use POSIX ();
+use Cwd ();
 use Socket qw(AF_UNIX SOCK_STREAM pack_sockaddr_un);
 use lib 't/lib';
 use TestUtil qw($TOP run_cmd tmpdir slurp spit have);
@@ -412,6 +413,46 @@ sub run_env {
     ($st, $v, $err) = run_env({}, '--pid-file', "$tmp/nodir/pid", @show);
     is($st, 1, 'run with an unwritable --pid-file: exit 1');
     like($err, qr{^mcount-trace: \Q$tmp\E/nodir/pid: cannot write the process ID: }, 'an unwritable --pid-file: says so');
+}
+
+# ---- run: the library for the program's own architecture ----
+# An i386 program gets build/i386/'s library (-v shows LD_PRELOAD before
+# the program runs, whether or not this host can run it), found through
+# PATH too; a program for an architecture the library has no port to is
+# not run; RECORDMCOUNT_TRACE_LIB is taken as it is.
+{
+    my $c = "$tmp/m.c";
+    spit($c, "int main(void) { return 0; }\n");
+    my %cc = (i386 => 'i686-linux-gnu-gcc-12', mips => 'mips-linux-gnu-gcc-12');
+    for my $a (sort keys %cc) {
+        my ($st, $o, $e) = run_cmd([$cc{$a}, '-o', "$tmp/prog-$a", $c]);
+        is($st, 0, "$cc{$a} builds a program for $a") or diag $e;
+    }
+    my $i386 = Cwd::abs_path("$TOP/build/i386/libmcount-trace.so");
+    my ($st, $o, $e) = mt('run', '-v', '-o', '/dev/null', '--', "$tmp/prog-i386");
+    my ($pre) = $e =~ /^mcount-trace: LD_PRELOAD=(\S+)$/m;
+    is($pre, $i386, 'run: an i386 program preloads build/i386/libmcount-trace.so');
+    ($st, $o, $e) = mt({ PATH => "$tmp:$ENV{PATH}" }, 'run', '-v', '-o', '/dev/null', '--', 'prog-i386');
+    ($pre) = $e =~ /^mcount-trace: LD_PRELOAD=(\S+)$/m;
+    is($pre, $i386, 'run: so does one found through PATH');
+    ($st, $o, $e) = mt({ RECORDMCOUNT_TRACE_LIB => "$TOP/build/libmcount-trace.so" }, 'run', '-v', '-o', '/dev/null',
+        '--', "$tmp/prog-i386");
+    ($pre) = $e =~ /^mcount-trace: LD_PRELOAD=(\S+)$/m;
+    is($pre, Cwd::abs_path("$TOP/build/libmcount-trace.so"), 'run: RECORDMCOUNT_TRACE_LIB is taken as it is');
+    ($st, $o, $e) = mt('run', '-v', '-o', '/dev/null', '--', "$tmp/prog-mips");
+    is($st, 1, 'run: a mips program: exit status 1');
+    is($e, "mcount-trace: $tmp/prog-mips: a program for mips, which libmcount-trace is not built for\n",
+        'run: a mips program: not run, and why');
+    # a copy of the commands beside a build/ that has no i386 library
+    my $tree = "$tmp/tree";
+    mkdir $_ or die "$_: $!" for $tree, "$tree/build";
+    system('cp', '-R', "$TOP/bin", "$TOP/lib", $tree) == 0 or die 'cp';
+    system('cp', "$TOP/build/libmcount-trace.so", "$tree/build/") == 0 or die 'cp';
+    ($st, $o, $e) = run_cmd([$^X, "$tree/bin/mcount-trace", 'run', '-o', '/dev/null', '--', "$tmp/prog-i386"]);
+    is($st >> 8, 1, 'run: an i386 program without its library: exit status 1');
+    is($e, "mcount-trace: $tmp/prog-i386: a program for i386, and no tracing library for it at "
+        . "$tree/bin/../build/i386/libmcount-trace.so (make rt-i386, or set RECORDMCOUNT_TRACE_LIB)\n",
+        'run: an i386 program without its library: not run, and why');
 }
 
 done_testing();

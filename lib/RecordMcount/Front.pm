@@ -18,7 +18,7 @@ use warnings;
 
 use RecordMcount::Exports;
 our @EXPORT_OK = qw(set_program program error warning fatal bad_usage print_version
-    helper_path trace_lib_path lto_text);
+    helper_path trace_lib_path trace_lib_for lto_text);
 
 our $VERSION = '0.1.0';
 
@@ -78,5 +78,46 @@ sub _beside {
 # mcount-trace preloads ($RECORDMCOUNT_TRACE_LIB).
 sub helper_path { return _beside('RECORDMCOUNT_HELPER', 'mcount-scan', sub { -x $_[0] }) }
 sub trace_lib_path { return _beside('RECORDMCOUNT_TRACE_LIB', 'libmcount-trace.so', sub { -f $_[0] }) }
+
+# The architecture of an ELF file, as the tracer's libraries are named
+# (i386, x86_64, aarch64, arm, riscv64, ppc64le; others by their usual
+# names, or "machine N"); undef for a file that is none (a script) or
+# cannot be read.
+sub elf_arch {
+    my ($file) = @_;
+    open my $fh, '<:raw', $file or return undef;
+    my $n = read $fh, my $h, 20;
+    close $fh;
+    return undef unless defined $n && $n == 20 && substr($h, 0, 4) eq "\x7fELF";
+    my ($class, $data) = unpack 'x4 C C', $h;
+    my $m = unpack($data == 2 ? 'n' : 'v', substr $h, 18, 2);
+    my $bits = $class == 2 ? 64 : 32;
+    my %name = (3 => 'i386', 62 => 'x86_64', 183 => 'aarch64', 40 => 'arm', 243 => "riscv$bits",
+        21 => $data == 1 ? 'ppc64le' : 'ppc64', 20 => 'ppc', 8 => $bits == 64 ? 'mips64' : 'mips',
+        2 => 'sparc', 18 => 'sparc', 43 => 'sparc64', 22 => $bits == 64 ? 's390x' : 's390', 42 => 'sh');
+    return $name{$m} // "machine $m";
+}
+
+# The architectures libmcount-trace is built for (make rt-ARCH).
+my %TRACE_ARCH = map { ($_ => 1) } qw(x86_64 i386 aarch64 arm riscv64 ppc64le);
+
+# The tracing library for PROGRAM (a path): trace_lib_path's, or where
+# the program is of another architecture than that one, the library
+# built for its own beside it, in ARCH/ (build/i386/ in the tree).
+# Returns (path, undef) or (undef, message).
+sub trace_lib_for {
+    my ($prog) = @_;
+    my $lib = trace_lib_path();
+    return ($lib, undef) if defined $ENV{RECORDMCOUNT_TRACE_LIB};
+    my $want = elf_arch($prog);
+    my $have = elf_arch($lib);
+    return ($lib, undef) if !defined $want || !defined $have || $want eq $have;
+    return (undef, "$prog: a program for $want, which libmcount-trace is not built for")
+        unless $TRACE_ARCH{$want};
+    my $other = ($lib =~ s{[^/]*\z}{}r) . "$want/libmcount-trace.so";
+    return ($other, undef) if -f $other;
+    return (undef, "$prog: a program for $want, and no tracing library for it at $other "
+        . "(make rt-$want, or set RECORDMCOUNT_TRACE_LIB)");
+}
 
 1;
