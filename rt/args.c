@@ -169,7 +169,7 @@ void mt_proto_sized(struct mt_proto *p)
 	/* the ABI's words: a 64-bit argument takes two of 32 bits */
 	unsigned w = 0;
 	for (unsigned i = 0; i < p->n; i++) {
-		bool pair = PTR_BITS == 32 && p->a[i].bits == 64;
+		bool pair = mt_arg_pair(&p->a[i]);
 #ifdef MT_ARG_PAIR_EVEN
 		w += pair && (w & 1);
 #endif

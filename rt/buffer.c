@@ -263,16 +263,10 @@ static inline uintptr_t arg_word(const uintptr_t *regs, const uintptr_t *slot, u
 	return slot[1 + i - MT_REG_ARGS];
 }
 
-/* Whether argument i of prototype p takes two words (rt.h). */
-static inline bool arg_pair(const struct mt_proto *p, unsigned i)
-{
-	return UINTPTR_MAX == UINT32_MAX && p->a[i].bits == 64;
-}
-
 /* The word after argument i of prototype p (raw word i without one). */
 static inline unsigned arg_end(const struct mt_proto *p, unsigned i)
 {
-	return p ? p->a[i].word + 1u + arg_pair(p, i) : i + 1;
+	return p ? p->a[i].word + 1u + mt_arg_pair(&p->a[i]) : i + 1;
 }
 
 /* Argument i of prototype p (raw word i without one). */
@@ -281,7 +275,7 @@ static inline uint64_t arg_value(const struct mt_proto *p, unsigned i, const uin
 	if (!p)
 		return arg_word(regs, slot, i);
 	uint64_t v = arg_word(regs, slot, p->a[i].word);
-	if (arg_pair(p, i))
+	if (mt_arg_pair(&p->a[i]))
 		v |= (uint64_t)arg_word(regs, slot, p->a[i].word + 1u) << 32;
 	return v;
 }

@@ -457,6 +457,11 @@ struct mt_arg {
 	uint8_t bits;                 /* of the integer: 8, 16, 32, 64 */
 	uint8_t word;                 /* its first word in the ABI's order */
 };
+/* Whether an argument takes two words (64 bits in a 32-bit ABI). */
+static inline bool mt_arg_pair(const struct mt_arg *a)
+{
+	return UINTPTR_MAX == UINT32_MAX && a->bits == 64;
+}
 /* Prototypes are never freed: an event in a ring may point at one. */
 struct mt_proto {
 	char *text;                   /* as given */

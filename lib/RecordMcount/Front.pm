@@ -18,7 +18,7 @@ use warnings;
 
 use RecordMcount::Exports;
 our @EXPORT_OK = qw(set_program program error warning fatal bad_usage print_version
-    helper_path trace_lib_path trace_lib_for lto_text);
+    helper_path trace_lib_path trace_lib_for lto_text elf_machine);
 
 our $VERSION = '0.1.0';
 
@@ -79,18 +79,24 @@ sub _beside {
 sub helper_path { return _beside('RECORDMCOUNT_HELPER', 'mcount-scan', sub { -x $_[0] }) }
 sub trace_lib_path { return _beside('RECORDMCOUNT_TRACE_LIB', 'libmcount-trace.so', sub { -f $_[0] }) }
 
+# An ELF file's class, byte order and machine ("2:1:62"), or undef.
+sub elf_machine {
+    my ($file) = @_;
+    return undef unless defined $file;
+    open(my $fh, '<:raw', $file) or return undef;
+    (read($fh, my $h, 20) // 0) == 20 or return undef;
+    my ($magic, $class, $data) = unpack 'a4 C C', $h;
+    return undef unless $magic eq "\x7fELF" && ($data == 1 || $data == 2);
+    return "$class:$data:" . unpack($data == 2 ? 'n' : 'v', substr($h, 18, 2));
+}
+
 # The architecture of an ELF file, as the tracer's libraries are named
 # (i386, x86_64, aarch64, arm, riscv64, ppc64le; others by their usual
 # names, or "machine N"); undef for a file that is none (a script) or
 # cannot be read.
 sub elf_arch {
     my ($file) = @_;
-    open my $fh, '<:raw', $file or return undef;
-    my $n = read $fh, my $h, 20;
-    close $fh;
-    return undef unless defined $n && $n == 20 && substr($h, 0, 4) eq "\x7fELF";
-    my ($class, $data) = unpack 'x4 C C', $h;
-    my $m = unpack($data == 2 ? 'n' : 'v', substr $h, 18, 2);
+    my ($class, $data, $m) = split /:/, elf_machine($file) // return undef;
     my $bits = $class == 2 ? 64 : 32;
     my %name = (3 => 'i386', 62 => 'x86_64', 183 => 'aarch64', 40 => 'arm', 243 => "riscv$bits",
         21 => $data == 1 ? 'ppc64le' : 'ppc64', 20 => 'ppc', 8 => $bits == 64 ? 'mips64' : 'mips',
