@@ -49,7 +49,7 @@ all: $(HELPER) man rt
 # t/86, t/87, and natively and under full-system emulation, t/88; see
 # doc/architectures.md).
 RT_ARCH ?= $(patsubst i%86,i386,$(shell uname -m))
-RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/debugfile.c rt/inflate.c rt/output.c rt/control.c
+RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/cfi.c rt/debugfile.c rt/inflate.c rt/output.c rt/control.c
 # The file of an architecture's opcodes: x86_64 and i386 share one.
 rt_arch_c = rt/arch-$(if $(filter x86_64 i386,$(1)),x86,$(1)).c
 RT_C    := $(RT_COMMON) $(call rt_arch_c,$(RT_ARCH))

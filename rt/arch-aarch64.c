@@ -171,8 +171,29 @@ static void a64_sync_self(uintptr_t lo, uintptr_t hi)
 	__asm__ volatile("isb" : : : "memory");
 }
 
+/* DWARF's aarch64 registers (x0-x30: 0-30, sp: 31, v0-v31: 64-95) in the
+ * block _mcount passes mt_entry (hook-aarch64.S): the argument
+ * registers, the callee-saved ones, the frame and stack pointers, and
+ * the low halves of v8-v15; -1 for the others (the hook's call has
+ * changed them). */
+static int a64_arg_reg(unsigned r)
+{
+	if (r <= 7)
+		return (int)r;
+	if (r >= 19 && r <= 28)
+		return (int)r - 11;
+	if (r == 29 || r == 31)
+		return r == 29 ? 18 : 19;
+	if (r >= 72 && r <= 79)
+		return (int)r - 52;
+	return -1;
+}
+
 const struct mt_arch mt_arch = {
 	.name = "aarch64",
+	.arg_reg = a64_arg_reg,
+	.dwarf_sp = 31,
+	.dwarf_fp = 29,
 	.trap_len = 0,
 	.jump_slot = R_AARCH64_JUMP_SLOT,
 	.glob_dat = R_AARCH64_GLOB_DAT,

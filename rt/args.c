@@ -321,7 +321,8 @@ static long apply_proto(const struct mt_proto *r, bool drop, size_t from)
 		struct mt_func *f = &mt_reg.funcs[i];
 		if (!mt_reg.objs[f->obj]->live || !mt_func_matches(r->glob, r->mod, f))
 			continue;
-		const struct mt_proto *want = drop ? NULL : r->dwarf ? mt_dwarf_proto(f) : r;
+		const struct mt_proto *want = drop ? NULL : r->dwarf ? mt_dwarf_proto(f)
+			: MT_ARGS_LOCATED ? mt_dwarf_locate(f, r) : r;
 		changed += f->proto != want;
 		f->proto = want;
 	}
@@ -398,6 +399,7 @@ size_t mt_protos_count(void)
 
 int mt_args_set_raw(int n)
 {
+	/* MT_ARGS_LOCATED: the ABI's words are gone when the hook runs */
 	if (n < 0 || n > MT_REG_ARGS) {
 		errno = EINVAL;
 		return -1;
@@ -544,7 +546,15 @@ size_t mt_args_format(char *out, size_t cap, const uint64_t *p, size_t nwords, b
 			emitf(&k, "\"%s\":", a->name);
 		else
 			emitf(&k, "%s=", a->name);
-		if (a->kind == MT_ARG_STR) {
+		if (proto->located && proto->loc[i].how == MT_LOC_NONE) {
+			/* nowhere the hook can read at the site (gdb's words) */
+			if (a->kind == MT_ARG_STR && str < end)
+				str++;
+			if (json)
+				emit(&k, "null", 4);
+			else
+				emit(&k, "<optimized out>", 15);
+		} else if (a->kind == MT_ARG_STR) {
 			uint64_t len = str < end ? *str++ : MT_STR_FAULT;
 			size_t bytes = (size_t)(len & 0xffff), words = (bytes + 7) / 8;
 			unsigned char s[MT_STR_MAX];

@@ -269,9 +269,38 @@ static inline unsigned arg_end(const struct mt_proto *p, unsigned i)
 	return p ? p->a[i].word + 1u + mt_arg_pair(&p->a[i]) : i + 1;
 }
 
+#if MT_ARGS_LOCATED
+/* Argument a where l says, as the hook kept the registers. */
+static inline uint64_t loc_value(const struct mt_loc *l, const struct mt_arg *a, const uintptr_t *regs)
+{
+	if (l->how == MT_LOC_REG)
+		return regs[l->reg];
+	if (l->how == MT_LOC_CONST)
+		return (uint64_t)l->off;
+	if (l->how != MT_LOC_MEM)
+		return 0;
+	/* in the function's frame (or its caller's): its own size only */
+	const void *m = (const void *)(regs[l->reg] + (uintptr_t)l->off);
+	uint8_t b;
+	uint16_t h;
+	uint32_t w;
+	uint64_t d;
+	switch (a->bits) {
+	case 8: __builtin_memcpy(&b, m, 1); return b;
+	case 16: __builtin_memcpy(&h, m, 2); return h;
+	case 32: __builtin_memcpy(&w, m, 4); return w;
+	default: __builtin_memcpy(&d, m, 8); return d;
+	}
+}
+#endif
+
 /* Argument i of prototype p (raw word i without one). */
 static inline uint64_t arg_value(const struct mt_proto *p, unsigned i, const uintptr_t *regs, const uintptr_t *slot)
 {
+#if MT_ARGS_LOCATED
+	if (p && p->located)
+		return loc_value(&p->loc[i], &p->a[i], regs);
+#endif
 	if (!p)
 		return arg_word(regs, slot, i);
 	uint64_t v = arg_word(regs, slot, p->a[i].word);
@@ -290,14 +319,18 @@ static unsigned put_args(struct mt_tbuf *b, uint64_t h, const struct mt_proto *p
 	unsigned w = 2;
 	if (p)
 		n = p->n;
-	while (!slot && n && arg_end(p, n - 1) > MT_REG_ARGS)
+	while (!slot && n && !(p && p->located) && arg_end(p, n - 1) > MT_REG_ARGS)
 		n--;
 	for (unsigned i = 0; i < n; i++)
 		put_word(b, h, w++, arg_value(p, i, regs, slot));
-	if (p && p->nstr)
-		for (unsigned i = 0; i < n; i++)
-			if (p->a[i].kind == MT_ARG_STR)
-				w = put_str(b, h, w, (uintptr_t)arg_value(p, i, regs, slot));
+	for (unsigned i = 0; p && p->nstr && i < n; i++) {
+		if (p->a[i].kind != MT_ARG_STR)
+			continue;
+		if (p->located && p->loc[i].how == MT_LOC_NONE)
+			put_word(b, h, w++, MT_STR_FAULT);    /* nothing to read */
+		else
+			w = put_str(b, h, w, (uintptr_t)arg_value(p, i, regs, slot));
+	}
 	unsigned slots = (w + 2) / 3;
 	put_word(b, h, 0, (uint64_t)(uintptr_t)p);
 	put_word(b, h, 1, n | (uint64_t)slots << 16);

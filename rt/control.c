@@ -461,6 +461,10 @@ static void serve(int fd)
 	} else if (!strcmp(line, "args")) {
 		char *end;
 		long words = *args ? strtol(args, &end, 10) : atomic_load(&mt_args_raw);
+		if (*args && MT_ARGS_LOCATED && !(*end || words)) {
+			reply(fd, "error: raw argument words are not recorded on %s: give a prototype\n", mt_arch.name);
+			return;
+		}
 		if (*args && (*end || words > MT_REG_ARGS || mt_args_set_raw((int)words))) {
 			reply(fd, "error: '%s' is not a number of argument words from 0 to %d\n", args, MT_REG_ARGS);
 			return;
@@ -650,7 +654,10 @@ __attribute__((constructor(101))) static void mt_init(void)
 	if (na && *na) {
 		char *end;
 		long n = strtol(na, &end, 10);
-		if (*end || n > MT_REG_ARGS || mt_args_set_raw((int)n))
+		if (MT_ARGS_LOCATED && !*end && n)
+			mt_msg("MCOUNT_TRACE_ARGS: raw argument words are not recorded on %s: give a prototype",
+			       mt_arch.name);
+		else if (*end || n > MT_REG_ARGS || mt_args_set_raw((int)n))
 			mt_msg("MCOUNT_TRACE_ARGS: '%s' is not a number of argument words from 0 to %d", na, MT_REG_ARGS);
 	}
 	const char *rv = getenv("MCOUNT_TRACE_RETVAL");

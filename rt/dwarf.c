@@ -46,7 +46,7 @@ enum {
 	TAG_partial_unit = 0x3c, TAG_skeleton_unit = 0x4a,
 };
 enum {
-	AT_name = 0x03, AT_byte_size = 0x0b, AT_low_pc = 0x11, AT_abstract_origin = 0x31,
+	AT_location = 0x02, AT_name = 0x03, AT_byte_size = 0x0b, AT_frame_base = 0x40, AT_loclists_base = 0x8c, AT_low_pc = 0x11, AT_abstract_origin = 0x31,
 	AT_declaration = 0x3c, AT_encoding = 0x3e, AT_specification = 0x47, AT_type = 0x49,
 	AT_ranges = 0x55, AT_str_offsets_base = 0x72, AT_addr_base = 0x73, AT_rnglists_base = 0x74,
 };
@@ -91,7 +91,7 @@ struct unit {
 	uint16_t version;
 	uint8_t addr_size;
 	size_t abbrev_off;
-	uint64_t str_base, addr_base, rng_base;
+	uint64_t str_base, addr_base, rng_base, loc_base;
 	uint64_t base;                /* the unit's DW_AT_low_pc: ranges' base address */
 	struct abbrev *ab;            /* read when first needed */
 	size_t nab;
@@ -107,10 +107,11 @@ struct entry {
 	size_t die;
 	uint8_t state;                /* 0: not looked at, 1: proto, 2: refused */
 	const struct mt_proto *proto;
+	const struct mt_proto *given, *located;   /* a prototype given, located */
 };
 
 struct mt_dwarf {
-	struct sec info, abbrev, str, line_str, str_offsets, addr, ranges, rnglists;
+	struct sec info, abbrev, str, line_str, str_offsets, addr, ranges, rnglists, loc, loclists;
 	bool own;                     /* in the object's file */
 	bool compressed;              /* some compressed sections could not be inflated */
 	struct mt_debug_file debug;   /* else: its debug file, or where it was looked for */
@@ -198,9 +199,10 @@ static int64_t sleb(struct cur *c)
 static bool find_sections(struct mt_dwarf *d, const unsigned char *f, size_t size)
 {
 	static const char *const want[] = { ".debug_info", ".debug_abbrev", ".debug_str", ".debug_line_str",
-					    ".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists" };
+					    ".debug_str_offsets", ".debug_addr", ".debug_ranges", ".debug_rnglists",
+					    ".debug_loc", ".debug_loclists" };
 	struct sec *out[] = { &d->info, &d->abbrev, &d->str, &d->line_str, &d->str_offsets, &d->addr,
-			      &d->ranges, &d->rnglists };
+			      &d->ranges, &d->rnglists, &d->loc, &d->loclists };
 	for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
 		out[k]->size = 0;
 		out[k]->p = mt_elf_section(f, size, want[k], &out[k]->size, &d->compressed);
@@ -340,12 +342,13 @@ static const struct abbrev *abbrev_of(const struct unit *u, uint64_t code)
 
 /* ---- attribute values ---- */
 
-enum vkind { V_NONE, V_UINT, V_SINT, V_STR, V_REF, V_ADDR, V_STRX, V_ADDRX, V_RNGX };
+enum vkind { V_NONE, V_UINT, V_SINT, V_STR, V_REF, V_ADDR, V_STRX, V_ADDRX, V_RNGX, V_BLOCK, V_LOCX };
 struct val {
 	enum vkind kind;
 	uint64_t u;                   /* the number, the reference (an offset in
-				       * .debug_info), the string's offset */
-	const char *s;
+				       * .debug_info), the string's offset, the
+				       * block's length */
+	const char *s;                /* the string, the block */
 };
 
 /* Read (or skip) one value of form f; false if the unit cannot be read on. */
@@ -364,10 +367,16 @@ static bool read_form(const struct mt_dwarf *d, const struct unit *u, struct cur
 		v->kind = V_ADDR;
 		v->u = rd(c, u->addr_size);
 		break;
-	case FORM_block1: skip(c, rd(c, 1)); break;
-	case FORM_block2: skip(c, rd(c, 2)); break;
-	case FORM_block4: skip(c, rd(c, 4)); break;
-	case FORM_block: case FORM_exprloc: skip(c, uleb(c)); break;
+	case FORM_block1: v->u = rd(c, 1); goto block;
+	case FORM_block2: v->u = rd(c, 2); goto block;
+	case FORM_block4: v->u = rd(c, 4); goto block;
+	case FORM_block: case FORM_exprloc:
+		v->u = uleb(c);
+	block:
+		v->kind = V_BLOCK;
+		v->s = (const char *)c->p;
+		skip(c, v->u);
+		break;
 	case FORM_data1: case FORM_flag: v->kind = V_UINT; v->u = rd(c, 1); break;
 	case FORM_data2: v->kind = V_UINT; v->u = rd(c, 2); break;
 	case FORM_data4: v->kind = V_UINT; v->u = rd(c, 4); break;
@@ -420,7 +429,7 @@ static bool read_form(const struct mt_dwarf *d, const struct unit *u, struct cur
 	case FORM_sec_offset: v->kind = V_UINT; v->u = rd(c, 4); break;
 	case FORM_ref_sup4: case FORM_GNU_ref_alt: skip(c, 4); break;
 	case FORM_ref_sup8: case FORM_ref_sig8: skip(c, 8); break;  /* a type unit's: not followed */
-	case FORM_loclistx: v->kind = V_UINT; v->u = uleb(c); break;
+	case FORM_loclistx: v->kind = V_LOCX; v->u = uleb(c); break;
 	case FORM_rnglistx: v->kind = V_RNGX; v->u = uleb(c); break;
 	default:
 		return false;                 /* its size is not known: nothing after it is */
@@ -470,7 +479,7 @@ static bool addr_of(const struct mt_dwarf *d, const struct unit *u, const struct
 struct die {
 	uint32_t tag;
 	bool children, declaration, has_low, has_ranges;
-	struct val name, type, origin, spec, low, ranges, enc, size;
+	struct val name, type, origin, spec, low, ranges, enc, size, loc, fbase;
 	size_t next;                  /* offset of the DIE after its attributes */
 };
 
@@ -517,6 +526,9 @@ static bool read_die(struct mt_dwarf *d, struct unit *u, size_t off, struct die 
 		case AT_declaration: e->declaration = v.u != 0; break;
 		case AT_encoding: e->enc = v; break;
 		case AT_byte_size: e->size = v; break;
+		case AT_location: e->loc = v; break;
+		case AT_frame_base: e->fbase = v; break;
+		case AT_loclists_base: if (v.kind == V_UINT) u->loc_base = v.u; break;
 		case AT_str_offsets_base: if (v.kind == V_UINT) u->str_base = v.u; break;
 		case AT_addr_base: if (v.kind == V_UINT) u->addr_base = v.u; break;
 		case AT_rnglists_base: if (v.kind == V_UINT) u->rng_base = v.u; break;
@@ -591,82 +603,112 @@ static void add_entry(struct mt_dwarf *d, size_t *cap, const struct entry *en)
 	d->e[d->ne++] = *en;
 }
 
+/* One entry of an address range list (DWARF 4's .debug_ranges and
+ * .debug_loc, DWARF 5's .debug_rnglists and .debug_loclists, whose
+ * entry kinds are numbered alike but for the location lists'
+ * DW_LLE_default_location, 5).  Returns LIST_END, LIST_BASE (an entry
+ * that only sets *base), LIST_RANGE ([*a, *b); LIST_SKIP: one whose
+ * addresses could not be read) or LIST_DEFAULT. */
+enum { LIST_END, LIST_BASE, LIST_RANGE, LIST_SKIP, LIST_DEFAULT };
+static int list_entry(const struct mt_dwarf *d, const struct unit *u, struct cur *c, bool loclist,
+		      uint64_t *base, uint64_t *a, uint64_t *b)
+{
+	uint64_t max = u->addr_size == 8 ? ~UINT64_C(0) : UINT32_MAX;
+	struct val x = { .kind = V_ADDRX };
+	bool ok = true;
+	if (u->version < 5) {
+		*a = rd(c, u->addr_size);
+		*b = rd(c, u->addr_size);
+		if (c->bad || (!*a && !*b))
+			return LIST_END;
+		if (*a == max) {
+			*base = *b;
+			return LIST_BASE;
+		}
+		*a += *base;
+		*b += *base;
+		return LIST_RANGE;
+	}
+	unsigned kind = (unsigned)rd(c, 1);
+	if (loclist && kind == 5)
+		return c->bad ? LIST_END : LIST_DEFAULT;
+	if (loclist && kind > 5)
+		kind--;
+	switch (kind) {
+	case 0: /* end_of_list */
+		return LIST_END;
+	case 1: /* base_addressx */
+		x.u = uleb(c);
+		if (addr_of(d, u, &x, a))
+			*base = *a;
+		return c->bad ? LIST_END : LIST_BASE;
+	case 2: /* startx_endx */
+		x.u = uleb(c);
+		ok = addr_of(d, u, &x, a);
+		x.u = uleb(c);
+		ok = addr_of(d, u, &x, b) && ok;
+		break;
+	case 3: /* startx_length */
+		x.u = uleb(c);
+		ok = addr_of(d, u, &x, a);
+		*b = *a + uleb(c);
+		break;
+	case 4: /* offset_pair */
+		*a = *base + uleb(c);
+		*b = *base + uleb(c);
+		break;
+	case 5: /* base_address */
+		*base = rd(c, u->addr_size);
+		return c->bad ? LIST_END : LIST_BASE;
+	case 6: /* start_end */
+		*a = rd(c, u->addr_size);
+		*b = rd(c, u->addr_size);
+		break;
+	case 7: /* start_length */
+		*a = rd(c, u->addr_size);
+		*b = *a + uleb(c);
+		break;
+	default:
+		return LIST_END;
+	}
+	return c->bad ? LIST_END : ok ? LIST_RANGE : LIST_SKIP;
+}
+
+/* The start of list v in section s (v: an offset, or DWARF 5's index
+ * into the offsets after the list section's header at base); false if
+ * it is not within it. */
+static bool list_at(const struct sec *s, const struct val *v, uint64_t base, struct cur *c)
+{
+	uint64_t off = v->u;
+	if (!s->p)
+		return false;
+	if (v->kind == V_RNGX || v->kind == V_LOCX) {
+		if (off > (SIZE_MAX - base) / 4 || base + off * 4 > s->size || s->size - (base + off * 4) < 4)
+			return false;
+		struct cur oc = { s->p + base + off * 4, s->p + s->size, false };
+		off = base + rd(&oc, 4);
+	}
+	if (off >= s->size)
+		return false;
+	*c = (struct cur){ s->p + off, s->p + s->size, false };
+	return true;
+}
+
 /* An entry at each start of the address ranges r (DWARF 5's
  * .debug_rnglists, DWARF 4's .debug_ranges): a function split into hot
  * and cold parts is found by its hot part's address. */
 static void add_ranges(struct mt_dwarf *d, struct unit *u, const struct val *r, struct entry en, size_t *cap)
 {
-	uint64_t off = r->u, base = u->base, a, b;
-	bool v5 = u->version >= 5;
-	const struct sec *s = v5 ? &d->rnglists : &d->ranges;
-	if (!s->p || (r->kind != V_UINT && r->kind != V_RNGX))
+	uint64_t base = u->base, a, b;
+	struct cur c;
+	if ((r->kind != V_UINT && r->kind != V_RNGX) ||
+	    !list_at(u->version >= 5 ? &d->rnglists : &d->ranges, r, u->rng_base, &c))
 		return;
-	if (r->kind == V_RNGX) {
-		/* an index into the offsets after the list's header */
-		if (off > (SIZE_MAX - u->rng_base) / 4 || u->rng_base + off * 4 > s->size ||
-		    s->size - (u->rng_base + off * 4) < 4)
+	for (unsigned n = 0; n < 4096; n++) {
+		int k = list_entry(d, u, &c, false, &base, &a, &b);
+		if (k == LIST_END)
 			return;
-		struct cur oc = { s->p + u->rng_base + off * 4, s->p + s->size, false };
-		off = u->rng_base + rd(&oc, 4);
-	}
-	if (off >= s->size)
-		return;
-	struct cur c = { s->p + off, s->p + s->size, false };
-	uint64_t max = u->addr_size == 8 ? ~UINT64_C(0) : UINT32_MAX;
-	for (unsigned n = 0; n < 4096 && !c.bad; n++) {
-		struct val x = { .kind = V_ADDRX };
-		bool ok = true;
-		if (!v5) {
-			a = rd(&c, u->addr_size);
-			b = rd(&c, u->addr_size);
-			if (c.bad || (!a && !b))
-				return;
-			if (a == max) {
-				base = b;
-				continue;
-			}
-			a += base;
-			b += base;
-		} else {
-			switch (rd(&c, 1)) {
-			case 0: /* DW_RLE_end_of_list */
-				return;
-			case 1: /* base_addressx */
-				x.u = uleb(&c);
-				if (addr_of(d, u, &x, &a))
-					base = a;
-				continue;
-			case 2: /* startx_endx */
-				x.u = uleb(&c);
-				ok = addr_of(d, u, &x, &a);
-				x.u = uleb(&c);
-				ok = ok && addr_of(d, u, &x, &b);
-				break;
-			case 3: /* startx_length */
-				x.u = uleb(&c);
-				ok = addr_of(d, u, &x, &a);
-				b = a + uleb(&c);
-				break;
-			case 4: /* offset_pair */
-				a = base + uleb(&c);
-				b = base + uleb(&c);
-				break;
-			case 5: /* base_address */
-				base = rd(&c, u->addr_size);
-				continue;
-			case 6: /* start_end */
-				a = rd(&c, u->addr_size);
-				b = rd(&c, u->addr_size);
-				break;
-			case 7: /* start_length */
-				a = rd(&c, u->addr_size);
-				b = a + uleb(&c);
-				break;
-			default:
-				return;
-			}
-		}
-		if (ok && !c.bad && a && a != b) {
+		if (k == LIST_RANGE && a && a != b) {
 			en.low_pc = a;
 			add_entry(d, cap, &en);
 		}
@@ -738,6 +780,147 @@ static struct mt_dwarf *load(const struct mt_object *o)
 		index_unit(d, (uint32_t)i, &cap);
 	mt_sort_by_addr(d->e, d->ne, sizeof *d->e, offsetof(struct entry, low_pc), entry_cmp);
 	return d;
+}
+
+/* ---- where a parameter is at the site (MT_ARGS_LOCATED) ---- */
+
+/* What locating needs: the object, the site's link-time address, and
+ * the frame base there (a register + offset, if known). */
+struct where {
+	struct mt_object *o;
+	uint64_t pc;
+	bool fb;
+	unsigned fb_reg;
+	int64_t fb_off;
+	bool any_type;                /* a given prototype's: DWARF's types do not matter */
+};
+
+/* The expression of location v (an expression, or a location list) that
+ * holds at pc; false if none does. */
+static bool expr_at(const struct mt_dwarf *d, const struct unit *u, const struct val *v, uint64_t pc, struct cur *out)
+{
+	if (v->kind == V_BLOCK) {
+		*out = (struct cur){ (const unsigned char *)v->s, (const unsigned char *)v->s + v->u, false };
+		return true;
+	}
+	struct cur c, dflt = { NULL, NULL, true };
+	if ((v->kind != V_UINT && v->kind != V_LOCX) ||
+	    !list_at(u->version >= 5 ? &d->loclists : &d->loc, v, u->loc_base, &c))
+		return false;
+	uint64_t base = u->base, a = 0, b = 0;
+	for (unsigned n = 0; n < 65536; n++) {
+		int k = list_entry(d, u, &c, true, &base, &a, &b);
+		if (k == LIST_END)
+			break;
+		if (k == LIST_BASE)
+			continue;
+		uint64_t len = u->version < 5 ? rd(&c, 2) : uleb(&c);
+		if (c.bad || len > (size_t)(c.end - c.p))
+			break;
+		struct cur e = { c.p, c.p + len, false };
+		if (k == LIST_RANGE && pc >= a && pc < b) {
+			*out = e;
+			return true;
+		}
+		if (k == LIST_DEFAULT)
+			dflt = e;
+		c.p += len;
+	}
+	*out = dflt;
+	return !dflt.bad;
+}
+
+/* The hook's index of DWARF register r, as a base of memory too (the
+ * stack or the frame pointer only); -1: not one. */
+static int reg_of(unsigned r, bool base)
+{
+	if (base && r != mt_arch.dwarf_sp && r != mt_arch.dwarf_fp)
+		return -1;
+	return mt_arch.arg_reg ? mt_arch.arg_reg(r) : -1;
+}
+
+/* Where the value the expression at c describes is (one of the forms a
+ * hook can read: a register, memory at the stack or frame pointer + an
+ * offset, the frame base + an offset, a constant); l->how stays
+ * MT_LOC_NONE for any other. */
+static void locate_expr(struct cur c, const struct where *w, struct mt_loc *l)
+{
+	unsigned op = (unsigned)rd(&c, 1);
+	int reg = -1;
+	int64_t off = 0;
+	uint64_t k = 0;
+	bool konst = false;
+	if (op >= 0x50 && op <= 0x6f) {                               /* DW_OP_reg0..31 */
+		reg = reg_of(op - 0x50, false);
+	} else if (op == 0x90) {                                      /* DW_OP_regx */
+		reg = reg_of((unsigned)uleb(&c), false);
+	} else if (op >= 0x70 && op <= 0x8f) {                        /* DW_OP_breg0..31 */
+		reg = reg_of(op - 0x70, true);
+		off = sleb(&c);
+		l->how = MT_LOC_MEM;
+	} else if (op == 0x92) {                                      /* DW_OP_bregx */
+		reg = reg_of((unsigned)uleb(&c), true);
+		off = sleb(&c);
+		l->how = MT_LOC_MEM;
+	} else if (op == 0x91) {                                      /* DW_OP_fbreg */
+		reg = w->fb ? reg_of(w->fb_reg, true) : -1;
+		off = w->fb_off + sleb(&c);
+		l->how = MT_LOC_MEM;
+	} else if (op >= 0x30 && op <= 0x4f) {                        /* DW_OP_lit0..31 */
+		k = op - 0x30;
+		konst = true;
+	} else if (op >= 0x08 && op <= 0x11) {                        /* DW_OP_const* */
+		static const unsigned char size[] = { 1, 1, 2, 2, 4, 4, 8, 8 };
+		konst = true;
+		if (op == 0x10) {
+			k = uleb(&c);
+		} else if (op == 0x11) {
+			k = (uint64_t)sleb(&c);
+		} else {
+			unsigned n = size[op - 0x08];
+			k = rd(&c, n);
+			if ((op & 1) && n < 8)                        /* the signed ones */
+				k = (uint64_t)mt_sext(k, 8 * n);
+		}
+	}
+	if (konst) {
+		/* a value, not a place: DW_OP_stack_value must follow */
+		if (rd(&c, 1) != 0x9f || c.bad || c.p != c.end)
+			return;
+		l->how = MT_LOC_CONST;
+		l->off = (int64_t)k;
+		return;
+	}
+	if (reg < 0 || c.bad || c.p != c.end) {
+		l->how = MT_LOC_NONE;
+		return;
+	}
+	if (l->how != MT_LOC_MEM)
+		l->how = MT_LOC_REG;
+	l->reg = (uint8_t)reg;
+	l->off = off;
+}
+
+/* The frame base of the subprogram e at w->pc: DW_OP_call_frame_cfa
+ * (the CFA by the object's .eh_frame), or a register + an offset. */
+static void frame_base(const struct mt_dwarf *d, const struct unit *u, const struct die *e, struct where *w)
+{
+	struct cur c;
+	w->fb = false;
+	if (!expr_at(d, u, &e->fbase, w->pc, &c))
+		return;
+	unsigned op = (unsigned)rd(&c, 1);
+	if (op == 0x9c && c.p == c.end && !c.bad) {                   /* DW_OP_call_frame_cfa */
+		w->fb = mt_cfa_at(w->o, w->pc, &w->fb_reg, &w->fb_off);
+	} else if (op >= 0x70 && op <= 0x8f) {                        /* DW_OP_bregN */
+		w->fb_reg = op - 0x70;
+		w->fb_off = sleb(&c);
+		w->fb = !c.bad && c.p == c.end;
+	} else if (op >= 0x50 && op <= 0x6f && c.p == c.end) {        /* DW_OP_regN: its value */
+		w->fb_reg = op - 0x50;
+		w->fb_off = 0;
+		w->fb = true;
+	}
 }
 
 /* ---- a function's prototype ---- */
@@ -855,14 +1038,18 @@ static bool is_ident(const char *n, size_t max)
 	return !n[i] && i < max;
 }
 
-/* Fill p from the subprogram at en; NULL or why its arguments are not recorded. */
-static const char *params_of(struct mt_dwarf *d, const struct entry *en, struct mt_proto *p, char *why, size_t len)
+/* Fill p from the subprogram at en (and where w: where each parameter is
+ * at w->pc); NULL or why its arguments are not recorded. */
+static const char *params_of(struct mt_dwarf *d, const struct entry *en, struct mt_proto *p, struct where *w,
+			     char *why, size_t len)
 {
 	struct unit *u = &d->units[en->unit];
 	struct die e;
 	bool bad = false;
 	if (!read_die(d, u, en->die, &e, &bad))
 		return "its debug information does not parse";
+	if (w)
+		frame_base(d, u, &e, w);
 	/* A concrete instance without parameters of its own: its abstract one's. */
 	size_t off = e.next;
 	bool kids = e.children;
@@ -912,10 +1099,14 @@ static const char *params_of(struct mt_dwarf *d, const struct entry *en, struct 
 			else
 				snprintf(a->name, sizeof a->name, "arg%u", p->n + 1);
 			const char *no = kind_of(d, tu, type, a);
-			if (no) {
+			if (no && !(w && w->any_type)) {
 				snprintf(why, len, "parameter %s is %s", a->name, no);
 				return why;
 			}
+			struct cur x;
+			p->loc[p->n].how = MT_LOC_NONE;
+			if (w && expr_at(d, u, &c.loc, w->pc, &x))
+				locate_expr(x, w, &p->loc[p->n]);
 			p->nstr += a->kind == MT_ARG_STR;
 			p->n++;
 		}
@@ -962,7 +1153,9 @@ bool mt_told(const char *path, const char *func)
 	return false;
 }
 
-const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
+/* f's subprogram in its object's index (*dp: the object's DWARF), or
+ * NULL, told why (once per object). */
+static struct entry *entry_of(const struct mt_func *f, struct mt_dwarf **dp)
 {
 	struct mt_object *o = mt_reg.objs[f->obj];
 	if (strchr(f->name, '.')) {
@@ -977,7 +1170,7 @@ const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
 		o->dwarf_read = true;
 		o->dwarf = load(o);
 	}
-	struct mt_dwarf *d = o->dwarf;
+	struct mt_dwarf *d = *dp = o->dwarf;
 	const struct entry *c = d ? find(d, f->addr - o->bias) : NULL;
 	if (!c) {
 		if (mt_told(o->path, NULL))
@@ -997,21 +1190,79 @@ const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
 			       "by: its arguments are not recorded", o->name, n);
 		return NULL;
 	}
-	struct entry *en = (struct entry *)c;
+	return (struct entry *)c;
+}
+
+/* Where f's site is: the address the arguments are located at. */
+static bool where_of(const struct mt_func *f, struct where *w)
+{
+	struct mt_object *o = mt_reg.objs[f->obj];
+	const struct mt_site *si = mt_func_site(f);
+	*w = (struct where){ .o = o, .pc = si ? si->addr - o->bias : 0 };
+	return si != NULL;
+}
+
+static void refused(const struct mt_func *f, const char *why)
+{
+	struct mt_object *o = mt_reg.objs[f->obj];
+	if (!mt_told(o->path, f->name))
+		mt_msg("%s: %s: %s: its arguments are not recorded", o->name, mt_shown(f->name), why);
+}
+
+const struct mt_proto *mt_dwarf_proto(const struct mt_func *f)
+{
+	struct mt_dwarf *d;
+	struct entry *en = entry_of(f, &d);
+	if (!en)
+		return NULL;
 	if (en->state)
 		return en->proto;
 	en->state = 2;
 	struct mt_proto *p = calloc(1, sizeof *p);
+	struct where w;
 	char why[160];
-	const char *no = p ? params_of(d, en, p, why, sizeof why) : "no memory";
+	const char *no = !p ? "no memory"
+		: MT_ARGS_LOCATED && !where_of(f, &w) ? "its call to the hook is not known"
+		: params_of(d, en, p, MT_ARGS_LOCATED ? &w : NULL, why, sizeof why);
 	if (no) {
-		if (!mt_told(o->path, f->name))
-			mt_msg("%s: %s: %s: its arguments are not recorded", o->name, mt_shown(f->name), no);
+		refused(f, no);
 		free(p);
 		return NULL;
 	}
+	p->located = MT_ARGS_LOCATED;
 	mt_proto_sized(p);
 	en->state = 1;
 	en->proto = p;
 	return p;
+}
+
+const struct mt_proto *mt_dwarf_locate(const struct mt_func *f, const struct mt_proto *r)
+{
+	struct mt_dwarf *d;
+	struct entry *en = entry_of(f, &d);
+	if (!en)
+		return NULL;
+	if (en->given == r)
+		return en->located;
+	struct mt_proto *dw = calloc(1, sizeof *dw), *q = malloc(sizeof *q);
+	struct where w;
+	char why[160];
+	const char *no = !dw || !q ? "no memory"
+		: !where_of(f, &w) ? "its call to the hook is not known"
+		: (w.any_type = true, params_of(d, en, dw, &w, why, sizeof why));
+	if (no) {
+		refused(f, no);
+		free(dw);
+		free(q);
+		return NULL;
+	}
+	/* the prototype's types, DWARF's places, parameter by parameter */
+	*q = *r;
+	q->located = true;
+	for (unsigned i = 0; i < q->n; i++)
+		q->loc[i] = i < dw->n ? dw->loc[i] : (struct mt_loc){ .how = MT_LOC_NONE };
+	free(dw);
+	en->given = r;
+	en->located = q;
+	return q;
 }

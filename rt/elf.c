@@ -204,6 +204,26 @@ const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const c
 	return NULL;
 }
 
+const unsigned char *mt_elf_section_at(const unsigned char *p, size_t size, const char *name, size_t *len,
+					 uint64_t *addr)
+{
+	struct file f;
+	if (!p || parse_file(p, size, &f))
+		return NULL;
+	for (size_t i = 1; i < f.shnum; i++) {
+		const Shdr *s = &f.sh[i];
+		if (s->sh_type == SHT_NOBITS || (s->sh_flags & SHF_COMPRESSED) || strcmp(sec_name(&f, s), name))
+			continue;
+		const unsigned char *b = at(&f, s->sh_offset, s->sh_size);
+		if (b) {
+			*len = s->sh_size;
+			*addr = s->sh_addr;
+			return b;
+		}
+	}
+	return NULL;
+}
+
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct mt_sym *x = a, *y = b;

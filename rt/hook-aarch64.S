@@ -26,8 +26,20 @@
  * result register) anyway, for code that assumes less, and x29/x30 in a
  * frame record so that unwinders and profilers walk through it.
  * mt_entry is compiled with general registers only: the vector
- * registers are never touched.  sp is 16-byte aligned at every call; the
- * frame is 112 bytes.
+ * registers are never touched.  sp is 16-byte aligned at every call.
+ *
+ * Function events find the arguments where the body moved them (rt.h,
+ * MT_ARGS_LOCATED: in callee-saved registers, or on the stack), so
+ * mt_entry's third argument is the block of the registers as they were
+ * at the site (arch-aarch64.c, a64_arg_reg, maps DWARF's numbers onto
+ * it):
+ *	[0..7]   x0-x7 (x0: the parent by then)
+ *	[8..17]  x19-x28
+ *	[18]     x29
+ *	[19]     sp
+ *	[20..27] d8-d15
+ * The frame: {x29, x30} at 0, the block at 16 (224 bytes), x8 at 240,
+ * the copy of the frame record at 256; 272 bytes.
  */
 	.text
 	.globl _mcount
@@ -35,19 +47,30 @@
 	.p2align 4
 _mcount:
 	.cfi_startproc
-	stp	x29, x30, [sp, #-112]!
-	.cfi_def_cfa_offset 112
-	.cfi_offset 29, -112
-	.cfi_offset 30, -104
+	stp	x29, x30, [sp, #-272]!
+	.cfi_def_cfa_offset 272
+	.cfi_offset 29, -272
+	.cfi_offset 30, -264
 	mov	x29, sp
 	stp	x0, x1, [sp, #16]
 	stp	x2, x3, [sp, #32]
 	stp	x4, x5, [sp, #48]
 	stp	x6, x7, [sp, #64]
-	str	x8, [sp, #80]
+	stp	x19, x20, [sp, #80]
+	stp	x21, x22, [sp, #96]
+	stp	x23, x24, [sp, #112]
+	stp	x25, x26, [sp, #128]
+	stp	x27, x28, [sp, #144]
 	ldr	x9, [sp]		// the function's x29: its frame record
+	add	x10, sp, #272		// the function's sp
+	stp	x9, x10, [sp, #160]
+	stp	d8, d9, [sp, #176]
+	stp	d10, d11, [sp, #192]
+	stp	d12, d13, [sp, #208]
+	stp	d14, d15, [sp, #224]
+	str	x8, [sp, #240]
+	add	x2, sp, #16		// the block
 	mov	x11, #0			// the key, if that is no frame record
-	add	x10, sp, #112		// the function's sp
 	cmp	x9, x10
 	b.lo	1f			// below it: not its frame
 	tst	x9, #7
@@ -57,8 +80,8 @@ _mcount:
 	ldr	x10, [x1]
 	cmp	x10, x0
 	b.eq	2f			// holds the parent: the slot
-1:	stp	x11, x0, [sp, #96]	// else a copy, which is never written
-	add	x1, sp, #104
+1:	stp	x11, x0, [sp, #256]	// else a copy, which is never written
+	add	x1, sp, #264
 	orr	x1, x1, #1		// MT_SLOT_KEEP
 2:	mov	x0, x30			// the address after the site
 	bl	mt_entry
@@ -66,8 +89,8 @@ _mcount:
 	ldp	x2, x3, [sp, #32]
 	ldp	x4, x5, [sp, #48]
 	ldp	x6, x7, [sp, #64]
-	ldr	x8, [sp, #80]
-	ldp	x29, x30, [sp], #112
+	ldr	x8, [sp, #240]
+	ldp	x29, x30, [sp], #272
 	.cfi_restore 29
 	.cfi_restore 30
 	.cfi_def_cfa_offset 0

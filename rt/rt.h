@@ -42,6 +42,17 @@ enum mt_state { MT_CALL = 0, MT_NOP = 1 };
 struct mt_site;
 struct mt_object;
 
+/* What one instruction does to the registers (DWARF's numbers, below
+ * MT_DWARF_REGS), as mt_arch.insn tells it: its length, and a copy
+ * (move: dst[0] := src), or the registers it writes (dst[0..n)), or
+ * stop (control flow, or not known). */
+#define MT_DWARF_REGS 96
+struct mt_insn {
+	uint8_t len;
+	bool move, stop;
+	uint8_t n, src, dst[3];
+};
+
 struct mt_arch {
 	const char *name;
 	/* How a site changes while other threads may be running it: with
@@ -82,7 +93,26 @@ struct mt_arch {
 	 * in (ip after the trap instruction), and the emulation of a site. */
 	uintptr_t (*trap_site)(const void *uc);
 	void (*emulate)(const struct mt_site *s, enum mt_state st, void *uc);
+	/* Function events where the hook runs after the body moved the
+	 * arguments (MT_ARGS_LOCATED): the index, in the registers the hook
+	 * passes mt_entry, of DWARF register r as it was at the site, or -1
+	 * where the hook does not keep it; and the DWARF numbers of the
+	 * stack and frame pointers, the only bases of memory read. */
+	int (*arg_reg)(unsigned r);
+	unsigned dwarf_sp, dwarf_fp;
+	/* The instruction at a (for an argument DWARF calls its register's
+	 * value at the function's entry: dwarf.c follows the copies the
+	 * code before the site made of it). */
+	void (*insn)(uintptr_t a, struct mt_insn *out);
 };
+/* For the instruction decoders: register r written. */
+static inline void mt_insn_w(struct mt_insn *o, unsigned r)
+{
+	if (o->n < 3 && r < MT_DWARF_REGS)
+		o->dst[o->n++] = (uint8_t)r;
+	else
+		o->stop = true;
+}
 MT_HIDDEN extern const struct mt_arch mt_arch;
 
 /* For the decoders (arch-*.c): the code at a as memory holds it, 4 or 2
@@ -239,6 +269,8 @@ struct mt_object {
 				       * _GLOBAL_OFFSET_TABLE_), 0: none */
 	struct mt_dwarf *dwarf;       /* its debug information's subprograms (dwarf.c) */
 	bool dwarf_read;              /* looked for (on the first bare-glob prototype) */
+	struct mt_cfi *cfi;           /* its .eh_frame's FDEs (cfi.c) */
+	bool cfi_read;
 };
 
 /* Read the objects loaded now that are not known yet; returns how many
@@ -264,6 +296,9 @@ MT_HIDDEN const unsigned char *mt_map_file(const char *path, size_t *size);
  * kept for good, and *compressed set if it cannot be (zstd, damaged). */
 MT_HIDDEN const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const char *name, size_t *len,
 					      bool *compressed);
+/* The same for an uncompressed section, and its address (sh_addr). */
+MT_HIDDEN const unsigned char *mt_elf_section_at(const unsigned char *p, size_t size, const char *name, size_t *len,
+						 uint64_t *addr);
 
 /* ---- sites and functions (sites.c) ---- */
 
@@ -351,6 +386,8 @@ MT_HIDDEN const struct mt_site *mt_site_at(uintptr_t addr);
  * compares two of them the same way: the fallback without memory). */
 MT_HIDDEN void mt_sort_by_addr(void *base, size_t n, size_t size, size_t off,
 			       int (*cmp)(const void *, const void *));
+/* A site of function f (the first), or NULL. */
+MT_HIDDEN const struct mt_site *mt_func_site(const struct mt_func *f);
 /* The site a hook call returned to (the address after the call). */
 MT_HIDDEN const struct mt_site *mt_site_before(uintptr_t ret);
 /* Apply a filter: enable (1), disable (0) or notrace (2); lock held.
@@ -423,17 +460,21 @@ struct mt_event {
  *   then     for each string argument, its length (| MT_STR_CUT: cut at
  *            MT_STR_MAX bytes or at unreadable memory; MT_STR_FAULT:
  *            none of it could be read) and its bytes, 8 to a word.
- * Only where the hook finds the arguments where the ABI put them: on
- * x86_64 both hooks run before the function's body moves them (the
- * registers, then the caller's stack above the return address); on
- * 32-bit Arm __gnu_mcount_nc keeps r0-r3 by its contract, so the body
- * has not moved them, and the stack's words are above the slot the
- * prologue's pushes give (arch-arm.c: where the decoder reads the
- * prologue; elsewhere only the arguments in registers are recorded).
- * GCC's aarch64 and riscv64 -pg call _mcount as an ordinary function
- * after the body has moved them.  An argument of 64 bits takes two
- * words of a 32-bit ABI, from an even word where MT_ARG_PAIR_EVEN (the
- * AAPCS), and one payload word. */
+ * Where the hook finds the arguments where the ABI put them: on x86_64
+ * both hooks run before the function's body moves them (the registers,
+ * then the caller's stack above the return address); on 32-bit Arm
+ * __gnu_mcount_nc keeps r0-r3 by its contract, so the body has not
+ * moved them, and the stack's words are above the slot the prologue's
+ * pushes give (arch-arm.c: where the decoder reads the prologue;
+ * elsewhere only the arguments in registers are recorded).  An argument
+ * of 64 bits takes two words of a 32-bit ABI, from an even word where
+ * MT_ARG_PAIR_EVEN (the AAPCS), and one payload word.
+ * GCC's aarch64, riscv64 and ppc64le -pg call _mcount as an ordinary
+ * function, after the body has moved them (MT_ARGS_LOCATED): each
+ * argument is one word, read where the function's DWARF says it is at
+ * the site (struct mt_loc, dwarf.c; the frame base from cfi.c), from the
+ * registers the hook keeps, the callee-saved ones among them; only
+ * prototyped functions with debug information have arguments there. */
 #if defined(__x86_64__)
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 6                 /* rdi, rsi, rdx, rcx, r8, r9 */
@@ -441,9 +482,17 @@ struct mt_event {
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 4                 /* r0-r3 */
 #define MT_ARG_PAIR_EVEN 1
+#elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) || \
+	(defined(__powerpc64__) && _CALL_ELF == 2)
+#define MT_HAVE_ARGS 1
+#define MT_REG_ARGS 0
+#define MT_ARGS_LOCATED 1
 #else
 #define MT_HAVE_ARGS 0
 #define MT_REG_ARGS 0
+#endif
+#ifndef MT_ARGS_LOCATED
+#define MT_ARGS_LOCATED 0
 #endif
 #define MT_MAX_ARGS 12                /* beyond the registers: the stack */
 #define MT_STR_MAX 128
@@ -456,6 +505,20 @@ struct mt_arg {
 	uint8_t kind;                 /* enum mt_arg_kind */
 	uint8_t bits;                 /* of the integer: 8, 16, 32, 64 */
 	uint8_t word;                 /* its first word in the ABI's order */
+};
+/* Where an argument is when the hook runs (MT_ARGS_LOCATED: a hook
+ * called after the body moved the arguments, aarch64), as the
+ * function's DWARF says for the address of its site: a register the
+ * hook keeps (its index in the block the hook passes, mt_arch.arg_reg),
+ * memory at such a register (the stack pointer or the frame pointer) +
+ * off, memory at the word there + off2 (ppc64le's back chain: the
+ * caller's frame, checked to be above the stack pointer, index sp), a
+ * constant (off), or nowhere (optimized out: shown so). */
+enum mt_loc_how { MT_LOC_NONE, MT_LOC_REG, MT_LOC_MEM, MT_LOC_MEM2, MT_LOC_CONST };
+struct mt_loc {
+	uint8_t how;                  /* enum mt_loc_how */
+	uint8_t reg, sp;
+	int64_t off, off2;
 };
 /* Whether an argument takes two words (64 bits in a 32-bit ABI). */
 static inline bool mt_arg_pair(const struct mt_arg *a)
@@ -471,6 +534,9 @@ struct mt_proto {
 	unsigned n, nstr;             /* arguments; of them strings */
 	unsigned max_slots;           /* payload slots at most */
 	struct mt_arg a[MT_MAX_ARGS];
+	bool located;                 /* one function's, with where each
+				       * argument is (MT_ARGS_LOCATED) */
+	struct mt_loc loc[MT_MAX_ARGS];
 };
 /* The hot path's view: the address after each site of a function with
  * a prototype, hashed; replaced whole (never freed) on every change. */
@@ -499,6 +565,14 @@ MT_HIDDEN size_t mt_args_format(char *out, size_t cap, const uint64_t *p, size_t
  * freed), or NULL (told: no debug information, or a parameter the hooks
  * cannot see); registry lock held.  dwarf.c. */
 MT_HIDDEN const struct mt_proto *mt_dwarf_proto(const struct mt_func *f);
+/* MT_ARGS_LOCATED: prototype r for function f, with where each of its
+ * arguments is at f's site from f's DWARF (made once, never freed), or
+ * NULL (told). */
+MT_HIDDEN const struct mt_proto *mt_dwarf_locate(const struct mt_func *f, const struct mt_proto *r);
+/* The rule of the canonical frame address at address pc (of the object's
+ * link-time addresses) from its .eh_frame: the DWARF register and the
+ * offset; false if none is found or it is not register + offset. */
+MT_HIDDEN bool mt_cfa_at(struct mt_object *o, uint64_t pc, unsigned *reg, int64_t *off);
 /* Inflate the zlib stream in (inlen bytes, untrusted) into exactly
  * outlen bytes at out; false if it is not a valid one (RFC 1950, 1951)
  * or its data are not of that size (inflate.c). */

@@ -55,6 +55,19 @@ const struct mt_site *mt_site_at(uintptr_t addr)
 	return i < v->n && v->sites[i].addr == addr ? &v->sites[i] : NULL;
 }
 
+const struct mt_site *mt_func_site(const struct mt_func *f)
+{
+	struct mt_view *v = atomic_load_explicit(&mt_view, memory_order_acquire);
+	if (!v)
+		return NULL;
+	/* its sites follow its address, a few instructions on (the prologue) */
+	uint32_t fi = (uint32_t)(f - mt_reg.funcs);
+	for (size_t i = lower_bound(v, f->addr), n = 0; i < v->n && n < 64; i++, n++)
+		if (v->sites[i].func == fi)
+			return &v->sites[i];
+	return NULL;
+}
+
 /* Sites of unloaded objects, for naming the events they recorded
  * before they went (a dlclose() between two drains). */
 static struct mt_view *grave;

@@ -413,20 +413,29 @@ sub args_jobs {
     };
     my %ev = (LD_PRELOAD => '/lib/mt/libmcount-trace.so', MCOUNT_TRACE_EVENTS => join(';', @ARGS_PROTO),
         MCOUNT_TRACE_DIR => '/tmp/ctl');
+    my @dwarf = $o{dwarf} ? (['dwarf', MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_EVENTS => join(';', sort keys %ARGS_NAMES)])
+        : ();
     return ($job->("$name-plain", "$name-plain"),
         map { $job->("$name-$_->[0]", $name, %ev, MCOUNT_TRACE_OUTPUT => "/tmp/$name-$_->[0].out", @$_[1 .. $#$_]) }
             ['json', MCOUNT_TRACE_FORMAT => 'json'], ['text', MCOUNT_TRACE_FORMAT => 'text'],
-            ['graph', MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_TRACER => 'function_graph']);
+            ['graph', MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_TRACER => 'function_graph'], @dwarf);
 }
 
-# args_checks($r, dir => TMP, name => NAME): each job's recorded
-# arguments, read from the trace, against the program's own log of them.
+# The parameters' names in t/src/trace/args.c, as its DWARF gives them
+# (a bare glob's prototype).
+my %DWARF_NAMES = (%ARGS_NAMES, flags => [qw(on u8 u16 p)]);
+
+# args_checks($r, dir => TMP, name => NAME[, dwarf => 1]): each job's
+# recorded arguments, read from the trace, against the program's own log
+# of them (dwarf: the job of bare globs, its types and names from the
+# program's DWARF, too).
 sub args_checks {
     my ($r, %o) = @_;
     my ($dir, $name) = @o{qw(dir name)};
     my $plain = $r->{"$name-plain"} // {};
     is($plain->{status}, 0, "$name, plain build: exits 0") or diag $plain->{stderr};
-    for my $k ('json', 'text', 'graph') {
+    for my $k ('json', 'text', 'graph', $o{dwarf} ? 'dwarf' : ()) {
+        my $names = $k eq 'dwarf' ? \%DWARF_NAMES : \%ARGS_NAMES;
         my $tag = "$name-$k";
         my $j = $r->{$tag} // {};
         is($j->{status}, 0, "$tag: exits 0") or diag $j->{stderr};
@@ -435,9 +444,9 @@ sub args_checks {
         my $f = job_files($dir, $j, $tag);
         my ($log, $out) = @$f{"/tmp/$tag.log", "/tmp/$tag.out"};
         ok($log && $out, "$tag: its log and its trace") or next;
-        my ($ev, $bad) = $k eq 'text' ? read_text_args($out) : read_json_args($out, \%ARGS_NAMES);
+        my ($ev, $bad) = $k eq 'text' ? read_text_args($out) : read_json_args($out, $names);
         is_deeply($bad, [], "$tag: every line well formed") or diag(explain([@$bad[0 .. 2]]));
-        against_log($tag, $ev, read_log($log), \%ARGS_NAMES);
+        against_log($tag, $ev, read_log($log), $names);
     }
 }
 
