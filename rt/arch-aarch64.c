@@ -189,11 +189,59 @@ static int a64_arg_reg(unsigned r)
 	return -1;
 }
 
+/* What the instruction at a does to the registers (DWARF's numbers:
+ * x0-x30, sp 31, v0-v31 at 64): a copy (mov between general registers),
+ * the registers it writes, or stop (control flow; a form not followed). */
+static void a64_insn(uintptr_t a, struct mt_insn *o)
+{
+	uint32_t i = mt_code32(a);
+	unsigned rd = i & 31, rn = (i >> 5) & 31, rt2 = (i >> 10) & 31;
+	bool v = i & (1u << 26);
+	o->len = 4;
+	if ((i & 0x7fe0ffe0) == 0x2a0003e0) {                           /* mov xd/wd, xm/wm (orr, zr) */
+		o->move = true;
+		o->src = (uint8_t)((i >> 16) & 31);
+		o->dst[0] = (uint8_t)rd;
+	} else if ((i & 0x1c000000) == 0x10000000 || (i & 0x0e000000) == 0x0a000000) {
+		mt_insn_w(o, rd);                                       /* data processing */
+	} else if ((i & 0x0e000000) == 0x0e000000) {
+		mt_insn_w(o, rd);                                       /* SIMD and FP: either file */
+		mt_insn_w(o, 64 + rd);
+	} else if ((i & 0xfffff01f) == 0xd503201f) {
+		mt_insn_w(o, 16);                                       /* hints: nop, bti, pac*, xpaclri */
+		mt_insn_w(o, 17);
+		mt_insn_w(o, 30);
+	} else if ((i & 0xfff00000) == 0xd5300000) {
+		mt_insn_w(o, rd);                                       /* mrs */
+	} else if ((i & 0x3a000000) == 0x28000000) {                    /* load/store pair */
+		unsigned mode = (i >> 23) & 3;
+		if (mode == 1 || mode == 3)
+			mt_insn_w(o, rn);                               /* written back */
+		if (i & (1u << 22)) {
+			mt_insn_w(o, v ? 64 + rd : rd);
+			mt_insn_w(o, v ? 64 + rt2 : rt2);
+		}
+	} else if ((i & 0x38000000) == 0x38000000) {                    /* load/store register */
+		bool imm9 = !(i & (1u << 24)) && !(i & (1u << 21));
+		if (!(i & (1u << 24)) && (i & (1u << 21)) && ((i >> 10) & 3) != 2)
+			o->stop = true;                                 /* atomics */
+		if (imm9 && ((i >> 10) & 1))
+			mt_insn_w(o, rn);                               /* pre- or post-index */
+		if ((i >> 22) & 3)
+			mt_insn_w(o, v ? 64 + rd : rd);                 /* a load (or prfm) */
+	} else if ((i & 0x3b000000) == 0x18000000) {
+		mt_insn_w(o, v ? 64 + rd : rd);                         /* load literal */
+	} else {
+		o->stop = true;                                         /* branches, the rest */
+	}
+}
+
 const struct mt_arch mt_arch = {
 	.name = "aarch64",
 	.arg_reg = a64_arg_reg,
 	.dwarf_sp = 31,
 	.dwarf_fp = 29,
+	.insn = a64_insn,
 	.trap_len = 0,
 	.jump_slot = R_AARCH64_JUMP_SLOT,
 	.glob_dat = R_AARCH64_GLOB_DAT,

@@ -224,8 +224,71 @@ static void ppc_sync_self(uintptr_t lo, uintptr_t hi)
 	__asm__ volatile("isync" : : : "memory");
 }
 
+/* DWARF's ppc64 registers (r0-r31: 0-31, f0-f31: 32-63) in the block
+ * _mcount passes mt_entry (hook-ppc64le.S): r3-r10, r1, r14-r31 and
+ * f14-f31; -1 for the others (the hook's call has changed them). */
+static int ppc_arg_reg(unsigned r)
+{
+	if (r >= 3 && r <= 10)
+		return (int)r - 3;
+	if (r == 1)
+		return 8;
+	if (r >= 14 && r <= 31)
+		return (int)r - 5;
+	if (r >= 46 && r <= 63)
+		return (int)r - 19;
+	return -1;
+}
+
+/* What the instruction at a does to the registers (DWARF's numbers:
+ * r0-r31, then f0-f31 at 32): a copy (mr), the registers it writes (the
+ * fields an instruction of its kind may write: more than it does is
+ * only caution), or stop (control flow; a form not followed). */
+static void ppc_insn(uintptr_t a, struct mt_insn *o)
+{
+	uint32_t i = mt_code32(a);
+	unsigned op = i >> 26, rt = (i >> 21) & 31, ra = (i >> 16) & 31, rb = (i >> 11) & 31;
+	o->len = 4;
+	switch (op) {
+	case 14: case 15:                                               /* addi, addis */
+		mt_insn_w(o, rt);
+		break;
+	case 20: case 21: case 23: case 24: case 25: case 26: case 27: case 28: case 29: case 30:
+		mt_insn_w(o, ra);                                       /* rotates, logical immediates */
+		break;
+	case 31:
+		if ((i & 0x7fe) == 0x378 && rt == rb) {                 /* or ra, rs, rs: mr */
+			o->move = true;
+			o->src = (uint8_t)rt;
+			o->dst[0] = (uint8_t)ra;
+		} else {
+			mt_insn_w(o, rt);                               /* arithmetic, mfspr, loads */
+			mt_insn_w(o, ra);                               /* logical, update forms */
+		}
+		break;
+	case 32: case 33: case 34: case 35: case 40: case 41: case 42: case 43: case 58:
+		mt_insn_w(o, rt);                                       /* loads, their update forms */
+		mt_insn_w(o, ra);
+		break;
+	case 48: case 49: case 50: case 51:
+		mt_insn_w(o, 32 + rt);                                  /* floating-point loads */
+		mt_insn_w(o, ra);
+		break;
+	case 36: case 37: case 38: case 39: case 44: case 45: case 52: case 53: case 54: case 55: case 62:
+		mt_insn_w(o, ra);                                       /* stores, their update forms */
+		break;
+	default:
+		o->stop = true;                                         /* branches, the rest */
+		break;
+	}
+}
+
 const struct mt_arch mt_arch = {
 	.name = "ppc64le",
+	.arg_reg = ppc_arg_reg,
+	.dwarf_sp = 1,
+	.dwarf_fp = 31,
+	.insn = ppc_insn,
 	.trap_len = 0,
 	.jump_slot = R_PPC64_JMP_SLOT,
 	.glob_dat = R_PPC64_GLOB_DAT,

@@ -186,8 +186,96 @@ static MT_FENCE_TEXT void rv_sync_self(uintptr_t lo, uintptr_t hi)
 	mt_raw6(__NR_riscv_flush_icache, 0, 0, 0, 0, 0, 0);
 }
 
+/* DWARF's riscv64 registers (x0-x31: 0-31, f0-f31: 32-63) in the block
+ * _mcount passes mt_entry (hook-riscv64.S): a0-a7, sp, s0-s11 and
+ * fs0-fs11; -1 for the others (the hook's call has changed them). */
+static int rv_arg_reg(unsigned r)
+{
+	if (r >= 10 && r <= 17)
+		return (int)r - 10;           /* a0-a7 */
+	if (r == 2)
+		return 9;                     /* sp */
+	if (r == 8 || r == 9)
+		return (int)r + 2;            /* s0, s1 */
+	if (r >= 18 && r <= 27)
+		return (int)r - 6;            /* s2-s11 */
+	if (r == 40 || r == 41)
+		return (int)r - 18;           /* fs0, fs1 */
+	if (r >= 50 && r <= 59)
+		return (int)r - 26;           /* fs2-fs11 */
+	return -1;
+}
+
+/* What the instruction at a does to the registers (DWARF's numbers:
+ * x0-x31, then f0-f31 at 32): a copy (mv, c.mv), the registers it
+ * writes, or stop (control flow; a form not known). */
+static void rv_insn(uintptr_t a, struct mt_insn *o)
+{
+	uint16_t h = mt_code16(a);
+	if ((h & 3) != 3) {
+		unsigned rd = (h >> 7) & 31, rs2 = (h >> 2) & 31, rdp = 8 + ((h >> 2) & 7), rs1p = 8 + ((h >> 7) & 7);
+		o->len = 2;
+		switch ((h & 3) << 3 | h >> 13) {
+		case 000: case 002: case 003: mt_insn_w(o, rdp); break;         /* c.addi4spn, c.lw, c.ld */
+		case 001: mt_insn_w(o, 32 + rdp); break;                        /* c.fld */
+		case 005: case 006: case 007: break;                            /* c.fsd, c.sw, c.sd */
+		case 010: case 011: case 012: case 013: mt_insn_w(o, rd); break; /* c.addi(w), c.li, c.lui */
+		case 014: mt_insn_w(o, rs1p); break;                            /* c.srli ... c.and */
+		case 020: case 022: case 023: mt_insn_w(o, rd); break;          /* c.slli, c.lwsp, c.ldsp */
+		case 021: mt_insn_w(o, 32 + rd); break;                         /* c.fldsp */
+		case 024:
+			if (rs2 && !(h & 0x1000)) {                             /* c.mv */
+				o->move = true;
+				o->src = (uint8_t)rs2;
+				o->dst[0] = (uint8_t)rd;
+			} else if (rs2) {
+				mt_insn_w(o, rd);                               /* c.add */
+			} else {
+				o->stop = true;                                 /* c.jr, c.jalr, c.ebreak */
+			}
+			break;
+		case 025: case 026: case 027: break;                            /* c.fsdsp, c.swsp, c.sdsp */
+		default: o->stop = true; break;                                 /* c.j, c.beqz, c.bnez */
+		}
+		return;
+	}
+	uint32_t i = mt_code32(a);
+	unsigned rd = (i >> 7) & 31;
+	o->len = 4;
+	switch (i & 0x7f) {
+	case 0x13:                                                      /* op-imm */
+		if (!(i & 0xfff07000)) {                                /* addi rd, rs1, 0: mv */
+			o->move = true;
+			o->src = (uint8_t)((i >> 15) & 31);
+			o->dst[0] = (uint8_t)rd;
+		} else {
+			mt_insn_w(o, rd);
+		}
+		break;
+	case 0x03: case 0x17: case 0x1b: case 0x2f: case 0x33: case 0x37: case 0x3b:
+		mt_insn_w(o, rd);                                       /* loads, auipc, ops, amo, lui */
+		break;
+	case 0x07: case 0x43: case 0x47: case 0x4b: case 0x4f:
+		mt_insn_w(o, 32 + rd);                                  /* fp loads, fused */
+		break;
+	case 0x53:
+		mt_insn_w(o, rd);                                       /* fp ops: either file */
+		mt_insn_w(o, 32 + rd);
+		break;
+	case 0x23: case 0x27: case 0x0f:
+		break;                                                  /* stores, fence */
+	default:
+		o->stop = true;                                         /* branches, jumps, system */
+		break;
+	}
+}
+
 const struct mt_arch mt_arch = {
 	.name = "riscv64",
+	.arg_reg = rv_arg_reg,
+	.dwarf_sp = 2,
+	.dwarf_fp = 8,
+	.insn = rv_insn,
 	.trap_len = 0,
 	.fence_pages = true,
 	.jump_slot = R_RISCV_JUMP_SLOT,

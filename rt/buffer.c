@@ -270,6 +270,8 @@ static inline unsigned arg_end(const struct mt_proto *p, unsigned i)
 }
 
 #if MT_ARGS_LOCATED
+/* How far above the stack pointer a frame the DWARF names may be. */
+#define MT_STACK_REACH ((uintptr_t)1 << 20)
 /* Argument a where l says, as the hook kept the registers. */
 static inline uint64_t loc_value(const struct mt_loc *l, const struct mt_arg *a, const uintptr_t *regs)
 {
@@ -277,10 +279,17 @@ static inline uint64_t loc_value(const struct mt_loc *l, const struct mt_arg *a,
 		return regs[l->reg];
 	if (l->how == MT_LOC_CONST)
 		return (uint64_t)l->off;
-	if (l->how != MT_LOC_MEM)
+	if (l->how != MT_LOC_MEM && l->how != MT_LOC_MEM2)
 		return 0;
 	/* in the function's frame (or its caller's): its own size only */
 	const void *m = (const void *)(regs[l->reg] + (uintptr_t)l->off);
+	if (l->how == MT_LOC_MEM2) {
+		uintptr_t up;
+		__builtin_memcpy(&up, m, sizeof up);
+		if (up < regs[l->sp] || up - regs[l->sp] > MT_STACK_REACH)
+			return 0;             /* no frame of this stack's */
+		m = (const void *)(up + (uintptr_t)l->off2);
+	}
 	uint8_t b;
 	uint16_t h;
 	uint32_t w;

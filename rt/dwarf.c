@@ -789,6 +789,7 @@ static struct mt_dwarf *load(const struct mt_object *o)
 struct where {
 	struct mt_object *o;
 	uint64_t pc;
+	uintptr_t func, site;         /* run-time addresses */
 	bool fb;
 	unsigned fb_reg;
 	int64_t fb_off;
@@ -830,6 +831,43 @@ static bool expr_at(const struct mt_dwarf *d, const struct unit *u, const struct
 	return !dflt.bad;
 }
 
+/* The DWARF register that holds at w's site the value register r had at
+ * the function's entry: r itself, or a copy the code before the site
+ * made (the argument registers are moved to callee-saved ones before
+ * the call to the hook, and the one that holds the parent is changed),
+ * among those the hook keeps; -1: none, or code that is not followed
+ * (any control flow, an instruction not known). */
+static int entry_holder(const struct where *w, unsigned r)
+{
+	if (!mt_arch.insn || !mt_arch.arg_reg || r >= MT_DWARF_REGS || w->site <= w->func ||
+	    w->site - w->func > 4096)
+		return -1;
+	int8_t holds[MT_DWARF_REGS];  /* the entry register whose value each has */
+	for (unsigned i = 0; i < MT_DWARF_REGS; i++)
+		holds[i] = (int8_t)i;
+	uintptr_t a = w->func;
+	while (a < w->site) {
+		struct mt_insn in = { 0 };
+		mt_arch.insn(a, &in);
+		if (in.stop || !in.len)
+			return -1;
+		if (in.move && in.dst[0] < MT_DWARF_REGS && in.src < MT_DWARF_REGS)
+			holds[in.dst[0]] = holds[in.src];
+		else
+			for (unsigned k = 0; k < in.n; k++)
+				holds[in.dst[k]] = -1;
+		a += in.len;
+	}
+	if (a != w->site)
+		return -1;
+	if (holds[r] == (int8_t)r && mt_arch.arg_reg(r) >= 0)
+		return (int)r;
+	for (unsigned i = 0; i < MT_DWARF_REGS; i++)
+		if (holds[i] == (int8_t)r && mt_arch.arg_reg(i) >= 0)
+			return (int)i;
+	return -1;
+}
+
 /* The hook's index of DWARF register r, as a base of memory too (the
  * stack or the frame pointer only); -1: not one. */
 static int reg_of(unsigned r, bool base)
@@ -866,6 +904,16 @@ static void locate_expr(struct cur c, const struct where *w, struct mt_loc *l)
 		reg = w->fb ? reg_of(w->fb_reg, true) : -1;
 		off = w->fb_off + sleb(&c);
 		l->how = MT_LOC_MEM;
+	} else if (op == 0xa3 || op == 0xf3) {  /* DW_OP_entry_value, DW_OP_GNU_entry_value */
+		/* of a register, as a value: where the code put that value */
+		uint64_t n = uleb(&c);
+		unsigned r = (unsigned)rd(&c, 1);
+		if (n == 1 && r >= 0x50 && r <= 0x6f && rd(&c, 1) == 0x9f) {
+			int h = entry_holder(w, r - 0x50);
+			reg = h < 0 ? -1 : reg_of((unsigned)h, false);
+		} else {
+			c.bad = true;
+		}
 	} else if (op >= 0x30 && op <= 0x4f) {                        /* DW_OP_lit0..31 */
 		k = op - 0x30;
 		konst = true;
@@ -891,11 +939,29 @@ static void locate_expr(struct cur c, const struct where *w, struct mt_loc *l)
 		l->off = (int64_t)k;
 		return;
 	}
+	if (reg >= 0 && l->how == MT_LOC_MEM && c.p < c.end && *c.p == 0x06) {
+		/* DW_OP_deref, DW_OP_plus_uconst N: memory at the word in the
+		 * frame (ppc64le's back chain) + N */
+		c.p++;
+		int sp = reg_of(mt_arch.dwarf_sp, true);
+		uint64_t plus = 0;
+		if (c.p < c.end && *c.p == 0x23) {
+			c.p++;
+			plus = uleb(&c);
+		}
+		if (sp < 0 || plus > INT32_MAX) {
+			l->how = MT_LOC_NONE;
+			return;
+		}
+		l->how = MT_LOC_MEM2;
+		l->sp = (uint8_t)sp;
+		l->off2 = (int64_t)plus;
+	}
 	if (reg < 0 || c.bad || c.p != c.end) {
 		l->how = MT_LOC_NONE;
 		return;
 	}
-	if (l->how != MT_LOC_MEM)
+	if (l->how != MT_LOC_MEM && l->how != MT_LOC_MEM2)
 		l->how = MT_LOC_REG;
 	l->reg = (uint8_t)reg;
 	l->off = off;
@@ -1198,7 +1264,7 @@ static bool where_of(const struct mt_func *f, struct where *w)
 {
 	struct mt_object *o = mt_reg.objs[f->obj];
 	const struct mt_site *si = mt_func_site(f);
-	*w = (struct where){ .o = o, .pc = si ? si->addr - o->bias : 0 };
+	*w = (struct where){ .o = o, .pc = si ? si->addr - o->bias : 0, .func = f->addr, .site = si ? si->addr : 0 };
 	return si != NULL;
 }
 

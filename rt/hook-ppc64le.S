@@ -26,8 +26,16 @@
  * from the same module (linked in), the bl goes to the local entry,
  * past that set-up, with r2 already the module's.  arch-ppc64le.c
  * counts on the global entry being those two instructions (8 bytes).
- * The frame: 32 bytes of header (back chain, CR, LR, TOC save), r3-r10
- * at 32-95, 112 bytes in all (16-byte aligned); lr saved in the
+ * Function events find the arguments where the body moved them (rt.h,
+ * MT_ARGS_LOCATED: non-volatile registers, the stack), so the block of
+ * registers mt_entry gets holds them as they were at the site
+ * (arch-ppc64le.c, ppc_arg_reg, maps DWARF's numbers onto it):
+ *	[0..7]   r3-r10
+ *	[8]      r1 (the function's sp)
+ *	[9..26]  r14-r31
+ *	[27..44] f14-f31
+ * The frame: 32 bytes of header (back chain, CR, LR, TOC save), the
+ * block at 32-391, 400 bytes in all (16-byte aligned); lr saved in the
  * function's frame at 16(r1), as the ABI says.
  */
 	.abiversion 2
@@ -43,8 +51,46 @@ _mcount:
 	mflr	0
 	std	0, 16(1)
 	.cfi_offset lr, 16
-	stdu	1, -112(1)
-	.cfi_def_cfa_offset 112
+	stdu	1, -400(1)
+	.cfi_def_cfa_offset 400
+	addi	11, 1, 400
+	std	11, 96(1)		// the function's sp
+	std	14, 104(1)
+	std	15, 112(1)
+	std	16, 120(1)
+	std	17, 128(1)
+	std	18, 136(1)
+	std	19, 144(1)
+	std	20, 152(1)
+	std	21, 160(1)
+	std	22, 168(1)
+	std	23, 176(1)
+	std	24, 184(1)
+	std	25, 192(1)
+	std	26, 200(1)
+	std	27, 208(1)
+	std	28, 216(1)
+	std	29, 224(1)
+	std	30, 232(1)
+	std	31, 240(1)
+	stfd	14, 248(1)
+	stfd	15, 256(1)
+	stfd	16, 264(1)
+	stfd	17, 272(1)
+	stfd	18, 280(1)
+	stfd	19, 288(1)
+	stfd	20, 296(1)
+	stfd	21, 304(1)
+	stfd	22, 312(1)
+	stfd	23, 320(1)
+	stfd	24, 328(1)
+	stfd	25, 336(1)
+	stfd	26, 344(1)
+	stfd	27, 352(1)
+	stfd	28, 360(1)
+	stfd	29, 368(1)
+	stfd	30, 376(1)
+	stfd	31, 384(1)
 	std	3, 32(1)
 	std	4, 40(1)
 	std	5, 48(1)
@@ -68,7 +114,7 @@ _mcount:
 	ld	8, 72(1)
 	ld	9, 80(1)
 	ld	10, 88(1)
-	addi	1, 1, 112
+	addi	1, 1, 400
 	.cfi_def_cfa_offset 0
 	ld	0, 16(1)
 	mtlr	0

@@ -14,8 +14,21 @@
  * the frame's top, ra at s0 - 8, the caller's s0 at s0 - 16) so that
  * unwinders walk through it.  The floating-point registers are never
  * touched: mt_entry keeps to the callee-saved ones like any function.
- * sp stays 16-byte aligned.  The frame, 96 bytes: a0-a7 at 0-56, the
- * copy at 64, the function's s0 at 80 (regs[MT_REG_FP]), ra at 88.
+ * sp stays 16-byte aligned.
+ *
+ * Function events find the arguments where the body moved them (rt.h,
+ * MT_ARGS_LOCATED: callee-saved registers, the stack), so the block of
+ * registers mt_entry gets holds them as they were at the site
+ * (arch-riscv64.c, rv_arg_reg, maps DWARF's numbers onto it):
+ *	[0..7]   a0-a7 (a0: the parent by then)
+ *	[8]      the copy of the parent (MT_SLOT_KEEP)
+ *	[9]      sp
+ *	[10]     s0 (MT_REG_FP)
+ *	[11]     s1
+ *	[12..21] s2-s11
+ *	[22..33] fs0, fs1, fs2-fs11
+ * The frame, 304 bytes: the block at 0, the function's s0 at 288 and ra
+ * at 296 (the frame record).
  */
 	.text
 	.globl _mcount
@@ -23,14 +36,39 @@
 	.p2align 2
 _mcount:
 	.cfi_startproc
-	addi	sp, sp, -96
-	.cfi_def_cfa_offset 96
-	sd	ra, 88(sp)
-	sd	s0, 80(sp)
+	addi	sp, sp, -304
+	.cfi_def_cfa_offset 304
+	sd	ra, 296(sp)
+	sd	s0, 288(sp)
 	.cfi_offset ra, -8
 	.cfi_offset s0, -16
-	addi	s0, sp, 96
+	sd	s0, 80(sp)
+	addi	s0, sp, 304
 	.cfi_def_cfa s0, 0
+	sd	s0, 72(sp)		// the function's sp
+	sd	s1, 88(sp)
+	sd	s2, 96(sp)
+	sd	s3, 104(sp)
+	sd	s4, 112(sp)
+	sd	s5, 120(sp)
+	sd	s6, 128(sp)
+	sd	s7, 136(sp)
+	sd	s8, 144(sp)
+	sd	s9, 152(sp)
+	sd	s10, 160(sp)
+	sd	s11, 168(sp)
+	fsd	fs0, 176(sp)
+	fsd	fs1, 184(sp)
+	fsd	fs2, 192(sp)
+	fsd	fs3, 200(sp)
+	fsd	fs4, 208(sp)
+	fsd	fs5, 216(sp)
+	fsd	fs6, 224(sp)
+	fsd	fs7, 232(sp)
+	fsd	fs8, 240(sp)
+	fsd	fs9, 248(sp)
+	fsd	fs10, 256(sp)
+	fsd	fs11, 264(sp)
 	sd	a0, 0(sp)
 	sd	a1, 8(sp)
 	sd	a2, 16(sp)
@@ -53,12 +91,12 @@ _mcount:
 	ld	a5, 40(sp)
 	ld	a6, 48(sp)
 	ld	a7, 56(sp)
-	ld	ra, 88(sp)
-	ld	s0, 80(sp)
-	.cfi_def_cfa sp, 96
+	ld	ra, 296(sp)
+	ld	s0, 288(sp)
+	.cfi_def_cfa sp, 304
 	.cfi_restore ra
 	.cfi_restore s0
-	addi	sp, sp, 96
+	addi	sp, sp, 304
 	.cfi_def_cfa_offset 0
 	ret
 	.cfi_endproc
