@@ -39,6 +39,12 @@
 #    frames left are marked unwound, never given an exit); unwind.cc's
 #    C++ exceptions (through the unwinder's interposers); tailcall.cc (tail calls between traced functions,
 #    which objdump must show) against the calls its source makes.
+#  - Function events (SysTrace): t/src/trace/args.c's arguments against
+#    its own log, built with -g at -O2 (moved into callee-saved
+#    registers before the call to _mcount, the ninth on the caller's
+#    stack: DW_OP_fbreg from the CFA of .eh_frame) and at -O0 (every one
+#    in the frame); prototypes given and bare globs (DWARF's types), text,
+#    JSON and function_graph; without -g, no arguments and one message.
 #  - A second boot on -cpu max (pointer authentication, BTI): pac.c
 #    shows a pac-ret frame record holds a signed return address there
 #    (and not on the first boot's Cortex-A57); oracle.c built with
@@ -56,7 +62,7 @@ use TraceTest qw($RTINC $TSRC read_json nm_funcs func_at bias_of first_diff agai
     read_cyg_graph read_graph_json);
 use A64System qw($A64CC $A64CXX a64_boot);
 use SysTrace qw(sys_start boot_checks mcc_cc job_files oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs tear_notes);
+    hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs tear_notes args_jobs args_checks);
 
 my $A64 = "$TOP/build/aarch64";
 my $dir = sys_start('aarch64', lib => $A64, tools => [[$A64CXX, 'g++-12-aarch64-linux-gnu']]);
@@ -134,6 +140,18 @@ push @jobs, { name => 'bti-probe', argv => ['/bti', 'probe'] };
 # the live switching program, and its plain build
 push @jobs, toggle_jobs(cc => $A64CC, lib => $A64, dir => $dir, files => \%files);
 
+# function events: args.c's arguments where its DWARF says they are
+push @jobs, args_jobs(cc => $A64CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
+    args_jobs(cc => $A64CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0'], dwarf => 1);
+# without debug information: traced without arguments, and told
+mcc_cc($A64CC, "$dir/args-nog.o", '-O2', '-c', "$TSRC/args.c");
+mcc_cc($A64CC, "$dir/args-nog", "$dir/args-nog.o");
+$files{'/args-nog'} = "$dir/args-nog";
+push @jobs, { name => 'args-nog', argv => ['/args-nog', 11, '/tmp/args-nog.log', 3],
+    env => { LD_PRELOAD => '/lib/mt/libmcount-trace.so', MCOUNT_TRACE_EVENTS => 'ints(int a, long b)',
+             MCOUNT_TRACE_OUTPUT => '/tmp/args-nog.out', MCOUNT_TRACE_FORMAT => 'text', MCOUNT_TRACE_ARGS => '2' },
+    files => ['/tmp/args-nog.out'] };
+
 # ---- one boot ----
 my $r = boot_checks('', \&a64_boot, files => \%files, jobs => \@jobs, timeout => 900, libs => \@libs);
 
@@ -164,6 +182,23 @@ oracle_checks($r, dir => $dir, variants => \@variants, want_out => $want_out);
 
 # ---- live switching ----
 toggle_checks($r, dir => $dir);
+
+# ---- function events ----
+args_checks($r, dir => $dir, name => $_, dwarf => 1) for 'args', 'args-O0';
+{
+    my $j = $r->{'args-nog'} // {};
+    is($j->{status}, 0, 'args-nog: exits 0');
+    my @lines = split /\n/, $j->{stderr} // '';
+    is(scalar(grep { /\Amcount-trace: args-nog: no DWARF information for ints\b.*: its arguments are not recorded\z/ }
+        @lines), 1, 'args-nog: no DWARF information for ints, told once');
+    is(scalar(grep { $_ eq 'mcount-trace: MCOUNT_TRACE_ARGS: raw argument words are not recorded on aarch64: give a '
+        . 'prototype' } @lines), 1, 'args-nog: MCOUNT_TRACE_ARGS refused, told once');
+    is(scalar(@lines), 2, 'args-nog: nothing else said') or diag $j->{stderr};
+    my $f = job_files($dir, $j, 'args-nog');
+    my $out = $f->{'/tmp/args-nog.out'} ? slurp($f->{'/tmp/args-nog.out'}) : '';
+    my @ints = grep { /: ints/ } split /\n/, $out;
+    ok(@ints && !grep({ /\(/ } @ints), 'args-nog: ints traced, without arguments (' . scalar(@ints) . ' calls)');
+}
 
 # ---- function_graph ----
 graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $want_out);

@@ -39,6 +39,13 @@
 #    program's own SIGTRAP handler gets its ebreak and raise(), and its
 #    own SIGSEGV handler each fault of a worker that writes to a
 #    read-only page while the library's SIGSEGV handler is installed.
+#  - Function events (SysTrace): t/src/trace/args.c's arguments against
+#    its own log, built with -g at -O2 (moved into callee-saved
+#    registers, or only "the entry value of a0" to DWARF, which the
+#    library follows through the prologue's copies; the ninth on the
+#    caller's stack) and at -O0 (the frame base from .debug_frame: GCC
+#    writes no .eh_frame for C here); prototypes given and bare globs,
+#    text, JSON and function_graph.
 # Everything runs in one boot: a check of another program is one more
 # job in @jobs, its files in %files, and its checks after the boot.
 use strict;
@@ -49,7 +56,7 @@ use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
 use RV64System qw($RV64CC $RV64CXX $RV64SYSROOT rv64_boot);
 use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs);
+    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs args_jobs args_checks);
 
 my $QEMU_USER = 'qemu-riscv64';
 my $RV64 = "$TOP/build/riscv64";
@@ -75,6 +82,9 @@ my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $RV64CC, dir =>
     oracle_jobs(cc => $RV64CC, lib => $RV64, dir => $dir, files => \%files, variants => \@variants),
     hazards_jobs(cc => $RV64CC, cxx => $RV64CXX, dir => $dir, files => \%files, cflags => \@FP),
     toggle_jobs(cc => $RV64CC, lib => $RV64, dir => $dir, files => \%files));
+# function events: args.c's arguments where its DWARF says they are
+push @jobs, args_jobs(cc => $RV64CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
+    args_jobs(cc => $RV64CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0'], dwarf => 1);
 
 # ---- one boot ----
 my $r = boot_checks('', \&rv64_boot, files => \%files, jobs => \@jobs, timeout => 900, libs => \@HAZARDS_LIBS);
@@ -117,5 +127,8 @@ hazards_checks($r, dir => $dir);
 
 # ---- live switching behind fenced pages ----
 toggle_checks($r, dir => $dir);
+
+# ---- function events ----
+args_checks($r, dir => $dir, name => $_, dwarf => 1) for 'args', 'args-O0';
 
 done_testing();

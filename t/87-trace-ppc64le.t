@@ -59,8 +59,8 @@ use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
 use PPC64System qw($PPC64CC $PPC64CXX $PPC64SYSROOT ppc64_boot);
 use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs badsite_job badsite_checks stripped_job
-    stripped_checks);
+    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs args_jobs args_checks badsite_job badsite_checks
+    stripped_job stripped_checks);
 
 my $QEMU_USER = 'qemu-ppc64le';
 my $OBJDUMP = 'powerpc64le-linux-gnu-objdump';
@@ -83,6 +83,9 @@ my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $PPC64CC, dir =
     toggle_jobs(cc => $PPC64CC, lib => $PPC, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
     badsite_job(cc => $PPC64CC, dir => $dir, files => \%files, asm => "$TSRC/ppc64le/badsite.S"),
     stripped_job(dir => $dir, files => \%files, strip => 'powerpc64le-linux-gnu-strip'));
+# function events: args.c's arguments where its DWARF says they are
+push @jobs, args_jobs(cc => $PPC64CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
+    args_jobs(cc => $PPC64CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0'], dwarf => 1);
 
 # ---- one boot ----
 my $r = boot_checks('', \&ppc64_boot, files => \%files, jobs => \@jobs, timeout => 600, libs => \@HAZARDS_LIBS);
@@ -130,6 +133,9 @@ hazards_checks($r, dir => $dir);
 
 # ---- live switching, one aligned store a site ----
 toggle_checks($r, dir => $dir);
+
+# ---- function events ----
+args_checks($r, dir => $dir, name => $_, dwarf => 1) for 'args', 'args-O0';
 toggle_checks($r, dir => $dir, name => 'toggle-so');
 
 # The cache maintenance after each store cannot be seen in the guest:
