@@ -129,6 +129,42 @@ static uintptr_t gp_of(const struct mt_site *s, const struct mt_object *o)
 	return o->got ? o->got + 0x7ff0 : 0;
 }
 
+/* function_graph: where the site's function keeps its return address.
+ * GCC's n64 prologue lowers sp by F (daddiu sp, sp, -F) and, in a
+ * function that calls, stores ra at the top of the frame (sd ra,
+ * F-8(sp)), just below its caller's sp, from where every epilogue
+ * reloads it.  The hook's copy of the parent is 32 bytes below the
+ * function's sp (hook-mips64el.S), so the slot is frame = 32 + F - 8
+ * bytes above it (rt.h, MT_SLOT_FRAME).  A leaf keeps ra in the
+ * register (the hook gives it back from at), and any other prologue
+ * (sp changed otherwise, ra stored elsewhere or not at all before the
+ * site) is not read: those sites are nohook. */
+static void read_frame(struct mt_site *s, const struct mt_object *o)
+{
+	s->nohook = true;
+	uintptr_t start = mt_prologue_of(o, s->addr, 4);
+	if (!start)
+		return;
+	int64_t down = 0, ra_at = -1;
+	for (uintptr_t a = start; a < s->addr; a += 4) {
+		uint32_t i = mt_code32(a);
+		if ((i & 0xffff0000u) == 0x67bd0000u) {                  /* daddiu sp, sp, imm */
+			if (ra_at >= 0)
+				return;
+			down -= mt_sext(i & 0xffff, 16);
+		} else if ((i & 0xffff0000u) == 0xffbf0000u) {           /* sd ra, imm(sp) */
+			ra_at = mt_sext(i & 0xffff, 16);
+		} else if ((i >> 26) == 0 && ((i >> 11) & 31) == 29) {
+			return;                                                 /* sp written otherwise */
+		}
+	}
+	if (down <= 8 || ra_at != down - 8 || 32 + ra_at > UINT16_MAX)
+		return;
+	s->framed = true;
+	s->frame = (uint16_t)(32 + ra_at);
+	s->nohook = false;
+}
+
 static const char *mips_decode(struct mt_site *s, const struct mt_object *o)
 {
 	if (s->addr & 3)
@@ -165,6 +201,7 @@ static const char *mips_decode(struct mt_site *s, const struct mt_object *o)
 	s->len = 8;
 	memcpy(s->orig, &i, 4);
 	memcpy(s->orig + 4, &j, 4);
+	read_frame(s, o);
 	return NULL;
 }
 

@@ -14,7 +14,9 @@
  * ra = at, as the kernel's mips _mcount does (n64 pops nothing; o32's
  * callers push two words the hook would pop).  mt_entry gets ra - 4 (the
  * delay slot: the end of the site), a copy of the parent and the
- * argument registers a0-a7.  The hook's own gp is computed from its own
+ * argument registers a0-a7 (function_graph takes the function's own
+ * slot, 32 bytes above the copy plus the prologue's offset of ra:
+ * arch-mips64el.c).  The hook's own gp is computed from its own
  * address (bal), since t9 need not hold it (bal _mcount).  The frame,
  * 240 bytes: v0, v1, a0-a7 at 0-72 (a0 at 16: regs), t0-t3 at 80-104,
  * t8, t9 at 112, 120, hi, lo at 128, 136, f12-f19 at 144-200, the copy
@@ -78,7 +80,7 @@ _mcount:
 	daddiu	$28, $28, %lo(%neg(%gp_rel(.Lmt_here)))
 	ld	$4, 232($sp)
 	daddiu	$4, $4, -4		// the end of the site
-	daddiu	$5, $sp, 208		// the copy of the parent
+	daddiu	$5, $sp, 209		// the copy of the parent, MT_SLOT_KEEP
 	daddiu	$6, $sp, 16		// a0-a7
 	ld	$25, %got_disp(mt_entry)($28)
 	jalr	$25
@@ -123,14 +125,48 @@ _mcount:
 	.end	_mcount
 	.size	_mcount, .-_mcount
 
-/* function_graph is not ported to mips64el (MT_HAVE_GRAPH 0, rt.h):
- * no frame is ever hijacked, and this is never reached. */
+/* A hijacked function returns here, after its epilogue: sp is its
+ * caller's again, and the slot it returned through (the key, rt.h) is
+ * just below it.  v0, v1, f0 and f2 (the return values) and gp (the
+ * function gave its caller's back) are kept; ra gets the original
+ * return address, mt_exit's.  The library's own gp from its own
+ * address, as in _mcount.  As hook-aarch64.S's: no unwind information
+ * and a word of no function before it, on purpose, and never unmapped. */
 	.globl	mt_return_trampoline
 	.hidden	mt_return_trampoline
 	.type	mt_return_trampoline, @function
-	.p2align 2
-mt_return_trampoline:
+	.p2align 3
 	teq	$0, $0
+mt_return_trampoline:
+	.set	push
+	.set	noreorder
+	.set	noat
+	daddiu	$sp, $sp, -48
+	sd	$2, 0($sp)
+	sd	$3, 8($sp)
+	sdc1	$f0, 16($sp)
+	sdc1	$f2, 24($sp)
+	sd	$28, 32($sp)
+	bal	.Lmt_tramp
+	nop
+.Lmt_tramp:
+	lui	$28, %hi(%neg(%gp_rel(.Lmt_tramp)))
+	daddu	$28, $28, $31
+	daddiu	$28, $28, %lo(%neg(%gp_rel(.Lmt_tramp)))
+	daddiu	$4, $sp, 40		// the key: the slot, just below the caller's sp
+	move	$5, $2			// the return value
+	ld	$25, %got_disp(mt_exit)($28)
+	jalr	$25
+	nop
+	move	$31, $2
+	ld	$2, 0($sp)
+	ld	$3, 8($sp)
+	ldc1	$f0, 16($sp)
+	ldc1	$f2, 24($sp)
+	ld	$28, 32($sp)
+	jr	$31
+	daddiu	$sp, $sp, 48
+	.set	pop
 	.size	mt_return_trampoline, .-mt_return_trampoline
 
 	.section .note.GNU-stack,"",%progbits

@@ -39,8 +39,15 @@
 #    SIGSEGV handler each fault of a worker.  The cacheflush system call
 #    after each batch, which the emulator cannot show missing, is read
 #    from the library's code.
-# function_graph is not ported to mips64el (MT_HAVE_GRAPH 0): the
-# library refuses the tracer, checked here.
+#  - function_graph (SysTrace): oracle.c against its enter and exit log,
+#    preloaded, linked in and static; the slot is the one the prologue
+#    stored ra in at the top of its frame (read by the library); the
+#    functions whose prologue stores none there (leaves, main: it saves
+#    floating-point registers above ra) are recorded without their
+#    returns (noexit), and they are exactly those objdump shows so;
+#    hazards.c and unwind.cc: longjmp, siglongjmp, fork, backtrace,
+#    pthread_exit, cancellation and C++ exceptions through hijacked
+#    frames (C++ with per-object tables).
 # Everything runs in one boot: a check of another program is one more
 # job in @jobs, its files in %files, and its checks after the boot.
 use strict;
@@ -50,15 +57,17 @@ use lib 't/lib';
 use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
 use QemuSystem qw(%SYS sys_boot);
-use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks toggle_jobs toggle_checks
-    tear_jobs badsite_job badsite_checks stripped_job stripped_checks);
+use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
+    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs badsite_job badsite_checks stripped_job
+    stripped_checks);
 
 my $CC = $SYS{mips64el}{cc};
+my $CXX = $SYS{mips64el}{cxx};
 my $QEMU_USER = 'qemu-mips64el';
 my $OBJDUMP = 'mips64el-linux-gnuabi64-objdump';
 my $MIPS = "$TOP/build/mips64el";
 my $dir = sys_start('mips64el', lib => $MIPS, tools => [[$QEMU_USER, 'qemu-user'],
-    [$OBJDUMP, 'binutils-mips64el-linux-gnuabi64']]);
+    [$OBJDUMP, 'binutils-mips64el-linux-gnuabi64'], [$CXX, 'g++-12-mips64el-linux-gnuabi64']]);
 
 # ---- builds ----
 must($CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
@@ -67,17 +76,16 @@ my %files = ('/smc' => "$dir/smc");
 my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
     ['static-linked', [], ['-static'], 'a']);
 my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $dir, files => \%files),
-    oracle_jobs(cc => $CC, lib => $MIPS, dir => $dir, files => \%files, variants => \@variants),
+    oracle_jobs(cc => $CC, lib => $MIPS, dir => $dir, files => \%files, variants => \@variants, graph => 1),
+    hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files, cxx_object => 1),
     toggle_jobs(cc => $CC, lib => $MIPS, dir => $dir, files => \%files),
     toggle_jobs(cc => $CC, lib => $MIPS, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
     badsite_job(cc => $CC, dir => $dir, files => \%files, asm => "$TSRC/mips64el/badsite.S"),
-    stripped_job(dir => $dir, files => \%files, strip => 'mips64el-linux-gnuabi64-strip'),
-    { name => 'nograph', argv => ['/pie-preloaded', 3], env => { LD_PRELOAD => '/lib/mt/libmcount-trace.so',
-        MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_TRACER => 'function_graph',
-        MCOUNT_TRACE_OUTPUT => '/tmp/nograph.txt' } });
+    stripped_job(dir => $dir, files => \%files, strip => 'mips64el-linux-gnuabi64-strip'));
 
 # ---- one boot ----
-my $r = boot_checks('', sub { sys_boot('mips64el', @_) }, files => \%files, jobs => \@jobs, timeout => 600);
+my $r = boot_checks('', sub { sys_boot('mips64el', @_) }, files => \%files, jobs => \@jobs, timeout => 600,
+    libs => \@HAZARDS_LIBS);
 
 # ---- the machine runs the code it has; a dynamically linked program ----
 my ($uout) = machine_checks($r, dir => $dir, qemu_user => $QEMU_USER, sysroot => '/usr/mips64el-linux-gnuabi64',
@@ -119,11 +127,23 @@ badsite_checks($r, refused => [['bad_local', 'a call to something other than the
     ['bad_next', 'an ld t9 not followed by jalr t9 or bal'],
     ['bad_word', 'not a call instruction (no ld t9 from the GOT)']]);
 
-# ---- function_graph: not here (yet) ----
-my $ng = $r->{nograph} // {};
-like($ng->{stderr} // '', qr/function_graph/, 'function_graph: refused on mips64el, said')
-    or diag "status $ng->{status}; stderr: " . ($ng->{stderr} // '');
-is($ng->{stdout}, $uout, 'function_graph refused: the program still runs as built');
+# ---- function_graph ----
+# The functions whose returns cannot be hooked, as objdump shows their
+# prologues: those that store no ra at the top of their frame (daddiu
+# sp,sp,-F then sd ra,F-8(sp)) before their site, leaves among them.
+my %pro = prologues("$dir/pie-preloaded");
+my @noexit = sort grep { $pro{$_} eq 'other' } keys %pro;
+ok(keys %pro >= 8 && grep({ $pro{$_} eq 'frame' } keys %pro) >= 5,
+    'objdump: the functions of oracle.c that store ra at their frame\'s top before their site ('
+    . join(' ', sort grep { $pro{$_} eq 'frame' } keys %pro) . "), and the others (@noexit)");
+# (linked in, tracing starts in main, whose entry is not traced)
+graph_checks($r, dir => $dir, variants => [grep { $_->[3] eq 'so' } @variants], graph => 1, want_out => $uout,
+    noexit => \@noexit);
+graph_checks($r, dir => $dir, variants => [grep { $_->[3] eq 'a' } @variants], graph => 1, want_out => $uout,
+    noexit => [grep { $_ ne 'main' } @noexit]);
+
+my %hpro = (prologues("$dir/hazards"), prologues("$dir/unwind"));
+hazards_checks($r, dir => $dir, noexit => [sort grep { $hpro{$_} eq 'other' } keys %hpro]);
 
 # ---- live switching behind fenced pages ----
 toggle_checks($r, dir => $dir);
@@ -143,3 +163,28 @@ for my $lib ('so', 'a') {
 }
 
 done_testing();
+
+# Each function of FILE with a site (move at,ra; ld t9,N(gp)) as objdump
+# shows it (C++ names demangled, as the library shows them): 'frame'
+# where its prologue stored ra at the top of its frame before the site
+# (daddiu sp,sp,-F then sd ra,F-8(sp)), else 'other'.
+sub prologues {
+    my ($file) = @_;
+    my ($st, $dis) = run_cmd([$OBJDUMP, '-dC', $file]);
+    my ($fn, $down, $ra, $prev, %pro);
+    for (split /\n/, $dis) {
+        if (/\A[0-9a-f]+ <(.+)>:\z/) {
+            ($fn, $down, $ra, $prev) = ($1, 0, undef, '');
+            next;
+        }
+        next unless defined $fn && /\A\s*[0-9a-f]+:\s+[0-9a-f]{8}\s+(\S+)\s*(\S*)/;
+        my ($op, $args) = ($1, $2);
+        $down -= $1 if "$op $args" =~ /\Adaddiu sp,sp,(-?\d+)\z/;
+        $ra = $1 if "$op $args" =~ /\Asd ra,(-?\d+)\(sp\)\z/;
+        if ($prev eq 'move at,ra' && $op eq 'ld' && $args =~ /\At9,/ && !exists $pro{$fn}) {
+            $pro{$fn} = defined $ra && $down > 8 && $ra == $down - 8 ? 'frame' : 'other';
+        }
+        $prev = "$op $args";
+    }
+    return %pro;
+}
