@@ -9,9 +9,9 @@
  *	jalr	t9			// R_MIPS_JALR
  *	nop				// the delay slot
  * _mcount returns to ra (after the delay slot) with ra = at again.  n64
- * passes nothing on the stack: o32's `subu sp, sp, 8` in the delay slot
- * (two words the hook pops) is not emitted for n64 (GCC 12's output,
- * doc/architectures.md).  src/arch.c records the first instruction with
+ * passes nothing on the stack: o32 code lowers sp by 8 before the call
+ * (`addiu sp, sp, -8` after `move at, ra`: two words the hook pops),
+ * n64 code does not (GCC 12's output, doc/architectures.md).  src/arch.c records the first instruction with
  * a relocation against the hook: the `ld t9`.  The linker keeps the
  * pair where _mcount is another object's (a preloaded library's: the
  * slot is in the GOT's global part, filled by the dynamic linker with
@@ -35,9 +35,9 @@
  * and a write through /proc/self/mem is the kernel's copy, not a store
  * of the word.  So sites are written behind fenced pages (patch.c; as
  * on riscv64, arch-riscv64.c): the pages are non-executable while they
- * are written (the kernel's execute-inhibit, RIXI, which the MIPS64
- * release 2 CPUs Debian's kernel runs on have, and qemu's too; a
- * thread that reaches one waits in the SIGSEGV handler), and then the
+ * are written (a thread that reaches one waits in the SIGSEGV handler;
+ * that needs the CPU's execute-inhibit bit, RIXI, which qemu's 64-bit
+ * CPUs lack: doc/architectures.md), and then the
  * cacheflush system call writes the data cache back and invalidates the
  * instruction cache over the range, on every CPU (the kernel's
  * flush_icache_range); the return from it, an eret, is this thread's

@@ -33,7 +33,10 @@
 #  - Live switching under load (t/src/trace/toggle.c, SysTrace): threads
 #    run the functions whose sites main switches on and off, behind
 #    fenced pages, in a -static program (bal <-> nop) and in a PIE linked
-#    with the shared library (jalr t9 <-> nop); no crash, every event
+#    with the shared library (jalr t9 <-> nop), on one CPU (the fence
+#    holds no thread off here: qemu's CPU has no execute-inhibit bit, a
+#    PROT_READ page runs; the writes, the cacheflush calls and the
+#    library's SIGSEGV handling are what is shown); no crash, every event
 #    well formed, events after each enable, none after each disable; the
 #    program's own SIGTRAP handler gets its trap and raise(), and its own
 #    SIGSEGV handler each fault of a worker.  The cacheflush system call
