@@ -89,11 +89,13 @@ static bool hook_at(const struct mt_object *o, uintptr_t t)
  * program is not linked -z now) holds the address of the object's lazy
  * stub (.MIPS.stubs: ld t9, -0x7ff0(gp); move $15, ra; jalr t9; li t8,
  * the symbol's index), which enters the dynamic linker's resolver on
- * the first call.  That resolver keeps the argument registers, not at:
- * where its lock is contended it makes a system call, and Linux's
- * return from one does not restore at (glibc's system calls name it
- * clobbered), so the first calls of _mcount from several threads at
- * once could come with their parent lost.  Such a slot is bound here,
+ * the first call.  That resolver keeps the argument registers, not at
+ * (GCC's text call counts on at, and the resolver is C code and may
+ * make system calls, whose return Linux does not restore at through),
+ * so a first call of _mcount could come with its parent lost: t/90
+ * without this loses it under function_graph (the first function's
+ * frame not taken) and in a threaded program (a parent of 0x1, or a
+ * crash).  Such a slot is bound here,
  * to what the resolver would bind it to (the first definition in the
  * global scope, as LD_BIND_NOW would): one aligned store of the
  * address into the object's GOT, writable while it is lazily bound. */
