@@ -31,7 +31,7 @@ HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
 .PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64 rt-arm rt-i386 \
-	rt-ppc64le
+	rt-ppc64le rt-mips64el
 all: $(HELPER) man rt
 
 # libmcount-trace (rt/): the tracer's run-time library, preloaded
@@ -42,11 +42,11 @@ all: $(HELPER) man rt
 # ordinary call, rt/hook-riscv64.S; ppc64le's GCC has no such flag: no
 # vector registers there).  Built for the host where it is x86_64, i386,
 # aarch64, riscv64 or ppc64le (RT_ARCH; i686 and the like are i386), and
-# for aarch64, riscv64, 32-bit arm (armhf) and ppc64le with cross
-# compilers into build/ARCH/, and i386 the same way (i686-linux-gnu-gcc-12:
+# for aarch64, riscv64, 32-bit arm (armhf), ppc64le and mips64el (n64)
+# with cross compilers into build/ARCH/, and i386 the same way (i686-linux-gnu-gcc-12:
 # gcc -m32 needs gcc-multilib, which Debian will not install beside the
 # other cross compilers) (tested under full-system emulation, t/79, t/83,
-# t/86, t/87, and natively and under full-system emulation, t/88; see
+# t/86, t/87, t/90, and natively and under full-system emulation, t/88; see
 # doc/architectures.md).
 RT_ARCH ?= $(patsubst i%86,i386,$(shell uname -m))
 RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/cfi.c rt/debugfile.c rt/inflate.c rt/output.c rt/control.c
@@ -60,11 +60,12 @@ RT_BUILT := $(RT_LIB)
 endif
 # Per architecture and file: general registers only in the hot path
 # (where the compiler has a flag for it; riscv64's hook is an ordinary
-# call; ppc64le: no VSX or AltiVec); unwind tables, as a C++ exception
+# call; mips64el's hook keeps the floating-point argument registers
+# itself, rt/hook-mips64el.S; ppc64le: no VSX or AltiVec); unwind tables, as a C++ exception
 # goes through the library's wrappers of the unwinder (riscv64's GCC
 # makes none for C by default); i386: no note that GCC 11 changed the
 # alignment of _Atomic 64-bit members (the library's own structures).
-rt_gpr_only = $(if $(filter riscv64,$(1)),,$(if $(filter ppc64le,$(1)),-mno-vsx -mno-altivec,-mgeneral-regs-only))
+rt_gpr_only = $(if $(filter riscv64 mips64el,$(1)),,$(if $(filter ppc64le,$(1)),-mno-vsx -mno-altivec,-mgeneral-regs-only))
 rt_archflags = $(if $(filter buffer,$(2)),$(call rt_gpr_only,$(1))) \
 	-fasynchronous-unwind-tables $(if $(filter i386,$(1)),-Wno-psabi)
 rt: $(RT_BUILT)
@@ -116,17 +117,22 @@ $(eval $(call rt_cross,riscv64,riscv64-linux-gnu))
 $(eval $(call rt_cross,arm,arm-linux-gnueabihf))
 $(eval $(call rt_cross,i386,i686-linux-gnu))
 $(eval $(call rt_cross,ppc64le,powerpc64le-linux-gnu))
+$(eval $(call rt_cross,mips64el,mips64el-linux-gnuabi64))
 
 # The kernels the full-system tests boot: Debian's arm64 image (t/79,
 # qemu-system-aarch64; t/86 runs armhf programs on it), its riscv64
 # one (t/83, qemu-system-riscv64), its ppc64el one (t/87,
-# qemu-system-ppc64) and its amd64 one (t/88).
+# qemu-system-ppc64), its amd64 one (t/88) and its mips64el one (t/90).
 build/aarch64/vmlinuz: scripts/fetch-kernel
 	$(Q)scripts/fetch-kernel arm64 $@
 build/riscv64/vmlinux: scripts/fetch-kernel
 	$(Q)scripts/fetch-kernel riscv64 $@
 build/ppc64le/vmlinux: scripts/fetch-kernel
 	$(Q)scripts/fetch-kernel ppc64el $@
+# Debian's mips64el kernel of the malta board's flavour (t/90,
+# qemu-system-mips64el)
+build/mips64el/vmlinux: scripts/fetch-kernel
+	$(Q)scripts/fetch-kernel mips64el $@
 # Debian's amd64 kernel, which runs i386 programs (t/88, where the host
 # cannot run them itself, or told to boot: qemu-system-x86_64)
 build/i386/vmlinuz: scripts/fetch-kernel
@@ -181,7 +187,8 @@ build/man/%.1: doc/%.pod
 
 TESTS ?= t/*.t
 check: all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short \
-		$(RT_CROSS_LIBS) build/aarch64/vmlinuz build/riscv64/vmlinux build/ppc64le/vmlinux build/i386/vmlinuz
+		$(RT_CROSS_LIBS) build/aarch64/vmlinuz build/riscv64/vmlinux build/ppc64le/vmlinux build/i386/vmlinuz \
+		build/mips64el/vmlinux
 	prove -I lib -I t/lib $(if $(filter 1,$(V)),-v) $(TESTS)
 
 deps:

@@ -37,6 +37,7 @@
  *            probe can tell without risking SIGILL, so the clock is
  *            clock_gettime() (mt_use_tsc false); the raw system call is
  *            svc 0 with the number in r7.
+ *   mips64el clock_gettime() too (below), the CPU from rseq; syscall.
  *
  * Where neither applies, mt_clock_now() falls back to clock_gettime(),
  * which the vDSO serves with general registers only.
@@ -249,6 +250,63 @@ static inline const char *mt_cpu_clock_name(void)
 	return __rseq_size ? "time (cpu from rseq)" : "time (cpu not known)";
 }
 #endif
+
+#elif defined(__mips__) && _MIPS_SIM == _ABI64
+
+/* mips64el (n64): no counter to read (rdhwr's cycle counter is each
+ * CPU's own, at a rate the CPU's clock sets, and the kernel may not let
+ * user space read it): the clock is clock_gettime() (the vDSO's),
+ * mt_use_tsc false; the CPU is the rseq area's, as on aarch64, at
+ * __rseq_offset from the thread pointer (rdhwr $29's UserLocal, which
+ * the kernel emulates where the CPU has no such register): MT_CLOCK_CPU,
+ * which buffer.c reads beside clock_gettime.  The raw system call is
+ * `syscall` with the number in v0 and a0-a5; a3 says an error, v0 then
+ * holds the positive errno (returned negated, as the other ports return
+ * it); at, v1, a6-a7, t0-t3, t8, t9, hi and lo may change. */
+#include <stddef.h>
+
+extern const ptrdiff_t __rseq_offset;
+extern const unsigned int __rseq_size;
+
+static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long v0 __asm__("$2");
+	register long a0 __asm__("$4") = a;
+	register long a1 __asm__("$5") = b;
+	register long a2 __asm__("$6") = c;
+	register long a3 __asm__("$7") = d;
+	register long a4 __asm__("$8") = e;
+	register long a5 __asm__("$9") = f;
+	__asm__ volatile(".set push\n\t.set noreorder\n\tmove $2, %[n]\n\tsyscall\n\t.set pop"
+			 : "=&r"(v0), "+r"(a3), "+r"(a4), "+r"(a5)
+			 : [n] "r"(n), "r"(a0), "r"(a1), "r"(a2)
+			 : "$1", "$3", "$10", "$11", "$12", "$13", "$14", "$15", "$24", "$25", "hi", "lo", "memory");
+	return a3 ? -v0 : v0;
+}
+
+static inline unsigned mt_clock_cpu(void)
+{
+	const char *tp = __builtin_thread_pointer();
+	return __rseq_size ? *(const volatile uint32_t *)(tp + __rseq_offset) & 0xfff : 0;
+}
+#define MT_CLOCK_CPU() mt_clock_cpu()
+
+static inline uint64_t mt_cpu_ticks(unsigned *cpu)
+{
+	*cpu = 0;
+	return 0;
+}
+
+static inline void mt_cpu_clock_probe(void)
+{
+	mt_use_tsc = false;
+	mt_use_rdpid = false;
+}
+
+static inline const char *mt_cpu_clock_name(void)
+{
+	return "clock_gettime";
+}
 
 #elif defined(__arm__)
 

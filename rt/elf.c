@@ -424,6 +424,50 @@ static void read_hook_slots(struct mt_object *o, const struct file *f)
 	}
 }
 
+#if defined(__mips__)
+/* MIPS: the dynamic linker fills the GOT's global part from the dynamic
+ * symbol table, with no relocation (the MIPS psABI): the entries after
+ * the DT_MIPS_LOCAL_GOTNO local ones, from DT_PLTGOT on, are those of
+ * the symbols from DT_MIPS_GOTSYM on, in order.  Such an entry holds
+ * the symbol's address once bound, or a lazy stub's before. */
+static void read_mips_got_slots(struct mt_object *o, const struct file *f)
+{
+	size_t dynsym = 0;
+	const ElfW(Dyn) *dyn = NULL;
+	size_t ndyn = 0;
+	for (size_t i = 1; i < f->shnum; i++) {
+		const Shdr *s = &f->sh[i];
+		if (s->sh_type == SHT_DYNSYM)
+			dynsym = i;
+		else if (s->sh_type == SHT_DYNAMIC && (dyn = at(f, s->sh_offset, s->sh_size)))
+			ndyn = s->sh_size / sizeof *dyn;
+	}
+	uintptr_t pltgot = 0, local = 0, gotsym = 0, symtabno = 0;
+	for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
+		if (dyn[i].d_tag == DT_PLTGOT)
+			pltgot = dyn[i].d_un.d_ptr;
+		else if (dyn[i].d_tag == DT_MIPS_LOCAL_GOTNO)
+			local = dyn[i].d_un.d_val;
+		else if (dyn[i].d_tag == DT_MIPS_GOTSYM)
+			gotsym = dyn[i].d_un.d_val;
+		else if (dyn[i].d_tag == DT_MIPS_SYMTABNO)
+			symtabno = dyn[i].d_un.d_val;
+	}
+	struct symtab t;
+	if (!pltgot || !dynsym || !read_symtab(f, dynsym, &t))
+		return;
+	for (size_t i = gotsym; i < symtabno && i < t.n; i++) {
+		if (!mt_is_hook_name(sym_name(&t, t.sym[i].st_name)))
+			continue;
+		uintptr_t *nv = realloc(o->hook_slots, (o->nhook_slots + 1) * sizeof *nv);
+		if (!nv)
+			return;
+		o->hook_slots = nv;
+		o->hook_slots[o->nhook_slots++] = o->bias + pltgot + (local + i - gotsym) * sizeof(uintptr_t);
+	}
+}
+#endif
+
 static void read_sections(struct mt_object *o, const struct file *f)
 {
 	unsigned nplt = 0;
@@ -502,6 +546,9 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
 			o->syms_read = true;
 		}
 		read_hook_slots(o, &f);
+#if defined(__mips__)
+		read_mips_got_slots(o, &f);
+#endif
 	}
 	struct mt_object **nv = realloc(*w->objs, (*w->nobjs + 1) * sizeof *nv);
 	if (!nv) {

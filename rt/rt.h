@@ -174,6 +174,13 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
  *            above the hook's, once that holds the parent
  *            (MT_SLOT_FRAME).  Either way the slot is just below the
  *            caller's sp, as on x86_64: the key is the slot.
+ *   mips64el the hook passes a copy of the parent (at) marked
+ *            MT_SLOT_KEEP; where the prologue stored ra at the top of
+ *            its frame (sd ra, F-8(sp) after daddiu sp, sp, -F), just
+ *            below the caller's sp, the decoder records how far above
+ *            the copy that is (mt_site.frame, arch-mips64el.c; the
+ *            other sites, leaves among them, are nohook) and the entry
+ *            takes it once it holds the parent (MT_SLOT_FRAME, as arm).
  *   ppc64le  the slot is where the ABI puts it: 16 bytes into the
  *            caller's frame (the function's back chain + 16), where the
  *            prologue saved the link register and from where the
@@ -200,7 +207,7 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #define MT_SLOT_COPY 1
 #define MT_REG_FP 10                  /* s0, where hook-riscv64.S saved it */
 #define MT_SLOT_FOUND 1
-#elif defined(__arm__)
+#elif defined(__arm__) || (defined(__mips__) && _MIPS_SIM == _ABI64)
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
 #define MT_SLOT_COPY 1

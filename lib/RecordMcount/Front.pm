@@ -91,7 +91,7 @@ sub elf_machine {
 }
 
 # The architecture of an ELF file, as the tracer's libraries are named
-# (i386, x86_64, aarch64, arm, riscv64, ppc64le; others by their usual
+# (i386, x86_64, aarch64, arm, riscv64, ppc64le, mips64el; others by their usual
 # names, or "machine N"); undef for a file that is none (a script) or
 # cannot be read.
 sub elf_arch {
@@ -99,13 +99,14 @@ sub elf_arch {
     my ($class, $data, $m) = split /:/, elf_machine($file) // return undef;
     my $bits = $class == 2 ? 64 : 32;
     my %name = (3 => 'i386', 62 => 'x86_64', 183 => 'aarch64', 40 => 'arm', 243 => "riscv$bits",
-        21 => $data == 1 ? 'ppc64le' : 'ppc64', 20 => 'ppc', 8 => $bits == 64 ? 'mips64' : 'mips',
+        21 => $data == 1 ? 'ppc64le' : 'ppc64', 20 => 'ppc',
+        8 => ($bits == 64 ? 'mips64' : 'mips') . ($data == 1 ? 'el' : ''),
         2 => 'sparc', 18 => 'sparc', 43 => 'sparc64', 22 => $bits == 64 ? 's390x' : 's390', 42 => 'sh');
     return $name{$m} // "machine $m";
 }
 
 # The architectures libmcount-trace is built for (make rt-ARCH).
-my %TRACE_ARCH = map { ($_ => 1) } qw(x86_64 i386 aarch64 arm riscv64 ppc64le);
+my %TRACE_ARCH = map { ($_ => 1) } qw(x86_64 i386 aarch64 arm riscv64 ppc64le mips64el);
 
 # The tracing library for PROGRAM (a path): trace_lib_path's, or where
 # the program is of another architecture than that one, the library

@@ -148,6 +148,14 @@ static long segvs, writes;
  * before the TOC restore (through a call stub: the library shared) */
 #define IS_NOP(w) ((w) == 0x60000000u || (w) == 0x48000008u)
 #define IS_CALL(w) (((w) & 0xfc000003u) == 0x48000001u)          /* bl */
+#elif defined(__mips__)
+/* break 0 (BRK_USERBP: SIGTRAP; other codes mean SIGFPE and the like);
+ * the word after the ld t9 of a site: jalr t9, or bal linked in */
+#define BREAKPOINT() __asm__ volatile("break 0")
+#define PC(uc) ((uc)->uc_mcontext.pc)
+#define BREAKPOINT_LEN 4
+#define NOP_WORD 0x00000000u
+#define IS_CALL(w) ((w) == 0x0320f809u || ((w) & 0xffff0000u) == 0x04110000u)
 #endif
 #ifndef IS_NOP
 #define IS_NOP(w) ((w) == NOP_WORD)
@@ -198,7 +206,8 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
  * every site one at start-up), the first NOP of the function; on ppc64le
  * the first bl, nop or b .+8 after `mflr r0` (`bl _mcount`, to its local
  * entry or, with the library shared, to a call stub; the library has
- * switched it off by the time main runs). */
+ * switched it off by the time main runs); on mips64el the word after the
+ * `ld t9` that follows `move at, ra` (jalr t9, or bal linked in). */
 static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 {
 	const uint16_t *p = (const uint16_t *)((uintptr_t)fn & ~(uintptr_t)1);
@@ -229,6 +238,9 @@ static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 				    (p[j + 1] == 0x6000 && !p[j]) ||                        /* nop */
 				    (p[j + 1] == 0x4800 && p[j] == 8))                      /* b .+8 */
 					return (volatile uint32_t *)&p[j];
+#elif defined(__mips__)
+		if (!(i & 1) && p[i] == 0x0825 && p[i + 1] == 0x03e0)      /* move at, ra */
+			return (volatile uint32_t *)&p[i + 4];
 #else
 		if (p[i] == 0x8506)                                          /* c.mv a0, ra */
 			return (volatile uint32_t *)&p[(p[i + 1] & 0xfff) == 0x097 ? i + 3 : i + 1];

@@ -6,8 +6,8 @@
  * then one that puts 3, written as the tracer writes code (the page
  * stays read and execute, never writable), the instruction cache synced
  * (__builtin___clear_cache: aarch64 cleans and invalidates the line;
- * riscv64's glibc makes the riscv_flush_icache system call, arm's the
- * cacheflush one; x86 needs nothing; ppc64le: dcbst, sync, icbi, isync by
+ * riscv64's glibc makes the riscv_flush_icache system call, arm's and
+ * mips64el's the cacheflush one; x86 needs nothing; ppc64le: dcbst, sync, icbi, isync by
  * hand), and f is
  * called again.  Prints "f 1 2 3" on a machine that runs the code it has.
  */
@@ -44,8 +44,13 @@ __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\nf:\n\tmovl $1, %eax\n\
 /* no TOC: the global entry is the local one, the li is f's first word */
 __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\nf:\n\tli 3, 1\n\tblr\n");
 #define RET(n) (0x38600000u | (n))                      /* li r3, n */
+#elif defined(__mips__)
+/* li v0, 1 (addiu v0, zero, 1); the return's delay slot a nop */
+__asm__(".text\n.globl f\n.type f, @function\n.p2align 4\n.set push\n.set noreorder\n"
+	"f:\n\tli $2, 1\n\tjr $31\n\tnop\n.set pop\n");
+#define RET(n) (0x24020000u | (n))                      /* li v0, n */
 #else
-#error "smc.c: aarch64, riscv64, arm, x86 or ppc64le"
+#error "smc.c: aarch64, riscv64, arm, x86, ppc64le or mips64el"
 #endif
 int f(void);
 
