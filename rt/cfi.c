@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "rt.h"
+#include "cursor.h"
 
 /* One of the two sections. */
 struct frames {
@@ -47,61 +48,6 @@ struct mt_cfi {
 	struct fde *f;
 	size_t n;
 };
-
-struct cur {
-	const unsigned char *p, *end;
-	bool bad;
-};
-
-static uint64_t rd(struct cur *c, unsigned n)
-{
-	if (c->bad || (size_t)(c->end - c->p) < n) {
-		c->bad = true;
-		c->p = c->end;
-		return 0;
-	}
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += n;
-	return v;
-}
-
-static uint64_t uleb(struct cur *c)
-{
-	uint64_t v = 0;
-	for (unsigned shift = 0; shift < 70; shift += 7) {
-		unsigned char b = (unsigned char)rd(c, 1);
-		if (c->bad)
-			return 0;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->bad = true;
-	return 0;
-}
-
-static int64_t sleb(struct cur *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	unsigned char b;
-	do {
-		b = (unsigned char)rd(c, 1);
-		if (c->bad || shift > 70) {
-			c->bad = true;
-			return 0;
-		}
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~UINT64_C(0) << shift;
-	return (int64_t)v;
-}
 
 /* A pointer of encoding enc (DW_EH_PE_*) at the cursor, whose section
  * starts at address base: absolute or pc-relative only (what a linked

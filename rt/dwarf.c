@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "rt.h"
+#include "cursor.h"
 
 /* ---- the DWARF constants used here ---- */
 enum {
@@ -120,79 +121,6 @@ struct mt_dwarf {
 	struct entry *e;
 	size_t ne;
 };
-
-/* ---- reading, bounds-checked: a cursor sets bad and reads zeros past its end ---- */
-
-struct cur {
-	const unsigned char *p, *end;
-	bool bad;
-};
-
-static bool need(struct cur *c, size_t n)
-{
-	if (c->bad || (size_t)(c->end - c->p) < n) {
-		c->bad = true;
-		c->p = c->end;
-		return false;
-	}
-	return true;
-}
-
-static uint64_t rd(struct cur *c, unsigned n)
-{
-	if (!need(c, n))
-		return 0;
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)c->p[i] << (8 * i);
-	c->p += n;
-	return v;
-}
-
-static void skip(struct cur *c, uint64_t n)
-{
-	if (n > SIZE_MAX || !need(c, (size_t)n))
-		return;
-	c->p += n;
-}
-
-static uint64_t uleb(struct cur *c)
-{
-	uint64_t v = 0;
-	for (unsigned shift = 0;; shift += 7) {
-		if (!need(c, 1))
-			return 0;
-		unsigned char b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-		if (shift > 70) {
-			c->bad = true;
-			return 0;
-		}
-	}
-}
-
-static int64_t sleb(struct cur *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	unsigned char b;
-	do {
-		if (!need(c, 1) || shift > 70) {
-			c->bad = true;
-			return 0;
-		}
-		b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	if (shift < 64 && (b & 0x40))
-		v |= ~UINT64_C(0) << shift;
-	return (int64_t)v;
-}
 
 /* ---- the file's sections ---- */
 

@@ -176,8 +176,10 @@ static const unsigned char *inflated(const unsigned char *b, size_t size, size_t
 	return out;
 }
 
-const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const char *name, size_t *len,
-				    bool *compressed)
+/* The contents of section name (see rt.h); addr: its address too, and a
+ * compressed one is passed over. */
+static const unsigned char *section(const unsigned char *p, size_t size, const char *name, size_t *len,
+				    bool *compressed, uint64_t *addr)
 {
 	struct file f;
 	if (!p || parse_file(p, size, &f))
@@ -188,7 +190,7 @@ const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const c
 			continue;
 		const unsigned char *b = at(&f, s->sh_offset, s->sh_size);
 		if (b && (s->sh_flags & SHF_COMPRESSED)) {
-			if (!compressed)
+			if (!compressed || addr)
 				continue;
 			b = inflated(b, s->sh_size, len);
 			*compressed = *compressed || !b;
@@ -198,30 +200,24 @@ const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const c
 		}
 		if (b) {
 			*len = s->sh_size;
+			if (addr)
+				*addr = s->sh_addr;
 			return b;
 		}
 	}
 	return NULL;
 }
 
+const unsigned char *mt_elf_section(const unsigned char *p, size_t size, const char *name, size_t *len,
+				    bool *compressed)
+{
+	return section(p, size, name, len, compressed, NULL);
+}
+
 const unsigned char *mt_elf_section_at(const unsigned char *p, size_t size, const char *name, size_t *len,
 					 uint64_t *addr)
 {
-	struct file f;
-	if (!p || parse_file(p, size, &f))
-		return NULL;
-	for (size_t i = 1; i < f.shnum; i++) {
-		const Shdr *s = &f.sh[i];
-		if (s->sh_type == SHT_NOBITS || (s->sh_flags & SHF_COMPRESSED) || strcmp(sec_name(&f, s), name))
-			continue;
-		const unsigned char *b = at(&f, s->sh_offset, s->sh_size);
-		if (b) {
-			*len = s->sh_size;
-			*addr = s->sh_addr;
-			return b;
-		}
-	}
-	return NULL;
+	return section(p, size, name, len, NULL, addr);
 }
 
 static int sym_cmp(const void *a, const void *b)
