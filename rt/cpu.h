@@ -291,22 +291,7 @@ static inline unsigned mt_clock_cpu(void)
 }
 #define MT_CLOCK_CPU() mt_clock_cpu()
 
-static inline uint64_t mt_cpu_ticks(unsigned *cpu)
-{
-	*cpu = 0;
-	return 0;
-}
-
-static inline void mt_cpu_clock_probe(void)
-{
-	mt_use_tsc = false;
-	mt_use_rdpid = false;
-}
-
-static inline const char *mt_cpu_clock_name(void)
-{
-	return "clock_gettime";
-}
+#define MT_CPU_NO_TICKS 1
 
 #elif defined(__arm__)
 
@@ -325,6 +310,15 @@ static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long 
 	return r0;
 }
 
+#define MT_CPU_NO_TICKS 1
+
+#else
+#error "libmcount-trace: no hot path for this architecture (rt/cpu.h)"
+#endif
+
+#ifdef MT_CPU_NO_TICKS
+/* No counter the library reads itself: the time is clock_gettime's
+ * (buffer.c), the CPU MT_CLOCK_CPU's where there is one. */
 static inline uint64_t mt_cpu_ticks(unsigned *cpu)
 {
 	*cpu = 0;
@@ -341,9 +335,6 @@ static inline const char *mt_cpu_clock_name(void)
 {
 	return "clock_gettime";
 }
-
-#else
-#error "libmcount-trace: no hot path for this architecture (rt/cpu.h)"
 #endif
 
 /* The rings' 64-bit head and tail as the hot path (buffer.c, general
