@@ -473,7 +473,10 @@ struct mt_event {
  * __gnu_mcount_nc keeps r0-r3 by its contract, so the body has not
  * moved them, and the stack's words are above the slot the prologue's
  * pushes give (arch-arm.c: where the decoder reads the prologue;
- * elsewhere only the arguments in registers are recorded).  An argument
+ * elsewhere only the arguments in registers are recorded); on mips64el
+ * GCC's call to _mcount is text it does not see as a call, so a0-a7 are
+ * the caller's and the stack's words are above the slot of ra where the
+ * decoder read the prologue (arch-mips64el.c), as on arm.  An argument
  * of 64 bits takes two words of a 32-bit ABI, from an even word where
  * MT_ARG_PAIR_EVEN (the AAPCS), and one payload word.
  * GCC's aarch64, riscv64 and ppc64le -pg call _mcount as an ordinary
@@ -489,6 +492,9 @@ struct mt_event {
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 4                 /* r0-r3 */
 #define MT_ARG_PAIR_EVEN 1
+#elif defined(__mips__) && _MIPS_SIM == _ABI64
+#define MT_HAVE_ARGS 1
+#define MT_REG_ARGS 8                 /* a0-a7 */
 #elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) || \
 	(defined(__powerpc64__) && _CALL_ELF == 2)
 #define MT_HAVE_ARGS 1

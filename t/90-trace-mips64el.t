@@ -51,6 +51,14 @@
 #    hazards.c and unwind.cc: longjmp, siglongjmp, fork, backtrace,
 #    pthread_exit, cancellation and C++ exceptions through hijacked
 #    frames (C++ with per-object tables).
+#  - Function events (SysTrace): t/src/trace/args.c's arguments against
+#    its own log (a0-a7 as the caller left them: GCC's call to _mcount
+#    is text it does not see as a call; the ninth above the slot of ra),
+#    at -O2 and -O0, by prototype and by bare glob (DWARF's types).
+#  - Lua 5.4 (Debian's source, built through mcount-cc) running a script
+#    with every function traced, under each tracer (SysTrace's
+#    lua_checks): its output unchanged, every event of a function nm
+#    shows, and under function_graph every hooked call returns.
 # Everything runs in one boot: a check of another program is one more
 # job in @jobs, its files in %files, and its checks after the boot.
 use strict;
@@ -62,7 +70,7 @@ use TraceTest qw($TSRC);
 use QemuSystem qw(%SYS sys_boot);
 use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
     hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs badsite_job badsite_checks stripped_job
-    stripped_checks);
+    stripped_checks args_jobs args_checks lua_jobs lua_checks);
 
 my $CC = $SYS{mips64el}{cc};
 my $CXX = $SYS{mips64el}{cxx};
@@ -85,6 +93,11 @@ my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $di
     toggle_jobs(cc => $CC, lib => $MIPS, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
     badsite_job(cc => $CC, dir => $dir, files => \%files, asm => "$TSRC/mips64el/badsite.S"),
     stripped_job(dir => $dir, files => \%files, strip => 'mips64el-linux-gnuabi64-strip'));
+# function events: args.c's arguments in a0-a7 and above the slot of ra
+push @jobs, args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
+    args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0']);
+# a real program nobody here wrote
+push @jobs, lua_jobs(cc => $CC, dir => $dir, files => \%files, name => 'lua');
 
 # ---- one boot ----
 my $r = boot_checks('', sub { sys_boot('mips64el', @_) }, files => \%files, jobs => \@jobs, timeout => 600,
@@ -151,6 +164,13 @@ hazards_checks($r, dir => $dir, noexit => [sort grep { $hpro{$_} eq 'other' } ke
 # ---- live switching behind fenced pages ----
 toggle_checks($r, dir => $dir);
 toggle_checks($r, dir => $dir, name => 'toggle-so');
+
+# ---- function events ----
+args_checks($r, dir => $dir, name => 'args', dwarf => 1);
+args_checks($r, dir => $dir, name => 'args-O0');
+
+# ---- lua ----
+lua_checks($r, dir => $dir, name => 'lua');
 
 # The cache maintenance after each batch cannot be seen in the guest:
 # qemu's TCG models no instruction cache (a write drops the blocks
