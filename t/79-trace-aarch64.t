@@ -45,6 +45,10 @@
 #    stack: DW_OP_fbreg from the CFA of .eh_frame) and at -O0 (every one
 #    in the frame); prototypes given and bare globs (DWARF's types), text,
 #    JSON and function_graph; without -g, no arguments and one message.
+#  - Lua 5.4 (Debian's source, built through mcount-cc) running a script
+#    with every function traced, under each tracer (SysTrace's
+#    lua_checks): its output unchanged, every event of a function nm
+#    shows, and under function_graph every hooked call returns (none is left unhooked: each keeps a frame record).
 #  - A second boot on -cpu max (pointer authentication, BTI): pac.c
 #    shows a pac-ret frame record holds a signed return address there
 #    (and not on the first boot's Cortex-A57); oracle.c built with
@@ -62,7 +66,8 @@ use TraceTest qw($RTINC $TSRC read_json nm_funcs func_at bias_of first_diff agai
     read_cyg_graph read_graph_json);
 use A64System qw($A64CC $A64CXX a64_boot);
 use SysTrace qw(sys_start boot_checks mcc_cc job_files oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs tear_notes args_jobs args_checks);
+    hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs tear_notes args_jobs args_checks
+    lua_jobs lua_checks);
 
 my $A64 = "$TOP/build/aarch64";
 my $dir = sys_start('aarch64', lib => $A64, tools => [[$A64CXX, 'g++-12-aarch64-linux-gnu']]);
@@ -143,6 +148,8 @@ push @jobs, toggle_jobs(cc => $A64CC, lib => $A64, dir => $dir, files => \%files
 # function events: args.c's arguments where its DWARF says they are
 push @jobs, args_jobs(cc => $A64CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
     args_jobs(cc => $A64CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0'], dwarf => 1);
+# a real program nobody here wrote
+push @jobs, lua_jobs(cc => $A64CC, dir => $dir, files => \%files, name => 'lua');
 # without debug information: traced without arguments, and told
 mcc_cc($A64CC, "$dir/args-nog.o", '-O2', '-c', "$TSRC/args.c");
 mcc_cc($A64CC, "$dir/args-nog", "$dir/args-nog.o");
@@ -185,6 +192,10 @@ toggle_checks($r, dir => $dir);
 
 # ---- function events ----
 args_checks($r, dir => $dir, name => $_, dwarf => 1) for 'args', 'args-O0';
+
+# ---- lua ----
+# every function keeps a frame record (GCC's -pg on aarch64): all hooked
+lua_checks($r, dir => $dir, name => 'lua', noexit => []);
 {
     my $j = $r->{'args-nog'} // {};
     is($j->{status}, 0, 'args-nog: exits 0');

@@ -46,6 +46,10 @@
 #    caller's stack) and at -O0 (the frame base from .debug_frame: GCC
 #    writes no .eh_frame for C here); prototypes given and bare globs,
 #    text, JSON and function_graph.
+#  - Lua 5.4 (Debian's source, built through mcount-cc) running a script
+#    with every function traced, under each tracer (SysTrace's
+#    lua_checks): its output unchanged, every event of a function nm
+#    shows, and under function_graph every hooked call returns (built with frame pointers).
 # Everything runs in one boot: a check of another program is one more
 # job in @jobs, its files in %files, and its checks after the boot.
 use strict;
@@ -56,7 +60,8 @@ use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
 use RV64System qw($RV64CC $RV64CXX $RV64SYSROOT rv64_boot);
 use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs args_jobs args_checks);
+    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs args_jobs args_checks
+    lua_jobs lua_checks);
 
 my $QEMU_USER = 'qemu-riscv64';
 my $RV64 = "$TOP/build/riscv64";
@@ -85,6 +90,8 @@ my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $RV64CC, dir =>
 # function events: args.c's arguments where its DWARF says they are
 push @jobs, args_jobs(cc => $RV64CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
     args_jobs(cc => $RV64CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0'], dwarf => 1);
+# a real program nobody here wrote, with frame pointers (function_graph)
+push @jobs, lua_jobs(cc => $RV64CC, dir => $dir, files => \%files, name => 'lua', cflags => \@FP);
 
 # ---- one boot ----
 my $r = boot_checks('', \&rv64_boot, files => \%files, jobs => \@jobs, timeout => 900, libs => \@HAZARDS_LIBS);
@@ -130,5 +137,8 @@ toggle_checks($r, dir => $dir);
 
 # ---- function events ----
 args_checks($r, dir => $dir, name => $_, dwarf => 1) for 'args', 'args-O0';
+
+# ---- lua ----
+lua_checks($r, dir => $dir, name => 'lua');
 
 done_testing();

@@ -49,6 +49,16 @@
 #    backtrace, pthread_exit, cancellation and C++ exceptions through
 #    hijacked frames (C++ with per-object tables: mcount-record does not
 #    read a ppc64le linked image yet).
+#  - Function events (SysTrace): t/src/trace/args.c's arguments against
+#    its own log, built with -g at -O2 (moved into non-volatile registers
+#    before the call to _mcount; the ninth in the caller's parameter
+#    save area, through the back chain) and at -O0; prototypes given and
+#    bare globs, text, JSON and function_graph.
+#  - Lua 5.4 (Debian's source, built through mcount-cc) running a script
+#    with every function traced, under each tracer (SysTrace's
+#    lua_checks): its output unchanged, every event of a function nm
+#    shows, and under function_graph every hooked call returns (every
+#    function hooked: the slot is the ABI's).
 # Everything runs in one boot: a check of another program is one more
 # job in @jobs, its files in %files, and its checks after the boot.
 use strict;
@@ -60,7 +70,7 @@ use TraceTest qw($TSRC);
 use PPC64System qw($PPC64CC $PPC64CXX $PPC64SYSROOT ppc64_boot);
 use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
     hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs args_jobs args_checks badsite_job badsite_checks
-    stripped_job stripped_checks);
+    stripped_job stripped_checks lua_jobs lua_checks);
 
 my $QEMU_USER = 'qemu-ppc64le';
 my $OBJDUMP = 'powerpc64le-linux-gnu-objdump';
@@ -86,6 +96,8 @@ my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $PPC64CC, dir =
 # function events: args.c's arguments where its DWARF says they are
 push @jobs, args_jobs(cc => $PPC64CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
     args_jobs(cc => $PPC64CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0'], dwarf => 1);
+# a real program nobody here wrote
+push @jobs, lua_jobs(cc => $PPC64CC, dir => $dir, files => \%files, name => 'lua');
 
 # ---- one boot ----
 my $r = boot_checks('', \&ppc64_boot, files => \%files, jobs => \@jobs, timeout => 600, libs => \@HAZARDS_LIBS);
@@ -136,6 +148,10 @@ toggle_checks($r, dir => $dir);
 
 # ---- function events ----
 args_checks($r, dir => $dir, name => $_, dwarf => 1) for 'args', 'args-O0';
+
+# ---- lua ----
+# the return address's slot is the ABI's: every function hooked
+lua_checks($r, dir => $dir, name => 'lua', noexit => []);
 toggle_checks($r, dir => $dir, name => 'toggle-so');
 
 # The cache maintenance after each store cannot be seen in the guest:

@@ -33,6 +33,10 @@
 #    program's own SIGTRAP handler gets its int3 and raise(), its SIGSEGV
 #    handler each fault of a worker; events after each enable, none after
 #    each disable.
+#  - Lua 5.4 (Debian's source, built through mcount-cc) running a script
+#    with every function traced, under each tracer (SysTrace's
+#    lua_checks): its output unchanged, every event of a function nm
+#    shows, and under function_graph every hooked call returns.
 use strict;
 use warnings;
 use Test::More;
@@ -42,7 +46,7 @@ use TraceTest qw($TSRC hook_form plan_call_forms rt_call_forms form_has);
 use QemuSystem qw(%SYS sys_boot sys_native);
 use Oracle qw(code_bytes);
 use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs);
+    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs lua_jobs lua_checks);
 
 my ($CC, $CXX) = @{ $SYS{i386} }{qw(cc cxx)};
 my $LIB = "$TOP/build/i386";
@@ -115,6 +119,9 @@ like($dis, qr/<mcount\@plt>:\n\s*[0-9a-f]+:\s+f3 0f 1e fb\s+endbr32\n\s*[0-9a-f]
 like($dis, qr/<main>:\n\s*[0-9a-f]+:\s+f3 0f 1e fb\s+endbr32\n\s*[0-9a-f]+:\s+8d 4c 24 04\s+lea/,
     'cet-preload: main starts with endbr32, then realigns its stack through %ecx');
 
+# a real program nobody here wrote
+push @jobs, lua_jobs(cc => $CC, dir => $dir, files => \%files, name => 'lua');
+
 # ---- the runs: in the guest, and on this host where it can ----
 my @runs = (['guest', sub { sys_boot('i386', @_) }]);
 if (host_runs_i386()) {
@@ -139,6 +146,7 @@ for my $run (@runs) {
         }
         hazards_checks($r, dir => $dir, noexit => ['main']);
         toggle_checks($r, dir => $dir);
+        lua_checks($r, dir => $dir, name => 'lua');
         my $b = $r->{badsite} // {};
         is($b->{status}, 0, 'badsite: exits 0 traced') or diag $b->{stderr} // '';
         is($b->{stdout}, $uout, 'badsite: the output of the plain build');
