@@ -240,7 +240,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "elf64lppc", .cc_flag = "-m64", .as_flag = "-a64",
 		.triple = "powerpc64le-linux-gnu",
 		.as_flag_family = "-a32 -a64", .cc_flag_family = "-m32 -m64",
-		.hook_stubs = "*.%h",
+		.hook_stubs = "*.%h", .linked_table = true,
 		.entry_doc = "the bl",
 	},
 	{

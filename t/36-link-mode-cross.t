@@ -23,6 +23,7 @@ my @targets = (
     # Thumb code have bit 0 set, as the per-object tables' do
     { name => 'arm', triple => 'arm-linux-gnueabihf', qemu => 'qemu-arm', hook => 'arm' },
     { name => 'arm -marm', triple => 'arm-linux-gnueabihf', qemu => 'qemu-arm', hook => 'arm', cflags => ['-marm'] },
+    { name => 'ppc64le', triple => 'powerpc64le-linux-gnu', qemu => 'qemu-ppc64le', hook => 'powerpc' },
 );
 
 for my $t (@targets) {

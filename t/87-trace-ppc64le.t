@@ -47,8 +47,7 @@
 #    of the return address is the ABI's: 16 bytes into the caller's
 #    frame); hazards.c and unwind.cc: longjmp, siglongjmp, fork,
 #    backtrace, pthread_exit, cancellation and C++ exceptions through
-#    hijacked frames (C++ with per-object tables: mcount-record does not
-#    read a ppc64le linked image yet).
+#    hijacked frames (C++ recorded at the link: exact for COMDAT).
 #  - Function events (SysTrace): t/src/trace/args.c's arguments against
 #    its own log, built with -g at -O2 (moved into non-volatile registers
 #    before the call to _mcount; the ninth in the caller's parameter
@@ -88,7 +87,7 @@ my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
     ['static-linked', [], ['-static'], 'a']);
 my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $PPC64CC, dir => $dir, files => \%files),
     oracle_jobs(cc => $PPC64CC, lib => $PPC, dir => $dir, files => \%files, variants => \@variants, graph => 1),
-    hazards_jobs(cc => $PPC64CC, cxx => $PPC64CXX, dir => $dir, files => \%files, cxx_object => 1),
+    hazards_jobs(cc => $PPC64CC, cxx => $PPC64CXX, dir => $dir, files => \%files),
     toggle_jobs(cc => $PPC64CC, lib => $PPC, dir => $dir, files => \%files),
     toggle_jobs(cc => $PPC64CC, lib => $PPC, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
     badsite_job(cc => $PPC64CC, dir => $dir, files => \%files, asm => "$TSRC/ppc64le/badsite.S"),
