@@ -194,7 +194,7 @@ sub sys_boot {
         }
     }
     for my $name (keys %r) {
-        next unless ref $r{$name};
+        next unless ref $r{$name} eq 'HASH';   # not '(damaged)''s list
         $r{$name}{stdout} = delete $r{$name}{files}{"/out/$name.stdout"} // '';
         $r{$name}{stderr} = delete $r{$name}{files}{"/out/$name.stderr"} // '';
     }
