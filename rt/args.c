@@ -400,7 +400,7 @@ size_t mt_protos_count(void)
 int mt_args_set_raw(int n)
 {
 	/* MT_ARGS_LOCATED: the ABI's words are gone when the hook runs */
-	if (n < 0 || n > MT_REG_ARGS) {
+	if (n < 0 || n > MT_RAW_WORDS) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -437,6 +437,14 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 	/* Arguments: the entry's payload slots, at most. */
 	const struct mt_proto *proto = NULL;
 	unsigned raw = 0, extra = 0;
+#if defined(__i386__)
+	/* A realigned frame's 4(%ebp) is a copy (rt.h): no arguments above it. */
+	const uintptr_t *args_slot = slot;
+	if (with_args && mt_retmap_find(atomic_load_explicit(&mt_nohook, memory_order_acquire), ret))
+		args_slot = NULL;
+#undef ARGS_SLOT
+#define ARGS_SLOT args_slot
+#endif
 	if (with_args) {
 		proto = proto_for(ret);
 		raw = proto ? 0 : (unsigned)atomic_load_explicit(&mt_args_raw, memory_order_relaxed);

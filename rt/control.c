@@ -465,8 +465,8 @@ static void serve(int fd)
 			reply(fd, "error: raw argument words are not recorded on %s: give a prototype\n", mt_arch.name);
 			return;
 		}
-		if (*args && (*end || words > MT_REG_ARGS || mt_args_set_raw((int)words))) {
-			reply(fd, "error: '%s' is not a number of argument words from 0 to %d\n", args, MT_REG_ARGS);
+		if (*args && (*end || words > MT_RAW_WORDS || mt_args_set_raw((int)words))) {
+			reply(fd, "error: '%s' is not a number of argument words from 0 to %d\n", args, MT_RAW_WORDS);
 			return;
 		}
 		reply(fd, "ok\n%ld\n", words);
@@ -657,8 +657,8 @@ __attribute__((constructor(101))) static void mt_init(void)
 		if (MT_ARGS_LOCATED && !*end && n)
 			mt_msg("MCOUNT_TRACE_ARGS: raw argument words are not recorded on %s: give a prototype",
 			       mt_arch.name);
-		else if (*end || n > MT_REG_ARGS || mt_args_set_raw((int)n))
-			mt_msg("MCOUNT_TRACE_ARGS: '%s' is not a number of argument words from 0 to %d", na, MT_REG_ARGS);
+		else if (*end || n > MT_RAW_WORDS || mt_args_set_raw((int)n))
+			mt_msg("MCOUNT_TRACE_ARGS: '%s' is not a number of argument words from 0 to %d", na, MT_RAW_WORDS);
 	}
 	const char *rv = getenv("MCOUNT_TRACE_RETVAL");
 	if (rv && *rv && ((strcmp(rv, "0") && strcmp(rv, "1")) || mt_set_retval(*rv == '1')))

@@ -476,7 +476,9 @@ struct mt_event {
  * elsewhere only the arguments in registers are recorded); on mips64el
  * GCC's call to _mcount is text it does not see as a call, so a0-a7 are
  * the caller's and the stack's words are above the slot of ra where the
- * decoder read the prologue (arch-mips64el.c), as on arm.  An argument
+ * decoder read the prologue (arch-mips64el.c), as on arm; on i386 every
+ * argument is on the caller's stack above the return address (none
+ * where main realigned its stack: its 4(%ebp) is a copy).  An argument
  * of 64 bits takes two words of a 32-bit ABI, from an even word where
  * MT_ARG_PAIR_EVEN (the AAPCS), and one payload word.
  * GCC's aarch64, riscv64 and ppc64le -pg call _mcount as an ordinary
@@ -488,6 +490,10 @@ struct mt_event {
 #if defined(__x86_64__)
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 6                 /* rdi, rsi, rdx, rcx, r8, r9 */
+#elif defined(__i386__)
+#define MT_HAVE_ARGS 1
+#define MT_REG_ARGS 0                 /* all on the stack */
+#define MT_RAW_WORDS 6
 #elif defined(__arm__)
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 4                 /* r0-r3 */
@@ -506,6 +512,11 @@ struct mt_event {
 #endif
 #ifndef MT_ARGS_LOCATED
 #define MT_ARGS_LOCATED 0
+#endif
+/* Raw words for every function (MCOUNT_TRACE_ARGS) at most: the
+ * argument registers, or i386's first stack words. */
+#ifndef MT_RAW_WORDS
+#define MT_RAW_WORDS MT_REG_ARGS
 #endif
 #define MT_MAX_ARGS 12                /* beyond the registers: the stack */
 #define MT_STR_MAX 128

@@ -33,6 +33,10 @@
 #    program's own SIGTRAP handler gets its int3 and raise(), its SIGSEGV
 #    handler each fault of a worker; events after each enable, none after
 #    each disable.
+#  - Function events (SysTrace): t/src/trace/args.c's arguments, all on
+#    the caller's stack above the return address (mcount's 4(%ebp),
+#    __fentry__'s 4(%esp)), against its own log: 64-bit ones in two
+#    words, nine of them; by prototype and by bare glob (DWARF's types).
 #  - Lua 5.4 (Debian's source, built through mcount-cc) running a script
 #    with every function traced, under each tracer (SysTrace's
 #    lua_checks): its output unchanged, every event of a function nm
@@ -46,7 +50,8 @@ use TraceTest qw($TSRC hook_form plan_call_forms rt_call_forms form_has);
 use QemuSystem qw(%SYS sys_boot sys_native);
 use Oracle qw(code_bytes);
 use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs lua_jobs lua_checks);
+    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs lua_jobs lua_checks
+    args_jobs args_checks);
 
 my ($CC, $CXX) = @{ $SYS{i386} }{qw(cc cxx)};
 my $LIB = "$TOP/build/i386";
@@ -121,6 +126,10 @@ like($dis, qr/<main>:\n\s*[0-9a-f]+:\s+f3 0f 1e fb\s+endbr32\n\s*[0-9a-f]+:\s+8d
 
 # a real program nobody here wrote
 push @jobs, lua_jobs(cc => $CC, dir => $dir, files => \%files, name => 'lua');
+# function events: args.c's arguments on the caller's stack
+push @jobs, args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
+    args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args-fentry', cflags => ['-mfentry', '-fno-pie'],
+        ldflags => ['-no-pie']);
 
 # ---- the runs: in the guest, and on this host where it can ----
 my @runs = (['guest', sub { sys_boot('i386', @_) }]);
@@ -147,6 +156,8 @@ for my $run (@runs) {
         hazards_checks($r, dir => $dir, noexit => ['main']);
         toggle_checks($r, dir => $dir);
         lua_checks($r, dir => $dir, name => 'lua');
+        args_checks($r, dir => $dir, name => 'args', dwarf => 1);
+        args_checks($r, dir => $dir, name => 'args-fentry');
         my $b = $r->{badsite} // {};
         is($b->{status}, 0, 'badsite: exits 0 traced') or diag $b->{stderr} // '';
         is($b->{stdout}, $uout, 'badsite: the output of the plain build');
