@@ -31,7 +31,7 @@ HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
 .PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64 rt-arm rt-i386 \
-	rt-ppc64le
+	rt-ppc64le rt-s390x
 all: $(HELPER) man rt
 
 # libmcount-trace (rt/): the tracer's run-time library, preloaded
@@ -64,7 +64,8 @@ endif
 # goes through the library's wrappers of the unwinder (riscv64's GCC
 # makes none for C by default); i386: no note that GCC 11 changed the
 # alignment of _Atomic 64-bit members (the library's own structures).
-rt_gpr_only = $(if $(filter riscv64,$(1)),,$(if $(filter ppc64le,$(1)),-mno-vsx -mno-altivec,-mgeneral-regs-only))
+rt_gpr_only = $(if $(filter riscv64,$(1)),,$(if $(filter ppc64le,$(1)),-mno-vsx -mno-altivec,$(if \
+	$(filter s390x,$(1)),-mno-vx,-mgeneral-regs-only)))
 rt_archflags = $(if $(filter buffer,$(2)),$(call rt_gpr_only,$(1))) \
 	-fasynchronous-unwind-tables $(if $(filter i386,$(1)),-Wno-psabi)
 rt: $(RT_BUILT)
@@ -116,6 +117,7 @@ $(eval $(call rt_cross,riscv64,riscv64-linux-gnu))
 $(eval $(call rt_cross,arm,arm-linux-gnueabihf))
 $(eval $(call rt_cross,i386,i686-linux-gnu))
 $(eval $(call rt_cross,ppc64le,powerpc64le-linux-gnu))
+$(eval $(call rt_cross,s390x,s390x-linux-gnu))
 
 # The kernels the full-system tests boot: Debian's arm64 image (t/79,
 # qemu-system-aarch64; t/86 runs armhf programs on it), its riscv64
@@ -127,6 +129,9 @@ build/riscv64/vmlinux: scripts/fetch-kernel
 	$(Q)scripts/fetch-kernel riscv64 $@
 build/ppc64le/vmlinux: scripts/fetch-kernel
 	$(Q)scripts/fetch-kernel ppc64el $@
+# Debian's s390x kernel (t/89, qemu-system-s390x)
+build/s390x/vmlinuz: scripts/fetch-kernel
+	$(Q)scripts/fetch-kernel s390x $@
 # Debian's amd64 kernel, which runs i386 programs (t/88, where the host
 # cannot run them itself, or told to boot: qemu-system-x86_64)
 build/i386/vmlinuz: scripts/fetch-kernel
@@ -181,7 +186,8 @@ build/man/%.1: doc/%.pod
 
 TESTS ?= t/*.t
 check: all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short \
-		$(RT_CROSS_LIBS) build/aarch64/vmlinuz build/riscv64/vmlinux build/ppc64le/vmlinux build/i386/vmlinuz
+		$(RT_CROSS_LIBS) build/aarch64/vmlinuz build/riscv64/vmlinux build/ppc64le/vmlinux build/i386/vmlinuz \
+		build/s390x/vmlinuz
 	prove -I lib -I t/lib $(if $(filter 1,$(V)),-v) $(TESTS)
 
 deps:
