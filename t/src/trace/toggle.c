@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* toggle.c - switching sites live while other threads run them (t/79 on
- * aarch64, t/83 on riscv64, t/86 on arm, t/87 on ppc64le, t/88 on i386).
+ * aarch64, t/83 on riscv64, t/86 on arm, t/87 on ppc64le, t/88 on i386,
+ * t/89 on s390x).
  * NT workers call hot_b (which calls hot_a) and cold in a loop; main, built
  * with -DWITH_API and libmcount-trace.a, switches hot_* on and off through
  * the C API:
@@ -148,6 +149,16 @@ static long segvs, writes;
  * before the TOC restore (through a call stub: the library shared) */
 #define IS_NOP(w) ((w) == 0x60000000u || (w) == 0x48000008u)
 #define IS_CALL(w) (((w) & 0xfc000003u) == 0x48000001u)          /* bl */
+#elif defined(__s390x__)
+/* s390x has no instruction that raises SIGTRAP in a process nobody
+ * traces (Linux makes its breakpoint, 0x0001, a SIGILL then): both
+ * traps are raise()s.  A site's first word (big-endian): brasl %r14 or
+ * brasl %r0 on, brcl 0 with the same offset off. */
+#define BREAKPOINT() raise(SIGTRAP)
+#define PC(uc) ((uc)->uc_mcontext.psw.addr)
+#define BREAKPOINT_LEN 0
+#define IS_NOP(w) ((w) >> 16 == 0xc004u)
+#define IS_CALL(w) ((w) >> 16 == 0xc0e5u || (w) >> 16 == 0xc005u)
 #endif
 #ifndef IS_NOP
 #define IS_NOP(w) ((w) == NOP_WORD)
@@ -198,7 +209,8 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
  * every site one at start-up), the first NOP of the function; on ppc64le
  * the first bl, nop or b .+8 after `mflr r0` (`bl _mcount`, to its local
  * entry or, with the library shared, to a call stub; the library has
- * switched it off by the time main runs). */
+ * switched it off by the time main runs); on s390x the brasl (or brcl 0)
+ * after `stg %r14,8(%r15)`. */
 static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 {
 	const uint16_t *p = (const uint16_t *)((uintptr_t)fn & ~(uintptr_t)1);
@@ -229,6 +241,9 @@ static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 				    (p[j + 1] == 0x6000 && !p[j]) ||                        /* nop */
 				    (p[j + 1] == 0x4800 && p[j] == 8))                      /* b .+8 */
 					return (volatile uint32_t *)&p[j];
+#elif defined(__s390x__)
+		if (p[i] == 0xe3e0 && p[i + 1] == 0xf008 && p[i + 2] == 0x0024)   /* stg %r14,8(%r15) */
+			return (volatile uint32_t *)&p[i + 3];
 #else
 		if (p[i] == 0x8506)                                          /* c.mv a0, ra */
 			return (volatile uint32_t *)&p[(p[i + 1] & 0xfff) == 0x097 ? i + 3 : i + 1];
