@@ -42,12 +42,13 @@ all: $(HELPER) man rt
 # ordinary call, rt/hook-riscv64.S; ppc64le's GCC has no such flag: no
 # vector registers there).  Built for the host where it is x86_64, i386,
 # aarch64, riscv64 or ppc64le (RT_ARCH; i686 and the like are i386), and
-# for aarch64, riscv64, 32-bit arm (armhf) and ppc64le with cross
+# for aarch64, riscv64, 32-bit arm (armhf), ppc64le and s390x with cross
 # compilers into build/ARCH/, and i386 the same way (i686-linux-gnu-gcc-12:
 # gcc -m32 needs gcc-multilib, which Debian will not install beside the
 # other cross compilers) (tested under full-system emulation, t/79, t/83,
-# t/86, t/87, and natively and under full-system emulation, t/88; see
-# doc/architectures.md).
+# t/86, t/87, t/89, and natively and under full-system emulation, t/88;
+# see doc/architectures.md).  s390x's hot path: no vector registers
+# (-mno-vx; the floating-point ones the hooks keep).
 RT_ARCH ?= $(patsubst i%86,i386,$(shell uname -m))
 RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/debugfile.c rt/inflate.c rt/output.c rt/control.c
 # The file of an architecture's opcodes: x86_64 and i386 share one.
