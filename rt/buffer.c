@@ -88,7 +88,7 @@ static struct mt_tbuf *tbuf_new(void)
 		}
 	}
 	size_t size = sizeof(struct mt_tbuf) + n * sizeof(struct mt_event);
-	long p = mt_raw6(MT_SYS_MMAP, 0, (long)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long p = mt_raw_mmap_anon(size);
 	if (p < 0 && p > -4096) {
 		self_dead = 1;
 		return NULL;
@@ -592,6 +592,11 @@ void mt_shadow_unhook(uintptr_t sp, bool all)
 		if (!(s->slot & 1) && (uintptr_t)p >= sp && *p == (uintptr_t)mt_return_trampoline && still_its(s, p)) {
 			*p = s->orig;
 			s->slot |= 1;
+#ifdef MT_SLOT_ALIAS
+			uintptr_t *q = (uintptr_t *)((uintptr_t)p + MT_SLOT_ALIAS);
+			if (*q == (uintptr_t)mt_return_trampoline)
+				*q = s->orig;
+#endif
 		}
 	}
 	unsigned cpu;
@@ -619,6 +624,11 @@ void mt_shadow_rehook(uintptr_t sp)
 		if ((s->slot & 1) && *p == s->orig && still_its(s, p)) {
 			s->slot &= ~(uintptr_t)1;
 			*p = (uintptr_t)mt_return_trampoline;
+#ifdef MT_SLOT_ALIAS
+			uintptr_t *q = (uintptr_t *)((uintptr_t)p + MT_SLOT_ALIAS);
+			if (*q == s->orig)
+				*q = (uintptr_t)mt_return_trampoline;
+#endif
 		}
 	}
 	atomic_signal_fence(memory_order_seq_cst);

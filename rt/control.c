@@ -952,6 +952,11 @@ int dlclose(void *h)
  * return address, 16 bytes into its caller's frame, at the CFA the
  * unwinder gives. */
 #define PAD_LIVE(cfa) ((cfa) + 16)
+#elif MT_KEY_IS_SLOT && defined(__s390x__)
+/* The frames live at a landing pad: from its function's slot, 8 bytes
+ * into the register save area at the r15 it was entered with, which is
+ * 160 bytes below the CFA the unwinder gives (the ABI's CFA). */
+#define PAD_LIVE(cfa) ((cfa) - 160 + 8)
 #elif MT_KEY_IS_SLOT
 /* The frames live at a landing pad: from the slot of the return address
  * into its frame (just below the CFA the unwinder gives). */

@@ -31,6 +31,12 @@
  *            the thread pointer).  The raw system call is sc, which says
  *            an error by cr0's summary-overflow bit with the positive
  *            errno in r3: returned negated, as the other ports return it.
+ *   s390x    the TOD clock (stckf, store clock fast: problem state may
+ *            use it; one clock for every CPU of the configuration, bit
+ *            51 a microsecond); the CPU from rseq as on aarch64 (the
+ *            thread pointer is in access registers a0:a1,
+ *            __builtin_thread_pointer).  The raw system call is svc 0
+ *            with the number in r1, the arguments in r2-r7.
  *   arm      (32-bit) no counter: cntvct is readable from user space only
  *            where the kernel allows it (an arm64 kernel running the
  *            program in AArch32 does, a 32-bit kernel need not), and no
@@ -48,6 +54,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #include "rt.h"
@@ -139,7 +146,7 @@ static inline const char *mt_cpu_clock_name(void)
 }
 
 #elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) || \
-	(defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+	(defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || defined(__s390x__)
 
 #include <stddef.h>
 
@@ -219,6 +226,33 @@ static inline uint64_t mt_cpu_ticks(unsigned *cpu)
 static inline const char *mt_cpu_clock_name(void)
 {
 	return __rseq_size ? "timebase (cpu from rseq)" : "timebase (cpu not known)";
+}
+#elif defined(__s390x__)
+static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long r1 __asm__("r1") = n;
+	register long r2 __asm__("r2") = a;
+	register long r3 __asm__("r3") = b;
+	register long r4 __asm__("r4") = c;
+	register long r5 __asm__("r5") = d;
+	register long r6 __asm__("r6") = e;
+	register long r7 __asm__("r7") = f;
+	__asm__ volatile("svc 0" : "+r"(r2) : "r"(r1), "r"(r3), "r"(r4), "r"(r5), "r"(r6), "r"(r7)
+			 : "memory");
+	return r2;
+}
+
+static inline uint64_t mt_cpu_ticks(unsigned *cpu)
+{
+	uint64_t t;
+	__asm__ volatile("stckf %0" : "=Q"(t) : : "cc");
+	*cpu = mt_rseq_cpu(__builtin_thread_pointer());
+	return t;
+}
+
+static inline const char *mt_cpu_clock_name(void)
+{
+	return __rseq_size ? "tod (stckf, cpu from rseq)" : "tod (stckf, cpu not known)";
 }
 #else
 static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
@@ -387,5 +421,17 @@ static inline __attribute__((always_inline)) long mt_raw_pwrite(int fd, const vo
 #else
 #define MT_SYS_MMAP SYS_mmap
 #endif
+/* size bytes of anonymous memory, read and write (a raw system call's
+ * result: an error is -errno).  s390x's mmap is the old one, which
+ * takes one pointer to its six arguments. */
+static inline long mt_raw_mmap_anon(size_t size)
+{
+#if defined(__s390x__)
+	long a[6] = { 0, (long)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0 };
+	return mt_raw6(SYS_mmap, (long)a, 0, 0, 0, 0, 0);
+#else
+	return mt_raw6(MT_SYS_MMAP, 0, (long)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+#endif
+}
 
 #endif

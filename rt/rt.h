@@ -186,6 +186,13 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
  *            prologue saved the link register and from where the
  *            epilogue reloads it.  The key is the slot; the trampoline
  *            finds it 16 bytes above sp after the return.
+ *   s390x    the word at 8 of the function's r15 (the ABI reserves it in
+ *            the register save area its caller provides): _mcount's
+ *            site stores the return address there and reloads it from
+ *            there, __fentry__ puts it there and reloads it itself.
+ *            Both run before the prologue moves r15, so the key is the
+ *            slot, and the trampoline finds it at 8 of r15 after the
+ *            return.
  * MT_SLOT_COPY: the hook may pass such a copy.  MT_SLOT_FOUND: it
  * always does, and the entry finds the slot only for sites that are
  * not nohook. */
@@ -198,6 +205,10 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #define MT_KEY_IS_SLOT 0
 #define MT_SLOT_COPY 1
 #elif defined(__powerpc64__) && _CALL_ELF == 2
+#define MT_HAVE_GRAPH 1
+#define MT_KEY_IS_SLOT 1
+#define MT_SLOT_COPY 0
+#elif defined(__s390x__)
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
 #define MT_SLOT_COPY 0
@@ -233,6 +244,17 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #else
 #define MT_RET_POPS 0
 #endif
+/* s390x: the slot is only where the function's return address passes
+ * through before its prologue saves r14 (at 112 of the r15 it was
+ * entered with, the ABI's save area; a function that calls saves it
+ * there), and the epilogue, and an unwinder, take it from there.  So
+ * what gives a frame its return address back (mt_shadow_unhook) or the
+ * trampoline again (mt_shadow_rehook) does it at the slot and, where it
+ * holds the same, at the slot + MT_SLOT_ALIAS bytes. */
+#if defined(__s390x__)
+#define MT_SLOT_ALIAS 104
+#endif
+
 /* Some sites' frames are never hijacked (struct mt_site.nohook, the
  * hot path's mt_nohook): where the hook may pass a copy (MT_SLOT_COPY),
  * and on i386, where mcount's 4(%ebp) is a copy of the return address

@@ -39,7 +39,7 @@ is($st, 0, 'installed mcount-record --version');
 # mcount-trace preloads into a program of that architecture
 my $libexec = "$prefix/lib/recordmcount/libexec";
 ok(-f "$libexec/libmcount-trace.so" && -f "$libexec/libmcount-trace.a", 'libmcount-trace installed');
-for my $a (qw(i386 aarch64 arm riscv64 ppc64le)) {
+for my $a (qw(i386 aarch64 arm riscv64 ppc64le s390x)) {
     ok(-f "$libexec/$a/libmcount-trace.so" && -f "$libexec/$a/libmcount-trace.a", "libmcount-trace for $a installed");
 }
 {
@@ -52,6 +52,12 @@ must('i686-linux-gnu-gcc-12', '-o', "$dir/m32", "$dir/m.c");
     env => { PERL5LIB => '' });
 my ($pre) = $err =~ /^mcount-trace: LD_PRELOAD=(\S+)$/m;
 is($pre, "$libexec/i386/libmcount-trace.so", 'the installed mcount-trace preloads the i386 library into an i386 program');
+must('s390x-linux-gnu-gcc-12', '-o', "$dir/mz", "$dir/m.c");
+($st, $out, $err) = run_cmd(["$prefix/bin/mcount-trace", 'run', '-v', '-o', '/dev/null', '--', "$dir/mz"],
+    env => { PERL5LIB => '' });
+($pre) = $err =~ /^mcount-trace: LD_PRELOAD=(\S+)$/m;
+is($pre, "$libexec/s390x/libmcount-trace.so",
+    'the installed mcount-trace preloads the s390x library into an s390x program');
 
 ($st, $out, $err) = run_cmd(['make', '-C', $TOP, '-s', 'uninstall', "PREFIX=$prefix"]);
 is($st, 0, 'make uninstall succeeds') or diag $err;

@@ -91,6 +91,16 @@ our %SYS = (
         smp => 1,
         machine => sub { ('-cpu', $_[0] // 'MIPS64R2-generic') },
     },
+    # the s390-ccw-virtio machine, whose -kernel needs no firmware of its
+    # own; the console is the SCLP's line-mode terminal (ttysclp0), the
+    # one -nographic connects to the serial output
+    s390x => {
+        qemu => 'qemu-system-s390x', kernel => "$TOP/build/s390x/vmlinuz", debarch => 's390x',
+        cc => 's390x-linux-gnu-gcc-12', cxx => 's390x-linux-gnu-g++-12',
+        sysroot => '/usr/s390x-linux-gnu', triplet => 's390x-linux-gnu',
+        ldso => 'ld64.so.1', console => 'ttysclp0', board => 's390-ccw-virtio',
+        machine => sub { ('-cpu', $_[0] // 'max') },
+    },
 );
 
 sub _sys {

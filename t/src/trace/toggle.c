@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* toggle.c - switching sites live while other threads run them (t/79 on
- * aarch64, t/83 on riscv64, t/86 on arm, t/87 on ppc64le, t/88 on i386).
+ * aarch64, t/83 on riscv64, t/86 on arm, t/87 on ppc64le, t/88 on i386,
+ * t/89 on s390x).
  * NT workers call hot_b (which calls hot_a) and cold in a loop; main, built
  * with -DWITH_API and libmcount-trace.a, switches hot_* on and off through
  * the C API:
@@ -156,6 +157,16 @@ static long segvs, writes;
 #define BREAKPOINT_LEN 4
 #define NOP_WORD 0x00000000u
 #define IS_CALL(w) ((w) == 0x0320f809u || ((w) & 0xffff0000u) == 0x04110000u)
+#elif defined(__s390x__)
+/* s390x has no instruction that raises SIGTRAP in a process nobody
+ * traces (Linux makes its breakpoint, 0x0001, a SIGILL then): both
+ * traps are raise()s.  A site's first word (big-endian): brasl %r14 or
+ * brasl %r0 on, brcl 0 with the same offset off. */
+#define BREAKPOINT() raise(SIGTRAP)
+#define PC(uc) ((uc)->uc_mcontext.psw.addr)
+#define BREAKPOINT_LEN 0
+#define IS_NOP(w) ((w) >> 16 == 0xc004u)
+#define IS_CALL(w) ((w) >> 16 == 0xc0e5u || (w) >> 16 == 0xc005u)
 #endif
 #ifndef IS_NOP
 #define IS_NOP(w) ((w) == NOP_WORD)
@@ -207,7 +218,8 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
  * the first bl, nop or b .+8 after `mflr r0` (`bl _mcount`, to its local
  * entry or, with the library shared, to a call stub; the library has
  * switched it off by the time main runs); on mips64el the word after the
- * `ld t9` that follows `move at, ra` (jalr t9, or bal linked in). */
+ * `ld t9` that follows `move at, ra` (jalr t9, or bal linked in); on
+ * s390x the brasl (or brcl 0) after `stg %r14,8(%r15)`. */
 static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 {
 	const uint16_t *p = (const uint16_t *)((uintptr_t)fn & ~(uintptr_t)1);
@@ -241,6 +253,9 @@ static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 #elif defined(__mips__)
 		if (!(i & 1) && p[i] == 0x0825 && p[i + 1] == 0x03e0)      /* move at, ra */
 			return (volatile uint32_t *)&p[i + 4];
+#elif defined(__s390x__)
+		if (p[i] == 0xe3e0 && p[i + 1] == 0xf008 && p[i + 2] == 0x0024)   /* stg %r14,8(%r15) */
+			return (volatile uint32_t *)&p[i + 3];
 #else
 		if (p[i] == 0x8506)                                          /* c.mv a0, ra */
 			return (volatile uint32_t *)&p[(p[i + 1] & 0xfff) == 0x097 ? i + 3 : i + 1];

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* smc.c - does the machine run code changed through /proc/self/mem?
- * (t/79, t/83, t/86, t/88: the emulator must, or live switching cannot be
+ * (t/79, t/83, t/86, t/87, t/88, t/89: the emulator must, or live switching cannot be
  * tested on it.)  f returns 1; once it has run often enough to be translated, its
  * first instruction becomes one that puts 2 in the return register and
  * then one that puts 3, written as the tracer writes code (the page
  * stays read and execute, never writable), the instruction cache synced
  * (__builtin___clear_cache: aarch64 cleans and invalidates the line;
  * riscv64's glibc makes the riscv_flush_icache system call, arm's and
- * mips64el's the cacheflush one; x86 needs nothing; ppc64le: dcbst, sync, icbi, isync by
- * hand), and f is
+ * mips64el's the cacheflush one; x86 needs nothing; ppc64le: dcbst, sync,
+ * icbi, isync by hand; s390x: bcr 15,0), and f is
  * called again.  Prints "f 1 2 3" on a machine that runs the code it has.
  */
 #define _GNU_SOURCE
@@ -49,8 +49,12 @@ __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\nf:\n\tli 3, 1\n\tblr\n
 __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\n.set push\n.set noreorder\n"
 	"f:\n\tli $2, 1\n\tjr $31\n\tnop\n.set pop\n");
 #define RET(n) (0x24020000u | (n))                      /* li v0, n */
+#elif defined(__s390x__)
+/* big-endian: the word is the instruction's 4 bytes in order */
+__asm__(".text\n.globl f\n.type f, @function\n.p2align 4\nf:\n\tlghi %r2, 1\n\tbr %r14\n");
+#define RET(n) (0xa7290000u | (n))                      /* lghi %r2, n */
 #else
-#error "smc.c: aarch64, riscv64, arm, x86, ppc64le or mips64el"
+#error "smc.c: aarch64, riscv64, arm, x86, ppc64le, mips64el or s390x"
 #endif
 int f(void);
 
@@ -65,6 +69,9 @@ static void put(uint32_t insn)
 #if defined(__powerpc64__)
 	/* GCC's __builtin___clear_cache is empty on this target */
 	__asm__ volatile("dcbst 0, %0\n\tsync\n\ticbi 0, %0\n\tisync" : : "r"(f) : "memory");
+#elif defined(__s390x__)
+	/* no instruction cache to clean: serialise (discards what was prefetched) */
+	__asm__ volatile("bcr 15, 0" : : : "memory");
 #else
 	__builtin___clear_cache((char *)f, (char *)f + 4);
 #endif

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* arch-s390x.c - the instruction of an s390x (z/Architecture) call site.
+ *
+ * GCC's -pg puts, at the function's first byte, before the prologue,
+ *	stg	%r14,8(%r15)		e3 e0 f0 08 00 24
+ *	brasl	%r14,_mcount		c0 e5 + a signed halfword count
+ *	lg	%r14,8(%r15)		e3 e0 f0 08 00 04
+ * and the table records the stg (src/arch.c's s390x row; the kernel's
+ * and GCC's own -mrecord-mcount convention).  With -mfentry it puts
+ *	brasl	%r0,__fentry__		c0 05 + a halfword count
+ * as the first instruction, and the table records it.  The site is the
+ * brasl, 6 bytes: decode moves s->addr from the stg to it, so that the
+ * address after the site is what the hook gets in r14 (or r0).  The
+ * target is our hook, a function named like one, or a PLT entry
+ *	larl	%r1,slot		c0 10 + halfword count
+ *	lg	%r1,0(%r1)		e3 10 10 00 00 04
+ *	br	%r1			07 f1
+ * whose GOT slot the dynamic linker fills with a hook (R_390_JMP_SLOT,
+ * R_390_GLOB_DAT): a PIE or a library with the library preloaded.
+ *
+ * Switched off, the site becomes `brcl 0,<same offset>` (c0 04 ...), a
+ * branch whose mask selects no condition, never taken: only the second
+ * byte of the instruction changes (the R1/M1 field), as in the kernel's
+ * s390 ftrace.  Instructions are fetched by halfwords: a processor that
+ * fetches the site while another writes it sees, halfword by halfword,
+ * the old or the new contents, and since the two states differ in one
+ * byte of one halfword, any mixture is one state or the other: no
+ * breakpoint and no fenced page is needed.  patch.c writes each site
+ * alone, one pwrite of its 6 bytes (the other four written with the
+ * bytes they hold).  z/Architecture has no instruction cache to clean:
+ * a processor observes stores into the instruction stream once it has
+ * serialised (Principles of Operation, "CPU serialization": an
+ * interruption, or bcr 14,0 / bcr 15,0, discards what it prefetched).
+ * The writer serialises with bcr 15,0; every other thread of the
+ * process is interrupted by membarrier: SYNC_CORE where the kernel has
+ * it, else (Linux 6.1's s390 does not select it) PRIVATE_EXPEDITED,
+ * whose IPI is an external interruption, serialising, and whose return
+ * to user space is a load of the PSW, serialising too (sync_self's
+ * batch form).  So trap_len is 0: every SIGTRAP is the program's.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <linux/membarrier.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+#define OP_BRASL_R14 0xc0e5u      /* first halfword: brasl %r14 */
+#define OP_BRASL_R0  0xc005u      /* brasl %r0 */
+#define OP_BRCL_0    0xc004u      /* brcl 0: never taken */
+#define OP_LARL_R1   0xc010u
+#define FORM_MCOUNT  0
+#define FORM_FENTRY  1
+
+static const unsigned char STG_R14[6] = { 0xe3, 0xe0, 0xf0, 0x08, 0x00, 0x24 };  /* stg %r14,8(%r15) */
+static const unsigned char LG_R14[6] = { 0xe3, 0xe0, 0xf0, 0x08, 0x00, 0x04 };   /* lg %r14,8(%r15) */
+static const unsigned char LG_R1_0_R1[6] = { 0xe3, 0x10, 0x10, 0x00, 0x00, 0x04 };
+static const unsigned char BR_R1[2] = { 0x07, 0xf1 };
+
+extern void _mcount(void);
+extern void __fentry__(void);
+
+/* The big-endian halfword at a and the 32-bit halfword count at a + 2
+ * of a RIL-format instruction: its target. */
+static uint16_t half(uintptr_t a)
+{
+	const unsigned char *p = (const unsigned char *)a;
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+static uintptr_t ril_target(uintptr_t a)
+{
+	const unsigned char *p = (const unsigned char *)a + 2;
+	uint32_t v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	return a + (uintptr_t)(mt_sext(v, 32) * 2);
+}
+
+static bool hook_target(const struct mt_object *o, uintptr_t t)
+{
+	if (t == (uintptr_t)_mcount || t == (uintptr_t)__fentry__)
+		return true;
+	const struct mt_sym *sym = mt_sym_at(o, t);
+	if (sym && sym->addr == t && mt_is_hook_name(sym->name))
+		return true;
+	if ((t & 1) || !mt_in_plt(o, t) || !mt_in_exec(o, t + 13))
+		return false;
+	if (half(t) != OP_LARL_R1 || memcmp((const void *)(t + 6), LG_R1_0_R1, 6) ||
+	    memcmp((const void *)(t + 12), BR_R1, 2))
+		return false;
+	return mt_is_hook_slot(o, ril_target(t));
+}
+
+static const char *s390_decode(struct mt_site *s, const struct mt_object *o)
+{
+	if (s->addr & 1)
+		return "not at an instruction boundary (not 2-byte aligned)";
+	if (!mt_in_exec(o, s->addr) || !mt_in_exec(o, s->addr + 5))
+		return "not in the object's code";
+	uint16_t h = half(s->addr);
+	if (!memcmp((const void *)s->addr, STG_R14, 6)) {
+		/* _mcount's sequence: the call is the next instruction */
+		if (!mt_in_exec(o, s->addr + 17))
+			return "not in the object's code";
+		uintptr_t call = s->addr + 6;
+		h = half(call);
+		if (h == OP_BRCL_0)
+			return "a NOP already (another tool changed it)";
+		if (h != OP_BRASL_R14)
+			return "a stg %r14,8(%r15) not followed by brasl %r14";
+		if (memcmp((const void *)(call + 6), LG_R14, 6))
+			return "a brasl %r14 not followed by lg %r14,8(%r15)";
+		s->addr = call;
+		s->form = FORM_MCOUNT;
+	} else if (h == OP_BRASL_R0) {
+		s->form = FORM_FENTRY;
+	} else if (h == OP_BRCL_0) {
+		return "a NOP already (another tool changed it)";
+	} else if (h == 0x0001) {
+		return "a breakpoint (a debugger or another tool changed it)";
+	} else {
+		return "not a call instruction";
+	}
+	s->len = 6;
+	s->target = ril_target(s->addr);
+	memcpy(s->orig, (const void *)s->addr, 6);
+	if (!hook_target(o, s->target))
+		return "a call to something other than the hook";
+	return NULL;
+}
+
+static void s390_bytes(const struct mt_site *s, enum mt_state st, unsigned char *out)
+{
+	memcpy(out, s->orig, 6);
+	if (st == MT_NOP)
+		out[1] = OP_BRCL_0 & 0xff;
+}
+
+/* After a write of [lo, hi): this thread serialises (bcr 15,0 discards
+ * the instructions it prefetched; no cache to clean).  After a batch
+ * (0, 0) every other thread of the process is interrupted, where the
+ * kernel has no SYNC_CORE command for membarrier (patch.c's sync_all
+ * uses that one where it is): PRIVATE_EXPEDITED, registered on first
+ * use (and again after a fork or an exec left the process
+ * unregistered). */
+static void s390_sync_self(uintptr_t lo, uintptr_t hi)
+{
+	static int expedited = -1;        /* -1: not known yet; 0: none */
+	__asm__ volatile("bcr 15,0" : : : "memory");
+	if (lo || hi)
+		return;
+	if (expedited < 0) {
+		long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+		expedited = q > 0 && !(q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) &&
+			    (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+	}
+	if (!expedited)
+		return;
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) &&
+	    !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0))
+		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+}
+
+const struct mt_arch mt_arch = {
+	.name = "s390x",
+	.trap_len = 0,
+	.jump_slot = R_390_JMP_SLOT,
+	.glob_dat = R_390_GLOB_DAT,
+	.decode = s390_decode,
+	.bytes = s390_bytes,
+	.sync_self = s390_sync_self,
+};

@@ -1,0 +1,132 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# libmcount-trace on s390x (build/s390x/), under full-system emulation:
+# Debian's s390x kernel booted by qemu-system-s390x on the
+# s390-ccw-virtio machine, console on the SCLP's ttysclp0
+# (t/lib/QemuSystem.pm says why not qemu-user).
+#
+#  - The machine runs code changed through /proc/self/mem, as the tracer
+#    changes it (t/src/trace/sys/smc.c: a function's first instruction
+#    rewritten twice, its page never writable, bcr 15,0): "f 1 2 3";
+#    under qemu-s390x the same program prints "f 1 1 1".  tear.c shows
+#    (a note, not a check) how often another thread reads a 4-byte write
+#    through /proc/self/mem half made (the library's writes change one
+#    byte: rt/arch-s390x.c).
+#  - A dynamically linked s390x program (oracle.c, no tracer) runs in the
+#    guest through the dynamic linker and C library the initramfs lays
+#    out as Debian does, as under qemu-s390x with the cross C library.
+#  - The -finstrument-functions oracle (t/lib/SysTrace.pm): oracle.c
+#    built through mcount-cc, traced with every function on, gives the
+#    enter log event for event; with no filter, no event.  Every form of
+#    a site, which objdump shows: `stg %r14,8(%r15); brasl %r14,_mcount;
+#    lg %r14,8(%r15)` through the PLT (preloaded) or to _mcount itself
+#    (linked in, PIE and -static, switched on live from main by the C
+#    API), and -mfentry's `brasl %r0,__fentry__` at the function's first
+#    byte, through the PLT and to __fentry__ itself.  Off, each is `brcl
+#    0` with the same offset.
+#  - The preloaded program stripped of every symbol: its PLT entries
+#    found without a symbol, no site refused, the enter log event for
+#    event.
+#  - Table entries that are no calls to the hook
+#    (t/src/trace/s390x/badsite.S): each refused with a message, never
+#    written; the calls still run.
+#  - Live switching under load (t/src/trace/toggle.c, SysTrace): threads
+#    run the functions whose sites main switches on and off, each site
+#    one write that changes one byte (brasl <-> brcl 0), in a -static
+#    program and in a PIE linked with the shared library (through the
+#    PLT); no crash, every event well formed, events after each enable,
+#    none after each disable; the program's own SIGTRAP handler gets its
+#    raise()s, and its own SIGSEGV handler each fault of a worker.
+#  - function_graph (SysTrace): oracle.c against its enter and exit log,
+#    every variant (the slot of the return address is the word at 8 of
+#    the function's r15, both forms); hazards.c and unwind.cc: longjmp,
+#    siglongjmp, fork, backtrace, pthread_exit, cancellation and C++
+#    exceptions through hijacked frames (C++ with per-object tables).
+# Everything runs in one boot: a check of another program is one more
+# job in @jobs, its files in %files, and its checks after the boot.
+use strict;
+use warnings;
+use Test::More;
+use lib 't/lib';
+use TestUtil qw($TOP must run_cmd);
+use TraceTest qw($TSRC);
+use S390XSystem qw($S390XCC $S390XCXX $S390XSYSROOT s390x_boot);
+use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
+    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs badsite_job badsite_checks stripped_job
+    stripped_checks);
+
+my $QEMU_USER = 'qemu-s390x';
+my $OBJDUMP = 's390x-linux-gnu-objdump';
+my $S390 = "$TOP/build/s390x";
+my $dir = sys_start('s390x', lib => $S390, tools => [[$QEMU_USER, 'qemu-user'],
+    [$OBJDUMP, 'binutils-s390x-linux-gnu'], [$S390XCXX, 'g++-12-s390x-linux-gnu']]);
+
+# ---- builds ----
+must($S390XCC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
+my %files = ('/smc' => "$dir/smc");
+# name, compile flags, link flags, 'so' or 'a'; each also under
+# function_graph
+my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
+    ['static-linked', [], ['-static'], 'a'], ['fentry-so', ['-mfentry'], [], 'so'],
+    ['fentry-static', ['-mfentry'], ['-static'], 'a']);
+my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $S390XCC, dir => $dir, files => \%files),
+    oracle_jobs(cc => $S390XCC, lib => $S390, dir => $dir, files => \%files, variants => \@variants, graph => 1),
+    hazards_jobs(cc => $S390XCC, cxx => $S390XCXX, dir => $dir, files => \%files, cxx_object => 1),
+    toggle_jobs(cc => $S390XCC, lib => $S390, dir => $dir, files => \%files),
+    toggle_jobs(cc => $S390XCC, lib => $S390, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
+    badsite_job(cc => $S390XCC, dir => $dir, files => \%files, asm => "$TSRC/s390x/badsite.S"),
+    stripped_job(dir => $dir, files => \%files, strip => 's390x-linux-gnu-strip'));
+
+# ---- one boot ----
+my $r = boot_checks('', \&s390x_boot, files => \%files, jobs => \@jobs, timeout => 600, libs => \@HAZARDS_LIBS);
+
+# ---- the machine runs the code it has; a dynamically linked program ----
+my ($uout) = machine_checks($r, dir => $dir, qemu_user => $QEMU_USER, sysroot => $S390XSYSROOT,
+    ldso => 'lib/ld64.so.1');
+
+# ---- the tracer: the oracle, every form of a site ----
+# objdump's view of each variant's calls to the hook: brasl %r14 between
+# the stg and the lg of _mcount's sequence, or brasl %r0 at a function's
+# first byte, to the PLT or to the hook itself.
+for my $v (@variants) {
+    my ($name, $cf, undef, $mode) = @$v;
+    my ($dst, $dis) = run_cmd([$OBJDUMP, '-d', "$dir/$name"]);
+    my (%form, @prev, $first);
+    for (split /\n/, $dis) {
+        $first = 1, next if /\A[0-9a-f]+ <[^>]+>:\z/;
+        next unless /\A\s*[0-9a-f]+:\s+((?:[0-9a-f]{2} )+)\s*(\S+)\s*(.*)/;
+        my ($bytes, $op, $rest) = ($1, $2, $3);
+        if (@prev && $prev[0] eq 'brasl') {
+            my ($preg, $ptarget, $pstg, $pfirst) = @prev[1 .. 4];
+            my $form = $preg eq '%r14' && $pstg && $op eq 'lg' && $rest =~ /\A%r14,8\(%r15\)/ ? 'mcount'
+                : $preg eq '%r0' && $pfirst ? 'fentry' : undef;
+            $form{"$form $ptarget"}++ if $form;
+        }
+        my $stg = @prev && $prev[0] eq 'stg' && $prev[5] =~ /\A%r14,8\(%r15\)/;
+        @prev = ($op, ($rest =~ /\A(%r\d+),\S+ <(_mcount|__fentry__)(\@plt)?(?:\@\@GLIBC[\d._]+)?>/
+            ? ($1, $3 ? 'plt' : 'direct') : ('', '')), $stg, $first, $rest);
+        $first = 0;
+    }
+    my $want = ($cf->[0] ? 'fentry' : 'mcount') . ($mode eq 'so' ? ' plt' : ' direct');
+    ok($form{$want} && $form{$want} >= 8 && keys %form == 1,
+        "$name: objdump shows its sites as $want (" . join(', ', map { "$_ $form{$_}" } sort keys %form) . ')');
+}
+oracle_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
+
+# ---- a stripped program: its PLT entries without a symbol ----
+stripped_checks($r, dir => $dir, want_out => $uout);
+
+# ---- entries that are no calls to the hook: refused, never written ----
+badsite_checks($r, refused => [['bad_local', 'a call to something other than the hook'],
+    ['bad_stub', 'a call to something other than the hook'],
+    ['bad_next', 'a brasl %r14 not followed by lg %r14,8(%r15)'], ['bad_word', 'not a call instruction']]);
+
+# ---- function_graph ----
+graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $uout);
+hazards_checks($r, dir => $dir);
+
+# ---- live switching, one byte a site ----
+toggle_checks($r, dir => $dir);
+toggle_checks($r, dir => $dir, name => 'toggle-so');
+
+done_testing();
