@@ -885,7 +885,9 @@ static void locate_expr(struct cur c, const struct where *w, struct mt_loc *l)
 		l->sp = (uint8_t)sp;
 		l->off2 = (int64_t)plus;
 	}
-	if (reg < 0 || c.bad || c.p != c.end) {
+	/* memory only near the stack or frame pointer: the frame, its caller's */
+	if (reg < 0 || c.bad || c.p != c.end ||
+	    (l->how != MT_LOC_NONE && (off < -(INT64_C(1) << 16) || off > (INT64_C(1) << 20)))) {
 		l->how = MT_LOC_NONE;
 		return;
 	}
