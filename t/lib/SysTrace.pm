@@ -490,7 +490,9 @@ sub lua_jobs {
         mcc_cc($cc, $obj, '-O2', @{ $o{cflags} // [] }, '-DLUA_USE_POSIX', '-c', $c);
         push @o, $obj;
     }
-    must($cc, '-o', "$dir/$name", @o, '-lm');
+    # linked through mcount-cc too: a relaxing link (riscv64's default)
+    # would move code under the per-object tables
+    mcc_cc($cc, "$dir/$name", @o, '-lm');
     spit("$dir/$name.lua", $LUA_SCRIPT);
     $o{files}{"/$name"} = "$dir/$name";
     $o{files}{'/script.lua'} = "$dir/$name.lua";
