@@ -25,13 +25,19 @@ static inline bool need(struct cur *c, size_t n)
 	return true;
 }
 
+/* An n-byte value in the byte order of the program the data describe,
+ * which is this library's own (s390x: big-endian). */
 static inline uint64_t rd(struct cur *c, unsigned n)
 {
 	if (!need(c, n))
 		return 0;
 	uint64_t v = 0;
 	for (unsigned i = 0; i < n; i++)
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		v = v << 8 | c->p[i];
+#else
 		v |= (uint64_t)c->p[i] << (8 * i);
+#endif
 	c->p += n;
 	return v;
 }
