@@ -264,7 +264,7 @@ static inline uintptr_t arg_word(const uintptr_t *regs, const uintptr_t *slot, u
 #else
 	(void)regs;
 #endif
-	return slot[1 + i - MT_REG_ARGS];
+	return slot[MT_STACK_WORD0 + i - MT_REG_ARGS];
 }
 
 /* The word after argument i of prototype p (raw word i without one). */

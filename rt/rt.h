@@ -500,7 +500,9 @@ struct mt_event {
  * the caller's and the stack's words are above the slot of ra where the
  * decoder read the prologue (arch-mips64el.c), as on arm; on i386 every
  * argument is on the caller's stack above the return address (none
- * where main realigned its stack: its 4(%ebp) is a copy).  An argument
+ * where main realigned its stack: its 4(%ebp) is a copy); on s390x both
+ * hooks run before the body, r2-r6 and the caller's parameter area
+ * (MT_STACK_WORD0).  An argument
  * of 64 bits takes two words of a 32-bit ABI, from an even word where
  * MT_ARG_PAIR_EVEN (the AAPCS), and one payload word.
  * GCC's aarch64, riscv64 and ppc64le -pg call _mcount as an ordinary
@@ -523,6 +525,10 @@ struct mt_event {
 #elif defined(__mips__) && _MIPS_SIM == _ABI64
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 8                 /* a0-a7 */
+#elif defined(__s390x__)
+#define MT_HAVE_ARGS 1
+#define MT_REG_ARGS 5                 /* r2-r6 */
+#define MT_STACK_WORD0 19             /* the caller's r15 + 160, from 8(%r15) */
 #elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) || \
 	(defined(__powerpc64__) && _CALL_ELF == 2)
 #define MT_HAVE_ARGS 1
@@ -539,6 +545,13 @@ struct mt_event {
  * argument registers, or i386's first stack words. */
 #ifndef MT_RAW_WORDS
 #define MT_RAW_WORDS MT_REG_ARGS
+#endif
+/* The first stack argument's word, counted from the slot of the return
+ * address (rt.h's slot: mt_entry's): just above it, but on s390x, whose
+ * slot is 8 into the register save area, 160 bytes above the caller's
+ * stack pointer. */
+#ifndef MT_STACK_WORD0
+#define MT_STACK_WORD0 1
 #endif
 #define MT_MAX_ARGS 12                /* beyond the registers: the stack */
 #define MT_STR_MAX 128

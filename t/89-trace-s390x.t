@@ -53,7 +53,7 @@ use TraceTest qw($TSRC);
 use S390XSystem qw($S390XCC $S390XCXX $S390XSYSROOT s390x_boot);
 use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
     hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs badsite_job badsite_checks stripped_job
-    stripped_checks);
+    stripped_checks args_jobs args_checks);
 
 my $QEMU_USER = 'qemu-s390x';
 my $OBJDUMP = 's390x-linux-gnu-objdump';
@@ -76,6 +76,9 @@ my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $S390XCC, dir =
     toggle_jobs(cc => $S390XCC, lib => $S390, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
     badsite_job(cc => $S390XCC, dir => $dir, files => \%files, asm => "$TSRC/s390x/badsite.S"),
     stripped_job(dir => $dir, files => \%files, strip => 's390x-linux-gnu-strip'));
+# function events: args.c's arguments in r2-r6 and the caller's parameter area
+push @jobs, args_jobs(cc => $S390XCC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
+    args_jobs(cc => $S390XCC, dir => $dir, files => \%files, name => 'args-fentry', cflags => ['-mfentry']);
 
 # ---- one boot ----
 my $r = boot_checks('', \&s390x_boot, files => \%files, jobs => \@jobs, timeout => 600, libs => \@HAZARDS_LIBS);
@@ -128,5 +131,9 @@ hazards_checks($r, dir => $dir);
 # ---- live switching, one byte a site ----
 toggle_checks($r, dir => $dir);
 toggle_checks($r, dir => $dir, name => 'toggle-so');
+
+# ---- function events ----
+args_checks($r, dir => $dir, name => 'args', dwarf => 1);
+args_checks($r, dir => $dir, name => 'args-fentry');
 
 done_testing();
