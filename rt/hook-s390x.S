@@ -27,6 +27,18 @@
  */
 #define FRAME 272
 
+/* f0-f7 at 208-271 of the frame, which both hooks keep */
+	.macro	SAVE_FP
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7
+	std	%f\n, 208 + 8 * \n(%r15)
+	.endr
+	.endm
+	.macro	LOAD_FP
+	.irp	n, 0, 1, 2, 3, 4, 5, 6, 7
+	ld	%f\n, 208 + 8 * \n(%r15)
+	.endr
+	.endm
+
 	.text
 	.globl _mcount
 	.type _mcount, @function
@@ -40,26 +52,12 @@ _mcount:
 	stmg	%r2, %r6, 160(%r15)
 	stg	%r14, 200(%r15)
 	.cfi_offset %r14, 200 - FRAME - 160
-	std	%f0, 208(%r15)
-	std	%f1, 216(%r15)
-	std	%f2, 224(%r15)
-	std	%f3, 232(%r15)
-	std	%f4, 240(%r15)
-	std	%f5, 248(%r15)
-	std	%f6, 256(%r15)
-	std	%f7, 264(%r15)
+	SAVE_FP
 	lgr	%r2, %r14		// the address after the site
 	la	%r3, 8(%r1)		// the slot: 8 of the function's r15
 	la	%r4, 160(%r15)		// the argument registers
 	brasl	%r14, mt_entry
-	ld	%f0, 208(%r15)
-	ld	%f1, 216(%r15)
-	ld	%f2, 224(%r15)
-	ld	%f3, 232(%r15)
-	ld	%f4, 240(%r15)
-	ld	%f5, 248(%r15)
-	ld	%f6, 256(%r15)
-	ld	%f7, 264(%r15)
+	LOAD_FP
 	lmg	%r2, %r6, 160(%r15)
 	lg	%r14, 200(%r15)
 	aghi	%r15, FRAME
@@ -83,26 +81,12 @@ __fentry__:
 	stmg	%r2, %r6, 160(%r15)
 	stg	%r0, 200(%r15)
 	.cfi_offset %r0, 200 - FRAME - 160
-	std	%f0, 208(%r15)
-	std	%f1, 216(%r15)
-	std	%f2, 224(%r15)
-	std	%f3, 232(%r15)
-	std	%f4, 240(%r15)
-	std	%f5, 248(%r15)
-	std	%f6, 256(%r15)
-	std	%f7, 264(%r15)
+	SAVE_FP
 	lgr	%r2, %r0		// the address after the site
 	la	%r3, 8(%r1)		// the slot
 	la	%r4, 160(%r15)
 	brasl	%r14, mt_entry
-	ld	%f0, 208(%r15)
-	ld	%f1, 216(%r15)
-	ld	%f2, 224(%r15)
-	ld	%f3, 232(%r15)
-	ld	%f4, 240(%r15)
-	ld	%f5, 248(%r15)
-	ld	%f6, 256(%r15)
-	ld	%f7, 264(%r15)
+	LOAD_FP
 	lmg	%r2, %r6, 160(%r15)
 	lg	%r1, 200(%r15)		// br %r0 would be no branch (bcr 15,0)
 	aghi	%r15, FRAME
