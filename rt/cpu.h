@@ -59,6 +59,19 @@
 
 #include "rt.h"
 
+#if !defined(__x86_64__) && !defined(__i386__) && !defined(__arm__)
+/* glibc 2.35 and later (<sys/rseq.h>): where the thread's rseq area is. */
+extern const ptrdiff_t __rseq_offset;
+extern const unsigned int __rseq_size;
+
+/* The CPU from the rseq area at tp (struct rseq's first field, __u32
+ * cpu_id_start), or 0 where there is none. */
+static inline unsigned mt_rseq_cpu(const char *tp)
+{
+	return __rseq_size ? *(const volatile uint32_t *)(tp + __rseq_offset) & 0xfff : 0;
+}
+#endif
+
 #if defined(__x86_64__) || defined(__i386__)
 
 #if defined(__x86_64__)
@@ -147,19 +160,6 @@ static inline const char *mt_cpu_clock_name(void)
 
 #elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) || \
 	(defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || defined(__s390x__)
-
-#include <stddef.h>
-
-/* glibc 2.35 and later (<sys/rseq.h>): where the thread's rseq area is. */
-extern const ptrdiff_t __rseq_offset;
-extern const unsigned int __rseq_size;
-
-/* The CPU from the rseq area at tp (struct rseq's first field, __u32
- * cpu_id_start), or 0 where there is none. */
-static inline unsigned mt_rseq_cpu(const char *tp)
-{
-	return __rseq_size ? *(const volatile uint32_t *)(tp + __rseq_offset) & 0xfff : 0;
-}
 
 static inline void mt_cpu_clock_probe(void)
 {
@@ -297,11 +297,6 @@ static inline const char *mt_cpu_clock_name(void)
  * `syscall` with the number in v0 and a0-a5; a3 says an error, v0 then
  * holds the positive errno (returned negated, as the other ports return
  * it); at, v1, a6-a7, t0-t3, t8, t9, hi and lo may change. */
-#include <stddef.h>
-
-extern const ptrdiff_t __rseq_offset;
-extern const unsigned int __rseq_size;
-
 static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
 {
 	register long v0 __asm__("$2");
@@ -318,12 +313,7 @@ static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long 
 	return a3 ? -v0 : v0;
 }
 
-static inline unsigned mt_clock_cpu(void)
-{
-	const char *tp = __builtin_thread_pointer();
-	return __rseq_size ? *(const volatile uint32_t *)(tp + __rseq_offset) & 0xfff : 0;
-}
-#define MT_CLOCK_CPU() mt_clock_cpu()
+#define MT_CLOCK_CPU() mt_rseq_cpu(__builtin_thread_pointer())
 
 #define MT_CPU_NO_TICKS 1
 
