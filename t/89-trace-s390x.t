@@ -50,11 +50,12 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
-use S390XSystem qw($S390XCC $S390XCXX $S390XSYSROOT s390x_boot);
+use QemuSystem qw(%SYS sys_boot);
 use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
     hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs badsite_job badsite_checks stripped_job
     stripped_checks args_jobs args_checks);
 
+my ($S390XCC, $S390XCXX, $S390XSYSROOT) = @{ $SYS{s390x} }{qw(cc cxx sysroot)};
 my $QEMU_USER = 'qemu-s390x';
 my $OBJDUMP = 's390x-linux-gnu-objdump';
 my $S390 = "$TOP/build/s390x";
@@ -81,7 +82,8 @@ push @jobs, args_jobs(cc => $S390XCC, dir => $dir, files => \%files, name => 'ar
     args_jobs(cc => $S390XCC, dir => $dir, files => \%files, name => 'args-fentry', cflags => ['-mfentry']);
 
 # ---- one boot ----
-my $r = boot_checks('', \&s390x_boot, files => \%files, jobs => \@jobs, timeout => 600, libs => \@HAZARDS_LIBS);
+my $r = boot_checks('', sub { sys_boot('s390x', @_) }, files => \%files, jobs => \@jobs, timeout => 600,
+    libs => \@HAZARDS_LIBS);
 
 # ---- the machine runs the code it has; a dynamically linked program ----
 my ($uout) = machine_checks($r, dir => $dir, qemu_user => $QEMU_USER, sysroot => $S390XSYSROOT,
