@@ -407,6 +407,8 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		}
 	}
 #endif
+	/* Where the stack's arguments begin above (NULL: not known). */
+	const uintptr_t *args_slot = slot;
 #ifdef MT_SLOT_FRAME
 	/* The word just below the caller's sp, that far above the pushed
 	 * parent (rt.h): the frame's own slot where the function is not
@@ -423,28 +425,24 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 			key = SLOT_KEY(slot);
 		}
 	}
-#define ARGS_SLOT above
-#else
-#define ARGS_SLOT slot
+	args_slot = above;
 #endif
 	if (__builtin_expect(parent == (uintptr_t)mt_return_trampoline, 0))
 		parent = shadow_orig(b, key, keep ? NULL : slot);
 	bool hook = graph && !keep;
 #if MT_HAVE_NOHOOK
-	if (hook && mt_retmap_find(atomic_load_explicit(&mt_nohook, memory_order_acquire), ret))
+	/* Looked up once: a frame never hijacked, and on i386 one whose slot
+	 * is a copy with no arguments above it (MT_NOHOOK_NO_ARGS). */
+	if ((hook || (MT_NOHOOK_NO_ARGS && with_args)) &&
+	    mt_retmap_find(atomic_load_explicit(&mt_nohook, memory_order_acquire), ret)) {
 		hook = false;
+		if (MT_NOHOOK_NO_ARGS)
+			args_slot = NULL;
+	}
 #endif
 	/* Arguments: the entry's payload slots, at most. */
 	const struct mt_proto *proto = NULL;
 	unsigned raw = 0, extra = 0;
-#if defined(__i386__)
-	/* A realigned frame's 4(%ebp) is a copy (rt.h): no arguments above it. */
-	const uintptr_t *args_slot = slot;
-	if (with_args && mt_retmap_find(atomic_load_explicit(&mt_nohook, memory_order_acquire), ret))
-		args_slot = NULL;
-#undef ARGS_SLOT
-#define ARGS_SLOT args_slot
-#endif
 	if (with_args) {
 		proto = proto_for(ret);
 		raw = proto ? 0 : (unsigned)atomic_load_explicit(&mt_args_raw, memory_order_relaxed);
@@ -478,7 +476,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		uint64_t next = h + 1;
 		uint64_t kind = hook ? MT_EV_HOOKED : 0;
 		if (proto || raw) {
-			next += put_args(b, h, proto, raw, regs, ARGS_SLOT);
+			next += put_args(b, h, proto, raw, regs, args_slot);
 			kind |= MT_EV_ARGS;
 		}
 		e->ts = ts;

@@ -265,6 +265,12 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #else
 #define MT_HAVE_NOHOOK 0
 #endif
+/* i386: the copy has no arguments above it either (buffer.c). */
+#if defined(__i386__)
+#define MT_NOHOOK_NO_ARGS 1
+#else
+#define MT_NOHOOK_NO_ARGS 0
+#endif
 
 /* ---- objects (elf.c) ---- */
 
