@@ -42,6 +42,10 @@
 #    the function's r15, both forms); hazards.c and unwind.cc: longjmp,
 #    siglongjmp, fork, backtrace, pthread_exit, cancellation and C++
 #    exceptions through hijacked frames (C++ with per-object tables).
+#  - Static programs each have text addresses of their own
+#    (t/lib/QemuSystem.pm's own_text says why): stale.c shows the
+#    emulator running another program's code otherwise (a note), and not
+#    so (a check).
 # Everything runs in one boot: a check of another program is one more
 # job in @jobs, its files in %files, and its checks after the boot.
 use strict;
@@ -53,7 +57,7 @@ use TraceTest qw($TSRC);
 use QemuSystem qw(%SYS sys_boot);
 use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
     hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs badsite_job badsite_checks stripped_job
-    stripped_checks args_jobs args_checks);
+    stripped_checks args_jobs args_checks static_ldflags);
 
 my ($S390XCC, $S390XCXX, $S390XSYSROOT) = @{ $SYS{s390x} }{qw(cc cxx sysroot)};
 my $QEMU_USER = 'qemu-s390x';
@@ -63,7 +67,7 @@ my $dir = sys_start('s390x', lib => $S390, tools => [[$QEMU_USER, 'qemu-user'],
     [$OBJDUMP, 'binutils-s390x-linux-gnu'], [$S390XCXX, 'g++-12-s390x-linux-gnu']]);
 
 # ---- builds ----
-must($S390XCC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
+must($S390XCC, '-O2', static_ldflags(), '-o', "$dir/smc", "$TSRC/sys/smc.c");
 my %files = ('/smc' => "$dir/smc");
 # name, compile flags, link flags, 'so' or 'a'; each also under
 # function_graph

@@ -25,6 +25,9 @@ package SysTrace;
 #    write through /proc/self/mem half made, the word 4-byte and 2-byte
 #    aligned: why a site may change by one store (aarch64) or not
 #    (riscv64).  Shown, not judged: it is the machine's business.
+#  stale: t/src/trace/sys/stale.c, whether the machine runs the code a
+#    process has after the kernel copied its page, when another process
+#    had other code at the same address (QemuSystem's own_text).
 use strict;
 use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
@@ -32,22 +35,25 @@ use Test::More;
 
 use Exporter 'import';
 use TestUtil qw($TOP must run_cmd spit tmpdir have);
-use QemuSystem qw(sys_missing);
+use QemuSystem qw(%SYS sys_missing);
 use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg
     graph_compare graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND
     read_log read_text_args read_json_args against_log @ARGS_PROTO %ARGS_NAMES trace_seqs read_graph_json);
 
 our @EXPORT_OK = qw(sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
     oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks
-    tear_jobs tear_notes args_jobs args_checks lua_jobs lua_checks trace_bias badsite_job badsite_checks
+    tear_jobs tear_notes static_ldflags args_jobs args_checks lua_jobs lua_checks trace_bias badsite_job badsite_checks
     stripped_job stripped_checks);
 
 # sys_start(ARCH, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
 # its package]...]) -> a temporary directory.  What is missing to test
 # the tracer on ARCH fails the test file, named, and ends it (no skip);
 # the tracer's and mcount-cc's variables are cleared.
+my $ARCH;    # the system sys_start named
+
 sub sys_start {
     my ($arch, %o) = @_;
+    $ARCH = $arch;
     my @m = grep { $_ ne '' } sys_missing($arch);
     push @m, map { "$_->[0] ($_->[1])" } grep { !have($_->[0]) } @{ $o{tools} // [] };
     push @m, "$o{lib}/libmcount-trace.so and .a: run make rt-$arch"
@@ -59,6 +65,15 @@ sub sys_start {
     }
     delete $ENV{$_} for grep { /^(MCOUNT_TRACE_|MCOUNT_CC_)/ } keys %ENV;
     return tmpdir();
+}
+
+# static_ldflags() -> the flags that link a static program for the
+# system: '-static', and where the machine may run stale code
+# (QemuSystem's own_text) an address of the program's own for its text,
+# a new one at each call.
+my $own_text = 0x1000000;
+sub static_ldflags {
+    return ('-static', $SYS{$ARCH}{own_text} ? sprintf('-Wl,-Ttext-segment=%#x', $own_text += 0x1000000) : ());
 }
 
 # boot_checks(LABEL, BOOT_FN, OPTIONS...) -> the boot's results: the
@@ -88,6 +103,7 @@ sub machine_checks {
     is($r->{smc}{stdout}, "f 1 2 3\n",
         'the emulated machine runs code changed through /proc/self/mem (as the tracer writes it)');
     tear_notes($r);
+    stale_checks($r);
     my ($sst, $sout) = run_cmd(['timeout', '60', $qemu, "$dir/smc"]);
     is($sout, "f 1 1 1\n", "$qemu does not (why the test boots a kernel)");
     my ($rst, $rel) = run_cmd(['readelf', '-l', "$dir/plain"]);
@@ -150,7 +166,7 @@ sub oracle_jobs {
         $graph ||= $o{graph};
         for my $g ('', $graph ? '-g' : ()) {
             mcc_cc($cc, "$dir/$name$g", "$dir/$name.o", $g ? "$dir/cygg.o" : "$dir/cyg.o",
-                $mode eq 'a' ? "$o{lib}/libmcount-trace.a" : (), @$lf);
+                $mode eq 'a' ? "$o{lib}/libmcount-trace.a" : (), map { $_ eq '-static' ? static_ldflags() : $_ } @$lf);
             $files->{"/$name$g"} = "$dir/$name$g";
         }
         my %on = $mode eq 'a' ? (ORACLE_ENABLE => '*') : (MCOUNT_TRACE_FILTER => '*');
@@ -577,10 +593,11 @@ sub toggle_jobs {
     my $n = $o{name} // 'toggle';
     my @cf = @{ $o{cflags} // [] };
     my @lf = $o{shared} ? ("-L$o{lib}", '-lmcount-trace', '-Wl,-rpath,/lib/mt') : ("$o{lib}/libmcount-trace.a");
-    my @st = $o{shared} ? () : ('-static', '-no-pie');
+    my @st = $o{shared} ? () : ('-no-pie');
     mcc_cc($cc, "$dir/$n.o", '-O2', @cf, '-DWITH_API', "-I$RTINC", '-c', "$TSRC/toggle.c");
-    mcc_cc($cc, "$dir/$n", @st, @cf, "$dir/$n.o", @lf, '-lpthread');
-    must($cc, '-O2', @cf, @st, '-o', "$dir/$n-plain", "$TSRC/toggle.c", '-lpthread');
+    mcc_cc($cc, "$dir/$n", @st, $o{shared} ? () : static_ldflags(), @cf, "$dir/$n.o", @lf, '-lpthread');
+    must($cc, '-O2', @cf, @st, $o{shared} ? () : static_ldflags(), '-o', "$dir/$n-plain", "$TSRC/toggle.c",
+        '-lpthread');
     $o{files}{"/$n"} = "$dir/$n";
     $o{files}{"/$n-plain"} = "$dir/$n-plain";
     return ({ name => "$n-plain", argv => ["/$n-plain"] },
@@ -657,12 +674,27 @@ sub toggle_checks {
     return $q_stale_rounds;
 }
 
-# tear_jobs(cc => CC, dir => TMP, files => \%files) -> jobs tear64, tear66
+# tear_jobs(cc => CC, dir => TMP, files => \%files) -> jobs tear64,
+# tear66, and stale.c's: its two builds one after the other, STALE_RUNS
+# times each, at the same address (stale-same-*) and where static
+# programs are linked (stale-own-*: static_ldflags)
+my $STALE_RUNS = 6;
 sub tear_jobs {
     my (%o) = @_;
-    must($o{cc}, '-O2', '-static', '-o', "$o{dir}/tear", "$TSRC/sys/tear.c", '-lpthread');
+    must($o{cc}, '-O2', static_ldflags(), '-o', "$o{dir}/tear", "$TSRC/sys/tear.c", '-lpthread');
     $o{files}{'/tear'} = "$o{dir}/tear";
-    return map { { name => "tear$_", argv => ['/tear', $_] } } 64, 66;
+    my @jobs = map { { name => "tear$_", argv => ['/tear', $_] } } 64, 66;
+    for my $v (1, 2) {
+        my @cf = ('-O2', '-fno-toplevel-reorder', "-DV=$v", "$TSRC/sys/stale.c");
+        must($o{cc}, @cf, '-static', '-o', "$o{dir}/stale-same$v");
+        must($o{cc}, @cf, static_ldflags(), '-o', "$o{dir}/stale-own$v");
+        $o{files}{"/stale-$_$v"} = "$o{dir}/stale-$_$v" for qw(same own);
+    }
+    for my $k (qw(same own)) {
+        push @jobs, map { my $i = $_; map { { name => "stale-$k$_-$i", argv => ["/stale-$k$_"] } } 1, 2 }
+            1 .. $STALE_RUNS;
+    }
+    return @jobs;
 }
 
 sub tear_notes {
@@ -672,6 +704,35 @@ sub tear_notes {
         like($t->{stdout} // '', qr/\Aoffset $o reads \d+ torn \d+\n\z/, "tear.c ran with the word at offset $o")
             or diag $t->{stderr} // '';
         note "a 4-byte write through /proc/self/mem, seen by another thread: $1" if ($t->{stdout} // '') =~ /(.*)/;
+    }
+}
+
+# stale.c's runs: each well formed; linked as static programs are here,
+# no stale code.  At one address, that is a check too where static
+# programs may share their addresses, a note where they may not.
+sub stale_checks {
+    my ($r) = @_;
+    my %stale = (same => 0, own => 0);
+    for my $k (qw(same own)) {
+        my $bad = 0;
+        for my $name (grep { /\Astale-\Q$k\E[12]-\d+\z/ } sort keys %$r) {
+            my $j = $r->{$name};
+            if ($j->{status} == 0 && $j->{stdout} =~ /\Astale (\d+) of 128\n\z/) {
+                $stale{$k} += $1;
+            } else {
+                $bad++;
+                diag "$name: status $j->{status}: $j->{stdout}$j->{stderr}";
+            }
+        }
+        is($bad, 0, "stale.c ran $STALE_RUNS times each build, text at " . ($k eq 'same' ? 'one address' : 'static_ldflags\' addresses') . ', exit 0 and a count');
+    }
+    is($stale{own}, 0, 'where static programs are linked, each runs the code it has after the kernel copied its text');
+    my $what = "programs at one address, one after the other: $stale{same} calls of "
+        . (2 * 128 * $STALE_RUNS) . ' ran the other program\'s code after the kernel copied a page';
+    if ($SYS{$ARCH}{own_text}) {
+        note "$what (why static programs get their own addresses here)";
+    } else {
+        is($stale{same}, 0, "$what (static programs may share their addresses)");
     }
 }
 
