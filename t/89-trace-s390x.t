@@ -42,6 +42,10 @@
 #    the function's r15, both forms); hazards.c and unwind.cc: longjmp,
 #    siglongjmp, fork, backtrace, pthread_exit, cancellation and C++
 #    exceptions through hijacked frames (C++ with per-object tables).
+#  - Lua 5.4 (Debian's source, built through mcount-cc) running a script
+#    with every function traced, under each tracer (SysTrace's
+#    lua_checks): its output unchanged, every event of a function nm
+#    shows, and under function_graph every hooked call returns.
 #  - Static programs each have text addresses of their own
 #    (t/lib/QemuSystem.pm's own_text says why): stale.c shows the
 #    emulator running another program's code otherwise (a note), and not
@@ -57,7 +61,7 @@ use TraceTest qw($TSRC);
 use QemuSystem qw(%SYS sys_boot);
 use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
     hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs badsite_job badsite_checks stripped_job
-    stripped_checks args_jobs args_checks static_ldflags);
+    stripped_checks args_jobs args_checks static_ldflags lua_jobs lua_checks);
 
 my ($S390XCC, $S390XCXX, $S390XSYSROOT) = @{ $SYS{s390x} }{qw(cc cxx sysroot)};
 my $QEMU_USER = 'qemu-s390x';
@@ -84,6 +88,7 @@ my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $S390XCC, dir =
 # function events: args.c's arguments in r2-r6 and the caller's parameter area
 push @jobs, args_jobs(cc => $S390XCC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
     args_jobs(cc => $S390XCC, dir => $dir, files => \%files, name => 'args-fentry', cflags => ['-mfentry']);
+push @jobs, lua_jobs(cc => $S390XCC, dir => $dir, files => \%files, name => 'lua');
 
 # ---- one boot ----
 my $r = boot_checks('', sub { sys_boot('s390x', @_) }, files => \%files, jobs => \@jobs, timeout => 600,
@@ -141,5 +146,8 @@ toggle_checks($r, dir => $dir, name => 'toggle-so');
 # ---- function events ----
 args_checks($r, dir => $dir, name => 'args', dwarf => 1);
 args_checks($r, dir => $dir, name => 'args-fentry');
+
+# ---- lua ----
+lua_checks($r, dir => $dir, name => 'lua');
 
 done_testing();
