@@ -42,8 +42,8 @@ use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq f
 
 our @EXPORT_OK = qw(sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
     oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks
-    tear_jobs tear_notes static_ldflags args_jobs args_checks lua_jobs lua_checks trace_bias badsite_job badsite_checks
-    stripped_job stripped_checks);
+    tear_jobs tear_notes static_ldflags args_jobs args_checks lua_jobs lua_checks trace_bias badsite_job
+    badsite_checks stripped_job stripped_checks);
 
 # sys_start(ARCH, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
 # its package]...]) -> a temporary directory.  What is missing to test
@@ -166,7 +166,8 @@ sub oracle_jobs {
         $graph ||= $o{graph};
         for my $g ('', $graph ? '-g' : ()) {
             mcc_cc($cc, "$dir/$name$g", "$dir/$name.o", $g ? "$dir/cygg.o" : "$dir/cyg.o",
-                $mode eq 'a' ? "$o{lib}/libmcount-trace.a" : (), map { $_ eq '-static' ? static_ldflags() : $_ } @$lf);
+                $mode eq 'a' ? "$o{lib}/libmcount-trace.a" : (),
+                map { $_ eq '-static' ? static_ldflags() : $_ } @$lf);
             $files->{"/$name$g"} = "$dir/$name$g";
         }
         my %on = $mode eq 'a' ? (ORACLE_ENABLE => '*') : (MCOUNT_TRACE_FILTER => '*');
@@ -715,16 +716,17 @@ sub stale_checks {
     my %stale = (same => 0, own => 0);
     for my $k (qw(same own)) {
         my $bad = 0;
-        for my $name (grep { /\Astale-\Q$k\E[12]-\d+\z/ } sort keys %$r) {
-            my $j = $r->{$name};
-            if ($j->{status} == 0 && $j->{stdout} =~ /\Astale (\d+) of 128\n\z/) {
+        for my $name (map { ("stale-${k}1-$_", "stale-${k}2-$_") } 1 .. $STALE_RUNS) {
+            my $j = $r->{$name} // { status => 'none', stdout => '', stderr => '' };
+            if ($j->{status} eq '0' && $j->{stdout} =~ /\Astale (\d+) of 128\n\z/) {
                 $stale{$k} += $1;
             } else {
                 $bad++;
                 diag "$name: status $j->{status}: $j->{stdout}$j->{stderr}";
             }
         }
-        is($bad, 0, "stale.c ran $STALE_RUNS times each build, text at " . ($k eq 'same' ? 'one address' : 'static_ldflags\' addresses') . ', exit 0 and a count');
+        is($bad, 0, "stale.c ran $STALE_RUNS times each build, text at "
+            . ($k eq 'same' ? 'one address' : 'static_ldflags\' addresses') . ', and printed its count');
     }
     is($stale{own}, 0, 'where static programs are linked, each runs the code it has after the kernel copied its text');
     my $what = "programs at one address, one after the other: $stale{same} calls of "
