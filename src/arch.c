@@ -275,7 +275,7 @@ static const struct arch arches[] = {
 		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64_s390", .cc_flag = "-m64", .as_flag = "-m64",
 		.triple = "s390x-linux-gnu",
-		.as_flag_family = "-m31 -m64", .cc_flag_family = "-m31 -m64",
+		.as_flag_family = "-m31 -m64", .cc_flag_family = "-m31 -m64", .linked_table = true,
 		.entry_doc = "the stg that starts the _mcount sequence, or the brasl of __fentry__ (as GCC's -mrecord-mcount)",
 	},
 	{
@@ -407,12 +407,12 @@ const struct arch *arch_by_bfd_format(const char *format)
 	return NULL;
 }
 
-bool arch_is_hook(const struct arch *a, const char *name, size_t len)
+const char *arch_hook(const struct arch *a, const char *name, size_t len)
 {
 	for (const char *const *h = a->hooks; *h; h++)
 		if (strlen(*h) == len && memcmp(*h, name, len) == 0)
-			return true;
-	return false;
+			return *h;
+	return NULL;
 }
 
 const struct call_form *arch_form(const struct arch *a, const char *reloc,

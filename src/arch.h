@@ -135,7 +135,9 @@ const struct arch *arch_by_machine(unsigned machine, unsigned elf_class, bool bi
  * equals); NULL if no row has this e_machine. */
 const char *arch_machine_name(unsigned machine, unsigned elf_class, bool big_endian);
 const struct arch *arch_by_bfd_format(const char *format);
-bool arch_is_hook(const struct arch *a, const char *name, size_t len);
+/* The row's spelling of the hook named by the len bytes at name, or
+ * NULL if they name none of the row's hooks. */
+const char *arch_hook(const struct arch *a, const char *name, size_t len);
 /* The form of a relocation of type reloc against the hook named by the
  * hooklen bytes at hook; NULL if the architecture has none. */
 const struct call_form *arch_form(const struct arch *a, const char *reloc,

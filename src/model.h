@@ -48,6 +48,7 @@ struct site {
 				 * same symbol's code holds both; else NO_ADDR */
 	bool inline_reloc;      /* from -d (addresses as printed), not -r (offsets) */
 	char *reloc;            /* relocation type name */
+	const char *hook;       /* the hook it names, as the row spells it */
 	uint64_t entry;         /* table entry (section offset), set by the scan */
 };
 

@@ -216,8 +216,9 @@ static void symtab_line(struct reader *r, const char *line)
 	obj->saw_symtab = true;
 }
 
-/* Does the relocation's value name the hook ("mcount", "mcount-0x4", ...)? */
-static bool names_hook(const struct object *obj, const char *value)
+/* The hook the relocation's value names ("mcount", "mcount-0x4", ...),
+ * as the row spells it, or NULL. */
+static const char *named_hook(const struct object *obj, const char *value)
 {
 	const struct arch *a = obj->arch;
 	size_t len = strcspn(value, "+-\t ");
@@ -226,10 +227,11 @@ static bool names_hook(const struct object *obj, const char *value)
 	 * its version: __fentry__@GLIBC_2.13 */
 	if (obj->linked && memchr(value, '@', len))
 		len = (size_t)((const char *)memchr(value, '@', len) - value);
-	if (!arch_is_hook(a, value, len))
-		return false;
+	const char *hook = arch_hook(a, value, len);
+	if (!hook)
+		return NULL;
 	return *rest == '\0' || *rest == ' ' || *rest == '\t' ||
-	       ((*rest == '+' || *rest == '-') && rest[1] == '0' && rest[2] == 'x');
+	       ((*rest == '+' || *rest == '-') && rest[1] == '0' && rest[2] == 'x') ? hook : NULL;
 }
 
 /* "OFFSET TYPE VALUE" from -r, or "\t\t\tOFFSET: TYPE\tVALUE" inside -d. */
@@ -251,13 +253,15 @@ static void reloc_line(struct reader *r, const char *line, bool inline_form)
 	if (tlen == 0)
 		return;
 	p = skip_ws(p + tlen);
-	if (!obj->arch || !names_hook(obj, p))
+	const char *hook = obj->arch ? named_hook(obj, p) : NULL;
+	if (!hook)
 		return;
 	struct site s = { 0 };
 	s.sec = r->cur_sec;
 	s.reloc_off = off;
 	s.reloc = xstrndup(type, tlen);
-	s.form = arch_form(obj->arch, s.reloc, p, strcspn(p, "+-\t "));
+	s.hook = hook;
+	s.form = arch_form(obj->arch, s.reloc, hook, strlen(hook));
 	s.insn_start = NO_ADDR;
 	s.prev_insn = NO_ADDR;
 	s.inline_reloc = inline_form;

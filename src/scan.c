@@ -462,9 +462,8 @@ static uint64_t linked_entry(const struct object *obj, const struct site *st, ui
 	size_t n = 0;
 	for (size_t i = 0; i < a->nforms && n < sizeof(cand) / sizeof(cand[0]); i++) {
 		const struct call_form *f = &a->forms[i];
-		/* (a form of one hook only, as s390's, would need the hook's
-		 * name here; no row with linked_table has one) */
-		if (f->kind != FORM_SITE || f->hook)
+		/* a form of one hook only (s390's) for that hook's calls */
+		if (f->kind != FORM_SITE || (f->hook && strcmp(f->hook, st->hook) != 0))
 			continue;
 		/* deepest first, stable */
 		size_t j = n++;

@@ -24,6 +24,11 @@ my @targets = (
     { name => 'arm', triple => 'arm-linux-gnueabihf', qemu => 'qemu-arm', hook => 'arm' },
     { name => 'arm -marm', triple => 'arm-linux-gnueabihf', qemu => 'qemu-arm', hook => 'arm', cflags => ['-marm'] },
     { name => 'ppc64le', triple => 'powerpc64le-linux-gnu', qemu => 'qemu-ppc64le', hook => 'powerpc' },
+    # _mcount's sequence (the entry is its stg, 6 bytes before the call)
+    # and -mfentry's brasl %r0
+    { name => 's390x', triple => 's390x-linux-gnu', qemu => 'qemu-s390x', hook => 's390x' },
+    { name => 's390x -mfentry', triple => 's390x-linux-gnu', qemu => 'qemu-s390x', hook => 's390x',
+      cflags => ['-mfentry'] },
 );
 
 for my $t (@targets) {
@@ -61,9 +66,10 @@ for my $t (@targets) {
 # one (recordmcount.pl) and linked the default, relaxing way fail the
 # program's own check, entries pointing where the code was before the
 # linker moved it.
-SKIP: {
+{
     my $gcc = 'riscv64-linux-gnu-gcc-12';
-    skip 'no riscv64 cross compiler', 2 unless have($gcc) && have('qemu-riscv64');
+    die "$gcc or qemu-riscv64 is not installed (run scripts/install-deps)\n"
+        unless have($gcc) && have('qemu-riscv64');
     my $d = "$dir/riscv64-per-object";
     mkdir $d or die;
     must($gcc, '-pg', '-O2', '-c', "$SRC/$_.c", '-o', "$d/$_.o") for qw(corpus prog_main dup_a dup_b);
@@ -83,9 +89,10 @@ SKIP: {
 # mcount-cc in per-object mode links riscv64 objects with -Wl,--no-relax
 # (the row's object-link-flags) without being asked: the same default
 # link command then gives a program whose table is right.
-SKIP: {
+{
     my $gcc = 'riscv64-linux-gnu-gcc-12';
-    skip 'no riscv64 cross compiler', 2 unless have($gcc) && have('qemu-riscv64');
+    die "$gcc or qemu-riscv64 is not installed (run scripts/install-deps)\n"
+        unless have($gcc) && have('qemu-riscv64');
     my $d = "$dir/riscv64-mcount-cc";
     mkdir $d or die;
     my %env = (MCOUNT_CC_MODE => 'object');
