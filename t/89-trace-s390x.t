@@ -41,7 +41,8 @@
 #    every variant (the slot of the return address is the word at 8 of
 #    the function's r15, both forms); hazards.c and unwind.cc: longjmp,
 #    siglongjmp, fork, backtrace, pthread_exit, cancellation and C++
-#    exceptions through hijacked frames (C++ with per-object tables).
+#    exceptions through hijacked frames (C++ recorded at the link:
+#    exact for COMDAT).
 #  - Lua 5.4 (Debian's source, built through mcount-cc) running a script
 #    with every function traced, under each tracer (SysTrace's
 #    lua_checks): its output unchanged, every event of a function nm
@@ -80,7 +81,7 @@ my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
     ['fentry-static', ['-mfentry'], ['-static'], 'a']);
 my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $S390XCC, dir => $dir, files => \%files),
     oracle_jobs(cc => $S390XCC, lib => $S390, dir => $dir, files => \%files, variants => \@variants, graph => 1),
-    hazards_jobs(cc => $S390XCC, cxx => $S390XCXX, dir => $dir, files => \%files, cxx_object => 1),
+    hazards_jobs(cc => $S390XCC, cxx => $S390XCXX, dir => $dir, files => \%files),
     toggle_jobs(cc => $S390XCC, lib => $S390, dir => $dir, files => \%files),
     toggle_jobs(cc => $S390XCC, lib => $S390, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
     badsite_job(cc => $S390XCC, dir => $dir, files => \%files, asm => "$TSRC/s390x/badsite.S"),
