@@ -30,12 +30,15 @@
 #    program's own SIGTRAP handler gets its breakpoint and raise(), and
 #    its own SIGSEGV handler each fault of a worker.
 #  - function_graph (SysTrace), every variant, against the enter and exit
-#    log: the return address is found where the prologue's first push
-#    put lr highest, or in lr where nothing was pushed (rt/rt.h); sum_va,
-#    variadic, pushes its argument registers first, so its returns are
-#    not hooked and its entries say so.  hazards.c and unwind.cc the
-#    same way: longjmp, siglongjmp, fork, pthread_exit, cancellation,
-#    C++ exceptions through the Arm EHABI's unwinder.
+#    log: the return address is found where the prologue pushed lr
+#    (sum_va, variadic, pushes its argument registers first), or in lr
+#    where it did not (rt/rt.h).  hazards.c and unwind.cc the same way:
+#    longjmp, siglongjmp, fork, pthread_exit, cancellation, C++
+#    exceptions through the Arm EHABI's unwinder.
+#  - function_graph on functions that never save lr (leaves.c, -O2 and
+#    -O0, Thumb-2 and ARM; objdump shows their prologues): every return
+#    and its return value against the program's own log of them, a tail
+#    call's return after its callee's.
 #  - Function events (SysTrace): t/src/trace/args.c's arguments, typed by
 #    prototypes, against its own log of them, in JSON and text and under
 #    function_graph, both states: r0-r3 as __gnu_mcount_nc keeps them,
@@ -77,13 +80,27 @@ my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $ARMCC, dir => 
     toggle_jobs(cc => $ARMCC, lib => $ARM, dir => $dir, files => \%files, name => 'toggle-arm',
         cflags => \@A32));
 # function_graph on oracle.c built with -pg alone, where some functions
-# are leaves that push nothing (their return address stays in lr)
+# are leaves (their return address stays in lr)
 for my $l (['leaves', []], ['leaves-arm', \@A32]) {
     my ($name, $cf) = @$l;
     mcc_cc($ARMCC, "$dir/$name.o", '-O2', @$cf, '-c', "$TSRC/oracle.c");
     mcc_cc($ARMCC, "$dir/$name", "$dir/$name.o");
     $files{"/$name"} = "$dir/$name";
     push @jobs, { name => $name, argv => ["/$name", 3], env => { %GRAPH_ENV,
+        MCOUNT_TRACE_OUTPUT => "/tmp/$name.json" }, files => ["/tmp/$name.json"] };
+}
+
+# function_graph with return values on leaves.c, both states, -O2 and -O0
+my @LEAVES = (['lv-O2', ['-O2']], ['lv-O2-arm', ['-O2', @A32]], ['lv-O0', ['-O0']], ['lv-O0-arm', ['-O0', @A32]]);
+must($ARMCC, '-O2', '-o', "$dir/lv-plain", "$TSRC/leaves.c");
+$files{'/lv-plain'} = "$dir/lv-plain";
+push @jobs, { name => 'lv-plain', argv => ['/lv-plain', 3] };
+for my $l (@LEAVES) {
+    my ($name, $cf) = @$l;
+    mcc_cc($ARMCC, "$dir/$name.o", @$cf, '-c', "$TSRC/leaves.c");
+    mcc_cc($ARMCC, "$dir/$name", "$dir/$name.o");
+    $files{"/$name"} = "$dir/$name";
+    push @jobs, { name => $name, argv => ["/$name", 3], env => { %GRAPH_ENV, MCOUNT_TRACE_RETVAL => 1,
         MCOUNT_TRACE_OUTPUT => "/tmp/$name.json" }, files => ["/tmp/$name.json"] };
 }
 
@@ -134,16 +151,17 @@ for my $f ("$ARM/libmcount-trace.so", "$dir/pie-linked", "$dir/arm-linked") {
 }
 
 # ---- function_graph ----
-graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $uout, noexit => ['sum_va']);
+graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $uout, noexit => []);
 hazards_checks($r, dir => $dir);
 
 # objdump's view of each function's prologue in FILE, the instructions
-# before its site's push {lr}: 'none', 'lr' (the first pushes lr) or
-# 'other'; function_graph can hook the returns of the first two (rt.h).
+# before its site's push {lr}: 'none', 'lr' (the first pushes lr),
+# 'later' (a later one does) or 'nolr' (none does: lr keeps the return).
 sub prologues {
     my ($file) = @_;
     my ($st, $dis) = run_cmd(['arm-linux-gnueabihf-objdump', '-d', $file]);
     my (%pro, $fn, @ins);
+    my $lr = qr/\A(?:(?:push|stmdb sp!,) \{.*\blr\}|str lr, \[sp, #-4\]!)/;
     for (split /\n/, $dis) {
         if (/\A[0-9a-f]+ <(\w+)>:\z/) {
             ($fn, @ins) = ($1);
@@ -152,8 +170,7 @@ sub prologues {
             if ($op =~ /\Ablx?\z/ && $args =~ /<__gnu_mcount_nc(?:\@plt)?>/ && @ins
                 && $ins[-1] =~ /\A(?:push \{lr\}|str lr, \[sp, #-4\]!)/) {
                 pop @ins;
-                $pro{$fn} = !@ins ? 'none' : $ins[0] =~ /\A(?:push|stmdb sp!,) \{.*\blr\}|\Astr lr, \[sp, #-4\]!/
-                    ? 'lr' : 'other';
+                $pro{$fn} = !@ins ? 'none' : $ins[0] =~ $lr ? 'lr' : (grep { $_ =~ $lr } @ins) ? 'later' : 'nolr';
                 undef $fn;
             } else {
                 push @ins, "$op $args";
@@ -163,16 +180,16 @@ sub prologues {
     return %pro;
 }
 
-# The leaves: those functions return as often as they are entered, each
-# exit closing the innermost call; the others' entries say noexit.
+# The leaves: every function returns as often as it is entered, each
+# exit closing the innermost call.
 for my $name ('leaves', 'leaves-arm') {
     my $j = $r->{$name} // {};
     is($j->{status}, 0, "$name: exits 0 under function_graph") or diag $j->{stderr};
     is($j->{stdout}, $uout, "$name: the output of the plain build");
     my %pro = prologues("$dir/$name");
     cmp_ok(scalar keys %pro, '>=', 8, "$name: objdump shows the sites of " . scalar(keys %pro) . ' functions');
-    my @none = sort grep { $pro{$_} eq 'none' } keys %pro;
-    ok(@none >= 2, "$name: functions whose prologue pushes nothing: @none");
+    my @leaf = sort grep { $pro{$_} eq 'none' || $pro{$_} eq 'nolr' } keys %pro;
+    ok(@leaf >= 4, "$name: functions whose prologue does not save lr: @leaf");
     my $f = job_files($dir, $j, $name);
     my ($ev, $errs) = read_graph_json(grep { defined } $f->{"/tmp/$name.json"});
     is_deeply($errs, [], "$name: every trace line is a well-formed event");
@@ -187,22 +204,60 @@ for my $name ('leaves', 'leaves-arm') {
         $noexit{ $e->{func} } = 1 if $e->{noexit};
         $rets{ $e->{exit} }++ if exists $e->{exit} && !$e->{unwound};
     }
-    my @other = sort grep { $pro{$_} eq 'other' } keys %pro;
-    is(join(' ', sort keys %noexit), "@other",
-        "$name: the functions whose returns are not hooked are those whose prologue does not begin by pushing lr (@other)");
-    is_deeply({ map { ($_ => $rets{$_} // 0) } grep { !$noexit{$_} && $_ ne 'main' } keys %calls },
-        { map { ($_ => $calls{$_}) } grep { !$noexit{$_} && $_ ne 'main' } keys %calls },
-        "$name: the others return as often as they are entered (" . join(', ', map { "$_ $calls{$_}" } @none) . ')');
+    is(join(' ', sort keys %noexit), '', "$name: every function's return hooked");
+    is_deeply({ map { ($_ => $rets{$_} // 0) } grep { $_ ne 'main' } keys %calls },
+        { map { ($_ => $calls{$_}) } grep { $_ ne 'main' } keys %calls },
+        "$name: each returns as often as it is entered (" . join(', ', map { "$_ $calls{$_}" } @leaf) . ')');
+}
+
+# leaves.c: the returns, with their values, are the program's own log
+# of them; tail's (a tail call at -O2) comes right after bare's, with
+# bare's value.
+my $lvlog = $r->{'lv-plain'}{stdout} // '';
+like($lvlog, qr/\Abare 0x1\n.*^result -?\d+\n\z/ms, 'leaves.c, plain build: its log and result');
+for my $l (@LEAVES) {
+    my ($name) = @$l;
+    my $j = $r->{$name} // {};
+    is($j->{status}, 0, "$name: exits 0 under function_graph") or diag $j->{stderr};
+    is($j->{stderr}, '', "$name: the library says nothing");
+    is($j->{stdout}, $lvlog, "$name: the log and result of the plain build");
+    my %pro = prologues("$dir/$name");
+    my @nolr = sort grep { $pro{$_} eq 'nolr' } keys %pro;
+    my @later = sort grep { $pro{$_} eq 'later' } keys %pro;
+    ok(@nolr >= 2 && @later, "$name: objdump shows prologues that push but not lr (@nolr), "
+        . "and lr pushed after the argument registers (@later)");
+    my $f = job_files($dir, $j, $name);
+    my ($ev, $errs) = read_graph_json(grep { defined } $f->{"/tmp/$name.json"});
+    is_deeply($errs, [], "$name: every trace line is a well-formed event");
+    ok(@$ev && !grep({ exists $_->{lost} || $_->{unwound} } @$ev), "$name: no event lost, no frame unwound");
+    is(join(' ', sort keys %{ { map { ($_->{func} => 1) } grep { $_->{noexit} } @$ev } }), '',
+        "$name: every function's return hooked");
+    my $syms = nm_funcs("$dir/$name");
+    my (undef, $bad) = trace_seqs($syms, trace_bias($syms, $ev), $ev, 0);
+    # bare, tail-called, returns to tail's caller: that is its parent
+    is_deeply([grep { !/: bare called from main inside tail\z/ } @$bad], [],
+        "$name: each exit closes its thread's innermost call");
+    my (@rets, @tailbad, $tails);
+    for my $e (grep { exists $_->{exit} && $_->{exit} ne 'main' } @$ev) {
+        my $v = defined $e->{retval} ? sprintf('0x%x', hex $e->{retval}) : 'none';
+        if ($e->{exit} eq 'tail') {
+            $tails++;
+            push @tailbad, "tail $v after " . ($rets[-1] // 'nothing') unless @rets && $rets[-1] eq "bare $v";
+        } else {
+            push @rets, "$e->{exit} $v";
+        }
+    }
+    (my $want = $lvlog) =~ s/^result.*\n//m;
+    is(join('', map { "$_\n" } @rets), $want, "$name: its returns and their values are the program's log");
+    is($tails, 3, "$name: tail returns once a round");
+    is_deeply(\@tailbad, [], "$name: each tail return right after bare's, with its value");
 }
 
 # ---- function events: the arguments against the functions' own log ----
 args_checks($r, dir => $dir, name => $_) for 'args', 'args-arm';
 
 # ---- Lua under both tracers ----
-{
-    my %pro = prologues("$dir/lua");
-    lua_checks($r, dir => $dir, name => 'lua', noexit => [sort grep { $pro{$_} eq 'other' } keys %pro]);
-}
+lua_checks($r, dir => $dir, name => 'lua', noexit => []);
 
 # ---- live switching behind fenced pages ----
 toggle_checks($r, dir => $dir);
