@@ -38,7 +38,9 @@
 #  - function_graph on functions that never save lr (leaves.c, -O2 and
 #    -O0, Thumb-2 and ARM; objdump shows their prologues): every return
 #    and its return value against the program's own log of them, a tail
-#    call's return after its callee's.
+#    call's return after its callee's.  graph_stress.c at -O0 (its leaves
+#    push r7): threads, a profiling signal's handler and live switches
+#    of the tracer, every result right.
 #  - Function events (SysTrace): t/src/trace/args.c's arguments, typed by
 #    prototypes, against its own log of them, in JSON and text and under
 #    function_graph, both states: r0-r3 as __gnu_mcount_nc keeps them,
@@ -101,6 +103,18 @@ for my $l (@LEAVES) {
     mcc_cc($ARMCC, "$dir/$name", "$dir/$name.o");
     $files{"/$name"} = "$dir/$name";
     push @jobs, { name => $name, argv => ["/$name", 3], env => { %GRAPH_ENV, MCOUNT_TRACE_RETVAL => 1,
+        MCOUNT_TRACE_OUTPUT => "/tmp/$name.json" }, files => ["/tmp/$name.json"] };
+}
+
+# graph_stress.c at -O0, where its leaves push r7 and lower sp: threads,
+# a profiling signal's handler and live switches of the tracer
+my @GSTRESS = (['gstress-O0', []], ['gstress-O0-arm', \@A32]);
+for my $l (@GSTRESS) {
+    my ($name, $cf) = @$l;
+    mcc_cc($ARMCC, "$dir/$name.o", '-O0', @$cf, '-c', "$TSRC/graph_stress.c");
+    mcc_cc($ARMCC, "$dir/$name", "$dir/$name.o", '-lpthread');
+    $files{"/$name"} = "$dir/$name";
+    push @jobs, { name => $name, argv => ["/$name", 300, 2], env => { %GRAPH_ENV, MCOUNT_TRACE_FILTER => 'g_*',
         MCOUNT_TRACE_OUTPUT => "/tmp/$name.json" }, files => ["/tmp/$name.json"] };
 }
 
@@ -251,6 +265,30 @@ for my $l (@LEAVES) {
     is(join('', map { "$_\n" } @rets), $want, "$name: its returns and their values are the program's log");
     is($tails, 3, "$name: tail returns once a round");
     is_deeply(\@tailbad, [], "$name: each tail return right after bare's, with its value");
+}
+
+# graph_stress: every result right (the program checks each) under live
+# switches and signals in hijacked leaves, every trace event well formed,
+# the leaves' returns traced.  Events are lost (a signal's events while
+# its thread is in the hook), so the trace's nesting is not checked here.
+for my $l (@GSTRESS) {
+    my ($name) = @$l;
+    my $j = $r->{$name} // {};
+    is($j->{status}, 0, "$name: exits 0") or diag $j->{stderr};
+    is($j->{stdout}, "stress done: bad 0 api errors 0 signals handled\n",
+        "$name: every result right, every switch answered, signals handled");
+    is_deeply([grep { !/\Amcount-trace: \d+ events lost: / } split /\n/, $j->{stderr} // ''], [],
+        "$name: the library says nothing but events lost");
+    my %pro = prologues("$dir/$name");
+    is(join(' ', map { "$_=" . ($pro{$_} // '') } qw(g_leaf g_fp g_ld)), 'g_leaf=nolr g_fp=nolr g_ld=nolr',
+        "$name: objdump shows its leaves' prologues push but not lr");
+    my $f = job_files($dir, $j, $name);
+    my ($ev, $errs) = read_graph_json(grep { defined } $f->{"/tmp/$name.json"});
+    is_deeply($errs, [], "$name: every trace line is a well-formed event");
+    my %rets;
+    $rets{ $_->{exit} }++ for grep { exists $_->{exit} && !$_->{unwound} } @$ev;
+    ok(($rets{g_leaf} // 0) > 0 && ($rets{g_fp} // 0) > 0 && ($rets{g_ld} // 0) > 0,
+        "$name: the leaves' returns traced (" . join(', ', map { "$_ " . ($rets{$_} // 0) } qw(g_leaf g_fp g_ld)) . ')');
 }
 
 # ---- function events: the arguments against the functions' own log ----
