@@ -180,10 +180,10 @@ static unsigned prologue_step(uintptr_t a, bool thumb, int *down, bool *lr)
 		*lr = i & 0x4000;
 		return *down < 0 ? 0 : 4;
 	}
-	if (i == ARM_PUSH_LR) {
-		*down = 4;
-		*lr = true;
-		return 4;
+	if ((i & 0xffff0fffu) == 0xe52d0004u) {                         /* str rt, [sp, #-4]!: push {rt} */
+		*down = push_bytes(1u << ((i >> 12) & 15));
+		*lr = i == ARM_PUSH_LR;
+		return *down < 0 ? 0 : 4;
 	}
 	if ((i & 0xfffff000u) == 0xe24dd000u) {                         /* sub sp, sp, #const */
 		*down = (int)arm_imm(i);
@@ -201,27 +201,33 @@ static unsigned prologue_step(uintptr_t a, bool thumb, int *down, bool *lr)
 
 /* The bytes the prologue of the function of the site whose push {lr} is
  * at `push` put on the stack before it (mt_site.frame), -1 for a
- * prologue we cannot read.  *hook: function_graph can find the return
- * address from them (rt.h): the function pushed nothing, or its first
- * instruction pushed lr as the highest word. */
-static int frame_of(const struct mt_object *o, uintptr_t push, bool thumb, bool *hook)
+ * prologue we cannot read.  *lr_at: how far above the word the site
+ * pushes the prologue saved lr (mt_site.lr_at: a push stores lr as its
+ * highest word, just below what the pushes before it took), 0 where it
+ * did not save it (rt.h: lr keeps the return then). */
+static int frame_of(const struct mt_object *o, uintptr_t push, bool thumb, int *lr_at)
 {
 	uintptr_t a = mt_prologue_of(o, push, thumb ? 2 : 4);
-	*hook = true;
+	*lr_at = 0;
 	if (!a)
 		return -1;
-	int frame = 0;
-	for (bool first = true; a < push; first = false) {
+	int frame = 0, lr_below = -1;
+	while (a < push) {
 		int down;
 		bool lr;
 		unsigned n = mt_in_exec(o, a + 3) ? prologue_step(a, thumb, &down, &lr) : 0;
-		if (!n || down < 0 || frame + down > 0xfffc)
+		if (!n || down < 0 || frame + down > 0xfffc || (lr && lr_below >= 0))
 			return -1;
-		*hook &= !first || lr;
+		if (lr)
+			lr_below = frame;
 		frame += down;
 		a += n;
 	}
-	return a == push ? frame : -1;
+	if (a != push)
+		return -1;
+	if (lr_below >= 0)
+		*lr_at = frame - lr_below;
+	return frame;
 }
 
 static bool thumb_call(uint16_t h1, uint16_t h2)
@@ -258,11 +264,12 @@ static const char *arm_decode(struct mt_site *s, const struct mt_object *o)
 	}
 	if (!hook_target(o, s->target))
 		return "a call to something other than the hook";
-	bool hook;
-	int frame = frame_of(o, a - (s->form == FORM_THUMB ? 2 : 4), s->form == FORM_THUMB, &hook);
+	int lr_at;
+	int frame = frame_of(o, a - (s->form == FORM_THUMB ? 2 : 4), s->form == FORM_THUMB, &lr_at);
 	s->framed = frame >= 0;
-	s->nohook = frame < 0 || !hook;
+	s->nohook = frame < 0;
 	s->frame = frame < 0 ? 0 : (uint16_t)frame;
+	s->lr_at = (uint16_t)lr_at;
 	return NULL;
 }
 

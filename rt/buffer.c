@@ -15,11 +15,12 @@
  * mapping as its ring) and writes the address of the return trampoline
  * (hook-*.S) into the slot.  The trampoline calls mt_exit() with the
  * frame's key (rt.h, MT_KEY_IS_SLOT: the slot on x86_64, the caller's
- * frame pointer on aarch64), which finds the key's entry from the top,
- * marks every entry above it as unwound (frames a longjmp or an
- * exception skipped, deeper in the stack: their exits are not invented)
- * and returns the original address.  Whatever the tracer is now, a
- * hijacked frame always returns this way.
+ * frame pointer on aarch64, the word below the caller's sp on arm),
+ * which finds the key's entry from the top, marks every entry above it
+ * as unwound (frames a longjmp or an exception skipped, deeper in the
+ * stack: their exits are not invented) and returns the original
+ * address.  Whatever the tracer is now, a hijacked frame always returns
+ * this way.
  *
  * This file is compiled with general registers only and calls nothing in
  * libc on the hot path or on a thread's first event (its buffer comes
@@ -170,9 +171,12 @@ static void pop_unwound(struct mt_tbuf *b, uint32_t d, bool nested, uint64_t now
 }
 
 /* A frame's key (rt.h): of a shadow stack entry, of a slot the hook
- * passed. */
+ * passed (arm: the pushed word, until the entry finds the frame's). */
 #if MT_KEY_IS_SLOT
 #define KEY(s) ((s)->slot)
+#define SLOT_KEY(slot) ((uintptr_t)(slot))
+#elif defined(MT_SLOT_DEAD)
+#define KEY(s) ((s)->key)
 #define SLOT_KEY(slot) ((uintptr_t)(slot))
 #else
 #define KEY(s) ((s)->key)
@@ -181,16 +185,16 @@ static void pop_unwound(struct mt_tbuf *b, uint32_t d, bool nested, uint64_t now
 
 /* The original return address of a slot that holds the trampoline (a
  * tail call from a hijacked function): the parent to report.  Where the
- * key is not the slot (aarch64), the frame of the function that made the
- * tail call is gone, and its hijacked return now goes through the new
- * frame's slot (if it is one: not NULL): its entries follow it there, as
- * the unwinders' interposers must find it. */
-static uintptr_t shadow_orig(struct mt_tbuf *b, uintptr_t key, uintptr_t *slot)
+ * key is not the slot (aarch64, arm), the frame of the function that
+ * made the tail call is gone, and its hijacked return now goes through
+ * the new frame's slot (if it is one: not 0; with its marks): its
+ * entries follow it there, as the unwinders' interposers must find it. */
+static uintptr_t shadow_orig(struct mt_tbuf *b, uintptr_t key, uintptr_t slot)
 {
 #if !MT_KEY_IS_SLOT
 	for (uint32_t i = b->sdepth; slot && i-- > 0 && KEY(&b->shadow[i]) <= key;)
 		if (KEY(&b->shadow[i]) == key)
-			b->shadow[i].slot = (uintptr_t)slot;
+			b->shadow[i].slot = slot;
 #else
 	(void)slot;
 #endif
@@ -358,13 +362,18 @@ static inline const struct mt_proto *proto_for(uintptr_t ret)
 
 /* Whether the slot p of the entry s is still its frame's: where the key
  * is not the slot (aarch64), a slot a tail call left behind may be
- * another frame's now, and the frame record must still hold the key. */
+ * another frame's now, and the frame record must still hold the key; on
+ * arm (a tail call moves the entries' slot, shadow_orig) unless it is
+ * dead. */
 static inline bool still_its(const struct mt_shadow *s, const uintptr_t *p)
 {
 #if MT_KEY_IS_SLOT
 	(void)s;
 	(void)p;
 	return true;
+#elif defined(MT_SLOT_DEAD)
+	(void)p;
+	return !(s->slot & MT_SLOT_DEAD);
 #else
 	return p[-1] == s->key;
 #endif
@@ -409,26 +418,40 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 #endif
 	/* Where the stack's arguments begin above (NULL: not known). */
 	const uintptr_t *args_slot = slot;
+	/* The marks of the frame's slot, in its shadow entry. */
+	uintptr_t marks = 0;
 #ifdef MT_SLOT_FRAME
 	/* The word just below the caller's sp, that far above the pushed
-	 * parent (rt.h): the frame's own slot where the function is not
-	 * nohook, and where the stack's arguments begin above (NULL: a
-	 * prologue not read). */
+	 * parent (rt.h): where the stack's arguments begin above (NULL: a
+	 * prologue not read), the frame's own slot where the function is not
+	 * nohook (mips64el), its key (arm). */
 	uintptr_t *above = NULL;
 	if (keep && (graph || with_args)) {
 		const struct mt_site *si = mt_retmap_find(atomic_load_explicit(&mt_frames, memory_order_acquire), ret);
-		if (si)
+		uintptr_t *fs = NULL;
+		if (si) {
 			above = (uintptr_t *)((uintptr_t)slot + si->frame);
-		if (si && graph && !si->nohook && *above == parent) {
-			slot = above;
+#ifdef MT_SLOT_DEAD
+			/* where the prologue saved lr, or the pushed word */
+			fs = (uintptr_t *)((uintptr_t)slot + si->lr_at);
+			key = (uintptr_t)above;
+			marks = si->lr_at ? 0 : MT_SLOT_DEAD;
+#else
+			fs = above;
+#endif
+		}
+		if (si && graph && !si->nohook && *fs == parent) {
+			slot = fs;
 			keep = false;
+#ifndef MT_SLOT_DEAD
 			key = SLOT_KEY(slot);
+#endif
 		}
 	}
 	args_slot = above;
 #endif
 	if (__builtin_expect(parent == (uintptr_t)mt_return_trampoline, 0))
-		parent = shadow_orig(b, key, keep ? NULL : slot);
+		parent = shadow_orig(b, key, keep ? 0 : (uintptr_t)slot | marks);
 	bool hook = graph && !keep;
 #if MT_HAVE_NOHOOK
 	/* Looked up once: a frame never hijacked, and on i386 one whose slot
@@ -485,7 +508,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		if (hook) {
 			struct mt_shadow *s = &b->shadow[b->sdepth];
 			s->orig = *slot;
-			s->slot = (uintptr_t)slot;
+			s->slot = (uintptr_t)slot | marks;
 			s->ip = ret;
 			s->ts = ts;
 #if !MT_KEY_IS_SLOT
@@ -565,12 +588,23 @@ uintptr_t mt_exit(uintptr_t key, uintptr_t retval)
  * before an exception or a forced unwind walks the stack (which must see
  * the real return addresses: the trampoline has no unwind information)
  * and when a handler catches it. */
+/* Where a frame is, as the unwinders see it: its slot or, where that is
+ * dead (MT_SLOT_DEAD), its key. */
+static inline uintptr_t frame_at(const struct mt_shadow *s)
+{
+#ifdef MT_SLOT_DEAD
+	if (s->slot & MT_SLOT_DEAD)
+		return KEY(s);
+#endif
+	return s->slot & ~(uintptr_t)1;
+}
+
 /* The shadow entries of frames still live at stack pointer sp (their
  * slots at or above it); all: none. */
 static uint32_t live_depth(const struct mt_tbuf *b, uintptr_t sp, bool all)
 {
 	uint32_t d = b->sdepth;
-	while (d > 0 && (all || (b->shadow[d - 1].slot & ~(uintptr_t)1) < sp))
+	while (d > 0 && (all || frame_at(&b->shadow[d - 1]) < sp))
 		d--;
 	return d;
 }
@@ -587,7 +621,7 @@ void mt_shadow_unhook(uintptr_t sp, bool all)
 	for (uint32_t i = 0; i < b->sdepth; i++) {
 		struct mt_shadow *s = &b->shadow[i];
 		uintptr_t *p = (uintptr_t *)(s->slot & ~(uintptr_t)1);
-		if (!(s->slot & 1) && (uintptr_t)p >= sp && *p == (uintptr_t)mt_return_trampoline && still_its(s, p)) {
+		if (!(s->slot & 1) && (uintptr_t)p >= sp && still_its(s, p) && *p == (uintptr_t)mt_return_trampoline) {
 			*p = s->orig;
 			s->slot |= 1;
 #ifdef MT_SLOT_ALIAS
@@ -619,7 +653,7 @@ void mt_shadow_rehook(uintptr_t sp)
 	for (uint32_t i = 0; i < b->sdepth; i++) {
 		struct mt_shadow *s = &b->shadow[i];
 		uintptr_t *p = (uintptr_t *)(s->slot & ~(uintptr_t)1);
-		if ((s->slot & 1) && *p == s->orig && still_its(s, p)) {
+		if ((s->slot & 1) && still_its(s, p) && *p == s->orig) {
 			s->slot &= ~(uintptr_t)1;
 			*p = (uintptr_t)mt_return_trampoline;
 #ifdef MT_SLOT_ALIAS

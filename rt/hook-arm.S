@@ -14,10 +14,10 @@
  * the call, kept in r4.  The frame: d0-d7 at 0-63, r0-r3 at 64-79, r4
  * at 80, the return into the function at 84, the parent at 88.
  *
- * The pushed parent is passed marked MT_SLOT_KEEP (rt.h): it is the
- * function's return address only where the function pushed nothing
- * before the site; elsewhere mt_entry finds the slot from the frame the
- * site's prologue built (arch-arm.c, MT_SLOT_FRAME).
+ * The pushed parent is passed marked MT_SLOT_KEEP (rt.h): mt_entry finds
+ * the slot and the key from the prologue before the site (arch-arm.c,
+ * MT_SLOT_FRAME): where the prologue did not save lr, the slot is this
+ * word, and what mt_entry writes there is what lr returns with.
  */
 	.syntax unified
 	.arch armv7-a
@@ -44,10 +44,10 @@ __gnu_mcount_nc:
 	.size __gnu_mcount_nc, .-__gnu_mcount_nc
 
 /* A hijacked function returns here (bx lr, or pop {..., pc}), after its
- * epilogue: sp is its caller's again, and the slot it returned through
- * (the key, rt.h) is the word just below.  r0-r3 and d0-d3 (the return
- * values, a homogeneous aggregate of four doubles included) are kept;
- * lr gets the original return address, and bx goes back to its state.
+ * epilogue: sp is its caller's again, and its key (rt.h) is the word
+ * just below.  r0-r3 and d0-d3 (the return values, a homogeneous
+ * aggregate of four doubles included) are kept; lr gets the original
+ * return address, and bx goes back to its state.
  * As the other hooks': no unwind information and a word of no function
  * before it, on purpose, and never unmapped. */
 	.globl mt_return_trampoline

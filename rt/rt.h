@@ -163,24 +163,30 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
  *            x86_64, so the key is the slot, and the trampoline finds it
  *            just below sp after the return.
  *   arm      (32-bit) the hook passes the parent its site pushed, marked
- *            MT_SLOT_KEEP: the slot itself only where the function
- *            pushed nothing before the site (lr, which the hook pops
- *            it into, is then the return).  Elsewhere the function
- *            saved lr itself, and function_graph can find it only
- *            where its prologue's first push put lr highest, at its
- *            caller's sp - 4: the decoder counts the bytes the
- *            prologue pushed (mt_site.frame, arch-arm.c; the other
- *            sites are nohook) and the entry takes the word that far
- *            above the hook's, once that holds the parent
- *            (MT_SLOT_FRAME).  Either way the slot is just below the
- *            caller's sp, as on x86_64: the key is the slot.
+ *            MT_SLOT_KEEP, and pops that word into lr when it returns.
+ *            The decoder reads the prologue before the site (mt_site.frame:
+ *            the bytes it pushed; mt_site.lr_at: how far above the
+ *            pushed word it saved lr, arch-arm.c; sites whose prologue
+ *            it cannot read are nohook).  Where the prologue saved lr,
+ *            the slot is that word, taken once it holds the parent, and
+ *            the epilogue returns through it.  Where it did not (a leaf,
+ *            whatever else it pushed), the return is in lr, so the slot
+ *            is the pushed word itself: what the entry writes there the
+ *            hook pops into lr, and the function returns to it, or saves
+ *            it later and returns through that copy.  That word is dead
+ *            once the hook returned (MT_SLOT_DEAD: never written again).
+ *            Either way the function returns with sp its caller's, so
+ *            the key is the word just below the caller's sp, mt_site.frame
+ *            bytes above the pushed word (MT_SLOT_FRAME), and the
+ *            trampoline finds it at sp - 4 after the return.
  *   mips64el the hook passes a copy of the parent (at) marked
  *            MT_SLOT_KEEP; where the prologue stored ra at the top of
  *            its frame (sd ra, F-8(sp) after daddiu sp, sp, -F), just
  *            below the caller's sp, the decoder records how far above
  *            the copy that is (mt_site.frame, arch-mips64el.c; the
  *            other sites, leaves among them, are nohook) and the entry
- *            takes it once it holds the parent (MT_SLOT_FRAME, as arm).
+ *            takes it once it holds the parent (MT_SLOT_FRAME, as arm;
+ *            the key is the slot).
  *   ppc64le  the slot is where the ABI puts it: 16 bytes into the
  *            caller's frame (the function's back chain + 16), where the
  *            prologue saved the link register and from where the
@@ -218,7 +224,14 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #define MT_SLOT_COPY 1
 #define MT_REG_FP 10                  /* s0, where hook-riscv64.S saved it */
 #define MT_SLOT_FOUND 1
-#elif defined(__arm__) || (defined(__mips__) && _MIPS_SIM == _ABI64)
+#elif defined(__arm__)
+#define MT_HAVE_GRAPH 1
+#define MT_KEY_IS_SLOT 0
+#define MT_SLOT_COPY 1
+#define MT_SLOT_FRAME 1
+#define MT_SLOT_FOUND 1
+#define MT_SLOT_DEAD 2                /* mt_shadow.slot: the pushed word, dead */
+#elif defined(__mips__) && _MIPS_SIM == _ABI64
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
 #define MT_SLOT_COPY 1
@@ -352,6 +365,8 @@ struct mt_site {
 				       * return address (signed, or not found) */
 	bool framed;                  /* arm: its prologue was read, and */
 	uint16_t frame;               /* pushed this much before the site (rt.h) */
+	uint16_t lr_at;               /* arm: saved lr this far above the site's
+				       * pushed word (0: did not save it) */
 };
 
 struct mt_proto;
@@ -664,8 +679,9 @@ MT_HIDDEN extern atomic_int mt_tracer;
 
 /* A hijacked return: where the function would have returned, the stack
  * slot that held that address (bit 0: given back to the frame by an
- * unwinder interposer, see mt_shadow_unhook), the function's site and
- * its entry's time; where the key is not the slot (aarch64), the key. */
+ * unwinder interposer, see mt_shadow_unhook; MT_SLOT_DEAD: a word no
+ * longer the frame's, arm), the function's site and its entry's time;
+ * where the key is not the slot (aarch64, arm), the key. */
 #define MT_SHADOW 1024
 struct mt_shadow {
 	uintptr_t orig;
@@ -719,8 +735,7 @@ MT_HIDDEN void mt_buffers_after_fork(void);
 MT_HIDDEN void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs);
 /* The return trampoline (hook-*.S) calls this with the key of the frame
  * that returned (x86_64, riscv64: the slot it returned through;
- * aarch64: x29);
- * it returns the original return address. */
+ * aarch64: x29; arm: sp - 4); it returns the original return address. */
 MT_HIDDEN uintptr_t mt_exit(uintptr_t key, uintptr_t retval);
 /* function_graph's returns carry the function's return value (the
  * kernel's funcgraph-retval): the integer return register the
@@ -735,7 +750,10 @@ MT_HIDDEN void mt_return_trampoline(void);
 /* For the unwinders (control.c): the calling thread's hijacked frames
  * whose slot is below sp are gone (marked unwound); those at or above sp
  * get their return address back (unhook), or the trampoline again if it
- * is still theirs (rehook).  all: every frame is gone (thread exit). */
+ * is still theirs (rehook).  all: every frame is gone (thread exit).  A
+ * frame whose slot is dead (MT_SLOT_DEAD: its key says whether it is
+ * live) is never written: it keeps its entry, and returns through the
+ * trampoline, which has its return address. */
 MT_HIDDEN void mt_shadow_unhook(uintptr_t sp, bool all);
 MT_HIDDEN void mt_shadow_rehook(uintptr_t sp);
 

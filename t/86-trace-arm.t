@@ -30,12 +30,20 @@
 #    program's own SIGTRAP handler gets its breakpoint and raise(), and
 #    its own SIGSEGV handler each fault of a worker.
 #  - function_graph (SysTrace), every variant, against the enter and exit
-#    log: the return address is found where the prologue's first push
-#    put lr highest, or in lr where nothing was pushed (rt/rt.h); sum_va,
-#    variadic, pushes its argument registers first, so its returns are
-#    not hooked and its entries say so.  hazards.c and unwind.cc the
-#    same way: longjmp, siglongjmp, fork, pthread_exit, cancellation,
-#    C++ exceptions through the Arm EHABI's unwinder.
+#    log: the return address is found where the prologue pushed lr
+#    (sum_va, variadic, pushes its argument registers first), or in lr
+#    where it did not (rt/rt.h).  hazards.c and unwind.cc the same way:
+#    longjmp, siglongjmp, fork, pthread_exit, cancellation, C++
+#    exceptions through the Arm EHABI's unwinder.
+#  - function_graph on functions that never save lr (leaves.c, -O2 and
+#    -O0, Thumb-2 and ARM; objdump shows their prologues): every return
+#    and its return value against the program's own log of them, a tail
+#    call's return after its callee's.  leaves_eh.cc: C++ exceptions
+#    through a tail call from a function that pushes nothing and through
+#    a variadic one that saves lr after r0-r3 (its slot given back and
+#    taken again by the unwinder wrappers).  graph_stress.c at -O0 (its leaves
+#    push r7): threads, a profiling signal's handler and live switches
+#    of the tracer, every result right.
 #  - Function events (SysTrace): t/src/trace/args.c's arguments, typed by
 #    prototypes, against its own log of them, in JSON and text and under
 #    function_graph, both states: r0-r3 as __gnu_mcount_nc keeps them,
@@ -76,16 +84,45 @@ my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $ARMCC, dir => 
     toggle_jobs(cc => $ARMCC, lib => $ARM, dir => $dir, files => \%files),
     toggle_jobs(cc => $ARMCC, lib => $ARM, dir => $dir, files => \%files, name => 'toggle-arm',
         cflags => \@A32));
-# function_graph on oracle.c built with -pg alone, where some functions
-# are leaves that push nothing (their return address stays in lr)
-for my $l (['leaves', []], ['leaves-arm', \@A32]) {
-    my ($name, $cf) = @$l;
-    mcc_cc($ARMCC, "$dir/$name.o", '-O2', @$cf, '-c', "$TSRC/oracle.c");
-    mcc_cc($ARMCC, "$dir/$name", "$dir/$name.o");
+# A function_graph job NAME: SRC built through mcount-cc by CC with
+# CFLAGS (LIBS at the link), run with ARGV, ENV added to %GRAPH_ENV; its
+# trace in /tmp/NAME.json.
+sub graph_build {
+    my (%o) = @_;
+    my $name = $o{name};
+    mcc_cc($o{cc} // $ARMCC, "$dir/$name.o", @{ $o{cflags} }, '-c', "$TSRC/$o{src}");
+    mcc_cc($o{cc} // $ARMCC, "$dir/$name", "$dir/$name.o", @{ $o{libs} // [] });
     $files{"/$name"} = "$dir/$name";
-    push @jobs, { name => $name, argv => ["/$name", 3], env => { %GRAPH_ENV,
+    push @jobs, { name => $name, argv => ["/$name", @{ $o{argv} }], env => { %GRAPH_ENV, %{ $o{env} // {} },
         MCOUNT_TRACE_OUTPUT => "/tmp/$name.json" }, files => ["/tmp/$name.json"] };
 }
+# function_graph on oracle.c built with -pg alone, where some functions
+# are leaves (their return address stays in lr)
+graph_build(name => $_->[0], src => 'oracle.c', cflags => ['-O2', @{ $_->[1] }], argv => [3])
+    for ['leaves', []], ['leaves-arm', \@A32];
+
+# function_graph with return values on leaves.c, both states, -O2 and -O0
+my @LEAVES = (['lv-O2', ['-O2']], ['lv-O2-arm', ['-O2', @A32]], ['lv-O0', ['-O0']], ['lv-O0-arm', ['-O0', @A32]]);
+must($ARMCC, '-O2', '-o', "$dir/lv-plain", "$TSRC/leaves.c");
+$files{'/lv-plain'} = "$dir/lv-plain";
+push @jobs, { name => 'lv-plain', argv => ['/lv-plain', 3] };
+graph_build(name => $_->[0], src => 'leaves.c', cflags => $_->[1], argv => [3], env => { MCOUNT_TRACE_RETVAL => 1 })
+    for @LEAVES;
+
+# C++ exceptions through a tail call from a function that pushes nothing
+# and through a variadic one that saves lr after r0-r3, both states
+my @EH = (['lveh', []], ['lveh-arm', \@A32]);
+must($ARMCXX, '-O2', '-o', "$dir/lveh-plain", "$TSRC/leaves_eh.cc");
+$files{'/lveh-plain'} = "$dir/lveh-plain";
+push @jobs, { name => 'lveh-plain', argv => ['/lveh-plain', 3] };
+graph_build(name => $_->[0], cc => $ARMCXX, src => 'leaves_eh.cc', cflags => ['-O2', @{ $_->[1] }], argv => [3])
+    for @EH;
+
+# graph_stress.c at -O0, where its leaves push r7 and lower sp: threads,
+# a profiling signal's handler and live switches of the tracer
+my @GSTRESS = (['gstress-O0', []], ['gstress-O0-arm', \@A32]);
+graph_build(name => $_->[0], src => 'graph_stress.c', cflags => ['-O0', @{ $_->[1] }], libs => ['-lpthread'],
+    argv => [300, 2], env => { MCOUNT_TRACE_FILTER => 'g_*' }) for @GSTRESS;
 
 # function events: args.c's prototypes, both states
 push @jobs, args_jobs(cc => $ARMCC, dir => $dir, files => \%files, name => 'args'),
@@ -134,16 +171,17 @@ for my $f ("$ARM/libmcount-trace.so", "$dir/pie-linked", "$dir/arm-linked") {
 }
 
 # ---- function_graph ----
-graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $uout, noexit => ['sum_va']);
+graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $uout, noexit => []);
 hazards_checks($r, dir => $dir);
 
 # objdump's view of each function's prologue in FILE, the instructions
-# before its site's push {lr}: 'none', 'lr' (the first pushes lr) or
-# 'other'; function_graph can hook the returns of the first two (rt.h).
+# before its site's push {lr}: 'none', 'lr' (the first pushes lr),
+# 'later' (a later one does) or 'nolr' (none does: lr keeps the return).
 sub prologues {
     my ($file) = @_;
     my ($st, $dis) = run_cmd(['arm-linux-gnueabihf-objdump', '-d', $file]);
     my (%pro, $fn, @ins);
+    my $lr = qr/\A(?:(?:push|stmdb sp!,) \{.*\blr\}|str lr, \[sp, #-4\]!)/;
     for (split /\n/, $dis) {
         if (/\A[0-9a-f]+ <(\w+)>:\z/) {
             ($fn, @ins) = ($1);
@@ -152,8 +190,7 @@ sub prologues {
             if ($op =~ /\Ablx?\z/ && $args =~ /<__gnu_mcount_nc(?:\@plt)?>/ && @ins
                 && $ins[-1] =~ /\A(?:push \{lr\}|str lr, \[sp, #-4\]!)/) {
                 pop @ins;
-                $pro{$fn} = !@ins ? 'none' : $ins[0] =~ /\A(?:push|stmdb sp!,) \{.*\blr\}|\Astr lr, \[sp, #-4\]!/
-                    ? 'lr' : 'other';
+                $pro{$fn} = !@ins ? 'none' : $ins[0] =~ $lr ? 'lr' : (grep { $_ =~ $lr } @ins) ? 'later' : 'nolr';
                 undef $fn;
             } else {
                 push @ins, "$op $args";
@@ -163,22 +200,32 @@ sub prologues {
     return %pro;
 }
 
-# The leaves: those functions return as often as they are entered, each
-# exit closing the innermost call; the others' entries say noexit.
-for my $name ('leaves', 'leaves-arm') {
+# The checks a function_graph job NAME of the sections below starts with
+# (its trace in /tmp/NAME.json): exit 0, the library silent, the output
+# WANT (the plain build's), every trace line well formed.  Returns the
+# events, objdump's prologues (as prologues) and nm's symbols.
+sub graph_job {
+    my ($name, $want) = @_;
     my $j = $r->{$name} // {};
     is($j->{status}, 0, "$name: exits 0 under function_graph") or diag $j->{stderr};
-    is($j->{stdout}, $uout, "$name: the output of the plain build");
-    my %pro = prologues("$dir/$name");
-    cmp_ok(scalar keys %pro, '>=', 8, "$name: objdump shows the sites of " . scalar(keys %pro) . ' functions');
-    my @none = sort grep { $pro{$_} eq 'none' } keys %pro;
-    ok(@none >= 2, "$name: functions whose prologue pushes nothing: @none");
+    is($j->{stderr}, '', "$name: the library says nothing");
+    is($j->{stdout}, $want, "$name: the output of the plain build");
     my $f = job_files($dir, $j, $name);
     my ($ev, $errs) = read_graph_json(grep { defined } $f->{"/tmp/$name.json"});
     is_deeply($errs, [], "$name: every trace line is a well-formed event");
+    return ($ev, { prologues("$dir/$name") }, nm_funcs("$dir/$name"));
+}
+
+# The leaves: every function returns as often as it is entered, each
+# exit closing the innermost call.
+for my $name ('leaves', 'leaves-arm') {
+    my ($ev, $pro, $syms) = graph_job($name, $uout);
+    my %pro = %$pro;
+    cmp_ok(scalar keys %pro, '>=', 8, "$name: objdump shows the sites of " . scalar(keys %pro) . ' functions');
+    my @leaf = sort grep { $pro{$_} eq 'none' || $pro{$_} eq 'nolr' } keys %pro;
+    ok(@leaf >= 4, "$name: functions whose prologue does not save lr: @leaf");
     my %in = map { ($_->{func} => 1) } grep { exists $_->{func} } @$ev;
     is_deeply([grep { !$in{$_} } sort keys %pro], [], "$name: every function entered");
-    my $syms = nm_funcs("$dir/$name");
     my (undef, $bad) = trace_seqs($syms, trace_bias($syms, $ev), $ev, 0);
     is_deeply($bad, [], "$name: each exit closes its thread's innermost call");
     my (%calls, %rets, %noexit);
@@ -187,22 +234,104 @@ for my $name ('leaves', 'leaves-arm') {
         $noexit{ $e->{func} } = 1 if $e->{noexit};
         $rets{ $e->{exit} }++ if exists $e->{exit} && !$e->{unwound};
     }
-    my @other = sort grep { $pro{$_} eq 'other' } keys %pro;
-    is(join(' ', sort keys %noexit), "@other",
-        "$name: the functions whose returns are not hooked are those whose prologue does not begin by pushing lr (@other)");
-    is_deeply({ map { ($_ => $rets{$_} // 0) } grep { !$noexit{$_} && $_ ne 'main' } keys %calls },
-        { map { ($_ => $calls{$_}) } grep { !$noexit{$_} && $_ ne 'main' } keys %calls },
-        "$name: the others return as often as they are entered (" . join(', ', map { "$_ $calls{$_}" } @none) . ')');
+    is(join(' ', sort keys %noexit), '', "$name: every function's return hooked");
+    is_deeply({ map { ($_ => $rets{$_} // 0) } grep { $_ ne 'main' } keys %calls },
+        { map { ($_ => $calls{$_}) } grep { $_ ne 'main' } keys %calls },
+        "$name: each returns as often as it is entered (" . join(', ', map { "$_ $calls{$_}" } @leaf) . ')');
+}
+
+# leaves.c: the returns, with their values, are the program's own log
+# of them; tail's (a tail call at -O2) comes right after bare's, with
+# bare's value.
+my $lvlog = $r->{'lv-plain'}{stdout} // '';
+like($lvlog, qr/\Abare 0x1\n.*^result -?\d+\n\z/ms, 'leaves.c, plain build: its log and result');
+for my $l (@LEAVES) {
+    my ($name) = @$l;
+    my ($ev, $pro, $syms) = graph_job($name, $lvlog);
+    my %pro = %$pro;
+    my @nolr = sort grep { $pro{$_} eq 'nolr' } keys %pro;
+    my @later = sort grep { $pro{$_} eq 'later' } keys %pro;
+    ok(@nolr >= 2 && @later, "$name: objdump shows prologues that push but not lr (@nolr), "
+        . "and lr pushed after the argument registers (@later)");
+    ok(@$ev && !grep({ exists $_->{lost} || $_->{unwound} } @$ev), "$name: no event lost, no frame unwound");
+    is(join(' ', sort keys %{ { map { ($_->{func} => 1) } grep { $_->{noexit} } @$ev } }), '',
+        "$name: every function's return hooked");
+    my (undef, $bad) = trace_seqs($syms, trace_bias($syms, $ev), $ev, 0);
+    # bare, tail-called, returns to tail's caller: that is its parent
+    is_deeply([grep { !/: bare called from main inside tail\z/ } @$bad], [],
+        "$name: each exit closes its thread's innermost call");
+    my (@rets, @tailbad, $tails);
+    for my $e (grep { exists $_->{exit} && $_->{exit} ne 'main' } @$ev) {
+        my $v = defined $e->{retval} ? sprintf('0x%x', hex $e->{retval}) : 'none';
+        if ($e->{exit} eq 'tail') {
+            $tails++;
+            push @tailbad, "tail $v after " . ($rets[-1] // 'nothing') unless @rets && $rets[-1] eq "bare $v";
+        } else {
+            push @rets, "$e->{exit} $v";
+        }
+    }
+    (my $want = $lvlog) =~ s/^result.*\n//m;
+    is(join('', map { "$_\n" } @rets), $want, "$name: its returns and their values are the program's log");
+    is($tails, 3, "$name: tail returns once a round");
+    is_deeply(\@tailbad, [], "$name: each tail return right after bare's, with its value");
+}
+
+# leaves_eh.cc: each round's throw leaves thrower, tailer (whose tail
+# call handed its hijacked return to thrower's frame) and va_thrower,
+# marked unwound; catcher and leaf return; the output of the plain build.
+my $ehout = $r->{'lveh-plain'}{stdout} // '';
+like($ehout, qr/\Around 0 caught \d+\n.*^result \d+\n\z/ms, 'leaves_eh.cc, plain build: it ran through');
+for my $l (@EH) {
+    my ($name) = @$l;
+    my ($ev, $pro, $syms) = graph_job($name, $ehout);
+    is(join(' ', map { "$_=" . ($pro->{$_} // '') } qw(_Z6taileri _Z10va_throweriz)), '_Z6taileri=none _Z10va_throweriz=later',
+        "$name: objdump shows tailer pushing nothing, va_thrower pushing lr after r0-r3");
+    my (undef, $bad) = trace_seqs($syms, trace_bias($syms, $ev), $ev, 1);
+    # thrower, tail-called, has tailer's caller for its parent
+    is_deeply([grep { !/: _Z7throweri called from _Z10va_throweriz inside _Z6taileri\z/ } @$bad], [],
+        "$name: each exit or unwound mark closes its thread's innermost call");
+    my %n;
+    for my $e (grep { !$_->{child} } @$ev) {
+        my ($fn) = ($e->{func} // $e->{exit}) =~ /\A(\w+)/;
+        my $k = exists $e->{func} ? ($e->{noexit} ? 'noexit' : 'in') : $e->{unwound} ? 'unwound' : 'out';
+        $n{$fn}{$k}++;
+    }
+    is(join(' ', map { my $fn = $_; "$fn:" . join(',', map { "$_=" . ($n{$fn}{$_} // 0) } qw(in out unwound noexit)) }
+            qw(catcher va_thrower tailer thrower leaf)),
+        'catcher:in=3,out=3,unwound=0,noexit=0 va_thrower:in=3,out=0,unwound=3,noexit=0 '
+        . 'tailer:in=3,out=0,unwound=3,noexit=0 thrower:in=3,out=0,unwound=3,noexit=0 leaf:in=6,out=6,unwound=0,noexit=0',
+        "$name: calls, returns and unwound frames per function, by the source");
+}
+
+# graph_stress: every result right (the program checks each) under live
+# switches and signals in hijacked leaves, every trace event well formed,
+# the leaves' returns traced.  Events are lost (a signal's events while
+# its thread is in the hook), so the trace's nesting is not checked here.
+for my $l (@GSTRESS) {
+    my ($name) = @$l;
+    my $j = $r->{$name} // {};
+    is($j->{status}, 0, "$name: exits 0") or diag $j->{stderr};
+    is($j->{stdout}, "stress done: bad 0 api errors 0 signals handled\n",
+        "$name: every result right, every switch answered, signals handled");
+    is_deeply([grep { !/\Amcount-trace: \d+ events lost: / } split /\n/, $j->{stderr} // ''], [],
+        "$name: the library says nothing but events lost");
+    my %pro = prologues("$dir/$name");
+    is(join(' ', map { "$_=" . ($pro{$_} // '') } qw(g_leaf g_fp g_ld)), 'g_leaf=nolr g_fp=nolr g_ld=nolr',
+        "$name: objdump shows its leaves' prologues push but not lr");
+    my $f = job_files($dir, $j, $name);
+    my ($ev, $errs) = read_graph_json(grep { defined } $f->{"/tmp/$name.json"});
+    is_deeply($errs, [], "$name: every trace line is a well-formed event");
+    my %rets;
+    $rets{ $_->{exit} }++ for grep { exists $_->{exit} && !$_->{unwound} } @$ev;
+    ok(($rets{g_leaf} // 0) > 0 && ($rets{g_fp} // 0) > 0 && ($rets{g_ld} // 0) > 0,
+        "$name: the leaves' returns traced (" . join(', ', map { "$_ " . ($rets{$_} // 0) } qw(g_leaf g_fp g_ld)) . ')');
 }
 
 # ---- function events: the arguments against the functions' own log ----
 args_checks($r, dir => $dir, name => $_) for 'args', 'args-arm';
 
 # ---- Lua under both tracers ----
-{
-    my %pro = prologues("$dir/lua");
-    lua_checks($r, dir => $dir, name => 'lua', noexit => [sort grep { $pro{$_} eq 'other' } keys %pro]);
-}
+lua_checks($r, dir => $dir, name => 'lua', noexit => []);
 
 # ---- live switching behind fenced pages ----
 toggle_checks($r, dir => $dir);

@@ -467,6 +467,7 @@ sub read_graph_json {
             push @err, "$file:$n: keys $k" unless $k eq 'addr comm cpu func parent parent_addr tid ts'
                 || $k eq 'addr comm cpu func noexit parent parent_addr tid ts'
                 || $k eq 'addr comm cpu duration exit tid ts' || $k eq 'addr comm cpu exit tid ts unwound'
+                || $k eq 'addr comm cpu duration exit retval tid ts'
                 || $k eq 'comm lost tid';
             push @err, "$file:$n: noexit is not true" if exists $e->{noexit} && !JSON::PP::is_bool($e->{noexit});
             push @err, "$file:$n: negative duration" if exists $e->{duration} && $e->{duration} < 0;

@@ -22,7 +22,7 @@
 
 static const volatile unsigned char *word;
 static atomic_int stop;
-static long reads, torn;
+static unsigned long long reads, torn;
 
 static void *reader(void *arg)
 {
@@ -58,6 +58,6 @@ int main(int argc, char **argv)
 	}
 	atomic_store(&stop, 1);
 	pthread_join(t, NULL);
-	printf("offset %ld reads %ld torn %ld\n", off, reads, torn);
+	printf("offset %ld reads %llu torn %llu\n", off, reads, torn);
 	return 0;
 }
