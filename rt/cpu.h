@@ -361,14 +361,14 @@ static inline const char *mt_cpu_clock_name(void)
 }
 #endif
 
-/* The rings' 64-bit head and tail as the hot path (buffer.c, general
- * registers only) reads and writes them: i386 has no 64-bit load or
+/* The rings' head and tail (mt_seq, rt.h) as the hot path (buffer.c,
+ * general registers only) reads and writes them: i386 has no 64-bit load or
  * store among its general-register instructions (GCC would use the x87
  * or SSE, else call libatomic), so lock cmpxchg8b, a full barrier: a load
  * compares with 0 and writes 0 back only where it found 0; a store
  * retries until the value it compared with was the one there. */
 #if defined(__i386__)
-static inline uint64_t mt_load64(_Atomic uint64_t *p, memory_order mo)
+static inline uint64_t mt_seq_load(_Atomic mt_seq *p, memory_order mo)
 {
 	(void)mo;
 	uint64_t v = 0;
@@ -376,9 +376,9 @@ static inline uint64_t mt_load64(_Atomic uint64_t *p, memory_order mo)
 			 : "memory", "cc");
 	return v;
 }
-static inline void mt_store64(_Atomic uint64_t *p, uint64_t v, memory_order mo)
+static inline void mt_seq_store(_Atomic mt_seq *p, uint64_t v, memory_order mo)
 {
-	uint64_t old = mt_load64(p, mo);
+	uint64_t old = mt_seq_load(p, mo);
 	unsigned char done;
 	do
 		__asm__ volatile("lock cmpxchg8b %1\n\tsete %2"
@@ -387,8 +387,8 @@ static inline void mt_store64(_Atomic uint64_t *p, uint64_t v, memory_order mo)
 	while (!done);
 }
 #else
-#define mt_load64(p, mo) atomic_load_explicit(p, mo)
-#define mt_store64(p, v, mo) atomic_store_explicit(p, v, mo)
+#define mt_seq_load(p, mo) atomic_load_explicit(p, mo)
+#define mt_seq_store(p, v, mo) atomic_store_explicit(p, v, mo)
 #endif
 
 /* pwrite64 as a raw system call (patch.c's fenced writes): 32-bit arm's

@@ -679,8 +679,18 @@ struct mt_shadow {
 
 enum { MT_TBUF_FREE, MT_TBUF_OWNED };
 
+/* A ring's head and tail: counts of the events ever put and taken, 64
+ * bits wide; 32 on o32, which has no 64-bit atomic load or store (GCC
+ * would call libatomic, which may lock): they wrap there, so they are
+ * only ever compared by their difference, or for equality. */
+#if defined(__mips__) && _MIPS_SIM == _ABIO32
+typedef uint32_t mt_seq;
+#else
+typedef uint64_t mt_seq;
+#endif
+
 struct mt_tbuf {
-	_Atomic uint64_t head;        /* written by the thread */
+	_Atomic mt_seq head;          /* written by the thread */
 	atomic_int state;             /* MT_TBUF_*: a free one is taken by a new thread */
 	uint64_t lost;
 	volatile int nest;            /* in the hook (a signal handler re-entered it) */
@@ -693,7 +703,7 @@ struct mt_tbuf {
 	uint64_t unwound;             /* hijacked frames left without returning */
 	uint64_t wait_failed;         /* MCOUNT_TRACE_FULL=wait: waits given up (lost) */
 	char pad[64];
-	_Atomic uint64_t tail;        /* written by the reader */
+	_Atomic mt_seq tail;          /* written by the reader */
 	uint64_t lost_seen;
 	uint32_t nopen;               /* reader: this thread's open entries (their ts) */
 	uint64_t open[MT_SHADOW];
