@@ -174,11 +174,12 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
  *            above the hook's, once that holds the parent
  *            (MT_SLOT_FRAME).  Either way the slot is just below the
  *            caller's sp, as on x86_64: the key is the slot.
- *   mips64el the hook passes a copy of the parent (at) marked
- *            MT_SLOT_KEEP; where the prologue stored ra at the top of
- *            its frame (sd ra, F-8(sp) after daddiu sp, sp, -F), just
+ *   mips64el, mipsel (n64, o32) the hook passes a copy of the parent
+ *            (at) marked MT_SLOT_KEEP; where the prologue stored ra at
+ *            the top of its frame (sd ra, F-8(sp) after daddiu sp, sp,
+ *            -F; o32: sw ra, F-4(sp) after addiu), just
  *            below the caller's sp, the decoder records how far above
- *            the copy that is (mt_site.frame, arch-mips64el.c; the
+ *            the copy that is (mt_site.frame, arch-mips.c; the
  *            other sites, leaves among them, are nohook) and the entry
  *            takes it once it holds the parent (MT_SLOT_FRAME, as arm).
  *   ppc64le  the slot is where the ABI puts it: 16 bytes into the
@@ -218,7 +219,7 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #define MT_SLOT_COPY 1
 #define MT_REG_FP 10                  /* s0, where hook-riscv64.S saved it */
 #define MT_SLOT_FOUND 1
-#elif defined(__arm__) || (defined(__mips__) && _MIPS_SIM == _ABI64)
+#elif defined(__arm__) || (defined(__mips__) && (_MIPS_SIM == _ABI64 || _MIPS_SIM == _ABIO32))
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
 #define MT_SLOT_COPY 1
@@ -504,13 +505,15 @@ struct mt_event {
  * elsewhere only the arguments in registers are recorded); on mips64el
  * GCC's call to _mcount is text it does not see as a call, so a0-a7 are
  * the caller's and the stack's words are above the slot of ra where the
- * decoder read the prologue (arch-mips64el.c), as on arm; on i386 every
+ * decoder read the prologue (arch-mips.c), as on arm (o32: a0-a3, and
+ * the caller's stack from 16 bytes above its sp, the home area of
+ * a0-a3 below that: MT_STACK_WORD0); on i386 every
  * argument is on the caller's stack above the return address (none
  * where main realigned its stack: its 4(%ebp) is a copy); on s390x both
  * hooks run before the body, r2-r6 and the caller's parameter area
  * (MT_STACK_WORD0).  An argument
  * of 64 bits takes two words of a 32-bit ABI, from an even word where
- * MT_ARG_PAIR_EVEN (the AAPCS), and one payload word.
+ * MT_ARG_PAIR_EVEN (the AAPCS, o32), and one payload word.
  * GCC's aarch64, riscv64 and ppc64le -pg call _mcount as an ordinary
  * function, after the body has moved them (MT_ARGS_LOCATED): each
  * argument is one word, read where the function's DWARF says it is at
@@ -531,6 +534,11 @@ struct mt_event {
 #elif defined(__mips__) && _MIPS_SIM == _ABI64
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 8                 /* a0-a7 */
+#elif defined(__mips__) && _MIPS_SIM == _ABIO32
+#define MT_HAVE_ARGS 1
+#define MT_REG_ARGS 4                 /* a0-a3 */
+#define MT_ARG_PAIR_EVEN 1
+#define MT_STACK_WORD0 5              /* the caller's sp + 16; the slot is at its sp - 4 */
 #elif defined(__s390x__)
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 5                 /* r2-r6 */
@@ -555,7 +563,8 @@ struct mt_event {
 /* The first stack argument's word, counted from the slot of the return
  * address (rt.h's slot: mt_entry's): just above it, but on s390x, whose
  * slot is 8 into the register save area, 160 bytes above the caller's
- * stack pointer. */
+ * stack pointer, and on o32, whose callers keep the 16 bytes above
+ * their sp for a0-a3, 16 bytes above that. */
 #ifndef MT_STACK_WORD0
 #define MT_STACK_WORD0 1
 #endif
