@@ -451,6 +451,13 @@ sub run_env {
     ($pre) = $e =~ /^mcount-trace: LD_PRELOAD=(\S+)$/m;
     is($pre, Cwd::abs_path("$TOP/build/mipsel/libmcount-trace.so"),
         'run: a mipsel program preloads build/mipsel/libmcount-trace.so');
+    # an n32 one (32-bit, little-endian too, EF_MIPS_ABI2) is not mipsel's (o32)
+    ($st, $o, $e) = run_cmd(['mips64el-linux-gnuabi64-gcc-12', '-mabi=n32', '-nostdlib', '-static', '-e', 'main',
+        '-o', "$tmp/prog-n32", $c]);
+    is($st, 0, 'mips64el-linux-gnuabi64-gcc-12 -mabi=n32 builds a program (no C library)') or diag $e;
+    ($st, $o, $e) = mt('run', '-v', '-o', '/dev/null', '--', "$tmp/prog-n32");
+    is($e, "mcount-trace: $tmp/prog-n32: a program for mipsn32el, which libmcount-trace is not built for\n",
+        'run: an n32 program: not run, and why (not given the o32 library)');
     ($st, $o, $e) = mt('run', '-v', '-o', '/dev/null', '--', "$tmp/prog-mips");
     is($st, 1, 'run: a mips program: exit status 1');
     is($e, "mcount-trace: $tmp/prog-mips: a program for mips, which libmcount-trace is not built for\n",
