@@ -112,12 +112,12 @@ static struct mt_tbuf *tbuf_new(void)
  * finds events) rather than lose the event, up to 0.1 s, so that a drain
  * that cannot run (a lock the waiting thread holds) costs time, not a
  * deadlock.  Returns whether there is room now. */
-static __attribute__((noinline, cold)) bool wait_room(struct mt_tbuf *b, uint64_t h)
+static __attribute__((noinline, cold)) bool wait_room(struct mt_tbuf *b, mt_seq h)
 {
 	struct timespec ts = { 0, 50000 };
 	for (int i = 0; i < 2000; i++) {
 		mt_raw6(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (long)&ts, 0, 0, 0);
-		if (h - mt_load64(&b->tail, memory_order_acquire) <= b->mask)
+		if ((mt_seq)(h - mt_seq_load(&b->tail, memory_order_acquire)) <= b->mask)
 			return true;
 	}
 	b->wait_failed++;
@@ -125,9 +125,9 @@ static __attribute__((noinline, cold)) bool wait_room(struct mt_tbuf *b, uint64_
 }
 
 /* Is the ring too full for one more event at head h? */
-static inline bool full(struct mt_tbuf *b, uint64_t h)
+static inline bool full(struct mt_tbuf *b, mt_seq h)
 {
-	if (__builtin_expect(h - mt_load64(&b->tail, memory_order_acquire) <= b->mask, 1))
+	if (__builtin_expect((mt_seq)(h - mt_seq_load(&b->tail, memory_order_acquire)) <= b->mask, 1))
 		return false;
 	return !(mt_full_wait && wait_room(b, h));
 }
@@ -137,7 +137,7 @@ static inline bool full(struct mt_tbuf *b, uint64_t h)
 static void put_exit(struct mt_tbuf *b, bool nested, uint64_t now, unsigned cpu, uint64_t ip, uint64_t ts,
 		     const uintptr_t *ret)
 {
-	uint64_t h = mt_load64(&b->head, memory_order_relaxed);
+	mt_seq h = mt_seq_load(&b->head, memory_order_relaxed);
 	if (nested || full(b, h + (ret != NULL))) {
 		b->lost++;
 		return;
@@ -151,7 +151,7 @@ static void put_exit(struct mt_tbuf *b, bool nested, uint64_t now, unsigned cpu,
 	e->ts = now;
 	e->ip = ip | (uint64_t)cpu << MT_CPU_SHIFT | MT_EV_EXIT | (ret ? MT_EV_ARGS : 0);
 	e->parent = ts;
-	mt_store64(&b->head, h + 1 + (ret != NULL), memory_order_release);
+	mt_seq_store(&b->head, h + 1 + (ret != NULL), memory_order_release);
 }
 
 static void die(const char *msg, size_t len)
@@ -471,7 +471,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		raw = proto ? 0 : (unsigned)atomic_load_explicit(&mt_args_raw, memory_order_relaxed);
 		extra = proto ? proto->max_slots : raw ? (raw + 4) / 3 : 0;
 	}
-	uint64_t h = mt_load64(&b->head, memory_order_relaxed);
+	mt_seq h = mt_seq_load(&b->head, memory_order_relaxed);
 	if (full(b, h + extra)) {
 		b->lost++;
 	} else if (hook && b->sdepth >= MT_SHADOW) {
@@ -487,7 +487,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 			for (uint32_t i = b->sdepth; i > 0 && (KEY(&b->shadow[i - 1]) & ~(uintptr_t)1) <= key; i--)
 				if (KEY(&b->shadow[i - 1]) == key && *slot != (uintptr_t)mt_return_trampoline) {
 					pop_unwound(b, i - 1, false, ts, cpu);
-					h = mt_load64(&b->head, memory_order_relaxed);
+					h = mt_seq_load(&b->head, memory_order_relaxed);
 					break;
 				}
 		}
@@ -496,7 +496,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 			b->lost++;
 			goto out;
 		}
-		uint64_t next = h + 1;
+		mt_seq next = h + 1;
 		uint64_t kind = hook ? MT_EV_HOOKED : 0;
 		if (proto || raw) {
 			next += put_args(b, h, proto, raw, regs, args_slot);
@@ -518,7 +518,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 			atomic_signal_fence(memory_order_seq_cst);
 			*slot = (uintptr_t)mt_return_trampoline;
 		}
-		mt_store64(&b->head, next, memory_order_release);
+		mt_seq_store(&b->head, next, memory_order_release);
 	}
 out:
 	atomic_signal_fence(memory_order_seq_cst);
@@ -673,8 +673,8 @@ void mt_buffers_after_fork(void)
 {
 	struct mt_tbuf *b = self;
 	if (b) {
-		mt_store64(&b->head, 0, memory_order_seq_cst);
-		mt_store64(&b->tail, 0, memory_order_seq_cst);
+		mt_seq_store(&b->head, 0, memory_order_seq_cst);
+		mt_seq_store(&b->tail, 0, memory_order_seq_cst);
 		b->lost = b->lost_seen = 0;
 		b->tid = (int)mt_raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 		b->next = NULL;

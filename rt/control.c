@@ -359,7 +359,7 @@ static void verb_status(int fd)
 	sites = v ? v->n : 0;
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
 		threads++;
-		buffered += atomic_load(&b->head) - atomic_load(&b->tail);
+		buffered += (mt_seq)(atomic_load(&b->head) - atomic_load(&b->tail));
 		lost += b->lost;
 		noshadow += b->noshadow;
 		unwound += b->unwound;

@@ -43,7 +43,8 @@
  *            probe can tell without risking SIGILL, so the clock is
  *            clock_gettime() (mt_use_tsc false); the raw system call is
  *            svc 0 with the number in r7.
- *   mips64el clock_gettime() too (below), the CPU from rseq; syscall.
+ *   mips64el, mipsel  clock_gettime() too (below), the CPU from rseq;
+ *            syscall (o32: the fifth and sixth arguments on the stack).
  *
  * Where neither applies, mt_clock_now() falls back to clock_gettime(),
  * which the vDSO serves with general registers only.
@@ -285,18 +286,21 @@ static inline const char *mt_cpu_clock_name(void)
 }
 #endif
 
-#elif defined(__mips__) && _MIPS_SIM == _ABI64
+#elif defined(__mips__) && (_MIPS_SIM == _ABI64 || _MIPS_SIM == _ABIO32)
 
-/* mips64el (n64): no counter to read (rdhwr's cycle counter is each
- * CPU's own, at a rate the CPU's clock sets, and the kernel may not let
- * user space read it): the clock is clock_gettime() (the vDSO's),
- * mt_use_tsc false; the CPU is the rseq area's, as on aarch64, at
- * __rseq_offset from the thread pointer (rdhwr $29's UserLocal, which
- * the kernel emulates where the CPU has no such register): MT_CLOCK_CPU,
- * which buffer.c reads beside clock_gettime.  The raw system call is
- * `syscall` with the number in v0 and a0-a5; a3 says an error, v0 then
- * holds the positive errno (returned negated, as the other ports return
- * it); at, v1, a6-a7, t0-t3, t8, t9, hi and lo may change. */
+/* mips64el (n64) and mipsel (o32): no counter to read (rdhwr's cycle
+ * counter is each CPU's own, at a rate the CPU's clock sets, and the
+ * kernel may not let user space read it): the clock is clock_gettime()
+ * (the vDSO's), mt_use_tsc false; the CPU is the rseq area's, as on
+ * aarch64, at __rseq_offset from the thread pointer (rdhwr $29's
+ * UserLocal, which the kernel emulates where the CPU has no such
+ * register): MT_CLOCK_CPU, which buffer.c reads beside clock_gettime.
+ * The raw system call is `syscall` with the number in v0 and the
+ * arguments in a0-a5 (n64), or a0-a3 and the fifth and sixth at 16 and
+ * 20 of sp (o32: the caller's argument area, made here); a3 says an
+ * error, v0 then holds the positive errno (returned negated, as the
+ * other ports return it); at, v1, $8-$15, t8, t9, hi and lo may
+ * change. */
 static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
 {
 	register long v0 __asm__("$2");
@@ -304,12 +308,22 @@ static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long 
 	register long a1 __asm__("$5") = b;
 	register long a2 __asm__("$6") = c;
 	register long a3 __asm__("$7") = d;
+#if _MIPS_SIM == _ABI64
 	register long a4 __asm__("$8") = e;
 	register long a5 __asm__("$9") = f;
 	__asm__ volatile(".set push\n\t.set noreorder\n\tmove $2, %[n]\n\tsyscall\n\t.set pop"
 			 : "=&r"(v0), "+r"(a3), "+r"(a4), "+r"(a5)
 			 : [n] "r"(n), "r"(a0), "r"(a1), "r"(a2)
 			 : "$1", "$3", "$10", "$11", "$12", "$13", "$14", "$15", "$24", "$25", "hi", "lo", "memory");
+#else
+	__asm__ volatile(".set push\n\t.set noreorder\n\t"
+			 "addiu $sp, $sp, -32\n\tsw %[e], 16($sp)\n\tsw %[f], 20($sp)\n\t"
+			 "move $2, %[n]\n\tsyscall\n\taddiu $sp, $sp, 32\n\t.set pop"
+			 : "=&r"(v0), "+r"(a3)
+			 : [n] "r"(n), "r"(a0), "r"(a1), "r"(a2), [e] "r"(e), [f] "r"(f)
+			 : "$1", "$3", "$8", "$9", "$10", "$11", "$12", "$13", "$14", "$15", "$24", "$25", "hi", "lo",
+			   "memory");
+#endif
 	return a3 ? -v0 : v0;
 }
 
@@ -361,14 +375,14 @@ static inline const char *mt_cpu_clock_name(void)
 }
 #endif
 
-/* The rings' 64-bit head and tail as the hot path (buffer.c, general
- * registers only) reads and writes them: i386 has no 64-bit load or
+/* The rings' head and tail (mt_seq, rt.h) as the hot path (buffer.c,
+ * general registers only) reads and writes them: i386 has no 64-bit load or
  * store among its general-register instructions (GCC would use the x87
  * or SSE, else call libatomic), so lock cmpxchg8b, a full barrier: a load
  * compares with 0 and writes 0 back only where it found 0; a store
  * retries until the value it compared with was the one there. */
 #if defined(__i386__)
-static inline uint64_t mt_load64(_Atomic uint64_t *p, memory_order mo)
+static inline uint64_t mt_seq_load(_Atomic mt_seq *p, memory_order mo)
 {
 	(void)mo;
 	uint64_t v = 0;
@@ -376,9 +390,9 @@ static inline uint64_t mt_load64(_Atomic uint64_t *p, memory_order mo)
 			 : "memory", "cc");
 	return v;
 }
-static inline void mt_store64(_Atomic uint64_t *p, uint64_t v, memory_order mo)
+static inline void mt_seq_store(_Atomic mt_seq *p, uint64_t v, memory_order mo)
 {
-	uint64_t old = mt_load64(p, mo);
+	uint64_t old = mt_seq_load(p, mo);
 	unsigned char done;
 	do
 		__asm__ volatile("lock cmpxchg8b %1\n\tsete %2"
@@ -387,16 +401,17 @@ static inline void mt_store64(_Atomic uint64_t *p, uint64_t v, memory_order mo)
 	while (!done);
 }
 #else
-#define mt_load64(p, mo) atomic_load_explicit(p, mo)
-#define mt_store64(p, v, mo) atomic_store_explicit(p, v, mo)
+#define mt_seq_load(p, mo) atomic_load_explicit(p, mo)
+#define mt_seq_store(p, v, mo) atomic_store_explicit(p, v, mo)
 #endif
 
 /* pwrite64 as a raw system call (patch.c's fenced writes): 32-bit arm's
  * EABI passes a 64-bit argument in an even register pair, so the offset
- * skips r3 and is r4 (low word), r5 (high). */
+ * skips r3 and is r4 (low word), r5 (high); o32 the same, a3 skipped,
+ * the fifth and sixth words (16 and 20 of sp). */
 static inline __attribute__((always_inline)) long mt_raw_pwrite(int fd, const void *buf, size_t n, uintptr_t off)
 {
-#if defined(__arm__)
+#if defined(__arm__) || (defined(__mips__) && _MIPS_SIM == _ABIO32)
 	return mt_raw6(SYS_pwrite64, fd, (long)buf, (long)n, 0, (long)off, 0);
 #else
 	return mt_raw6(SYS_pwrite64, fd, (long)buf, (long)n, (long)off, 0, 0);

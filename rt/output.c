@@ -777,12 +777,12 @@ long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first)
 	o->len = 0;
 	struct doc d = { fmt, tracer, first, (int)getpid(), nc };
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
-		uint64_t h = atomic_load_explicit(&b->head, memory_order_acquire);
-		uint64_t t = atomic_load_explicit(&b->tail, memory_order_relaxed);
+		mt_seq h = atomic_load_explicit(&b->head, memory_order_acquire);
+		mt_seq t = atomic_load_explicit(&b->tail, memory_order_relaxed);
 		if (h == t && b->lost == b->lost_seen)
 			continue;
-		if (n + (h - t) > cap) {
-			size_t nc2 = (n + (h - t)) * 2 + 1024;
+		if (n + (mt_seq)(h - t) > cap) {
+			size_t nc2 = (n + (mt_seq)(h - t)) * 2 + 1024;
 			struct mt_event *nv = realloc(v, nc2 * sizeof *nv);
 			if (!nv)
 				break;
@@ -800,7 +800,7 @@ long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first)
 		struct seg *g = &segs[nseg++];
 		g->b = b;
 		g->at = n;
-		for (uint64_t i = t; i < h; i++)
+		for (mt_seq i = t; i != h; i++)        /* (mt_seq wraps on o32) */
 			v[n++] = b->ev[i & b->mask];
 		g->end = n;
 		atomic_store_explicit(&b->tail, h, memory_order_release);

@@ -179,11 +179,12 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
  *            the key is the word just below the caller's sp, mt_site.frame
  *            bytes above the pushed word (MT_SLOT_FRAME), and the
  *            trampoline finds it at sp - 4 after the return.
- *   mips64el the hook passes a copy of the parent (at) marked
- *            MT_SLOT_KEEP; where the prologue stored ra at the top of
- *            its frame (sd ra, F-8(sp) after daddiu sp, sp, -F), just
+ *   mips64el, mipsel (n64, o32) the hook passes a copy of the parent
+ *            (at) marked MT_SLOT_KEEP; where the prologue stored ra at
+ *            the top of its frame (sd ra, F-8(sp) after daddiu sp, sp,
+ *            -F; o32: sw ra, F-4(sp) after addiu), just
  *            below the caller's sp, the decoder records how far above
- *            the copy that is (mt_site.frame, arch-mips64el.c; the
+ *            the copy that is (mt_site.frame, arch-mips.c; the
  *            other sites, leaves among them, are nohook) and the entry
  *            takes it once it holds the parent (MT_SLOT_FRAME, as arm;
  *            the key is the slot).
@@ -231,7 +232,7 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #define MT_SLOT_FRAME 1
 #define MT_SLOT_FOUND 1
 #define MT_SLOT_DEAD 2                /* mt_shadow.slot: the pushed word, dead */
-#elif defined(__mips__) && _MIPS_SIM == _ABI64
+#elif defined(__mips__) && (_MIPS_SIM == _ABI64 || _MIPS_SIM == _ABIO32)
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
 #define MT_SLOT_COPY 1
@@ -519,13 +520,15 @@ struct mt_event {
  * elsewhere only the arguments in registers are recorded); on mips64el
  * GCC's call to _mcount is text it does not see as a call, so a0-a7 are
  * the caller's and the stack's words are above the slot of ra where the
- * decoder read the prologue (arch-mips64el.c), as on arm; on i386 every
+ * decoder read the prologue (arch-mips.c), as on arm (o32: a0-a3, and
+ * the caller's stack from 16 bytes above its sp, the home area of
+ * a0-a3 below that: MT_STACK_WORD0); on i386 every
  * argument is on the caller's stack above the return address (none
  * where main realigned its stack: its 4(%ebp) is a copy); on s390x both
  * hooks run before the body, r2-r6 and the caller's parameter area
  * (MT_STACK_WORD0).  An argument
  * of 64 bits takes two words of a 32-bit ABI, from an even word where
- * MT_ARG_PAIR_EVEN (the AAPCS), and one payload word.
+ * MT_ARG_PAIR_EVEN (the AAPCS, o32), and one payload word.
  * GCC's aarch64, riscv64 and ppc64le -pg call _mcount as an ordinary
  * function, after the body has moved them (MT_ARGS_LOCATED): each
  * argument is one word, read where the function's DWARF says it is at
@@ -546,6 +549,11 @@ struct mt_event {
 #elif defined(__mips__) && _MIPS_SIM == _ABI64
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 8                 /* a0-a7 */
+#elif defined(__mips__) && _MIPS_SIM == _ABIO32
+#define MT_HAVE_ARGS 1
+#define MT_REG_ARGS 4                 /* a0-a3 */
+#define MT_ARG_PAIR_EVEN 1
+#define MT_STACK_WORD0 5              /* the caller's sp + 16; the slot is at its sp - 4 */
 #elif defined(__s390x__)
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 5                 /* r2-r6 */
@@ -570,7 +578,8 @@ struct mt_event {
 /* The first stack argument's word, counted from the slot of the return
  * address (rt.h's slot: mt_entry's): just above it, but on s390x, whose
  * slot is 8 into the register save area, 160 bytes above the caller's
- * stack pointer. */
+ * stack pointer, and on o32, whose callers keep the 16 bytes above
+ * their sp for a0-a3, 16 bytes above that. */
 #ifndef MT_STACK_WORD0
 #define MT_STACK_WORD0 1
 #endif
@@ -695,8 +704,18 @@ struct mt_shadow {
 
 enum { MT_TBUF_FREE, MT_TBUF_OWNED };
 
+/* A ring's head and tail: counts of the events ever put and taken, 64
+ * bits wide; 32 on o32, which has no 64-bit atomic load or store (GCC
+ * would call libatomic, which may lock): they wrap there, so they are
+ * only ever compared by their difference, or for equality. */
+#if defined(__mips__) && _MIPS_SIM == _ABIO32
+typedef uint32_t mt_seq;
+#else
+typedef uint64_t mt_seq;
+#endif
+
 struct mt_tbuf {
-	_Atomic uint64_t head;        /* written by the thread */
+	_Atomic mt_seq head;          /* written by the thread */
 	atomic_int state;             /* MT_TBUF_*: a free one is taken by a new thread */
 	uint64_t lost;
 	volatile int nest;            /* in the hook (a signal handler re-entered it) */
@@ -709,7 +728,7 @@ struct mt_tbuf {
 	uint64_t unwound;             /* hijacked frames left without returning */
 	uint64_t wait_failed;         /* MCOUNT_TRACE_FULL=wait: waits given up (lost) */
 	char pad[64];
-	_Atomic uint64_t tail;        /* written by the reader */
+	_Atomic mt_seq tail;          /* written by the reader */
 	uint64_t lost_seen;
 	uint32_t nopen;               /* reader: this thread's open entries (their ts) */
 	uint64_t open[MT_SHADOW];

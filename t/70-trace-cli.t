@@ -416,7 +416,8 @@ sub run_env {
 }
 
 # ---- run: the library for the program's own architecture ----
-# An i386 program gets build/i386/'s library, a mips64el one build/mips64el/'s (-v shows LD_PRELOAD before
+# An i386 program gets build/i386/'s library, a mips64el one build/mips64el/'s, a mipsel one
+# build/mipsel/'s (-v shows LD_PRELOAD before
 # the program runs, whether or not this host can run it), found through
 # PATH too; a program for an architecture the library has no port to is
 # not run; RECORDMCOUNT_TRACE_LIB is taken as it is.
@@ -424,7 +425,7 @@ sub run_env {
     my $c = "$tmp/m.c";
     spit($c, "int main(void) { return 0; }\n");
     my %cc = (i386 => 'i686-linux-gnu-gcc-12', mips => 'mips-linux-gnu-gcc-12',
-        mips64el => 'mips64el-linux-gnuabi64-gcc-12');
+        mips64el => 'mips64el-linux-gnuabi64-gcc-12', mipsel => 'mipsel-linux-gnu-gcc-12');
     for my $a (sort keys %cc) {
         my ($st, $o, $e) = run_cmd([$cc{$a}, '-o', "$tmp/prog-$a", $c]);
         is($st, 0, "$cc{$a} builds a program for $a") or diag $e;
@@ -445,6 +446,18 @@ sub run_env {
     ($pre) = $e =~ /^mcount-trace: LD_PRELOAD=(\S+)$/m;
     is($pre, Cwd::abs_path("$TOP/build/mips64el/libmcount-trace.so"),
         'run: a mips64el program preloads build/mips64el/libmcount-trace.so');
+    # a mipsel one (EM_MIPS, 32-bit, little-endian) build/mipsel/'s
+    ($st, $o, $e) = mt('run', '-v', '-o', '/dev/null', '--', "$tmp/prog-mipsel");
+    ($pre) = $e =~ /^mcount-trace: LD_PRELOAD=(\S+)$/m;
+    is($pre, Cwd::abs_path("$TOP/build/mipsel/libmcount-trace.so"),
+        'run: a mipsel program preloads build/mipsel/libmcount-trace.so');
+    # an n32 one (32-bit, little-endian too, EF_MIPS_ABI2) is not mipsel's (o32)
+    ($st, $o, $e) = run_cmd(['mips64el-linux-gnuabi64-gcc-12', '-mabi=n32', '-nostdlib', '-static', '-e', 'main',
+        '-o', "$tmp/prog-n32", $c]);
+    is($st, 0, 'mips64el-linux-gnuabi64-gcc-12 -mabi=n32 builds a program (no C library)') or diag $e;
+    ($st, $o, $e) = mt('run', '-v', '-o', '/dev/null', '--', "$tmp/prog-n32");
+    is($e, "mcount-trace: $tmp/prog-n32: a program for mipsn32el, which libmcount-trace is not built for\n",
+        'run: an n32 program: not run, and why (not given the o32 library)');
     ($st, $o, $e) = mt('run', '-v', '-o', '/dev/null', '--', "$tmp/prog-mips");
     is($st, 1, 'run: a mips program: exit status 1');
     is($e, "mcount-trace: $tmp/prog-mips: a program for mips, which libmcount-trace is not built for\n",

@@ -26,7 +26,7 @@
 #  - The preloaded program stripped of every symbol: gp is then the
 #    primary GOT's, no site refused, the enter log event for event.
 #  - Table entries that are no calls to the hook
-#    (t/src/trace/mips64el/badsite.S: a jalr through a GOT slot of
+#    (t/src/trace/mips/badsite.S: a jalr through a GOT slot of
 #    another function, a bal to another function, an ld t9 followed by
 #    neither, no ld t9 at all): each refused with a message, never
 #    written; the calls still run.
@@ -59,155 +59,11 @@
 #    with every function traced, under each tracer (SysTrace's
 #    lua_checks): its output unchanged, every event of a function nm
 #    shows, and under function_graph every hooked call returns.
-# Everything runs in one boot: a check of another program is one more
-# job in @jobs, its files in %files, and its checks after the boot.
+# Everything runs in one boot (t/lib/MipsTrace.pm, shared with t/92's
+# mipsel): a check of another program is one more job there.
 use strict;
 use warnings;
-use Test::More;
 use lib 't/lib';
-use TestUtil qw($TOP must run_cmd);
-use TraceTest qw($TSRC);
-use QemuSystem qw(%SYS sys_boot);
-use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs badsite_job badsite_checks stripped_job
-    stripped_checks args_jobs args_checks lua_jobs lua_checks);
+use MipsTrace qw(mips_trace);
 
-my $CC = $SYS{mips64el}{cc};
-my $CXX = $SYS{mips64el}{cxx};
-my $QEMU_USER = 'qemu-mips64el';
-my $OBJDUMP = 'mips64el-linux-gnuabi64-objdump';
-my $MIPS = "$TOP/build/mips64el";
-my $dir = sys_start('mips64el', lib => $MIPS, tools => [[$QEMU_USER, 'qemu-user'],
-    [$OBJDUMP, 'binutils-mips64el-linux-gnuabi64'], [$CXX, 'g++-12-mips64el-linux-gnuabi64']]);
-
-# ---- builds ----
-must($CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
-my %files = ('/smc' => "$dir/smc");
-# name, compile flags, link flags, 'so' or 'a'
-my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
-    ['static-linked', [], ['-static'], 'a']);
-my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $dir, files => \%files),
-    oracle_jobs(cc => $CC, lib => $MIPS, dir => $dir, files => \%files, variants => \@variants, graph => 1),
-    hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files, cxx_object => 1),
-    toggle_jobs(cc => $CC, lib => $MIPS, dir => $dir, files => \%files),
-    toggle_jobs(cc => $CC, lib => $MIPS, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
-    badsite_job(cc => $CC, dir => $dir, files => \%files, asm => "$TSRC/mips64el/badsite.S"),
-    stripped_job(dir => $dir, files => \%files, strip => 'mips64el-linux-gnuabi64-strip'));
-# function events: args.c's arguments in a0-a7 and above the slot of ra
-push @jobs, args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
-    args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0']);
-# a real program nobody here wrote
-push @jobs, lua_jobs(cc => $CC, dir => $dir, files => \%files, name => 'lua');
-
-# ---- one boot ----
-my $r = boot_checks('', sub { sys_boot('mips64el', @_) }, files => \%files, jobs => \@jobs, timeout => 600,
-    libs => \@HAZARDS_LIBS);
-
-# ---- the machine runs the code it has; a dynamically linked program ----
-my ($uout) = machine_checks($r, dir => $dir, qemu_user => $QEMU_USER, sysroot => '/usr/mips64el-linux-gnuabi64',
-    ldso => 'lib64/ld.so.1');
-
-# ---- the tracer: the oracle, both forms of a site ----
-# objdump's view of each variant's calls to the hook: the word after the
-# `ld t9` that follows `move at, ra`, and what it calls.
-for my $v (@variants) {
-    my ($name, undef, undef, $mode) = @$v;
-    my ($dst, $dis) = run_cmd([$OBJDUMP, '-d', "$dir/$name"]);
-    my (%form, $state);
-    for (split /\n/, $dis) {
-        next unless /\A\s*[0-9a-f]+:\s+[0-9a-f]{8}\s+(\S+)\s*(.*)/;
-        my ($op, $rest) = ($1, $2);
-        if (($state // '') eq 'ld') {
-            $form{ $op eq 'jalr' && $rest eq 't9' ? 'jalr t9' : $op eq 'bal' && $rest =~ /<_mcount>/
-                ? 'bal _mcount' : "other ($op $rest)" }++;
-            $state = undef;
-        } elsif (($state // '') eq 'move') {
-            $state = $op eq 'ld' && $rest =~ /\At9,-?\d+\(gp\)\z/ ? 'ld' : undef;
-        } else {
-            $state = $op eq 'move' && $rest eq 'at,ra' ? 'move' : undef;
-        }
-    }
-    my $want = $mode eq 'so' ? 'jalr t9' : 'bal _mcount';
-    ok($form{$want} && $form{$want} >= 8 && keys %form == 1,
-        "$name: objdump shows its sites as move at,ra; ld t9,N(gp); $want ("
-        . join(', ', map { "$_ $form{$_}" } sort keys %form) . ')');
-}
-oracle_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
-
-# ---- a stripped program: gp without a symbol ----
-stripped_checks($r, dir => $dir, want_out => $uout);
-
-# ---- entries that are no calls to the hook: refused, never written ----
-badsite_checks($r, refused => [['bad_local', 'a call to something other than the hook'],
-    ['bad_stub', 'a call to something other than the hook'],
-    ['bad_next', 'an ld t9 not followed by jalr t9 or bal'],
-    ['bad_word', 'not a call instruction (no ld t9 from the GOT)']]);
-
-# ---- function_graph ----
-# The functions whose returns cannot be hooked, as objdump shows their
-# prologues: those that store no ra at the top of their frame (daddiu
-# sp,sp,-F then sd ra,F-8(sp)) before their site, leaves among them.
-my %pro = prologues("$dir/pie-preloaded");
-my @noexit = sort grep { $pro{$_} eq 'other' } keys %pro;
-ok(keys %pro >= 8 && grep({ $pro{$_} eq 'frame' } keys %pro) >= 5,
-    'objdump: the functions of oracle.c that store ra at their frame\'s top before their site ('
-    . join(' ', sort grep { $pro{$_} eq 'frame' } keys %pro) . "), and the others (@noexit)");
-# (linked in, tracing starts in main, whose entry is not traced)
-graph_checks($r, dir => $dir, variants => [grep { $_->[3] eq 'so' } @variants], graph => 1, want_out => $uout,
-    noexit => \@noexit);
-graph_checks($r, dir => $dir, variants => [grep { $_->[3] eq 'a' } @variants], graph => 1, want_out => $uout,
-    noexit => [grep { $_ ne 'main' } @noexit]);
-
-my %hpro = (prologues("$dir/hazards"), prologues("$dir/unwind"));
-hazards_checks($r, dir => $dir, noexit => [sort grep { $hpro{$_} eq 'other' } keys %hpro]);
-
-# ---- live switching behind fenced pages ----
-toggle_checks($r, dir => $dir);
-toggle_checks($r, dir => $dir, name => 'toggle-so');
-
-# ---- function events ----
-args_checks($r, dir => $dir, name => 'args', dwarf => 1);
-args_checks($r, dir => $dir, name => 'args-O0');
-
-# ---- lua ----
-lua_checks($r, dir => $dir, name => 'lua');
-
-# The cache maintenance after each batch cannot be seen in the guest:
-# qemu's TCG models no instruction cache (a write drops the blocks
-# translated from its page, whoever makes it).  So what the library
-# runs after writing is read here: mips_sync_self makes the cacheflush
-# system call (n64's number, 5197, into v0; syscall).
-for my $lib ('so', 'a') {
-    my ($st, $dis) = run_cmd([$OBJDUMP, '-d', "$MIPS/libmcount-trace.$lib"]);
-    my ($body) = $dis =~ /<mips_sync_self>:\n(.*?)(?:\n\n|\z)/s;
-    my @ops = map { /\A\s*[0-9a-f]+:\s+[0-9a-f]{8}\s+(\S+\s*\S*)/ ? $1 : () } split /\n/, $body // '';
-    my $sc = join '; ', grep { /\A(?:li|daddiu|addiu|move)\s+v0,/ || /\Asyscall/ } @ops;
-    like($sc, qr/v0,(?:zero,)?5197;.*syscall/, "libmcount-trace.$lib: after writing, the cacheflush system call ($sc)");
-}
-
-done_testing();
-
-# Each function of FILE with a site (move at,ra; ld t9,N(gp)) as objdump
-# shows it (C++ names demangled, as the library shows them): 'frame'
-# where its prologue stored ra at the top of its frame before the site
-# (daddiu sp,sp,-F then sd ra,F-8(sp)), else 'other'.
-sub prologues {
-    my ($file) = @_;
-    my ($st, $dis) = run_cmd([$OBJDUMP, '-dC', $file]);
-    my ($fn, $down, $ra, $prev, %pro);
-    for (split /\n/, $dis) {
-        if (/\A[0-9a-f]+ <(.+)>:\z/) {
-            ($fn, $down, $ra, $prev) = ($1, 0, undef, '');
-            next;
-        }
-        next unless defined $fn && /\A\s*[0-9a-f]+:\s+[0-9a-f]{8}\s+(\S+)\s*(\S*)/;
-        my ($op, $args) = ($1, $2);
-        $down -= $1 if "$op $args" =~ /\Adaddiu sp,sp,(-?\d+)\z/;
-        $ra = $1 if "$op $args" =~ /\Asd ra,(-?\d+)\(sp\)\z/;
-        if ($prev eq 'move at,ra' && $op eq 'ld' && $args =~ /\At9,/ && !exists $pro{$fn}) {
-            $pro{$fn} = defined $ra && $down > 8 && $ra == $down - 8 ? 'frame' : 'other';
-        }
-        $prev = "$op $args";
-    }
-    return %pro;
-}
+mips_trace('mips64el');

@@ -91,6 +91,16 @@ our %SYS = (
         smp => 1,
         machine => sub { ('-cpu', $_[0] // 'MIPS64R2-generic') },
     },
+    # the same board, 32-bit: Debian's 4kc-malta kernel, a MIPS32
+    # release 2 CPU with an FPU (the 24Kf), as Debian's mipsel userland
+    # needs, unless told; one CPU, as mips64el's
+    mipsel => {
+        qemu => 'qemu-system-mipsel', kernel => "$TOP/build/mipsel/vmlinux", debarch => 'mipsel',
+        cc => 'mipsel-linux-gnu-gcc-12', cxx => 'mipsel-linux-gnu-g++-12',
+        sysroot => '/usr/mipsel-linux-gnu', triplet => 'mipsel-linux-gnu',
+        ldso => 'ld.so.1', console => 'ttyS0', board => 'malta', smp => 1,
+        machine => sub { ('-cpu', $_[0] // '24Kf') },
+    },
     # the s390-ccw-virtio machine, whose -kernel needs no firmware of its
     # own; the console is the SCLP's line-mode terminal (ttysclp0), the
     # one -nographic connects to the serial output.  own_text: every

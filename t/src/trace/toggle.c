@@ -151,11 +151,16 @@ static long segvs, writes;
 #define IS_CALL(w) (((w) & 0xfc000003u) == 0x48000001u)          /* bl */
 #elif defined(__mips__)
 /* break 0 (BRK_USERBP: SIGTRAP; other codes mean SIGFPE and the like);
- * the word after the ld t9 of a site: jalr t9, or bal linked in */
+ * the word after the ld (o32: lw) t9 of a site: jalr t9, or bal linked
+ * in; off, nop (o32: addiu sp, sp, 8, undoing the push before the lw) */
 #define BREAKPOINT() __asm__ volatile("break 0")
 #define PC(uc) ((uc)->uc_mcontext.pc)
 #define BREAKPOINT_LEN 4
+#if _MIPS_SIM == _ABIO32
+#define NOP_WORD 0x27bd0008u
+#else
 #define NOP_WORD 0x00000000u
+#endif
 #define IS_CALL(w) ((w) == 0x0320f809u || ((w) & 0xffff0000u) == 0x04110000u)
 #elif defined(__s390x__)
 /* s390x has no instruction that raises SIGTRAP in a process nobody
@@ -252,7 +257,7 @@ static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 					return (volatile uint32_t *)&p[j];
 #elif defined(__mips__)
 		if (!(i & 1) && p[i] == 0x0825 && p[i + 1] == 0x03e0)      /* move at, ra */
-			return (volatile uint32_t *)&p[i + 4];
+			return (volatile uint32_t *)&p[_MIPS_SIM == _ABIO32 ? i + 6 : i + 4];
 #elif defined(__s390x__)
 		if (p[i] == 0xe3e0 && p[i + 1] == 0xf008 && p[i + 2] == 0x0024)   /* stg %r14,8(%r15) */
 			return (volatile uint32_t *)&p[i + 3];
