@@ -37,8 +37,9 @@
 #    exceptions through the Arm EHABI's unwinder.
 #  - function_graph on functions that never save lr (leaves.c, -O2 and
 #    -O0, Thumb-2 and ARM; objdump shows their prologues): every return
-#    and its return value against the program's own log of them, a tail
-#    call's return after its callee's.  leaves_eh.cc: C++ exceptions
+#    and its return value against the program's own log of them, tail
+#    calls' returns after their callee's (from a function that pushed
+#    nothing and from one that pushed registers).  leaves_eh.cc: C++ exceptions
 #    through a tail call from a function that pushes nothing and through
 #    a variadic one that saves lr after r0-r3 (its slot given back and
 #    taken again by the unwinder wrappers).  graph_stress.c at -O0 (its leaves
@@ -241,8 +242,8 @@ for my $name ('leaves', 'leaves-arm') {
 }
 
 # leaves.c: the returns, with their values, are the program's own log
-# of them; tail's (a tail call at -O2) comes right after bare's, with
-# bare's value.
+# of them; tail's and tail_saved's (tail calls at -O2) come right after
+# bare's, with bare's value.
 my $lvlog = $r->{'lv-plain'}{stdout} // '';
 like($lvlog, qr/\Abare 0x1\n.*^result -?\d+\n\z/ms, 'leaves.c, plain build: its log and result');
 for my $l (@LEAVES) {
@@ -257,23 +258,23 @@ for my $l (@LEAVES) {
     is(join(' ', sort keys %{ { map { ($_->{func} => 1) } grep { $_->{noexit} } @$ev } }), '',
         "$name: every function's return hooked");
     my (undef, $bad) = trace_seqs($syms, trace_bias($syms, $ev), $ev, 0);
-    # bare, tail-called, returns to tail's caller: that is its parent
-    is_deeply([grep { !/: bare called from main inside tail\z/ } @$bad], [],
+    # bare, tail-called, returns to its caller's caller: that is its parent
+    is_deeply([grep { !/: bare called from main inside tail(?:_saved)?\z/ } @$bad], [],
         "$name: each exit closes its thread's innermost call");
-    my (@rets, @tailbad, $tails);
+    my (@rets, @tailbad, %tails);
     for my $e (grep { exists $_->{exit} && $_->{exit} ne 'main' } @$ev) {
         my $v = defined $e->{retval} ? sprintf('0x%x', hex $e->{retval}) : 'none';
-        if ($e->{exit} eq 'tail') {
-            $tails++;
-            push @tailbad, "tail $v after " . ($rets[-1] // 'nothing') unless @rets && $rets[-1] eq "bare $v";
+        if ($e->{exit} =~ /\Atail(?:_saved)?\z/) {
+            $tails{ $e->{exit} }++;
+            push @tailbad, "$e->{exit} $v after " . ($rets[-1] // 'nothing') unless @rets && $rets[-1] eq "bare $v";
         } else {
             push @rets, "$e->{exit} $v";
         }
     }
     (my $want = $lvlog) =~ s/^result.*\n//m;
     is(join('', map { "$_\n" } @rets), $want, "$name: its returns and their values are the program's log");
-    is($tails, 3, "$name: tail returns once a round");
-    is_deeply(\@tailbad, [], "$name: each tail return right after bare's, with its value");
+    is_deeply(\%tails, { tail => 3, tail_saved => 3 }, "$name: tail and tail_saved return once a round");
+    is_deeply(\@tailbad, [], "$name: each of their returns right after bare's, with its value");
 }
 
 # leaves_eh.cc: each round's throw leaves thrower, tailer (whose tail

@@ -3,7 +3,7 @@
  * another prologue (t/86: on 32-bit Arm they keep it in lr, and
  * function_graph hijacks it there, rt/rt.h): nothing pushed, registers
  * pushed, stack reserved, both, a variadic one's argument registers,
- * and one that ends in a tail call.  Each but the last writes its
+ * and two that end in a tail call, one after pushing registers.  Each but the last writes its
  * return value into the program's own log as it returns; main prints
  * the log, which a function_graph trace with return values must repeat
  * return for return.
@@ -80,6 +80,13 @@ F long va_call(int n, ...)
 /* at -O2 a tail call: bare returns for both (no log of its own) */
 F long tail(long x) { return bare(x + 11); }
 
+/* the same after pushing registers (not lr), popped before the branch */
+F long tail_saved(long x)
+{
+	TAKE("r4", "r5");
+	return bare(x + 23);
+}
+
 /* an ordinary function: lr pushed first */
 F long mid(long x) { RET("mid", bare(x) + saved(x, 3) + stacked(x)); }
 
@@ -95,6 +102,7 @@ int main(int argc, char **argv)
 		r += va_leaf(3, (long)i, 4L, 5L);
 		r += va_call(2, (long)i, 9L);
 		r += tail(i);
+		r += tail_saved(i);
 		r += mid(i);
 	}
 	for (unsigned i = 0; i < nlog; i++)
