@@ -283,4 +283,5 @@ const struct mt_arch mt_arch = {
 	.decode = rv_decode,
 	.bytes = rv_bytes,
 	.sync_self = rv_sync_self,
+	.sync_whole = true,
 };

@@ -486,9 +486,13 @@ static MT_FENCE_TEXT size_t fence_write(const struct range *rg, size_t nrg, cons
 		}
 	}
 	/* The new code for every thread's instruction fetch, before any
-	 * thread can run it (arm flushes each range's caches). */
-	for (size_t i = 0; i < k; i++)
+	 * thread can run it (arm flushes each range's caches; riscv64's
+	 * one call covers them all). */
+	for (size_t i = 0; i < k; i++) {
 		mt_arch.sync_self(rg[i].lo, rg[i].hi);
+		if (mt_arch.sync_whole)
+			break;
+	}
 	/* Executable again, whatever it takes: a thread waits for it. */
 	for (size_t i = 0; i < k; i++)
 		for (int tries = 0; tries < 1000; tries++)

@@ -89,6 +89,9 @@ struct mt_arch {
 	 * first (arm, aarch64, ppc64le: GCC's __builtin___clear_cache
 	 * emits nothing there). */
 	void (*sync_self)(uintptr_t lo, uintptr_t hi);
+	/* sync_self does it for all code whatever the range (riscv64: the
+	 * kernel's riscv_flush_icache takes none): once a pass is enough. */
+	bool sync_whole;
 	/* The interrupted context of a trap: its address, the site it stopped
 	 * in (ip after the trap instruction), and the emulation of a site. */
 	uintptr_t (*trap_site)(const void *uc);
