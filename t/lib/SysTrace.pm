@@ -676,21 +676,26 @@ sub toggle_checks {
 
 # tear_jobs(cc => CC, dir => TMP, files => \%files) -> jobs tear64,
 # tear66, and stale.c's: its two builds one after the other, STALE_RUNS
-# times each, at the same address (stale-same-*) and where static
-# programs are linked (stale-own-*: static_ldflags)
+# times each, at the same address (stale-same-*) and, where static
+# programs get addresses of their own, as they are linked (stale-own-*:
+# static_ldflags; elsewhere that is the same address, and the same runs)
 my $STALE_RUNS = 6;
+sub stale_run {
+    my ($k) = @_;
+    return $k eq 'own' && !$SYS{$ARCH}{own_text} ? 'same' : $k;
+}
 sub tear_jobs {
     my (%o) = @_;
     must($o{cc}, '-O2', static_ldflags(), '-o', "$o{dir}/tear", "$TSRC/sys/tear.c", '-lpthread');
     $o{files}{'/tear'} = "$o{dir}/tear";
     my @jobs = map { { name => "tear$_", argv => ['/tear', $_] } } 64, 66;
+    my @kinds = ('same', stale_run('own') eq 'own' ? 'own' : ());
     for my $v (1, 2) {
         my @cf = ('-O2', '-fno-toplevel-reorder', "-DV=$v", "$TSRC/sys/stale.c");
-        must($o{cc}, @cf, '-static', '-o', "$o{dir}/stale-same$v");
-        must($o{cc}, @cf, static_ldflags(), '-o', "$o{dir}/stale-own$v");
-        $o{files}{"/stale-$_$v"} = "$o{dir}/stale-$_$v" for qw(same own);
+        must($o{cc}, @cf, $_ eq 'own' ? static_ldflags() : '-static', '-o', "$o{dir}/stale-$_$v") for @kinds;
     }
-    for my $k (qw(same own)) {
+    for my $k (@kinds) {
+        $o{files}{"/stale-$k$_"} = "$o{dir}/stale-$k$_" for 1, 2;
         push @jobs, map { my $i = $_; map { { name => "stale-$k$_-$i", argv => ["/stale-$k$_"] } } 1, 2 }
             1 .. $STALE_RUNS;
     }
@@ -718,7 +723,8 @@ sub stale_checks {
     my %stale = (same => 0, own => 0);
     for my $k (qw(same own)) {
         my $bad = 0;
-        for my $name (map { ("stale-${k}1-$_", "stale-${k}2-$_") } 1 .. $STALE_RUNS) {
+        my $run = stale_run($k);
+        for my $name (map { ("stale-${run}1-$_", "stale-${run}2-$_") } 1 .. $STALE_RUNS) {
             my $j = $r->{$name} // { status => 'none', stdout => '', stderr => '' };
             if ($j->{status} eq '0' && $j->{stdout} =~ /\Astale (\d+) of 128\n\z/) {
                 $stale{$k} += $1;
