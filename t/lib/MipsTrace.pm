@@ -22,10 +22,10 @@ use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks g
 our @EXPORT_OK = qw(mips_trace);
 
 my %ABI = (
-    mips64el => { load => 'ld', store => 'sd', addiu => 'daddiu', word => 8, push => 0, ldso => 'lib64/ld.so.1',
+    mips64el => { load => 'ld', store => 'sd', addiu => 'daddiu', word => 8, push => 0,
         cacheflush => 5197, binutils => 'binutils-mips64el-linux-gnuabi64', gxx => 'g++-12-mips64el-linux-gnuabi64',
         args_where => 'a0-a7 and above the slot of ra' },
-    mipsel => { load => 'lw', store => 'sw', addiu => 'addiu', word => 4, push => 1, ldso => 'lib/ld.so.1',
+    mipsel => { load => 'lw', store => 'sw', addiu => 'addiu', word => 4, push => 1,
         cacheflush => 4147, binutils => 'binutils-mipsel-linux-gnu', gxx => 'g++-12-mipsel-linux-gnu',
         args_where => 'a0-a3 and from 16 bytes above the caller\'s sp' },
 );
@@ -68,7 +68,7 @@ sub mips_trace {
 
     # ---- the machine runs the code it has; a dynamically linked program ----
     my ($uout) = machine_checks($r, dir => $dir, qemu_user => $QEMU_USER, sysroot => $s->{sysroot},
-        ldso => $a->{ldso});
+        ldso => ($s->{interp_dir} // 'lib') . "/$s->{ldso}");
 
     # ---- the tracer: the oracle, both forms of a site ----
     # objdump's view of each variant's calls to the hook: the word after
