@@ -706,7 +706,7 @@ static struct mt_dwarf *load(const struct mt_object *o)
 	size_t cap = 0;
 	for (size_t i = 0; i < d->nunits && i < UINT32_MAX; i++)
 		index_unit(d, (uint32_t)i, &cap);
-	mt_sort_by_addr(d->e, d->ne, sizeof *d->e, offsetof(struct entry, low_pc), entry_cmp);
+	mt_sort_by_addr(d->e, d->ne, sizeof *d->e, offsetof(struct entry, low_pc), sizeof d->e->low_pc, entry_cmp);
 	return d;
 }
 

@@ -301,7 +301,7 @@ static void read_functions(struct mt_object *o, const struct file *f)
 	/* Sort by address; of symbols at one address keep the best bound. */
 	for (size_t i = 0; i < n; i++)
 		v[i].size = (v[i].size << 2) | ranks[i];      /* carry the rank along */
-	mt_sort_by_addr(v, n, sizeof *v, offsetof(struct mt_sym, addr), sym_cmp);
+	mt_sort_by_addr(v, n, sizeof *v, offsetof(struct mt_sym, addr), sizeof v->addr, sym_cmp);
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (k && v[k - 1].addr == v[i].addr) {

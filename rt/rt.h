@@ -436,9 +436,10 @@ MT_HIDDEN extern struct mt_registry mt_reg;
 /* Find the new objects and their sites (lock held); NOP them. */
 MT_HIDDEN int mt_sites_refresh(void);
 MT_HIDDEN const struct mt_site *mt_site_at(uintptr_t addr);
-/* Sort n elements of size bytes by the address at offset off (cmp
- * compares two of them the same way: the fallback without memory). */
-MT_HIDDEN void mt_sort_by_addr(void *base, size_t n, size_t size, size_t off,
+/* Sort n elements of size bytes by the address of ksize bytes at offset
+ * off (a uintptr_t or a uint64_t; cmp compares two of them the same
+ * way: the fallback without memory). */
+MT_HIDDEN void mt_sort_by_addr(void *base, size_t n, size_t size, size_t off, size_t ksize,
 			       int (*cmp)(const void *, const void *));
 /* A site of function f (the first), or NULL. */
 MT_HIDDEN const struct mt_site *mt_func_site(const struct mt_func *f);

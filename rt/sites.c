@@ -351,14 +351,28 @@ static void report_bad(const struct mt_object *o, uintptr_t addr, const char *wh
 		mt_msg("%s: %#lx: %s%s: left alone", o->name, (unsigned long)addr, why, bytes);
 }
 
-void mt_sort_by_addr(void *base, size_t n, size_t size, size_t off, int (*cmp)(const void *, const void *))
+/* The key at p: an address of ksize bytes (a uintptr_t, or a 64-bit
+ * link-time address, which on a 32-bit machine is wider). */
+static inline uint64_t key_at(const unsigned char *p, size_t ksize)
+{
+	if (ksize == sizeof(uint64_t)) {
+		uint64_t k;
+		memcpy(&k, p, sizeof k);
+		return k;
+	}
+	uintptr_t k;
+	memcpy(&k, p, sizeof k);
+	return k;
+}
+
+void mt_sort_by_addr(void *base, size_t n, size_t size, size_t off, size_t ksize,
+		     int (*cmp)(const void *, const void *))
 {
 	unsigned char *v = base;
-	uintptr_t lo = UINTPTR_MAX, hi = 0, prev = 0;
+	uint64_t lo = UINT64_MAX, hi = 0, prev = 0;
 	bool sorted = true;
 	for (size_t i = 0; i < n; i++) {
-		uintptr_t k;
-		memcpy(&k, v + i * size + off, sizeof k);
+		uint64_t k = key_at(v + i * size + off, ksize);
 		sorted = sorted && (!i || prev <= k);
 		prev = k;
 		lo = k < lo ? k : lo;
@@ -374,21 +388,17 @@ void mt_sort_by_addr(void *base, size_t n, size_t size, size_t off, int (*cmp)(c
 	/* Least significant byte first, up to the highest byte in which two
 	 * keys differ: two or three passes for the addresses of one object. */
 	unsigned top = 0;
-	for (uintptr_t d = lo ^ hi; d >> 8; d >>= 8)
+	for (uint64_t d = lo ^ hi; d >> 8; d >>= 8)
 		top++;
 	unsigned char *src = v, *dst = tmp;
 	for (unsigned b = 0; b <= top; b++) {
 		size_t count[257] = { 0 };
-		for (size_t i = 0; i < n; i++) {
-			uintptr_t k;
-			memcpy(&k, src + i * size + off, sizeof k);
-			count[((k >> (8 * b)) & 0xff) + 1]++;
-		}
+		for (size_t i = 0; i < n; i++)
+			count[((key_at(src + i * size + off, ksize) >> (8 * b)) & 0xff) + 1]++;
 		for (unsigned c = 0; c < 256; c++)
 			count[c + 1] += count[c];
 		for (size_t i = 0; i < n; i++) {
-			uintptr_t k;
-			memcpy(&k, src + i * size + off, sizeof k);
+			uint64_t k = key_at(src + i * size + off, ksize);
 			memcpy(dst + count[(k >> (8 * b)) & 0xff]++ * size, src + i * size, size);
 		}
 		unsigned char *t = src;
@@ -439,7 +449,7 @@ static struct mt_site *object_sites(uint16_t oi, size_t *count)
 	for (size_t i = 0; i < n; i++)
 		if (tab[i])                   /* zero entries are padding, as in the kernel */
 			addrs[k++] = tab[i];
-	mt_sort_by_addr(addrs, k, sizeof *addrs, 0, addr_cmp);
+	mt_sort_by_addr(addrs, k, sizeof *addrs, 0, sizeof *addrs, addr_cmp);
 	size_t shown = 0, m = 0;
 	const struct mt_sym *last = NULL;
 	int func = -1;
@@ -499,7 +509,7 @@ static void bury(const struct mt_view *old, size_t ndead)
 		if (!replaced)
 			memcpy(&all[k++], s, sizeof *all);
 	}
-	mt_sort_by_addr(all, k, sizeof *all, offsetof(struct mt_site, addr), site_cmp);
+	mt_sort_by_addr(all, k, sizeof *all, offsetof(struct mt_site, addr), sizeof all->addr, site_cmp);
 	g->sites = all;
 	g->n = k;
 	if (grave) {
@@ -608,7 +618,7 @@ int mt_sites_refresh(void)
 	}
 	free(per);
 	free(cnt);
-	mt_sort_by_addr(all, n, sizeof *all, offsetof(struct mt_site, addr), site_cmp);
+	mt_sort_by_addr(all, n, sizeof *all, offsetof(struct mt_site, addr), sizeof all->addr, site_cmp);
 	v->sites = all;
 	v->n = n;
 	/* The old view stays allocated: a trap handler may be reading it. */

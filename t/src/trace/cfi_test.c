@@ -21,9 +21,11 @@
 /* What rt/elf.c needs of the rest of the library here. */
 const struct mt_arch mt_arch = { .name = "test" };
 
-void mt_sort_by_addr(void *base, size_t n, size_t size, size_t off, int (*cmp)(const void *, const void *))
+void mt_sort_by_addr(void *base, size_t n, size_t size, size_t off, size_t ksize,
+		     int (*cmp)(const void *, const void *))
 {
 	(void)off;
+	(void)ksize;
 	qsort(base, n, size, cmp);
 }
 
