@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* arch-mips.c - the instructions of a MIPS call site, little-endian:
- * mips64el (n64) and mipsel (o32).  The two differ in the width of a
+/* arch-mips.c - the instructions of a MIPS call site: mips64el (n64),
+ * mipsel and mips (o32, either byte order: an instruction is read and
+ * written as a word of the machine's order).  n64 and o32 differ in the width of a
  * word (ld/sd/daddiu against lw/sw/addiu: the few definitions below)
  * and in what o32's callers do around the call (below).
  *
@@ -65,8 +66,8 @@
 #include "cpu.h"
 #include "rt.h"
 
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ || (_MIPS_SIM != _ABI64 && _MIPS_SIM != _ABIO32)
-#error "arch-mips.c: the instruction words below are read as little-endian n64 or o32 code"
+#if (_MIPS_SIM != _ABI64 && _MIPS_SIM != _ABIO32) || (_MIPS_SIM == _ABI64 && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+#error "arch-mips.c: the instruction words below are n64 (little-endian) or o32 code"
 #endif
 
 /* What differs with the word's width: the loads, stores and additions
@@ -87,7 +88,11 @@
 #define LOAD_NAME     "ld"
 #define PUSHED        0
 #else
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define ARCH_NAME     "mips"
+#else
 #define ARCH_NAME     "mipsel"
+#endif
 #define LOAD_T9_GP    0x8f990000u   /* lw t9, imm(gp) */
 #define ADDU_GP_T9    0x0399e021u   /* addu gp, gp, t9 */
 #define ADDIU_GP_GP   0x279c0000u   /* addiu gp, gp, imm */

@@ -321,8 +321,17 @@ static inline uint64_t arg_value(const struct mt_proto *p, unsigned i, const uin
 	if (!p)
 		return arg_word(regs, slot, i);
 	uint64_t v = arg_word(regs, slot, p->a[i].word);
-	if (mt_arg_pair(&p->a[i]))
-		v |= (uint64_t)arg_word(regs, slot, p->a[i].word + 1u) << 32;
+	if (mt_arg_pair(&p->a[i])) {
+		/* the pair is the value's memory image: its first word the
+		 * low half on a little-endian machine, the high one on a
+		 * big-endian one */
+		uint64_t next = arg_word(regs, slot, p->a[i].word + 1u);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		v = v << 32 | next;
+#else
+		v |= next << 32;
+#endif
+	}
 	return v;
 }
 

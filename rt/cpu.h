@@ -407,11 +407,15 @@ static inline void mt_seq_store(_Atomic mt_seq *p, uint64_t v, memory_order mo)
 
 /* pwrite64 as a raw system call (patch.c's fenced writes): 32-bit arm's
  * EABI passes a 64-bit argument in an even register pair, so the offset
- * skips r3 and is r4 (low word), r5 (high); o32 the same, a3 skipped,
- * the fifth and sixth words (16 and 20 of sp). */
+ * skips r3 and is r4, r5; o32 the same, a3 skipped, the fifth and sixth
+ * words (16 and 20 of sp).  The pair is the value's memory image: the
+ * low word first on a little-endian machine, the high one first on a
+ * big-endian one (mips). */
 static inline __attribute__((always_inline)) long mt_raw_pwrite(int fd, const void *buf, size_t n, uintptr_t off)
 {
-#if defined(__arm__) || (defined(__mips__) && _MIPS_SIM == _ABIO32)
+#if (defined(__arm__) || (defined(__mips__) && _MIPS_SIM == _ABIO32)) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return mt_raw6(SYS_pwrite64, fd, (long)buf, (long)n, 0, 0, (long)off);
+#elif defined(__arm__) || (defined(__mips__) && _MIPS_SIM == _ABIO32)
 	return mt_raw6(SYS_pwrite64, fd, (long)buf, (long)n, 0, (long)off, 0);
 #else
 	return mt_raw6(SYS_pwrite64, fd, (long)buf, (long)n, (long)off, 0, 0);
