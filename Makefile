@@ -31,7 +31,7 @@ HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
 .PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64 rt-arm rt-i386 \
-	rt-ppc64le rt-mips64el rt-mipsel rt-s390x
+	rt-ppc64le rt-mips64el rt-mipsel rt-mips rt-s390x
 all: $(HELPER) man rt
 
 # libmcount-trace (rt/): the tracer's run-time library, preloaded
@@ -43,20 +43,20 @@ all: $(HELPER) man rt
 # vector registers there).  Built for the host where it is x86_64, i386,
 # aarch64, riscv64 or ppc64le (RT_ARCH; i686 and the like are i386), and
 # for aarch64, riscv64, 32-bit arm (armhf), ppc64le, mips64el (n64),
-# mipsel (o32) and s390x with cross compilers into build/ARCH/, and i386
+# mipsel and mips (o32) and s390x with cross compilers into build/ARCH/, and i386
 # the same way (i686-linux-gnu-gcc-12: gcc -m32 needs gcc-multilib, which
 # Debian will not install beside the other cross compilers) (tested under
-# full-system emulation, t/79, t/83, t/86, t/87, t/89, t/90, t/92, and natively and under
+# full-system emulation, t/79, t/83, t/86, t/87, t/89, t/90, t/92, t/93, and natively and under
 # full-system emulation, t/88; see doc/architectures.md).  s390x's hot
 # path: no vector registers (-mno-vx; the floating-point ones the hooks
 # keep).
 RT_ARCH ?= $(patsubst i%86,i386,$(shell uname -m))
 RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/cfi.c rt/debugfile.c rt/inflate.c rt/output.c rt/control.c
 # The files of an architecture's opcodes and hook: x86_64 and i386
-# share one of opcodes, mips64el and mipsel one of each.
-rt_arch_name = $(if $(filter x86_64 i386,$(1)),x86,$(if $(filter mips64el mipsel,$(1)),mips,$(1)))
+# share one of opcodes, mips64el, mipsel and mips one of each.
+rt_arch_name = $(if $(filter x86_64 i386,$(1)),x86,$(if $(filter mips64el mipsel mips,$(1)),mips,$(1)))
 rt_arch_c = rt/arch-$(call rt_arch_name,$(1)).c
-rt_hook_s = rt/hook-$(if $(filter mips64el mipsel,$(1)),mips,$(1)).S
+rt_hook_s = rt/hook-$(if $(filter mips64el mipsel mips,$(1)),mips,$(1)).S
 RT_C    := $(RT_COMMON) $(call rt_arch_c,$(RT_ARCH))
 RT_HDRS := $(wildcard rt/*.h)
 RT_LIB  := build/libmcount-trace.so build/libmcount-trace.a
@@ -70,7 +70,7 @@ endif
 # goes through the library's wrappers of the unwinder (riscv64's GCC
 # makes none for C by default); i386: no note that GCC 11 changed the
 # alignment of _Atomic 64-bit members (the library's own structures).
-rt_gpr_only = $(if $(filter riscv64 mips64el mipsel,$(1)),,$(if $(filter ppc64le,$(1)),-mno-vsx -mno-altivec,$(if \
+rt_gpr_only = $(if $(filter riscv64 mips64el mipsel mips,$(1)),,$(if $(filter ppc64le,$(1)),-mno-vsx -mno-altivec,$(if \
 	$(filter s390x,$(1)),-mno-vx,-mgeneral-regs-only)))
 rt_archflags = $(if $(filter buffer,$(2)),$(call rt_gpr_only,$(1))) \
 	-fasynchronous-unwind-tables $(if $(filter i386,$(1)),-Wno-psabi)
@@ -125,6 +125,7 @@ $(eval $(call rt_cross,i386,i686-linux-gnu))
 $(eval $(call rt_cross,ppc64le,powerpc64le-linux-gnu))
 $(eval $(call rt_cross,mips64el,mips64el-linux-gnuabi64))
 $(eval $(call rt_cross,mipsel,mipsel-linux-gnu))
+$(eval $(call rt_cross,mips,mips-linux-gnu))
 $(eval $(call rt_cross,s390x,s390x-linux-gnu))
 
 # The kernels the full-system tests boot: Debian's arm64 image (t/79,
@@ -146,6 +147,10 @@ build/mips64el/vmlinux: scripts/fetch-kernel
 # qemu-system-mipsel)
 build/mipsel/vmlinux: scripts/fetch-kernel
 	$(Q)scripts/fetch-kernel mipsel $@
+# Debian 12 has no big-endian mips kernel: one built from linux-source-6.1
+# for the same board (t/93, qemu-system-mips)
+build/mips/vmlinux: scripts/build-kernel t/kernel/guest.config t/kernel/guest-mips.config
+	$(Q)scripts/build-kernel mips $@
 # Debian's s390x kernel (t/89, qemu-system-s390x)
 build/s390x/vmlinuz: scripts/fetch-kernel
 	$(Q)scripts/fetch-kernel s390x $@
@@ -204,7 +209,7 @@ build/man/%.1: doc/%.pod
 TESTS ?= $(wildcard t/*.t)
 check: all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short \
 		$(RT_CROSS_LIBS) build/aarch64/vmlinuz build/riscv64/vmlinux build/ppc64le/vmlinux build/i386/vmlinuz \
-		build/mips64el/vmlinux build/mipsel/vmlinux build/s390x/vmlinuz
+		build/mips64el/vmlinux build/mipsel/vmlinux build/mips/vmlinux build/s390x/vmlinuz
 	prove -I lib -I t/lib $(if $(filter 1,$(V)),-v) $(TESTS)
 
 deps:

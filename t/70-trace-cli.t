@@ -417,7 +417,7 @@ sub run_env {
 
 # ---- run: the library for the program's own architecture ----
 # An i386 program gets build/i386/'s library, a mips64el one build/mips64el/'s, a mipsel one
-# build/mipsel/'s (-v shows LD_PRELOAD before
+# build/mipsel/'s, a mips one build/mips/'s (-v shows LD_PRELOAD before
 # the program runs, whether or not this host can run it), found through
 # PATH too; a program for an architecture the library has no port to is
 # not run; RECORDMCOUNT_TRACE_LIB is taken as it is.
@@ -458,10 +458,19 @@ sub run_env {
     ($st, $o, $e) = mt('run', '-v', '-o', '/dev/null', '--', "$tmp/prog-n32");
     is($e, "mcount-trace: $tmp/prog-n32: a program for mipsn32el, which libmcount-trace is not built for\n",
         'run: an n32 program: not run, and why (not given the o32 library)');
+    # a mips one (EM_MIPS, 32-bit, big-endian) build/mips/'s
     ($st, $o, $e) = mt('run', '-v', '-o', '/dev/null', '--', "$tmp/prog-mips");
-    is($st, 1, 'run: a mips program: exit status 1');
-    is($e, "mcount-trace: $tmp/prog-mips: a program for mips, which libmcount-trace is not built for\n",
-        'run: a mips program: not run, and why');
+    ($pre) = $e =~ /^mcount-trace: LD_PRELOAD=(\S+)$/m;
+    is($pre, Cwd::abs_path("$TOP/build/mips/libmcount-trace.so"),
+        'run: a mips program preloads build/mips/libmcount-trace.so');
+    # a sparc64 one: no port
+    ($st, $o, $e) = run_cmd(['sparc64-linux-gnu-gcc-12', '-nostdlib', '-static', '-e', 'main',
+        '-o', "$tmp/prog-sparc64", $c]);
+    is($st, 0, 'sparc64-linux-gnu-gcc-12 builds a program (no C library)') or diag $e;
+    ($st, $o, $e) = mt('run', '-v', '-o', '/dev/null', '--', "$tmp/prog-sparc64");
+    is($st, 1, 'run: a sparc64 program: exit status 1');
+    is($e, "mcount-trace: $tmp/prog-sparc64: a program for sparc64, which libmcount-trace is not built for\n",
+        'run: a sparc64 program: not run, and why');
     # a copy of the commands beside a build/ that has no i386 library
     my $tree = "$tmp/tree";
     mkdir $_ or die "$_: $!" for $tree, "$tree/build";

@@ -29,6 +29,7 @@ my %ABI = (
         cacheflush => 4147, binutils => 'binutils-mipsel-linux-gnu', gxx => 'g++-12-mipsel-linux-gnu',
         args_where => 'a0-a3 and from 16 bytes above the caller\'s sp' },
 );
+$ABI{mips} = { %{ $ABI{mipsel} }, binutils => 'binutils-mips-linux-gnu', gxx => 'g++-12-mips-linux-gnu' };
 
 # mips_trace(ARCH): every check, in one boot.
 sub mips_trace {

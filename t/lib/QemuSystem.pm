@@ -101,6 +101,17 @@ our %SYS = (
         ldso => 'ld.so.1', console => 'ttyS0', board => 'malta', smp => 1,
         machine => sub { ('-cpu', $_[0] // '24Kf') },
     },
+    # the same board big-endian, with a kernel built from the kernel's
+    # source (scripts/build-kernel mips: Debian 12 has none), for Debian's
+    # mips (o32) userland; a 24Kf, one CPU, as mipsel's
+    mips => {
+        qemu => 'qemu-system-mips', kernel => "$TOP/build/mips/vmlinux",
+        cc => 'mips-linux-gnu-gcc-12', cxx => 'mips-linux-gnu-g++-12',
+        sysroot => '/usr/mips-linux-gnu', triplet => 'mips-linux-gnu',
+        ldso => 'ld.so.1', console => 'ttyS0', board => 'malta', smp => 1,
+        built => 'scripts/build-kernel mips',
+        machine => sub { ('-cpu', $_[0] // '24Kf') },
+    },
     # the s390-ccw-virtio machine, whose -kernel needs no firmware of its
     # own; the console is the SCLP's line-mode terminal (ttysclp0), the
     # one -nographic connects to the serial output.  own_text: every
@@ -133,7 +144,8 @@ sub sys_missing {
     my ($arch) = @_;
     my $s = _sys($arch);
     my @m = grep { !have($_) } $s->{cc}, $s->{qemu};
-    push @m, "$s->{kernel} (make fetches it: scripts/fetch-kernel $s->{debarch})" unless -s $s->{kernel};
+    push @m, "$s->{kernel} (make " . ($s->{built} ? "builds it: $s->{built}" : "fetches it: scripts/fetch-kernel $s->{debarch}")
+        . ')' unless -s $s->{kernel};
     push @m, "$s->{sysroot}/lib/libc.so.6" unless -e "$s->{sysroot}/lib/libc.so.6";
     push @m, "$s->{firmware} (qemu-system-data)"
         if $s->{firmware} && !-e $s->{firmware};

@@ -222,8 +222,9 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
  * every site one at start-up), the first NOP of the function; on ppc64le
  * the first bl, nop or b .+8 after `mflr r0` (`bl _mcount`, to its local
  * entry or, with the library shared, to a call stub; the library has
- * switched it off by the time main runs); on mips64el the word after the
- * `ld t9` that follows `move at, ra` (jalr t9, or bal linked in); on
+ * switched it off by the time main runs); on mips the word after the
+ * `ld t9` (o32: `addiu sp, sp, -8; lw t9`) that follows `move at, ra`
+ * (jalr t9, or bal linked in); on
  * s390x the brasl (or brcl 0) after `stg %r14,8(%r15)`. */
 static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 {
@@ -256,7 +257,9 @@ static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 				    (p[j + 1] == 0x4800 && p[j] == 8))                      /* b .+8 */
 					return (volatile uint32_t *)&p[j];
 #elif defined(__mips__)
-		if (!(i & 1) && p[i] == 0x0825 && p[i + 1] == 0x03e0)      /* move at, ra */
+		uint32_t w;                                                  /* either byte order */
+		memcpy(&w, &p[i], 4);
+		if (!(i & 1) && w == 0x03e00825u)                            /* move at, ra */
 			return (volatile uint32_t *)&p[_MIPS_SIM == _ABIO32 ? i + 6 : i + 4];
 #elif defined(__s390x__)
 		if (p[i] == 0xe3e0 && p[i + 1] == 0xf008 && p[i + 2] == 0x0024)   /* stg %r14,8(%r15) */
