@@ -287,7 +287,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "elf32btsmip", .cc_flag = "-mabi=32", .as_flag = "-EB",
 		.triple = "mips-linux-gnu",
 		.as_flag_family = "-EB -EL", .cc_flag_family = "-mabi=32 -mabi=n32 -mabi=64",
-		.hook_stubs = "*.%h", .scan_align = 4,
+		.hook_stubs = "*.%h", .scan_align = 4, .mips_flags = true,
 		.entry_doc = "the jal, or the lui / GOT load that starts a long or PIC call",
 	},
 	{
@@ -299,7 +299,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "elf32ltsmip", .cc_flag = "-mabi=32", .as_flag = "-EL",
 		.triple = "mipsel-linux-gnu",
 		.as_flag_family = "-EB -EL", .cc_flag_family = "-mabi=32 -mabi=n32 -mabi=64",
-		.hook_stubs = "*.%h", .scan_align = 4,
+		.hook_stubs = "*.%h", .scan_align = 4, .mips_flags = true,
 		.entry_doc = "the jal, or the lui / GOT load that starts a long or PIC call",
 	},
 	{
@@ -311,7 +311,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "elf64ltsmip", .cc_flag = "-mabi=64", .as_flag = "-EL",
 		.triple = "mips64el-linux-gnuabi64",
 		.as_flag_family = "-EB -EL", .cc_flag_family = "-mabi=32 -mabi=n32 -mabi=64",
-		.hook_stubs = "*.%h", .scan_align = 4,
+		.hook_stubs = "*.%h", .scan_align = 4, .mips_flags = true,
 		.entry_doc = "the jal, or the lui / GOT load that starts a long or PIC call",
 	},
 	{
@@ -532,5 +532,31 @@ void arch_list(void)
 				       cf->reloc, cf->insn_len, cf->hook ? " to " : "",
 				       cf->hook ? cf->hook : "", cf->field_offset);
 		}
+	}
+}
+
+void arch_object_as_flags(const struct arch *a, uint32_t e_flags, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (strcmp(a->name, "riscv64") == 0) {
+		/* The ISA the object's flags require at least: compressed
+		 * instructions (EF_RISCV_RVC; else the table's empty .text is
+		 * 4-byte aligned, and so would the object's be) and the
+		 * floating-point ABI's extensions, with that ABI; no more, as
+		 * ld -r merges the ISA attributes of both objects. */
+		static const char *const abi[] = { "lp64", "lp64f", "lp64d", "lp64q" };
+		static const char *const ext[] = { "", "f", "fd", "fdq" };
+		unsigned fabi = (e_flags >> 1) & 3;
+		snprintf(buf, len, "-march=rv64i%s%s -mabi=%s", ext[fabi], e_flags & 1 ? "c" : "", abi[fabi]);
+	} else if (strcmp(a->name, "ppc32") == 0) {
+		/* PIC code is marked EF_PPC_RELOCATABLE_LIB (the driver's
+		 * -K PIC, which -mrelocatable-lib would be too, refusing the
+		 * table's relocations in a read-only section), -mrelocatable
+		 * code EF_PPC_RELOCATABLE: ld -r keeps either flag only if
+		 * every input has it */
+		if (e_flags & 0x10000)
+			snprintf(buf, len, "-mrelocatable");
+		else if (e_flags & 0x8000)
+			snprintf(buf, len, "-K PIC");
 	}
 }

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* What a relocation against the hook is. */
 enum form_kind {
@@ -94,6 +95,9 @@ struct arch {
 				       * (arm: bit 0 marks Thumb code); consumers clear them */
 	bool arm_attributes;          /* restate the object's .ARM.attributes in the table's
 				       * object, or ld -r merges them with the table's own */
+	bool mips_flags;              /* restate the object's ISA, NaN encoding and PIC
+				       * flags (e_flags) as directives, and say the table
+				       * takes no floating-point ABI: ld -r merges them */
 	/* For the front ends (printed in the plan; see emit_plan()): */
 	bool driver_as;               /* a GCC driver for this target assembles by running
 				       * exactly `as AS_FLAG` plus its -Wa, options, so the
@@ -150,5 +154,11 @@ char *arch_variants(const char *name);
 /* The rows whose linked_table is set ("x86_64, i386, ..."), allocated. */
 char *arch_linked_names(void);
 void arch_list(void);
+
+/* The assembler flags that make the table's object match an object of
+ * row a whose ELF header has e_flags, where the bare assembler's defaults
+ * would differ from what the compiler driver told it (ld -r merges the
+ * two objects' flags and sections): written into buf, "" if none. */
+void arch_object_as_flags(const struct arch *a, uint32_t e_flags, char *buf, size_t len);
 
 #endif

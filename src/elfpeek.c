@@ -19,9 +19,15 @@ static unsigned get16(const unsigned char *p, bool big)
 	return big ? (unsigned)(p[0] << 8 | p[1]) : (unsigned)(p[1] << 8 | p[0]);
 }
 
+static uint32_t get32(const unsigned char *p, bool big)
+{
+	return big ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+		   : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
 const char *elf_read_ident(int fd, struct elf_ident *id)
 {
-	unsigned char h[20];
+	unsigned char h[64];	/* the 64-bit header; the 32-bit one is 52 bytes */
 	long n = elf_read_at(fd, 0, h, sizeof(h));
 	if (n < 0)
 		return strerror(errno);
@@ -29,14 +35,17 @@ const char *elf_read_ident(int fd, struct elf_ident *id)
 		return "empty file";
 	if (n < 4 || memcmp(h, "\177ELF", 4) != 0)
 		return "not an ELF file";
-	if (n < (long)sizeof(h))
+	if (n < 20)
 		return "truncated ELF header";
 	if ((h[4] != 1 && h[4] != 2) || (h[5] != 1 && h[5] != 2))
 		return "bad ELF class or byte order";
 	id->elf_class = h[4] == 1 ? 32 : 64;
 	id->big_endian = h[5] == 2;
+	if (n < (id->elf_class == 32 ? 52 : 64))
+		return "truncated ELF header";
 	id->type = get16(h + 16, id->big_endian);
 	id->machine = get16(h + 18, id->big_endian);
+	id->flags = get32(h + (id->elf_class == 32 ? 36 : 48), id->big_endian);
 	return NULL;
 }
 

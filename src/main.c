@@ -152,6 +152,7 @@ static void check_object(struct object *obj, const struct options *opt, bool nee
 	if (endian && (strcmp(endian, "big") == 0) != id.big_endian)
 		fatal("object is %s-endian, not %s-endian", byte_order, endian);
 	obj->arch = a;
+	obj->elf_flags = id.flags;
 }
 
 /* The command line, parsed; -h, -V and --list-arches are done here. */

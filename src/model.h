@@ -82,6 +82,7 @@ struct object {
 	bool has_plain_locals;  /* local symbols other than section/file ones */
 	int gnu_stack, gnu_property;   /* section indexes or -1 */
 	int arm_attributes;            /* .ARM.attributes, or -1 */
+	uint32_t elf_flags;            /* the ELF header's e_flags */
 };
 
 /* objdump.c: read objdump -h/-t/-r/-d text (any mix) into obj. */
@@ -91,6 +92,7 @@ int object_section(struct object *obj, const char *name, size_t len);
 /* elfpeek.c: the few facts read from the object file itself. */
 struct elf_ident {
 	unsigned elf_class, machine, type;
+	uint32_t flags;                /* e_flags */
 	bool big_endian;
 };
 /* Read the ELF identification; NULL, or why the file is not ELF. */

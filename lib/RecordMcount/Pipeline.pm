@@ -271,6 +271,9 @@ sub assemble_cmd {
         my @asm = @{ $o->{as} };
         push @asm, $plan->{'as-flag'}
             if $plan->{'as-flag'} && !_has_family_flag($o->{as}, $plan->{'as-flag-family'});
+        # what the compiler driver would have told it, from the object's
+        # ELF header (the scan's as-object-flags)
+        push @asm, split ' ', $plan->{'as-object-flags'} // '';
         return [@asm, '-o', $tmp->{o}, $tmp->{s}];
     }
     _check_tool($job->{label}, $o->{cc}, 'compiler (CC)');
