@@ -126,6 +126,19 @@ sub check_target {
             $sites += _entries("$d/$o.o", $word);
             my ($vst, $vout, $verr) = run_cmd(["$TOP/bin/mcount-record", '--verify', "$d/$o.o"]);
             is($vst, 0, "$name: $o.o: mcount-record --verify passes") or diag "$vout$verr";
+            # mcount-record assembles the table with the target's bare
+            # assembler, not the compiler driver with the object's flags:
+            # what the driver would have told it (PIC, ISA, floating-point
+            # ABI) must come from the object itself
+            copy("$d/$o.orig.o", "$d/$o.rec.o") or die;
+            my ($rst, undef, $rerr) = run_cmd(["$TOP/bin/mcount-record", "$d/$o.rec.o"]);
+            is($rst, 0, "$name: $o.o recorded by mcount-record") or diag $rerr;
+            is($rerr, '', "$name: $o.o: mcount-record says nothing (no warning of its tools)");
+            my @rdiff = grep { my $l = $_; !$ldr{$l} && !grep { $l =~ $_ } @{ $t{allow} // [] } }
+                diff_objects("$d/$o.orig.o", "$d/$o.rec.o", $ANCHOR);
+            ok(!@rdiff, "$name: $o.o: mcount-record changed nothing else") or diag join "\n", @rdiff;
+            is_deeply(table_sites("$d/$o.rec.o"), table_sites("$d/$o.o"),
+                "$name: $o.o: mcount-record's table is recordmcount.pl's");
         }
         ok($sites >= 12, "$name: $sites call sites recorded");
         $total{sites} += $sites;
