@@ -31,7 +31,7 @@ HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
 .PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64 rt-arm rt-i386 \
-	rt-ppc64le rt-mips64el rt-mipsel rt-s390x
+	rt-ppc64le rt-ppc64 rt-mips64el rt-mipsel rt-s390x
 all: $(HELPER) man rt
 
 # libmcount-trace (rt/): the tracer's run-time library, preloaded
@@ -53,24 +53,26 @@ all: $(HELPER) man rt
 RT_ARCH ?= $(patsubst i%86,i386,$(shell uname -m))
 RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/cfi.c rt/debugfile.c rt/inflate.c rt/output.c rt/control.c
 # The files of an architecture's opcodes and hook: x86_64 and i386
-# share one of opcodes, mips64el and mipsel one of each.
-rt_arch_name = $(if $(filter x86_64 i386,$(1)),x86,$(if $(filter mips64el mipsel,$(1)),mips,$(1)))
+# share one of opcodes, mips64el and mipsel one of each, ppc64le (ELFv2)
+# and ppc64 (ELFv1) one of opcodes.
+rt_arch_name = $(if $(filter x86_64 i386,$(1)),x86,$(if $(filter mips64el mipsel,$(1)),mips,$(if \
+	$(filter ppc64le,$(1)),ppc64,$(1))))
 rt_arch_c = rt/arch-$(call rt_arch_name,$(1)).c
 rt_hook_s = rt/hook-$(if $(filter mips64el mipsel,$(1)),mips,$(1)).S
 RT_C    := $(RT_COMMON) $(call rt_arch_c,$(RT_ARCH))
 RT_HDRS := $(wildcard rt/*.h)
 RT_LIB  := build/libmcount-trace.so build/libmcount-trace.a
-ifneq ($(filter $(RT_ARCH),x86_64 i386 aarch64 riscv64 ppc64le),)
+ifneq ($(filter $(RT_ARCH),x86_64 i386 aarch64 riscv64 ppc64le ppc64),)
 RT_BUILT := $(RT_LIB)
 endif
 # Per architecture and file: general registers only in the hot path
 # (where the compiler has a flag for it; riscv64's hook is an ordinary
 # call; the mips hook keeps the floating-point argument registers
-# itself, rt/hook-mips.S; ppc64le: no VSX or AltiVec); unwind tables, as a C++ exception
+# itself, rt/hook-mips.S; ppc64le, ppc64: no VSX or AltiVec); unwind tables, as a C++ exception
 # goes through the library's wrappers of the unwinder (riscv64's GCC
 # makes none for C by default); i386: no note that GCC 11 changed the
 # alignment of _Atomic 64-bit members (the library's own structures).
-rt_gpr_only = $(if $(filter riscv64 mips64el mipsel,$(1)),,$(if $(filter ppc64le,$(1)),-mno-vsx -mno-altivec,$(if \
+rt_gpr_only = $(if $(filter riscv64 mips64el mipsel,$(1)),,$(if $(filter ppc64le ppc64,$(1)),-mno-vsx -mno-altivec,$(if \
 	$(filter s390x,$(1)),-mno-vx,-mgeneral-regs-only)))
 rt_archflags = $(if $(filter buffer,$(2)),$(call rt_gpr_only,$(1))) \
 	-fasynchronous-unwind-tables $(if $(filter i386,$(1)),-Wno-psabi)
@@ -123,6 +125,7 @@ $(eval $(call rt_cross,riscv64,riscv64-linux-gnu))
 $(eval $(call rt_cross,arm,arm-linux-gnueabihf))
 $(eval $(call rt_cross,i386,i686-linux-gnu))
 $(eval $(call rt_cross,ppc64le,powerpc64le-linux-gnu))
+$(eval $(call rt_cross,ppc64,powerpc64-linux-gnu))
 $(eval $(call rt_cross,mips64el,mips64el-linux-gnuabi64))
 $(eval $(call rt_cross,mipsel,mipsel-linux-gnu))
 $(eval $(call rt_cross,s390x,s390x-linux-gnu))

@@ -160,7 +160,7 @@ static inline const char *mt_cpu_clock_name(void)
 }
 
 #elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) || \
-	(defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || defined(__s390x__)
+	defined(__powerpc64__) || defined(__s390x__)
 
 static inline void mt_cpu_clock_probe(void)
 {
