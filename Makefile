@@ -42,11 +42,12 @@ all: $(HELPER) man rt
 # ordinary call, rt/hook-riscv64.S; ppc64le's GCC has no such flag: no
 # vector registers there).  Built for the host where it is x86_64, i386,
 # aarch64, riscv64 or ppc64le (RT_ARCH; i686 and the like are i386), and
-# for aarch64, riscv64, 32-bit arm (armhf), ppc64le, mips64el (n64),
+# for aarch64, riscv64, 32-bit arm (armhf), ppc64le, ppc64 (big-endian,
+# ELFv1), mips64el (n64),
 # mipsel (o32) and s390x with cross compilers into build/ARCH/, and i386
 # the same way (i686-linux-gnu-gcc-12: gcc -m32 needs gcc-multilib, which
 # Debian will not install beside the other cross compilers) (tested under
-# full-system emulation, t/79, t/83, t/86, t/87, t/89, t/90, t/92, and natively and under
+# full-system emulation, t/79, t/83, t/86, t/87, t/89, t/90, t/92, t/94, and natively and under
 # full-system emulation, t/88; see doc/architectures.md).  s390x's hot
 # path: no vector registers (-mno-vx; the floating-point ones the hooks
 # keep).
@@ -149,6 +150,10 @@ build/mips64el/vmlinux: scripts/fetch-kernel
 # qemu-system-mipsel)
 build/mipsel/vmlinux: scripts/fetch-kernel
 	$(Q)scripts/fetch-kernel mipsel $@
+# Debian 12 has no big-endian ppc64 kernel: one built from
+# linux-source-6.1 for the pseries machine (t/94, qemu-system-ppc64)
+build/ppc64/vmlinux: scripts/build-kernel t/kernel/guest.config t/kernel/guest-ppc64.config
+	$(Q)scripts/build-kernel ppc64 $@
 # Debian's s390x kernel (t/89, qemu-system-s390x)
 build/s390x/vmlinuz: scripts/fetch-kernel
 	$(Q)scripts/fetch-kernel s390x $@
@@ -207,7 +212,7 @@ build/man/%.1: doc/%.pod
 TESTS ?= $(wildcard t/*.t)
 check: all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short \
 		$(RT_CROSS_LIBS) build/aarch64/vmlinuz build/riscv64/vmlinux build/ppc64le/vmlinux build/i386/vmlinuz \
-		build/mips64el/vmlinux build/mipsel/vmlinux build/s390x/vmlinuz
+		build/mips64el/vmlinux build/mipsel/vmlinux build/ppc64/vmlinux build/s390x/vmlinuz
 	prove -I lib -I t/lib $(if $(filter 1,$(V)),-v) $(TESTS)
 
 deps:
