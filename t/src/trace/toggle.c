@@ -222,12 +222,17 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
  * every site one at start-up), the first NOP of the function; on ppc64le
  * the first bl, nop or b .+8 after `mflr r0` (`bl _mcount`, to its local
  * entry or, with the library shared, to a call stub; the library has
- * switched it off by the time main runs); on mips64el the word after the
+ * switched it off by the time main runs; ppc64, ELFv1, the same in the
+ * code fn's descriptor points at); on mips64el the word after the
  * `ld t9` that follows `move at, ra` (jalr t9, or bal linked in); on
  * s390x the brasl (or brcl 0) after `stg %r14,8(%r15)`. */
 static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 {
+#if defined(__powerpc64__) && (!defined(_CALL_ELF) || _CALL_ELF == 1)
+	const uint16_t *p = (const uint16_t *)*(const uintptr_t *)(uintptr_t)fn;    /* the descriptor's code */
+#else
 	const uint16_t *p = (const uint16_t *)((uintptr_t)fn & ~(uintptr_t)1);
+#endif
 	for (int i = 0; i < 24; i++) {
 #if defined(__aarch64__)
 		if (!(i & 1) && p[i] == 0x03e0 && p[i + 1] == 0xaa1e)     /* mov x0, x30 */
@@ -249,12 +254,13 @@ static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 		}
 		break;
 #elif defined(__powerpc64__)
-		if (!(i & 1) && p[i] == 0x02a6 && p[i + 1] == 0x7c08)      /* mflr r0 */
-			for (int j = i + 2; j < 48; j += 2)
-				if (((p[j + 1] & 0xfc00) == 0x4800 && (p[j] & 3) == 1) ||   /* bl */
-				    (p[j + 1] == 0x6000 && !p[j]) ||                        /* nop */
-				    (p[j + 1] == 0x4800 && p[j] == 8))                      /* b .+8 */
-					return (volatile uint32_t *)&p[j];
+		/* words, in the code's (the process's) byte order */
+		const uint32_t *w = (const uint32_t *)p;
+		if (!(i & 1) && w[i / 2] == 0x7c0802a6u)                   /* mflr r0 */
+			for (int j = i / 2 + 1; j < 24; j++)
+				if ((w[j] & 0xfc000003u) == 0x48000001u ||          /* bl */
+				    w[j] == 0x60000000u || w[j] == 0x48000008u)      /* nop, b .+8 */
+					return (volatile uint32_t *)&w[j];
 #elif defined(__mips__)
 		if (!(i & 1) && p[i] == 0x0825 && p[i + 1] == 0x03e0)      /* move at, ra */
 			return (volatile uint32_t *)&p[_MIPS_SIM == _ABIO32 ? i + 6 : i + 4];
