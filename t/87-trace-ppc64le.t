@@ -13,7 +13,7 @@
 #    tear.c shows (a note, not a check) how often another thread reads a
 #    4-byte write through /proc/self/mem half made, 4- and 2-byte aligned
 #    (instructions are 4-byte aligned: the library counts on one aligned
-#    store, rt/arch-ppc64le.c).
+#    store, rt/arch-ppc64.c).
 #  - A dynamically linked ppc64le program (oracle.c, no tracer) runs in
 #    the guest through the dynamic linker and C library the initramfs
 #    lays out as Debian does, as under qemu-ppc64le with the cross C
