@@ -31,7 +31,7 @@ HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
 .PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64 rt-arm rt-i386 \
-	rt-ppc64le rt-ppc64 rt-mips64el rt-mipsel rt-s390x
+	rt-ppc64le rt-ppc64 rt-ppc rt-mips64el rt-mipsel rt-s390x
 all: $(HELPER) man rt
 
 # libmcount-trace (rt/): the tracer's run-time library, preloaded
@@ -43,11 +43,11 @@ all: $(HELPER) man rt
 # vector registers there).  Built for the host where it is x86_64, i386,
 # aarch64, riscv64 or ppc64le (RT_ARCH; i686 and the like are i386), and
 # for aarch64, riscv64, 32-bit arm (armhf), ppc64le, ppc64 (big-endian,
-# ELFv1), mips64el (n64),
+# ELFv1), ppc (32-bit), mips64el (n64),
 # mipsel (o32) and s390x with cross compilers into build/ARCH/, and i386
 # the same way (i686-linux-gnu-gcc-12: gcc -m32 needs gcc-multilib, which
 # Debian will not install beside the other cross compilers) (tested under
-# full-system emulation, t/79, t/83, t/86, t/87, t/89, t/90, t/92, t/94, and natively and under
+# full-system emulation, t/79, t/83, t/86, t/87, t/89, t/90, t/92, t/94, t/95, and natively and under
 # full-system emulation, t/88; see doc/architectures.md).  s390x's hot
 # path: no vector registers (-mno-vx; the floating-point ones the hooks
 # keep).
@@ -73,7 +73,7 @@ endif
 # goes through the library's wrappers of the unwinder (riscv64's GCC
 # makes none for C by default); i386: no note that GCC 11 changed the
 # alignment of _Atomic 64-bit members (the library's own structures).
-rt_gpr_only = $(if $(filter riscv64 mips64el mipsel,$(1)),,$(if $(filter ppc64le ppc64,$(1)),-mno-vsx -mno-altivec,$(if \
+rt_gpr_only = $(if $(filter riscv64 mips64el mipsel ppc,$(1)),,$(if $(filter ppc64le ppc64,$(1)),-mno-vsx -mno-altivec,$(if \
 	$(filter s390x,$(1)),-mno-vx,-mgeneral-regs-only)))
 rt_archflags = $(if $(filter buffer,$(2)),$(call rt_gpr_only,$(1))) \
 	-fasynchronous-unwind-tables $(if $(filter i386,$(1)),-Wno-psabi)
@@ -127,6 +127,7 @@ $(eval $(call rt_cross,arm,arm-linux-gnueabihf))
 $(eval $(call rt_cross,i386,i686-linux-gnu))
 $(eval $(call rt_cross,ppc64le,powerpc64le-linux-gnu))
 $(eval $(call rt_cross,ppc64,powerpc64-linux-gnu))
+$(eval $(call rt_cross,ppc,powerpc-linux-gnu))
 $(eval $(call rt_cross,mips64el,mips64el-linux-gnuabi64))
 $(eval $(call rt_cross,mipsel,mipsel-linux-gnu))
 $(eval $(call rt_cross,s390x,s390x-linux-gnu))
@@ -151,7 +152,8 @@ build/mips64el/vmlinux: scripts/fetch-kernel
 build/mipsel/vmlinux: scripts/fetch-kernel
 	$(Q)scripts/fetch-kernel mipsel $@
 # Debian 12 has no big-endian ppc64 kernel: one built from
-# linux-source-6.1 for the pseries machine (t/94, qemu-system-ppc64)
+# linux-source-6.1 for the pseries machine (t/94, and t/95's 32-bit
+# programs; qemu-system-ppc64)
 build/ppc64/vmlinux: scripts/build-kernel t/kernel/guest.config t/kernel/guest-ppc64.config
 	$(Q)scripts/build-kernel ppc64 $@
 # Debian's s390x kernel (t/89, qemu-system-s390x)

@@ -224,7 +224,9 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 0
 #define MT_SLOT_COPY 1
-#elif defined(__powerpc64__)
+#elif defined(__powerpc__)
+/* ppc32 too: its slot is the word its site stored lr in, 4 bytes into
+ * the caller's frame (arch-ppc.c) */
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
 #define MT_SLOT_COPY 0
@@ -559,7 +561,9 @@ struct mt_event {
  * the caller's stack from 16 bytes above its sp, the home area of
  * a0-a3 below that: MT_STACK_WORD0); on i386 every
  * argument is on the caller's stack above the return address (none
- * where main realigned its stack: its 4(%ebp) is a copy); on s390x both
+ * where main realigned its stack: its 4(%ebp) is a copy); on ppc32 the
+ * site comes before the prologue, so r3-r10 are the caller's, and the
+ * stack's words are just above the slot (the caller's sp + 8); on s390x both
  * hooks run before the body, r2-r6 and the caller's parameter area
  * (MT_STACK_WORD0).  An argument
  * of 64 bits takes two words of a 32-bit ABI, from an even word where
@@ -589,6 +593,10 @@ struct mt_event {
 #define MT_REG_ARGS 4                 /* a0-a3 */
 #define MT_ARG_PAIR_EVEN 1
 #define MT_STACK_WORD0 5              /* the caller's sp + 16; the slot is at its sp - 4 */
+#elif defined(__powerpc__) && !defined(__powerpc64__)
+#define MT_HAVE_ARGS 1
+#define MT_REG_ARGS 8                 /* r3-r10: the site is before the prologue */
+#define MT_ARG_PAIR_EVEN 1            /* a 64-bit one in r3:r4, r5:r6, ... */
 #elif defined(__s390x__)
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 5                 /* r2-r6 */
@@ -739,10 +747,10 @@ struct mt_shadow {
 enum { MT_TBUF_FREE, MT_TBUF_OWNED };
 
 /* A ring's head and tail: counts of the events ever put and taken, 64
- * bits wide; 32 on o32, which has no 64-bit atomic load or store (GCC
- * would call libatomic, which may lock): they wrap there, so they are
- * only ever compared by their difference, or for equality. */
-#if defined(__mips__) && _MIPS_SIM == _ABIO32
+ * bits wide; 32 on o32 and ppc32, which have no 64-bit atomic load or
+ * store (GCC would call libatomic, which may lock): they wrap there, so
+ * they are only ever compared by their difference, or for equality. */
+#if (defined(__mips__) && _MIPS_SIM == _ABIO32) || (defined(__powerpc__) && !defined(__powerpc64__))
 typedef uint32_t mt_seq;
 #else
 typedef uint64_t mt_seq;
@@ -793,7 +801,7 @@ MT_HIDDEN uintptr_t mt_exit(uintptr_t key, uintptr_t retval);
 /* function_graph's returns carry the function's return value (the
  * kernel's funcgraph-retval): the integer return register the
  * trampoline passes (x86_64: %rax; i386: %eax; aarch64: x0; riscv64: a0;
- * ppc64le: r3), as one payload slot
+ * ppc64le, ppc64, ppc32: r3), as one payload slot
  * after the exit event (MT_EV_EXIT | MT_EV_ARGS).  A function that
  * returns nothing, or a floating-point value, leaves whatever the
  * register held. */

@@ -113,7 +113,7 @@ sub elf_arch {
 }
 
 # The architectures libmcount-trace is built for (make rt-ARCH).
-my %TRACE_ARCH = map { ($_ => 1) } qw(x86_64 i386 aarch64 arm riscv64 ppc64le ppc64 mips64el mipsel s390x);
+my %TRACE_ARCH = map { ($_ => 1) } qw(x86_64 i386 aarch64 arm riscv64 ppc64le ppc64 ppc mips64el mipsel s390x);
 
 # The tracing library for PROGRAM (a path): trace_lib_path's, or where
 # the program is of another architecture than that one, the library
