@@ -1,14 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package PPC64Trace;
 # The tracer's checks on ppc64 under qemu-system-ppc64 on the pseries
-# machine, for both ABIs the library is built for: ppc64le (ELFv2, t/87)
-# and big-endian ppc64 (ELFv1, t/94).  What differs between them is in
+# machine, for the ABIs the library is built for: ppc64le (ELFv2, t/87),
+# big-endian ppc64 (ELFv1, t/94) and ppc32 programs on the same kernel
+# (t/95, fewer checks: below).  What differs between them is in
 # %ABI: the TOC save slot a call stub uses and the restore after its
 # site reads (24(r1), 40(r1)), how objdump names a call to _mcount in the
 # same module (ELFv2: its local entry, _mcount+8; ELFv1: its code,
 # ._mcount, after the descriptor), badsite.S's words, the tools' names,
 # and how C++ gets its table (ppc64: per object, as mcount-record cannot
-# read ELFv1's linked images; SysTrace's hazards_jobs, cxx_object).  The test files say what is checked.
+# read ELFv1's linked images; SysTrace's hazards_jobs, cxx_object).
+# ppc32's site comes before the frame, after `stw r0,4(r1)`, and every
+# -pg program links glibc's own _mcount (libc_nonshared.a), so a
+# preloaded library never gets its calls: its shared variant is linked
+# with -lmcount-trace (ld then makes an old BSS PLT entry of _mcount,
+# which objdump names _mcount@plt), and the checks whose programs are
+# only preloaded (stripped, hazards, function events, Lua) are not run
+# there.  The test files say what is checked.
 use strict;
 use warnings;
 use Test::More;
@@ -25,12 +33,13 @@ our @EXPORT_OK = qw(ppc64_trace);
 
 my %ABI = (
     ppc64le => { toc => 24, local => qr/_mcount\+0x8/, local_name => "_mcount's local entry",
-        binutils => 'binutils-powerpc64le-linux-gnu', gxx => 'g++-12-powerpc64le-linux-gnu' },
+        binutils => 'binutils-powerpc64le-linux-gnu', gxx => 'g++-12-powerpc64le-linux-gnu', preload => 1 },
     # the call stubs' endings (ELFv1): where the program calls
     # pthread_create, ld makes them thread-safe by itself
     ppc64 => { toc => 40, local => qr/\._mcount/, local_name => "_mcount's code (._mcount)", cxx_object => 1,
-        stubs => [['pie-preloaded', 'bctr'], ['toggle-so', 'cmpldi r2,0; bnectr+; b']],
+        stubs => [['pie-preloaded', 'bctr'], ['toggle-so', 'cmpldi r2,0; bnectr+; b']], preload => 1,
         binutils => 'binutils-powerpc64-linux-gnu', gxx => 'g++-12-powerpc64-linux-gnu' },
+    ppc => { binutils => 'binutils-powerpc-linux-gnu', qemu_user => 'qemu-ppc' },
 );
 
 # ppc64_trace(ARCH): every check, in one boot.
@@ -39,12 +48,13 @@ sub ppc64_trace {
     my $a = $ABI{$arch} // die "PPC64Trace: no architecture '$arch'";
     my $s = $SYS{$arch};
     my ($CC, $CXX, $T) = ($s->{cc}, $s->{cxx}, $s->{triplet});
-    my $QEMU_USER = "qemu-$arch";
+    my $QEMU_USER = $a->{qemu_user} // "qemu-$arch";
     my $OBJDUMP = "$T-objdump";
     my $LIB = "$TOP/build/$arch";
+    my $pre = $a->{preload};
     my $dir = sys_start($arch, lib => $LIB, tools => [[$QEMU_USER, 'qemu-user'], [$OBJDUMP, $a->{binutils}],
-        [$CXX, $a->{gxx}]]);
-    my $restore = "ld r2,$a->{toc}(r1)";
+        $pre ? [$CXX, $a->{gxx}] : ()]);
+    my $restore = $pre ? "ld r2,$a->{toc}(r1)" : '';
 
     # ---- builds ----
     must($CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
@@ -52,20 +62,26 @@ sub ppc64_trace {
     # name, compile flags, link flags, 'so' or 'a'; each also under
     # function_graph (the return address's slot is the ABI's, whatever the
     # function: no frame pointer needed)
-    my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
-        ['static-linked', [], ['-static'], 'a']);
+    # (ppc32: the shared library linked, as well as preloaded)
+    my @variants = ($pre ? ['pie-preloaded', [], [], 'so']
+            : ['pie-shared', [], ["-L$LIB", '-lmcount-trace', '-Wl,-rpath,/lib/mt'], 'so'],
+        ['pie-linked', [], [], 'a'], ['static-linked', [], ['-static'], 'a']);
     my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $dir, files => \%files),
         oracle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, variants => \@variants, graph => 1),
-        hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files, cxx_object => $a->{cxx_object}),
+        $pre ? hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files, cxx_object => $a->{cxx_object})
+            : (),
         toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files),
         toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
         badsite_job(cc => $CC, dir => $dir, files => \%files, asm => "$TSRC/$arch/badsite.S"),
-        stripped_job(dir => $dir, files => \%files, strip => "$T-strip"));
-    # function events: args.c's arguments where its DWARF says they are
-    push @jobs, args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
-        args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0'], dwarf => 1);
-    # a real program nobody here wrote
-    push @jobs, lua_jobs(cc => $CC, dir => $dir, files => \%files, name => 'lua');
+        $pre ? stripped_job(dir => $dir, files => \%files, strip => "$T-strip") : ());
+    if ($pre) {
+        # function events: args.c's arguments where its DWARF says they are
+        push @jobs, args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
+            args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0'],
+                dwarf => 1);
+        # a real program nobody here wrote
+        push @jobs, lua_jobs(cc => $CC, dir => $dir, files => \%files, name => 'lua');
+    }
 
     # ---- one boot ----
     my $r = boot_checks('', sub { sys_boot($arch, @_) }, files => \%files, jobs => \@jobs, timeout => 600,
@@ -79,7 +95,7 @@ sub ppc64_trace {
     # objdump's view of each variant's calls to the hook and the word after
     # each: through a PLT call stub (the TOC restore after it) or to
     # _mcount in the same module (a nop after it).
-    for my $v (@variants) {
+    for my $v ($pre ? @variants : ()) {
         my ($name, undef, undef, $mode) = @$v;
         my ($dst, $dis) = run_cmd([$OBJDUMP, '-d', "$dir/$name"]);
         my (%form, $call);
@@ -106,6 +122,25 @@ sub ppc64_trace {
                 : "bl to $a->{local_name}, then nop") . ' (' . join(', ', map { "$_ $form{$_}" } sort keys %form)
             . ')');
     }
+    # ppc32: each bl to _mcount after stw r0,4(r1), to our _mcount
+    # (linked in) or its BSS PLT entry (linked with the shared library)
+    for my $v ($pre ? () : @variants) {
+        my ($name, undef, undef, $mode) = @$v;
+        my ($dst, $dis) = run_cmd([$OBJDUMP, '-d', "$dir/$name"]);
+        my (%form, $prev);
+        for (split /\n/, $dis) {
+            next unless /\A\s*[0-9a-f]+:\s+(?:[0-9a-f]{2} ){4}\s*(\S+)\s*(.*)/;
+            my ($op, $rest) = ($1, $2);
+            if ($op eq 'bl' && $rest =~ /<(_mcount(?:\@plt)?)>/) {
+                $form{ ($prev // '') eq 'stw r0,4(r1)' ? $1 : "$1 after " . ($prev // 'nothing') }++;
+            }
+            $prev = "$op $rest";
+        }
+        my $want = $mode eq 'so' ? '_mcount@plt' : '_mcount';
+        ok($form{$want} && $form{$want} >= 8 && keys %form == 1,
+            "$name: objdump shows its sites as stw r0,4(r1); bl $want ("
+            . join(', ', map { "$_ $form{$_}" } sort keys %form) . ')');
+    }
     # the forms of the call stub to _mcount the library reads, as
     # objdump shows them
     for my $st (@{ $a->{stubs} // [] }) {
@@ -121,26 +156,28 @@ sub ppc64_trace {
     oracle_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
 
     # ---- a stripped program: a stub's TOC pointer without a symbol ----
-    stripped_checks($r, dir => $dir, want_out => $uout);
+    stripped_checks($r, dir => $dir, want_out => $uout) if $pre;
 
     # ---- entries that are no calls to the hook: refused, never written ----
-    badsite_checks($r, refused => [['bad_local', 'a call to something other than the hook'],
+    badsite_checks($r, refused => $pre ? [['bad_local', 'a call to something other than the hook'],
         ['bad_stub', 'a call to something other than the hook'],
-        ['bad_next', "a bl followed by neither nop nor $restore"], ['bad_word', 'not a call instruction']]);
+        ['bad_next', "a bl followed by neither nop nor $restore"], ['bad_word', 'not a call instruction']]
+        : [['bad_local', 'a call to something other than the hook'], ['bad_stub', 'a bl not after stw r0,4(r1)'],
+        ['bad_next', 'a bl not after stw r0,4(r1)'], ['bad_word', 'not a call instruction']]);
 
     # ---- function_graph ----
     graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $uout);
-    hazards_checks($r, dir => $dir);
+    hazards_checks($r, dir => $dir) if $pre;
 
     # ---- live switching, one aligned store a site ----
     toggle_checks($r, dir => $dir);
 
     # ---- function events ----
-    args_checks($r, dir => $dir, name => $_, dwarf => 1) for 'args', 'args-O0';
+    args_checks($r, dir => $dir, name => $_, dwarf => 1) for $pre ? ('args', 'args-O0') : ();
 
     # ---- lua ----
     # the return address's slot is the ABI's: every function hooked
-    lua_checks($r, dir => $dir, name => 'lua', noexit => []);
+    lua_checks($r, dir => $dir, name => 'lua', noexit => []) if $pre;
     toggle_checks($r, dir => $dir, name => 'toggle-so');
 
     # The cache maintenance after each store cannot be seen in the guest:
@@ -160,7 +197,8 @@ sub ppc64_trace {
         # (objdump says hwsync for sync; the path of an empty range has its
         # own sync and isync after the loops)
         like($seq, qr/\Adcbst (?:hw)?sync icbi isync\b/,
-            "libmcount-trace.$lib: after a store, dcbst, sync, icbi, isync (rt/arch-ppc64.c: $seq)");
+            "libmcount-trace.$lib: after a store, dcbst, sync, icbi, isync (rt/arch-ppc" . ($pre ? '64' : '')
+            . ".c: $seq)");
     }
 
     done_testing();

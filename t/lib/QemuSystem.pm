@@ -90,6 +90,15 @@ our %SYS = (
         firmware => '/usr/share/qemu/slof.bin', built => 'scripts/build-kernel ppc64',
         machine => sub { ('-cpu', $_[0] // 'power9') },
     },
+    # ppc32 programs on the same kernel (COMPAT)
+    ppc => {
+        qemu => 'qemu-system-ppc64', kernel => "$TOP/build/ppc64/vmlinux",
+        cc => 'powerpc-linux-gnu-gcc-12', cxx => 'powerpc-linux-gnu-g++-12',
+        sysroot => '/usr/powerpc-linux-gnu', triplet => 'powerpc-linux-gnu',
+        ldso => 'ld.so.1', console => 'hvc0', board => 'pseries',
+        firmware => '/usr/share/qemu/slof.bin', built => 'scripts/build-kernel ppc64',
+        machine => sub { ('-cpu', $_[0] // 'power9') },
+    },
     # the malta board (64-bit little-endian), loaded by qemu itself; a
     # MIPS64 release 2 CPU with an FPU, as Debian's mips64el userland
     # needs, unless told.  One CPU: the 5kc-malta kernel's SMP is the MT

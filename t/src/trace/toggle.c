@@ -141,9 +141,13 @@ static long segvs, writes;
 #define IS_NOP(w) ((w) == 0x00441f0fu || (w) == 0x441f0f66u)
 #define IS_CALL(w) (((w) & 0xffu) == 0xe8u || ((w) & 0xffffu) == 0xe867u || ((w) & 0xffffu) == 0xe890u || \
 		    ((w) & 0xffffu) == 0x15ffu || ((w) & 0xf8ffu) == 0x90ffu)
-#elif defined(__powerpc64__)
+#elif defined(__powerpc__)
 #define BREAKPOINT() __asm__ volatile("trap")
+#if defined(__powerpc64__)
 #define PC(uc) ((uc)->uc_mcontext.gp_regs[32])                  /* PT_NIP */
+#else
+#define PC(uc) ((uc)->uc_mcontext.uc_regs->gregs[32])           /* ppc32: PT_NIP */
+#endif
 #define BREAKPOINT_LEN 4
 /* off: nop before a nop (a call to the hook in the program), b .+8
  * before the TOC restore (through a call stub: the library shared) */
@@ -253,8 +257,9 @@ static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 				return (volatile uint32_t *)(b + k);
 		}
 		break;
-#elif defined(__powerpc64__)
-		/* words, in the code's (the process's) byte order */
+#elif defined(__powerpc__)
+		/* words, in the code's (the process's) byte order; ppc32:
+		 * the stw r0,4(r1) between them */
 		const uint32_t *w = (const uint32_t *)p;
 		if (!(i & 1) && w[i / 2] == 0x7c0802a6u)                   /* mflr r0 */
 			for (int j = i / 2 + 1; j < 24; j++)

@@ -40,8 +40,9 @@ __asm__(".text\n.syntax unified\n.arm\n.globl f\n.type f, %function\n.p2align 4\
 /* mov $1, %eax: its opcode and the low three bytes of the immediate */
 __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\nf:\n\tmovl $1, %eax\n\tret\n");
 #define RET(n) (0x000000b8u | (uint32_t)(n) << 8)      /* mov $n, %eax */
-#elif defined(__powerpc64__) && _CALL_ELF == 2
-/* no TOC: the global entry is the local one, the li is f's first word */
+#elif (defined(__powerpc64__) && _CALL_ELF == 2) || (defined(__powerpc__) && !defined(__powerpc64__))
+/* ELFv2: no TOC, the global entry is the local one; ppc32: no
+ * descriptor either; the li is f's first word */
 __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\nf:\n\tli 3, 1\n\tblr\n");
 #define RET(n) (0x38600000u | (n))                      /* li r3, n */
 #elif defined(__powerpc64__)
@@ -60,7 +61,7 @@ __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\n.set push\n.set noreor
 __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\nf:\n\tlghi %r2, 1\n\tbr %r14\n");
 #define RET(n) (0xa7290000u | (n))                      /* lghi %r2, n */
 #else
-#error "smc.c: aarch64, riscv64, arm, x86, ppc64le, ppc64, mips64el or s390x"
+#error "smc.c: aarch64, riscv64, arm, x86, ppc64le, ppc64, ppc, mips64el or s390x"
 #endif
 #ifndef CODE
 #define CODE(fn) ((uintptr_t)(fn))                      /* a function's address is its code's */
@@ -75,7 +76,7 @@ static void put(uint32_t insn)
 		_exit(2);
 	}
 	close(fd);
-#if defined(__powerpc64__)
+#if defined(__powerpc__)
 	/* GCC's __builtin___clear_cache is empty on this target */
 	__asm__ volatile("dcbst 0, %0\n\tsync\n\ticbi 0, %0\n\tisync" : : "r"(CODE(f)) : "memory");
 #elif defined(__s390x__)
