@@ -321,8 +321,12 @@ static inline uint64_t arg_value(const struct mt_proto *p, unsigned i, const uin
 	if (!p)
 		return arg_word(regs, slot, i);
 	uint64_t v = arg_word(regs, slot, p->a[i].word);
-	if (mt_arg_pair(&p->a[i]))
-		v |= (uint64_t)arg_word(regs, slot, p->a[i].word + 1u) << 32;
+	if (mt_arg_pair(&p->a[i])) {
+		uint64_t w = arg_word(regs, slot, p->a[i].word + 1u);
+		/* a 32-bit ABI's pair: the low word first, but on a big-endian
+		 * one (ppc32), as in memory, the high word */
+		v = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? v << 32 | w : v | w << 32;
+	}
 	return v;
 }
 

@@ -706,7 +706,13 @@ static struct mt_dwarf *load(const struct mt_object *o)
 	size_t cap = 0;
 	for (size_t i = 0; i < d->nunits && i < UINT32_MAX; i++)
 		index_unit(d, (uint32_t)i, &cap);
-	mt_sort_by_addr(d->e, d->ne, sizeof *d->e, offsetof(struct entry, low_pc), entry_cmp);
+	/* mt_sort_by_addr reads a uintptr_t key: of the 64-bit low_pc
+	 * (a 32-bit object's address) the low half, the second word on
+	 * a 32-bit big-endian target (ppc32) */
+	size_t key = offsetof(struct entry, low_pc);
+	if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+		key += sizeof(uint64_t) - sizeof(uintptr_t);
+	mt_sort_by_addr(d->e, d->ne, sizeof *d->e, key, entry_cmp);
 	return d;
 }
 
