@@ -14,9 +14,9 @@ package PPC64Trace;
 # -pg program links glibc's own _mcount (libc_nonshared.a), so a
 # preloaded library never gets its calls: its shared variant is linked
 # with -lmcount-trace (ld then makes an old BSS PLT entry of _mcount,
-# which objdump names _mcount@plt), and the checks whose programs are
-# only preloaded (stripped, hazards, function events, Lua) are not run
-# there.  The test files say what is checked.
+# which objdump names _mcount@plt), as are args.c and Lua, and the
+# checks whose programs are only preloaded (stripped, hazards) are not
+# run there.  The test files say what is checked.
 use strict;
 use warnings;
 use Test::More;
@@ -74,14 +74,15 @@ sub ppc64_trace {
         toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
         badsite_job(cc => $CC, dir => $dir, files => \%files, asm => "$TSRC/$arch/badsite.S"),
         $pre ? stripped_job(dir => $dir, files => \%files, strip => "$T-strip") : ());
-    if ($pre) {
-        # function events: args.c's arguments where its DWARF says they are
-        push @jobs, args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
-            args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0'],
-                dwarf => 1);
-        # a real program nobody here wrote
-        push @jobs, lua_jobs(cc => $CC, dir => $dir, files => \%files, name => 'lua');
-    }
+    # ppc32: linked with the shared library (as well as preloaded)
+    my @ld = $pre ? () : (ldflags => ["-L$LIB", '-lmcount-trace', '-Wl,-rpath,/lib/mt']);
+    # function events: args.c's arguments where its DWARF says they are
+    # (ppc32: where the caller left them)
+    push @jobs, args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1, @ld),
+        args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0'], dwarf => 1,
+            @ld);
+    # a real program nobody here wrote
+    push @jobs, lua_jobs(cc => $CC, dir => $dir, files => \%files, name => 'lua', @ld);
 
     # ---- one boot ----
     my $r = boot_checks('', sub { sys_boot($arch, @_) }, files => \%files, jobs => \@jobs, timeout => 600,
@@ -173,11 +174,11 @@ sub ppc64_trace {
     toggle_checks($r, dir => $dir);
 
     # ---- function events ----
-    args_checks($r, dir => $dir, name => $_, dwarf => 1) for $pre ? ('args', 'args-O0') : ();
+    args_checks($r, dir => $dir, name => $_, dwarf => 1) for 'args', 'args-O0';
 
     # ---- lua ----
     # the return address's slot is the ABI's: every function hooked
-    lua_checks($r, dir => $dir, name => 'lua', noexit => []) if $pre;
+    lua_checks($r, dir => $dir, name => 'lua', noexit => []);
     toggle_checks($r, dir => $dir, name => 'toggle-so');
 
     # The cache maintenance after each store cannot be seen in the guest:

@@ -488,10 +488,10 @@ print(t[1], t[#t], s, table.concat(words, "-"), fib(8), ok, e, string.format("%.
 LUA
 
 # lua_jobs(cc => CC, dir => TMP, files => \%files, name => NAME, cflags =>
-#   [...]) -> jobs NAME-{plain,func,graph}: Lua 5.4 from Debian's source
-#   (scripts/fetch-source), every file of src/ but luac.c compiled through
-#   mcount-cc, a script run plainly, then preloaded with every function
-#   traced, under each tracer.
+#   [...], ldflags => [...]) -> jobs NAME-{plain,func,graph}: Lua 5.4 from
+#   Debian's source (scripts/fetch-source), every file of src/ but luac.c
+#   compiled through mcount-cc, a script run plainly, then preloaded with
+#   every function traced, under each tracer.
 sub lua_jobs {
     my (%o) = @_;
     my ($cc, $dir, $name) = @o{qw(cc dir name)};
@@ -508,7 +508,7 @@ sub lua_jobs {
     }
     # linked through mcount-cc too: a relaxing link (riscv64's default)
     # would move code under the per-object tables
-    mcc_cc($cc, "$dir/$name", @o, '-lm');
+    mcc_cc($cc, "$dir/$name", @o, '-lm', @{ $o{ldflags} // [] });
     spit("$dir/$name.lua", $LUA_SCRIPT);
     $o{files}{"/$name"} = "$dir/$name";
     $o{files}{'/script.lua'} = "$dir/$name.lua";
