@@ -14,9 +14,9 @@ package PPC64Trace;
 # -pg program links glibc's own _mcount (libc_nonshared.a), so a
 # preloaded library never gets its calls: its shared variant is linked
 # with -lmcount-trace (ld then makes an old BSS PLT entry of _mcount,
-# which objdump names _mcount@plt), as are args.c and Lua, and the
-# checks whose programs are only preloaded (stripped, hazards) are not
-# run there.  The test files say what is checked.
+# which objdump names _mcount@plt), as are hazards.c, unwind.cc (its
+# table per object), args.c and Lua; the stripped program is that
+# variant.  The test files say what is checked.
 use strict;
 use warnings;
 use Test::More;
@@ -39,7 +39,8 @@ my %ABI = (
     ppc64 => { toc => 40, local => qr/\._mcount/, local_name => "_mcount's code (._mcount)", cxx_object => 1,
         stubs => [['pie-preloaded', 'bctr'], ['toggle-so', 'cmpldi r2,0; bnectr+; b']], preload => 1,
         binutils => 'binutils-powerpc64-linux-gnu', gxx => 'g++-12-powerpc64-linux-gnu' },
-    ppc => { binutils => 'binutils-powerpc-linux-gnu', qemu_user => 'qemu-ppc' },
+    ppc => { binutils => 'binutils-powerpc-linux-gnu', gxx => 'g++-12-powerpc-linux-gnu', qemu_user => 'qemu-ppc',
+        cxx_object => 1 },
 );
 
 # ppc64_trace(ARCH): every check, in one boot.
@@ -53,7 +54,7 @@ sub ppc64_trace {
     my $LIB = "$TOP/build/$arch";
     my $pre = $a->{preload};
     my $dir = sys_start($arch, lib => $LIB, tools => [[$QEMU_USER, 'qemu-user'], [$OBJDUMP, $a->{binutils}],
-        $pre ? [$CXX, $a->{gxx}] : ()]);
+        [$CXX, $a->{gxx}]]);
     my $restore = $pre ? "ld r2,$a->{toc}(r1)" : '';
 
     # ---- builds ----
@@ -62,20 +63,19 @@ sub ppc64_trace {
     # name, compile flags, link flags, 'so' or 'a'; each also under
     # function_graph (the return address's slot is the ABI's, whatever the
     # function: no frame pointer needed)
-    # (ppc32: the shared library linked, as well as preloaded)
+    # (ppc32: the shared library linked, as well as preloaded, here and
+    # below: @ld)
+    my @ld = $pre ? () : (ldflags => ["-L$LIB", '-lmcount-trace', '-Wl,-rpath,/lib/mt']);
     my @variants = ($pre ? ['pie-preloaded', [], [], 'so']
             : ['pie-shared', [], ["-L$LIB", '-lmcount-trace', '-Wl,-rpath,/lib/mt'], 'so'],
         ['pie-linked', [], [], 'a'], ['static-linked', [], ['-static'], 'a']);
     my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $dir, files => \%files),
         oracle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, variants => \@variants, graph => 1),
-        $pre ? hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files, cxx_object => $a->{cxx_object})
-            : (),
+        hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files, cxx_object => $a->{cxx_object}, @ld),
         toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files),
         toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
         badsite_job(cc => $CC, dir => $dir, files => \%files, asm => "$TSRC/$arch/badsite.S"),
-        $pre ? stripped_job(dir => $dir, files => \%files, strip => "$T-strip") : ());
-    # ppc32: linked with the shared library (as well as preloaded)
-    my @ld = $pre ? () : (ldflags => ["-L$LIB", '-lmcount-trace', '-Wl,-rpath,/lib/mt']);
+        stripped_job(dir => $dir, files => \%files, strip => "$T-strip", from => $variants[0][0]));
     # function events: args.c's arguments where its DWARF says they are
     # (ppc32: where the caller left them)
     push @jobs, args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1, @ld),
@@ -157,7 +157,7 @@ sub ppc64_trace {
     oracle_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
 
     # ---- a stripped program: a stub's TOC pointer without a symbol ----
-    stripped_checks($r, dir => $dir, want_out => $uout) if $pre;
+    stripped_checks($r, dir => $dir, want_out => $uout);
 
     # ---- entries that are no calls to the hook: refused, never written ----
     badsite_checks($r, refused => $pre ? [['bad_local', 'a call to something other than the hook'],
@@ -168,7 +168,7 @@ sub ppc64_trace {
 
     # ---- function_graph ----
     graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $uout);
-    hazards_checks($r, dir => $dir) if $pre;
+    hazards_checks($r, dir => $dir);
 
     # ---- live switching, one aligned store a site ----
     toggle_checks($r, dir => $dir);
