@@ -31,7 +31,7 @@ HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
 .PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64 rt-arm rt-i386 \
-	rt-ppc64le rt-mips64el rt-mipsel rt-mips rt-s390x
+	rt-ppc64le rt-ppc64 rt-ppc rt-mips64el rt-mipsel rt-mips rt-s390x
 all: $(HELPER) man rt
 
 # libmcount-trace (rt/): the tracer's run-time library, preloaded
@@ -42,35 +42,38 @@ all: $(HELPER) man rt
 # ordinary call, rt/hook-riscv64.S; ppc64le's GCC has no such flag: no
 # vector registers there).  Built for the host where it is x86_64, i386,
 # aarch64, riscv64 or ppc64le (RT_ARCH; i686 and the like are i386), and
-# for aarch64, riscv64, 32-bit arm (armhf), ppc64le, mips64el (n64),
-# mipsel and mips (o32) and s390x with cross compilers into build/ARCH/, and i386
+# for aarch64, riscv64, 32-bit arm (armhf), ppc64le, ppc64 (big-endian,
+# ELFv1), ppc (32-bit), mips64el (n64), mipsel and mips (o32) and s390x
+# with cross compilers into build/ARCH/, and i386
 # the same way (i686-linux-gnu-gcc-12: gcc -m32 needs gcc-multilib, which
 # Debian will not install beside the other cross compilers) (tested under
-# full-system emulation, t/79, t/83, t/86, t/87, t/89, t/90, t/92, t/93, and natively and under
+# full-system emulation, t/79, t/83, t/86, t/87, t/89, t/90, t/92-t/95, and natively and under
 # full-system emulation, t/88; see doc/architectures.md).  s390x's hot
 # path: no vector registers (-mno-vx; the floating-point ones the hooks
 # keep).
 RT_ARCH ?= $(patsubst i%86,i386,$(shell uname -m))
 RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/cfi.c rt/debugfile.c rt/inflate.c rt/output.c rt/control.c
 # The files of an architecture's opcodes and hook: x86_64 and i386
-# share one of opcodes, mips64el, mipsel and mips one of each.
-rt_arch_name = $(if $(filter x86_64 i386,$(1)),x86,$(if $(filter mips64el mipsel mips,$(1)),mips,$(1)))
+# share one of opcodes, mips64el, mipsel and mips one of each, ppc64le
+# (ELFv2) and ppc64 (ELFv1) one of opcodes.
+rt_arch_name = $(if $(filter x86_64 i386,$(1)),x86,$(if $(filter mips64el mipsel mips,$(1)),mips,$(if \
+	$(filter ppc64le,$(1)),ppc64,$(1))))
 rt_arch_c = rt/arch-$(call rt_arch_name,$(1)).c
 rt_hook_s = rt/hook-$(if $(filter mips64el mipsel mips,$(1)),mips,$(1)).S
 RT_C    := $(RT_COMMON) $(call rt_arch_c,$(RT_ARCH))
 RT_HDRS := $(wildcard rt/*.h)
 RT_LIB  := build/libmcount-trace.so build/libmcount-trace.a
-ifneq ($(filter $(RT_ARCH),x86_64 i386 aarch64 riscv64 ppc64le),)
+ifneq ($(filter $(RT_ARCH),x86_64 i386 aarch64 riscv64 ppc64le ppc64),)
 RT_BUILT := $(RT_LIB)
 endif
 # Per architecture and file: general registers only in the hot path
 # (where the compiler has a flag for it; riscv64's hook is an ordinary
 # call; the mips hook keeps the floating-point argument registers
-# itself, rt/hook-mips.S; ppc64le: no VSX or AltiVec); unwind tables, as a C++ exception
+# itself, rt/hook-mips.S; ppc64le, ppc64: no VSX or AltiVec); unwind tables, as a C++ exception
 # goes through the library's wrappers of the unwinder (riscv64's GCC
 # makes none for C by default); i386: no note that GCC 11 changed the
 # alignment of _Atomic 64-bit members (the library's own structures).
-rt_gpr_only = $(if $(filter riscv64 mips64el mipsel mips,$(1)),,$(if $(filter ppc64le,$(1)),-mno-vsx -mno-altivec,$(if \
+rt_gpr_only = $(if $(filter riscv64 mips64el mipsel mips ppc,$(1)),,$(if $(filter ppc64le ppc64,$(1)),-mno-vsx -mno-altivec,$(if \
 	$(filter s390x,$(1)),-mno-vx,-mgeneral-regs-only)))
 rt_archflags = $(if $(filter buffer,$(2)),$(call rt_gpr_only,$(1))) \
 	-fasynchronous-unwind-tables $(if $(filter i386,$(1)),-Wno-psabi)
@@ -123,6 +126,8 @@ $(eval $(call rt_cross,riscv64,riscv64-linux-gnu))
 $(eval $(call rt_cross,arm,arm-linux-gnueabihf))
 $(eval $(call rt_cross,i386,i686-linux-gnu))
 $(eval $(call rt_cross,ppc64le,powerpc64le-linux-gnu))
+$(eval $(call rt_cross,ppc64,powerpc64-linux-gnu))
+$(eval $(call rt_cross,ppc,powerpc-linux-gnu))
 $(eval $(call rt_cross,mips64el,mips64el-linux-gnuabi64))
 $(eval $(call rt_cross,mipsel,mipsel-linux-gnu))
 $(eval $(call rt_cross,mips,mips-linux-gnu))
@@ -151,6 +156,11 @@ build/mipsel/vmlinux: scripts/fetch-kernel
 # for the same board (t/93, qemu-system-mips)
 build/mips/vmlinux: scripts/build-kernel t/kernel/guest.config t/kernel/guest-mips.config
 	$(Q)scripts/build-kernel mips $@
+# Debian 12 has no big-endian ppc64 kernel: one built from
+# linux-source-6.1 for the pseries machine (t/94, and t/95's 32-bit
+# programs; qemu-system-ppc64)
+build/ppc64/vmlinux: scripts/build-kernel t/kernel/guest.config t/kernel/guest-ppc64.config
+	$(Q)scripts/build-kernel ppc64 $@
 # Debian's s390x kernel (t/89, qemu-system-s390x)
 build/s390x/vmlinuz: scripts/fetch-kernel
 	$(Q)scripts/fetch-kernel s390x $@
@@ -209,7 +219,7 @@ build/man/%.1: doc/%.pod
 TESTS ?= $(wildcard t/*.t)
 check: all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short \
 		$(RT_CROSS_LIBS) build/aarch64/vmlinuz build/riscv64/vmlinux build/ppc64le/vmlinux build/i386/vmlinuz \
-		build/mips64el/vmlinux build/mipsel/vmlinux build/mips/vmlinux build/s390x/vmlinuz
+		build/mips64el/vmlinux build/mipsel/vmlinux build/mips/vmlinux build/ppc64/vmlinux build/s390x/vmlinuz
 	prove -I lib -I t/lib $(if $(filter 1,$(V)),-v) $(TESTS)
 
 deps:

@@ -944,6 +944,9 @@ int dlclose(void *h)
  * caller's own callees share the slot at its sp + 16: the caller's live
  * frames have their slots above that. */
 #define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa() + 24)
+#elif defined(__powerpc__)
+/* ppc32: the same at 4 bytes into the caller's frame */
+#define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa() + 8)
 #else
 #define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa())
 #endif
@@ -952,6 +955,9 @@ int dlclose(void *h)
  * return address, 16 bytes into its caller's frame, at the CFA the
  * unwinder gives. */
 #define PAD_LIVE(cfa) ((cfa) + 16)
+#elif MT_KEY_IS_SLOT && defined(__powerpc__)
+/* ppc32: 4 bytes into it */
+#define PAD_LIVE(cfa) ((cfa) + 4)
 #elif MT_KEY_IS_SLOT && defined(__s390x__)
 /* The frames live at a landing pad: from its function's slot, 8 bytes
  * into the register save area at the r15 it was entered with, which is

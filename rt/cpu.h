@@ -160,7 +160,7 @@ static inline const char *mt_cpu_clock_name(void)
 }
 
 #elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) || \
-	(defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || defined(__s390x__)
+	defined(__powerpc64__) || defined(__s390x__)
 
 static inline void mt_cpu_clock_probe(void)
 {
@@ -331,6 +331,38 @@ static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long 
 
 #define MT_CPU_NO_TICKS 1
 
+#elif defined(__powerpc__)
+
+/* ppc32: the clock is clock_gettime() (the vDSO's), the CPU rseq's at
+ * __rseq_offset from the thread pointer (r2).  The raw system call is
+ * sc, as on ppc64 (cr0's summary-overflow bit says an error, r3 the
+ * positive errno: returned negated). */
+static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long r0 __asm__("r0") = n;
+	register long r3 __asm__("r3") = a;
+	register long r4 __asm__("r4") = b;
+	register long r5 __asm__("r5") = c;
+	register long r6 __asm__("r6") = d;
+	register long r7 __asm__("r7") = e;
+	register long r8 __asm__("r8") = f;
+	__asm__ volatile("sc\n\tbns+ 1f\n\tneg %1, %1\n1:"
+			 : "+r"(r0), "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6), "+r"(r7), "+r"(r8)
+			 :
+			 : "r9", "r10", "r11", "r12", "cr0", "ctr", "xer", "memory");
+	return r3;
+}
+
+static inline unsigned mt_ppc32_cpu(void)
+{
+	char *tp;
+	__asm__("mr %0, 2" : "=r"(tp));
+	return mt_rseq_cpu(tp);
+}
+#define MT_CLOCK_CPU() mt_ppc32_cpu()
+
+#define MT_CPU_NO_TICKS 1
+
 #elif defined(__arm__)
 
 /* r7 is Thumb code's frame pointer, which no asm may name: the number
@@ -417,6 +449,9 @@ static inline __attribute__((always_inline)) long mt_raw_pwrite(int fd, const vo
 	return mt_raw6(SYS_pwrite64, fd, (long)buf, (long)n, 0, 0, (long)off);
 #elif defined(__arm__) || (defined(__mips__) && _MIPS_SIM == _ABIO32)
 	return mt_raw6(SYS_pwrite64, fd, (long)buf, (long)n, 0, (long)off, 0);
+#elif defined(__powerpc__) && !defined(__powerpc64__)
+	/* ppc32: the pair r7 (high word), r8 (low word); r6 skipped */
+	return mt_raw6(SYS_pwrite64, fd, (long)buf, (long)n, 0, 0, (long)off);
 #else
 	return mt_raw6(SYS_pwrite64, fd, (long)buf, (long)n, (long)off, 0, 0);
 #endif

@@ -7,6 +7,18 @@
  * the dynamic linker has relocated it), its function symbols (.symtab,
  * else .dynsym), its PLT, its GOT's base (what i386's PIC code reaches
  * the GOT by) and the GOT slots that hold a hook.
+ *
+ * ppc64 ELFv1 (MT_ELFV1): a function symbol's value is the address of
+ * its descriptor in .opd, three doublewords (the code's address, the TOC
+ * pointer, an environment pointer nobody uses from C), which the file
+ * holds as the linker wrote them: link-time addresses, which the load
+ * bias relocates (R_PPC64_RELATIVE in a PIE or a library, none in a
+ * fixed-address program).  The symbols are read as their code's
+ * addresses, and the descriptors are kept (by code address) for the TOC
+ * pointer a site runs with, which a PLT call stub needs (arch-ppc64.c):
+ * .opd is allocated, so a stripped object keeps it.  GCC puts one
+ * descriptor in .opd for every function (static ones too), 24 bytes
+ * apart: the linker's optional 16-byte overlapping layout is not read.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -220,6 +232,78 @@ const unsigned char *mt_elf_section_at(const unsigned char *p, size_t size, cons
 	return section(p, size, name, len, NULL, addr);
 }
 
+#if MT_ELFV1
+/* The .opd section of a file (its index in *idx), or NULL. */
+static const Shdr *opd_section(const struct file *f, size_t *idx)
+{
+	for (size_t i = 1; i < f->shnum; i++)
+		if (f->sh[i].sh_type == SHT_PROGBITS && !strcmp(sec_name(f, &f->sh[i]), ".opd")) {
+			*idx = i;
+			return &f->sh[i];
+		}
+	return NULL;
+}
+
+/* The link-time code address of the descriptor at link-time address v
+ * of .opd (as the file holds it), or 0. */
+static uint64_t opd_entry(const struct file *f, const Shdr *opd, uint64_t v)
+{
+	if (v < opd->sh_addr || v - opd->sh_addr > opd->sh_size || opd->sh_size - (v - opd->sh_addr) < 16)
+		return 0;
+	const unsigned char *d = at(f, opd->sh_offset + (v - opd->sh_addr), 16);
+	uint64_t e = 0;
+	if (d)
+		memcpy(&e, d, 8);
+	return e;
+}
+
+static int desc_cmp(const void *a, const void *b)
+{
+	const struct mt_desc *x = a, *y = b;
+	return x->entry != y->entry ? (x->entry < y->entry ? -1 : 1) : 0;
+}
+
+/* Every descriptor of .opd whose code is in the object's code, by code
+ * address. */
+static void read_descs(struct mt_object *o, const struct file *f)
+{
+	size_t idx;
+	const Shdr *opd = opd_section(f, &idx);
+	if (!opd || opd->sh_size / 24 == 0 || !at(f, opd->sh_offset, opd->sh_size))
+		return;
+	size_t n = opd->sh_size / 24;
+	struct mt_desc *v = malloc(n * sizeof *v);
+	if (!v)
+		return;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t w[2];
+		memcpy(w, f->p + opd->sh_offset + i * 24, sizeof w);
+		if (!w[0] || !w[1] || !mt_in_exec(o, o->bias + (uintptr_t)w[0]))
+			continue;
+		v[k].entry = o->bias + (uintptr_t)w[0];
+		v[k].toc = o->bias + (uintptr_t)w[1];
+		k++;
+	}
+	mt_sort_by_addr(v, k, sizeof *v, offsetof(struct mt_desc, entry), sizeof v->entry, desc_cmp);
+	o->descs = v;
+	o->ndescs = k;
+}
+
+uintptr_t mt_toc_at(const struct mt_object *o, uintptr_t a)
+{
+	size_t lo = 0, hi = o->ndescs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (o->descs[mid].entry <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && mt_in_exec(o, a) ? o->descs[lo - 1].toc : 0;
+}
+#endif
+
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct mt_sym *x = a, *y = b;
@@ -279,6 +363,10 @@ static void read_functions(struct mt_object *o, const struct file *f)
 	struct symtab t;
 	if (!(symtab && read_symtab(f, symtab, &t)) && !(dynsym && read_symtab(f, dynsym, &t)))
 		return;
+#if MT_ELFV1
+	size_t opd_idx = 0;
+	const Shdr *opd = opd_section(f, &opd_idx);
+#endif
 	struct mt_sym *v = malloc(t.n * sizeof *v + 1);
 	unsigned char *ranks = malloc(t.n + 1);
 	if (!v || !ranks) {
@@ -292,7 +380,14 @@ static void read_functions(struct mt_object *o, const struct file *f)
 		unsigned type = ST_TYPE(s->st_info);
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF || !s->st_value)
 			continue;
-		v[n].addr = o->bias + (s->st_value & ~mt_arch.func_bits);
+		uint64_t value = s->st_value;
+#if MT_ELFV1
+		/* a descriptor: its code (a symbol of code itself, as an
+		 * assembler's, stays what it is) */
+		if (opd && s->st_shndx == opd_idx && !(value = opd_entry(f, opd, value)))
+			continue;
+#endif
+		v[n].addr = o->bias + ((uintptr_t)value & ~mt_arch.func_bits);
 		v[n].size = s->st_size;
 		v[n].name = sym_name(&t, s->st_name);
 		ranks[n] = (unsigned char)rank(s->st_info);
@@ -542,6 +637,9 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
 			o->syms_read = true;
 		}
 		read_hook_slots(o, &f);
+#if MT_ELFV1
+		read_descs(o, &f);
+#endif
 #if defined(__mips__)
 		read_mips_got_slots(o, &f);
 #endif

@@ -2,7 +2,7 @@
 /* hook-ppc64le.S - the profiling hook libmcount-trace provides on
  * ppc64le (ELFv2).
  *
- * GCC's -pg calls _mcount after the prologue (arch-ppc64le.c):
+ * GCC's -pg calls _mcount after the prologue (arch-ppc64.c):
  *	mflr	r0
  *	std	r0,16(r1)		// the parent, in the caller's frame
  *	stdu	r1,-N(r1)		// the function's frame, back chain at 0
@@ -24,12 +24,12 @@
  * holds _mcount's global entry, which sets up this library's r2; the
  * caller's is restored by the ld r2,24(r1) after its site.  Reached
  * from the same module (linked in), the bl goes to the local entry,
- * past that set-up, with r2 already the module's.  arch-ppc64le.c
+ * past that set-up, with r2 already the module's.  arch-ppc64.c
  * counts on the global entry being those two instructions (8 bytes).
  * Function events find the arguments where the body moved them (rt.h,
  * MT_ARGS_LOCATED: non-volatile registers, the stack), so the block of
  * registers mt_entry gets holds them as they were at the site
- * (arch-ppc64le.c, ppc_arg_reg, maps DWARF's numbers onto it):
+ * (arch-ppc64.c, ppc_arg_reg, maps DWARF's numbers onto it):
  *	[0..7]   r3-r10
  *	[8]      r1 (the function's sp)
  *	[9..26]  r14-r31

@@ -35,6 +35,15 @@
 
 #define MT_HIDDEN __attribute__((visibility("hidden")))
 
+/* ppc64's ELFv1 ABI (big-endian): a function's symbol is its
+ * descriptor in .opd (code address, TOC pointer, environment), not its
+ * code; a pointer to a function is the descriptor's address. */
+#if defined(__powerpc64__) && (!defined(_CALL_ELF) || _CALL_ELF == 1)
+#define MT_ELFV1 1
+#else
+#define MT_ELFV1 0
+#endif
+
 /* ---- architecture (arch-*.c) ---- */
 
 enum mt_state { MT_CALL = 0, MT_NOP = 1 };
@@ -191,7 +200,8 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
  *            other sites, leaves among them, are nohook) and the entry
  *            takes it once it holds the parent (MT_SLOT_FRAME, as arm;
  *            the key is the slot).
- *   ppc64le  the slot is where the ABI puts it: 16 bytes into the
+ *   ppc64le  (and ppc64, ELFv1: the same frame header's lr slot) the
+ *            slot is where the ABI puts it: 16 bytes into the
  *            caller's frame (the function's back chain + 16), where the
  *            prologue saved the link register and from where the
  *            epilogue reloads it.  The key is the slot; the trampoline
@@ -214,7 +224,9 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 0
 #define MT_SLOT_COPY 1
-#elif defined(__powerpc64__) && _CALL_ELF == 2
+#elif defined(__powerpc__)
+/* ppc32 too: its slot is the word its site stored lr in, 4 bytes into
+ * the caller's frame (arch-ppc.c) */
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
 #define MT_SLOT_COPY 0
@@ -291,6 +303,14 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 
 /* ---- objects (elf.c) ---- */
 
+#if MT_ELFV1
+/* A function descriptor of .opd, relocated: the code's address and the
+ * TOC pointer the function runs with. */
+struct mt_desc {
+	uintptr_t entry, toc;
+};
+#endif
+
 struct mt_sym {
 	uintptr_t addr;
 	uintptr_t size;
@@ -319,6 +339,10 @@ struct mt_object {
 	uintptr_t plt_lo[2], plt_hi[2];
 	uintptr_t got;                /* the GOT's base (.got.plt: i386's
 				       * _GLOBAL_OFFSET_TABLE_), 0: none */
+#if MT_ELFV1
+	struct mt_desc *descs;        /* its .opd's descriptors, by code address */
+	size_t ndescs;
+#endif
 	struct mt_dwarf *dwarf;       /* its debug information's subprograms (dwarf.c) */
 	bool dwarf_read;              /* looked for (on the first bare-glob prototype) */
 	struct mt_cfi *cfi;           /* its .eh_frame's FDEs (cfi.c) */
@@ -338,6 +362,16 @@ MT_HIDDEN bool mt_is_hook_name(const char *name);
 MT_HIDDEN bool mt_in_plt(const struct mt_object *o, uintptr_t addr);
 /* A GOT slot the dynamic linker fills with a hook. */
 MT_HIDDEN bool mt_is_hook_slot(const struct mt_object *o, uintptr_t slot);
+#if MT_ELFV1
+/* The TOC pointer of the code at a: that of the descriptor whose code
+ * starts nearest before it (0: none, or a is not in the object's code). */
+MT_HIDDEN uintptr_t mt_toc_at(const struct mt_object *o, uintptr_t a);
+/* The code address of a function the C code names (its descriptor's
+ * first word). */
+#define MT_CODE_ADDR(f) (*(const uintptr_t *)(uintptr_t)(f))
+#else
+#define MT_CODE_ADDR(f) ((uintptr_t)(f))
+#endif
 /* A regular file mapped read-only (its size in *size), or NULL (a FIFO
  * is not waited on). */
 MT_HIDDEN const unsigned char *mt_map_file(const char *path, size_t *size);
@@ -528,12 +562,14 @@ struct mt_event {
  * the caller's stack from 16 bytes above its sp, the home area of
  * a0-a3 below that: MT_STACK_WORD0); on i386 every
  * argument is on the caller's stack above the return address (none
- * where main realigned its stack: its 4(%ebp) is a copy); on s390x both
+ * where main realigned its stack: its 4(%ebp) is a copy); on ppc32 the
+ * site comes before the prologue, so r3-r10 are the caller's, and the
+ * stack's words are just above the slot (the caller's sp + 8); on s390x both
  * hooks run before the body, r2-r6 and the caller's parameter area
  * (MT_STACK_WORD0).  An argument
  * of 64 bits takes two words of a 32-bit ABI, from an even word where
  * MT_ARG_PAIR_EVEN (the AAPCS, o32), and one payload word.
- * GCC's aarch64, riscv64 and ppc64le -pg call _mcount as an ordinary
+ * GCC's aarch64, riscv64 and ppc64 (both ABIs) -pg call _mcount as an ordinary
  * function, after the body has moved them (MT_ARGS_LOCATED): each
  * argument is one word, read where the function's DWARF says it is at
  * the site (struct mt_loc, dwarf.c; the frame base from cfi.c), from the
@@ -558,12 +594,15 @@ struct mt_event {
 #define MT_REG_ARGS 4                 /* a0-a3 */
 #define MT_ARG_PAIR_EVEN 1
 #define MT_STACK_WORD0 5              /* the caller's sp + 16; the slot is at its sp - 4 */
+#elif defined(__powerpc__) && !defined(__powerpc64__)
+#define MT_HAVE_ARGS 1
+#define MT_REG_ARGS 8                 /* r3-r10: the site is before the prologue */
+#define MT_ARG_PAIR_EVEN 1            /* a 64-bit one in r3:r4, r5:r6, ... */
 #elif defined(__s390x__)
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 5                 /* r2-r6 */
 #define MT_STACK_WORD0 19             /* the caller's r15 + 160, from 8(%r15) */
-#elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) || \
-	(defined(__powerpc64__) && _CALL_ELF == 2)
+#elif defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) || defined(__powerpc64__)
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 0
 #define MT_ARGS_LOCATED 1
@@ -709,10 +748,10 @@ struct mt_shadow {
 enum { MT_TBUF_FREE, MT_TBUF_OWNED };
 
 /* A ring's head and tail: counts of the events ever put and taken, 64
- * bits wide; 32 on o32, which has no 64-bit atomic load or store (GCC
- * would call libatomic, which may lock): they wrap there, so they are
- * only ever compared by their difference, or for equality. */
-#if defined(__mips__) && _MIPS_SIM == _ABIO32
+ * bits wide; 32 on o32 and ppc32, which have no 64-bit atomic load or
+ * store (GCC would call libatomic, which may lock): they wrap there, so
+ * they are only ever compared by their difference, or for equality. */
+#if (defined(__mips__) && _MIPS_SIM == _ABIO32) || (defined(__powerpc__) && !defined(__powerpc64__))
 typedef uint32_t mt_seq;
 #else
 typedef uint64_t mt_seq;
@@ -763,7 +802,7 @@ MT_HIDDEN uintptr_t mt_exit(uintptr_t key, uintptr_t retval);
 /* function_graph's returns carry the function's return value (the
  * kernel's funcgraph-retval): the integer return register the
  * trampoline passes (x86_64: %rax; i386: %eax; aarch64: x0; riscv64: a0;
- * ppc64le: r3), as one payload slot
+ * ppc64le, ppc64, ppc32: r3), as one payload slot
  * after the exit event (MT_EV_EXIT | MT_EV_ARGS).  A function that
  * returns nothing, or a floating-point value, leaves whatever the
  * register held. */

@@ -91,7 +91,7 @@ sub elf_machine {
 }
 
 # The architecture of an ELF file, as the tracer's libraries are named
-# (i386, x86_64, aarch64, arm, riscv64, ppc64le, mips64el, mipsel, mips, s390x; others by their usual
+# (i386, x86_64, aarch64, arm, riscv64, ppc64le, ppc64, ppc, mips64el, mipsel, mips, s390x; others by their usual
 # names, or "machine N"; a 32-bit MIPS file of the n32 ABI, EF_MIPS_ABI2
 # in its e_flags, mipsn32 or mipsn32el, not o32's mips or mipsel); undef
 # for a file that is none (a script) or cannot be read.
@@ -113,7 +113,7 @@ sub elf_arch {
 }
 
 # The architectures libmcount-trace is built for (make rt-ARCH).
-my %TRACE_ARCH = map { ($_ => 1) } qw(x86_64 i386 aarch64 arm riscv64 ppc64le mips64el mipsel mips s390x);
+my %TRACE_ARCH = map { ($_ => 1) } qw(x86_64 i386 aarch64 arm riscv64 ppc64le ppc64 ppc mips64el mipsel mips s390x);
 
 # The tracing library for PROGRAM (a path): trace_lib_path's, or where
 # the program is of another architecture than that one, the library
@@ -128,6 +128,11 @@ sub trace_lib_for {
     return ($lib, undef) if !defined $want || !defined $have || $want eq $have;
     return (undef, "$prog: a program for $want, which libmcount-trace is not built for")
         unless $TRACE_ARCH{$want};
+    # ppc32's -pg programs link the C library's own _mcount
+    # (libc_nonshared.a): a preloaded one never gets their calls
+    return (undef, "$prog: a program for $want, whose calls go to the C library's own _mcount, linked into it: "
+        . 'link it with libmcount-trace instead of preloading it')
+        if $want eq 'ppc';
     my $other = ($lib =~ s{[^/]*\z}{}r) . "$want/libmcount-trace.so";
     return ($other, undef) if -f $other;
     return (undef, "$prog: a program for $want, and no tracing library for it at $other "

@@ -6,8 +6,9 @@ package QemuSystem;
 # qemu-system-ARCH with an initramfs of the programs, that architecture's
 # C library and t/src/trace/sys/init.c as /init, which runs the jobs and
 # reports on the console.  One implementation for every architecture:
-# A64System (t/79), RV64System (t/83), ArmSystem (t/86) and PPC64System
-# (t/87) only name theirs.
+# A64System (t/79), RV64System (t/83) and ArmSystem (t/86) only name
+# theirs; MipsTrace (t/90, t/92) and PPC64Trace (t/87, t/94) boot it for
+# each ABI of one instruction set.
 #
 # Why not qemu-user: it translates guest code into blocks and drops a
 # block when the guest writes its page through a writable mapping (it
@@ -76,6 +77,26 @@ our %SYS = (
         sysroot => '/usr/powerpc64le-linux-gnu', triplet => 'powerpc64le-linux-gnu',
         ldso => 'ld64.so.2', interp_dir => 'lib64', console => 'hvc0', board => 'pseries',
         firmware => '/usr/share/qemu/slof.bin',
+        machine => sub { ('-cpu', $_[0] // 'power9') },
+    },
+    # the same machine big-endian, with a kernel built from the kernel's
+    # source (scripts/build-kernel ppc64: Debian 12 has none), for
+    # Debian's ppc64 (ELFv1) userland; a POWER9 unless told
+    ppc64 => {
+        qemu => 'qemu-system-ppc64', kernel => "$TOP/build/ppc64/vmlinux",
+        cc => 'powerpc64-linux-gnu-gcc-12', cxx => 'powerpc64-linux-gnu-g++-12',
+        sysroot => '/usr/powerpc64-linux-gnu', triplet => 'powerpc64-linux-gnu',
+        ldso => 'ld64.so.1', interp_dir => 'lib64', console => 'hvc0', board => 'pseries',
+        firmware => '/usr/share/qemu/slof.bin', built => 'scripts/build-kernel ppc64',
+        machine => sub { ('-cpu', $_[0] // 'power9') },
+    },
+    # ppc32 programs on the same kernel (COMPAT)
+    ppc => {
+        qemu => 'qemu-system-ppc64', kernel => "$TOP/build/ppc64/vmlinux",
+        cc => 'powerpc-linux-gnu-gcc-12', cxx => 'powerpc-linux-gnu-g++-12',
+        sysroot => '/usr/powerpc-linux-gnu', triplet => 'powerpc-linux-gnu',
+        ldso => 'ld.so.1', console => 'hvc0', board => 'pseries',
+        firmware => '/usr/share/qemu/slof.bin', built => 'scripts/build-kernel ppc64',
         machine => sub { ('-cpu', $_[0] // 'power9') },
     },
     # the malta board (64-bit little-endian), loaded by qemu itself; a

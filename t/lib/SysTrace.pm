@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package SysTrace;
 # The tracer's checks that every architecture under full-system
-# emulation runs (t/79, t/83, t/86 to t/90, t/92), in one boot each: the
+# emulation runs (t/79, t/83, t/86 to t/90, t/92, t/94), in one boot each: the
 # jobs' builds (a cross compiler through mcount-cc) and, after the boot,
 # the checks of their results.
 #
@@ -277,7 +277,8 @@ our %GRAPH_ENV = (LD_PRELOAD => '/lib/mt/libmcount-trace.so', MCOUNT_TRACE_FILTE
 our @HAZARDS_LIBS = ('libgcc_s.so.1', 'libstdc++.so.6');
 
 # hazards_jobs(cc => CC, cxx => CXX, dir => TMP, files => \%files,
-#   cflags => [...], cxx_object => 1: C++ with per-object tables, where
+#   cflags => [...], ldflags => [...] of the traced programs' links,
+#   cxx_object => 1: C++ with per-object tables, where
 #   mcount-record cannot read the architecture's linked images) -> jobs;
 #   after oracle_jobs (its cyg_graph.o).  Per-object tables leave out
 #   COMDAT sections (mcount-cc warns), so there unwind.cc's inline
@@ -289,10 +290,11 @@ sub hazards_jobs {
     local $ENV{MCOUNT_CC_MODE} = 'object' if $o{cxx_object};
     my @xf = $o{cxx_object} ? ('-fno-weak') : ();
     mcc_cc($cc, "$dir/hazards.o", '-O2', '-finstrument-functions', @cf, '-c', "$TSRC/hazards.c");
-    mcc_cc($cc, "$dir/hazards", "$dir/hazards.o", "$dir/cygg.o", '-lpthread');
+    my @lf = @{ $o{ldflags} // [] };
+    mcc_cc($cc, "$dir/hazards", "$dir/hazards.o", "$dir/cygg.o", @lf, '-lpthread');
     must($cc, '-O2', '-o', "$dir/hazards-plain", "$TSRC/hazards.c", '-lpthread');
     mcc_cc($cxx, "$dir/unwind.o", '-O2', '-finstrument-functions', @cf, @xf, '-c', "$TSRC/unwind.cc");
-    mcc_cc($cxx, "$dir/unwind", "$dir/unwind.o", "$dir/cygg.o");
+    mcc_cc($cxx, "$dir/unwind", "$dir/unwind.o", "$dir/cygg.o", @lf);
     must($cxx, '-O2', @xf, '-o', "$dir/unwind-plain", "$TSRC/unwind.cc");
     $o{files}{"/$_"} = "$dir/$_" for qw(hazards hazards-plain unwind unwind-plain);
     return ({ name => 'hazards-plain', argv => ['/hazards-plain'] },
@@ -370,13 +372,14 @@ sub badsite_checks {
         'badsite: each entry refused, with what it is instead');
 }
 
-# stripped_job(dir => TMP, files => \%files, strip => STRIP) -> a job:
-# oracle_jobs' pie-preloaded with every symbol stripped (strip
+# stripped_job(dir => TMP, files => \%files, strip => STRIP, from =>
+# VARIANT) -> a job: oracle_jobs' pie-preloaded (or VARIANT) with every
+# symbol stripped (strip
 # --strip-all: its functions have no names, its table is still there),
 # traced with every function on; after oracle_jobs.
 sub stripped_job {
     my (%o) = @_;
-    must($o{strip}, '--strip-all', '-o', "$o{dir}/stripped", "$o{dir}/pie-preloaded");
+    must($o{strip}, '--strip-all', '-o', "$o{dir}/stripped", "$o{dir}/" . ($o{from} // 'pie-preloaded'));
     $o{files}{'/stripped'} = "$o{dir}/stripped";
     return { name => 'stripped', argv => ['/stripped', 3], env => { LD_PRELOAD => '/lib/mt/libmcount-trace.so',
         MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_DIR => '/tmp/ctl',
@@ -488,10 +491,10 @@ print(t[1], t[#t], s, table.concat(words, "-"), fib(8), ok, e, string.format("%.
 LUA
 
 # lua_jobs(cc => CC, dir => TMP, files => \%files, name => NAME, cflags =>
-#   [...]) -> jobs NAME-{plain,func,graph}: Lua 5.4 from Debian's source
-#   (scripts/fetch-source), every file of src/ but luac.c compiled through
-#   mcount-cc, a script run plainly, then preloaded with every function
-#   traced, under each tracer.
+#   [...], ldflags => [...]) -> jobs NAME-{plain,func,graph}: Lua 5.4 from
+#   Debian's source (scripts/fetch-source), every file of src/ but luac.c
+#   compiled through mcount-cc, a script run plainly, then preloaded with
+#   every function traced, under each tracer.
 sub lua_jobs {
     my (%o) = @_;
     my ($cc, $dir, $name) = @o{qw(cc dir name)};
@@ -508,7 +511,7 @@ sub lua_jobs {
     }
     # linked through mcount-cc too: a relaxing link (riscv64's default)
     # would move code under the per-object tables
-    mcc_cc($cc, "$dir/$name", @o, '-lm');
+    mcc_cc($cc, "$dir/$name", @o, '-lm', @{ $o{ldflags} // [] });
     spit("$dir/$name.lua", $LUA_SCRIPT);
     $o{files}{"/$name"} = "$dir/$name";
     $o{files}{'/script.lua'} = "$dir/$name.lua";

@@ -159,12 +159,15 @@ sub read_json {
 # The function symbols of a linked file (FUNC and IFUNC, defined), read
 # by readelf: sorted [addr, size, name]; of several names at one address
 # the first global one (ppc64le's ELFv2 symbols: the global entry; readelf
-# adds "[<localentry>: N]" after their visibility).  ("nm" below: this
-# list.)
+# adds "[<localentry>: N]" after their visibility).  ppc64's ELFv1
+# symbols are descriptors in .opd: each is given its code's address, the
+# descriptor's first doubleword as the file holds it (opd_code).  ("nm"
+# below: this list.)
 sub nm_funcs {
     my ($file) = @_;
-    my ($st, $out, $err) = run_cmd(['readelf', '-sW', $file]);
+    my ($st, $out, $err) = run_cmd(['readelf', '-sW', $file], env => { LC_ALL => 'C' });
     die "readelf -s $file: $err" if $st != 0;
+    my ($opd_ndx, $code) = opd_code($file);
     my %seen;
     my @f;
     for (split /\n/, $out) {
@@ -172,12 +175,39 @@ sub nm_funcs {
             /\A\s*\d+:\s+([0-9a-f]+)\s+(\d+|0x[0-9a-f]+)\s+(?:FUNC|IFUNC)\s+(\w+)\s+\w+(?:\s+\[[^]]*\])?\s+(\w+)\s+(\S+)/
             or next;
         next if $ndx eq 'UND';
+        if (defined $opd_ndx && $ndx eq $opd_ndx) {
+            $a = $code->{ hex $a } // next;
+            $a = sprintf '%x', $a;
+        }
         $n =~ s/@.*//;
         next if $seen{"$a $n"}++;
         push @f, [hex $a, $s =~ /^0x/ ? hex $s : $s, $n, $bind eq 'LOCAL' ? 1 : 0];
     }
     @f = sort { $a->[0] <=> $b->[0] || $a->[3] <=> $b->[3] } @f;
     return \@f;
+}
+
+# A big-endian ELFv1 ppc64 file's .opd: (its section index, { descriptor's
+# address => its code's address }), read by readelf; () for any other file.
+sub opd_code {
+    my ($file) = @_;
+    my ($st, $h) = run_cmd(['readelf', '-hSW', $file], env => { LC_ALL => 'C' });
+    return () unless $st == 0 && $h =~ /^\s*Data:.*big endian/m && $h =~ /^\s*Machine:\s+PowerPC64/m
+        && $h =~ /^\s*Flags:\s+0x1\b/m;
+    my ($ndx) = $h =~ /^\s*\[\s*(\d+)\]\s+\.opd\s/m or return ();
+    my ($st2, $x) = run_cmd(['readelf', '-x', '.opd', $file], env => { LC_ALL => 'C' });
+    die "readelf -x .opd $file" if $st2 != 0;
+    my ($start, $hex);
+    for (split /\n/, $x) {
+        my ($a, @w) = /\A\s*0x([0-9a-f]+)((?: [0-9a-f]{8}){1,4})/ or next;
+        $start //= hex $a;
+        ($hex .= $w[0]) =~ s/ //g;
+    }
+    my %code;
+    for (my $i = 0; defined $hex && ($i + 1) * 48 <= length $hex; $i++) {
+        $code{ $start + 24 * $i } = hex substr($hex, 48 * $i, 16);
+    }
+    return ($ndx, \%code);
 }
 
 # The function of an nm list that holds ADDR (file address): [addr, size, name] or undef.

@@ -14,6 +14,15 @@
 #define NI __attribute__((no_instrument_function))
 
 extern int main(int, char **);
+/* A function's code: on ppc64's ELFv1 a function pointer (main, and
+ * the instrumentation's fn) is the address of its descriptor in .opd,
+ * whose first word is the code's address, which the call sites and the
+ * tracer know it by. */
+#if defined(__powerpc64__) && (!defined(_CALL_ELF) || _CALL_ELF == 1)
+#define CODE(p) (*(void *const *)(p))
+#else
+#define CODE(p) (p)
+#endif
 static int fd = -1;
 
 NI void __cyg_profile_func_enter(void *fn, void *site)
@@ -24,11 +33,11 @@ NI void __cyg_profile_func_enter(void *fn, void *site)
 		const char *p = getenv("CYG_LOG");
 		if (!p || (fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644)) < 0)
 			return;
-		n = snprintf(b, sizeof b, "main %p\n", (void *)main);
+		n = snprintf(b, sizeof b, "main %p\n", CODE((void *)main));
 		if (write(fd, b, (size_t)n) != n)
 			abort();
 	}
-	n = snprintf(b, sizeof b, "%p %p\n", fn, site);
+	n = snprintf(b, sizeof b, "%p %p\n", CODE(fn), site);
 	if (write(fd, b, (size_t)n) != n)
 		abort();
 }

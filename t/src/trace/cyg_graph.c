@@ -20,6 +20,15 @@
 #define NI __attribute__((no_instrument_function))
 
 extern int main(int, char **);
+/* A function's code: on ppc64's ELFv1 a function pointer (main, and
+ * the instrumentation's fn) is the address of its descriptor in .opd,
+ * whose first word is the code's address, which the call sites and the
+ * tracer know it by. */
+#if defined(__powerpc64__) && (!defined(_CALL_ELF) || _CALL_ELF == 1)
+#define CODE(p) (*(void *const *)(p))
+#else
+#define CODE(p) (p)
+#endif
 static atomic_int fd = -1;
 
 NI static void put(char dir, void *fn, void *site)
@@ -35,12 +44,12 @@ NI static void put(char dir, void *fn, void *site)
 		if (!atomic_compare_exchange_strong(&fd, &none, f)) {
 			close(f);
 		} else {
-			n = snprintf(b, sizeof b, "main %p\n", (void *)main);
+			n = snprintf(b, sizeof b, "main %p\n", CODE((void *)main));
 			if (write(f, b, (size_t)n) != n)
 				abort();
 		}
 	}
-	n = snprintf(b, sizeof b, "%c %p %p %ld\n", dir, fn, site, (long)syscall(SYS_gettid));
+	n = snprintf(b, sizeof b, "%c %p %p %ld\n", dir, CODE(fn), site, (long)syscall(SYS_gettid));
 	/* not write(): a cancellation point, where a thread being cancelled
 	 * would end inside the log */
 	if (syscall(SYS_write, atomic_load(&fd), b, (size_t)n) != n)

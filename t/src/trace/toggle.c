@@ -141,9 +141,13 @@ static long segvs, writes;
 #define IS_NOP(w) ((w) == 0x00441f0fu || (w) == 0x441f0f66u)
 #define IS_CALL(w) (((w) & 0xffu) == 0xe8u || ((w) & 0xffffu) == 0xe867u || ((w) & 0xffffu) == 0xe890u || \
 		    ((w) & 0xffffu) == 0x15ffu || ((w) & 0xf8ffu) == 0x90ffu)
-#elif defined(__powerpc64__)
+#elif defined(__powerpc__)
 #define BREAKPOINT() __asm__ volatile("trap")
+#if defined(__powerpc64__)
 #define PC(uc) ((uc)->uc_mcontext.gp_regs[32])                  /* PT_NIP */
+#else
+#define PC(uc) ((uc)->uc_mcontext.uc_regs->gregs[32])           /* ppc32: PT_NIP */
+#endif
 #define BREAKPOINT_LEN 4
 /* off: nop before a nop (a call to the hook in the program), b .+8
  * before the TOC restore (through a call stub: the library shared) */
@@ -222,13 +226,18 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
  * every site one at start-up), the first NOP of the function; on ppc64le
  * the first bl, nop or b .+8 after `mflr r0` (`bl _mcount`, to its local
  * entry or, with the library shared, to a call stub; the library has
- * switched it off by the time main runs); on mips the word after the
+ * switched it off by the time main runs; ppc64, ELFv1, the same in the
+ * code fn's descriptor points at); on mips the word after the
  * `ld t9` (o32: `addiu sp, sp, -8; lw t9`) that follows `move at, ra`
  * (jalr t9, or bal linked in); on
  * s390x the brasl (or brcl 0) after `stg %r14,8(%r15)`. */
 static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 {
+#if defined(__powerpc64__) && (!defined(_CALL_ELF) || _CALL_ELF == 1)
+	const uint16_t *p = (const uint16_t *)*(const uintptr_t *)(uintptr_t)fn;    /* the descriptor's code */
+#else
 	const uint16_t *p = (const uint16_t *)((uintptr_t)fn & ~(uintptr_t)1);
+#endif
 	for (int i = 0; i < 24; i++) {
 #if defined(__aarch64__)
 		if (!(i & 1) && p[i] == 0x03e0 && p[i + 1] == 0xaa1e)     /* mov x0, x30 */
@@ -249,13 +258,15 @@ static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 				return (volatile uint32_t *)(b + k);
 		}
 		break;
-#elif defined(__powerpc64__)
-		if (!(i & 1) && p[i] == 0x02a6 && p[i + 1] == 0x7c08)      /* mflr r0 */
-			for (int j = i + 2; j < 48; j += 2)
-				if (((p[j + 1] & 0xfc00) == 0x4800 && (p[j] & 3) == 1) ||   /* bl */
-				    (p[j + 1] == 0x6000 && !p[j]) ||                        /* nop */
-				    (p[j + 1] == 0x4800 && p[j] == 8))                      /* b .+8 */
-					return (volatile uint32_t *)&p[j];
+#elif defined(__powerpc__)
+		/* words, in the code's (the process's) byte order; ppc32:
+		 * the stw r0,4(r1) between them */
+		const uint32_t *w = (const uint32_t *)p;
+		if (!(i & 1) && w[i / 2] == 0x7c0802a6u)                   /* mflr r0 */
+			for (int j = i / 2 + 1; j < 24; j++)
+				if ((w[j] & 0xfc000003u) == 0x48000001u ||          /* bl */
+				    w[j] == 0x60000000u || w[j] == 0x48000008u)      /* nop, b .+8 */
+					return (volatile uint32_t *)&w[j];
 #elif defined(__mips__)
 		uint32_t w;                                                  /* either byte order */
 		memcpy(&w, &p[i], 4);

@@ -7,8 +7,8 @@
  * stays read and execute, never writable), the instruction cache synced
  * (__builtin___clear_cache: aarch64 cleans and invalidates the line;
  * riscv64's glibc makes the riscv_flush_icache system call, arm's and
- * mips64el's the cacheflush one; x86 needs nothing; ppc64le: dcbst, sync,
- * icbi, isync by hand; s390x: bcr 15,0), and f is
+ * mips64el's the cacheflush one; x86 needs nothing; ppc64le and ppc64:
+ * dcbst, sync, icbi, isync by hand; s390x: bcr 15,0), and f is
  * called again.  Prints "f 1 2 3" on a machine that runs the code it has.
  */
 #define _GNU_SOURCE
@@ -40,10 +40,17 @@ __asm__(".text\n.syntax unified\n.arm\n.globl f\n.type f, %function\n.p2align 4\
 /* mov $1, %eax: its opcode and the low three bytes of the immediate */
 __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\nf:\n\tmovl $1, %eax\n\tret\n");
 #define RET(n) (0x000000b8u | (uint32_t)(n) << 8)      /* mov $n, %eax */
-#elif defined(__powerpc64__) && _CALL_ELF == 2
-/* no TOC: the global entry is the local one, the li is f's first word */
+#elif (defined(__powerpc64__) && _CALL_ELF == 2) || (defined(__powerpc__) && !defined(__powerpc64__))
+/* ELFv2: no TOC, the global entry is the local one; ppc32: no
+ * descriptor either; the li is f's first word */
 __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\nf:\n\tli 3, 1\n\tblr\n");
 #define RET(n) (0x38600000u | (n))                      /* li r3, n */
+#elif defined(__powerpc64__)
+/* ELFv1: f is a descriptor in .opd, its code at .L.f (CODE) */
+__asm__(".section \".opd\", \"aw\"\n.p2align 3\n.globl f\nf:\n\t.quad .L.f, .TOC.@tocbase, 0\n.previous\n"
+	".type f, @function\n.text\n.p2align 4\n.L.f:\n\tli 3, 1\n\tblr\n.size f, .-.L.f\n");
+#define RET(n) (0x38600000u | (n))                      /* li r3, n */
+#define CODE(fn) (*(const uintptr_t *)(uintptr_t)(fn))
 #elif defined(__mips__)
 /* li v0, 1 (addiu v0, zero, 1); the return's delay slot a nop */
 __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\n.set push\n.set noreorder\n"
@@ -54,26 +61,29 @@ __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\n.set push\n.set noreor
 __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\nf:\n\tlghi %r2, 1\n\tbr %r14\n");
 #define RET(n) (0xa7290000u | (n))                      /* lghi %r2, n */
 #else
-#error "smc.c: aarch64, riscv64, arm, x86, ppc64le, mips64el or s390x"
+#error "smc.c: aarch64, riscv64, arm, x86, ppc64le, ppc64, ppc, mips64el or s390x"
+#endif
+#ifndef CODE
+#define CODE(fn) ((uintptr_t)(fn))                      /* a function's address is its code's */
 #endif
 int f(void);
 
 static void put(uint32_t insn)
 {
 	int fd = open("/proc/self/mem", O_RDWR);
-	if (fd < 0 || pwrite(fd, &insn, 4, (off_t)(uintptr_t)f) != 4) {
+	if (fd < 0 || pwrite(fd, &insn, 4, (off_t)CODE(f)) != 4) {
 		perror("/proc/self/mem");
 		_exit(2);
 	}
 	close(fd);
-#if defined(__powerpc64__)
+#if defined(__powerpc__)
 	/* GCC's __builtin___clear_cache is empty on this target */
-	__asm__ volatile("dcbst 0, %0\n\tsync\n\ticbi 0, %0\n\tisync" : : "r"(f) : "memory");
+	__asm__ volatile("dcbst 0, %0\n\tsync\n\ticbi 0, %0\n\tisync" : : "r"(CODE(f)) : "memory");
 #elif defined(__s390x__)
 	/* no instruction cache to clean: serialise (discards what was prefetched) */
 	__asm__ volatile("bcr 15, 0" : : : "memory");
 #else
-	__builtin___clear_cache((char *)f, (char *)f + 4);
+	__builtin___clear_cache((char *)CODE(f), (char *)CODE(f) + 4);
 #endif
 }
 

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* arch-ppc64le.c - the instruction of a ppc64le (ELFv2) call site.
+/* arch-ppc64.c - the instruction of a ppc64 call site: ppc64le (the
+ * ELFv2 ABI) and big-endian ppc64 (ELFv1), which differ in how a call
+ * reaches another module (the call stub, the TOC save slot) and in what
+ * a function's symbol is.  The instructions are the same; the words are
+ * read in the process's own byte order, which is the code's.
  *
- * GCC's -pg puts, after the prologue (which saved the link register,
+ * ELFv2.  GCC's -pg puts, after the prologue (which saved the link register,
  * the caller's return address, at 16 of the caller's stack frame, and
  * stored the back chain),
  *	bl	_mcount			// lr := the address after the site
@@ -55,6 +59,35 @@
  * here).  So no trap is ever
  * written (trap_len 0) and no page is fenced: every SIGTRAP and every
  * SIGSEGV is the program's.
+ *
+ * ELFv1 (big-endian ppc64, GCC 12, binutils 2.40).  The same prologue
+ * and the same `bl _mcount; nop`, but a function's symbol is its
+ * descriptor in .opd (code address, TOC pointer, environment: elf.c
+ * reads the symbols as their code's addresses), there are no local
+ * entry points (a function is entered with its TOC pointer in r2
+ * already: its caller's, in one module, or loaded from its descriptor
+ * by a call stub), and the TOC save slot is 40(r1).  The two words:
+ *   bl ._mcount ; nop               our _mcount in the same module
+ *                                   (linked in, -static): its code,
+ *                                   which objdump names after the
+ *                                   descriptor, with a dot (form 0)
+ *   bl stub ; ld r2,40(r1)          another module's _mcount: a call
+ *                                   stub that copies the .plt slot, a
+ *                                   descriptor the dynamic linker fills
+ *                                   (R_PPC64_JMP_SLOT), into ctr and r2
+ *                                   (form 1)
+ * The stub is
+ *	std r2,40(r1) ; [addis r11,r2,hi] ; ld r12,lo(r2|r11) ; mtctr r12 ;
+ *	[ld r11,lo+16(..)] ; ld r2,lo+8(..) ; [ld r11,lo+16(..)] ;
+ *	bctr | cmpldi r2,0 ; bnectr+ ; b <lazy resolution>
+ * (the environment pointer with --plt-static-chain; the last form where
+ * the program may run threads while a slot is resolved: ld
+ * --plt-thread-safe, on by default when it calls pthread_create).  Its
+ * slot is the TOC pointer + hi:lo, the TOC pointer being that of the
+ * site's function: the second word of the descriptor whose code starts
+ * nearest before the site (elf.c keeps them all, symbols or not).
+ * Switched off as on ELFv2: nop, or b .+8 past the TOC restore; the
+ * same patch class words, one aligned store.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -62,16 +95,23 @@
 
 #include "rt.h"
 
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__ || !defined(_CALL_ELF) || _CALL_ELF != 2
-#error "ppc64le: the instruction words below are read as little-endian, the ABI is ELFv2"
+#if !defined(__powerpc64__)
+#error "arch-ppc64.c is ppc64's (ELFv2 or ELFv1)"
 #endif
 
 #define PPC_BL_MASK   0xfc000003u
 #define PPC_BL        0x48000001u   /* bl: opcode 18, AA 0, LK 1 */
 #define PPC_NOP       0x60000000u   /* ori 0,0,0: the preferred no-op */
 #define PPC_B_8       0x48000008u   /* b .+8 */
+#if MT_ELFV1
+#define PPC_TOC_LD    0xe8410028u   /* ld r2,40(r1): the TOC restore */
+#define PPC_TOC_STD   0xf8410028u   /* std r2,40(r1): the stub's TOC save */
+#define TOC_LD_NAME   "ld r2,40(r1)"
+#else
 #define PPC_TOC_LD    0xe8410018u   /* ld r2,24(r1): the TOC restore */
 #define PPC_TOC_STD   0xf8410018u   /* std r2,24(r1): the stub's TOC save */
+#define TOC_LD_NAME   "ld r2,24(r1)"
+#endif
 #define PPC_TRAP      0x7fe00008u   /* tw 31,0,0 (trap) */
 #define PPC_TW_MASK   0xfc0007feu   /* tw TO,rA,rB */
 #define PPC_TW        0x7c000008u
@@ -85,11 +125,22 @@
 #define LD_R12_R2     0xe9820000u   /* ld r12,lo(r2) */
 #define MTCTR_R12     0x7d8903a6u
 #define BCTR          0x4e800420u
+#define ADDIS_R11_R2  0x3d620000u   /* addis r11,r2,hi */
+#define LD_R12_R11    0xe98b0000u   /* ld r12,lo(r11) */
+#define LD_R2_R11     0xe84b0000u   /* ld r2,lo(r11) */
+#define LD_R2_R2      0xe8420000u   /* ld r2,lo(r2) */
+#define LD_R11_R11    0xe96b0000u   /* ld r11,lo(r11) */
+#define LD_R11_R2     0xe9620000u   /* ld r11,lo(r2) */
+#define CMPLDI_R2_0   0x28220000u   /* cmpldi r2,0 */
+#define BNECTR_PLUS   0x4ce20420u   /* bnectr+ */
+#define PPC_B_MASK    0xfc000003u
+#define PPC_B         0x48000000u   /* b: opcode 18, AA 0, LK 0 */
 #define FORM_LOCAL 0
 #define FORM_TOC   1
 
 extern void _mcount(void);
 
+#if !MT_ELFV1
 /* The TOC pointer a function at f sets up at its global entry (addis
  * r2,r12,hi; addi r2,r2,lo, with r12 = f), or 0. */
 static uintptr_t toc_of(const struct mt_object *o, uintptr_t f)
@@ -154,6 +205,76 @@ static uintptr_t stub_slot(const struct mt_object *o, uintptr_t t, uintptr_t toc
 	return toc + (uintptr_t)off;
 }
 
+static bool is_ours(uintptr_t t)
+{
+	return t == (uintptr_t)_mcount || t == (uintptr_t)_mcount + 8;
+}
+#else
+/* The TOC pointer at a site: its function's, from its descriptor. */
+static uintptr_t site_toc(const struct mt_object *o, uintptr_t site)
+{
+	return mt_toc_at(o, site);
+}
+
+/* A function named like a hook whose code is at t (elf.c: a symbol is
+ * its code's address). */
+static bool hook_symbol(const struct mt_object *o, uintptr_t t)
+{
+	const struct mt_sym *sym = mt_sym_at(o, t);
+	return sym && sym->addr == t && mt_is_hook_name(sym->name);
+}
+
+/* A PLT call stub at t (the forms above), reached from a function whose
+ * TOC pointer is toc: its .plt slot, or 0 if t is no such stub. */
+static uintptr_t stub_slot(const struct mt_object *o, uintptr_t t, uintptr_t toc)
+{
+	uint32_t i[10];
+	unsigned n = 0;
+	if ((t & 3) || !toc)
+		return 0;
+	while (n < 10 && mt_in_exec(o, t + 4 * n + 3)) {
+		i[n] = mt_code32(t + 4 * n);
+		n++;
+	}
+	if (n < 5 || i[0] != PPC_TOC_STD)
+		return 0;
+	unsigned k = 1;
+	int64_t hi = 0;
+	bool r11 = false;
+	if ((i[1] & 0xffff0000u) == ADDIS_R11_R2) {
+		hi = mt_sext(i[1] & 0xffff, 16) * 65536;
+		r11 = true;
+		k = 2;
+	}
+	if ((i[k] & 0xffff0003u) != (r11 ? LD_R12_R11 : LD_R12_R2))
+		return 0;
+	int64_t lo = mt_sext(i[k] & 0xfffc, 16);
+	if (lo + 8 > INT16_MAX)
+		return 0;
+	uint32_t ld_r2 = (r11 ? LD_R2_R11 : LD_R2_R2) | (uint32_t)((lo + 8) & 0xfffc);
+	uint32_t ld_r11 = (r11 ? LD_R11_R11 : LD_R11_R2) | (uint32_t)((lo + 16) & 0xfffc);
+	if (++k >= n || i[k] != MTCTR_R12)
+		return 0;
+	bool env = ++k < n && i[k] == ld_r11;
+	k += env;
+	if (k >= n || i[k] != ld_r2)
+		return 0;
+	if (++k < n && !env && i[k] == ld_r11)
+		k++;
+	if (k < n && i[k] == BCTR)
+		return toc + (uintptr_t)(hi + lo);
+	if (k + 2 < n && i[k] == CMPLDI_R2_0 && i[k + 1] == BNECTR_PLUS && (i[k + 2] & PPC_B_MASK) == PPC_B)
+		return toc + (uintptr_t)(hi + lo);
+	return 0;
+}
+
+/* Our _mcount's code (a pointer to it is its descriptor). */
+static bool is_ours(uintptr_t t)
+{
+	return t == MT_CODE_ADDR(_mcount);
+}
+#endif
+
 static bool is_trap(uint32_t i)
 {
 	return (i & PPC_TW_MASK) == PPC_TW || (i & PPC_TWI_MASK) == PPC_TWI || (i & PPC_TWI_MASK) == PPC_TDI;
@@ -177,18 +298,19 @@ static const char *ppc_decode(struct mt_site *s, const struct mt_object *o)
 	else if (next == PPC_TOC_LD)
 		s->form = FORM_TOC;
 	else
-		return "a bl followed by neither nop nor ld r2,24(r1)";
+		return "a bl followed by neither nop nor " TOC_LD_NAME;
 	s->len = 4;
 	s->target = s->addr + (uintptr_t)mt_sext(i & 0x03fffffcu, 26);
 	memcpy(s->orig, &i, 4);
 	uintptr_t t = s->target;
-	bool ours = t == (uintptr_t)_mcount || t == (uintptr_t)_mcount + 8;
+	bool ours = is_ours(t);
 	if (s->form == FORM_LOCAL) {
 		if (!ours && !hook_symbol(o, t))
 			return "a call to something other than the hook";
 		return NULL;
 	}
-	/* A call through a stub: ld r2,24(r1) restores what it saved. */
+	/* A call through a stub: the ld r2 after the site restores what
+	 * it saved. */
 	uintptr_t toc = site_toc(o, s->addr);
 	if (!toc)
 		return "a call through a stub from a function whose TOC pointer is not known";
@@ -225,7 +347,7 @@ static void ppc_sync_self(uintptr_t lo, uintptr_t hi)
 }
 
 /* DWARF's ppc64 registers (r0-r31: 0-31, f0-f31: 32-63) in the block
- * _mcount passes mt_entry (hook-ppc64le.S): r3-r10, r1, r14-r31 and
+ * _mcount passes mt_entry (hook-ppc64le.S, hook-ppc64.S: the same): r3-r10, r1, r14-r31 and
  * f14-f31; -1 for the others (the hook's call has changed them). */
 static int ppc_arg_reg(unsigned r)
 {
@@ -284,14 +406,23 @@ static void ppc_insn(uintptr_t a, struct mt_insn *o)
 }
 
 const struct mt_arch mt_arch = {
+#if MT_ELFV1
+	.name = "ppc64",
+#else
 	.name = "ppc64le",
+#endif
 	.arg_reg = ppc_arg_reg,
 	.dwarf_sp = 1,
 	.dwarf_fp = 31,
 	.insn = ppc_insn,
 	.trap_len = 0,
 	.jump_slot = R_PPC64_JMP_SLOT,
+#if MT_ELFV1
+	/* a GLOB_DAT slot holds a descriptor's address: no stub calls it */
+	.glob_dat = R_PPC64_JMP_SLOT,
+#else
 	.glob_dat = R_PPC64_GLOB_DAT,
+#endif
 	.decode = ppc_decode,
 	.bytes = ppc_bytes,
 	.sync_self = ppc_sync_self,
