@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package SysTrace;
 # The tracer's checks that every architecture under full-system
-# emulation runs (t/79, t/83, t/86 to t/90, t/92, t/94), in one boot each: the
+# emulation runs (t/79, t/83, t/86 to t/90, t/92 to t/95), in one boot each: the
 # jobs' builds (a cross compiler through mcount-cc) and, after the boot,
 # the checks of their results.
 #
