@@ -2,13 +2,14 @@
 package QemuSystem;
 # Running programs of another architecture under full-system emulation
 # (or, sys_native, the same jobs on this host where it can run them):
-# Debian's kernel for it (fetched by scripts/fetch-kernel) booted by
+# Debian's kernel for it (fetched by scripts/fetch-kernel), or where
+# Debian 12 has none one built by scripts/build-kernel, booted by
 # qemu-system-ARCH with an initramfs of the programs, that architecture's
 # C library and t/src/trace/sys/init.c as /init, which runs the jobs and
 # reports on the console.  One implementation for every architecture:
 # A64System (t/79), RV64System (t/83) and ArmSystem (t/86) only name
-# theirs; MipsTrace (t/90, t/92) and PPC64Trace (t/87, t/94) boot it for
-# each ABI of one instruction set.
+# theirs; MipsTrace (t/90, t/92, t/93) and PPC64Trace (t/87, t/94, t/95)
+# boot it for each ABI of one instruction set.
 #
 # Why not qemu-user: it translates guest code into blocks and drops a
 # block when the guest writes its page through a writable mapping (it
