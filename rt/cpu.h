@@ -73,6 +73,26 @@ static inline unsigned mt_rseq_cpu(const char *tp)
 }
 #endif
 
+#if defined(__powerpc__)
+/* ppc32 and ppc64: the raw system call is sc; cr0's summary-overflow
+ * bit says an error, r3 the positive errno (returned negated). */
+static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long r0 __asm__("r0") = n;
+	register long r3 __asm__("r3") = a;
+	register long r4 __asm__("r4") = b;
+	register long r5 __asm__("r5") = c;
+	register long r6 __asm__("r6") = d;
+	register long r7 __asm__("r7") = e;
+	register long r8 __asm__("r8") = f;
+	__asm__ volatile("sc\n\tbns+ 1f\n\tneg %1, %1\n1:"
+			 : "+r"(r0), "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6), "+r"(r7), "+r"(r8)
+			 :
+			 : "r9", "r10", "r11", "r12", "cr0", "ctr", "xer", "memory");
+	return r3;
+}
+#endif
+
 #if defined(__x86_64__) || defined(__i386__)
 
 #if defined(__x86_64__)
@@ -198,22 +218,6 @@ static inline const char *mt_cpu_clock_name(void)
 	return __rseq_size ? "cntvct_el0 (cpu from rseq)" : "cntvct_el0 (cpu not known)";
 }
 #elif defined(__powerpc64__)
-static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
-{
-	register long r0 __asm__("r0") = n;
-	register long r3 __asm__("r3") = a;
-	register long r4 __asm__("r4") = b;
-	register long r5 __asm__("r5") = c;
-	register long r6 __asm__("r6") = d;
-	register long r7 __asm__("r7") = e;
-	register long r8 __asm__("r8") = f;
-	__asm__ volatile("sc\n\tbns+ 1f\n\tneg %1, %1\n1:"
-			 : "+r"(r0), "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6), "+r"(r7), "+r"(r8)
-			 :
-			 : "r9", "r10", "r11", "r12", "cr0", "ctr", "xer", "memory");
-	return r3;
-}
-
 static inline uint64_t mt_cpu_ticks(unsigned *cpu)
 {
 	uint64_t t;
@@ -334,24 +338,8 @@ static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long 
 #elif defined(__powerpc__)
 
 /* ppc32: the clock is clock_gettime() (the vDSO's), the CPU rseq's at
- * __rseq_offset from the thread pointer (r2).  The raw system call is
- * sc, as on ppc64 (cr0's summary-overflow bit says an error, r3 the
- * positive errno: returned negated). */
-static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
-{
-	register long r0 __asm__("r0") = n;
-	register long r3 __asm__("r3") = a;
-	register long r4 __asm__("r4") = b;
-	register long r5 __asm__("r5") = c;
-	register long r6 __asm__("r6") = d;
-	register long r7 __asm__("r7") = e;
-	register long r8 __asm__("r8") = f;
-	__asm__ volatile("sc\n\tbns+ 1f\n\tneg %1, %1\n1:"
-			 : "+r"(r0), "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6), "+r"(r7), "+r"(r8)
-			 :
-			 : "r9", "r10", "r11", "r12", "cr0", "ctr", "xer", "memory");
-	return r3;
-}
+ * __rseq_offset from the thread pointer (r2); the raw system call is
+ * ppc64's (above). */
 
 static inline unsigned mt_ppc32_cpu(void)
 {
