@@ -560,3 +560,31 @@ void arch_object_as_flags(const struct arch *a, uint32_t e_flags, char *buf, siz
 			snprintf(buf, len, "-K PIC");
 	}
 }
+
+/* What the compiler driver would have told the assembler of a MIPS
+ * object, from its e_flags: the ISA (a MIPS32r6 object cannot be linked
+ * with a MIPS I one, the bare assembler's default), the NaN encoding,
+ * abicalls and PIC (ld -r keeps PIC only if every input has it, and
+ * warns of abicalls mixed with non-abicalls); and, as the table holds
+ * no floating-point code, the floating-point ABI "any" (.gnu_attribute
+ * 4, 0) and (o32) no use of odd single-precision registers, which leave
+ * the object's own (say -mfpxx, and its .MIPS.abiflags) as they were. */
+void arch_table_directives(const struct arch *a, uint32_t e_flags, FILE *out)
+{
+	if (!a->mips_flags)
+		return;
+	static const char *const isa[] = { "mips1", "mips2", "mips3", "mips4", "mips5", "mips32",
+					   "mips64", "mips32r2", "mips64r2", "mips32r6", "mips64r6" };
+	uint32_t f = e_flags, arch = f >> 28;
+	if (arch < sizeof(isa) / sizeof(*isa))
+		fprintf(out, "\t.module arch=%s\n", isa[arch]);
+	fprintf(out, "\t.nan %s\n", f & 0x400 ? "2008" : "legacy");       /* EF_MIPS_NAN2008 */
+	if (f & 0x4) {                                                     /* EF_MIPS_CPIC */
+		fputs("\t.abicalls\n", out);
+		if (!(f & 0x2))                                            /* EF_MIPS_PIC */
+			fputs("\t.option pic0\n", out);
+	}
+	if (a->elf_class == 32)
+		fputs("\t.module nooddspreg\n", out);   /* an error with a 64-bit ABI */
+	fputs("\t.gnu_attribute 4, 0\n", out);
+}

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* What a relocation against the hook is. */
 enum form_kind {
@@ -155,6 +156,10 @@ char *arch_variants(const char *name);
 char *arch_linked_names(void);
 void arch_list(void);
 
+/* Directives for the head of the table's assembly that make its object
+ * match an object of row a whose ELF header has e_flags (the rows with
+ * mips_flags; ld -r merges the two objects' flags and attributes). */
+void arch_table_directives(const struct arch *a, uint32_t e_flags, FILE *out);
 /* The assembler flags that make the table's object match an object of
  * row a whose ELF header has e_flags, where the bare assembler's defaults
  * would differ from what the compiler driver told it (ld -r merges the
