@@ -29,6 +29,7 @@
 #include <elf.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "rt.h"
 
 #if !defined(__powerpc__) || defined(__powerpc64__)
@@ -81,17 +82,6 @@ static void ppc_bytes(const struct mt_site *s, enum mt_state st, unsigned char *
 	memcpy(out, st == MT_CALL ? (const void *)s->orig : (const void *)&nop, 4);
 }
 
-/* As arch-ppc64.c's, in 16-byte steps: below every ppc32 cache block
- * (the 8xx's are 16 bytes). */
-static void ppc_sync_self(uintptr_t lo, uintptr_t hi)
-{
-	for (uintptr_t a = lo & ~(uintptr_t)15; a < hi; a += 16)
-		__asm__ volatile("dcbst 0, %0" : : "r"(a) : "memory");
-	__asm__ volatile("sync" : : : "memory");
-	for (uintptr_t a = lo & ~(uintptr_t)15; a < hi; a += 16)
-		__asm__ volatile("icbi 0, %0" : : "r"(a) : "memory");
-	__asm__ volatile("isync" : : : "memory");
-}
 
 const struct mt_arch mt_arch = {
 	.name = "ppc",
@@ -100,5 +90,5 @@ const struct mt_arch mt_arch = {
 	.glob_dat = R_PPC_JMP_SLOT,       /* only a PLT entry is called */
 	.decode = ppc_decode,
 	.bytes = ppc_bytes,
-	.sync_self = ppc_sync_self,
+	.sync_self = mt_ppc_sync_range,      /* cpu.h */
 };

@@ -93,6 +93,7 @@
 #include <elf.h>
 #include <string.h>
 
+#include "cpu.h"
 #include "rt.h"
 
 #if !defined(__powerpc64__)
@@ -329,22 +330,6 @@ static void ppc_bytes(const struct mt_site *s, enum mt_state st, unsigned char *
 		memcpy(out, s->form == FORM_TOC ? &skip : &nop, 4);
 }
 
-/* After a write of [lo, hi): each of its cache blocks written back from
- * the data cache (dcbst), that made visible (sync), the block dropped
- * from every processor's instruction cache (icbi: the ISA makes it
- * apply to all of them) and this thread's prefetched instructions
- * discarded (isync).  GCC's __builtin___clear_cache emits nothing on
- * this target.  32 bytes is below every POWER cache block, so no block
- * is passed over. */
-static void ppc_sync_self(uintptr_t lo, uintptr_t hi)
-{
-	for (uintptr_t a = lo & ~(uintptr_t)31; a < hi; a += 32)
-		__asm__ volatile("dcbst 0, %0" : : "r"(a) : "memory");
-	__asm__ volatile("sync" : : : "memory");
-	for (uintptr_t a = lo & ~(uintptr_t)31; a < hi; a += 32)
-		__asm__ volatile("icbi 0, %0" : : "r"(a) : "memory");
-	__asm__ volatile("isync" : : : "memory");
-}
 
 /* DWARF's ppc64 registers (r0-r31: 0-31, f0-f31: 32-63) in the block
  * _mcount passes mt_entry (hook-ppc64le.S, hook-ppc64.S: the same): r3-r10, r1, r14-r31 and
@@ -425,5 +410,5 @@ const struct mt_arch mt_arch = {
 #endif
 	.decode = ppc_decode,
 	.bytes = ppc_bytes,
-	.sync_self = ppc_sync_self,
+	.sync_self = mt_ppc_sync_range,      /* cpu.h */
 };

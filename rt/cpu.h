@@ -91,6 +91,23 @@ static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long 
 			 : "r9", "r10", "r11", "r12", "cr0", "ctr", "xer", "memory");
 	return r3;
 }
+
+/* After a write of [lo, hi): each of its cache blocks written back from
+ * the data cache (dcbst), that made visible (sync), the block dropped
+ * from every processor's instruction cache (icbi: the ISA makes it
+ * apply to all of them) and this thread's prefetched instructions
+ * discarded (isync).  GCC's __builtin___clear_cache emits nothing on
+ * these targets.  16 bytes is below every PowerPC cache block (the
+ * 8xx's are 16, POWER's 128), so no block is passed over. */
+static inline void mt_ppc_sync_range(uintptr_t lo, uintptr_t hi)
+{
+	for (uintptr_t a = lo & ~(uintptr_t)15; a < hi; a += 16)
+		__asm__ volatile("dcbst 0, %0" : : "r"(a) : "memory");
+	__asm__ volatile("sync" : : : "memory");
+	for (uintptr_t a = lo & ~(uintptr_t)15; a < hi; a += 16)
+		__asm__ volatile("icbi 0, %0" : : "r"(a) : "memory");
+	__asm__ volatile("isync" : : : "memory");
+}
 #endif
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -190,7 +190,7 @@ sub ppc64_trace {
     # (ELFv1: objdump names the code after the descriptor, with a dot).
     for my $lib ('so', 'a') {
         my ($st, $dis) = run_cmd([$OBJDUMP, '-d', "$LIB/libmcount-trace.$lib"]);
-        my ($body) = $dis =~ /<\.?ppc_sync_self>:\n(.*?)(?:\n\n|\z)/s;
+        my ($body) = $dis =~ /<\.?mt_ppc_sync_range>:\n(.*?)(?:\n\n|\z)/s;
         my @ops = grep { /\A(?:dcbst|sync|hwsync|icbi|isync)\z/ }
             map { /\A\s*[0-9a-f]+:\s+(?:[0-9a-f]{2} ){4}\s*(\S+)/ ? $1 : () } split /\n/, $body // '';
         my $seq = join ' ', @ops;
@@ -198,8 +198,7 @@ sub ppc64_trace {
         # (objdump says hwsync for sync; the path of an empty range has its
         # own sync and isync after the loops)
         like($seq, qr/\Adcbst (?:hw)?sync icbi isync\b/,
-            "libmcount-trace.$lib: after a store, dcbst, sync, icbi, isync (rt/arch-ppc" . ($pre ? '64' : '')
-            . ".c: $seq)");
+            "libmcount-trace.$lib: after a store, dcbst, sync, icbi, isync (rt/cpu.h: $seq)");
     }
 
     done_testing();
