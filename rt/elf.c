@@ -457,12 +457,32 @@ bool mt_in_plt(const struct mt_object *o, uintptr_t a)
 	return false;
 }
 
-bool mt_is_hook_slot(const struct mt_object *o, uintptr_t slot)
+static bool slot_in(const uintptr_t *v, size_t n, uintptr_t slot)
 {
-	for (size_t i = 0; i < o->nhook_slots; i++)
-		if (o->hook_slots[i] == slot)
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == slot)
 			return true;
 	return false;
+}
+
+bool mt_is_hook_slot(const struct mt_object *o, uintptr_t slot)
+{
+	return slot_in(o->hook_slots, o->nhook_slots, slot);
+}
+
+bool mt_is_callee_slot(const struct mt_object *o, uintptr_t slot)
+{
+	return slot_in(o->callee_slots, o->ncallee_slots, slot);
+}
+
+static bool slot_add(uintptr_t **v, size_t *n, uintptr_t slot)
+{
+	uintptr_t *nv = realloc(*v, (*n + 1) * sizeof *nv);
+	if (!nv)
+		return false;
+	*v = nv;
+	(*v)[(*n)++] = slot;
+	return true;
 }
 
 /* The GOT slot and symbol of relocation j of a REL or RELA section. */
@@ -485,7 +505,9 @@ static bool reloc_at(const Shdr *s, const void *v, size_t j, uintptr_t *off, uns
 	return false;
 }
 
-/* GOT slots the dynamic linker fills with a hook (JUMP_SLOT, GLOB_DAT). */
+/* GOT slots the dynamic linker fills with a hook (JUMP_SLOT, GLOB_DAT),
+ * and with the C library's function its own hook calls (rt.h's
+ * mt_arch.hook_callee). */
 static void read_hook_slots(struct mt_object *o, const struct file *f)
 {
 	for (size_t i = 1; i < f->shnum; i++) {
@@ -504,13 +526,14 @@ static void read_hook_slots(struct mt_object *o, const struct file *f)
 		for (size_t j = 0; reloc_at(s, r, j, &off, &type, &si); j++) {
 			if ((type != mt_arch.jump_slot && type != mt_arch.glob_dat) || !si || si >= t.n)
 				continue;
-			if (!mt_is_hook_name(sym_name(&t, t.sym[si].st_name)))
-				continue;
-			uintptr_t *nv = realloc(o->hook_slots, (o->nhook_slots + 1) * sizeof *nv);
-			if (!nv)
+			const char *name = sym_name(&t, t.sym[si].st_name);
+			bool ok = true;
+			if (mt_is_hook_name(name))
+				ok = slot_add(&o->hook_slots, &o->nhook_slots, o->bias + off);
+			else if (mt_arch.hook_callee && !strcmp(name, mt_arch.hook_callee))
+				ok = slot_add(&o->callee_slots, &o->ncallee_slots, o->bias + off);
+			if (!ok)
 				return;
-			o->hook_slots = nv;
-			o->hook_slots[o->nhook_slots++] = o->bias + off;
 		}
 	}
 }
@@ -550,11 +573,8 @@ static void read_mips_got_slots(struct mt_object *o, const struct file *f)
 	for (size_t i = gotsym; i < symtabno && i < t.n; i++) {
 		if (!mt_is_hook_name(sym_name(&t, t.sym[i].st_name)))
 			continue;
-		uintptr_t *nv = realloc(o->hook_slots, (o->nhook_slots + 1) * sizeof *nv);
-		if (!nv)
+		if (!slot_add(&o->hook_slots, &o->nhook_slots, o->bias + pltgot + (local + i - gotsym) * sizeof(uintptr_t)))
 			return;
-		o->hook_slots = nv;
-		o->hook_slots[o->nhook_slots++] = o->bias + pltgot + (local + i - gotsym) * sizeof(uintptr_t);
 	}
 }
 #endif

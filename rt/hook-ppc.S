@@ -1,80 +1,84 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* hook-ppc.S - the profiling hook libmcount-trace provides on ppc32.
+/* hook-ppc.S - what libmcount-trace provides on ppc32 for the hook.
  *
  * GCC's -pg calls _mcount before the prologue (arch-ppc.c):
  *	mflr	r0
  *	stw	r0,4(r1)		// the parent: the slot
  *	bl	_mcount			// lr := the address after the site
- * so r1 is the caller's sp, the slot is 4(r1) and r3-r10 hold the
- * arguments as the caller passed them.  The prologue after the site
- * reads lr again, so _mcount returns to the site + 4 by ctr with lr
- * reloaded from the slot: the parent, or the return trampoline where
- * mt_entry hijacked the frame (function_graph).  Kept: r3-r10, f1-f8
- * (arguments; mt_entry is C, which may use floating point registers for
- * copies), CR (cr1 says a variadic call's floating-point arguments).
- * The frame, 112 bytes: back chain, lr save word of callees, CR at 8,
- * the address after the site at 12, r3-r10 at 16-47 (the block mt_entry
- * gets, in the ABI's order), f1-f8 at 48-111.
+ * and every such program links glibc's own _mcount (libc_nonshared.a),
+ * which the library does not replace: defining _mcount would give the
+ * library, and every program linked with it, ld's BSS PLT, a segment
+ * writable and executable at once.  glibc's _mcount calls
+ * __mcount_internal(frompc, selfpc), a function of libc.so.6, which the
+ * library defines here (so a preloaded library gets every call):
+ *	stwu	r1,-N(r1)		// N: 64 in glibc 2.36, 48 before
+ *	stw	r3,12(r1) ... stw r10,40(r1)
+ *	mflr	r4 ; stw r4,44(r1)	// the address after the site
+ *	lwz	r3,N+4(r1)		// the parent, from the slot
+ *	mfcr ; stw ...,8(r1)
+ *	bl	__mcount_internal
+ *	(r3-r10 and CR reloaded; ctr := 44(r1); lr := N+4(r1), the slot)
+ *	addi	r1,r1,N ; bctr		// to the site + 4
+ * arch-ppc.c checks that much of the code a site calls before it lets
+ * the site call it.  So here r1 is that _mcount's frame, whose back
+ * chain is the sp at the site (the caller's): the slot is 4 bytes above
+ * it and the arguments are at 12 bytes into the frame, in the ABI's
+ * order (the block mt_entry gets).  Where the slot does not hold the
+ * parent, or 44(r1) the address after the site, nothing is done.  Kept
+ * besides: f1-f8 (arguments; mt_entry is C, which may use floating
+ * point registers for copies).  The frame, 80 bytes: back chain, lr
+ * save word of callees, f1-f8 at 16-79.
  */
 	.text
-	.globl _mcount
-	.type _mcount, @function
+	.globl __mcount_internal
+	.type __mcount_internal, @function
+	.globl mt_mcount_internal
+	.hidden mt_mcount_internal
 	.p2align 4
-_mcount:
+__mcount_internal:
+mt_mcount_internal:
 	.cfi_startproc
-	stwu	1, -112(1)
-	.cfi_def_cfa_offset 112
-	mfcr	11
-	stw	11, 8(1)
-	mflr	11
-	stw	11, 12(1)
-	stw	3, 16(1)
-	stw	4, 20(1)
-	stw	5, 24(1)
-	stw	6, 28(1)
-	stw	7, 32(1)
-	stw	8, 36(1)
-	stw	9, 40(1)
-	stw	10, 44(1)
-	stfd	1, 48(1)
-	stfd	2, 56(1)
-	stfd	3, 64(1)
-	stfd	4, 72(1)
-	stfd	5, 80(1)
-	stfd	6, 88(1)
-	stfd	7, 96(1)
-	stfd	8, 104(1)
-	mr	3, 11			// the address after the site
-	addi	4, 1, 112 + 4		// the slot
-	addi	5, 1, 16		// the argument registers
+	stwu	1, -80(1)
+	.cfi_def_cfa_offset 80
+	mflr	0
+	stw	0, 84(1)
+	.cfi_offset lr, 4
+	stfd	1, 16(1)
+	stfd	2, 24(1)
+	stfd	3, 32(1)
+	stfd	4, 40(1)
+	stfd	5, 48(1)
+	stfd	6, 56(1)
+	stfd	7, 64(1)
+	stfd	8, 72(1)
+	lwz	11, 0(1)		// _mcount's frame
+	lwz	12, 0(11)		// the sp at the site
+	addi	12, 12, 4		// the slot
+	lwz	0, 0(12)
+	cmplw	0, 3			// the parent?
+	bne	1f
+	lwz	0, 44(11)
+	cmplw	0, 4			// the address after the site?
+	bne	1f
+	mr	3, 4			// the address after the site
+	mr	4, 12			// the slot
+	addi	5, 11, 12		// the argument registers
 	bl	mt_entry
-	lwz	11, 8(1)
-	mtcr	11
-	lwz	0, 12(1)
-	mtctr	0
-	lwz	3, 16(1)
-	lwz	4, 20(1)
-	lwz	5, 24(1)
-	lwz	6, 28(1)
-	lwz	7, 32(1)
-	lwz	8, 36(1)
-	lwz	9, 40(1)
-	lwz	10, 44(1)
-	lfd	1, 48(1)
-	lfd	2, 56(1)
-	lfd	3, 64(1)
-	lfd	4, 72(1)
-	lfd	5, 80(1)
-	lfd	6, 88(1)
-	lfd	7, 96(1)
-	lfd	8, 104(1)
-	addi	1, 1, 112
-	.cfi_def_cfa_offset 0
-	lwz	0, 4(1)			// the parent, or the trampoline
+1:	lfd	1, 16(1)
+	lfd	2, 24(1)
+	lfd	3, 32(1)
+	lfd	4, 40(1)
+	lfd	5, 48(1)
+	lfd	6, 56(1)
+	lfd	7, 64(1)
+	lfd	8, 72(1)
+	lwz	0, 84(1)
 	mtlr	0
-	bctr
+	addi	1, 1, 80
+	.cfi_def_cfa_offset 0
+	blr
 	.cfi_endproc
-	.size _mcount, .-_mcount
+	.size __mcount_internal, .-__mcount_internal
 
 /* A hijacked function returns here: r1 is its caller's sp again, and the
  * slot (the key, rt.h) 4 bytes above it.  Kept: r3, r4 (the return

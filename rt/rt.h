@@ -83,6 +83,11 @@ struct mt_arch {
 	/* The relocation types by which the dynamic linker fills a GOT slot
 	 * with a symbol's address (elf.c: slots that hold a hook). */
 	unsigned jump_slot, glob_dat;
+	/* Where the program's hook is the C library's own, linked into it,
+	 * the function that hook calls, which the library defines instead
+	 * (ppc32: glibc's _mcount calls __mcount_internal, rt/hook-ppc.S);
+	 * elf.c reads the slots filled with it too.  NULL elsewhere. */
+	const char *hook_callee;
 	/* The bits of a function symbol's value that are not its address
 	 * (arm: bit 0, set for Thumb code); elf.c clears them. */
 	uintptr_t func_bits;
@@ -336,6 +341,8 @@ struct mt_object {
 				       * else on the first mt_sym_at() */
 	uintptr_t *hook_slots;        /* GOT slots the dynamic linker fills with a hook */
 	size_t nhook_slots;
+	uintptr_t *callee_slots;      /* ... with mt_arch.hook_callee */
+	size_t ncallee_slots;
 	uintptr_t plt_lo[2], plt_hi[2];
 	uintptr_t got;                /* the GOT's base (.got.plt: i386's
 				       * _GLOBAL_OFFSET_TABLE_), 0: none */
@@ -360,8 +367,10 @@ MT_HIDDEN uintptr_t mt_prologue_of(const struct mt_object *o, uintptr_t site, ui
 MT_HIDDEN bool mt_in_exec(const struct mt_object *o, uintptr_t addr);
 MT_HIDDEN bool mt_is_hook_name(const char *name);
 MT_HIDDEN bool mt_in_plt(const struct mt_object *o, uintptr_t addr);
-/* A GOT slot the dynamic linker fills with a hook. */
+/* A GOT slot the dynamic linker fills with a hook; with
+ * mt_arch.hook_callee. */
 MT_HIDDEN bool mt_is_hook_slot(const struct mt_object *o, uintptr_t slot);
+MT_HIDDEN bool mt_is_callee_slot(const struct mt_object *o, uintptr_t slot);
 #if MT_ELFV1
 /* The TOC pointer of the code at a: that of the descriptor whose code
  * starts nearest before it (0: none, or a is not in the object's code). */

@@ -3,11 +3,11 @@
 # libmcount-trace on ppc32 (build/ppc/), under full-system emulation:
 # 32-bit programs on t/94's kernel (scripts/build-kernel ppc64, COMPAT)
 # on qemu-system-ppc64's pseries machine, a POWER9, two CPUs.  t/87's
-# and t/94's checks (t/lib/PPC64Trace.pm runs all three), but every -pg
-# program links glibc's own _mcount from libc_nonshared.a, so a
-# preloaded library never gets its calls: programs are traced with the
-# library linked in (.a) or linked shared (-lmcount-trace, through the
-# BSS PLT entry ld makes then), wherever t/94 preloads it.
+# and t/94's checks (t/lib/PPC64Trace.pm runs all three).  Every -pg
+# program links glibc's own _mcount from libc_nonshared.a, which calls
+# __mcount_internal: the library defines that instead of _mcount (which
+# would give it ld's BSS PLT, an RWX segment: its program headers are
+# read), and is preloaded or linked in as on ppc64.
 #  - The machine runs code changed through /proc/self/mem
 #    (t/src/trace/sys/smc.c: "f 1 2 3"); a dynamically linked ppc32
 #    program runs in the guest (/lib/ld.so.1) as under qemu-ppc.
@@ -15,11 +15,12 @@
 #    through mcount-cc, linked with the shared library (every function
 #    on at start-up), linked in as PIE and -static (on live from main),
 #    gives the enter log event for event; with no filter, no event.  The
-#    site, which objdump shows: `stw r0,4(r1); bl _mcount` (our hook) or
-#    `bl _mcount@plt`; off, `nop` (lr stays the parent).
+#    site, which objdump shows: `stw r0,4(r1); bl _mcount` (glibc's, in
+#    the program); off, `nop` (lr stays the parent).
 #  - Table entries that are no calls to the hook
-#    (t/src/trace/ppc/badsite.S): each refused with a message, never
-#    written; the calls still run.
+#    (t/src/trace/ppc/badsite.S), among them calls to code that is not
+#    glibc's _mcount: each refused with a message, never written; the
+#    calls still run.
 #  - Live switching under load (toggle.c, SysTrace): threads on two CPUs,
 #    one aligned store a site (bl <-> nop), -static and with the shared
 #    library; no crash, events after each enable, none after each

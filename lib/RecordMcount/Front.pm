@@ -128,11 +128,6 @@ sub trace_lib_for {
     return ($lib, undef) if !defined $want || !defined $have || $want eq $have;
     return (undef, "$prog: a program for $want, which libmcount-trace is not built for")
         unless $TRACE_ARCH{$want};
-    # ppc32's -pg programs link the C library's own _mcount
-    # (libc_nonshared.a): a preloaded one never gets their calls
-    return (undef, "$prog: a program for $want, whose calls go to the C library's own _mcount, linked into it: "
-        . 'link it with libmcount-trace instead of preloading it')
-        if $want eq 'ppc';
     my $other = ($lib =~ s{[^/]*\z}{}r) . "$want/libmcount-trace.so";
     return ($other, undef) if -f $other;
     return (undef, "$prog: a program for $want, and no tracing library for it at $other "

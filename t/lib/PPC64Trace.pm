@@ -10,13 +10,12 @@ package PPC64Trace;
 # ._mcount, after the descriptor), badsite.S's words, the tools' names,
 # and how C++ gets its table (ppc64: per object, as mcount-record cannot
 # read ELFv1's linked images; SysTrace's hazards_jobs, cxx_object).
-# ppc32's site comes before the frame, after `stw r0,4(r1)`, and every
-# -pg program links glibc's own _mcount (libc_nonshared.a), so a
-# preloaded library never gets its calls: its shared variant is linked
-# with -lmcount-trace (ld then makes an old BSS PLT entry of _mcount,
-# which objdump names _mcount@plt), as are hazards.c, unwind.cc (its
-# table per object), args.c and Lua; the stripped program is that
-# variant.  The test files say what is checked.
+# ppc32's site comes before the frame, after `stw r0,4(r1)`, and calls
+# glibc's own _mcount, which every -pg program links from
+# libc_nonshared.a: the library gets the calls through the function that
+# _mcount calls in libc.so.6, __mcount_internal, which it defines
+# instead of _mcount, and is preloaded as on ppc64.  The test files say
+# what is checked.
 use strict;
 use warnings;
 use Test::More;
@@ -40,7 +39,7 @@ my %ABI = (
         stubs => [['pie-preloaded', 'bctr'], ['toggle-so', 'cmpldi r2,0; bnectr+; b']], preload => 1,
         binutils => 'binutils-powerpc64-linux-gnu', gxx => 'g++-12-powerpc64-linux-gnu' },
     ppc => { binutils => 'binutils-powerpc-linux-gnu', gxx => 'g++-12-powerpc-linux-gnu', qemu_user => 'qemu-ppc',
-        cxx_object => 1 },
+        cxx_object => 1, preload => 1 },
 );
 
 # ppc64_trace(ARCH): every check, in one boot.
@@ -53,9 +52,10 @@ sub ppc64_trace {
     my $OBJDUMP = "$T-objdump";
     my $LIB = "$TOP/build/$arch";
     my $pre = $a->{preload};
+    my $toc = $a->{toc};           # ppc64's ABIs; none on ppc32
     my $dir = sys_start($arch, lib => $LIB, tools => [[$QEMU_USER, 'qemu-user'], [$OBJDUMP, $a->{binutils}],
         [$CXX, $a->{gxx}]]);
-    my $restore = $pre ? "ld r2,$a->{toc}(r1)" : '';
+    my $restore = $toc ? "ld r2,$toc(r1)" : '';
 
     # ---- builds ----
     must($CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
@@ -63,8 +63,7 @@ sub ppc64_trace {
     # name, compile flags, link flags, 'so' or 'a'; each also under
     # function_graph (the return address's slot is the ABI's, whatever the
     # function: no frame pointer needed)
-    # (ppc32: the shared library linked, as well as preloaded, here and
-    # below: @ld)
+    # (where it cannot be preloaded, linked shared here and below: @ld)
     my @ld = $pre ? () : (ldflags => ["-L$LIB", '-lmcount-trace', '-Wl,-rpath,/lib/mt']);
     my @variants = ($pre ? ['pie-preloaded', [], [], 'so']
             : ['pie-shared', [], ["-L$LIB", '-lmcount-trace', '-Wl,-rpath,/lib/mt'], 'so'],
@@ -96,7 +95,7 @@ sub ppc64_trace {
     # objdump's view of each variant's calls to the hook and the word after
     # each: through a PLT call stub (the TOC restore after it) or to
     # _mcount in the same module (a nop after it).
-    for my $v ($pre ? @variants : ()) {
+    for my $v ($toc ? @variants : ()) {
         my ($name, undef, undef, $mode) = @$v;
         my ($dst, $dis) = run_cmd([$OBJDUMP, '-d', "$dir/$name"]);
         my (%form, $call);
@@ -123,9 +122,9 @@ sub ppc64_trace {
                 : "bl to $a->{local_name}, then nop") . ' (' . join(', ', map { "$_ $form{$_}" } sort keys %form)
             . ')');
     }
-    # ppc32: each bl to _mcount after stw r0,4(r1), to our _mcount
-    # (linked in) or its BSS PLT entry (linked with the shared library)
-    for my $v ($pre ? () : @variants) {
+    # ppc32: each bl to _mcount after stw r0,4(r1), to glibc's _mcount
+    # in the program, whichever way the library comes
+    for my $v ($toc ? () : @variants) {
         my ($name, undef, undef, $mode) = @$v;
         my ($dst, $dis) = run_cmd([$OBJDUMP, '-d', "$dir/$name"]);
         my (%form, $prev);
@@ -137,7 +136,7 @@ sub ppc64_trace {
             }
             $prev = "$op $rest";
         }
-        my $want = $mode eq 'so' ? '_mcount@plt' : '_mcount';
+        my $want = '_mcount';
         ok($form{$want} && $form{$want} >= 8 && keys %form == 1,
             "$name: objdump shows its sites as stw r0,4(r1); bl $want ("
             . join(', ', map { "$_ $form{$_}" } sort keys %form) . ')');
@@ -160,11 +159,13 @@ sub ppc64_trace {
     stripped_checks($r, dir => $dir, want_out => $uout);
 
     # ---- entries that are no calls to the hook: refused, never written ----
-    badsite_checks($r, refused => $pre ? [['bad_local', 'a call to something other than the hook'],
+    badsite_checks($r, refused => $toc ? [['bad_local', 'a call to something other than the hook'],
         ['bad_stub', 'a call to something other than the hook'],
         ['bad_next', "a bl followed by neither nop nor $restore"], ['bad_word', 'not a call instruction']]
         : [['bad_local', 'a call to something other than the hook'], ['bad_stub', 'a bl not after stw r0,4(r1)'],
-        ['bad_next', 'a bl not after stw r0,4(r1)'], ['bad_word', 'not a call instruction']]);
+        ['bad_next', "a call to an _mcount that keeps the registers otherwise than glibc's"],
+        ['bad_word', 'not a call instruction'],
+        ['bad_more1', 'a call to an _mcount that does not call __mcount_internal']]);
 
     # ---- function_graph ----
     graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $uout);
@@ -200,6 +201,20 @@ sub ppc64_trace {
         like($seq, qr/\Adcbst (?:hw)?sync icbi isync\b/,
             "libmcount-trace.$lib: after a store, dcbst, sync, icbi, isync (rt/cpu.h: $seq)");
     }
+
+    # Nothing of the library is mapped writable and executable at once.
+    # ppc32: ld would make its BSS PLT, such a segment, for a library
+    # that defines _mcount; it defines __mcount_internal instead.
+    my ($pst, $ph) = run_cmd(["$T-readelf", '-lW', "$LIB/libmcount-trace.so"]);
+    my @load = grep { /\A\s*LOAD\s/ } split /\n/, $ph // '';
+    ok(@load >= 2 && !grep({ /\sRWE\s/ } @load), 'libmcount-trace.so: no LOAD segment writable and executable ('
+        . scalar(@load) . ' LOAD segments)');
+    my ($nst, $dsyms) = run_cmd(["$T-nm", '-D', '--defined-only', "$LIB/libmcount-trace.so"]);
+    my %def = map { /\A[0-9a-f]+ [A-Za-z] (\S+)\z/ ? ($1 => 1) : () } split /\n/, $dsyms // '';
+    my @want = $toc ? ('_mcount') : ('__mcount_internal');
+    my @not = $toc ? () : ('_mcount');
+    is_deeply([map { $def{$_} ? 1 : 0 } @want, @not], [(1) x @want, (0) x @not],
+        'libmcount-trace.so defines ' . join(', ', @want) . (@not ? ', not ' . join(', ', @not) : ''));
 
     done_testing();
 }
