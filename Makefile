@@ -55,11 +55,11 @@ RT_ARCH ?= $(patsubst i%86,i386,$(shell uname -m))
 RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/cfi.c rt/debugfile.c rt/inflate.c rt/output.c rt/control.c
 # The files of an architecture's opcodes and hook: x86_64 and i386
 # share one of opcodes, mips64el, mipsel and mips one of each, ppc64le
-# (ELFv2) and ppc64 (ELFv1) one of opcodes.
+# (ELFv2) and ppc64 (ELFv1) one of each.
 rt_arch_name = $(if $(filter x86_64 i386,$(1)),x86,$(if $(filter mips64el mipsel mips,$(1)),mips,$(if \
 	$(filter ppc64le,$(1)),ppc64,$(1))))
 rt_arch_c = rt/arch-$(call rt_arch_name,$(1)).c
-rt_hook_s = rt/hook-$(if $(filter mips64el mipsel mips,$(1)),mips,$(1)).S
+rt_hook_s = rt/hook-$(if $(filter mips64el mipsel mips,$(1)),mips,$(if $(filter ppc64le,$(1)),ppc64,$(1))).S
 RT_C    := $(RT_COMMON) $(call rt_arch_c,$(RT_ARCH))
 RT_HDRS := $(wildcard rt/*.h)
 RT_LIB  := build/libmcount-trace.so build/libmcount-trace.a

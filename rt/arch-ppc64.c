@@ -332,7 +332,7 @@ static void ppc_bytes(const struct mt_site *s, enum mt_state st, unsigned char *
 
 
 /* DWARF's ppc64 registers (r0-r31: 0-31, f0-f31: 32-63) in the block
- * _mcount passes mt_entry (hook-ppc64le.S, hook-ppc64.S: the same): r3-r10, r1, r14-r31 and
+ * _mcount passes mt_entry (hook-ppc64.S, either ABI): r3-r10, r1, r14-r31 and
  * f14-f31; -1 for the others (the hook's call has changed them). */
 static int ppc_arg_reg(unsigned r)
 {
