@@ -252,7 +252,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "elf64ppc", .cc_flag = "-m64", .as_flag = "-a64",
 		.triple = "powerpc64-linux-gnu",
 		.as_flag_family = "-a32 -a64", .cc_flag_family = "-m32 -m64",
-		.hook_stubs = "*.%h",
+		.hook_stubs = "*.%h", .linked_table = true,
 		.entry_doc = "the bl (ELFv1: .text has no code symbols, so an anchor is added)",
 	},
 	{
@@ -264,7 +264,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "elf32ppclinux", .cc_flag = "-m32", .as_flag = "-a32",
 		.triple = "powerpc-linux-gnu",
 		.as_flag_family = "-a32 -a64", .cc_flag_family = "-m32 -m64",
-		.hook_stubs = "*.%h",
+		.hook_stubs = "*.%h", .linked_table = true,
 		.entry_doc = "the bl",
 	},
 	{

@@ -24,6 +24,9 @@ my @targets = (
     { name => 'arm', triple => 'arm-linux-gnueabihf', qemu => 'qemu-arm', hook => 'arm' },
     { name => 'arm -marm', triple => 'arm-linux-gnueabihf', qemu => 'qemu-arm', hook => 'arm', cflags => ['-marm'] },
     { name => 'ppc64le', triple => 'powerpc64le-linux-gnu', qemu => 'qemu-ppc64le', hook => 'powerpc' },
+    # ELFv1: functions are descriptors in .opd, the calls go to their code
+    { name => 'ppc64', triple => 'powerpc64-linux-gnu', qemu => 'qemu-ppc64', hook => 'powerpc' },
+    { name => 'ppc32', triple => 'powerpc-linux-gnu', qemu => 'qemu-ppc', hook => 'powerpc' },
     # _mcount's sequence (the entry is its stg, 6 bytes before the call)
     # and -mfentry's brasl %r0
     { name => 's390x', triple => 's390x-linux-gnu', qemu => 'qemu-s390x', hook => 's390x' },

@@ -31,7 +31,7 @@
 #  - function_graph: oracle.c against its enter and exit log, each
 #    variant (the slot is the word the site stored lr in, which the hook
 #    reloads lr from: rt/hook-ppc.S); hazards.c and unwind.cc (its table
-#    per object): longjmp, siglongjmp, fork, backtrace, pthread_exit,
+#    from the link): longjmp, siglongjmp, fork, backtrace, pthread_exit,
 #    cancellation and C++ exceptions through hijacked frames.
 #  - Function events: args.c's arguments against its own log, r3-r10 as
 #    the caller left them (the site is before the prologue) and the

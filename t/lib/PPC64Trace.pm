@@ -7,9 +7,8 @@ package PPC64Trace;
 # %ABI: the TOC save slot a call stub uses and the restore after its
 # site reads (24(r1), 40(r1)), how objdump names a call to _mcount in the
 # same module (ELFv2: its local entry, _mcount+8; ELFv1: its code,
-# ._mcount, after the descriptor), badsite.S's words, the tools' names,
-# and how C++ gets its table (ppc64: per object, as mcount-record cannot
-# read ELFv1's linked images; SysTrace's hazards_jobs, cxx_object).
+# ._mcount, after the descriptor), badsite.S's words and the tools'
+# names; C++ gets its table at the link on all three.
 # ppc32's site comes before the frame, after `stw r0,4(r1)`, and calls
 # glibc's own _mcount, which every -pg program links from
 # libc_nonshared.a: the library gets the calls through the function that
@@ -35,11 +34,11 @@ my %ABI = (
         binutils => 'binutils-powerpc64le-linux-gnu', gxx => 'g++-12-powerpc64le-linux-gnu', preload => 1 },
     # the call stubs' endings (ELFv1): where the program calls
     # pthread_create, ld makes them thread-safe by itself
-    ppc64 => { toc => 40, local => qr/\._mcount/, local_name => "_mcount's code (._mcount)", cxx_object => 1,
+    ppc64 => { toc => 40, local => qr/\._mcount/, local_name => "_mcount's code (._mcount)",
         stubs => [['pie-preloaded', 'bctr'], ['toggle-so', 'cmpldi r2,0; bnectr+; b']], preload => 1,
         binutils => 'binutils-powerpc64-linux-gnu', gxx => 'g++-12-powerpc64-linux-gnu' },
     ppc => { binutils => 'binutils-powerpc-linux-gnu', gxx => 'g++-12-powerpc-linux-gnu', qemu_user => 'qemu-ppc',
-        cxx_object => 1, preload => 1 },
+        preload => 1 },
 );
 
 # ppc64_trace(ARCH): every check, in one boot.
@@ -70,7 +69,7 @@ sub ppc64_trace {
         ['pie-linked', [], [], 'a'], ['static-linked', [], ['-static'], 'a']);
     my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $dir, files => \%files),
         oracle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, variants => \@variants, graph => 1),
-        hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files, cxx_object => $a->{cxx_object}, @ld),
+        hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files, @ld),
         toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files),
         toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
         badsite_job(cc => $CC, dir => $dir, files => \%files, asm => "$TSRC/$arch/badsite.S"),
