@@ -287,7 +287,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "elf32btsmip", .cc_flag = "-mabi=32", .as_flag = "-EB",
 		.triple = "mips-linux-gnu",
 		.as_flag_family = "-EB -EL", .cc_flag_family = "-mabi=32 -mabi=n32 -mabi=64",
-		.hook_stubs = "*.%h", .scan_align = 4, .mips_flags = true,
+		.hook_stubs = "*.%h", .scan_align = 4, .mips_flags = true, .linked_table = true,
 		.entry_doc = "the jal, or the lui / GOT load that starts a long or PIC call",
 	},
 	{
@@ -299,7 +299,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "elf32ltsmip", .cc_flag = "-mabi=32", .as_flag = "-EL",
 		.triple = "mipsel-linux-gnu",
 		.as_flag_family = "-EB -EL", .cc_flag_family = "-mabi=32 -mabi=n32 -mabi=64",
-		.hook_stubs = "*.%h", .scan_align = 4, .mips_flags = true,
+		.hook_stubs = "*.%h", .scan_align = 4, .mips_flags = true, .linked_table = true,
 		.entry_doc = "the jal, or the lui / GOT load that starts a long or PIC call",
 	},
 	{
@@ -311,7 +311,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "elf64ltsmip", .cc_flag = "-mabi=64", .as_flag = "-EL",
 		.triple = "mips64el-linux-gnuabi64",
 		.as_flag_family = "-EB -EL", .cc_flag_family = "-mabi=32 -mabi=n32 -mabi=64",
-		.hook_stubs = "*.%h", .scan_align = 4, .mips_flags = true,
+		.hook_stubs = "*.%h", .scan_align = 4, .mips_flags = true, .linked_table = true,
 		.entry_doc = "the jal, or the lui / GOT load that starts a long or PIC call",
 	},
 	{

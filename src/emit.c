@@ -281,8 +281,14 @@ void emit_plan(FILE *out, const struct object *obj, const char *status)
  * retained (SHF_GNU_RETAIN), so that --gc-sections keeps it although no
  * code refers to it; it refers to nothing but __ehdr_start, so it keeps
  * no function alive. */
-static void linked_section(FILE *out, const struct arch *a)
+/* A linked table's section, after what its object must say of itself
+ * (the e_flags of the image, or of an object of the link, which ld
+ * merges with the others' to the same result: mips, arch.c). */
+static void linked_section(FILE *out, const struct object *obj)
 {
+	const struct arch *a = obj->arch;
+	if (obj->path)
+		arch_table_directives(a, obj->elf_flags, out);
 	fprintf(out, "\t.section __mcount_loc,\"awR\",%cprogbits\n\t.balign %u\n",
 		a->type_prefix, a->entry_size);
 }
@@ -297,7 +303,7 @@ void emit_linked_assembly(FILE *out, const struct object *obj)
 	const struct arch *a = obj->arch;
 	fprintf(out, "/* __mcount_loc table of a linked image: %zu call sites, written by "
 		"mcount-scan */\n", obj->nsites);
-	linked_section(out, a);
+	linked_section(out, obj);
 	for (size_t i = 0; i < obj->nsites; i++) {
 		uint64_t e = obj->sites[i].entry, b = obj->entry_base;
 		fprintf(out, "\t%s " ENTRY_BASE " %c 0x%" PRIx64 "\n", a->entry_directive,
@@ -306,10 +312,11 @@ void emit_linked_assembly(FILE *out, const struct object *obj)
 	linked_end(out, a);
 }
 
-void emit_placeholder(FILE *out, const struct arch *a, unsigned long n)
+void emit_placeholder(FILE *out, const struct object *obj, unsigned long n)
 {
+	const struct arch *a = obj->arch;
 	fprintf(out, "/* __mcount_loc placeholder: %lu entries, written by mcount-scan */\n", n);
-	linked_section(out, a);
+	linked_section(out, obj);
 	for (unsigned long i = 0; i < n; i++)
 		fprintf(out, "\t%s " ENTRY_BASE " + 0x0\n", a->entry_directive);
 	linked_end(out, a);

@@ -362,7 +362,7 @@ int main(int argc, char **argv)
 	obj.linked = opt.linked;
 	if (opt.placeholder) {
 		FILE *out = open_output(opt.output);
-		emit_placeholder(out, obj.arch, opt.nplaceholder);
+		emit_placeholder(out, &obj, opt.nplaceholder);
 		close_output(out, opt.output);
 	} else if (opt.identify)
 		status = identify(&obj);

@@ -428,6 +428,15 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Is x one of the n values at v (few: a linear look)? */
+static bool u64_in(const uint64_t *v, size_t n, uint64_t x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return true;
+	return false;
+}
+
 static int entry_cmp(const void *a, const void *b)
 {
 	const struct site *x = a, *y = b;
@@ -528,10 +537,20 @@ const char *scan_linked(struct object *obj)
 		fatal("no __ehdr_start in the symbol table: the image must be linked with the "
 		      "placeholder table (mcount-scan --placeholder) that refers to it");
 	uint64_t *funcs = xmalloc(nfuncs * sizeof(*funcs));
+	/* the hook's own functions, linked in: their references to
+	 * themselves (mips's glibc _mcount sets up gp from its own
+	 * address) are no calls, and not worth a note */
+	uint64_t *hookfns = xmalloc(nfuncs * sizeof(*hookfns));
+	size_t nhookfns = 0;
 	nfuncs = 0;
-	for (size_t i = 0; i < obj->nsyms; i++)
-		if (obj->syms[i].func && obj->syms[i].sec >= 0)
-			funcs[nfuncs++] = obj->syms[i].value;
+	for (size_t i = 0; i < obj->nsyms; i++) {
+		const struct symbol *s = &obj->syms[i];
+		if (!s->func || s->sec < 0)
+			continue;
+		funcs[nfuncs++] = s->value;
+		if (arch_hook(a, s->name, strcspn(s->name, "@")))
+			hookfns[nhookfns++] = s->value;
+	}
 	qsort(funcs, nfuncs, sizeof(*funcs), u64_cmp);
 
 	size_t out = 0;
@@ -561,6 +580,11 @@ const char *scan_linked(struct object *obj)
 		if (call_type)
 			entry = linked_entry(obj, st, off, lowest, insn, prev, &ambiguous);
 		obj->ambiguous += ambiguous;
+		if (entry == NO_ADDR && lowest != NO_ADDR &&
+		    u64_in(hookfns, nhookfns, sec->vma + lowest)) {
+			free(st->reloc);
+			continue;
+		}
 		if (entry == NO_ADDR) {
 			note_msg("%s: %s relocation against the profiling hook at 0x%llx is not on "
 				 "a call: passed over", sec->name, st->reloc,
@@ -573,6 +597,7 @@ const char *scan_linked(struct object *obj)
 		obj->sites[out++] = *st;
 	}
 	free(funcs);
+	free(hookfns);
 	obj->nsites = out;
 	if (out)
 		qsort(obj->sites, out, sizeof(*obj->sites), entry_cmp);

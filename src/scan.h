@@ -41,6 +41,6 @@ void emit_plan(FILE *out, const struct object *obj, const char *status);
 void emit_linked_assembly(FILE *out, const struct object *obj);
 void emit_linked_plan(FILE *out, const struct object *obj, const char *status);
 /* --placeholder: n entries of __ehdr_start, laid out as the real table */
-void emit_placeholder(FILE *out, const struct arch *a, unsigned long n);
+void emit_placeholder(FILE *out, const struct object *obj, unsigned long n);
 
 #endif

@@ -13,7 +13,7 @@ use strict;
 use warnings;
 use Test::More;
 use lib 't/lib';
-use TestUtil qw($TOP $SRC must tmpdir run_cmd run_prog have);
+use TestUtil qw($TOP $SRC must tmpdir run_cmd run_prog have spit);
 
 my $dir = tmpdir();
 my @targets = (
@@ -27,6 +27,10 @@ my @targets = (
     # ELFv1: functions are descriptors in .opd, the calls go to their code
     { name => 'ppc64', triple => 'powerpc64-linux-gnu', qemu => 'qemu-ppc64', hook => 'powerpc' },
     { name => 'ppc32', triple => 'powerpc-linux-gnu', qemu => 'qemu-ppc', hook => 'powerpc' },
+    # PIC calls through the GOT (lw/ld t9 from gp), or jal (-fno-pic)
+    { name => 'mips', triple => 'mips-linux-gnu', qemu => 'qemu-mips', hook => 'mips' },
+    { name => 'mipsel', triple => 'mipsel-linux-gnu', qemu => 'qemu-mipsel', hook => 'mips' },
+    { name => 'mips64el', triple => 'mips64el-linux-gnuabi64', qemu => 'qemu-mips64el', hook => 'mips' },
     # _mcount's sequence (the entry is its stg, 6 bytes before the call)
     # and -mfentry's brasl %r0
     { name => 's390x', triple => 's390x-linux-gnu', qemu => 'qemu-s390x', hook => 's390x' },
@@ -54,6 +58,11 @@ for my $t (@targets) {
             '-o', "$d/prog", map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b hook check));
         my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--link', '--', @link]);
         is($st, 0, "$name: mcount-record --link succeeds") or diag $err;
+        # (mips: the table's object restates the link's e_flags, or ld
+        # warns of "linking abicalls files with non-abicalls files"; a
+        # note would be a reference to the hook that is no call)
+        unlike($err, qr/abicalls|note:/, "$name: the links warn of no table's object, note nothing")
+            or diag $err;
         ($st, $out, $err) = run_prog(["$d/prog"], qemu => $t->{qemu});
         my ($summary) = $out =~ /^(entries=.*)$/m;
         is($st, 0, "$name: under $t->{qemu}, every call site is in the table, every entry reached")
@@ -113,6 +122,46 @@ for my $t (@targets) {
     ($st, $out) = run_prog(["$d/prog"], qemu => 'qemu-riscv64');
     is($st, 0, 'riscv64 through mcount-cc per object: every call in the table, every entry reached')
         or diag $out;
+}
+
+# mips's dynamic programs call the C library's _mcount through the GOT's
+# global part, which has no relocations (its slots follow the dynamic
+# symbols): the table a link-time pass builds from the relocations -q
+# keeps, and the one of the objects recorded one by one and linked the
+# same way, must be the same table, and mcount-record --verify must find
+# every entry a call through a GOT slot of _mcount (the tracer's guest
+# tests, t/90, t/92, t/93, run such programs).
+for my $t (grep { $_->{hook} eq 'mips' } @targets) {
+    my $gcc = "$t->{triple}-gcc-12";
+    for my $pie (['-pie'], ['-no-pie', '-fno-pie']) {
+        my $name = "$t->{name} dynamic $pie->[0]";
+        my $d = "$dir/" . ($name =~ s/[^A-Za-z0-9]+/_/gr);
+        mkdir $d or die;
+        my @cf = grep { /^-f/ } @$pie;
+        my @lf = grep { !/^-f/ } @$pie;
+        spit("$d/main.c", "int main(void) { return 0; }\n");
+        must($gcc, '-pg', '-O2', @cf, '-c', "$SRC/$_.c", '-o', "$d/$_.o") for qw(corpus dup_a dup_b);
+        must($gcc, '-pg', '-O2', @cf, '-c', "$d/main.c", '-o', "$d/main.o");
+        my @objs = map { "$d/$_.o" } qw(corpus main dup_a dup_b);
+        my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--link', '--',
+            $gcc, @lf, '-o', "$d/linked", @objs]);
+        is($st, 0, "$name: mcount-record --link succeeds") or diag $err;
+        unlike($err, qr/warning|note:/, "$name: the links warn of nothing") or diag $err;
+        ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", "--sections=all", @objs]);
+        is($st, 0, "$name: mcount-record records each object") or diag $err;
+        must($gcc, @lf, '-o', "$d/per-object", @objs);
+        my %list;
+        for my $p (qw(linked per-object)) {
+            ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--verify', '--sections=all', "$d/$p"]);
+            is($st, 0, "$name: $p: mcount-record --verify passes") or diag "$out$err";
+            ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--list', "$d/$p"]);
+            # each entry by its function and offset (the layouts differ)
+            $list{$p} = [sort map { (split ' ')[1] } split /\n/, $out];
+        }
+        cmp_ok(scalar @{ $list{linked} }, '>=', 18, "$name: " . scalar(@{ $list{linked} }) . ' entries');
+        is_deeply($list{linked}, $list{'per-object'},
+            "$name: the link-time table is the per-object one, entry for entry");
+    }
 }
 
 done_testing();

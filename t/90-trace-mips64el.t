@@ -50,7 +50,7 @@
 #    returns (noexit), and they are exactly those objdump shows so;
 #    hazards.c and unwind.cc: longjmp, siglongjmp, fork, backtrace,
 #    pthread_exit, cancellation and C++ exceptions through hijacked
-#    frames (C++ with per-object tables).
+#    frames (C++ with its table from the link).
 #  - Function events (SysTrace): t/src/trace/args.c's arguments against
 #    its own log (a0-a7 as the caller left them: GCC's call to _mcount
 #    is text it does not see as a call; the ninth above the slot of ra),

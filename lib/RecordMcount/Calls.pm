@@ -115,6 +115,16 @@ sub _hook_addresses {
             $k{hookslot}{ $r->{off} } = $h if $h;
         }
     }
+    # mips: the GOT's global part has no relocations; its entries, from
+    # DT_MIPS_LOCAL_GOTNO words into DT_PLTGOT on, are those of the
+    # dynamic symbols from DT_MIPS_GOTSYM on, in order
+    my $d = $e->{dynamic} // {};
+    if (defined $d->{MIPS_GOTSYM} && defined $d->{MIPS_LOCAL_GOTNO} && defined $d->{PLTGOT}) {
+        for my $i ($d->{MIPS_GOTSYM} .. $#{ $e->{dynsym} }) {
+            my $h = $e->{dynsym}[$i] && $hook_of->($e->{dynsym}[$i]{name}) or next;
+            $k{hookslot}{ $d->{PLTGOT} + ($d->{MIPS_LOCAL_GOTNO} + $i - $d->{MIPS_GOTSYM}) * $e->{bits} / 8 } = $h;
+        }
+    }
     my $got = section_by_name($e, '.got.plt') // section_by_name($e, '.got');
     $k{gotbase} = $got->{addr} if $got;
     return \%k;
@@ -124,11 +134,12 @@ sub _hook_addresses {
 # address as form $f says (linked=word, got:SYM, gprel:SYM, abs16:N)?
 sub _scanned_form_matches {
     my ($s, $f, $data, $o) = @_;
-    my ($e, $hookdef, $sym) = @$s{qw(e hookdef sym)};
+    my ($e, $hookdef, $hookslot, $sym) = @$s{qw(e hookdef hookslot sym)};
     my $wfmt = word_format($e, 0);
     my $word = $e->{bits} / 8;
     my $w = unpack $s->{w32}, substr($data, $o, 4);
     my $slot_is_hook = sub {
+        return 1 if $hookslot->{ $_[0] };    # filled by the dynamic linker
         my $b = bytes_at($e, $_[0], $word);
         return defined $b && $hookdef->{ unpack $wfmt, $b };
     };
@@ -166,10 +177,10 @@ sub _scanned_form_matches {
 sub _scan_sites {
     my ($e, $id, $forms, $k) = @_;
     my @site = grep { !$_->{companion} && $_->{linked} =~ /^(word|got:|gprel:|abs16:)/ } @$forms;
-    return [] unless @site && %{ $k->{hookdef} };
+    return [] unless @site && (%{ $k->{hookdef} } || %{ $k->{hookslot} });
     my $step = $id->{'scan-align'}
         or die "$e->{file}: mcount-scan gave no scan-align for $id->{arch}, whose call forms need a scan\n";
-    my %s = (e => $e, hookdef => $k->{hookdef}, sym => $k->{sym},
+    my %s = (e => $e, hookdef => $k->{hookdef}, hookslot => $k->{hookslot}, sym => $k->{sym},
         abs_comp => [grep { $_->{companion} && $_->{linked} =~ /^abs16:/ } @$forms],
         w32 => $e->{endian} eq 'big' ? 'N' : 'V',
         # a call sequence does not cross into the next function

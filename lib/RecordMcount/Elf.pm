@@ -20,9 +20,9 @@ sub _num { my ($v) = @_; return $v =~ /^0x/i ? hex $v : $v + 0 }
 # 'sections', only the header and the section headers.
 sub read_elf {
     my ($readelf, $file, $label, $what) = @_;
-    my @what = ($what // '') eq 'sections' ? ('-h', '-S') : ('-h', '-S', '-s', '-r');
+    my @what = ($what // '') eq 'sections' ? ('-h', '-S') : ('-h', '-S', '-s', '-r', '-d');
     my $out = tool_output($label, 'reading the file', [@$readelf, '-W', @what, $file]);
-    my %e = (file => $file, secs => [], symtab => [], dynsym => [], relocs => {});
+    my %e = (file => $file, secs => [], symtab => [], dynsym => [], relocs => {}, dynamic => {});
     my ($mode, $table, $relsec) = ('');
     for (split /\n/, $out) {
         if (/^\s+Class:\s+ELF(32|64)/)            { $e{bits} = $1; next }
@@ -34,6 +34,7 @@ sub read_elf {
             $table = $1 eq '.dynsym' ? 'dynsym' : 'symtab';
             next;
         }
+        if (/^Dynamic section at offset/)         { $mode = 'd'; next }
         if (/^Relocation section '([^']*)'/) {
             $mode = 'r';
             $relsec = $1;
@@ -67,6 +68,8 @@ sub read_elf {
             }
             $r{name} =~ s/ \(\d+\)$// if defined $r{name};
             push @{ $e{relocs}{$relsec} }, \%r;
+        } elsif ($mode eq 'd' && /^\s*0x[0-9a-f]+\s+\((\w+)\)\s+(0x[0-9a-f]+|\d+)\b/) {
+            $e{dynamic}{$1} = _num($2);    # the tags --verify needs are numbers
         }
     }
     die "$label: readelf printed no section headers\n" unless @{ $e{secs} };

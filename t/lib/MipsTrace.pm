@@ -51,7 +51,7 @@ sub mips_trace {
         ['static-linked', [], ['-static'], 'a']);
     my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $dir, files => \%files),
         oracle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, variants => \@variants, graph => 1),
-        hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files, cxx_object => 1),
+        hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files),
         toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files),
         toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
         badsite_job(cc => $CC, dir => $dir, files => \%files, asm => "$TSRC/mips/badsite.S"),
