@@ -127,7 +127,7 @@ sub first_object {
 sub record_link {
     my ($cmd, $o) = @_;
     my $out = link_output($cmd);
-    my %job = (o => { %$o, listing => 'relocs' }, label => $o->{label} // $out, tmp => {});
+    my %job = (o => { %$o, listing => 'relocs' }, label => $o->{label} // $out, tmp => {}, out => $out);
     my $r = eval { _record_link($cmd, $out, \%job) };
     my $err = $@;
     cleanup_job(\%job);
@@ -213,11 +213,16 @@ sub _record_link {
 # Run one link.  Its warnings are shown once, for the link that makes the
 # output (show); the first link's failure is the link command's own (its
 # words and status, for a compiler wrapper to pass on: {link_status},
-# {link_stderr}), a later one the pass's.
+# {link_stderr}), a later one the pass's.  Where the linker names the
+# file it writes (ld: "warning: FILE has a LOAD segment with RWX
+# permissions"), it is given the output's name, not a temporary one's.
 sub _link {
     my ($job, $what, $cmd, %o) = @_;
     my ($st, $err) = run_tool(cmd => $cmd);
     $job->{links}++;
+    for my $t (grep { defined } @{ $job->{tmp} }{qw(img fq out)}) {
+        $err =~ s/\Q$t\E/$job->{out}/g;
+    }
     if ($st != 0) {
         require RecordMcount::Failure;
         require RecordMcount::Error;
