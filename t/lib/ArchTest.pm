@@ -74,11 +74,14 @@ sub _entries {
 #   record_only => [[flags...]...], record_only_why => '...' (models that
 #   are recorded and compared, but whose programs cannot run),
 #   freestanding => [sources in t/src/arch/HOOK/] (link without the C
-#   library, with these instead; give link => ['-nostdlib']))
+#   library, with these instead; give link => ['-nostdlib']),
+#   plugin => PATH (a GCC plugin every compile loads: -fplugin=PATH))
 sub check_target {
     my (%t) = @_;
     my $gcc = "$t{triple}-gcc-12";
     my @missing = grep { !have($_) } $gcc, "$t{triple}-objdump", "$t{triple}-ld", $t{qemu};
+    # every compile, the recorder's too, with the plugin
+    my @gcc = ($gcc, $t{plugin} ? "-fplugin=$t{plugin}" : ());
     if (@missing) {
         my $why = "$t{name}: not installed: @missing (run scripts/install-deps)";
         if ($ENV{CI}) {
@@ -87,6 +90,11 @@ sub check_target {
             return;
         }
         plan(skip_all => $why);
+    }
+    if ($t{plugin} && !-f $t{plugin}) {
+        fail("$t{name}: no GCC plugin $t{plugin} (make $t{plugin})");
+        done_testing();
+        return;
     }
     my $dir = tmpdir();
     my $word = $t{bits} / 8;
@@ -105,14 +113,14 @@ sub check_target {
         # glibc (abicalls) cannot be called from kernel-style code
         my @rf = $t{pic_runtime} ? grep { /^-O/ } @f : @f;
         for my $c (qw(corpus prog_main dup_a dup_b)) {
-            must($gcc, '-pg', ($c eq 'prog_main' ? @rf : @f), '-c', "$SRC/$c.c", '-o', "$d/$c.o");
+            must(@gcc, '-pg', ($c eq 'prog_main' ? @rf : @f), '-c', "$SRC/$c.c", '-o', "$d/$c.o");
         }
         must("$t{triple}-ld", '-r', '-o', "$d/dup.o", "$d/dup_a.o", "$d/dup_b.o");
         my $sites = 0;
         for my $o (qw(corpus prog_main dup)) {
             copy("$d/$o.o", "$d/$o.orig.o") or die;
             my ($st, $out, $err) = run_cmd(["$TOP/recordmcount.pl", $t{karch}, $t{endian},
-                $t{bits}, @tool, join(' ', $gcc, $o eq 'prog_main' ? @rf : @f), "$t{triple}-ld",
+                $t{bits}, @tool, join(' ', @gcc, $o eq 'prog_main' ? @rf : @f), "$t{triple}-ld",
                 "$t{triple}-nm", '', '',
                 '0', "$d/$o.o"]);
             is($st, 0, "$name: $o.o recorded (kernel ARCH $t{karch})") or diag $err;
@@ -145,7 +153,7 @@ sub check_target {
 
         if ($t{gcc_oracle}) {
             for my $c (qw(corpus prog_main)) {
-                must($gcc, '-pg', '-mrecord-mcount', @f, '-c', "$SRC/$c.c", '-o', "$d/$c.gcc.o");
+                must(@gcc, '-pg', '-mrecord-mcount', @f, '-c', "$SRC/$c.c", '-o', "$d/$c.gcc.o");
                 is_deeply(table_sites("$d/$c.o"),
                     filter_sites(table_sites("$d/$c.gcc.o"), \&kernel_section),
                     "$name: $c.o: table equals GCC's -mrecord-mcount table");
@@ -160,16 +168,16 @@ sub check_target {
 
         # the runtime oracle
         my @cf = grep { !/^-f(function|data)-sections$/ } @rf;
-        must($gcc, @cf, '-c', "$TOP/t/src/arch/$t{hook}/hook.S", '-o', "$d/hook.o");
-        must($gcc, @cf, $t{runtime_opt} // '-O2', '-c', "$TOP/t/src/arch/check.c", '-o', "$d/check.o");
+        must(@gcc, @cf, '-c', "$TOP/t/src/arch/$t{hook}/hook.S", '-o', "$d/hook.o");
+        must(@gcc, @cf, $t{runtime_opt} // '-O2', '-c', "$TOP/t/src/arch/check.c", '-o', "$d/check.o");
         my @objs = map { "$d/$_.o" } qw(corpus prog_main dup hook check);
         for my $x (@{ $t{freestanding} // [] }) {
             (my $o = $x) =~ s/\.[cS]$/.o/;
-            must($gcc, @cf, $t{runtime_opt} // '-O2', '-c', "$TOP/t/src/arch/$t{hook}/$x", '-o', "$d/$o");
+            must(@gcc, @cf, $t{runtime_opt} // '-O2', '-c', "$TOP/t/src/arch/$t{hook}/$x", '-o', "$d/$o");
             push @objs, "$d/$o";
         }
         push @objs, '-lgcc' if $t{freestanding};
-        must($gcc, @cf, '-static', @{ $t{link} // [] }, '-o', "$d/prog", @objs);
+        must(@gcc, @cf, '-static', @{ $t{link} // [] }, '-o', "$d/prog", @objs);
         my ($st, $out, $err) = run_prog(["$d/prog"], qemu => $t{qemu});
         my ($summary) = $out =~ /^(entries=.*)$/m;
         is($st, 0, "$name: under $t{qemu}, every call site is in the table, every entry reached")
@@ -187,7 +195,7 @@ sub check_target {
         if ($n == 0) {
             # negative control: prog_main.o without its table
             my @bad = map { $_ eq "$d/prog_main.o" ? "$d/prog_main.orig.o" : $_ } @objs;
-            must($gcc, @cf, '-static', @{ $t{link} // [] }, '-o', "$d/prog.bad", @bad);
+            must(@gcc, @cf, '-static', @{ $t{link} // [] }, '-o', "$d/prog.bad", @bad);
             my ($bst, $bout) = run_prog(["$d/prog.bad"], qemu => $t{qemu});
             isnt($bst, 0, "$name: negative control: a program with an unrecorded object fails");
             like($bout, qr/calls from sites not in the table/,
