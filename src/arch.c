@@ -322,7 +322,7 @@ static const struct arch arches[] = {
 		.entry_directive = ".xword", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64_sparc", .cc_flag = "-m64", .as_flag = "-64",
 		.triple = "sparc64-linux-gnu",
-		.as_flag_family = "-32 -64", .cc_flag_family = "-m32 -m64",
+		.as_flag_family = "-32 -64", .cc_flag_family = "-m32 -m64", .linked_table = true,
 		.entry_doc = "the call",
 	},
 	{

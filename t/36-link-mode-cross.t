@@ -27,10 +27,14 @@ my @targets = (
     # ELFv1: functions are descriptors in .opd, the calls go to their code
     { name => 'ppc64', triple => 'powerpc64-linux-gnu', qemu => 'qemu-ppc64', hook => 'powerpc' },
     { name => 'ppc32', triple => 'powerpc-linux-gnu', qemu => 'qemu-ppc', hook => 'powerpc' },
-    # PIC calls through the GOT (lw/ld t9 from gp), or jal (-fno-pic)
-    { name => 'mips', triple => 'mips-linux-gnu', qemu => 'qemu-mips', hook => 'mips' },
-    { name => 'mipsel', triple => 'mipsel-linux-gnu', qemu => 'qemu-mipsel', hook => 'mips' },
-    { name => 'mips64el', triple => 'mips64el-linux-gnuabi64', qemu => 'qemu-mips64el', hook => 'mips' },
+    # PIC calls through the GOT (lw/ld t9 from gp), or jal (-fno-pic);
+    # dynamic: also a dynamic program, below
+    { name => 'mips', triple => 'mips-linux-gnu', qemu => 'qemu-mips', hook => 'mips', dynamic => 1 },
+    { name => 'mipsel', triple => 'mipsel-linux-gnu', qemu => 'qemu-mipsel', hook => 'mips', dynamic => 1 },
+    { name => 'mips64el', triple => 'mips64el-linux-gnuabi64', qemu => 'qemu-mips64el', hook => 'mips',
+      dynamic => 1 },
+    # call _mcount after the save (through the PLT in a dynamic program)
+    { name => 'sparc64', triple => 'sparc64-linux-gnu', qemu => 'qemu-sparc64', hook => 'sparc64', dynamic => 1 },
     # _mcount's sequence (the entry is its stg, 6 bytes before the call)
     # and -mfentry's brasl %r0
     { name => 's390x', triple => 's390x-linux-gnu', qemu => 'qemu-s390x', hook => 's390x' },
@@ -127,14 +131,14 @@ for my $t (@targets) {
         or diag $out;
 }
 
-# mips's dynamic programs call the C library's _mcount through the GOT's
-# global part, which has no relocations (its slots follow the dynamic
-# symbols): the table a link-time pass builds from the relocations -q
-# keeps, and the one of the objects recorded one by one and linked the
-# same way, must be the same table, and mcount-record --verify must find
-# every entry a call through a GOT slot of _mcount (the tracer's guest
-# tests, t/90, t/92, t/93, run such programs).
-for my $t (grep { $_->{hook} eq 'mips' } @targets) {
+# Dynamic programs call the C library's _mcount: mips's through the
+# GOT's global part, which has no relocations (its slots follow the
+# dynamic symbols), sparc64's through the PLT.  The table a link-time
+# pass builds from the relocations -q keeps, and the one of the objects
+# recorded one by one and linked the same way, must be the same table,
+# and mcount-record --verify must find every entry a call to the hook
+# (the tracer's guest tests, t/90, t/92, t/93, run such mips programs).
+for my $t (grep { $_->{dynamic} } @targets) {
     my $gcc = "$t->{triple}-gcc-12";
     for my $pie (['-pie'], ['-no-pie', '-fno-pie']) {
         my $name = "$t->{name} dynamic $pie->[0]";
