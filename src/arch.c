@@ -333,7 +333,7 @@ static const struct arch arches[] = {
 		.entry_directive = ".long", .entry_size = 4, .type_prefix = '@',
 		.ld_emulation = "shlelf_linux", .cc_flag = "", .as_flag = "",
 		.triple = "sh4-linux-gnu",
-		.scan_align = 4,
+		.scan_align = 4, .linked_table = true,
 		.entry_doc = "the literal word holding mcount's address, which the jmp before it uses",
 	},
 };

@@ -424,14 +424,6 @@ for my $t (['aarch64', 'aarch64-linux-gnu', '_mcount', []],
         stdin => must('objdump', '-t', '-r', "$dir/pie-local"));
     is($st >> 8, 1, 'no -h: exit 1');
     like($err, qr/the objdump listing has no section headers \(run objdump with -h\)/, 'no -h: says so');
-    # a row without linked support
-    # (sh4: ELF32, little-endian, EM_SH 42)
-    my $elf = "\x7fELF\x01\x01\x01" . ("\0" x 9) . pack('vv', 2, 42) . ("\0" x 32);
-    spit("$dir/sh4.exe", $elf);
-    ($st, $out, $err) = run_cmd([$helper, '--linked', '--object', "$dir/sh4.exe", '/dev/null']);
-    is($st >> 8, 1, 'sh4 image: exit 1');
-    like($err, qr/a table cannot be built from a linked image of sh4 yet \(--linked supports: x86_64, i386, aarch64, arm, riscv64, ppc64le, ppc64, ppc32, s390x, mips, mipsel, mips64el, sparc64\)/,
-        'sh4 image: names the architecture');
     for my $bad (['--linked', '/dev/null'], ['--placeholder=3'], ['--placeholder=x', '--arch=x86_64'],
                  ['--placeholder=-1', '--arch=x86_64'], ['--placeholder=3', '--arch=x86_64', '--plan'],
                  ['--placeholder=3', '--arch=x86_64', 'listing']) {

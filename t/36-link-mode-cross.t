@@ -40,26 +40,41 @@ my @targets = (
     { name => 's390x', triple => 's390x-linux-gnu', qemu => 'qemu-s390x', hook => 's390x' },
     { name => 's390x -mfentry', triple => 's390x-linux-gnu', qemu => 'qemu-s390x', hook => 's390x',
       cflags => ['-mfentry'] },
+    # the literal word a jmp @r1 uses (-fPIC: its GOT offset); compiled
+    # with t/50-arch-sh4's GCC plugin, and static programs without
+    # Debian 12's sh4 glibc, which runs nothing under qemu-sh4 (t/50)
+    { name => 'sh4', triple => 'sh4-linux-gnu', qemu => 'qemu-sh4', hook => 'sh4', dynamic => 1,
+      plugin => "$TOP/build/sh4/treg-off.so", freestanding => ['start.S', 'mini_libc.c'] },
 );
 
 for my $t (@targets) {
-    my $gcc = "$t->{triple}-gcc-12";
-    my @missing = grep { !have($_) } $gcc, "$t->{triple}-objdump", $t->{qemu};
+    my @missing = grep { !have($_) } "$t->{triple}-gcc-12", "$t->{triple}-objdump", $t->{qemu};
+    push @missing, "$t->{plugin} (make it)" if $t->{plugin} && !-f $t->{plugin};
     if (@missing) {
         fail("$t->{name}: not installed: @missing (run scripts/install-deps)");
         next;
     }
+    my @gcc = ("$t->{triple}-gcc-12", $t->{plugin} ? "-fplugin=$t->{plugin}" : ());
+    my @fs = @{ $t->{freestanding} // [] };
     for my $m (['-O2'], ['-O0', '-fno-pic'], ['-Os', '-ffunction-sections']) {
         my $model = [@$m, @{ $t->{cflags} // [] }];
         my $name = "$t->{name} @$model";
         my $d = "$dir/" . ($name =~ s/[^A-Za-z0-9]+/_/gr);
         mkdir $d or die;
-        must($gcc, '-pg', @$model, '-c', "$SRC/$_.c", '-o', "$d/$_.o") for qw(corpus prog_main dup_a dup_b);
+        must(@gcc, '-pg', @$model, '-c', "$SRC/$_.c", '-o', "$d/$_.o") for qw(corpus prog_main dup_a dup_b);
         my @cf = grep { !/^-ffunction-sections$/ } @$model;
-        must($gcc, @cf, '-c', "$TOP/t/src/arch/$t->{hook}/hook.S", '-o', "$d/hook.o");
-        must($gcc, @cf, '-O2', '-DEXOTIC_RECORDED=1', '-c', "$TOP/t/src/arch/check.c", '-o', "$d/check.o");
-        my @link = ($gcc, '-static', (grep { /^-ffunction-sections$/ } @$model) ? '-Wl,--gc-sections' : (),
-            '-o', "$d/prog", map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b hook check));
+        must(@gcc, @cf, '-c', "$TOP/t/src/arch/$t->{hook}/hook.S", '-o', "$d/hook.o");
+        must(@gcc, @cf, '-O2', '-DEXOTIC_RECORDED=1', '-c', "$TOP/t/src/arch/check.c", '-o', "$d/check.o");
+        my @own;
+        for my $x (@fs) {
+            (my $o = $x) =~ s/\.[cS]\z/.o/;
+            must(@gcc, @cf, '-O2', '-c', "$TOP/t/src/arch/$t->{hook}/$x", '-o', "$d/$o");
+            push @own, "$d/$o";
+        }
+        my @link = (@gcc, '-static', @fs ? ('-nostdlib') : (),
+            (grep { /^-ffunction-sections$/ } @$model) ? '-Wl,--gc-sections' : (),
+            '-o', "$d/prog", (map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b hook check)), @own,
+            @fs ? ('-lgcc') : ());
         my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--link', '--', @link]);
         is($st, 0, "$name: mcount-record --link succeeds") or diag $err;
         # (mips: the table's object restates the link's e_flags, or ld
@@ -133,30 +148,32 @@ for my $t (@targets) {
 
 # Dynamic programs call the C library's _mcount: mips's through the
 # GOT's global part, which has no relocations (its slots follow the
-# dynamic symbols), sparc64's through the PLT.  The table a link-time
+# dynamic symbols), sparc64's through the PLT, sh4's literal word holds
+# the address of mcount's PLT entry (not PIC) or the offset of its GOT
+# slot (PIE).  (They are not run: sh4's C library runs nothing under
+# qemu-sh4, the others' tracers run theirs, t/90-t/93.)  The table a link-time
 # pass builds from the relocations -q keeps, and the one of the objects
 # recorded one by one and linked the same way, must be the same table,
-# and mcount-record --verify must find every entry a call to the hook
-# (the tracer's guest tests, t/90, t/92, t/93, run such mips programs).
+# and mcount-record --verify must find every entry a call to the hook.
 for my $t (grep { $_->{dynamic} } @targets) {
-    my $gcc = "$t->{triple}-gcc-12";
-    for my $pie (['-pie'], ['-no-pie', '-fno-pie']) {
+    my @gcc = ("$t->{triple}-gcc-12", $t->{plugin} ? "-fplugin=$t->{plugin}" : ());
+    for my $pie (['-pie', '-fPIE'], ['-no-pie', '-fno-pie']) {
         my $name = "$t->{name} dynamic $pie->[0]";
         my $d = "$dir/" . ($name =~ s/[^A-Za-z0-9]+/_/gr);
         mkdir $d or die;
         my @cf = grep { /^-f/ } @$pie;
         my @lf = grep { !/^-f/ } @$pie;
         spit("$d/main.c", "int main(void) { return 0; }\n");
-        must($gcc, '-pg', '-O2', @cf, '-c', "$SRC/$_.c", '-o', "$d/$_.o") for qw(corpus dup_a dup_b);
-        must($gcc, '-pg', '-O2', @cf, '-c', "$d/main.c", '-o', "$d/main.o");
+        must(@gcc, '-pg', '-O2', @cf, '-c', "$SRC/$_.c", '-o', "$d/$_.o") for qw(corpus dup_a dup_b);
+        must(@gcc, '-pg', '-O2', @cf, '-c', "$d/main.c", '-o', "$d/main.o");
         my @objs = map { "$d/$_.o" } qw(corpus main dup_a dup_b);
         my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--link', '--',
-            $gcc, @lf, '-o', "$d/linked", @objs]);
+            @gcc, @lf, '-o', "$d/linked", @objs]);
         is($st, 0, "$name: mcount-record --link succeeds") or diag $err;
         unlike($err, qr/warning|note:/, "$name: the links warn of nothing") or diag $err;
         ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", "--sections=all", @objs]);
         is($st, 0, "$name: mcount-record records each object") or diag $err;
-        must($gcc, @lf, '-o', "$d/per-object", @objs);
+        must(@gcc, @lf, '-o', "$d/per-object", @objs);
         my %list;
         for my $p (qw(linked per-object)) {
             ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--verify', '--sections=all', "$d/$p"]);

@@ -101,8 +101,11 @@ sub _hook_addresses {
     my %hook = map { $_ => 1 } hook_names($id);
     my %k = (hookaddr => {}, hookdef => {}, hookslot => {}, sym => {});
     for my $s (@{ $e->{symtab} }, @{ $e->{dynsym} }) {
-        next unless $s && $s->{ndx} =~ /^\d+$/;
-        $k{sym}{ $s->{name} } //= $s->{value};
+        # a program's undefined function with a value: its PLT entry is
+        # the function's address there (sh4's literal word holds it)
+        my $plt = $s && $s->{ndx} eq 'UND' && $s->{value} && $s->{type} eq 'FUNC';
+        next unless $s && ($s->{ndx} =~ /^\d+$/ || $s->{ndx} eq 'ABS' || $plt);
+        $k{sym}{ $s->{name} } //= $s->{value} unless $plt;
         my $h = $hook_of->($s->{name}) or next;
         next unless $s->{value};
         $k{hookaddr}{ $s->{value} } = $h;
