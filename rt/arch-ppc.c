@@ -103,9 +103,9 @@ static uintptr_t plt_slot(const struct mt_object *o, uintptr_t x, const uintptr_
  * NULL if it saves r3-r10 at 12-40(r1) as they were and the address
  * after the site (lr on entry) at 44(r1), in a frame of its own, and
  * calls the library's __mcount_internal, else what it is instead.
- * Besides those stores, it may only set registers from its frame, lr,
- * CR and immediates (the PIC code's GOT pointer in r30, followed here
- * for the call stub that reads it). */
+ * Besides those stores, it may only set registers but r1 from its
+ * frame, lr, CR and immediates (the PIC code's GOT pointer in r30,
+ * followed here for the call stub that reads it). */
 static const char *glibc_mcount(const struct mt_object *o, uintptr_t t)
 {
 	static const char other_regs[] = "a call to an _mcount that keeps the registers otherwise than glibc's";
@@ -156,6 +156,8 @@ static const char *glibc_mcount(const struct mt_object *o, uintptr_t t)
 		} else if (!(PPC_OP(i) == 32 && ra == 1) && (i & 0xfc1fffffu) != PPC_MFCR) {
 			return other_regs;                  /* but lwz rD,d(r1) and mfcr */
 		}
+		if (rd == 1)                            /* the frame stays where it was made */
+			return other_regs;
 		set |= 1u << rd;
 		known = is_known ? known | 1u << rd : known & ~(1u << rd);
 		val[rd] = v;
