@@ -49,9 +49,14 @@ my @targets = (
 
 for my $t (@targets) {
     my @missing = grep { !have($_) } "$t->{triple}-gcc-12", "$t->{triple}-objdump", $t->{qemu};
-    push @missing, "$t->{plugin} (make it)" if $t->{plugin} && !-f $t->{plugin};
     if (@missing) {
         fail("$t->{name}: not installed: @missing (run scripts/install-deps)");
+        $t->{failed} = 1;
+        next;
+    }
+    if ($t->{plugin} && !-f $t->{plugin}) {
+        fail("$t->{name}: no GCC plugin $t->{plugin} (make $t->{plugin})");
+        $t->{failed} = 1;
         next;
     }
     my @gcc = ("$t->{triple}-gcc-12", $t->{plugin} ? "-fplugin=$t->{plugin}" : ());
@@ -155,7 +160,7 @@ for my $t (@targets) {
 # pass builds from the relocations -q keeps, and the one of the objects
 # recorded one by one and linked the same way, must be the same table,
 # and mcount-record --verify must find every entry a call to the hook.
-for my $t (grep { $_->{dynamic} } @targets) {
+for my $t (grep { $_->{dynamic} && !$_->{failed} } @targets) {
     my @gcc = ("$t->{triple}-gcc-12", $t->{plugin} ? "-fplugin=$t->{plugin}" : ());
     for my $pie (['-pie', '-fPIE'], ['-no-pie', '-fno-pie']) {
         my $name = "$t->{name} dynamic $pie->[0]";
