@@ -139,7 +139,7 @@ $(eval $(call rt_cross,s390x,s390x-linux-gnu))
 SH4_PLUGIN := build/sh4/treg-off.so
 $(SH4_PLUGIN): scripts/gcc-sh4-treg-off.cc
 	$(Q)mkdir -p $(@D)
-	$(Q)g++-12 -shared -fPIC -fno-rtti -O2 -I"$$(sh4-linux-gnu-gcc-12 -print-file-name=plugin)/include" \
+	$(Q)g++-12 -Wall -Wextra -shared -fPIC -fno-rtti -O2 -I"$$(sh4-linux-gnu-gcc-12 -print-file-name=plugin)/include" \
 		-o $@.tmp $< && mv -f $@.tmp $@
 
 # The kernels the full-system tests boot: Debian's arm64 image (t/79,
