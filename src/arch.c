@@ -179,7 +179,6 @@ static const struct arch arches[] = {
 		.triple = "x86_64-linux-gnu",
 		.driver_as = true, .driver_as_unless = "-m16 -msse2avx",
 		.as_flag_family = "--32 --64 --x32", .cc_flag_family = "-m32 -m64 -mx32",
-		.linked_table = true,
 		.entry_doc = "the first byte of the call (e8, or ff 15 in PIC code)",
 	},
 	{
@@ -192,7 +191,7 @@ static const struct arch arches[] = {
 		.triple = "i686-linux-gnu",
 		.driver_as = true, .driver_as_unless = "-m16 -msse2avx",
 		.as_flag_family = "--32 --64 --x32", .cc_flag_family = "-m32 -m64 -mx32",
-		.got_register = "%ebx", .linked_table = true,
+		.got_register = "%ebx",
 		.entry_doc = "the first byte of the call (e8, or ff 9x in PIC code)",
 	},
 	{
@@ -204,7 +203,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "aarch64linux", .cc_flag = "", .as_flag = "",
 		.triple = "aarch64-linux-gnu",
 		.mapping_symbols = true,
-		.hook_stubs = "*%h_veneer", .linked_table = true,
+		.hook_stubs = "*%h_veneer",
 		.entry_doc = "the bl",
 	},
 	{
@@ -216,7 +215,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "armelf_linux_eabi", .cc_flag = "", .as_flag = "",
 		.triple = "arm-linux-gnueabihf",
 		.mapping_symbols = true, .entry_flag_bits = 1, .arm_attributes = true,
-		.hook_stubs = "*%h_veneer", .linked_table = true,
+		.hook_stubs = "*%h_veneer",
 		.entry_doc = "the bl; bit 0 set in Thumb code, as the linker resolves a Thumb anchor",
 	},
 	{
@@ -227,7 +226,7 @@ static const struct arch arches[] = {
 		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64lriscv", .cc_flag = "", .as_flag = "",
 		.triple = "riscv64-linux-gnu",
-		.mapping_symbols = true, .linked_table = true,
+		.mapping_symbols = true,
 		.object_link_flags = "-Wl,--no-relax",
 		.entry_doc = "the auipc of the auipc+jalr pair; link with --no-relax",
 	},
@@ -240,7 +239,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "elf64lppc", .cc_flag = "-m64", .as_flag = "-a64",
 		.triple = "powerpc64le-linux-gnu",
 		.as_flag_family = "-a32 -a64", .cc_flag_family = "-m32 -m64",
-		.hook_stubs = "*.%h", .linked_table = true,
+		.hook_stubs = "*.%h",
 		.entry_doc = "the bl",
 	},
 	{
@@ -252,7 +251,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "elf64ppc", .cc_flag = "-m64", .as_flag = "-a64",
 		.triple = "powerpc64-linux-gnu",
 		.as_flag_family = "-a32 -a64", .cc_flag_family = "-m32 -m64",
-		.hook_stubs = "*.%h", .linked_table = true,
+		.hook_stubs = "*.%h",
 		.entry_doc = "the bl (ELFv1: .text has no code symbols, so an anchor is added)",
 	},
 	{
@@ -264,7 +263,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "elf32ppclinux", .cc_flag = "-m32", .as_flag = "-a32",
 		.triple = "powerpc-linux-gnu",
 		.as_flag_family = "-a32 -a64", .cc_flag_family = "-m32 -m64",
-		.hook_stubs = "*.%h", .linked_table = true,
+		.hook_stubs = "*.%h",
 		.entry_doc = "the bl",
 	},
 	{
@@ -275,7 +274,7 @@ static const struct arch arches[] = {
 		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64_s390", .cc_flag = "-m64", .as_flag = "-m64",
 		.triple = "s390x-linux-gnu",
-		.as_flag_family = "-m31 -m64", .cc_flag_family = "-m31 -m64", .linked_table = true,
+		.as_flag_family = "-m31 -m64", .cc_flag_family = "-m31 -m64",
 		.entry_doc = "the stg that starts the _mcount sequence, or the brasl of __fentry__ (as GCC's -mrecord-mcount)",
 	},
 	{
@@ -287,7 +286,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "elf32btsmip", .cc_flag = "-mabi=32", .as_flag = "-EB",
 		.triple = "mips-linux-gnu",
 		.as_flag_family = "-EB -EL", .cc_flag_family = "-mabi=32 -mabi=n32 -mabi=64",
-		.hook_stubs = "*.%h", .scan_align = 4, .mips_flags = true, .linked_table = true,
+		.hook_stubs = "*.%h", .scan_align = 4, .mips_flags = true,
 		.entry_doc = "the jal, or the lui / GOT load that starts a long or PIC call",
 	},
 	{
@@ -299,7 +298,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "elf32ltsmip", .cc_flag = "-mabi=32", .as_flag = "-EL",
 		.triple = "mipsel-linux-gnu",
 		.as_flag_family = "-EB -EL", .cc_flag_family = "-mabi=32 -mabi=n32 -mabi=64",
-		.hook_stubs = "*.%h", .scan_align = 4, .mips_flags = true, .linked_table = true,
+		.hook_stubs = "*.%h", .scan_align = 4, .mips_flags = true,
 		.entry_doc = "the jal, or the lui / GOT load that starts a long or PIC call",
 	},
 	{
@@ -311,7 +310,7 @@ static const struct arch arches[] = {
 		.ld_emulation = "elf64ltsmip", .cc_flag = "-mabi=64", .as_flag = "-EL",
 		.triple = "mips64el-linux-gnuabi64",
 		.as_flag_family = "-EB -EL", .cc_flag_family = "-mabi=32 -mabi=n32 -mabi=64",
-		.hook_stubs = "*.%h", .scan_align = 4, .mips_flags = true, .linked_table = true,
+		.hook_stubs = "*.%h", .scan_align = 4, .mips_flags = true,
 		.entry_doc = "the jal, or the lui / GOT load that starts a long or PIC call",
 	},
 	{
@@ -322,7 +321,7 @@ static const struct arch arches[] = {
 		.entry_directive = ".xword", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64_sparc", .cc_flag = "-m64", .as_flag = "-64",
 		.triple = "sparc64-linux-gnu",
-		.as_flag_family = "-32 -64", .cc_flag_family = "-m32 -m64", .linked_table = true,
+		.as_flag_family = "-32 -64", .cc_flag_family = "-m32 -m64",
 		.entry_doc = "the call",
 	},
 	{
@@ -333,7 +332,7 @@ static const struct arch arches[] = {
 		.entry_directive = ".long", .entry_size = 4, .type_prefix = '@',
 		.ld_emulation = "shlelf_linux", .cc_flag = "", .as_flag = "",
 		.triple = "sh4-linux-gnu",
-		.scan_align = 4, .linked_table = true,
+		.scan_align = 4,
 		.entry_doc = "the literal word holding mcount's address, which the jmp before it uses",
 	},
 };
@@ -486,19 +485,6 @@ char *arch_variants(const char *name)
 		append(&buf, &len, a->elf_class == 64 ? " 64-bit " : " 32-bit ");
 		append(&buf, &len, a->big_endian ? "big-endian" : "little-endian");
 	}
-	return buf;
-}
-
-char *arch_linked_names(void)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	append(&buf, &len, "");
-	for (size_t i = 0; i < NARCHES; i++)
-		if (arches[i].linked_table) {
-			append(&buf, &len, len ? ", " : "");
-			append(&buf, &len, arches[i].name);
-		}
 	return buf;
 }
 

@@ -123,9 +123,6 @@ struct arch {
 	unsigned scan_align;          /* alignment of the instructions and words a byte scan
 				       * of a linked file's code examines for the forms
 				       * with linked word, got:, gprel: or abs16: (0: none) */
-	bool linked_table;            /* mcount-scan --linked can build the table from an
-				       * image linked with -q: the forms (linker-made ones
-				       * included) describe every call a link leaves */
 };
 
 /* Find an architecture by canonical or kernel name; bits (0, 32, 64) and
@@ -152,8 +149,6 @@ const struct call_form *arch_form(const struct arch *a, const char *reloc,
  * ("mips 32-bit big-endian, mipsel 32-bit little-endian, ..."). */
 char *arch_known_names(void);
 char *arch_variants(const char *name);
-/* The rows whose linked_table is set ("x86_64, i386, ..."), allocated. */
-char *arch_linked_names(void);
 void arch_list(void);
 
 /* Directives for the head of the table's assembly that make its object

@@ -354,11 +354,6 @@ int main(int argc, char **argv)
 	if (obj.path)
 		check_object(&obj, &opt, !opt.identify && !opt.placeholder && !opt.linked,
 			     opt.linked && !opt.identify);
-	if (opt.linked && !opt.identify && !obj.arch->linked_table) {
-		char *names = arch_linked_names();
-		fatal("a table cannot be built from a linked image of %s yet (--linked supports: %s)",
-		      obj.arch->name, names);
-	}
 	obj.linked = opt.linked;
 	if (opt.placeholder) {
 		FILE *out = open_output(opt.output);
