@@ -277,25 +277,20 @@ our %GRAPH_ENV = (LD_PRELOAD => '/lib/mt/libmcount-trace.so', MCOUNT_TRACE_FILTE
 our @HAZARDS_LIBS = ('libgcc_s.so.1', 'libstdc++.so.6');
 
 # hazards_jobs(cc => CC, cxx => CXX, dir => TMP, files => \%files,
-#   cflags => [...], ldflags => [...] of the traced programs' links,
-#   cxx_object => 1: C++ with per-object tables, where
-#   mcount-record cannot read the architecture's linked images) -> jobs;
-#   after oracle_jobs (its cyg_graph.o).  Per-object tables leave out
-#   COMDAT sections (mcount-cc warns), so there unwind.cc's inline
-#   functions are made local copies (-fno-weak), which they cover.
+#   cflags => [...], ldflags => [...] of the traced programs' links)
+#   -> jobs; after oracle_jobs (its cyg_graph.o).  C++ gets its table at
+#   the link (mcount-cc's default for it), COMDAT functions included.
 sub hazards_jobs {
     my (%o) = @_;
     my ($cc, $cxx, $dir) = @o{qw(cc cxx dir)};
     my @cf = @{ $o{cflags} // [] };
-    local $ENV{MCOUNT_CC_MODE} = 'object' if $o{cxx_object};
-    my @xf = $o{cxx_object} ? ('-fno-weak') : ();
     mcc_cc($cc, "$dir/hazards.o", '-O2', '-finstrument-functions', @cf, '-c', "$TSRC/hazards.c");
     my @lf = @{ $o{ldflags} // [] };
     mcc_cc($cc, "$dir/hazards", "$dir/hazards.o", "$dir/cygg.o", @lf, '-lpthread');
     must($cc, '-O2', '-o', "$dir/hazards-plain", "$TSRC/hazards.c", '-lpthread');
-    mcc_cc($cxx, "$dir/unwind.o", '-O2', '-finstrument-functions', @cf, @xf, '-c', "$TSRC/unwind.cc");
+    mcc_cc($cxx, "$dir/unwind.o", '-O2', '-finstrument-functions', @cf, '-c', "$TSRC/unwind.cc");
     mcc_cc($cxx, "$dir/unwind", "$dir/unwind.o", "$dir/cygg.o", @lf);
-    must($cxx, '-O2', @xf, '-o', "$dir/unwind-plain", "$TSRC/unwind.cc");
+    must($cxx, '-O2', '-o', "$dir/unwind-plain", "$TSRC/unwind.cc");
     $o{files}{"/$_"} = "$dir/$_" for qw(hazards hazards-plain unwind unwind-plain);
     return ({ name => 'hazards-plain', argv => ['/hazards-plain'] },
         { name => 'hazards', argv => ['/hazards'], env => { %GRAPH_ENV, CYG_LOG => '/tmp/hazards.cyg',
