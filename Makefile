@@ -170,6 +170,10 @@ build/mips/vmlinux: scripts/build-kernel t/kernel/guest.config t/kernel/guest-mi
 # programs; qemu-system-ppc64)
 build/ppc64/vmlinux: scripts/build-kernel t/kernel/guest.config t/kernel/guest-ppc64.config
 	$(Q)scripts/build-kernel ppc64 $@
+# Debian 12 has no sparc64 kernel: one built from linux-source-6.1 for
+# the sun4u board (qemu-system-sparc64)
+build/sparc64/vmlinux: scripts/build-kernel t/kernel/guest.config t/kernel/guest-sparc64.config
+	$(Q)scripts/build-kernel sparc64 $@
 # Debian's s390x kernel (t/89, qemu-system-s390x)
 build/s390x/vmlinuz: scripts/fetch-kernel
 	$(Q)scripts/fetch-kernel s390x $@
