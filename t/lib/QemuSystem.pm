@@ -134,6 +134,21 @@ our %SYS = (
         built => 'scripts/build-kernel mips',
         machine => sub { ('-cpu', $_[0] // '24Kf') },
     },
+    # the sun4u board (an UltraSPARC IIi workstation: PCI, the SU UART
+    # as the console), entered through qemu's OpenBIOS, with a kernel
+    # built from the kernel's source (scripts/build-kernel sparc64:
+    # Debian 12 has none), for Debian's sparc64 userland, whose dynamic
+    # linker is /lib64/ld-linux.so.2; the board's UltraSPARC IIi unless
+    # told, one CPU (qemu's sun4u has no more).  A kernel panic does not
+    # end qemu there: the time limit does.
+    sparc64 => {
+        qemu => 'qemu-system-sparc64', kernel => "$TOP/build/sparc64/vmlinux",
+        cc => 'sparc64-linux-gnu-gcc-12', cxx => 'sparc64-linux-gnu-g++-12',
+        sysroot => '/usr/sparc64-linux-gnu', triplet => 'sparc64-linux-gnu',
+        ldso => 'ld-linux.so.2', interp_dir => 'lib64', ldso_dir => 'lib64', console => 'ttyS0', board => 'sun4u',
+        smp => 1, firmware => '/usr/share/qemu/openbios-sparc64', built => 'scripts/build-kernel sparc64',
+        machine => sub { ('-cpu', $_[0] // 'TI UltraSparc IIi') },
+    },
     # the s390-ccw-virtio machine, whose -kernel needs no firmware of its
     # own; the console is the SCLP's line-mode terminal (ttysclp0), the
     # one -nographic connects to the serial output.  own_text: every
