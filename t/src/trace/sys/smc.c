@@ -8,8 +8,8 @@
  * (__builtin___clear_cache: aarch64 cleans and invalidates the line;
  * riscv64's glibc makes the riscv_flush_icache system call, arm's and
  * mips64el's the cacheflush one; x86 needs nothing; ppc64le and ppc64:
- * dcbst, sync, icbi, isync by hand; s390x: bcr 15,0), and f is
- * called again.  Prints "f 1 2 3" on a machine that runs the code it has.
+ * dcbst, sync, icbi, isync by hand; s390x: bcr 15,0; sparc64: flush),
+ * and f is called again.  Prints "f 1 2 3" on a machine that runs the code it has.
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64          /* a 32-bit program's addresses above 2 GiB */
@@ -60,8 +60,13 @@ __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\n.set push\n.set noreor
 /* big-endian: the word is the instruction's 4 bytes in order */
 __asm__(".text\n.globl f\n.type f, @function\n.p2align 4\nf:\n\tlghi %r2, 1\n\tbr %r14\n");
 #define RET(n) (0xa7290000u | (n))                      /* lghi %r2, n */
+#elif defined(__sparc__) && defined(__arch64__)
+/* mov 1, %o0 (or %g0, 1, %o0); the return's delay slot a nop */
+__asm__(".text\n.globl f\n.type f, #function\n.p2align 4\n"
+	"f:\n\tmov 1, %o0\n\tretl\n\tnop\n");
+#define RET(n) (0x90102000u | (n))                      /* mov n, %o0 */
 #else
-#error "smc.c: aarch64, riscv64, arm, x86, ppc64le, ppc64, ppc, mips64el or s390x"
+#error "smc.c: aarch64, riscv64, arm, x86, ppc64le, ppc64, ppc, mips64el, s390x or sparc64"
 #endif
 #ifndef CODE
 #define CODE(fn) ((uintptr_t)(fn))                      /* a function's address is its code's */
@@ -79,6 +84,10 @@ static void put(uint32_t insn)
 #if defined(__powerpc__)
 	/* GCC's __builtin___clear_cache is empty on this target */
 	__asm__ volatile("dcbst 0, %0\n\tsync\n\ticbi 0, %0\n\tisync" : : "r"(CODE(f)) : "memory");
+#elif defined(__sparc__)
+	/* GCC's __builtin___clear_cache is empty here too: flush the
+	 * doubleword (the kernel's write flushed the I-cache already) */
+	__asm__ volatile("flush %0" : : "r"(CODE(f)) : "memory");
 #elif defined(__s390x__)
 	/* no instruction cache to clean: serialise (discards what was prefetched) */
 	__asm__ volatile("bcr 15, 0" : : : "memory");
