@@ -35,15 +35,12 @@
  * process is interrupted by membarrier: SYNC_CORE where the kernel has
  * it, else (Linux 6.1's s390 does not select it) PRIVATE_EXPEDITED,
  * whose IPI is an external interruption, serialising, and whose return
- * to user space is a load of the PSW, serialising too (sync_self's
- * batch form).  So trap_len is 0: every SIGTRAP is the program's.
+ * to user space is a load of the PSW, serialising too (patch.c's
+ * sync_all, mt_arch.expedited).  So trap_len is 0: every SIGTRAP is the program's.
  */
 #define _GNU_SOURCE
 #include <elf.h>
-#include <linux/membarrier.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "rt.h"
 
@@ -136,34 +133,20 @@ static void s390_bytes(const struct mt_site *s, enum mt_state st, unsigned char 
 		out[1] = OP_BRCL_0 & 0xff;
 }
 
-/* After a write of [lo, hi): this thread serialises (bcr 15,0 discards
- * the instructions it prefetched; no cache to clean).  After a batch
- * (0, 0) every other thread of the process is interrupted, where the
- * kernel has no SYNC_CORE command for membarrier (patch.c's sync_all
- * uses that one where it is): PRIVATE_EXPEDITED, registered on first
- * use (and again after a fork or an exec left the process
- * unregistered). */
+/* After a write of [lo, hi), and after a batch (0, 0): this thread
+ * serialises (bcr 15,0 discards the instructions it prefetched; no cache
+ * to clean).  patch.c interrupts the others (mt_arch.expedited). */
 static void s390_sync_self(uintptr_t lo, uintptr_t hi)
 {
-	static int expedited = -1;        /* -1: not known yet; 0: none */
+	(void)lo;
+	(void)hi;
 	__asm__ volatile("bcr 15,0" : : : "memory");
-	if (lo || hi)
-		return;
-	if (expedited < 0) {
-		long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-		expedited = q > 0 && !(q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) &&
-			    (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED);
-	}
-	if (!expedited)
-		return;
-	if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) &&
-	    !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0))
-		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 }
 
 const struct mt_arch mt_arch = {
 	.name = "s390x",
 	.trap_len = 0,
+	.expedited = true,
 	.jump_slot = R_390_JMP_SLOT,
 	.glob_dat = R_390_GLOB_DAT,
 	.decode = s390_decode,

@@ -48,6 +48,9 @@
 static int mem_fd = -1;
 static bool can_write;            /* the kernel let this process open it for writing */
 static bool have_sync_core;
+/* No SYNC_CORE, and the architecture serialises a thread that returns
+ * from the IPI of PRIVATE_EXPEDITED (mt_arch.expedited): that one. */
+static bool have_expedited;
 static uintptr_t page_size;
 
 /* The signals this library takes first: SIGTRAP (the breakpoint
@@ -152,6 +155,8 @@ static void sync_all(void)
 {
 	if (have_sync_core)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+	else if (have_expedited)
+		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 	mt_arch.sync_self(0, 0);
 }
 
@@ -360,6 +365,9 @@ int mt_patch_init(void)
 	if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE) &&
 	    !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0))
 		have_sync_core = true;
+	else if (mt_arch.expedited && q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+		 !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0))
+		have_expedited = true;
 	page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
 	mt_claim_signals();
 	return 0;
@@ -369,6 +377,8 @@ void mt_patch_after_fork(void)
 {
 	if (have_sync_core)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+	else if (have_expedited)
+		syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
 }
 
 /* One phase's writes: (address, bytes) in address order, written as few

@@ -80,6 +80,11 @@ struct mt_arch {
 	 * sync_self makes every thread fetch the new code afterwards (it
 	 * runs in MT_FENCE_TEXT, never on a fenced page). */
 	bool fence_pages;
+	/* Where the kernel has no SYNC_CORE command for membarrier (Linux
+	 * 6.1 on s390x, sparc64), a thread interrupted by PRIVATE_EXPEDITED's
+	 * IPI is serialised by the interruption and its return: patch.c
+	 * uses that command then. */
+	bool expedited;
 	/* The relocation types by which the dynamic linker fills a GOT slot
 	 * with a symbol's address (elf.c: slots that hold a hook). */
 	unsigned jump_slot, glob_dat;
