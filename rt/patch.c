@@ -381,6 +381,21 @@ void mt_patch_after_fork(void)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
 }
 
+/* n bytes at addr, through /proc/self/mem (open during a pass, which
+ * has the registry's lock: the descriptor's offset is the pass's).
+ * pwrite refuses an offset beyond off_t's range (Linux: EINVAL for a
+ * negative one), and sparc64 maps shared objects there (0xfff8...):
+ * the file takes any offset by lseek, then write. */
+static ssize_t mem_write(const void *b, size_t n, uintptr_t addr)
+{
+	if ((off_t)addr >= 0)
+		return pwrite(mem_fd, b, n, (off_t)addr);
+	errno = 0;
+	if (lseek(mem_fd, (off_t)addr, SEEK_SET) == -1 && errno)
+		return -1;
+	return write(mem_fd, b, n);
+}
+
 /* One phase's writes: (address, bytes) in address order, written as few
  * spans as possible (bytes in between are rewritten as they are). */
 struct poke {
@@ -407,7 +422,7 @@ static int write_pokes(const struct poke *p, size_t n)
 		memcpy(buf, (const void *)lo, hi - lo);
 		for (size_t k = i; k < j; k++)
 			memcpy(buf + (p[k].addr - lo), p[k].b, p[k].n);
-		ssize_t w = pwrite(mem_fd, buf, hi - lo, (off_t)lo);
+		ssize_t w = mem_write(buf, hi - lo, lo);
 		if (w != (ssize_t)(hi - lo)) {
 			if (w >= 0)
 				errno = EIO;
@@ -606,7 +621,7 @@ static int apply_single_stores(struct mt_site **batch, size_t n)
 		unsigned char b[16];
 		mt_arch.bytes(s, to, b);
 		atomic_store_explicit(&s->state, to, memory_order_release);
-		ssize_t w = pwrite(mem_fd, b, s->len, (off_t)s->addr);
+		ssize_t w = mem_write(b, s->len, s->addr);
 		if (w != (ssize_t)s->len) {
 			atomic_store_explicit(&s->state, old, memory_order_release);
 			if (!rc)
