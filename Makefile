@@ -31,7 +31,7 @@ HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
 .PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64 rt-arm rt-i386 \
-	rt-ppc64le rt-ppc64 rt-ppc rt-mips64el rt-mipsel rt-mips rt-s390x
+	rt-ppc64le rt-ppc64 rt-ppc rt-mips64el rt-mipsel rt-mips rt-s390x rt-sparc64
 all: $(HELPER) man rt
 
 # libmcount-trace (rt/): the tracer's run-time library, preloaded
@@ -73,7 +73,7 @@ endif
 # goes through the library's wrappers of the unwinder (riscv64's GCC
 # makes none for C by default); i386: no note that GCC 11 changed the
 # alignment of _Atomic 64-bit members (the library's own structures).
-rt_gpr_only = $(if $(filter riscv64 mips64el mipsel mips ppc,$(1)),,$(if $(filter ppc64le ppc64,$(1)),-mno-vsx -mno-altivec,$(if \
+rt_gpr_only = $(if $(filter riscv64 mips64el mipsel mips ppc sparc64,$(1)),,$(if $(filter ppc64le ppc64,$(1)),-mno-vsx -mno-altivec,$(if \
 	$(filter s390x,$(1)),-mno-vx,-mgeneral-regs-only)))
 rt_archflags = $(if $(filter buffer,$(2)),$(call rt_gpr_only,$(1))) \
 	-fasynchronous-unwind-tables $(if $(filter i386,$(1)),-Wno-psabi)
@@ -100,9 +100,10 @@ build/libmcount-trace.a: $(call RT_OBJS,a)
 # build/ARCH/: $(call rt_cross,ARCH,TRIPLE).  make rt-ARCH builds it.
 define rt_cross
 $(1)_CC ?= $(2)-gcc-12
-RT_CROSS_LIBS += build/$(1)/libmcount-trace.so build/$(1)/libmcount-trace.a
+$(1)_RT_LIBS := $(if $(3),,build/$(1)/libmcount-trace.so) build/$(1)/libmcount-trace.a
+RT_CROSS_LIBS += $$($(1)_RT_LIBS)
 RT_CROSS_ARCHS += $(1)
-rt-$(1): build/$(1)/libmcount-trace.so build/$(1)/libmcount-trace.a
+rt-$(1): $$($(1)_RT_LIBS)
 build/$(1)/rt/so/%.o: rt/%.c $$(RT_HDRS)
 	$$(Q)mkdir -p $$(@D)
 	$$(Q)$$($(1)_CC) $$(RT_CFLAGS) -DMT_SHARED $$(call rt_archflags,$(1),$$*) -c -o $$@ $$<
@@ -132,6 +133,9 @@ $(eval $(call rt_cross,mips64el,mips64el-linux-gnuabi64))
 $(eval $(call rt_cross,mipsel,mipsel-linux-gnu))
 $(eval $(call rt_cross,mips,mips-linux-gnu))
 $(eval $(call rt_cross,s390x,s390x-linux-gnu))
+# sparc64: the archive only (arch-sparc64.c: a shared object's PLT is
+# writable and executable there)
+$(eval $(call rt_cross,sparc64,sparc64-linux-gnu,archive-only))
 # sh4: Debian 12's cross compiler (12.2.0-13) deletes the load and the
 # test of `if (*p)` at -O1 and above; the GCC plugin of
 # scripts/gcc-sh4-treg-off.cc turns the passes that do it off
@@ -232,7 +236,8 @@ build/man/%.1: doc/%.pod
 TESTS ?= $(wildcard t/*.t)
 check: all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short \
 		$(RT_CROSS_LIBS) $(SH4_PLUGIN) build/aarch64/vmlinuz build/riscv64/vmlinux build/ppc64le/vmlinux build/i386/vmlinuz \
-		build/mips64el/vmlinux build/mipsel/vmlinux build/mips/vmlinux build/ppc64/vmlinux build/s390x/vmlinuz
+		build/mips64el/vmlinux build/mipsel/vmlinux build/mips/vmlinux build/ppc64/vmlinux build/s390x/vmlinuz \
+		build/sparc64/vmlinux
 	prove -I lib -I t/lib $(if $(filter 1,$(V)),-v) $(TESTS)
 
 deps:
@@ -257,11 +262,12 @@ install: all
 	install -m 755 $(HELPER) $(DESTDIR)$(PKGDIR)/libexec/mcount-scan
 	$(if $(RT_BUILT),install -m 644 $(RT_BUILT) rt/mcount-trace.h $(DESTDIR)$(PKGDIR)/libexec/)
 	for a in $(RT_CROSS_ARCHS); do \
-		if [ -f build/$$a/libmcount-trace.so ]; then \
-			install -d $(DESTDIR)$(PKGDIR)/libexec/$$a && \
-			install -m 644 build/$$a/libmcount-trace.so build/$$a/libmcount-trace.a \
-				$(DESTDIR)$(PKGDIR)/libexec/$$a/ || exit 1; \
-		fi; \
+		for f in libmcount-trace.so libmcount-trace.a; do \
+			if [ -f build/$$a/$$f ]; then \
+				install -d $(DESTDIR)$(PKGDIR)/libexec/$$a && \
+				install -m 644 build/$$a/$$f $(DESTDIR)$(PKGDIR)/libexec/$$a/ || exit 1; \
+			fi; \
+		done; \
 	done
 	install -m 644 lib/RecordMcount/*.pm $(DESTDIR)$(PKGDIR)/lib/RecordMcount/
 	for f in $(COMMANDS); do \

@@ -459,6 +459,10 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 	}
 	args_slot = above;
 #endif
+#ifdef MT_FRAME_AT_KEY
+	/* the caller's frame (the key is its sp), not the function's */
+	args_slot = (const uintptr_t *)(key + MT_FRAME_AT_KEY);
+#endif
 	if (__builtin_expect(parent == (uintptr_t)mt_return_trampoline, 0))
 		parent = shadow_orig(b, key, keep ? 0 : (uintptr_t)slot | marks);
 	bool hook = graph && !keep;
@@ -601,7 +605,9 @@ uintptr_t mt_exit(uintptr_t key, uintptr_t retval)
  * dead (MT_SLOT_DEAD), its key. */
 static inline uintptr_t frame_at(const struct mt_shadow *s)
 {
-#ifdef MT_SLOT_DEAD
+#if defined(MT_FRAME_AT_KEY)
+	return KEY(s) + MT_FRAME_AT_KEY;
+#elif defined(MT_SLOT_DEAD)
 	if (s->slot & MT_SLOT_DEAD)
 		return KEY(s);
 #endif
@@ -623,6 +629,7 @@ void mt_shadow_unhook(uintptr_t sp, bool all)
 	struct mt_tbuf *b = self;
 	if (!b || !b->sdepth)
 		return;
+	MT_FLUSH_WINDOWS();
 	int nested = b->nest;
 	b->nest = 1;
 	atomic_signal_fence(memory_order_seq_cst);
@@ -630,7 +637,7 @@ void mt_shadow_unhook(uintptr_t sp, bool all)
 	for (uint32_t i = 0; i < b->sdepth; i++) {
 		struct mt_shadow *s = &b->shadow[i];
 		uintptr_t *p = (uintptr_t *)(s->slot & ~(uintptr_t)1);
-		if (!(s->slot & 1) && (uintptr_t)p >= sp && still_its(s, p) && *p == (uintptr_t)mt_return_trampoline) {
+		if (!(s->slot & 1) && frame_at(s) >= sp && still_its(s, p) && *p == (uintptr_t)mt_return_trampoline) {
 			*p = s->orig;
 			s->slot |= 1;
 #ifdef MT_SLOT_ALIAS
@@ -652,6 +659,7 @@ void mt_shadow_rehook(uintptr_t sp)
 	struct mt_tbuf *b = self;
 	if (!b || !b->sdepth)
 		return;
+	MT_FLUSH_WINDOWS();
 	int nested = b->nest;
 	b->nest = 1;
 	atomic_signal_fence(memory_order_seq_cst);

@@ -45,6 +45,7 @@
  *            svc 0 with the number in r7.
  *   mips64el, mipsel  clock_gettime() too (below), the CPU from rseq;
  *            syscall (o32: the fifth and sixth arguments on the stack).
+ *   sparc64  clock_gettime() too, CPU 0 (no rseq); ta 0x6d.
  *
  * Where neither applies, mt_clock_now() falls back to clock_gettime(),
  * which the vDSO serves with general registers only.
@@ -365,6 +366,33 @@ static inline unsigned mt_ppc32_cpu(void)
 	return mt_rseq_cpu(tp);
 }
 #define MT_CLOCK_CPU() mt_ppc32_cpu()
+
+#define MT_CPU_NO_TICKS 1
+
+#elif defined(__sparc__) && defined(__arch64__)
+
+/* sparc64: the clock is clock_gettime() (the vDSO's, which reads %tick
+ * or %stick as the kernel's clock source says: which one, and at what
+ * rate, only it knows); Linux has no rseq on sparc, so the CPU is
+ * written as 0.  The raw system call is ta 0x6d with the number in %g1
+ * and the arguments in %o0-%o5; the carry of %xcc says an error, %o0
+ * then holds the positive errno (returned negated, as the other ports
+ * return it), and %o1 may change. */
+static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long g1 __asm__("g1") = n;
+	register long o0 __asm__("o0") = a;
+	register long o1 __asm__("o1") = b;
+	register long o2 __asm__("o2") = c;
+	register long o3 __asm__("o3") = d;
+	register long o4 __asm__("o4") = e;
+	register long o5 __asm__("o5") = f;
+	__asm__ volatile("ta 0x6d\n\tbcc,pt %%xcc, 1f\n\t nop\n\tsub %%g0, %%o0, %%o0\n1:"
+			 : "+r"(o0), "+r"(o1), "+r"(g1)
+			 : "r"(o2), "r"(o3), "r"(o4), "r"(o5)
+			 : "g2", "g3", "g4", "g5", "cc", "memory");
+	return o0;
+}
 
 #define MT_CPU_NO_TICKS 1
 

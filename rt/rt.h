@@ -216,6 +216,16 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
  *            prologue saved the link register and from where the
  *            epilogue reloads it.  The key is the slot; the trampoline
  *            finds it 16 bytes above sp after the return.
+ *   sparc64  the function's %i7 (it returns to %i7 + 8), which the
+ *            hook's flushw wrote to the save area of the function's
+ *            window (its sp + 2047 + 120) and from where the window is
+ *            filled again when the hook returns.  The key is the word
+ *            below it, the function's %i6: its caller's sp, which is
+ *            the trampoline's fp after the return.  Slots are in their
+ *            own frames, below the key: frame_at is the key plus the
+ *            stack bias (MT_FRAME_AT_KEY), where the frame is, and the
+ *            unwinders' writes go to memory after a flushw
+ *            (MT_FLUSH_WINDOWS).
  *   s390x    the word at 8 of the function's r15 (the ABI reserves it in
  *            the register save area its caller provides): _mcount's
  *            site stores the return address there and reloads it from
@@ -244,6 +254,12 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
 #define MT_SLOT_COPY 0
+#elif defined(__sparc__) && defined(__arch64__)
+#define MT_HAVE_GRAPH 1
+#define MT_KEY_IS_SLOT 0
+#define MT_SLOT_COPY 0
+#define MT_FRAME_AT_KEY 2047
+#define MT_FLUSH_WINDOWS() __asm__ volatile("flushw" : : : "memory")
 #elif defined(__riscv) && __riscv_xlen == 64
 #define MT_HAVE_GRAPH 1
 #define MT_KEY_IS_SLOT 1
@@ -270,6 +286,9 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 #endif
 #ifndef MT_SLOT_FOUND
 #define MT_SLOT_FOUND 0
+#endif
+#ifndef MT_FLUSH_WINDOWS
+#define MT_FLUSH_WINDOWS() ((void)0)
 #endif
 #define MT_SLOT_KEEP 1
 /* i386: a function may return by `ret $n` (one returning a structure
@@ -580,7 +599,9 @@ struct mt_event {
  * site comes before the prologue, so r3-r10 are the caller's, and the
  * stack's words are just above the slot (the caller's sp + 8); on s390x both
  * hooks run before the body, r2-r6 and the caller's parameter area
- * (MT_STACK_WORD0).  An argument
+ * (MT_STACK_WORD0); on sparc64 the hook runs after `save`, before the
+ * body: %i0-%i5 of the function's window, and the caller's argument
+ * area from 176 bytes above its sp (MT_FRAME_AT_KEY: the key).  An argument
  * of 64 bits takes two words of a 32-bit ABI, from an even word where
  * MT_ARG_PAIR_EVEN (the AAPCS, o32), and one payload word.
  * GCC's aarch64, riscv64 and ppc64 (both ABIs) -pg call _mcount as an ordinary
@@ -612,6 +633,10 @@ struct mt_event {
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 8                 /* r3-r10: the site is before the prologue */
 #define MT_ARG_PAIR_EVEN 1            /* a 64-bit one in r3:r4, r5:r6, ... */
+#elif defined(__sparc__) && defined(__arch64__)
+#define MT_HAVE_ARGS 1
+#define MT_REG_ARGS 6                 /* %i0-%i5 of the function's window */
+#define MT_STACK_WORD0 22             /* the caller's sp + 2047 + 176 (the key's frame) */
 #elif defined(__s390x__)
 #define MT_HAVE_ARGS 1
 #define MT_REG_ARGS 5                 /* r2-r6 */
