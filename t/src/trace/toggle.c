@@ -176,6 +176,14 @@ static long segvs, writes;
 #define BREAKPOINT_LEN 0
 #define IS_NOP(w) ((w) >> 16 == 0xc004u)
 #define IS_CALL(w) ((w) >> 16 == 0xc0e5u || (w) >> 16 == 0xc005u)
+#elif defined(__sparc__) && defined(__arch64__)
+/* ta 1 would need the trap handler to move both pc and npc: both traps
+ * are raise()s, as on s390x.  A site: call on, nop off. */
+#define BREAKPOINT() raise(SIGTRAP)
+#define PC(uc) ((uc)->uc_mcontext.mc_gregs[MC_PC])
+#define BREAKPOINT_LEN 0
+#define NOP_WORD 0x01000000u
+#define IS_CALL(w) (((w) & 0xc0000000u) == 0x40000000u)
 #endif
 #ifndef IS_NOP
 #define IS_NOP(w) ((w) == NOP_WORD)
@@ -230,7 +238,8 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
  * code fn's descriptor points at); on mips the word after the
  * `ld t9` (o32: `addiu sp, sp, -8; lw t9`) that follows `move at, ra`
  * (jalr t9, or bal linked in); on
- * s390x the brasl (or brcl 0) after `stg %r14,8(%r15)`. */
+ * s390x the brasl (or brcl 0) after `stg %r14,8(%r15)`; on sparc64 the
+ * call (or nop) after the save. */
 static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 {
 #if defined(__powerpc64__) && (!defined(_CALL_ELF) || _CALL_ELF == 1)
@@ -275,6 +284,13 @@ static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 #elif defined(__s390x__)
 		if (p[i] == 0xe3e0 && p[i + 1] == 0xf008 && p[i + 2] == 0x0024)   /* stg %r14,8(%r15) */
 			return (volatile uint32_t *)&p[i + 3];
+#elif defined(__sparc__)
+		/* the first call (or nop) after the save */
+		const uint32_t *w = (const uint32_t *)p;
+		if (!(i & 1) && (w[i / 2] & 0xc1f80000u) == 0x81e00000u)    /* save */
+			for (int j = i / 2 + 1; j < 24; j++)
+				if (IS_CALL(w[j]) || IS_NOP(w[j]))
+					return (volatile uint32_t *)&w[j];
 #else
 		if (p[i] == 0x8506)                                          /* c.mv a0, ra */
 			return (volatile uint32_t *)&p[(p[i + 1] & 0xfff) == 0x097 ? i + 3 : i + 1];

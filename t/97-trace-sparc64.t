@@ -1,0 +1,123 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# libmcount-trace on sparc64 (build/sparc64/libmcount-trace.a), under
+# full-system emulation: a kernel built from Debian's linux-source-6.1
+# for qemu-system-sparc64's sun4u machine (scripts/build-kernel sparc64:
+# Debian 12 ships no sparc64 kernel).  The library is an archive only,
+# linked into every traced program (rt/arch-sparc64.c says why: any
+# sparc64 shared object with a PLT has a writable and executable
+# segment), so every job of t/lib/SysTrace.pm links it in (sys_start's
+# linked).
+#
+#  - The machine runs code changed through /proc/self/mem, as the tracer
+#    changes it (t/src/trace/sys/smc.c); qemu-sparc64 does not.
+#  - A dynamically linked sparc64 program runs in the guest as under
+#    qemu-sparc64 with the cross C library.
+#  - The -finstrument-functions oracle: oracle.c built through mcount-cc
+#    and linked with the library, PIE, non-PIE and -static, switched on
+#    live from main by the C API: the trace is the enter log, event for
+#    event; with no filter, no event.  objdump shows every site as
+#    `call _mcount` after the function's save.
+#  - A stripped program: its sites found without a symbol.
+#  - Table entries that are no calls to the hook
+#    (t/src/trace/sparc64/badsite.S), among them a call of _mcount with
+#    no save before it: each refused with a message, never written.
+#  - Live switching under load (t/src/trace/toggle.c): each site one
+#    aligned word (call <-> nop); no crash, every event well formed,
+#    events after each enable, none after each disable; the program's
+#    own SIGTRAP and SIGSEGV handlers get their signals.
+#  - function_graph: the return address is the function's %i7 in the
+#    save area flushw wrote (rt.h); oracle.c against its enter and exit
+#    log, and hazards.c and unwind.cc (longjmp, siglongjmp, fork,
+#    backtrace, pthread_exit, cancellation, C++ exceptions).
+#  - Function events: args.c's arguments in the function's %i0-%i5 and
+#    its caller's argument area, against args.c's own log, -O2 and -O0.
+#  - Lua 5.4 built through mcount-cc with every function traced.
+# Everything runs in one boot.
+use strict;
+use warnings;
+use Test::More;
+use lib 't/lib';
+use TestUtil qw($TOP must run_cmd);
+use TraceTest qw($TSRC);
+use QemuSystem qw(%SYS sys_boot);
+use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
+    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs badsite_job badsite_checks stripped_job
+    stripped_checks args_jobs args_checks static_ldflags lua_jobs lua_checks);
+
+my ($CC, $CXX, $SYSROOT) = @{ $SYS{sparc64} }{qw(cc cxx sysroot)};
+my $QEMU_USER = 'qemu-sparc64';
+my $OBJDUMP = 'sparc64-linux-gnu-objdump';
+my $LIB = "$TOP/build/sparc64";
+my $dir = sys_start('sparc64', lib => $LIB, linked => 1, tools => [[$QEMU_USER, 'qemu-user'],
+    [$OBJDUMP, 'binutils-sparc64-linux-gnu'], [$CXX, 'g++-12-sparc64-linux-gnu']]);
+
+# ---- builds ----
+must($CC, '-O2', static_ldflags(), '-o', "$dir/smc", "$TSRC/sys/smc.c");
+my %files = ('/smc' => "$dir/smc");
+# name, compile flags, link flags, 'a' (linked in); each also under
+# function_graph
+my @variants = (['pie-linked', [], [], 'a'], ['nopie-linked', ['-fno-pie'], ['-no-pie'], 'a'],
+    ['static-linked', [], ['-static'], 'a']);
+my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $dir, files => \%files),
+    oracle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, variants => \@variants, graph => 1),
+    hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files),
+    toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files),
+    badsite_job(cc => $CC, dir => $dir, files => \%files, asm => "$TSRC/sparc64/badsite.S"),
+    stripped_job(dir => $dir, files => \%files, strip => 'sparc64-linux-gnu-strip', from => 'pie-linked'));
+push @jobs, args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
+    args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0']);
+push @jobs, lua_jobs(cc => $CC, dir => $dir, files => \%files, name => 'lua');
+
+# ---- one boot ----
+my $r = boot_checks('', sub { sys_boot('sparc64', @_) }, files => \%files, jobs => \@jobs, timeout => 900,
+    libs => \@HAZARDS_LIBS);
+
+# ---- the machine runs the code it has; a dynamically linked program ----
+my ($uout) = machine_checks($r, dir => $dir, qemu_user => $QEMU_USER, sysroot => $SYSROOT,
+    ldso => ($SYS{sparc64}{interp_dir} // 'lib') . "/$SYS{sparc64}{ldso}");
+
+# ---- the tracer: the oracle ----
+# objdump's view of each variant's calls to the hook: `call _mcount`,
+# with the function's save before it (no return in between).
+for my $v (@variants) {
+    my ($name) = @$v;
+    my ($dst, $dis) = run_cmd([$OBJDUMP, '-d', "$dir/$name"]);
+    my (%form, $saved);
+    for (split /\n/, $dis) {
+        $saved = 0, next if /\A[0-9a-f]+ <[^>]+>:\z/;
+        next unless /\A\s*[0-9a-f]+:\s+(?:[0-9a-f]{2} ){4}\s*(\S+)\s*(.*)/;
+        my ($op, $rest) = ($1, $2);
+        $saved = 1 if $op eq 'save' && $rest =~ /\A%sp, \S+, %sp\z/;
+        $saved = 0 if $op eq 'ret' || $op eq 'retl' || $op eq 'return';
+        $form{ $saved ? 'save; call _mcount' : 'call _mcount, no save' }++ if $op eq 'call' && $rest =~ /<_mcount>/;
+    }
+    ok($form{'save; call _mcount'} && $form{'save; call _mcount'} >= 8 && keys %form == 1,
+        "$name: objdump shows its sites as save; call _mcount ("
+        . join(', ', map { "$_ $form{$_}" } sort keys %form) . ')');
+}
+oracle_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
+
+# ---- a stripped program ----
+stripped_checks($r, dir => $dir, want_out => $uout);
+
+# ---- entries that are no calls to the hook: refused, never written ----
+badsite_checks($r, refused => [['bad_local', 'a call to something other than the hook'],
+    ['bad_stub', "a call with no save before it (the hook needs the function's register window)"],
+    ['bad_next', 'a NOP already (another tool changed it)'], ['bad_word', 'not a call instruction']]);
+
+# ---- function_graph: every function with a site has its window ----
+graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $uout);
+hazards_checks($r, dir => $dir);
+
+# ---- live switching, one word a site ----
+toggle_checks($r, dir => $dir);
+
+# ---- function events ----
+args_checks($r, dir => $dir, name => 'args', dwarf => 1);
+args_checks($r, dir => $dir, name => 'args-O0');
+
+# ---- lua ----
+lua_checks($r, dir => $dir, name => 'lua');
+
+done_testing();
