@@ -388,10 +388,11 @@ void mt_patch_after_fork(void)
  * the file takes any offset by lseek, then write. */
 static ssize_t mem_write(const void *b, size_t n, uintptr_t addr)
 {
-	if ((off_t)addr >= 0)
-		return pwrite(mem_fd, b, n, (off_t)addr);
+	off_t off = (off_t)addr;
+	if (off >= 0)
+		return pwrite(mem_fd, b, n, off);
 	errno = 0;
-	if (lseek(mem_fd, (off_t)addr, SEEK_SET) == -1 && errno)
+	if (lseek(mem_fd, off, SEEK_SET) == -1 && errno)
 		return -1;
 	return write(mem_fd, b, n);
 }
