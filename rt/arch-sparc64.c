@@ -50,6 +50,7 @@
 #define SPARC_NOP   0x01000000u   /* sethi 0, %g0 */
 #define F3_MASK     0xc1f80000u   /* op and op3 of a format 3 instruction */
 #define SAVE_OP     0x81e00000u   /* save */
+#define RESTORE_OP  0x81e80000u   /* restore */
 #define TCC_OP      0x81d00000u   /* tcc: ta 1 is the breakpoint */
 #define RET_I7      0x81c7e008u   /* jmpl %i7 + 8, %g0 (ret) */
 #define RETURN_I7   0x81cfe008u   /* return %i7 + 8 */
@@ -76,7 +77,8 @@ static bool is_save_sp(uint32_t i)
 }
 
 /* The function's save before the site: found between its symbol's start
- * (where there is one) and the site, without passing a return. */
+ * (where there is one) and the site, without passing a return or a
+ * restore (the end of another function, in a stripped program). */
 static bool saved_window(const struct mt_object *o, uintptr_t site)
 {
 	const struct mt_sym *sym = mt_sym_at(o, site);
@@ -88,7 +90,7 @@ static bool saved_window(const struct mt_object *o, uintptr_t site)
 		uint32_t i = word(a);
 		if (is_save_sp(i))
 			return true;
-		if (i == RET_I7 || i == RETURN_I7 || i == RETL)
+		if (i == RET_I7 || i == RETURN_I7 || i == RETL || (i & F3_MASK) == RESTORE_OP)
 			return false;
 	}
 	return false;
