@@ -100,13 +100,12 @@ build/libmcount-trace.a: $(call RT_OBJS,a)
 # build/ARCH/: $(call rt_cross,ARCH,TRIPLE).  make rt-ARCH builds it.
 define rt_cross
 $(1)_CC ?= $(2)-gcc-12
-$(1)_RT_LIBS := $(if $(3),,build/$(1)/libmcount-trace.so) build/$(1)/libmcount-trace.a
-RT_CROSS_LIBS += $$($(1)_RT_LIBS)
+RT_CROSS_LIBS += build/$(1)/libmcount-trace.so build/$(1)/libmcount-trace.a
 RT_CROSS_ARCHS += $(1)
-rt-$(1): $$($(1)_RT_LIBS)
+rt-$(1): build/$(1)/libmcount-trace.so build/$(1)/libmcount-trace.a
 build/$(1)/rt/so/%.o: rt/%.c $$(RT_HDRS)
 	$$(Q)mkdir -p $$(@D)
-	$$(Q)$$($(1)_CC) $$(RT_CFLAGS) -DMT_SHARED $$(call rt_archflags,$(1),$$*) -c -o $$@ $$<
+	$$(Q)$$($(1)_CC) $$(RT_CFLAGS) -DMT_SHARED $$(call rt_archflags,$(1),$$*) $$($(1)_SO_CFLAGS) -c -o $$@ $$<
 build/$(1)/rt/a/%.o: rt/%.c $$(RT_HDRS)
 	$$(Q)mkdir -p $$(@D)
 	$$(Q)$$($(1)_CC) $$(RT_CFLAGS) $$(call rt_archflags,$(1),$$*) -c -o $$@ $$<
@@ -116,7 +115,7 @@ build/$(1)/rt/%/hook-$(1).o: $(call rt_hook_s,$(1))
 build/$(1)/libmcount-trace.so: $$(patsubst rt/%.c,build/$(1)/rt/so/%.o,$$(RT_COMMON) $$(call rt_arch_c,$(1)) rt/buffer.c) \
 		build/$(1)/rt/so/hook-$(1).o
 	@$$(if $$(Q),echo "  LD      $$@")
-	$$(Q)$$($(1)_CC) -shared -Wl,-z,now -Wl,-z,noexecstack -o $$@.tmp $$^ -lpthread && mv -f $$@.tmp $$@
+	$$(Q)$$($(1)_CC) -shared -Wl,-z,now -Wl,-z,noexecstack $$($(1)_SO_LDFLAGS) -o $$@.tmp $$^ -lpthread && mv -f $$@.tmp $$@
 build/$(1)/libmcount-trace.a: $$(patsubst rt/%.c,build/$(1)/rt/a/%.o,$$(RT_COMMON) $$(call rt_arch_c,$(1)) rt/buffer.c) \
 		build/$(1)/rt/a/hook-$(1).o
 	@$$(if $$(Q),echo "  AR      $$@")
@@ -133,9 +132,11 @@ $(eval $(call rt_cross,mips64el,mips64el-linux-gnuabi64))
 $(eval $(call rt_cross,mipsel,mipsel-linux-gnu))
 $(eval $(call rt_cross,mips,mips-linux-gnu))
 $(eval $(call rt_cross,s390x,s390x-linux-gnu))
-# sparc64: the archive only (arch-sparc64.c: a shared object's PLT is
-# writable and executable there)
-$(eval $(call rt_cross,sparc64,sparc64-linux-gnu,archive-only))
+# sparc64: a shared object with no PLT, whose code the dynamic linker
+# would write (rt/noplt.h says how)
+sparc64_SO_CFLAGS := -D_GNU_SOURCE= -fno-builtin -include rt/noplt.h
+sparc64_SO_LDFLAGS := -nostartfiles -Wl,-Bsymbolic-functions
+$(eval $(call rt_cross,sparc64,sparc64-linux-gnu))
 # sh4: Debian 12's cross compiler (12.2.0-13) deletes the load and the
 # test of `if (*p)` at -O1 and above; the GCC plugin of
 # scripts/gcc-sh4-treg-off.cc turns the passes that do it off

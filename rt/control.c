@@ -776,6 +776,33 @@ int mcount_trace_set_tracer(const char *name)
 	return 0;
 }
 
+#ifdef MCOUNT_NOPLT_H
+/* Linked without the start files (noplt.h): the handle by which the C
+ * library knows this object's atfork handlers. */
+void *__dso_handle __attribute__((visibility("hidden"))) = &__dso_handle;
+
+/* The copies GCC makes by calls of its own (a structure's assignment
+ * or initialisation), which would go through the PLT: this object's
+ * own, byte by byte (no loop GCC would make a call again). */
+__attribute__((visibility("hidden"), optimize("no-tree-loop-distribute-patterns")))
+void *(memcpy)(void *restrict d, const void *restrict s, size_t n)
+{
+	unsigned char *o = d;
+	const unsigned char *i = s;
+	while (n--)
+		*o++ = *i++;
+	return d;
+}
+__attribute__((visibility("hidden"), optimize("no-tree-loop-distribute-patterns")))
+void *(memset)(void *d, int c, size_t n)
+{
+	unsigned char *o = d;
+	while (n--)
+		*o++ = (unsigned char)c;
+	return d;
+}
+#endif
+
 /* ---- exec and dlopen (the preloaded library) ---- */
 
 #ifdef MT_SHARED
