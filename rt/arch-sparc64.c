@@ -7,13 +7,13 @@
  *	call	_mcount			0x40000000 | disp30
  *	 nop				the delay slot (GCC may fill it)
  * (src/arch.c's sparc64 row: R_SPARC_WPLT30 or R_SPARC_WDISP30 on the
- * call).  The table's entry is the call, 4 bytes.  Its target must be our
- * _mcount or a function named like a hook: the library is linked into
- * the program (libmcount-trace.a), and is not built as a shared object
- * for sparc64, since the ABI's PLT is code the dynamic linker writes
- * (.plt is writable and executable in every sparc64 object that has
- * one), so a preloadable library would bring a writable and executable
- * segment.  A call through a PLT entry is refused, with that reason.
+ * call).  The table's entry is the call, 4 bytes.  Its target is our
+ * _mcount or a function named like a hook (linked in), or, preloaded,
+ * the PLT entry of _mcount: the ABI's PLT is code the dynamic linker
+ * writes when it binds an entry (plt_target; the forms are in
+ * doc/architectures.md), so .plt is writable and executable in every
+ * object that has one, and the library's shared object has none
+ * (noplt.h).
  *
  * The hook (hook-sparc64.S) needs the function's window: that the code
  * before the site made one by `save %sp, ..., %sp`.  The decoder looks
@@ -96,6 +96,77 @@ static bool saved_window(const struct mt_object *o, uintptr_t site)
 	return false;
 }
 
+static bool hook_at(const struct mt_object *o, uintptr_t t)
+{
+	if (t == (uintptr_t)mt_mcount_code)
+		return true;
+	const struct mt_sym *sym = mt_sym_at(o, t);
+	return sym && sym->addr == t && mt_is_hook_name(sym->name);
+}
+
+/* The bits [lo, lo + n) of i, and sign-extended. */
+#define BITS(i, n) ((uint64_t)(i) & ((UINT64_C(1) << (n)) - 1))
+#define SBITS(i, n) ((uintptr_t)mt_sext(BITS(i, n), n))
+
+/* Where the code of a bound PLT entry at a goes, as glibc's dynamic
+ * linker writes it (sparc64_fixup_plt, doc/architectures.md), in the
+ * first form that matches: 0 where it is none of them. */
+static uintptr_t plt_bound(uintptr_t a)
+{
+	uint32_t w0 = word(a), w1 = word(a + 4), w2 = word(a + 8);
+	if ((w0 & 0xfff80000u) == 0x30480000u)                  /* ba,a,pt %icc */
+		return a + SBITS(w0, 19) * 4;
+	if ((w0 & 0xffc00000u) == 0x30800000u)                  /* ba,a */
+		return a + SBITS(w0, 22) * 4;
+	if ((w0 & 0xffc00000u) == 0x03000000u && (w1 & 0xfffffc00u) == 0x81c06000u)
+		return (uintptr_t)BITS(w0, 22) << 10 | BITS(w1, 10);    /* sethi %hi(v), %g1; jmp %g1 + %lo(v) */
+	if (w0 == 0x8210000fu && (w1 & CALL_MASK) == CALL_OP && w2 == 0x9e100001u)
+		return call_target(a + 4, w1);                  /* mov %o7, %g1; call v; mov %g1, %o7 */
+	if ((w0 & 0xffc00000u) == 0x03000000u && (w1 & 0xffc00000u) == 0x0b000000u) {
+		/* sethi %hh(v), %g1; sethi %lm(v), %g5; [or %g1, %hm(v), %g1;]
+		 * or %g5, %lo(v), %g5 (either order with the sllx); sllx %g1,
+		 * 32, %g1; jmp %g1 + %g5 */
+		uint64_t hi = BITS(w0, 22) << 10, lo = BITS(w1, 22) << 10;
+		uint32_t w3 = word(a + 12), w4 = word(a + 16), w5 = word(a + 20);
+		if ((w2 & 0xfffffc00u) == 0x82106000u && (w3 & 0xfffffc00u) == 0x8a116000u &&
+		    w4 == 0x83287020u && w5 == 0x81c04005u)
+			return (uintptr_t)((hi | BITS(w2, 10)) << 32 | lo | BITS(w3, 10));
+		if (w2 == 0x83287020u && (w3 & 0xfffffc00u) == 0x8a116000u && w4 == 0x81c04005u)
+			return (uintptr_t)(hi << 32 | lo | BITS(w3, 10));
+	}
+	return 0;
+}
+
+/* A call's target t in the PLT: an entry whose R_SPARC_JMP_SLOT is a
+ * hook's (elf.c's hook slots), and whose code, where the dynamic linker
+ * has bound it, goes to a hook.  An ordinary entry's relocation is at
+ * the entry; the code is bound from the entry (BIND_NOW) or from its
+ * second word (lazily: the first is ld's sethi, and an unbound entry's
+ * second is ld's b,a %xcc to PLT1).  An entry from the 32768th on is
+ * code that jumps by a word of its own (ld's large entries), whose
+ * relocation is at that word: nothing else is written there. */
+static const char *plt_target(const struct mt_object *o, uintptr_t t)
+{
+	if ((t & 3) || !mt_in_exec(o, t + 28))
+		return "a call into the PLT, not at an entry";
+	if (word(t) == 0x8a10000fu && word(t + 4) == 0x40000002u && word(t + 8) == SPARC_NOP &&
+	    (word(t + 12) & 0xffffe000u) == 0xc25be000u && word(t + 16) == 0x83c3c001u &&
+	    word(t + 20) == 0x9e100005u)
+		return mt_is_hook_slot(o, t + 4 + SBITS(word(t + 12), 13)) ? NULL
+			: "a call through a PLT entry that is not the hook's";
+	if (!mt_is_hook_slot(o, t))
+		return "a call through a PLT entry that is not the hook's";
+	uintptr_t to = plt_bound(t);
+	if (!to && (word(t) & 0xffc00000u) == 0x03000000u) {
+		if ((word(t + 4) & 0xfff80000u) == 0x30680000u)  /* b,a %xcc: not bound yet */
+			return NULL;
+		to = plt_bound(t + 4);
+	}
+	if (!to)
+		return "a call through a PLT entry of a form not known";
+	return hook_at(o, to) ? NULL : "a call through the hook's PLT entry, bound to another function";
+}
+
 static const char *sparc64_decode(struct mt_site *s, const struct mt_object *o)
 {
 	if (s->addr & 3)
@@ -112,12 +183,12 @@ static const char *sparc64_decode(struct mt_site *s, const struct mt_object *o)
 	s->len = 4;
 	s->target = call_target(s->addr, i);
 	memcpy(s->orig, (const void *)s->addr, 4);
-	if (s->target != (uintptr_t)mt_mcount_code) {
-		const struct mt_sym *sym = mt_sym_at(o, s->target);
-		if (!sym || sym->addr != s->target || !mt_is_hook_name(sym->name))
-			return mt_in_plt(o, s->target)
-				? "a call through a PLT entry (sparc64: the library is linked in, never preloaded)"
-				: "a call to something other than the hook";
+	if (!hook_at(o, s->target)) {
+		if (!mt_in_plt(o, s->target))
+			return "a call to something other than the hook";
+		const char *why = plt_target(o, s->target);
+		if (why)
+			return why;
 	}
 	if (!saved_window(o, s->addr))
 		return "a call with no save before it (the hook needs the function's register window)";

@@ -5,14 +5,15 @@
  * if its code ran as written (t/src/trace/sys/badsite.c prints them).
  * An entry points at the call, as the tables do:
  *   bad_local   save; call of a function that is no hook
- *   bad_stub    a call of _mcount with no save before it (a leaf that
- *               keeps its return address in %g1 meanwhile): the hook
- *               would take its caller's window for its own
+ *   bad_stub    a call of _mcount with no save before it (after a
+ *               leaf's return: it never runs, since a leaf has no
+ *               register the ABI keeps across a call through the PLT):
+ *               the hook would take its caller's window for its own
  *   bad_next    a nop (another tool's, or the library's own off state,
  *               which it never wrote here)
  *   bad_word    no call at all
+ *   bad_more1   save; call of another function's PLT entry (getpid's)
  * Assembled as it is (not through mcount-cc). */
-	.register %g2, #scratch
 	.text
 
 	.type	ret_one, #function
@@ -39,13 +40,11 @@ bad_local_site:
 	.type	bad_stub, #function
 	.align	4
 bad_stub:
-	mov	%o7, %g2
+	retl
+	 mov	43, %o0
 bad_stub_site:
 	call	_mcount
 	 nop
-	mov	%g2, %o7
-	retl
-	 mov	43, %o0
 	.size	bad_stub, .-bad_stub
 
 	.globl	bad_next
@@ -72,10 +71,24 @@ bad_word_site:
 	 restore
 	.size	bad_word, .-bad_word
 
+	.globl	bad_more1
+	.type	bad_more1, #function
+	.align	4
+bad_more1:
+	save	%sp, -176, %sp
+bad_more1_site:
+	call	getpid
+	 nop
+	mov	46, %i0
+	ret
+	 restore
+	.size	bad_more1, .-bad_more1
+
 	.section __mcount_loc, "aw", @progbits
 	.align	8
 	.xword	bad_local_site
 	.xword	bad_stub_site
 	.xword	bad_next_site
 	.xword	bad_word_site
+	.xword	bad_more1_site
 	.section .note.GNU-stack, "", @progbits
