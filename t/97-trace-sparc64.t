@@ -1,28 +1,33 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
-# libmcount-trace on sparc64 (build/sparc64/libmcount-trace.a), under
-# full-system emulation: a kernel built from Debian's linux-source-6.1
-# for qemu-system-sparc64's sun4u machine (scripts/build-kernel sparc64:
-# Debian 12 ships no sparc64 kernel).  The library is an archive only,
-# linked into every traced program (rt/arch-sparc64.c says why: any
-# sparc64 shared object with a PLT has a writable and executable
-# segment), so every job of t/lib/SysTrace.pm links it in (sys_start's
-# linked).
+# libmcount-trace on sparc64 (build/sparc64/), under full-system
+# emulation: a kernel built from Debian's linux-source-6.1 for
+# qemu-system-sparc64's sun4u machine (scripts/build-kernel sparc64:
+# Debian 12 ships no sparc64 kernel), one CPU.
 #
+#  - The shared library has no PLT (rt/noplt.h), so no LOAD segment both
+#    writable and executable: sparc64's PLT is code the dynamic linker
+#    writes.
 #  - The machine runs code changed through /proc/self/mem, as the tracer
 #    changes it (t/src/trace/sys/smc.c); qemu-sparc64 does not.
 #  - A dynamically linked sparc64 program runs in the guest as under
 #    qemu-sparc64 with the cross C library.
-#  - The -finstrument-functions oracle: oracle.c built through mcount-cc
-#    and linked with the library, PIE, non-PIE and -static, switched on
-#    live from main by the C API: the trace is the enter log, event for
-#    event; with no filter, no event.  objdump shows every site as
-#    `call _mcount` after the function's save.
-#  - A stripped program: its sites found without a symbol.
+#  - The -finstrument-functions oracle: oracle.c built through mcount-cc,
+#    preloaded (its sites call the PLT entry of _mcount, which the
+#    dynamic linker binds to the library's, lazily (PIE) or at once
+#    (non-PIE, LD_BIND_NOW)) or linked
+#    in (PIE, non-PIE and -static, switched on live from main by the C
+#    API): the trace is the enter log, event for event; with no filter,
+#    no event.  objdump shows every site as `call _mcount` (or its PLT
+#    entry) after the function's save.
+#  - A stripped program: its sites and the PLT entry found without a
+#    symbol.
 #  - Table entries that are no calls to the hook
 #    (t/src/trace/sparc64/badsite.S), among them a call of _mcount with
-#    no save before it: each refused with a message, never written.
-#  - Live switching under load (t/src/trace/toggle.c): each site one
+#    no save before it and a call through another function's PLT entry:
+#    each refused with a message, never written.
+#  - Live switching under load (t/src/trace/toggle.c), -static and with
+#    the shared library: each site one
 #    aligned word (call <-> nop); no crash, every event well formed,
 #    events after each enable, none after each disable; the program's
 #    own SIGTRAP and SIGSEGV handlers get their signals.
@@ -49,22 +54,24 @@ my ($CC, $CXX, $SYSROOT) = @{ $SYS{sparc64} }{qw(cc cxx sysroot)};
 my $QEMU_USER = 'qemu-sparc64';
 my $OBJDUMP = 'sparc64-linux-gnu-objdump';
 my $LIB = "$TOP/build/sparc64";
-my $dir = sys_start('sparc64', lib => $LIB, linked => 1, tools => [[$QEMU_USER, 'qemu-user'],
+my $dir = sys_start('sparc64', lib => $LIB, tools => [[$QEMU_USER, 'qemu-user'],
     [$OBJDUMP, 'binutils-sparc64-linux-gnu'], [$CXX, 'g++-12-sparc64-linux-gnu']]);
 
 # ---- builds ----
 must($CC, '-O2', static_ldflags(), '-o', "$dir/smc", "$TSRC/sys/smc.c");
 my %files = ('/smc' => "$dir/smc");
-# name, compile flags, link flags, 'a' (linked in); each also under
+# name, compile flags, link flags, 'so' or 'a'; each also under
 # function_graph
-my @variants = (['pie-linked', [], [], 'a'], ['nopie-linked', ['-fno-pie'], ['-no-pie'], 'a'],
+my @variants = (['pie-preloaded', [], [], 'so'], ['nopie-preloaded', ['-fno-pie'], ['-no-pie'], 'so',
+    { LD_BIND_NOW => 1 }], ['pie-linked', [], [], 'a'], ['nopie-linked', ['-fno-pie'], ['-no-pie'], 'a'],
     ['static-linked', [], ['-static'], 'a']);
 my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $dir, files => \%files),
     oracle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, variants => \@variants, graph => 1),
     hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files),
     toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files),
+    toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
     badsite_job(cc => $CC, dir => $dir, files => \%files, asm => "$TSRC/sparc64/badsite.S"),
-    stripped_job(dir => $dir, files => \%files, strip => 'sparc64-linux-gnu-strip', from => 'pie-linked'));
+    stripped_job(dir => $dir, files => \%files, strip => 'sparc64-linux-gnu-strip'));
 push @jobs, args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
     args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0']);
 push @jobs, lua_jobs(cc => $CC, dir => $dir, files => \%files, name => 'lua');
@@ -78,10 +85,12 @@ my ($uout) = machine_checks($r, dir => $dir, qemu_user => $QEMU_USER, sysroot =>
     ldso => ($SYS{sparc64}{interp_dir} // 'lib') . "/$SYS{sparc64}{ldso}");
 
 # ---- the tracer: the oracle ----
-# objdump's view of each variant's calls to the hook: `call _mcount`,
-# with the function's save before it (no return in between).
+# objdump's view of each variant's calls to the hook: `call _mcount`
+# (preloaded: its PLT entry), with the function's save before it (no
+# return in between).
 for my $v (@variants) {
-    my ($name) = @$v;
+    my ($name, undef, undef, $mode) = @$v;
+    my $to = $mode eq 'so' ? '_mcount@plt' : '_mcount';
     my ($dst, $dis) = run_cmd([$OBJDUMP, '-d', "$dir/$name"]);
     my (%form, $saved);
     for (split /\n/, $dis) {
@@ -90,13 +99,20 @@ for my $v (@variants) {
         my ($op, $rest) = ($1, $2);
         $saved = 1 if $op eq 'save' && $rest =~ /\A%sp, \S+, %sp\z/;
         $saved = 0 if $op eq 'ret' || $op eq 'retl' || $op eq 'return';
-        $form{ $saved ? 'save; call _mcount' : 'call _mcount, no save' }++ if $op eq 'call' && $rest =~ /<_mcount>/;
+        $form{ $saved ? "save; call $1" : "call $1, no save" }++ if $op eq 'call' && $rest =~ /<(_mcount(?:\@plt)?)>/;
     }
-    ok($form{'save; call _mcount'} && $form{'save; call _mcount'} >= 8 && keys %form == 1,
-        "$name: objdump shows its sites as save; call _mcount ("
+    ok($form{"save; call $to"} && $form{"save; call $to"} >= 8 && keys %form == 1,
+        "$name: objdump shows its sites as save; call $to ("
         . join(', ', map { "$_ $form{$_}" } sort keys %form) . ')');
 }
 oracle_checks($r, dir => $dir, variants => \@variants, want_out => $uout);
+
+# ---- the shared library: no PLT, so nothing writable and executable ----
+my ($pst, $ph) = run_cmd(['sparc64-linux-gnu-readelf', '-lSW', "$LIB/libmcount-trace.so"]);
+my @load = grep { /\A\s*LOAD\s/ } split /\n/, $ph // '';
+ok(@load >= 2 && !grep({ /\sRWE\s/ } @load), 'libmcount-trace.so: no LOAD segment writable and executable ('
+    . scalar(@load) . ' LOAD segments)');
+unlike($ph, qr/\s\.plt\s/, 'libmcount-trace.so: no .plt (rt/noplt.h)');
 
 # ---- a stripped program ----
 stripped_checks($r, dir => $dir, want_out => $uout);
@@ -104,7 +120,8 @@ stripped_checks($r, dir => $dir, want_out => $uout);
 # ---- entries that are no calls to the hook: refused, never written ----
 badsite_checks($r, refused => [['bad_local', 'a call to something other than the hook'],
     ['bad_stub', "a call with no save before it (the hook needs the function's register window)"],
-    ['bad_next', 'a NOP already (another tool changed it)'], ['bad_word', 'not a call instruction']]);
+    ['bad_next', 'a NOP already (another tool changed it)'], ['bad_word', 'not a call instruction'],
+    ['bad_more1', "a call through a PLT entry that is not the hook's"]]);
 
 # ---- function_graph: every function with a site has its window ----
 graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $uout);
@@ -112,6 +129,7 @@ hazards_checks($r, dir => $dir);
 
 # ---- live switching, one word a site ----
 toggle_checks($r, dir => $dir);
+toggle_checks($r, dir => $dir, name => 'toggle-so');
 
 # ---- function events ----
 args_checks($r, dir => $dir, name => 'args', dwarf => 1);

@@ -113,10 +113,8 @@ sub elf_arch {
 }
 
 # The architectures libmcount-trace is built for (make rt-ARCH).
-my %TRACE_ARCH = map { ($_ => 1) } qw(x86_64 i386 aarch64 arm riscv64 ppc64le ppc64 ppc mips64el mipsel mips s390x);
-# Architectures whose library is an archive only, linked into the
-# program: why it is not preloaded (rt/arch-*.c).
-my %TRACE_LINKED = (sparc64 => 'any sparc64 shared object with a PLT has a writable and executable segment');
+my %TRACE_ARCH = map { ($_ => 1) } qw(x86_64 i386 aarch64 arm riscv64 ppc64le ppc64 ppc mips64el mipsel mips s390x
+    sparc64);
 
 # The tracing library for PROGRAM (a path): trace_lib_path's, or where
 # the program is of another architecture than that one, the library
@@ -129,9 +127,6 @@ sub trace_lib_for {
     my $want = elf_arch($prog);
     my $have = elf_arch($lib);
     return ($lib, undef) if !defined $want || !defined $have || $want eq $have;
-    return (undef, "$prog: a program for $want, for which libmcount-trace is only linked in, never preloaded "
-        . "($TRACE_LINKED{$want}): link it with libmcount-trace.a and run it itself")
-        if $TRACE_LINKED{$want};
     return (undef, "$prog: a program for $want, which libmcount-trace is not built for")
         unless $TRACE_ARCH{$want};
     my $other = ($lib =~ s{[^/]*\z}{}r) . "$want/libmcount-trace.so";

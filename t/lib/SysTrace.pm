@@ -46,22 +46,18 @@ our @EXPORT_OK = qw(sys_start boot_checks machine_checks mcc_cc json_of read_cyg
     badsite_checks stripped_job stripped_checks);
 
 # sys_start(ARCH, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
-# its package]...], linked => 1) -> a temporary directory.  What is
-# missing to test the tracer on ARCH fails the test file, named, and
-# ends it (no skip); the tracer's and mcount-cc's variables are cleared.
-# linked: the architecture's library is an archive only (sparc64): every
-# job that would preload it links it in instead (preload, linked).
+# its package]...]) -> a temporary directory.  What is missing to test
+# the tracer on ARCH fails the test file, named, and ends it (no skip);
+# the tracer's and mcount-cc's variables are cleared.
 my $ARCH;    # the system sys_start named
-my $LINK;    # the archive every traced program links, where linked
 
 sub sys_start {
     my ($arch, %o) = @_;
     $ARCH = $arch;
     my @m = grep { $_ ne '' } sys_missing($arch);
     push @m, map { "$_->[0] ($_->[1])" } grep { !have($_->[0]) } @{ $o{tools} // [] };
-    $LINK = $o{linked} ? "$o{lib}/libmcount-trace.a" : undef;
-    push @m, "$o{lib}/libmcount-trace" . ($LINK ? '.a' : '.so and .a') . ": run make rt-$arch"
-        unless ($LINK || -f "$o{lib}/libmcount-trace.so") && -f "$o{lib}/libmcount-trace.a";
+    push @m, "$o{lib}/libmcount-trace.so and .a: run make rt-$arch"
+        unless -f "$o{lib}/libmcount-trace.so" && -f "$o{lib}/libmcount-trace.a";
     if (@m) {
         fail(join '; ', @m);
         done_testing();
@@ -70,11 +66,6 @@ sub sys_start {
     delete $ENV{$_} for grep { /^(MCOUNT_TRACE_|MCOUNT_CC_)/ } keys %ENV;
     return tmpdir();
 }
-
-# The environment that preloads the library, and what a traced
-# program's link adds: one or the other (sys_start's linked).
-sub preload { return $LINK ? () : (LD_PRELOAD => '/lib/mt/libmcount-trace.so') }
-sub linked { return $LINK ? ($LINK) : () }
 
 # static_ldflags() -> the flags that link a static program for the
 # system: '-static', and where the machine may run stale code
@@ -164,7 +155,7 @@ sub oracle_jobs {
     must($cc, '-O2', '-c', "$TSRC/cyg.c", '-o', "$dir/cyg.o");
     must($cc, '-O2', '-c', "$TSRC/cyg_graph.c", '-o', "$dir/cygg.o");
     $files->{'/plain'} = "$dir/plain";
-    $files->{'/lib/mt/libmcount-trace.so'} = "$o{lib}/libmcount-trace.so" unless $LINK;
+    $files->{'/lib/mt/libmcount-trace.so'} = "$o{lib}/libmcount-trace.so";
     my @jobs = ({ name => 'plain', argv => ['/plain', 3] });
     for my $v (@{ $o{variants} }) {
         my ($name, $cf, $lf, $mode, $env, $ccenv, $graph) = @$v;
@@ -295,25 +286,18 @@ sub hazards_jobs {
     my @cf = @{ $o{cflags} // [] };
     mcc_cc($cc, "$dir/hazards.o", '-O2', '-finstrument-functions', @cf, '-c', "$TSRC/hazards.c");
     my @lf = @{ $o{ldflags} // [] };
-    mcc_cc($cc, "$dir/hazards", "$dir/hazards.o", "$dir/cygg.o", linked(), @lf, '-lpthread');
+    mcc_cc($cc, "$dir/hazards", "$dir/hazards.o", "$dir/cygg.o", @lf, '-lpthread');
     must($cc, '-O2', '-o', "$dir/hazards-plain", "$TSRC/hazards.c", '-lpthread');
     mcc_cc($cxx, "$dir/unwind.o", '-O2', '-finstrument-functions', @cf, '-c', "$TSRC/unwind.cc");
-    mcc_cc($cxx, "$dir/unwind", "$dir/unwind.o", "$dir/cygg.o", linked(), @lf);
-    my %genv = %GRAPH_ENV;
-    delete $genv{LD_PRELOAD} if $LINK;
+    mcc_cc($cxx, "$dir/unwind", "$dir/unwind.o", "$dir/cygg.o", @lf);
     must($cxx, '-O2', '-o', "$dir/unwind-plain", "$TSRC/unwind.cc");
     $o{files}{"/$_"} = "$dir/$_" for qw(hazards hazards-plain unwind unwind-plain);
     return ({ name => 'hazards-plain', argv => ['/hazards-plain'] },
-        { name => 'hazards', argv => ['/hazards'], env => { %genv, CYG_LOG => '/tmp/hazards.cyg',
+        { name => 'hazards', argv => ['/hazards'], env => { %GRAPH_ENV, CYG_LOG => '/tmp/hazards.cyg',
             MCOUNT_TRACE_OUTPUT => '/tmp/hazards.json' }, files => ['/tmp/hazards.cyg', '/tmp/hazards.json*'] },
         { name => 'unwind-plain', argv => ['/unwind-plain'] },
-        { name => 'unwind', argv => ['/unwind'], env => { %genv, CYG_LOG => '/tmp/unwind.cyg',
-            MCOUNT_TRACE_OUTPUT => '/tmp/unwind.json' }, files => ['/tmp/unwind.cyg', '/tmp/unwind.json'] },
-        # linked in, the unwinder is not wrapped: the function tracer,
-        # which hijacks no frame
-        $LINK ? { name => 'unwind-func', argv => ['/unwind'], env => { %genv, MCOUNT_TRACE_TRACER => 'function',
-            CYG_LOG => '/tmp/unwind-func.cyg', MCOUNT_TRACE_OUTPUT => '/tmp/unwind-func.json' },
-            files => ['/tmp/unwind-func.cyg', '/tmp/unwind-func.json'] } : ());
+        { name => 'unwind', argv => ['/unwind'], env => { %GRAPH_ENV, CYG_LOG => '/tmp/unwind.cyg',
+            MCOUNT_TRACE_OUTPUT => '/tmp/unwind.json' }, files => ['/tmp/unwind.cyg', '/tmp/unwind.json'] });
 }
 
 # hazards_checks($r, dir => TMP, noexit => [the functions of both
@@ -334,16 +318,8 @@ sub hazards_checks {
     if ($f->{'/tmp/hazards.cyg'}) {
         my $ev = graph_compare('hazards', "$dir/hazards", $f->{'/tmp/hazards.cyg'}, \@traces, 0);
         noexit_is('hazards', $ev, $o{noexit});
-        if ($LINK) {
-            # linked in, pthread_exit is not wrapped (mcount-trace(1)):
-            # the frames it leaves are not marked
-            (my $want = $HAZARDS_UNWOUND) =~ s/exit_deep=\d+ exiter=\d+/exit_deep=0 exiter=0/;
-            is(hazards_unwound($ev), $want, 'hazards: frames left by longjmp and siglongjmp marked unwound '
-                . '(linked in: not those pthread_exit leaves, as mcount-trace(1) says)');
-        } else {
-            is(hazards_unwound($ev), $HAZARDS_UNWOUND,
-                'hazards: frames left by longjmp, siglongjmp and pthread_exit marked unwound');
-        }
+        is(hazards_unwound($ev), $HAZARDS_UNWOUND,
+            'hazards: frames left by longjmp, siglongjmp and pthread_exit marked unwound');
     } else {
         fail('hazards: no enter and exit log');
     }
@@ -351,7 +327,6 @@ sub hazards_checks {
     $p = $r->{'unwind-plain'} // {};
     $j = $r->{unwind} // {};
     like($p->{stdout} // '', qr/\S/, 'unwind.cc, plain build: it prints what it computed');
-    return unwind_linked_checks($r, $dir, $p) if $LINK;
     is($j->{status}, 0, 'unwind.cc: exits 0 under function_graph (no std::terminate)') or diag $j->{stderr};
     is($j->{stderr}, '', 'unwind.cc: the library says nothing');
     is($j->{stdout}, $p->{stdout}, 'unwind.cc: the output of the plain build');
@@ -366,37 +341,15 @@ sub hazards_checks {
     }
 }
 
-# Linked in (sys_start's linked), unwind.cc: under function_graph the
-# first exception through a hijacked frame ends in std::terminate, as
-# mcount-trace(1) says of a library linked in; under the function
-# tracer it runs as the plain build, an event for each function entered
-# (its enter and exit log's entries).
-sub unwind_linked_checks {
-    my ($r, $dir, $p) = @_;
-    my $j = $r->{unwind} // {};
-    is($j->{status}, 6, 'unwind.cc, linked in: function_graph ends a C++ exception through a hijacked frame '
-        . 'in std::terminate (SIGABRT), as mcount-trace(1) says');
-    like($j->{stderr} // '', qr/\Aterminate called after throwing/, 'unwind.cc: std::terminate says so');
-    $j = $r->{'unwind-func'} // {};
-    is($j->{status}, 0, 'unwind.cc: exits 0 under the function tracer') or diag $j->{stderr};
-    is($j->{stderr}, '', 'unwind.cc, function tracer: the library says nothing');
-    is($j->{stdout}, $p->{stdout}, 'unwind.cc, function tracer: the output of the plain build');
-    my ($ev, $errs) = json_of($dir, $j->{files}{'/tmp/unwind-func.json'});
-    is_deeply($errs, [], 'unwind.cc, function tracer: every trace line is a well-formed event');
-    my $entries = () = ($j->{files}{'/tmp/unwind-func.cyg'} // '') =~ /^> /mg;
-    cmp_ok($entries, '>', 20, "unwind.cc, function tracer: its log has $entries entries");
-    is(scalar(grep { defined $_->{func} } @$ev), $entries, 'unwind.cc, function tracer: an event for each');
-}
-
 # badsite_job(cc => CC, dir => TMP, files => \%files, asm => an
 # architecture's badsite.S) -> a job: t/src/trace/sys/badsite.c and the
 # functions of badsite.S, whose table entries are no calls to the hook,
 # preloaded with no filter: a site taken would become a NOP and stay one.
 sub badsite_job {
     my (%o) = @_;
-    must($o{cc}, '-O2', '-o', "$o{dir}/badsite", "$TSRC/sys/badsite.c", $o{asm}, linked());
+    must($o{cc}, '-O2', '-o', "$o{dir}/badsite", "$TSRC/sys/badsite.c", $o{asm});
     $o{files}{'/badsite'} = "$o{dir}/badsite";
-    return { name => 'badsite', argv => ['/badsite'], env => { preload(),
+    return { name => 'badsite', argv => ['/badsite'], env => { LD_PRELOAD => '/lib/mt/libmcount-trace.so',
         MCOUNT_TRACE_OUTPUT => '/tmp/badsite.txt' } };
 }
 
@@ -424,7 +377,7 @@ sub stripped_job {
     my (%o) = @_;
     must($o{strip}, '--strip-all', '-o', "$o{dir}/stripped", "$o{dir}/" . ($o{from} // 'pie-preloaded'));
     $o{files}{'/stripped'} = "$o{dir}/stripped";
-    return { name => 'stripped', argv => ['/stripped', 3], env => { preload(),
+    return { name => 'stripped', argv => ['/stripped', 3], env => { LD_PRELOAD => '/lib/mt/libmcount-trace.so',
         MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_DIR => '/tmp/ctl',
         CYG_LOG => '/tmp/stripped.cyg', MCOUNT_TRACE_OUTPUT => '/tmp/stripped.json' },
         files => ['/tmp/stripped.cyg', '/tmp/stripped.json'] };
@@ -467,14 +420,14 @@ sub args_jobs {
     my @cf = @{ $o{cflags} // [] };
     must($cc, '-O2', @cf, @{ $o{ldflags} // [] }, '-o', "$dir/$name-plain", "$TSRC/args.c");
     mcc_cc($cc, "$dir/$name.o", '-O2', @cf, '-c', "$TSRC/args.c");
-    mcc_cc($cc, "$dir/$name", "$dir/$name.o", linked(), @{ $o{ldflags} // [] });
+    mcc_cc($cc, "$dir/$name", "$dir/$name.o", @{ $o{ldflags} // [] });
     $o{files}{"/$_"} = "$dir/$_" for $name, "$name-plain";
     my $job = sub {
         my ($jn, $prog, %env) = @_;
         return { name => $jn, argv => ["/$prog", 11, "/tmp/$jn.log", 40], env => \%env,
             files => ["/tmp/$jn.log", "/tmp/$jn.out"] };
     };
-    my %ev = (preload(), MCOUNT_TRACE_EVENTS => join(';', @ARGS_PROTO),
+    my %ev = (LD_PRELOAD => '/lib/mt/libmcount-trace.so', MCOUNT_TRACE_EVENTS => join(';', @ARGS_PROTO),
         MCOUNT_TRACE_DIR => '/tmp/ctl');
     my @dwarf = $o{dwarf} ? (['dwarf', MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_EVENTS => join(';', sort keys %ARGS_NAMES)])
         : ();
@@ -554,11 +507,11 @@ sub lua_jobs {
     }
     # linked through mcount-cc too: a relaxing link (riscv64's default)
     # would move code under the per-object tables
-    mcc_cc($cc, "$dir/$name", @o, linked(), '-lm', @{ $o{ldflags} // [] });
+    mcc_cc($cc, "$dir/$name", @o, '-lm', @{ $o{ldflags} // [] });
     spit("$dir/$name.lua", $LUA_SCRIPT);
     $o{files}{"/$name"} = "$dir/$name";
     $o{files}{'/script.lua'} = "$dir/$name.lua";
-    my %pre = (preload(), MCOUNT_TRACE_FILTER => '*',
+    my %pre = (LD_PRELOAD => '/lib/mt/libmcount-trace.so', MCOUNT_TRACE_FILTER => '*',
         MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_BUFFER => 1 << 20, MCOUNT_TRACE_DIR => '/tmp/ctl');
     return ({ name => "$name-plain", argv => ["/$name", '/script.lua'] },
         map { { name => "$name-$_->[0]", argv => ["/$name", '/script.lua'],
