@@ -68,8 +68,7 @@ static bool hook_target(const struct mt_object *o, uintptr_t t, int depth)
 {
 	if (t == (uintptr_t)_mcount)
 		return true;
-	const struct mt_sym *sym = mt_sym_at(o, t);
-	if (sym && sym->addr == t && mt_is_hook_name(sym->name))
+	if (mt_is_hook_sym(o, t))
 		return true;
 	if ((t & 3) || !mt_in_exec(o, t) || !mt_in_exec(o, t + 15))
 		return false;

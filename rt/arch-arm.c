@@ -91,8 +91,7 @@ static bool hook_target(const struct mt_object *o, uintptr_t t)
 	uintptr_t a = t & ~(uintptr_t)1;
 	if (a == ((uintptr_t)__gnu_mcount_nc & ~(uintptr_t)1))
 		return true;
-	const struct mt_sym *sym = mt_sym_at(o, a);
-	if (sym && sym->addr == a && mt_is_hook_name(sym->name))
+	if (mt_is_hook_sym(o, a))
 		return true;
 	/* A Thumb caller's way into an ARM PLT entry: bx pc; nop. */
 	if ((t & 1) && mt_in_plt(o, a) && mt_in_exec(o, a + 3) && mt_code16(a) == 0x4778 &&

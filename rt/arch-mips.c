@@ -123,10 +123,7 @@ extern void _mcount(void);
 
 static bool hook_at(const struct mt_object *o, uintptr_t t)
 {
-	if (t == (uintptr_t)_mcount)
-		return true;
-	const struct mt_sym *sym = mt_sym_at(o, t);
-	return sym && sym->addr == t && mt_is_hook_name(sym->name);
+	return t == (uintptr_t)_mcount || mt_is_hook_sym(o, t);
 }
 
 /* A GOT slot of the hook that the dynamic linker has not bound yet (the

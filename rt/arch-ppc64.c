@@ -221,8 +221,7 @@ static uintptr_t site_toc(const struct mt_object *o, uintptr_t site)
  * its code's address). */
 static bool hook_symbol(const struct mt_object *o, uintptr_t t)
 {
-	const struct mt_sym *sym = mt_sym_at(o, t);
-	return sym && sym->addr == t && mt_is_hook_name(sym->name);
+	return mt_is_hook_sym(o, t);
 }
 
 /* A PLT call stub at t (the forms above), reached from a function whose

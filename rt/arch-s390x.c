@@ -77,8 +77,7 @@ static bool hook_target(const struct mt_object *o, uintptr_t t)
 {
 	if (t == (uintptr_t)_mcount || t == (uintptr_t)__fentry__)
 		return true;
-	const struct mt_sym *sym = mt_sym_at(o, t);
-	if (sym && sym->addr == t && mt_is_hook_name(sym->name))
+	if (mt_is_hook_sym(o, t))
 		return true;
 	if ((t & 1) || !mt_in_plt(o, t) || !mt_in_exec(o, t + 13))
 		return false;

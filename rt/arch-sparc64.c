@@ -98,10 +98,7 @@ static bool saved_window(const struct mt_object *o, uintptr_t site)
 
 static bool hook_at(const struct mt_object *o, uintptr_t t)
 {
-	if (t == (uintptr_t)mt_mcount_code)
-		return true;
-	const struct mt_sym *sym = mt_sym_at(o, t);
-	return sym && sym->addr == t && mt_is_hook_name(sym->name);
+	return t == (uintptr_t)mt_mcount_code || mt_is_hook_sym(o, t);
 }
 
 /* The bits [lo, lo + n) of i, and sign-extended. */

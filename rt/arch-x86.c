@@ -103,8 +103,7 @@ static bool hook_target(const struct mt_object *o, uintptr_t t)
 {
 	if (t == (uintptr_t)__fentry__ || t == (uintptr_t)mcount || t == (uintptr_t)_mcount)
 		return true;
-	const struct mt_sym *sym = mt_sym_at(o, t);
-	if (sym && sym->addr == t && mt_is_hook_name(sym->name))
+	if (mt_is_hook_sym(o, t))
 		return true;
 	if (!mt_in_plt(o, t) || !mt_in_exec(o, t))
 		return false;

@@ -43,6 +43,12 @@ bool mt_is_hook_name(const char *name)
 	return false;
 }
 
+bool mt_is_hook_sym(const struct mt_object *o, uintptr_t t)
+{
+	const struct mt_sym *sym = mt_sym_at(o, t);
+	return sym && sym->addr == t && mt_is_hook_name(sym->name);
+}
+
 bool mt_in_exec(const struct mt_object *o, uintptr_t a)
 {
 	for (unsigned i = 0; i < o->nexec; i++)

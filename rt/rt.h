@@ -390,6 +390,8 @@ MT_HIDDEN const struct mt_sym *mt_sym_at(const struct mt_object *o, uintptr_t ad
 MT_HIDDEN uintptr_t mt_prologue_of(const struct mt_object *o, uintptr_t site, uintptr_t align);
 MT_HIDDEN bool mt_in_exec(const struct mt_object *o, uintptr_t addr);
 MT_HIDDEN bool mt_is_hook_name(const char *name);
+/* A function named like a hook starts at t (its symbol's value). */
+MT_HIDDEN bool mt_is_hook_sym(const struct mt_object *o, uintptr_t t);
 MT_HIDDEN bool mt_in_plt(const struct mt_object *o, uintptr_t addr);
 /* A GOT slot the dynamic linker fills with a hook; with
  * mt_arch.hook_callee. */
