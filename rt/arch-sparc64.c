@@ -60,12 +60,6 @@
 
 MT_HIDDEN extern void mt_mcount_code(void);   /* _mcount (hook-sparc64.S) */
 
-/* The instruction at a (big-endian, as the processor is). */
-static uint32_t word(uintptr_t a)
-{
-	return mt_code32(a);
-}
-
 static uintptr_t call_target(uintptr_t at, uint32_t i)
 {
 	return at + (uintptr_t)(mt_sext(i & 0x3fffffffu, 30) * 4);
@@ -87,7 +81,7 @@ static bool saved_window(const struct mt_object *o, uintptr_t site)
 		uintptr_t a = site - (uintptr_t)n * 4;
 		if (a < lo || !mt_in_exec(o, a))
 			return false;
-		uint32_t i = word(a);
+		uint32_t i = mt_code32(a);
 		if (is_save_sp(i))
 			return true;
 		if (i == RET_I7 || i == RETURN_I7 || i == RETL || (i & F3_MASK) == RESTORE_OP)
@@ -110,7 +104,7 @@ static bool hook_at(const struct mt_object *o, uintptr_t t)
  * first form that matches: 0 where it is none of them. */
 static uintptr_t plt_bound(uintptr_t a)
 {
-	uint32_t w0 = word(a), w1 = word(a + 4), w2 = word(a + 8);
+	uint32_t w0 = mt_code32(a), w1 = mt_code32(a + 4), w2 = mt_code32(a + 8);
 	if ((w0 & 0xfff80000u) == 0x30480000u)                  /* ba,a,pt %icc */
 		return a + SBITS(w0, 19) * 4;
 	if ((w0 & 0xffc00000u) == 0x30800000u)                  /* ba,a */
@@ -124,7 +118,7 @@ static uintptr_t plt_bound(uintptr_t a)
 		 * or %g5, %lo(v), %g5 (either order with the sllx); sllx %g1,
 		 * 32, %g1; jmp %g1 + %g5 */
 		uint64_t hi = BITS(w0, 22) << 10, lo = BITS(w1, 22) << 10;
-		uint32_t w3 = word(a + 12), w4 = word(a + 16), w5 = word(a + 20);
+		uint32_t w3 = mt_code32(a + 12), w4 = mt_code32(a + 16), w5 = mt_code32(a + 20);
 		if ((w2 & 0xfffffc00u) == 0x82106000u && (w3 & 0xfffffc00u) == 0x8a116000u &&
 		    w4 == 0x83287020u && w5 == 0x81c04005u)
 			return (uintptr_t)((hi | BITS(w2, 10)) << 32 | lo | BITS(w3, 10));
@@ -146,16 +140,16 @@ static const char *plt_target(const struct mt_object *o, uintptr_t t)
 {
 	if ((t & 3) || !mt_in_exec(o, t + 28))
 		return "a call into the PLT, not at an entry";
-	if (word(t) == 0x8a10000fu && word(t + 4) == 0x40000002u && word(t + 8) == SPARC_NOP &&
-	    (word(t + 12) & 0xffffe000u) == 0xc25be000u && word(t + 16) == 0x83c3c001u &&
-	    word(t + 20) == 0x9e100005u)
-		return mt_is_hook_slot(o, t + 4 + SBITS(word(t + 12), 13)) ? NULL
+	if (mt_code32(t) == 0x8a10000fu && mt_code32(t + 4) == 0x40000002u && mt_code32(t + 8) == SPARC_NOP &&
+	    (mt_code32(t + 12) & 0xffffe000u) == 0xc25be000u && mt_code32(t + 16) == 0x83c3c001u &&
+	    mt_code32(t + 20) == 0x9e100005u)
+		return mt_is_hook_slot(o, t + 4 + SBITS(mt_code32(t + 12), 13)) ? NULL
 			: "a call through a PLT entry that is not the hook's";
 	if (!mt_is_hook_slot(o, t))
 		return "a call through a PLT entry that is not the hook's";
 	uintptr_t to = plt_bound(t);
-	if (!to && (word(t) & 0xffc00000u) == 0x03000000u) {
-		if ((word(t + 4) & 0xfff80000u) == 0x30680000u)  /* b,a %xcc: not bound yet */
+	if (!to && (mt_code32(t) & 0xffc00000u) == 0x03000000u) {
+		if ((mt_code32(t + 4) & 0xfff80000u) == 0x30680000u)  /* b,a %xcc: not bound yet */
 			return NULL;
 		to = plt_bound(t + 4);
 	}
@@ -170,7 +164,7 @@ static const char *sparc64_decode(struct mt_site *s, const struct mt_object *o)
 		return "not at an instruction boundary (not 4-byte aligned)";
 	if (!mt_in_exec(o, s->addr) || !mt_in_exec(o, s->addr + 7))
 		return "not in the object's code";
-	uint32_t i = word(s->addr);
+	uint32_t i = mt_code32(s->addr);
 	if (i == SPARC_NOP)
 		return "a NOP already (another tool changed it)";
 	if ((i & F3_MASK) == TCC_OP)
