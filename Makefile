@@ -263,12 +263,11 @@ install: all
 	install -m 755 $(HELPER) $(DESTDIR)$(PKGDIR)/libexec/mcount-scan
 	$(if $(RT_BUILT),install -m 644 $(RT_BUILT) rt/mcount-trace.h $(DESTDIR)$(PKGDIR)/libexec/)
 	for a in $(RT_CROSS_ARCHS); do \
-		for f in libmcount-trace.so libmcount-trace.a; do \
-			if [ -f build/$$a/$$f ]; then \
-				install -d $(DESTDIR)$(PKGDIR)/libexec/$$a && \
-				install -m 644 build/$$a/$$f $(DESTDIR)$(PKGDIR)/libexec/$$a/ || exit 1; \
-			fi; \
-		done; \
+		if [ -f build/$$a/libmcount-trace.so ]; then \
+			install -d $(DESTDIR)$(PKGDIR)/libexec/$$a && \
+			install -m 644 build/$$a/libmcount-trace.so build/$$a/libmcount-trace.a \
+				$(DESTDIR)$(PKGDIR)/libexec/$$a/ || exit 1; \
+		fi; \
 	done
 	install -m 644 lib/RecordMcount/*.pm $(DESTDIR)$(PKGDIR)/lib/RecordMcount/
 	for f in $(COMMANDS); do \
