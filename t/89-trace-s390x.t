@@ -60,9 +60,8 @@ use lib 't/lib';
 use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
 use QemuSystem qw(%SYS sys_boot);
-use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs badsite_job badsite_checks stripped_job
-    stripped_checks args_jobs args_checks static_ldflags lua_jobs lua_checks);
+use SysTrace qw(sys_start guest_jobs boot_checks machine_checks oracle_checks graph_checks hazards_checks
+    @HAZARDS_LIBS toggle_checks badsite_checks stripped_checks args_checks lua_checks);
 
 my ($S390XCC, $S390XCXX, $S390XSYSROOT) = @{ $SYS{s390x} }{qw(cc cxx sysroot)};
 my $QEMU_USER = 'qemu-s390x';
@@ -72,24 +71,17 @@ my $dir = sys_start('s390x', lib => $S390, tools => [[$QEMU_USER, 'qemu-user'],
     [$OBJDUMP, 'binutils-s390x-linux-gnu'], [$S390XCXX, 'g++-12-s390x-linux-gnu']]);
 
 # ---- builds ----
-must($S390XCC, '-O2', static_ldflags(), '-o', "$dir/smc", "$TSRC/sys/smc.c");
-my %files = ('/smc' => "$dir/smc");
+my %files;
 # name, compile flags, link flags, 'so' or 'a'; each also under
 # function_graph
 my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
     ['static-linked', [], ['-static'], 'a'], ['fentry-so', ['-mfentry'], [], 'so'],
     ['fentry-static', ['-mfentry'], ['-static'], 'a']);
-my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $S390XCC, dir => $dir, files => \%files),
-    oracle_jobs(cc => $S390XCC, lib => $S390, dir => $dir, files => \%files, variants => \@variants, graph => 1),
-    hazards_jobs(cc => $S390XCC, cxx => $S390XCXX, dir => $dir, files => \%files),
-    toggle_jobs(cc => $S390XCC, lib => $S390, dir => $dir, files => \%files),
-    toggle_jobs(cc => $S390XCC, lib => $S390, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
-    badsite_job(cc => $S390XCC, dir => $dir, files => \%files, asm => "$TSRC/s390x/badsite.S"),
-    stripped_job(dir => $dir, files => \%files, strip => 's390x-linux-gnu-strip'));
-# function events: args.c's arguments in r2-r6 and the caller's parameter area
-push @jobs, args_jobs(cc => $S390XCC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
-    args_jobs(cc => $S390XCC, dir => $dir, files => \%files, name => 'args-fentry', cflags => ['-mfentry']);
-push @jobs, lua_jobs(cc => $S390XCC, dir => $dir, files => \%files, name => 'lua');
+# function events: args.c's arguments in r2-r6 and the caller's parameter
+# area, with -mfentry too
+my @jobs = guest_jobs(cc => $S390XCC, cxx => $S390XCXX, lib => $S390, dir => $dir, files => \%files,
+    variants => \@variants, badsite => "$TSRC/s390x/badsite.S", strip => 's390x-linux-gnu-strip',
+    args2 => ['args-fentry', ['-mfentry']]);
 
 # ---- one boot ----
 my $r = boot_checks('', sub { sys_boot('s390x', @_) }, files => \%files, jobs => \@jobs, timeout => 600,

@@ -46,9 +46,8 @@ use lib 't/lib';
 use TestUtil qw($TOP must run_cmd slurp);
 use TraceTest qw($TSRC);
 use QemuSystem qw(%SYS sys_boot);
-use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs badsite_job badsite_checks stripped_job
-    stripped_checks args_jobs args_checks static_ldflags lua_jobs lua_checks);
+use SysTrace qw(sys_start guest_jobs boot_checks machine_checks oracle_checks graph_checks hazards_checks
+    @HAZARDS_LIBS toggle_checks badsite_checks stripped_checks args_checks lua_checks);
 
 my ($CC, $CXX, $SYSROOT) = @{ $SYS{sparc64} }{qw(cc cxx sysroot)};
 my $QEMU_USER = 'qemu-sparc64';
@@ -58,23 +57,14 @@ my $dir = sys_start('sparc64', lib => $LIB, tools => [[$QEMU_USER, 'qemu-user'],
     [$OBJDUMP, 'binutils-sparc64-linux-gnu'], [$CXX, 'g++-12-sparc64-linux-gnu']]);
 
 # ---- builds ----
-must($CC, '-O2', static_ldflags(), '-o', "$dir/smc", "$TSRC/sys/smc.c");
-my %files = ('/smc' => "$dir/smc");
+my %files;
 # name, compile flags, link flags, 'so' or 'a'; each also under
 # function_graph
 my @variants = (['pie-preloaded', [], [], 'so'], ['nopie-preloaded', ['-fno-pie'], ['-no-pie'], 'so',
     { LD_BIND_NOW => 1 }], ['pie-linked', [], [], 'a'], ['nopie-linked', ['-fno-pie'], ['-no-pie'], 'a'],
     ['static-linked', [], ['-static'], 'a']);
-my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $dir, files => \%files),
-    oracle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, variants => \@variants, graph => 1),
-    hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files),
-    toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files),
-    toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
-    badsite_job(cc => $CC, dir => $dir, files => \%files, asm => "$TSRC/sparc64/badsite.S"),
-    stripped_job(dir => $dir, files => \%files, strip => 'sparc64-linux-gnu-strip'));
-push @jobs, args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
-    args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0']);
-push @jobs, lua_jobs(cc => $CC, dir => $dir, files => \%files, name => 'lua');
+my @jobs = guest_jobs(cc => $CC, cxx => $CXX, lib => $LIB, dir => $dir, files => \%files, variants => \@variants,
+    badsite => "$TSRC/sparc64/badsite.S", strip => 'sparc64-linux-gnu-strip');
 
 # ---- one boot ----
 my $r = boot_checks('', sub { sys_boot('sparc64', @_) }, files => \%files, jobs => \@jobs, timeout => 900,

@@ -15,9 +15,8 @@ use Exporter 'import';
 use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
 use QemuSystem qw(%SYS sys_boot);
-use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs badsite_job badsite_checks stripped_job
-    stripped_checks args_jobs args_checks lua_jobs lua_checks);
+use SysTrace qw(sys_start guest_jobs boot_checks machine_checks oracle_checks graph_checks hazards_checks
+    @HAZARDS_LIBS toggle_checks badsite_checks stripped_checks args_checks lua_checks);
 
 our @EXPORT_OK = qw(mips_trace);
 
@@ -44,24 +43,14 @@ sub mips_trace {
         [$CXX, $a->{gxx}]]);
 
     # ---- builds ----
-    must($CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
-    my %files = ('/smc' => "$dir/smc");
+    my %files;
     # name, compile flags, link flags, 'so' or 'a'
     my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
         ['static-linked', [], ['-static'], 'a']);
-    my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $dir, files => \%files),
-        oracle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, variants => \@variants, graph => 1),
-        hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files),
-        toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files),
-        toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
-        badsite_job(cc => $CC, dir => $dir, files => \%files, asm => "$TSRC/mips/badsite.S"),
-        stripped_job(dir => $dir, files => \%files, strip => "$T-strip"));
     # function events: args.c's arguments in the argument registers and
-    # on the caller's stack
-    push @jobs, args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
-        args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0']);
-    # a real program nobody here wrote
-    push @jobs, lua_jobs(cc => $CC, dir => $dir, files => \%files, name => 'lua');
+    # on the caller's stack; lua, a real program nobody here wrote
+    my @jobs = guest_jobs(cc => $CC, cxx => $CXX, lib => $LIB, dir => $dir, files => \%files,
+        variants => \@variants, badsite => "$TSRC/mips/badsite.S", strip => "$T-strip");
 
     # ---- one boot ----
     my $r = boot_checks('', sub { sys_boot($arch, @_) }, files => \%files, jobs => \@jobs, timeout => 600,

@@ -23,9 +23,8 @@ use Exporter 'import';
 use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
 use QemuSystem qw(%SYS sys_boot);
-use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs args_jobs args_checks badsite_job badsite_checks
-    stripped_job stripped_checks lua_jobs lua_checks);
+use SysTrace qw(sys_start guest_jobs boot_checks machine_checks oracle_checks graph_checks hazards_checks
+    @HAZARDS_LIBS toggle_checks args_checks badsite_checks stripped_checks lua_checks);
 
 our @EXPORT_OK = qw(ppc64_trace);
 
@@ -57,8 +56,7 @@ sub ppc64_trace {
     my $restore = $toc ? "ld r2,$toc(r1)" : '';
 
     # ---- builds ----
-    must($CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
-    my %files = ('/smc' => "$dir/smc");
+    my %files;
     # name, compile flags, link flags, 'so' or 'a'; each also under
     # function_graph (the return address's slot is the ABI's, whatever the
     # function: no frame pointer needed)
@@ -67,20 +65,12 @@ sub ppc64_trace {
     my @variants = ($pre ? ['pie-preloaded', [], [], 'so']
             : ['pie-shared', [], ["-L$LIB", '-lmcount-trace', '-Wl,-rpath,/lib/mt'], 'so'],
         ['pie-linked', [], [], 'a'], ['static-linked', [], ['-static'], 'a']);
-    my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $dir, files => \%files),
-        oracle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, variants => \@variants, graph => 1),
-        hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files, @ld),
-        toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files),
-        toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, name => 'toggle-so', shared => 1),
-        badsite_job(cc => $CC, dir => $dir, files => \%files, asm => "$TSRC/$arch/badsite.S"),
-        stripped_job(dir => $dir, files => \%files, strip => "$T-strip", from => $variants[0][0]));
     # function events: args.c's arguments where its DWARF says they are
-    # (ppc32: where the caller left them)
-    push @jobs, args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1, @ld),
-        args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0'], dwarf => 1,
-            @ld);
-    # a real program nobody here wrote
-    push @jobs, lua_jobs(cc => $CC, dir => $dir, files => \%files, name => 'lua', @ld);
+    # (ppc32: where the caller left them); lua, a real program nobody here
+    # wrote
+    my @jobs = guest_jobs(cc => $CC, cxx => $CXX, lib => $LIB, dir => $dir, files => \%files,
+        variants => \@variants, badsite => "$TSRC/$arch/badsite.S", strip => "$T-strip",
+        args2 => ['args-O0', ['-g', '-O0'], 1], @ld);
 
     # ---- one boot ----
     my $r = boot_checks('', sub { sys_boot($arch, @_) }, files => \%files, jobs => \@jobs, timeout => 600,

@@ -43,7 +43,7 @@ use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq f
 our @EXPORT_OK = qw(sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
     oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks
     tear_jobs tear_notes static_ldflags args_jobs args_checks lua_jobs lua_checks trace_bias badsite_job
-    badsite_checks stripped_job stripped_checks);
+    badsite_checks stripped_job stripped_checks guest_jobs);
 
 # sys_start(ARCH, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
 # its package]...]) -> a temporary directory.  What is missing to test
@@ -181,6 +181,35 @@ sub oracle_jobs {
         push @jobs, $job->("$name-g", "$name-g", %on, MCOUNT_TRACE_TRACER => 'function_graph') if $graph;
     }
     return @jobs;
+}
+
+# guest_jobs(cc => CC, cxx => CXX, lib => DIR, dir => TMP, files =>
+#   \%files, variants => [...] (oracle_jobs'), badsite => its assembly,
+#   strip => STRIP, args2 => [NAME, CFLAGS, DWARF] (default args-O0 with
+#   -g -O0), ldflags => [...] (where the library is not preloaded: each
+#   dynamic program linked with it)) -> the jobs of one boot, in order:
+#   smc (the machine runs code changed through /proc/self/mem), tear,
+#   oracle with every variant under function_graph too, hazards, toggle
+#   linked in and shared, badsite, stripped (from the first variant),
+#   args (-g, bare globs too) and args2, lua.
+sub guest_jobs {
+    my (%o) = @_;
+    my ($cc, $dir, $files) = @o{qw(cc dir files)};
+    my %c = (cc => $cc, dir => $dir, files => $files);
+    my @ld = $o{ldflags} ? (ldflags => $o{ldflags}) : ();
+    my ($a2, $a2cf, $a2dwarf) = @{ $o{args2} // ['args-O0', ['-g', '-O0']] };
+    must($cc, '-O2', static_ldflags(), '-o', "$dir/smc", "$TSRC/sys/smc.c");
+    $files->{'/smc'} = "$dir/smc";
+    return ({ name => 'smc', argv => ['/smc'] }, tear_jobs(%c),
+        oracle_jobs(%c, lib => $o{lib}, variants => $o{variants}, graph => 1),
+        hazards_jobs(%c, cxx => $o{cxx}, @ld),
+        toggle_jobs(%c, lib => $o{lib}),
+        toggle_jobs(%c, lib => $o{lib}, name => 'toggle-so', shared => 1),
+        badsite_job(%c, asm => $o{badsite}),
+        stripped_job(%c, strip => $o{strip}, from => $o{variants}[0][0]),
+        args_jobs(%c, name => 'args', cflags => ['-g'], dwarf => 1, @ld),
+        args_jobs(%c, name => $a2, cflags => $a2cf, dwarf => $a2dwarf, @ld),
+        lua_jobs(%c, name => 'lua', @ld));
 }
 
 # oracle_checks($r, dir => TMP, variants => [...], want_out => the plain
