@@ -132,10 +132,11 @@ static inline bool full(struct mt_tbuf *b, mt_seq h)
 	return !(mt_full_wait && wait_room(b, h));
 }
 
-/* An exit event (or an unwound mark) into the ring, or counted lost;
- * with its return value (ret: one payload slot) when there is one. */
-static void put_exit(struct mt_tbuf *b, bool nested, uint64_t now, unsigned cpu, uint64_t ip, uint64_t ts,
-		     const uintptr_t *ret)
+/* An exit event (or an unwound mark: kind MT_EV_UNWOUND) into the ring,
+ * or counted lost; with its return value (ret: one payload slot) when
+ * there is one. */
+static void put_exit(struct mt_tbuf *b, bool nested, uint64_t now, unsigned cpu, uintptr_t ip, uint64_t kind,
+		     uint64_t ts, const uintptr_t *ret)
 {
 	mt_seq h = mt_seq_load(&b->head, memory_order_relaxed);
 	if (nested || full(b, h + (ret != NULL))) {
@@ -149,7 +150,7 @@ static void put_exit(struct mt_tbuf *b, bool nested, uint64_t now, unsigned cpu,
 		p->ip = p->parent = 0;
 	}
 	e->ts = now;
-	e->ip = ip | (uint64_t)cpu << MT_CPU_SHIFT | MT_EV_EXIT | (ret ? MT_EV_ARGS : 0);
+	e->ip = mt_ev_addr(ip) | (uint64_t)cpu << MT_CPU_SHIFT | MT_EV_EXIT | kind | (ret ? MT_EV_ARGS : 0);
 	e->parent = ts;
 	mt_seq_store(&b->head, h + 1 + (ret != NULL), memory_order_release);
 }
@@ -165,7 +166,7 @@ static void pop_unwound(struct mt_tbuf *b, uint32_t d, bool nested, uint64_t now
 {
 	while (b->sdepth > d) {
 		struct mt_shadow *s = &b->shadow[--b->sdepth];
-		put_exit(b, nested, now, cpu, s->ip | MT_EV_UNWOUND, s->ts, NULL);
+		put_exit(b, nested, now, cpu, s->ip, MT_EV_UNWOUND, s->ts, NULL);
 		b->unwound++;
 	}
 }
@@ -516,7 +517,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 			kind |= MT_EV_ARGS;
 		}
 		e->ts = ts;
-		e->ip = (uint64_t)ret | (uint64_t)cpu << MT_CPU_SHIFT | kind;
+		e->ip = mt_ev_addr(ret) | (uint64_t)cpu << MT_CPU_SHIFT | kind;
 		e->parent = parent;
 		if (hook) {
 			struct mt_shadow *s = &b->shadow[b->sdepth];
@@ -590,7 +591,7 @@ uintptr_t mt_exit(uintptr_t key, uintptr_t retval)
 	struct mt_shadow *s = &b->shadow[i - 1];
 	uintptr_t orig = s->orig;
 	bool rv = MT_HAVE_RETVAL && atomic_load_explicit(&mt_retval, memory_order_relaxed);
-	put_exit(b, nested, now, cpu, s->ip, s->ts, rv ? &retval : NULL);
+	put_exit(b, nested, now, cpu, s->ip, 0, s->ts, rv ? &retval : NULL);
 	b->sdepth = i - 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	b->nest = nested;

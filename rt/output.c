@@ -569,7 +569,7 @@ static struct {
  * payload of its arguments; returns how many slots it consumed. */
 static int write_event(struct out *o, const struct doc *d, struct seg *g, const struct mt_event *e)
 {
-	uintptr_t ret = (uintptr_t)(e->ip & MT_IP_MASK);
+	uintptr_t ret = mt_ev_ip(e->ip);
 	unsigned cpu = (unsigned)((e->ip >> MT_CPU_SHIFT) & MT_CPU_MASK);
 	bool exit = e->ip & MT_EV_EXIT;
 	bool graph = d->tracer == MT_TRACER_GRAPH;
@@ -599,7 +599,7 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 		/* A leaf: its return is the thread's next event. */
 		const struct mt_event *x = g->at + k + 1 < g->end ? e + 1 + k : NULL;
 		bool leaf = hooked && x && (x->ip & (MT_EV_EXIT | MT_EV_UNWOUND)) == MT_EV_EXIT &&
-			x->parent == e->ts && (uintptr_t)(x->ip & MT_IP_MASK) == ret;
+			x->parent == e->ts && mt_ev_ip(x->ip) == ret;
 		/* and the leaf's return value, if it came with one */
 		size_t xk = leaf ? payload_at(g, g->at + k + 1, x) : 0;
 		struct retval rv = { "", "" };

@@ -570,6 +570,28 @@ struct mt_event {
 #define MT_EV_HOOKED (UINT64_C(1) << 62)    /* without MT_EV_EXIT */
 #define MT_EV_ARGS (UINT64_C(1) << 61)      /* an entry followed by its arguments,
 					     * an exit by its return value */
+/* An event's address: its 48 bits.  User addresses are below 2^48 on
+ * every architecture but sparc64, whose are below the VA hole or above
+ * it, just under 2^64 (shared libraries at 0xfffff801...): there the
+ * address is cut to 48 bits as it is stored, or its high bits would read
+ * as the CPU and the type, and bit 47 is extended over the rest as it is
+ * read. */
+static inline uint64_t mt_ev_addr(uintptr_t ip)
+{
+#if defined(__sparc__)
+	return (uint64_t)ip & MT_IP_MASK;
+#else
+	return (uint64_t)ip;
+#endif
+}
+static inline uintptr_t mt_ev_ip(uint64_t ip)
+{
+#if defined(__sparc__)
+	return (uintptr_t)((int64_t)(ip << (64 - MT_CPU_SHIFT)) >> (64 - MT_CPU_SHIFT));
+#else
+	return (uintptr_t)(ip & MT_IP_MASK);
+#endif
+}
 
 /* ---- function events: arguments (args.c; recorded in buffer.c) ----
  *
