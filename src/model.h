@@ -35,6 +35,8 @@ struct symbol {
 	char bind;              /* 'l' local, 'g' global, 'u' unique, '!' both, ' ' none */
 	bool weak, ifunc, section_sym, file_sym, debug;
 	bool func;              /* STT_FUNC */
+	bool default_vis;       /* STV_DEFAULT: a global one is preemptible in a
+				 * shared object */
 };
 
 struct site {

@@ -180,9 +180,12 @@ static void symtab_line(struct reader *r, const char *line)
 	if (obj->linked)
 		p = skip_ws(p);
 	static const char *const vis[] = { ".hidden ", ".internal ", ".protected " };
+	bool default_vis = true;
 	for (size_t i = 0; i < sizeof(vis) / sizeof(vis[0]); i++)
-		if (starts_with(p, vis[i]))
+		if (starts_with(p, vis[i])) {
 			p += strlen(vis[i]);
+			default_vis = false;
+		}
 	if (p[0] == '0' && p[1] == 'x') {
 		/* other st_other bits, printed as a number */
 		const char *q = p + 2;
@@ -199,6 +202,7 @@ static void symtab_line(struct reader *r, const char *line)
 	sym.debug = flags[5] == 'd';
 	sym.file_sym = flags[6] == 'f';
 	sym.func = flags[6] == 'F';
+	sym.default_vis = default_vis;
 	sym.sec = -1;
 	if (!(seclen == 5 && (memcmp(secname, "*UND*", 5) == 0 || memcmp(secname, "*ABS*", 5) == 0 ||
 			      memcmp(secname, "*COM*", 5) == 0))) {

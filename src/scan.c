@@ -255,7 +255,13 @@ static bool usable_name(const char *name)
 
 /* The symbol that anchors a section's entries: a global, non-weak symbol
  * defined there, else a local one (globalized for the relink).  Its name
- * must be unique in the object, or objcopy would act on every namesake. */
+ * must be unique in the object, or objcopy would act on every namesake.
+ * A writable table is for a PIE or a shared library, where a global
+ * symbol of default visibility is preemptible: `.quad sym + delta` stays
+ * a symbolic dynamic relocation, and another object's sym (the program's,
+ * a preloaded library's) would move every entry.  So there only a hidden,
+ * internal or protected global anchors; else a local or an added one,
+ * whose entries the linker resolves (R_*_RELATIVE). */
 static int pick_anchor(const struct object *obj, int sec, bool want_global)
 {
 	int best = -1;
@@ -264,6 +270,8 @@ static int pick_anchor(const struct object *obj, int sec, bool want_global)
 		bool global = s->bind == 'g';
 		if (s->sec != sec || s->weak || s->ifunc || s->section_sym || s->file_sym ||
 		    s->debug || global != want_global || (!global && s->bind != 'l'))
+			continue;
+		if (global && s->default_vis && obj->writable_table)
 			continue;
 		if (!usable_name(s->name) || *strmap_get(&obj->names, s->name) != 1)
 			continue;

@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Objects the record step must leave alone or treat with care: no call
 # sites, already recorded (by GCC or by us), LTO, CET property notes, stack
-# notes, and C++ COMDAT groups.
+# notes, C++ COMDAT groups, and code for a shared library whose symbols
+# are preemptible.
 use strict;
 use warnings;
+no warnings 'portable';    # 64-bit relocation info through hex()
 use Test::More;
 use File::Copy qw(copy);
 use lib 't/lib';
 use TestUtil qw($SRC run_cmd must compile record_pl tmpdir slurp spit leftovers);
-use Oracle qw(table_sites readelf section_headers);
+use TraceTest qw($TSRC);
+use Oracle qw(table_sites readelf section_headers symbols);
 
 my $dir = tmpdir();
 
@@ -118,6 +121,68 @@ for my $m ([], ['-m32']) {
             unlike($err, qr/read-only section|TEXTREL/, 'writable table: the linker says nothing');
         } else {
             ok($textrel, 'read-only table (the default, as GCC writes it): DT_TEXTREL');
+        }
+    }
+}
+
+# A shared library whose code has only global functions of default
+# visibility (t/src/trace/preempt_lib.c), each preemptible: an entry
+# anchored on one becomes a symbolic dynamic relocation, which another
+# object's definition of the symbol moves.  A writable table (for a PIE or
+# a shared library) takes no such anchor: its relocations are against
+# local symbols, and the library's are all R_X86_64_RELATIVE, at GCC's
+# own table's places (readelf and nm, mapped through pre_first).  A
+# read-only table (the kernel's convention) keeps the global anchor;
+# --list reads its symbolic relocations right, and --verify says each
+# entry could move.
+{
+    my $gcc = compile("$TSRC/preempt_lib.c", "$dir/pgcc.o", '-O2', '-pg', '-fPIC', '-mrecord-mcount');
+    my $want = table_sites($gcc);
+    my %value = map { $_->{name} => $_->{value} } grep { $_ && $_->{type} eq 'FUNC' } @{ symbols($gcc) };
+    cmp_ok(scalar @$want, '==', 2, "GCC's table of preempt_lib.c: @$want");
+    my %at;   # each library's addresses of GCC's entries
+    for my $w (['--writable-table'], []) {
+        my $what = @$w ? 'writable table' : 'read-only table';
+        my $o = compile("$TSRC/preempt_lib.c", "$dir/pre.o", '-O2', '-pg', '-fPIC');
+        my ($st, $out, $err) = run_cmd(["$TestUtil::TOP/bin/mcount-record", '-q', @$w, $o]);
+        is($st, 0, "preempt_lib.c, $what: recorded") or diag $err;
+        is_deeply(table_sites($o), $want, "preempt_lib.c, $what: GCC's entries");
+        my $syms = symbols($o);
+        my ($in, @anchor);
+        for (split /\n/, readelf('-r', $o)) {
+            $in = $1 eq '.rela__mcount_loc' if /^Relocation section '([^']*)'/;
+            push @anchor, $syms->[ hex($1) >> 32 ] if $in && /^[0-9a-f]+\s+([0-9a-f]+)\s+R_X86_64_64\s/;
+        }
+        is(scalar @anchor, 2, "preempt_lib.c, $what: two relocations in .rela__mcount_loc");
+        my $so = "$dir/libpre" . (@$w ? 'w' : 'r') . '.so';
+        ($st, $out, $err) = run_cmd(['gcc', '-shared', '-o', $so, $o, "$dir/hook.s"]);
+        is($st, 0, "preempt_lib.c, $what: links into a shared library") or diag $err;
+        my %nm = map { $_->{name} => $_->{value} } grep { $_ && $_->{type} eq 'FUNC' } @{ symbols($so) };
+        my $base = $nm{pre_first} - $value{pre_first};
+        $at{$so} = [map { /\+0x([0-9a-f]+)\z/ ? $base + hex $1 : -1 } @$want];
+        my ($tab) = grep { $_->{name} eq '__mcount_loc' } @{ section_headers($so) };
+        my @dyn = grep { /^([0-9a-f]+)\s/ && hex($1) >= $tab->{addr} && hex($1) < $tab->{addr} + $tab->{size} }
+            split /\n/, readelf('-r', $so);
+        if (@$w) {
+            ok(!grep({ $_->{bind} ne 'LOCAL' } @anchor), 'writable table: anchored on a local symbol ('
+                . join(' ', map { "$_->{bind} $_->{name}" } @anchor) . ')');
+            is_deeply([sort { $a <=> $b } map { /\sR_X86_64_RELATIVE\s+([0-9a-f]+)\s*\z/ ? hex $1 : -1 } @dyn],
+                [sort { $a <=> $b } @{ $at{$so} }], 'writable table: each dynamic relocation of the library\'s '
+                . 'table relative, to an entry of GCC\'s');
+            ($st, $out, $err) = run_cmd(["$TestUtil::TOP/bin/mcount-record", '--verify', $so]);
+            is("$st $err", '0 ', 'writable table: --verify passes the library');
+        } else {
+            is_deeply([map { "$_->{bind} $_->{name}" } @anchor], ['GLOBAL pre_first', 'GLOBAL pre_first'],
+                'read-only table: anchored on the first global function, as the kernel\'s script does');
+            is(scalar(grep { /\sR_X86_64_64\s+[0-9a-f]+\s+pre_first \+/ } @dyn), 2,
+                'read-only table: two symbolic relocations against pre_first in the library');
+            ($st, $out) = run_cmd(["$TestUtil::TOP/bin/mcount-record", '--list', $so]);
+            is_deeply([map { /\A([0-9a-f]+)\s/ ? hex $1 : -1 } split /\n/, $out], [sort { $a <=> $b } @{ $at{$so} }],
+                'read-only table: --list resolves them to the entries of GCC\'s');
+            ($st, $out, $err) = run_cmd(["$TestUtil::TOP/bin/mcount-record", '--verify', $so]);
+            is(scalar(() = $err =~ /: entry relocated against the global symbol pre_first: another object's pre_first would move it at load time$/mg),
+                2, 'read-only table: --verify says each entry could move') or diag $err;
+            isnt($st, 0, 'read-only table: --verify fails');
         }
     }
 }

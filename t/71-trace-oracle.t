@@ -181,6 +181,36 @@ variant('fentry PIE linked in, call-nop=prefix-0x90', @fentry, [], ['-Wl,-z,call
     }
 }
 
+# A shared library whose code has only global functions (preemptible),
+# one of which, pre_first, the program defines too: the dynamic linker
+# binds the library's call of pre_first to the program's, as ELF wants,
+# but the library's table must stay on the library's own calls.  Traced:
+# nothing left alone or refused, the output of a plain build, and the
+# library's pre_outer (in nm -D of the library) entered once a call.
+{
+    my $d = "$dir/preempt";
+    mkdir $d or die;
+    must('gcc', '-O2', '-fPIC', '-shared', '-o', "$d/libplain.so", "$TSRC/preempt_lib.c");
+    must('gcc', '-O2', '-o', "$d/plain", "$TSRC/preempt_main.c", "$d/libplain.so", "-Wl,-rpath,$d");
+    my $want = must("$d/plain");
+    mcc_build('-pg -mfentry', "$d/lib.o", "$TSRC/preempt_lib.c", '-O2', '-fPIC');
+    link_prog("$d/libpre.so", '-shared', "$d/lib.o");
+    mcc_build('-pg -mfentry', "$d/main.o", "$TSRC/preempt_main.c", '-O2');
+    link_prog("$d/main", "$d/main.o", "$d/libpre.so", "-Wl,-rpath,$d");
+    my ($st, $out, $err) = traced(["$d/main"],
+        env => { MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_OUTPUT => "$d/t.txt" });
+    is("$st $out", "0 $want", 'preempt: the plain build\'s output traced');
+    is($err, '', 'preempt: nothing said (no entry left alone)');
+    my ($ev, $errs) = read_text("$d/t.txt");
+    is_deeply($errs, [], 'preempt: every line well formed');
+    my %n;
+    $n{"$_->{func} <-$_->{parent}"}++ for grep { $_->{func} ne 'main' } @$ev;
+    is_deeply(\%n, { 'pre_outer <-main' => 3, 'pre_first <-pre_outer' => 3 },
+        'preempt: pre_outer <-main and pre_first <-pre_outer, 3 times each');
+    like(must('nm', '-D', '--defined-only', "$d/libpre.so"), qr/^[0-9a-f]+ T pre_outer$/m,
+        'preempt: pre_outer is the library\'s (nm -D)');
+}
+
 # The two tables of call forms: src/arch.c's x86_64 row, through the
 # helper's plan, and rt/arch-x86.c's decoder (TraceTest).
 my $plan = must("$TOP/build/mcount-scan", '--identify', "--object=$dir/fentry_PIE_preloaded/oracle.o");

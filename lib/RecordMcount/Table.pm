@@ -6,7 +6,10 @@ package RecordMcount::Table;
 # In an object an entry is a relocation against a symbol: it resolves to
 # (section, offset).  In a linked program, shared library or kernel image it
 # is an address: the words of the __mcount_loc section, or of the range
-# __start_mcount_loc..__stop_mcount_loc, with R_*_RELATIVE addends applied.
+# __start_mcount_loc..__stop_mcount_loc, with the dynamic relocations
+# applied: R_*_RELATIVE's addend, or a symbol of the file plus the addend
+# (an entry anchored on a global symbol: in a shared library another
+# object's definition of it would move the entry).
 # The file is read by RecordMcount::Elf; the calls come from
 # RecordMcount::Calls.
 use strict;
@@ -19,7 +22,8 @@ use RecordMcount::Elf qw(file_bytes word_format section_by_name section_at where
 our @EXPORT_OK = qw(table_entries section_selected verify_table);
 
 # The table's entries: [ { sec => section hash or undef, addr => offset in
-# section (object) or address (linked) } ] in table order.  Problems found
+# section (object) or address (linked), symbol => the dynamic symbol a
+# linked entry is relocated against } ] in table order.  Problems found
 # while reading it (undefined symbols, odd sizes) go to @$bad as strings.
 # Undef if there is no table.
 sub table_entries {
@@ -75,19 +79,28 @@ sub table_entries {
         $off = $s->{off} + $start - $s->{addr};
     }
     push @$bad, "the table is $len bytes, not a whole number of $word-byte entries" if $len % $word;
-    my %relative;   # dynamic relocations applied at load time
-    for my $list (values %{ $e->{relocs} }) {
-        for my $r (@$list) {
-            $relative{ $r->{off} } = $r->{addend}
-                if $r->{type} =~ /_RELATIVE$/ && defined $r->{addend} && $r->{off} >= $start
-                   && $r->{off} < $start + $len;
+    my %dyn;   # dynamic relocations (in sections loaded with the image), by slot
+    for my $rs (grep { $_ && $_->{type} =~ /^RELA?$/ && $_->{flags} =~ /A/ } @{ $e->{secs} }) {
+        for my $r (@{ $e->{relocs}{ $rs->{name} } // [] }) {
+            $dyn{ $r->{off} } = $r if $r->{off} >= $start && $r->{off} < $start + $len;
         }
     }
     my $data = $len ? file_bytes($e, $off, $len - $len % $word) : '';
     my $fmt = word_format($e, 0);
     for (my $i = 0; $i + $word <= length $data; $i += $word) {
-        my $a = $relative{ $start + $i } // unpack $fmt, substr($data, $i, $word);
-        push @ent, { addr => $a, sec => section_at($e, $a), slot => $start + $i };
+        my $a = unpack $fmt, substr($data, $i, $word);
+        my %ent = (slot => $start + $i);
+        if (my $r = $dyn{ $start + $i }) {
+            my $sym = $r->{sym} ? $e->{dynsym}[ $r->{sym} ] : undef;
+            if ($r->{type} =~ /_RELATIVE$/ && defined $r->{addend}) {
+                $a = $r->{addend};
+            } elsif ($sym && $sym->{ndx} =~ /^\d+$/) {
+                # RELA: the addend; REL: the word in place
+                $a = $sym->{value} + ($r->{addend} // $a);
+                $ent{symbol} = $sym->{name};
+            }
+        }
+        push @ent, { %ent, addr => $a, sec => section_at($e, $a) };
     }
     return \@ent;
 }
@@ -130,6 +143,9 @@ sub verify_table {
     my %count;
     $count{ $key->($_->{sec}, $_->{addr}) }++ for @$entries;
     my %said;
+    # a shared library (no program interpreter): its global symbols are
+    # preemptible
+    my $shared = !$e->{rel} && !section_by_name($e, '.interp');
     for my $ent (sort { ($a->{sec} ? $a->{sec}{idx} : -1) <=> ($b->{sec} ? $b->{sec}{idx} : -1)
                         || $a->{addr} <=> $b->{addr} } @$entries) {
         my $k = $key->($ent->{sec}, $ent->{addr});
@@ -144,6 +160,8 @@ sub verify_table {
             next;
         }
         push @bad, "$w: duplicate entry ($count{$k} times)" if $count{$k} > 1;
+        push @bad, "$w: entry relocated against the global symbol $ent->{symbol}: another object's "
+            . "$ent->{symbol} would move it at load time" if $shared && defined $ent->{symbol};
         next if $call_at{$k};
         if (my $c = $inside{$k}) {
             push @bad, sprintf('%s: entry is not a call to the hook (it is %d byte%s into the call at 0x%x)',
