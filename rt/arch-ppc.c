@@ -13,7 +13,8 @@
  * table records the bl (src/arch.c's ppc32 row).  The word before it
  * must be the stw of the parent: the hook reads the parent back from
  * there.  Its target is glibc's _mcount, linked into every -pg program
- * from libc_nonshared.a (or libc.a), named or stripped; the library
+ * from libc_nonshared.a (or libc.a), named or stripped (a -pg shared
+ * library's copy through its PLT entry of _mcount); the library
  * gets the calls through the function it calls, __mcount_internal
  * (hook-ppc.S), so that _mcount's code is read first (glibc_mcount):
  * its frame must keep r3-r10 and the address after the site where
@@ -185,7 +186,17 @@ static const char *ppc_decode(struct mt_site *s, const struct mt_object *o)
 	s->len = 4;
 	s->target = s->addr + (uintptr_t)mt_sext(i & 0x03fffffcu, 26);
 	memcpy(s->orig, &i, 4);
-	return glibc_mcount(o, s->target);
+	/* A -pg shared library calls the _mcount it links in (glibc's,
+	 * from libc_nonshared.a) through an entry of its BSS PLT, which the
+	 * dynamic linker binds to that one, or to one an object before it
+	 * in the global scope exports: glibc's code as well. */
+	uintptr_t t = s->target;
+	if (mt_in_plt(o, t)) {
+		if (!mt_is_hook_slot(o, t) || !o->own_hook)
+			return "a call through a PLT entry that is not the hook's";
+		t = o->own_hook;
+	}
+	return glibc_mcount(o, t);
 }
 
 static void ppc_bytes(const struct mt_site *s, enum mt_state st, unsigned char *out)

@@ -513,7 +513,7 @@ static bool reloc_at(const Shdr *s, const void *v, size_t j, uintptr_t *off, uns
 
 /* GOT slots the dynamic linker fills with a hook (JUMP_SLOT, GLOB_DAT),
  * and with the C library's function its own hook calls (rt.h's
- * mt_arch.hook_callee). */
+ * mt_arch.hook_callee); a hook the object defines itself. */
 static void read_hook_slots(struct mt_object *o, const struct file *f)
 {
 	for (size_t i = 1; i < f->shnum; i++) {
@@ -534,8 +534,11 @@ static void read_hook_slots(struct mt_object *o, const struct file *f)
 				continue;
 			const char *name = sym_name(&t, t.sym[si].st_name);
 			bool ok = true;
-			if (mt_is_hook_name(name))
+			if (mt_is_hook_name(name)) {
 				ok = slot_add(&o->hook_slots, &o->nhook_slots, o->bias + off);
+				if (t.sym[si].st_shndx != SHN_UNDEF && t.sym[si].st_value)
+					o->own_hook = o->bias + t.sym[si].st_value;
+			}
 			else if (mt_arch.hook_callee && !strcmp(name, mt_arch.hook_callee))
 				ok = slot_add(&o->callee_slots, &o->ncallee_slots, o->bias + off);
 			if (!ok)

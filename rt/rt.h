@@ -367,6 +367,9 @@ struct mt_object {
 	size_t nhook_slots;
 	uintptr_t *callee_slots;      /* ... with mt_arch.hook_callee */
 	size_t ncallee_slots;
+	uintptr_t own_hook;           /* a function named like a hook that the
+				       * object defines and calls through its
+				       * PLT (0: none) */
 	uintptr_t plt_lo[2], plt_hi[2];
 	uintptr_t got;                /* the GOT's base (.got.plt: i386's
 				       * _GLOBAL_OFFSET_TABLE_), 0: none */
