@@ -56,6 +56,8 @@
 #    entry the function tracer's, matching the enter log.  bti.c: a br
 #    to no landing pad dies in a library marked for BTI, and its traced
 #    functions return through the trampoline into it.
+#  - A -pg shared library beside its program, preloaded, bound lazily
+#    and at start-up: every event of its functions (SysTrace's plug).
 use strict;
 use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
@@ -66,8 +68,8 @@ use TraceTest qw($RTINC $TSRC read_json nm_funcs func_at bias_of first_diff agai
     read_cyg_graph read_graph_json);
 use A64System qw($A64CC $A64CXX a64_boot);
 use SysTrace qw(sys_start boot_checks mcc_cc job_files oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs tear_notes args_jobs args_checks
-    lua_jobs lua_checks);
+    hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs tear_notes args_jobs
+    args_checks lua_jobs lua_checks plug_jobs plug_checks);
 
 my $A64 = "$TOP/build/aarch64";
 my $dir = sys_start('aarch64', lib => $A64, tools => [[$A64CXX, 'g++-12-aarch64-linux-gnu']]);
@@ -150,6 +152,8 @@ push @jobs, args_jobs(cc => $A64CC, dir => $dir, files => \%files, name => 'args
     args_jobs(cc => $A64CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0'], dwarf => 1);
 # a real program nobody here wrote
 push @jobs, lua_jobs(cc => $A64CC, dir => $dir, files => \%files, name => 'lua');
+# a -pg shared library beside the program
+push @jobs, plug_jobs(cc => $A64CC, dir => $dir, files => \%files);
 # without debug information: traced without arguments, and told
 mcc_cc($A64CC, "$dir/args-nog.o", '-O2', '-c', "$TSRC/args.c");
 mcc_cc($A64CC, "$dir/args-nog", "$dir/args-nog.o");
@@ -196,6 +200,7 @@ args_checks($r, dir => $dir, name => $_, dwarf => 1) for 'args', 'args-O0';
 # ---- lua ----
 # every function keeps a frame record (GCC's -pg on aarch64): all hooked
 lua_checks($r, dir => $dir, name => 'lua', noexit => []);
+plug_checks($r, dir => $dir);
 {
     my $j = $r->{'args-nog'} // {};
     is($j->{status}, 0, 'args-nog: exits 0');

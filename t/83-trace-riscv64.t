@@ -52,6 +52,8 @@
 #    shows, and under function_graph every hooked call returns (built with frame pointers).
 # Everything runs in one boot: a check of another program is one more
 # job in @jobs, its files in %files, and its checks after the boot.
+#  - A -pg shared library beside its program, preloaded, bound lazily
+#    and at start-up: every event of its functions (SysTrace's plug).
 use strict;
 use warnings;
 use Test::More;
@@ -60,8 +62,8 @@ use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
 use RV64System qw($RV64CC $RV64CXX $RV64SYSROOT rv64_boot);
 use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs args_jobs args_checks
-    lua_jobs lua_checks);
+    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs args_jobs args_checks lua_jobs lua_checks
+    plug_jobs plug_checks);
 
 my $QEMU_USER = 'qemu-riscv64';
 my $RV64 = "$TOP/build/riscv64";
@@ -92,6 +94,8 @@ push @jobs, args_jobs(cc => $RV64CC, dir => $dir, files => \%files, name => 'arg
     args_jobs(cc => $RV64CC, dir => $dir, files => \%files, name => 'args-O0', cflags => ['-g', '-O0'], dwarf => 1);
 # a real program nobody here wrote, with frame pointers (function_graph)
 push @jobs, lua_jobs(cc => $RV64CC, dir => $dir, files => \%files, name => 'lua', cflags => \@FP);
+# a -pg shared library beside the program
+push @jobs, plug_jobs(cc => $RV64CC, dir => $dir, files => \%files);
 
 # ---- one boot ----
 my $r = boot_checks('', \&rv64_boot, files => \%files, jobs => \@jobs, timeout => 900, libs => \@HAZARDS_LIBS);
@@ -140,5 +144,6 @@ args_checks($r, dir => $dir, name => $_, dwarf => 1) for 'args', 'args-O0';
 
 # ---- lua ----
 lua_checks($r, dir => $dir, name => 'lua');
+plug_checks($r, dir => $dir);
 
 done_testing();

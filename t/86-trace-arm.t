@@ -50,6 +50,8 @@
 #    function_graph, both states: r0-r3 as __gnu_mcount_nc keeps them,
 #    the rest from the caller's stack above the prologue's pushes, a
 #    64-bit argument from an even pair of words (ints' f, on the stack).
+#  - A -pg shared library beside its program, preloaded, bound lazily
+#    and at start-up: every event of its functions (SysTrace's plug).
 # Everything runs in one boot: a check of another program is one more
 # job in @jobs, its files in %files, and its checks after the boot.
 use strict;
@@ -60,8 +62,8 @@ use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC nm_funcs read_graph_json trace_seqs);
 use ArmSystem qw($ARMCC $ARMSYSROOT arm_boot);
 use SysTrace qw(sys_start boot_checks machine_checks mcc_cc job_files oracle_jobs oracle_checks graph_checks
-    hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs args_jobs args_checks
-    lua_jobs lua_checks trace_bias);
+    hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks tear_jobs args_jobs
+    args_checks lua_jobs lua_checks trace_bias plug_jobs plug_checks);
 
 my $QEMU_USER = 'qemu-arm';
 my $ARM = "$TOP/build/arm";
@@ -131,6 +133,8 @@ push @jobs, args_jobs(cc => $ARMCC, dir => $dir, files => \%files, name => 'args
 
 # a real program nobody here wrote: Lua, Thumb-2
 push @jobs, lua_jobs(cc => $ARMCC, dir => $dir, files => \%files, name => 'lua');
+# a -pg shared library beside the program
+push @jobs, plug_jobs(cc => $ARMCC, dir => $dir, files => \%files);
 
 # ---- one boot ----
 my $r = boot_checks('', \&arm_boot, files => \%files, jobs => \@jobs, timeout => 900, libs => \@HAZARDS_LIBS);
@@ -333,6 +337,7 @@ args_checks($r, dir => $dir, name => $_) for 'args', 'args-arm';
 
 # ---- Lua under both tracers ----
 lua_checks($r, dir => $dir, name => 'lua', noexit => []);
+plug_checks($r, dir => $dir);
 
 # ---- live switching behind fenced pages ----
 toggle_checks($r, dir => $dir);

@@ -62,6 +62,8 @@
 # Everything runs in one boot: a check of another program is one more
 # job in PPC64Trace's @jobs, its files in %files, and its checks after
 # the boot.
+#  - A -pg shared library beside its program, preloaded, bound lazily
+#    and at start-up: every event of its functions (SysTrace's plug).
 use strict;
 use warnings;
 use lib 't/lib';

@@ -41,6 +41,8 @@
 #    with every function traced, under each tracer (SysTrace's
 #    lua_checks): its output unchanged, every event of a function nm
 #    shows, and under function_graph every hooked call returns.
+#  - A -pg shared library beside its program, preloaded, bound lazily
+#    and at start-up: every event of its functions (SysTrace's plug).
 use strict;
 use warnings;
 use Test::More;
@@ -50,8 +52,8 @@ use TraceTest qw($TSRC hook_form plan_call_forms rt_call_forms form_has);
 use QemuSystem qw(%SYS sys_boot sys_native);
 use Oracle qw(code_bytes);
 use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
-    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs lua_jobs lua_checks
-    args_jobs args_checks);
+    hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs lua_jobs lua_checks args_jobs args_checks
+    plug_jobs plug_checks);
 
 my ($CC, $CXX) = @{ $SYS{i386} }{qw(cc cxx)};
 my $LIB = "$TOP/build/i386";
@@ -126,6 +128,8 @@ like($dis, qr/<main>:\n\s*[0-9a-f]+:\s+f3 0f 1e fb\s+endbr32\n\s*[0-9a-f]+:\s+8d
 
 # a real program nobody here wrote
 push @jobs, lua_jobs(cc => $CC, dir => $dir, files => \%files, name => 'lua');
+# a -pg shared library beside the program
+push @jobs, plug_jobs(cc => $CC, dir => $dir, files => \%files);
 # function events: args.c's arguments on the caller's stack
 push @jobs, args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args', cflags => ['-g'], dwarf => 1),
     args_jobs(cc => $CC, dir => $dir, files => \%files, name => 'args-fentry', cflags => ['-mfentry', '-fno-pie'],
@@ -156,6 +160,7 @@ for my $run (@runs) {
         hazards_checks($r, dir => $dir, noexit => ['main']);
         toggle_checks($r, dir => $dir);
         lua_checks($r, dir => $dir, name => 'lua');
+        plug_checks($r, dir => $dir);
         args_checks($r, dir => $dir, name => 'args', dwarf => 1);
         args_checks($r, dir => $dir, name => 'args-fentry');
         my $b = $r->{badsite} // {};

@@ -53,6 +53,8 @@
 #    so (a check).
 # Everything runs in one boot: a check of another program is one more
 # job in @jobs, its files in %files, and its checks after the boot.
+#  - A -pg shared library beside its program, preloaded, bound lazily
+#    and at start-up: every event of its functions (SysTrace's plug).
 use strict;
 use warnings;
 use Test::More;
@@ -61,7 +63,7 @@ use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
 use QemuSystem qw(%SYS sys_boot);
 use SysTrace qw(sys_start guest_jobs boot_checks machine_checks oracle_checks graph_checks hazards_checks
-    @HAZARDS_LIBS toggle_checks badsite_checks stripped_checks args_checks lua_checks);
+    @HAZARDS_LIBS toggle_checks badsite_checks stripped_checks args_checks lua_checks plug_checks);
 
 my ($S390XCC, $S390XCXX, $S390XSYSROOT) = @{ $SYS{s390x} }{qw(cc cxx sysroot)};
 my $QEMU_USER = 'qemu-s390x';
@@ -142,5 +144,8 @@ args_checks($r, dir => $dir, name => 'args-fentry');
 
 # ---- lua ----
 lua_checks($r, dir => $dir, name => 'lua');
+
+# ---- a -pg shared library beside the program ----
+plug_checks($r, dir => $dir);
 
 done_testing();

@@ -61,6 +61,8 @@
 #    shows, and under function_graph every hooked call returns.
 # Everything runs in one boot (t/lib/MipsTrace.pm, shared with t/92's
 # mipsel): a check of another program is one more job there.
+#  - A -pg shared library beside its program, preloaded, bound lazily
+#    and at start-up: every event of its functions (SysTrace's plug).
 use strict;
 use warnings;
 use lib 't/lib';

@@ -44,6 +44,8 @@
 #    and -O0, by prototype and by bare glob (DWARF's types).
 #  - Lua 5.4 (Debian's source, built through mcount-cc) with every
 #    function traced, under each tracer (SysTrace's lua_checks).
+#  - A -pg shared library beside its program, preloaded, bound lazily
+#    and at start-up: every event of its functions (SysTrace's plug).
 use strict;
 use warnings;
 use lib 't/lib';

@@ -12,7 +12,8 @@
 # shared library; function_graph with its hazards and C++ exceptions;
 # function events (a 64-bit argument's pair of words, its high half
 # first here) against args.c's own log at -O2 and -O0; Lua with every
-# function traced.
+# function traced; a -pg shared library beside its program (SysTrace's
+# plug).
 use strict;
 use warnings;
 use lib 't/lib';

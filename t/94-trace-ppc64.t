@@ -50,6 +50,8 @@
 #    its own log, by DWARF, at -O2 and -O0, prototypes and bare globs.
 #  - Lua 5.4 (Debian's source, built through mcount-cc) with every
 #    function traced, under each tracer (SysTrace's lua_checks).
+#  - A -pg shared library beside its program, preloaded, bound lazily
+#    and at start-up: every event of its functions (SysTrace's plug).
 use strict;
 use warnings;
 use lib 't/lib';

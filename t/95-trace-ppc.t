@@ -39,6 +39,8 @@
 #    at -O2 and -O0, prototypes given and bare globs (DWARF's types).
 #  - Lua 5.4 (Debian's source, built through mcount-cc, linked with the
 #    library) with every function traced, under each tracer.
+#  - A -pg shared library beside its program, preloaded, bound lazily
+#    and at start-up: every event of its functions (SysTrace's plug).
 use strict;
 use warnings;
 use lib 't/lib';

@@ -49,8 +49,8 @@ use lib 't/lib';
 use TestUtil qw($TOP must run_cmd slurp);
 use TraceTest qw($TSRC);
 use QemuSystem qw(%SYS sys_boot);
-use SysTrace qw(sys_start guest_jobs mcc_cc json_of boot_checks machine_checks oracle_checks graph_checks
-    hazards_checks @HAZARDS_LIBS toggle_checks badsite_checks stripped_checks args_checks lua_checks);
+use SysTrace qw(sys_start guest_jobs boot_checks machine_checks oracle_checks graph_checks hazards_checks
+    @HAZARDS_LIBS toggle_checks badsite_checks stripped_checks args_checks lua_checks plug_checks plug_trace_is);
 
 my ($CC, $CXX, $SYSROOT) = @{ $SYS{sparc64} }{qw(cc cxx sysroot)};
 my $QEMU_USER = 'qemu-sparc64';
@@ -68,20 +68,6 @@ my @variants = (['pie-preloaded', [], [], 'so'], ['nopie-preloaded', ['-fno-pie'
     ['static-linked', [], ['-static'], 'a']);
 my @jobs = guest_jobs(cc => $CC, cxx => $CXX, lib => $LIB, dir => $dir, files => \%files, variants => \@variants,
     badsite => "$TSRC/sparc64/badsite.S", strip => 'sparc64-linux-gnu-strip');
-
-# a -pg shared library preloaded beside the program: libplug.so (plug.c
-# through mcount-cc, -fPIC) calls _mcount through its own PLT entry,
-# which the dynamic linker binds to the preloaded library's, lazily (the
-# entry unbound until its first call) or at once.  plug_main calls
-# plug_a 5 times, and plug_a calls plug_b.
-mcc_cc($CC, "$dir/plug.o", '-O2', '-fPIC', '-c', "$TSRC/plug.c");
-must($CC, '-shared', '-o', "$dir/libplug.so", "$dir/plug.o");
-must($CC, '-O2', '-o', "$dir/plug_main", "$TSRC/plug_main.c", "-L$dir", '-lplug', '-Wl,-rpath,/lib/mt');
-$files{$_} = "$dir/" . ($_ =~ s{.*/}{}r) for '/lib/mt/libplug.so', '/plug_main';
-my %PLUG_ENV = (MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_FORMAT => 'json');
-push @jobs, map { { name => "plug$_", argv => ['/plug_main', 5], env => { %PLUG_ENV, LD_PRELOAD =>
-    '/lib/mt/libmcount-trace.so', MCOUNT_TRACE_OUTPUT => '/tmp/plug.json', $_ ? (LD_BIND_NOW => 1) : () },
-    files => ['/tmp/plug.json'] } } 0, 1;
 
 # ---- one boot ----
 my $r = boot_checks('', sub { sys_boot('sparc64', @_) }, files => \%files, jobs => \@jobs, timeout => 900,
@@ -153,35 +139,18 @@ for my $f (['ba,a,pt %icc (within 1 MiB)', 'nopie-preloaded', '0x320000'],
 }
 
 # ---- a -pg shared library beside the program ----
-# In the guest (the libraries at 0xfff8...) and under qemu-sparc64; the
-# output of its untraced run under qemu-sparc64.
-my ($ust, $uplug, $uerr) = run_cmd([$QEMU_USER, '-L', $SYSROOT, '-E', "LD_LIBRARY_PATH=$dir", "$dir/plug_main", 5]);
-is("$ust $uplug$uerr", "0 25\n", 'libplug.so: plug_main runs untraced (sum 25)');
-for my $now (0, 1) {
-    my $how = $now ? 'bound at start-up' : 'bound lazily';
+# In the guest (the libraries at 0xfff8...: plug_jobs) and under
+# qemu-sparc64 (the libraries low).
+plug_checks($r, dir => $dir);
+for my $how ('lazy', 'now') {
+    my @qemu = ('timeout', '120', $QEMU_USER, '-L', $SYSROOT, '-E', "LD_LIBRARY_PATH=$dir");
+    my ($ust, $uplug) = run_cmd([@qemu, "$dir/plug_main", 5]);
     unlink "$dir/plug.json";
-    my ($st, $out, $err) = run_cmd(['timeout', '120', $QEMU_USER, '-L', $SYSROOT, '-E', "LD_LIBRARY_PATH=$dir",
-        '-E', "LD_PRELOAD=$LIB/libmcount-trace.so", $now ? ('-E', 'LD_BIND_NOW=1') : (),
-        map({ ('-E', "$_=$PLUG_ENV{$_}") } sort keys %PLUG_ENV), '-E', "MCOUNT_TRACE_OUTPUT=$dir/plug.json",
-        "$dir/plug_main", 5]);
-    plug_checks("qemu-sparc64, $how", $st, $out . $err, -e "$dir/plug.json" ? slurp("$dir/plug.json") : undef);
-    my $j = $r->{"plug$now"} // {};
-    plug_checks("the guest, $how", $j->{status}, ($j->{stdout} // '') . ($j->{stderr} // ''),
-        $j->{files}{'/tmp/plug.json'});
-}
-
-# plug_checks(LABEL, STATUS, OUTPUT, TRACE): the untraced run's output,
-# nothing said (no site refused), and plug_a <-main, plug_b <-plug_a,
-# 5 times each.
-sub plug_checks {
-    my ($label, $st, $out, $trace) = @_;
-    is("$st $out", "0 25\n", "libplug.so, $label: the same output traced, nothing said (no site refused)");
-    my ($ev, $errs) = json_of($dir, $trace);
-    is_deeply($errs, [], "libplug.so, $label: every trace line well formed");
-    my %n;
-    $n{"$_->{func} <-$_->{parent}"}++ for @$ev;
-    is_deeply(\%n, { 'plug_a <-main' => 5, 'plug_b <-plug_a' => 5 },
-        "libplug.so, $label: plug_a <-main and plug_b <-plug_a, 5 times each") or diag explain \%n;
+    my ($st, $out, $err) = run_cmd([@qemu, '-E', "LD_PRELOAD=$LIB/libmcount-trace.so",
+        $how eq 'now' ? ('-E', 'LD_BIND_NOW=1') : (), '-E', 'MCOUNT_TRACE_FILTER=*', '-E', 'MCOUNT_TRACE_FORMAT=json',
+        '-E', "MCOUNT_TRACE_OUTPUT=$dir/plug.json", "$dir/plug_main", 5]);
+    plug_trace_is("qemu-sparc64, bound $how", $st, $out, $err, $ust == 0 ? $uplug : "exit $ust", $dir,
+        -e "$dir/plug.json" ? slurp("$dir/plug.json") : undef);
 }
 
 # ---- a stripped program ----

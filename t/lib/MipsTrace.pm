@@ -16,7 +16,7 @@ use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
 use QemuSystem qw(%SYS sys_boot);
 use SysTrace qw(sys_start guest_jobs boot_checks machine_checks oracle_checks graph_checks hazards_checks
-    @HAZARDS_LIBS toggle_checks badsite_checks stripped_checks args_checks lua_checks);
+    @HAZARDS_LIBS toggle_checks badsite_checks stripped_checks args_checks lua_checks plug_checks);
 
 our @EXPORT_OK = qw(mips_trace);
 
@@ -130,6 +130,9 @@ sub mips_trace {
 
     # ---- lua ----
     lua_checks($r, dir => $dir, name => 'lua');
+
+    # ---- a -pg shared library beside the program ----
+    plug_checks($r, dir => $dir);
 
     # The cache maintenance after each batch cannot be seen in the guest:
     # qemu's TCG models no instruction cache (a write drops the blocks

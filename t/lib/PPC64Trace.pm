@@ -24,20 +24,19 @@ use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
 use QemuSystem qw(%SYS sys_boot);
 use SysTrace qw(sys_start guest_jobs boot_checks machine_checks oracle_checks graph_checks hazards_checks
-    @HAZARDS_LIBS toggle_checks args_checks badsite_checks stripped_checks lua_checks);
+    @HAZARDS_LIBS toggle_checks args_checks badsite_checks stripped_checks lua_checks plug_checks);
 
 our @EXPORT_OK = qw(ppc64_trace);
 
 my %ABI = (
     ppc64le => { toc => 24, local => qr/_mcount\+0x8/, local_name => "_mcount's local entry",
-        binutils => 'binutils-powerpc64le-linux-gnu', gxx => 'g++-12-powerpc64le-linux-gnu', preload => 1 },
+        binutils => 'binutils-powerpc64le-linux-gnu', gxx => 'g++-12-powerpc64le-linux-gnu' },
     # the call stubs' endings (ELFv1): where the program calls
     # pthread_create, ld makes them thread-safe by itself
     ppc64 => { toc => 40, local => qr/\._mcount/, local_name => "_mcount's code (._mcount)",
-        stubs => [['pie-preloaded', 'bctr'], ['toggle-so', 'cmpldi r2,0; bnectr+; b']], preload => 1,
+        stubs => [['pie-preloaded', 'bctr'], ['toggle-so', 'cmpldi r2,0; bnectr+; b']],
         binutils => 'binutils-powerpc64-linux-gnu', gxx => 'g++-12-powerpc64-linux-gnu' },
-    ppc => { binutils => 'binutils-powerpc-linux-gnu', gxx => 'g++-12-powerpc-linux-gnu', qemu_user => 'qemu-ppc',
-        preload => 1 },
+    ppc => { binutils => 'binutils-powerpc-linux-gnu', gxx => 'g++-12-powerpc-linux-gnu', qemu_user => 'qemu-ppc' },
 );
 
 # ppc64_trace(ARCH): every check, in one boot.
@@ -49,7 +48,6 @@ sub ppc64_trace {
     my $QEMU_USER = $a->{qemu_user} // "qemu-$arch";
     my $OBJDUMP = "$T-objdump";
     my $LIB = "$TOP/build/$arch";
-    my $pre = $a->{preload};
     my $toc = $a->{toc};           # ppc64's ABIs; none on ppc32
     my $dir = sys_start($arch, lib => $LIB, tools => [[$QEMU_USER, 'qemu-user'], [$OBJDUMP, $a->{binutils}],
         [$CXX, $a->{gxx}]]);
@@ -60,17 +58,14 @@ sub ppc64_trace {
     # name, compile flags, link flags, 'so' or 'a'; each also under
     # function_graph (the return address's slot is the ABI's, whatever the
     # function: no frame pointer needed)
-    # (where it cannot be preloaded, linked shared here and below: @ld)
-    my @ld = $pre ? () : (ldflags => ["-L$LIB", '-lmcount-trace', '-Wl,-rpath,/lib/mt']);
-    my @variants = ($pre ? ['pie-preloaded', [], [], 'so']
-            : ['pie-shared', [], ["-L$LIB", '-lmcount-trace', '-Wl,-rpath,/lib/mt'], 'so'],
-        ['pie-linked', [], [], 'a'], ['static-linked', [], ['-static'], 'a']);
+    my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
+        ['static-linked', [], ['-static'], 'a']);
     # function events: args.c's arguments where its DWARF says they are
     # (ppc32: where the caller left them); lua, a real program nobody here
     # wrote
     my @jobs = guest_jobs(cc => $CC, cxx => $CXX, lib => $LIB, dir => $dir, files => \%files,
         variants => \@variants, badsite => "$TSRC/$arch/badsite.S", strip => "$T-strip",
-        args2 => ['args-O0', ['-g', '-O0'], 1], @ld);
+        args2 => ['args-O0', ['-g', '-O0'], 1]);
 
     # ---- one boot ----
     my $r = boot_checks('', sub { sys_boot($arch, @_) }, files => \%files, jobs => \@jobs, timeout => 600,
@@ -169,6 +164,7 @@ sub ppc64_trace {
     # ---- lua ----
     # the return address's slot is the ABI's: every function hooked
     lua_checks($r, dir => $dir, name => 'lua', noexit => []);
+    plug_checks($r, dir => $dir);
     toggle_checks($r, dir => $dir, name => 'toggle-so');
 
     # The cache maintenance after each store cannot be seen in the guest:

@@ -28,6 +28,10 @@ package SysTrace;
 #  stale: t/src/trace/sys/stale.c, whether the machine runs the code a
 #    process has after the kernel copied its page, when another process
 #    had other code at the same address (QemuSystem's own_text).
+#  plug: a -pg shared library (t/src/trace/plug.c) beside a program
+#    that calls it, preloaded: its own PLT entry or GOT slot of the hook,
+#    bound lazily or at start-up; each event of its functions, by name,
+#    with its parent.
 use strict;
 use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
@@ -43,7 +47,7 @@ use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq f
 our @EXPORT_OK = qw(sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
     oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks
     tear_jobs tear_notes static_ldflags args_jobs args_checks lua_jobs lua_checks trace_bias badsite_job
-    badsite_checks stripped_job stripped_checks guest_jobs);
+    badsite_checks stripped_job stripped_checks guest_jobs plug_jobs plug_checks plug_trace_is);
 
 # sys_start(ARCH, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
 # its package]...]) -> a temporary directory.  What is missing to test
@@ -186,30 +190,82 @@ sub oracle_jobs {
 # guest_jobs(cc => CC, cxx => CXX, lib => DIR, dir => TMP, files =>
 #   \%files, variants => [...] (oracle_jobs'), badsite => its assembly,
 #   strip => STRIP, args2 => [NAME, CFLAGS, DWARF] (default args-O0 with
-#   -g -O0), ldflags => [...] (where the library is not preloaded: each
-#   dynamic program linked with it)) -> the jobs of one boot, in order:
-#   smc (the machine runs code changed through /proc/self/mem), tear,
-#   oracle with every variant under function_graph too, hazards, toggle
-#   linked in and shared, badsite, stripped (from the first variant),
-#   args (-g, bare globs too) and args2, lua.
+#   -g -O0)) -> the jobs of one boot, in order: smc (the machine runs
+#   code changed through /proc/self/mem), tear, oracle with every
+#   variant under function_graph too, hazards, toggle linked in and
+#   shared, badsite, stripped (from the first variant), args (-g, bare
+#   globs too) and args2, lua, plug.
 sub guest_jobs {
     my (%o) = @_;
     my ($cc, $dir, $files) = @o{qw(cc dir files)};
     my %c = (cc => $cc, dir => $dir, files => $files);
-    my @ld = $o{ldflags} ? (ldflags => $o{ldflags}) : ();
     my ($a2, $a2cf, $a2dwarf) = @{ $o{args2} // ['args-O0', ['-g', '-O0']] };
     must($cc, '-O2', static_ldflags(), '-o', "$dir/smc", "$TSRC/sys/smc.c");
     $files->{'/smc'} = "$dir/smc";
     return ({ name => 'smc', argv => ['/smc'] }, tear_jobs(%c),
         oracle_jobs(%c, lib => $o{lib}, variants => $o{variants}, graph => 1),
-        hazards_jobs(%c, cxx => $o{cxx}, @ld),
+        hazards_jobs(%c, cxx => $o{cxx}),
         toggle_jobs(%c, lib => $o{lib}),
         toggle_jobs(%c, lib => $o{lib}, name => 'toggle-so', shared => 1),
         badsite_job(%c, asm => $o{badsite}),
         stripped_job(%c, strip => $o{strip}, from => $o{variants}[0][0]),
-        args_jobs(%c, name => 'args', cflags => ['-g'], dwarf => 1, @ld),
-        args_jobs(%c, name => $a2, cflags => $a2cf, dwarf => $a2dwarf, @ld),
-        lua_jobs(%c, name => 'lua', @ld));
+        args_jobs(%c, name => 'args', cflags => ['-g'], dwarf => 1),
+        args_jobs(%c, name => $a2, cflags => $a2cf, dwarf => $a2dwarf),
+        lua_jobs(%c, name => 'lua'), plug_jobs(%c));
+}
+
+# plug_jobs(cc => CC, dir => TMP, files => \%files) -> jobs plug-plain,
+#   plug-lazy and plug-now: a -pg shared library (t/src/trace/plug.c
+#   compiled and linked through mcount-cc; /lib/mt/libplug.so) beside a
+#   program that calls it (plug_main.c, no -pg), untraced, then traced
+#   with every function on, preloaded: the library calls the hook
+#   through its own PLT entry or GOT slot, bound lazily or at start-up
+#   (LD_BIND_NOW); after oracle_jobs.
+sub plug_jobs {
+    my (%o) = @_;
+    my ($cc, $dir) = @o{qw(cc dir)};
+    mcc_cc($cc, "$dir/plug.o", '-O2', '-fPIC', '-c', "$TSRC/plug.c");
+    mcc_cc($cc, "$dir/libplug.so", '-shared', "$dir/plug.o");    # (riscv64: --no-relax)
+    must($cc, '-O2', '-o', "$dir/plug_main", "$TSRC/plug_main.c", "-L$dir", '-lplug');
+    $o{files}{'/lib/mt/libplug.so'} = "$dir/libplug.so";
+    $o{files}{'/plug_main'} = "$dir/plug_main";
+    # (the library found by LD_LIBRARY_PATH, which sys_native moves
+    # under its root with the files, as it cannot move a run path)
+    my %env = (LD_LIBRARY_PATH => '/lib/mt', LD_PRELOAD => '/lib/mt/libmcount-trace.so', MCOUNT_TRACE_FILTER => '*',
+        MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_DIR => '/tmp/ctl');
+    return ({ name => 'plug-plain', argv => ['/plug_main', 5], env => { LD_LIBRARY_PATH => '/lib/mt' } },
+        map { { name => "plug-$_->[0]", argv => ['/plug_main', 5], env => { %env, @$_[1 .. $#$_],
+            MCOUNT_TRACE_OUTPUT => "/tmp/plug-$_->[0].json" }, files => ["/tmp/plug-$_->[0].json"] } }
+            ['lazy'], ['now', LD_BIND_NOW => 1]);
+}
+
+# plug_checks($r, dir => TMP): each traced run has the untraced run's
+# output and says nothing (no site refused); its trace is plug_a <-main
+# and plug_b <-plug_a, 5 times each (plug_main calls plug_a 5 times, and
+# plug_a calls plug_b).
+sub plug_checks {
+    my ($r, %o) = @_;
+    my $p = $r->{'plug-plain'} // {};
+    is("$p->{status} $p->{stderr}", '0 ', 'plug: the untraced run exits 0, silent');
+    for my $how ('lazy', 'now') {
+        my $j = $r->{"plug-$how"} // {};
+        plug_trace_is("bound $how", $j->{status}, $j->{stdout}, $j->{stderr}, $p->{stdout},
+            $o{dir}, $j->{files}{"/tmp/plug-$how.json"});
+    }
+}
+
+# plug_trace_is(LABEL, STATUS, STDOUT, STDERR, the untraced run's output,
+# TMP, the JSON trace): plug_checks' checks of one run.
+sub plug_trace_is {
+    my ($label, $st, $out, $err, $want, $dir, $trace) = @_;
+    is("$st $err", '0 ', "plug, $label: exits 0 traced, nothing said (no site refused)");
+    is($out, $want, "plug, $label: the untraced run's output");
+    my ($ev, $errs) = json_of($dir, $trace);
+    is_deeply($errs, [], "plug, $label: every trace line well formed");
+    my %n;
+    $n{"$_->{func} <-$_->{parent}"}++ for grep { !exists $_->{lost} } @$ev;
+    is_deeply(\%n, { 'plug_a <-main' => 5, 'plug_b <-plug_a' => 5 },
+        "plug, $label: plug_a <-main and plug_b <-plug_a, 5 times each") or diag explain \%n;
 }
 
 # oracle_checks($r, dir => TMP, variants => [...], want_out => the plain
