@@ -538,8 +538,7 @@ static void read_hook_slots(struct mt_object *o, const struct file *f)
 				ok = slot_add(&o->hook_slots, &o->nhook_slots, o->bias + off);
 				if (t.sym[si].st_shndx != SHN_UNDEF && t.sym[si].st_value)
 					o->own_hook = o->bias + t.sym[si].st_value;
-			}
-			else if (mt_arch.hook_callee && !strcmp(name, mt_arch.hook_callee))
+			} else if (mt_arch.hook_callee && !strcmp(name, mt_arch.hook_callee))
 				ok = slot_add(&o->callee_slots, &o->ncallee_slots, o->bias + off);
 			if (!ok)
 				return;
