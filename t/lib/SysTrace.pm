@@ -246,7 +246,7 @@ sub plug_jobs {
 sub plug_checks {
     my ($r, %o) = @_;
     my $p = $r->{'plug-plain'} // {};
-    is("$p->{status} $p->{stderr}", '0 ', 'plug: the untraced run exits 0, silent');
+    is(($p->{status} // 'not run') . ' ' . ($p->{stderr} // ''), '0 ', 'plug: the untraced run exits 0, silent');
     for my $how ('lazy', 'now') {
         my $j = $r->{"plug-$how"} // {};
         plug_trace_is("bound $how", $j->{status}, $j->{stdout}, $j->{stderr}, $p->{stdout},
@@ -258,7 +258,7 @@ sub plug_checks {
 # TMP, the JSON trace): plug_checks' checks of one run.
 sub plug_trace_is {
     my ($label, $st, $out, $err, $want, $dir, $trace) = @_;
-    is("$st $err", '0 ', "plug, $label: exits 0 traced, nothing said (no site refused)");
+    is(($st // 'not run') . ' ' . ($err // ''), '0 ', "plug, $label: exits 0 traced, nothing said (no site refused)");
     is($out, $want, "plug, $label: the untraced run's output");
     my ($ev, $errs) = json_of($dir, $trace);
     is_deeply($errs, [], "plug, $label: every trace line well formed");
