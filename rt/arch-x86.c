@@ -20,11 +20,24 @@
  * uses.  The breakpoint is int3; a trap is emulated by skipping the site
  * (NOP) or by pushing the return address and jumping to the call's
  * target (call; a GOT call's target is what its slot holds then).
+ *
+ * GCC's -mnop-mcount (non-PIC code) writes the 5-byte NOP where the call
+ * would be, and -mrecord-mcount records it: such a site is taken
+ * switched off, as the kernel takes the NOPs objtool leaves, when it is
+ * where GCC puts one: at the function's first instruction (after its
+ * endbr), which -mfentry's __fentry__ is called from, or after a
+ * prologue that sets up the frame pointer, where mcount is.  Switched
+ * on, it is `e8 rel32` to that hook: i386's rel32 reaches the whole
+ * address space; on x86_64, when the hook is more than 2 GB away (the
+ * library preloaded into a non-PIE program), to a trampoline page mapped
+ * within reach that jumps on to it.
  */
 #define _GNU_SOURCE
 #include <elf.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "rt.h"
 
@@ -96,6 +109,11 @@ static uintptr_t slot_of(const struct mt_object *o, const unsigned char *p)
 
 extern void __fentry__(void), mcount(void), _mcount(void);
 
+static bool endbr_at(const unsigned char *p)
+{
+	return p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == X86_ENDBR;
+}
+
 /* Is a direct call's target a hook: one of ours, a function of the
  * object named like a hook, or a PLT entry that jumps through a GOT slot
  * the dynamic linker fills with a hook? */
@@ -108,8 +126,8 @@ static bool hook_target(const struct mt_object *o, uintptr_t t)
 	if (!mt_in_plt(o, t) || !mt_in_exec(o, t))
 		return false;
 	const unsigned char *p = (const unsigned char *)t;
-	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == X86_ENDBR)
-		p += 4;                       /* endbr64, endbr32 */
+	if (endbr_at(p))
+		p += 4;
 	if (p[0] == 0xf2)
 		p++;                          /* bnd */
 	if (p[0] != 0xff || (p[1] & 0x38) != 0x20)
@@ -131,12 +149,137 @@ static bool drap_frame(const struct mt_site *s, const struct mt_object *o)
 	if (!f || f == s->addr || !mt_in_exec(o, f + 10))
 		return false;
 	const unsigned char *p = (const unsigned char *)f;
-	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == X86_ENDBR)
-		p += 4;                       /* endbr32 */
+	if (endbr_at(p))
+		p += 4;
 	return p[0] == 0x8d && (p[1] & 0xc7) == 0x44 && p[2] == 0x24 && p[3] == 0x04 && p[4] == 0x83 &&
 	       p[5] == 0xe4;
 }
 #endif
+
+#if defined(__x86_64__)
+#define X86_FRAME "\x55\x48\x89\xe5"    /* push %rbp; mov %rsp, %rbp */
+#else
+#define X86_FRAME "\x55\x89\xe5"         /* push %ebp; mov %esp, %ebp */
+#endif
+
+#if defined(__x86_64__)
+/* Trampoline pages: each holds, for each hook of tramp_hook(), 16 bytes
+ * at 16 * index: `jmp *0(%rip)` (ff 25 00000000), the hook's address,
+ * two int3.  A page is written while it is readable and writable only,
+ * then made readable and executable only; it is never unmapped (a
+ * thread may be in it).  Made under the registry lock, as every site. */
+enum { TRAMP_FENTRY, TRAMP_MCOUNT, TRAMP_HOOKS, TRAMP_MAX = 16 };
+static uintptr_t tramps[TRAMP_MAX];
+static size_t ntramps;
+
+static uintptr_t tramp_hook(unsigned i)
+{
+	return i == TRAMP_FENTRY ? (uintptr_t)__fentry__ : (uintptr_t)mcount;
+}
+
+/* Can a call that ends at from reach to? */
+static bool in_reach(uintptr_t from, uintptr_t to)
+{
+	intptr_t d = (intptr_t)(to - from);
+	return d >= INT32_MIN && d <= INT32_MAX;
+}
+
+/* A page mapped at hint exactly, holding the trampolines; 0 if it could
+ * not be.  (MAP_FIXED_NOREPLACE never replaces a mapping; a kernel older
+ * than 4.17 takes it as a hint, which the caller checks.) */
+static uintptr_t tramp_page_at(uintptr_t hint, size_t pg)
+{
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+	void *m = mmap((void *)hint, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		       -1, 0);
+	if (m == MAP_FAILED)
+		return 0;
+	if ((uintptr_t)m != hint) {
+		munmap(m, pg);
+		return 0;
+	}
+	unsigned char *p = m;
+	memset(p, 0xcc, pg);
+	for (unsigned i = 0; i < TRAMP_HOOKS; i++) {
+		uintptr_t h = tramp_hook(i);
+		memcpy(p + 16 * i, "\xff\x25\0\0\0\0", 6);
+		memcpy(p + 16 * i + 6, &h, sizeof h);
+	}
+	if (mprotect(m, pg, PROT_READ | PROT_EXEC)) {
+		munmap(m, pg);
+		return 0;
+	}
+	return hint;
+}
+
+/* The trampoline to hook i that a call ending at from reaches: of a page
+ * made before, or of one mapped in a free place within reach, looked for
+ * below the site first (a non-PIE program's text is low, its heap grows
+ * above it), in steps of 1 MB; 0 if there is none. */
+static uintptr_t tramp_for(uintptr_t from, unsigned i)
+{
+	for (size_t k = 0; k < ntramps; k++)
+		if (in_reach(from, tramps[k]) && in_reach(from, tramps[k] + 16 * TRAMP_HOOKS))
+			return tramps[k] + 16 * i;
+	if (ntramps == TRAMP_MAX)
+		return 0;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	const uintptr_t step = (uintptr_t)1 << 20, span = ((uintptr_t)1 << 31) - 2 * step;
+	uintptr_t base = from & ~(step - 1);
+	for (int dir = 0; dir < 2; dir++)
+		for (uintptr_t d = step; d < span; d += step) {
+			uintptr_t hint = dir ? base + d : base - d;
+			if (dir ? hint < base : hint > base || hint < step)
+				break;                /* wrapped, or below the first MB */
+			uintptr_t t = tramp_page_at(hint, pg);
+			if (t) {
+				tramps[ntramps++] = t;
+				return t + 16 * i;
+			}
+		}
+	return 0;
+}
+#endif
+
+/* A site GCC's -mnop-mcount left: its hook from where it is, its call to
+ * it in s->orig, its state MT_NOP; or why it is not one. */
+static const char *x86_nop_site(struct mt_site *s, const struct mt_object *o)
+{
+	static const char other[] = "a NOP already, where -mnop-mcount puts none (another tool changed it)";
+	uintptr_t f = mt_prologue_of(o, s->addr, 1);
+	if (!f || !mt_in_exec(o, f + 8))
+		return other;
+	const unsigned char *p = (const unsigned char *)f;
+	if (endbr_at(p))
+		p += 4;
+	uintptr_t hook;
+#if defined(__i386__)
+	s->nohook = drap_frame(s, o);
+#endif
+	if ((uintptr_t)p == s->addr)
+		hook = (uintptr_t)__fentry__;
+	else if (!memcmp(p, X86_FRAME, sizeof X86_FRAME - 1) || s->nohook)
+		hook = (uintptr_t)mcount;
+	else
+		return other;
+	uintptr_t end = s->addr + 5;
+#if defined(__x86_64__)
+	if (!in_reach(end, hook))
+		hook = tramp_for(end, hook == (uintptr_t)__fentry__ ? TRAMP_FENTRY : TRAMP_MCOUNT);
+	if (!hook)
+		return "a -mnop-mcount NOP with no room within 2 GB for a trampoline to the hook";
+#endif
+	int32_t rel = (int32_t)(uint32_t)(hook - end);
+	s->len = 5;
+	s->form = FORM_E8;
+	s->target = hook;
+	s->orig[0] = 0xe8;
+	memcpy(s->orig + 1, &rel, 4);
+	atomic_store_explicit(&s->state, MT_NOP, memory_order_relaxed);
+	return NULL;
+}
 
 static const char *x86_decode(struct mt_site *s, const struct mt_object *o)
 {
@@ -149,8 +292,10 @@ static const char *x86_decode(struct mt_site *s, const struct mt_object *o)
 		    (p[1] & x86_forms[i].mask[1]) == x86_forms[i].op[1])
 			f = &x86_forms[i];
 	if (!f) {
-		if (!memcmp(p, nop5, 5) || !memcmp(p, nop6, 6))
-			return "a NOP already (another tool changed it, or it was built with -mnop-mcount)";
+		if (!memcmp(p, nop5, 5))
+			return x86_nop_site(s, o);
+		if (!memcmp(p, nop6, 6))
+			return "a NOP already (another tool changed it)";
 		if (p[0] == 0xcc)
 			return "a breakpoint (a debugger or another tool changed it)";
 		return "not a call instruction";

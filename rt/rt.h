@@ -99,7 +99,10 @@ struct mt_arch {
 	/* Read the site's bytes at s->addr: fill s->len, s->orig, s->form and
 	 * the call's target, and clear the bits of s->addr that are not the
 	 * instruction's address (arm: a Thumb entry's bit 0).  0 if it is a
-	 * call to a hook, else a static string saying what it is instead. */
+	 * call to a hook, else a static string saying what it is instead.
+	 * A site the compiler left switched off (x86: GCC's -mnop-mcount)
+	 * is taken with s->state set to MT_NOP (the default is MT_CALL), and
+	 * s->orig the call that switches it on. */
 	const char *(*decode)(struct mt_site *s, const struct mt_object *o);
 	/* The bytes of a site in a state (s->len of them). */
 	void (*bytes)(const struct mt_site *s, enum mt_state st, unsigned char *out);
@@ -433,7 +436,8 @@ struct mt_site {
 	uint16_t obj;
 	uint8_t len;
 	uint8_t form;                 /* arch-specific */
-	unsigned char orig[8];        /* the call, as the table found it */
+	unsigned char orig[8];        /* the call, as the table found it (or as
+				       * the library writes it: x86 -mnop-mcount) */
 	_Atomic uint8_t state;        /* enum mt_state: what the code is or is becoming */
 	_Atomic bool refused;         /* its bytes were not what they should be: never
 				       * written again, its traps not ours */

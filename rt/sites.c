@@ -459,6 +459,7 @@ static struct mt_site *object_sites(uint16_t oi, size_t *count)
 		struct mt_site *s = &out[m];
 		s->addr = addrs[i];
 		s->obj = oi;
+		atomic_init(&s->state, MT_CALL);
 		const char *why = mt_arch.decode(s, o);
 		if (why) {
 			report_bad(o, addrs[i], why, &shown);
@@ -476,7 +477,6 @@ static struct mt_site *object_sites(uint16_t oi, size_t *count)
 				break;
 		}
 		s->func = (uint32_t)func;
-		atomic_init(&s->state, MT_CALL);
 		m++;
 	}
 	if (shown > 5)
@@ -611,7 +611,7 @@ int mt_sites_refresh(void)
 	for (size_t i = 0; i < added; i++) {
 		for (size_t j = 0; j < cnt[i]; j++) {
 			memcpy(&all[n], &per[i][j], sizeof all[n]);
-			atomic_init(&all[n].state, MT_CALL);
+			atomic_init(&all[n].state, atomic_load(&per[i][j].state));
 			n++;
 		}
 		free(per[i]);

@@ -57,7 +57,12 @@ sub variant {
     my $d = "$dir/$tag";
     mkdir $d or die;
     my @api = $mode eq 'a' ? ('-DWITH_API', "-I$RTINC") : ();
-    mcc_build($hook, "$d/oracle.o", "$TSRC/oracle.c", '-O2', '-finstrument-functions', @api, @$cflags);
+    my @cc = ('-O2', '-finstrument-functions', @api, @$cflags);
+    if ($hook =~ /-mrecord-mcount/) {    # GCC's own table, no mcount-cc
+        must('gcc', split(' ', $hook), @cc, '-c', "$TSRC/oracle.c", '-o', "$d/oracle.o");
+    } else {
+        mcc_build($hook, "$d/oracle.o", "$TSRC/oracle.c", @cc);
+    }
     my $prog = link_prog("$d/oracle", "$d/oracle.o", "$dir/cyg.o", $mode eq 'a' ? $LIBA : (), @$ldflags);
     my $syms = nm_funcs($prog);
     my %on = $mode eq 'a' ? (ORACLE_ENABLE => '*') : (MCOUNT_TRACE_FILTER => '*');
@@ -117,6 +122,18 @@ variant('mcount PIE linked in', @mcount, [], [], 'a', '67e8');
 variant('fentry -no-pie linked in', @fentry, ['-fno-pie'], ['-no-pie'], 'a', 'e8');
 variant('fentry -static linked in', @fentry, [], ['-static'], 'a', '67e8');
 variant('mcount -static -no-pie linked in', @mcount, ['-fno-pie'], ['-static'], 'a', 'e8');
+# GCC's -mnop-mcount (non-PIC only) and its own table: every site a NOP
+# from the start, its call written when it is switched on; preloaded, the
+# library is beyond a call's reach, and the call goes through a
+# trampoline.  With -fcf-protection, __fentry__'s NOP follows an endbr64.
+my @nop = ('-pg -mfentry -mnop-mcount -mrecord-mcount');
+my @nop_mcount = ('-pg -mnop-mcount -mrecord-mcount');
+variant('-mnop-mcount fentry -no-pie preloaded', @nop, ['-fno-pie'], ['-no-pie'], 'so', '0f1f');
+variant('-mnop-mcount mcount -no-pie preloaded', @nop_mcount, ['-fno-pie'], ['-no-pie'], 'so', '0f1f');
+variant('-mnop-mcount fentry, endbr64, -no-pie preloaded', @nop, ['-fno-pie', '-fcf-protection'], ['-no-pie'],
+    'so', '0f1f');
+variant('-mnop-mcount fentry -no-pie linked in', @nop, ['-fno-pie'], ['-no-pie'], 'a', '0f1f');
+variant('-mnop-mcount mcount -static linked in', @nop_mcount, ['-fno-pie'], ['-static'], 'a', '0f1f');
 # ld -z call-nop=prefix-0x90: the GOT call becomes nop; call hook
 variant('fentry PIE linked in, call-nop=prefix-0x90', @fentry, [], ['-Wl,-z,call-nop=prefix-0x90'],
     'a', '90e8');

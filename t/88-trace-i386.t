@@ -18,7 +18,9 @@
 #    entry), -fcf-protection with an IBT PLT (endbr32 before the PLT's
 #    jmp and before main's realignment), linked in as PIE (the linker's `67 e8`, or `90 e8` with -z
 #    call-nop=prefix-0x90), -mfentry -no-pie linked in, -static (67 e8)
-#    and -static -fno-pie (e8).
+#    and -static -fno-pie (e8).  GCC's -mnop-mcount with its own table:
+#    NOPs from the start, called when switched on (mcount preloaded,
+#    main's DRAP frame never hijacked; __fentry__ linked in).
 #  - function_graph against the enter and exit log (cyg_graph.c), for
 #    mcount (the slot at 4(%ebp)) and __fentry__ (at 4(%esp)), preloaded
 #    and linked in; hazards.c and unwind.cc (longjmp, fork, pthread_exit,
@@ -27,7 +29,8 @@
 #    realigns its stack through %ecx, is entered but never hijacked
 #    under mcount (its 4(%ebp) is a copy of the return address).
 #  - Table entries that are no calls to the hook (badsite.S: a mov, a
-#    call of another function, a call through the GOT slot of getpid):
+#    call of another function, a call through the GOT slot of getpid, a
+#    NOP where -mnop-mcount puts none):
 #    each refused, with its reason, the program untouched.
 #  - Live switching under threads (toggle.c): the int3 protocol, the
 #    program's own SIGTRAP handler gets its int3 and raise(), its SIGSEGV
@@ -64,6 +67,9 @@ my $dir = sys_start('i386', lib => $LIB, tools => [['qemu-i386', 'qemu-user'],
 must($CC, '-O2', '-static', '-o', "$dir/smc", "$TSRC/sys/smc.c");
 my %files = ('/smc' => "$dir/smc");
 my %FENTRY = (MCOUNT_CC_FLAGS => '-pg -mfentry');
+# GCC's -mnop-mcount (non-PIC) and its own table: NOPs from the start
+my %NOP = (MCOUNT_CC_FLAGS => '-pg -mnop-mcount -mrecord-mcount');
+my %NOP_FENTRY = (MCOUNT_CC_FLAGS => '-pg -mfentry -mnop-mcount -mrecord-mcount');
 my @NOPIE = (['-fno-pie'], ['-no-pie']);
 # SysTrace's variants (name, compile flags, link flags, so|a, job's env,
 # mcount-cc's env, function_graph too), and the first bytes every site
@@ -76,17 +82,19 @@ my @variants = (['pie-preloaded', [], [], 'so', undef, undef, 1],
     ['pie-linked-nop', [], ['-Wl,-z,call-nop=prefix-0x90'], 'a'],
     ['fentry-linked', @NOPIE, 'a', undef, \%FENTRY, 1],
     ['static-linked', [], ['-static'], 'a'],
-    ['nopie-static', ['-fno-pie'], ['-static'], 'a']);
+    ['nopie-static', ['-fno-pie'], ['-static'], 'a'],
+    ['mnop-preload', @NOPIE, 'so', undef, \%NOP, 1],
+    ['mnop-fentry-a', @NOPIE, 'a', undef, \%NOP_FENTRY, 1]);
 my %bytes = ('pie-preloaded' => 'ff93', 'nopie-preloaded' => 'e8', 'fentry-preload' => 'e8', 'cet-preload' => 'e8',
     'pie-linked' => '67e8', 'pie-linked-nop' => '90e8', 'fentry-linked' => 'e8', 'static-linked' => '67e8',
-    'nopie-static' => 'e8');
+    'nopie-static' => 'e8', 'mnop-preload' => '0f1f', 'mnop-fentry-a' => '0f1f');
 my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $dir, files => \%files),
     oracle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, variants => \@variants),
     hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files),
     toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files));
 # Table entries that are no calls to the hook (badsite.S): a mov, a call
-# of another function and a call through the GOT slot of getpid, each
-# refused with its reason; the program runs as built.
+# of another function, a call through the GOT slot of getpid and a NOP
+# after a mov, each refused with its reason; the program runs as built.
 must($CC, '-c', "$TSRC/badsite.S", '-o', "$dir/badsite.o");
 must($CC, '-o', "$dir/badsite", "$dir/pie-preloaded.o", "$dir/cyg.o", "$dir/badsite.o");
 $files{'/badsite'} = "$dir/badsite";
@@ -94,7 +102,8 @@ push @jobs, { name => 'badsite', argv => ['/badsite', 3], env => { LD_PRELOAD =>
     MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_OUTPUT => '/tmp/badsite.txt', CYG_LOG => '/tmp/badsite.cyg' } };
 my @BAD = (['bad_fn\+0', 'not a call instruction', 'b8 2a'],
     ['bad_call_fn\+0x1', 'a call to something other than the hook', 'e8'],
-    ['bad_got_fn\+0x[0-9a-f]+', 'an indirect call through a GOT slot that holds no hook', 'ff 93']);
+    ['bad_got_fn\+0x[0-9a-f]+', 'an indirect call through a GOT slot that holds no hook', 'ff 93'],
+    ['bad_nop_fn\+0x5', 'a NOP already, where -mnop-mcount puts none (another tool changed it)', '0f 1f']);
 
 # ---- the call forms: src/arch.c's row, rt/arch-x86.c's decoder, the sites ----
 my $plan = must("$TOP/build/mcount-scan", '--identify', "--object=$dir/pie-preloaded.o");
@@ -154,7 +163,8 @@ for my $run (@runs) {
         # of its return address, never hijacked; __fentry__ has the slot,
         # and linked in, tracing starts inside main
         for my $v (grep { $_->[6] } @variants) {
-            my $noexit = $v->[3] eq 'so' && !$v->[5] ? ['main'] : [];
+            my $fentry = ($v->[5] // {})->{MCOUNT_CC_FLAGS} // '';
+            my $noexit = $v->[3] eq 'so' && $fentry !~ /-mfentry/ ? ['main'] : [];
             graph_checks($r, dir => $dir, variants => [$v], want_out => $uout, noexit => $noexit);
         }
         hazards_checks($r, dir => $dir, noexit => ['main']);

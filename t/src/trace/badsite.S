@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* badsite.S - table entries that are not calls to the hook, for
- * t/73-trace-process.t: one at a mov, one at a call of another function;
- * on i386 (t/88) also one at a call through the GOT slot of a function
- * of the C library (getpid: preemptible, so the linker leaves the
- * ff 93 call as it is).
+ * t/73-trace-process.t: one at a mov, one at a call of another function,
+ * one at a 5-byte NOP where GCC's -mnop-mcount puts none (after a mov,
+ * in a function that sets up no frame pointer); on i386 (t/88) also one
+ * at a call through the GOT slot of a function of the C library
+ * (getpid: preemptible, so the linker leaves the ff 93 call as it is).
  * Assembled as it is (not through mcount-cc): its __mcount_loc words are
  * linked after the program's real table. */
 #if defined(__i386__)
@@ -40,10 +41,20 @@ bad_got_spot:
 	ret
 	.size bad_got_fn, .-bad_got_fn
 
+	.globl bad_nop_fn, bad_nop_spot
+	.type bad_nop_fn, @function
+bad_nop_fn:
+	movl $0, %eax
+bad_nop_spot:
+	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00
+	ret
+	.size bad_nop_fn, .-bad_nop_fn
+
 	.section __mcount_loc, "a", @progbits
 	.long bad_spot
 	.long bad_call_spot
 	.long bad_got_spot
+	.long bad_nop_spot
 #else
 	.text
 	.globl bad_fn, bad_spot
@@ -65,8 +76,18 @@ bad_call_spot:
 	ret
 	.size bad_call_fn, .-bad_call_fn
 
+	.globl bad_nop_fn, bad_nop_spot
+	.type bad_nop_fn, @function
+bad_nop_fn:
+	movl $0, %eax
+bad_nop_spot:
+	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00
+	ret
+	.size bad_nop_fn, .-bad_nop_fn
+
 	.section __mcount_loc, "a", @progbits
 	.quad bad_spot
 	.quad bad_call_spot
+	.quad bad_nop_spot
 #endif
 	.section .note.GNU-stack, "", @progbits
