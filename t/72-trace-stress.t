@@ -5,7 +5,9 @@
 # and call 100,000 times through the C API, with the library preloaded and
 # linked in (libmcount-trace.a); then live from outside, through
 # bin/mcount-trace enable/disable PID and the control socket itself;
-# and again with worker threads that block every signal.
+# and again with worker threads that block every signal, and with
+# GCC's -mnop-mcount sites (NOPs from the start, their calls written by
+# the library).
 # The program installs its own SIGTRAP handler, which counts the traps
 # that reach it: none may (every trap at a site being patched is the
 # library's).  No crash, every function still computes what it computes
@@ -113,6 +115,24 @@ for my $v (['preloaded', $so_prog, 1], ['linked in', $a_prog, 0]) {
     my $trace = "$dir/trace-block.txt";
     my ($st, $out, $err) = traced([$prog, 'api', 20_000, 8], preload => $preload, timeout => 900,
         env => { STRESS_BLOCK_ALL => 1, MCOUNT_TRACE_OUTPUT => $trace, MCOUNT_TRACE_BUFFER => 1024 });
+    report_ok("$name, 20000 toggles", $st, $out, $err);
+    trace_ok("$name, 20000 toggles", $trace);
+    unlink $trace;
+}
+
+# GCC's -mnop-mcount and its own table (non-PIC code only): every site
+# is a NOP from the start and its call is one the library writes (to a
+# trampoline, preloaded: the library is beyond a call's reach from a
+# non-PIE program's text).
+must('gcc', '-O2', '-pthread', '-fno-pie', '-pg', '-mfentry', '-mnop-mcount', '-mrecord-mcount', '-c',
+    "$TSRC/stress.c", '-o', "$dir/stress_nop.o");
+for my $v (['preloaded', 1, '-ldl'], ['linked in', 0, $LIBA]) {
+    my ($name, $preload, $with) = @$v;
+    $name = "-mnop-mcount, $name";
+    my $prog = link_prog("$dir/stress_nop$preload", '-no-pie', "$dir/stress_nop.o", $with, '-pthread');
+    my $trace = "$dir/trace-nop.txt";
+    my ($st, $out, $err) = traced([$prog, 'api', 20_000, 8], preload => $preload, timeout => 900,
+        env => { MCOUNT_TRACE_OUTPUT => $trace, MCOUNT_TRACE_BUFFER => 4096 });
     report_ok("$name, 20000 toggles", $st, $out, $err);
     trace_ok("$name, 20000 toggles", $trace);
     unlink $trace;
