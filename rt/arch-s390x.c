@@ -37,6 +37,18 @@
  * whose IPI is an external interruption, serialising, and whose return
  * to user space is a load of the PSW, serialising too (patch.c's
  * sync_all, mt_arch.expedited).  So trap_len is 0: every SIGTRAP is the program's.
+ *
+ * GCC's -mnop-mcount (the kernel's s390 build; PIC code too) leaves
+ * `brcl 0,0` (c0 04 00000000) at the function's first byte, three of
+ * them for _mcount's sequence, and -mrecord-mcount records the first.
+ * Either is taken as a __fentry__ site switched off (before the
+ * prologue, r14 holds the return address, as -mfentry's call expects),
+ * bare: its call is `brasl %r0` to our __fentry__ or, beyond the 4 GB a
+ * brasl reaches (the library preloaded into a PIE), to a trampoline
+ * within reach (larl %r1; lg %r1,0(%r1); br %r1, as a PLT entry, and the
+ * hook's address).  Switched on the first time, the offset is written
+ * while the site is still a NOP (no mixture of its halfwords branches),
+ * every thread serialises, then the second byte is (patch.c).
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -87,6 +99,40 @@ static bool hook_target(const struct mt_object *o, uintptr_t t)
 	return mt_is_hook_slot(o, ril_target(t));
 }
 
+/* A trampoline to __fentry__: larl %r1,.+16; lg %r1,0(%r1); br %r1;
+ * two bytes of padding; the hook's address. */
+static const unsigned char *s390_tramp_code(void)
+{
+	static unsigned char code[24] = { 0xc0, 0x10, 0x00, 0x00, 0x00, 0x08, 0xe3, 0x10, 0x10, 0x00, 0x00, 0x04,
+					  0x07, 0xf1, 0x07, 0x00 };
+	uintptr_t h = (uintptr_t)__fentry__;
+	memcpy(code + 16, &h, sizeof h);
+	return code;
+}
+
+/* A site GCC's -mnop-mcount left (brcl 0,0 at the function's first
+ * byte): switched off, bare, its call in s->orig; or why it is not one. */
+static const char *s390_nop_site(struct mt_site *s, const struct mt_object *o)
+{
+	if (ril_target(s->addr) != s->addr || mt_prologue_of(o, s->addr, 2) != s->addr)
+		return "a NOP already (another tool changed it)";
+	uintptr_t t = (uintptr_t)__fentry__;
+	if (t - s->addr + ((uintptr_t)1 << 32) > ((uintptr_t)1 << 33) - 2)
+		t = mt_tramp_near(s->addr, ((uintptr_t)1 << 32) - 2, s390_tramp_code(), 24);
+	if (!t)
+		return "a -mnop-mcount NOP with no room within 4 GB for a trampoline to the hook";
+	uint32_t off = (uint32_t)((intptr_t)(t - s->addr) / 2);
+	unsigned char call[6] = { OP_BRASL_R0 >> 8, OP_BRASL_R0 & 0xff, off >> 24, off >> 16 & 0xff, off >> 8 & 0xff,
+				  off & 0xff };
+	s->len = 6;
+	s->form = FORM_FENTRY;
+	s->target = t;
+	s->bare = true;
+	memcpy(s->orig, call, 6);
+	atomic_store_explicit(&s->state, MT_NOP, memory_order_relaxed);
+	return NULL;
+}
+
 static const char *s390_decode(struct mt_site *s, const struct mt_object *o)
 {
 	if (s->addr & 1)
@@ -111,7 +157,7 @@ static const char *s390_decode(struct mt_site *s, const struct mt_object *o)
 	} else if (h == OP_BRASL_R0) {
 		s->form = FORM_FENTRY;
 	} else if (h == OP_BRCL_0) {
-		return "a NOP already (another tool changed it)";
+		return s390_nop_site(s, o);
 	} else if (h == 0x0001) {
 		return "a breakpoint (a debugger or another tool changed it)";
 	} else {
@@ -127,7 +173,8 @@ static const char *s390_decode(struct mt_site *s, const struct mt_object *o)
 
 static void s390_bytes(const struct mt_site *s, enum mt_state st, unsigned char *out)
 {
-	memcpy(out, s->orig, 6);
+	static const unsigned char brcl_0_0[6] = { 0xc0, 0x04 };
+	memcpy(out, st == MT_NOP && s->bare ? brcl_0_0 : s->orig, 6);
 	if (st == MT_NOP)
 		out[1] = OP_BRCL_0 & 0xff;
 }

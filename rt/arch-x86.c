@@ -35,9 +35,7 @@
 #define _GNU_SOURCE
 #include <elf.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <ucontext.h>
-#include <unistd.h>
 
 #include "rt.h"
 
@@ -163,83 +161,21 @@ static bool drap_frame(const struct mt_site *s, const struct mt_object *o)
 #endif
 
 #if defined(__x86_64__)
-/* Trampoline pages: each holds, for each hook of tramp_hook(), 16 bytes
- * at 16 * index: `jmp *0(%rip)` (ff 25 00000000), the hook's address,
- * two int3.  A page is written while it is readable and writable only,
- * then made readable and executable only; it is never unmapped (a
- * thread may be in it).  Made under the registry lock, as every site. */
-enum { TRAMP_FENTRY, TRAMP_MCOUNT, TRAMP_HOOKS, TRAMP_MAX = 16 };
-static uintptr_t tramps[TRAMP_MAX];
-static size_t ntramps;
-
-static uintptr_t tramp_hook(unsigned i)
+/* The trampolines of -mnop-mcount sites beyond rel32's reach of the
+ * hook: for __fentry__ at 0 and mcount at 16, `jmp *0(%rip)` (ff 25
+ * 00000000), the hook's address, two int3. */
+static const unsigned char *x86_tramp_code(void)
 {
-	return i == TRAMP_FENTRY ? (uintptr_t)__fentry__ : (uintptr_t)mcount;
-}
-
-/* Can a call that ends at from reach to? */
-static bool in_reach(uintptr_t from, uintptr_t to)
-{
-	intptr_t d = (intptr_t)(to - from);
-	return d >= INT32_MIN && d <= INT32_MAX;
-}
-
-/* A page mapped at hint exactly, holding the trampolines; 0 if it could
- * not be.  (MAP_FIXED_NOREPLACE never replaces a mapping; a kernel older
- * than 4.17 takes it as a hint, which the caller checks.) */
-static uintptr_t tramp_page_at(uintptr_t hint, size_t pg)
-{
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000
-#endif
-	void *m = mmap((void *)hint, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-		       -1, 0);
-	if (m == MAP_FAILED)
-		return 0;
-	if ((uintptr_t)m != hint) {
-		munmap(m, pg);
-		return 0;
-	}
-	unsigned char *p = m;
-	memset(p, 0xcc, pg);
-	for (unsigned i = 0; i < TRAMP_HOOKS; i++) {
-		uintptr_t h = tramp_hook(i);
-		memcpy(p + 16 * i, "\xff\x25\0\0\0\0", 6);
-		memcpy(p + 16 * i + 6, &h, sizeof h);
-	}
-	if (mprotect(m, pg, PROT_READ | PROT_EXEC)) {
-		munmap(m, pg);
-		return 0;
-	}
-	return hint;
-}
-
-/* The trampoline to hook i that a call ending at from reaches: of a page
- * made before, or of one mapped in a free place within reach, looked for
- * below the site first (a non-PIE program's text is low, its heap grows
- * above it), in steps of 1 MB; 0 if there is none. */
-static uintptr_t tramp_for(uintptr_t from, unsigned i)
-{
-	for (size_t k = 0; k < ntramps; k++)
-		if (in_reach(from, tramps[k]) && in_reach(from, tramps[k] + 16 * TRAMP_HOOKS))
-			return tramps[k] + 16 * i;
-	if (ntramps == TRAMP_MAX)
-		return 0;
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	const uintptr_t step = (uintptr_t)1 << 20, span = ((uintptr_t)1 << 31) - 2 * step;
-	uintptr_t base = from & ~(step - 1);
-	for (int dir = 0; dir < 2; dir++)
-		for (uintptr_t d = step; d < span; d += step) {
-			uintptr_t hint = dir ? base + d : base - d;
-			if (dir ? hint < base : hint > base || hint < step)
-				break;                /* wrapped, or below the first MB */
-			uintptr_t t = tramp_page_at(hint, pg);
-			if (t) {
-				tramps[ntramps++] = t;
-				return t + 16 * i;
-			}
+	static unsigned char code[32];
+	if (!code[0]) {
+		const uintptr_t hook[2] = { (uintptr_t)__fentry__, (uintptr_t)mcount };
+		memset(code, 0xcc, sizeof code);
+		for (int i = 0; i < 2; i++) {
+			memcpy(code + 16 * i, "\xff\x25\0\0\0\0", 6);
+			memcpy(code + 16 * i + 6, &hook[i], sizeof hook[i]);
 		}
-	return 0;
+	}
+	return code;
 }
 #endif
 
@@ -266,10 +202,12 @@ static const char *x86_nop_site(struct mt_site *s, const struct mt_object *o)
 		return other;
 	uintptr_t end = s->addr + 5;
 #if defined(__x86_64__)
-	if (!in_reach(end, hook))
-		hook = tramp_for(end, hook == (uintptr_t)__fentry__ ? TRAMP_FENTRY : TRAMP_MCOUNT);
-	if (!hook)
-		return "a -mnop-mcount NOP with no room within 2 GB for a trampoline to the hook";
+	if ((intptr_t)(hook - end) != (int32_t)(hook - end)) {
+		uintptr_t t = mt_tramp_near(end, INT32_MAX, x86_tramp_code(), 32);
+		if (!t)
+			return "a -mnop-mcount NOP with no room within 2 GB for a trampoline to the hook";
+		hook = t + (hook == (uintptr_t)__fentry__ ? 0 : 16);
+	}
 #endif
 	int32_t rel = (int32_t)(uint32_t)(hook - end);
 	s->len = 5;

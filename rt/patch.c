@@ -615,8 +615,35 @@ static void collect_site(struct mt_site *s, void *arg)
 static int apply_single_stores(struct mt_site **batch, size_t n)
 {
 	int rc = 0, err = 0;
+	/* A site whose NOP is still the compiler's (bare) first becomes the
+	 * NOP of its call, which differs from the compiler's in more than
+	 * one store can change while it runs, but is a NOP either way; every
+	 * thread serialises, and only then does the call's store follow. */
+	bool bared = false;
 	for (size_t i = 0; i < n; i++) {
 		struct mt_site *s = batch[i];
+		if (!s->bare)
+			continue;
+		unsigned char b[16];
+		s->bare = false;
+		mt_arch.bytes(s, MT_NOP, b);
+		ssize_t w = mem_write(b, s->len, s->addr);
+		if (w != (ssize_t)s->len) {
+			s->bare = true;   /* it keeps its state; a later pass tries again */
+			if (!rc)
+				err = w >= 0 ? EIO : errno;
+			rc = -1;
+			continue;
+		}
+		mt_arch.sync_self(s->addr, s->addr + s->len);
+		bared = true;
+	}
+	if (bared)
+		sync_all();
+	for (size_t i = 0; i < n; i++) {
+		struct mt_site *s = batch[i];
+		if (s->bare)
+			continue;
 		enum mt_state old = (enum mt_state)atomic_load(&s->state);
 		enum mt_state to = old == MT_CALL ? MT_NOP : MT_CALL;
 		unsigned char b[16];
@@ -636,6 +663,63 @@ static int apply_single_stores(struct mt_site **batch, size_t n)
 	if (rc)
 		errno = err;
 	return rc;
+}
+
+/* The trampoline pages made so far, and the code each holds. */
+static struct {
+	uintptr_t page;
+	const void *code;
+} tramps[16];
+static size_t ntramps;
+
+/* Is [a, a + len) within reach of near, both ways? */
+static bool within(uintptr_t near, uintptr_t reach, uintptr_t a, size_t len)
+{
+	uintptr_t end = a + len - 1;
+	if (end < a)
+		return false;
+	uintptr_t d1 = a < near ? near - a : a - near, d2 = end < near ? near - end : end - near;
+	return d1 <= reach && d2 <= reach;
+}
+
+static uintptr_t tramp_at(uintptr_t hint, const void *code, size_t len)
+{
+	void *m = mmap((void *)hint, page_size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (m == MAP_FAILED)
+		return 0;
+	/* A kernel older than 4.17 takes MAP_FIXED_NOREPLACE for a hint. */
+	if ((uintptr_t)m != hint || (memcpy(m, code, len), mprotect(m, page_size, PROT_READ | PROT_EXEC))) {
+		munmap(m, page_size);
+		return 0;
+	}
+	return hint;
+}
+
+uintptr_t mt_tramp_near(uintptr_t near, uintptr_t reach, const void *code, size_t len)
+{
+	if (!page_size || len > page_size)
+		return 0;
+	for (size_t k = 0; k < ntramps; k++)
+		if (tramps[k].code == code && within(near, reach, tramps[k].page, len))
+			return tramps[k].page;
+	if (ntramps == sizeof tramps / sizeof tramps[0])
+		return 0;
+	const uintptr_t step = (uintptr_t)1 << 20;
+	uintptr_t base = near & ~(step - 1);
+	for (int up = 0; up < 2; up++)
+		for (uintptr_t d = step; d + step <= reach; d += step) {
+			uintptr_t hint = up ? base + d : base - d;
+			if (up ? hint < base : hint > base || hint < step)
+				break;                /* wrapped, or into the first MB */
+			uintptr_t t = within(near, reach, hint, len) ? tramp_at(hint, code, len) : 0;
+			if (t) {
+				tramps[ntramps].page = t;
+				tramps[ntramps++].code = code;
+				return t;
+			}
+		}
+	return 0;
 }
 
 static int site_ptr_cmp(const void *a, const void *b)

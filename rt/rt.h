@@ -11,7 +11,7 @@
  *   elf.c      the loaded objects, their __mcount_loc tables and symbols
  *   sites.c    the site and function registry, filters, start-up checks
  *   patch.c    writing code (/proc/self/mem), the breakpoint protocol,
- *              the SIGTRAP handler
+ *              the SIGTRAP handler, trampoline pages
  *   buffer.c   the clock, the per-thread event buffers and shadow stacks
  *              (the hot path: entry hook and return trampoline)
  *   args.c     function events: argument prototypes, their sites, and
@@ -437,12 +437,16 @@ struct mt_site {
 	uint8_t len;
 	uint8_t form;                 /* arch-specific */
 	unsigned char orig[8];        /* the call, as the table found it (or as
-				       * the library writes it: x86 -mnop-mcount) */
+				       * the library writes it: -mnop-mcount) */
 	_Atomic uint8_t state;        /* enum mt_state: what the code is or is becoming */
 	_Atomic bool refused;         /* its bytes were not what they should be: never
 				       * written again, its traps not ours */
 	bool nohook;                  /* function_graph never replaces its frame's
 				       * return address (signed, or not found) */
+	bool bare;                    /* its NOP is still the compiler's, not
+				       * bytes(MT_NOP) of its call: with
+				       * mt_arch.trap_len 0, patch.c writes
+				       * that first, then the call (s390x) */
 	bool framed;                  /* arm: its prologue was read, and */
 	uint16_t frame;               /* pushed this much before the site (rt.h) */
 	uint16_t lr_at;               /* arm: saved lr this far above the site's
@@ -547,6 +551,14 @@ MT_HIDDEN void mt_patch_after_fork(void);
  * breakpoint protocol; lock held.  Returns 0 or -1 with errno. */
 MT_HIDDEN int mt_apply(void);
 MT_HIDDEN void mt_claim_signals(void);
+/* A trampoline: the address of code[0..len) in a page mapped within
+ * reach bytes of near, both ways; a page made before for the same code,
+ * or one mapped now in a free place (looked for below near first, in
+ * steps of 1 MB: a non-PIE program's heap grows above its text), written
+ * while only readable and writable, then made only readable and
+ * executable, and never unmapped (a thread may be in it).  0 if there is
+ * no room.  Registry lock held. */
+MT_HIDDEN uintptr_t mt_tramp_near(uintptr_t near, uintptr_t reach, const void *code, size_t len);
 /* The code that runs while pages are fenced (patch.c): in a section of
  * its own, whose pages no site may share. */
 #define MT_FENCE_TEXT __attribute__((section("mt_fence_text"), noinline))

@@ -23,7 +23,11 @@
 #    (linked in, PIE and -static, switched on live from main by the C
 #    API), and -mfentry's `brasl %r0,__fentry__` at the function's first
 #    byte, through the PLT and to __fentry__ itself.  Off, each is `brcl
-#    0` with the same offset.
+#    0` with the same offset.  GCC's -mnop-mcount with its own table
+#    (`brcl 0,0` at each function's first byte, once or three times):
+#    taken switched off, called when switched on, preloaded into a PIE
+#    (through a trampoline) and linked in.
+#  - A NOP where -mnop-mcount puts none is refused (badsite.S).
 #  - The preloaded program stripped of every symbol: its PLT entries
 #    found without a symbol, no site refused, the enter log event for
 #    event.
@@ -63,7 +67,7 @@ use TestUtil qw($TOP must run_cmd);
 use TraceTest qw($TSRC);
 use QemuSystem qw(%SYS sys_boot);
 use SysTrace qw(sys_start guest_jobs boot_checks machine_checks oracle_checks graph_checks hazards_checks
-    @HAZARDS_LIBS toggle_checks badsite_checks stripped_checks args_checks lua_checks plug_checks);
+    @HAZARDS_LIBS toggle_jobs toggle_checks badsite_checks stripped_checks args_checks lua_checks plug_checks);
 
 my ($S390XCC, $S390XCXX, $S390XSYSROOT) = @{ $SYS{s390x} }{qw(cc cxx sysroot)};
 my $QEMU_USER = 'qemu-s390x';
@@ -78,12 +82,23 @@ my %files;
 # function_graph
 my @variants = (['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
     ['static-linked', [], ['-static'], 'a'], ['fentry-so', ['-mfentry'], [], 'so'],
-    ['fentry-static', ['-mfentry'], ['-static'], 'a']);
+    ['fentry-static', ['-mfentry'], ['-static'], 'a'],
+    # GCC's -mnop-mcount and its own table (mcount-cc leaves it alone):
+    # brcl 0,0 at each function's first byte (three for _mcount's
+    # sequence); preloaded into a PIE, the library is beyond a brasl's
+    # reach, and the call goes through a trampoline
+    ['mnop-so', [], [], 'so', undef, { MCOUNT_CC_FLAGS => '-pg -mfentry -mnop-mcount -mrecord-mcount' }],
+    ['mnop-mcount-a', [], [], 'a', undef, { MCOUNT_CC_FLAGS => '-pg -mnop-mcount -mrecord-mcount' }]);
 # function events: args.c's arguments in r2-r6 and the caller's parameter
 # area, with -mfentry too
 my @jobs = guest_jobs(cc => $S390XCC, cxx => $S390XCXX, lib => $S390, dir => $dir, files => \%files,
     variants => \@variants, badsite => "$TSRC/s390x/badsite.S", strip => 's390x-linux-gnu-strip',
     args2 => ['args-fentry', ['-mfentry']]);
+
+# live switching over GCC's -mnop-mcount sites: each one's offset is
+# written while it is still a NOP, then its second byte
+push @jobs, toggle_jobs(cc => $S390XCC, lib => $S390, dir => $dir, files => \%files, name => 'toggle-nop',
+    shared => 1, ccenv => { MCOUNT_CC_FLAGS => '-pg -mfentry -mnop-mcount -mrecord-mcount' });
 
 # ---- one boot ----
 my $r = boot_checks('', sub { sys_boot('s390x', @_) }, files => \%files, jobs => \@jobs, timeout => 600,
@@ -105,6 +120,7 @@ for my $v (@variants) {
         $first = 1, next if /\A[0-9a-f]+ <[^>]+>:\z/;
         next unless /\A\s*[0-9a-f]+:\s+((?:[0-9a-f]{2} )+)\s*(\S+)\s*(.*)/;
         my ($bytes, $op, $rest) = ($1, $2, $3);
+        $form{nop}++ if $first && $op eq 'jgnop' && $rest =~ /\A([0-9a-f]+) <[^>+]+>\z/ && $bytes =~ /\Ac0 04 00 00 00 00/;
         if (@prev && $prev[0] eq 'brasl') {
             my ($preg, $ptarget, $pstg, $pfirst) = @prev[1 .. 4];
             my $form = $preg eq '%r14' && $pstg && $op eq 'lg' && $rest =~ /\A%r14,8\(%r15\)/ ? 'mcount'
@@ -116,7 +132,8 @@ for my $v (@variants) {
             ? ($1, $3 ? 'plt' : 'direct') : ('', '')), $stg, $first, $rest);
         $first = 0;
     }
-    my $want = ($cf->[0] ? 'fentry' : 'mcount') . ($mode eq 'so' ? ' plt' : ' direct');
+    my $want = ($v->[5] // {})->{MCOUNT_CC_FLAGS} ? 'nop'
+        : ($cf->[0] ? 'fentry' : 'mcount') . ($mode eq 'so' ? ' plt' : ' direct');
     ok($form{$want} && $form{$want} >= 8 && keys %form == 1,
         "$name: objdump shows its sites as $want (" . join(', ', map { "$_ $form{$_}" } sort keys %form) . ')');
 }
@@ -128,7 +145,8 @@ stripped_checks($r, dir => $dir, want_out => $uout);
 # ---- entries that are no calls to the hook: refused, never written ----
 badsite_checks($r, refused => [['bad_local', 'a call to something other than the hook'],
     ['bad_stub', 'a call to something other than the hook'],
-    ['bad_next', 'a brasl %r14 not followed by lg %r14,8(%r15)'], ['bad_word', 'not a call instruction']]);
+    ['bad_next', 'a brasl %r14 not followed by lg %r14,8(%r15)'], ['bad_word', 'not a call instruction'],
+    ['bad_more1', 'a NOP already (another tool changed it)']]);
 
 # ---- function_graph ----
 graph_checks($r, dir => $dir, variants => \@variants, graph => 1, want_out => $uout);
@@ -137,6 +155,7 @@ hazards_checks($r, dir => $dir);
 # ---- live switching, one byte a site ----
 toggle_checks($r, dir => $dir);
 toggle_checks($r, dir => $dir, name => 'toggle-so');
+toggle_checks($r, dir => $dir, name => 'toggle-nop');
 
 # ---- function events ----
 args_checks($r, dir => $dir, name => 'args', dwarf => 1);

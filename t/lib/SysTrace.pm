@@ -669,11 +669,13 @@ my @TFILES = ('/tmp/rapid.json',
 # toggle_jobs(cc => CC, lib => DIR, dir => TMP, files => \%files, name =>
 # NAME (default toggle), cflags => [...], shared => 1: a PIE linked with
 # the shared library, /lib/mt/libmcount-trace.so (oracle_jobs puts it
-# there), whose hook it calls through the PLT) -> jobs NAME (linked in,
-# static unless shared) and NAME-plain.
+# there), whose hook it calls through the PLT; ccenv => { mcount-cc's
+# variables }) -> jobs NAME (linked in, static unless shared) and
+# NAME-plain.
 sub toggle_jobs {
     my (%o) = @_;
     my ($cc, $dir) = @o{qw(cc dir)};
+    local @ENV{ keys %{ $o{ccenv} // {} } } = values %{ $o{ccenv} // {} };
     my $n = $o{name} // 'toggle';
     my @cf = @{ $o{cflags} // [] };
     my @lf = $o{shared} ? ("-L$o{lib}", '-lmcount-trace', '-Wl,-rpath,/lib/mt') : ("$o{lib}/libmcount-trace.a");

@@ -238,7 +238,8 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
  * code fn's descriptor points at); on mips the word after the
  * `ld t9` (o32: `addiu sp, sp, -8; lw t9`) that follows `move at, ra`
  * (jalr t9, or bal linked in); on
- * s390x the brasl (or brcl 0) after `stg %r14,8(%r15)`; on sparc64 the
+ * s390x the brasl (or brcl 0) after `stg %r14,8(%r15)`, or at the first
+ * byte with -mfentry (and -mnop-mcount's brcl 0,0); on sparc64 the
  * call (or nop) after the save. */
 static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 {
@@ -284,6 +285,8 @@ static volatile uint32_t *site_of(long (*fn)(long), const char *name)
 #elif defined(__s390x__)
 		if (p[i] == 0xe3e0 && p[i + 1] == 0xf008 && p[i + 2] == 0x0024)   /* stg %r14,8(%r15) */
 			return (volatile uint32_t *)&p[i + 3];
+		if (i == 0 && (p[0] == 0xc005 || p[0] == 0xc004))              /* -mfentry: brasl %r0, brcl 0 */
+			return (volatile uint32_t *)p;
 #elif defined(__sparc__)
 		/* the first call (or nop) after the save */
 		const uint32_t *w = (const uint32_t *)p;

@@ -12,6 +12,8 @@
  *               that is no hook, outside the PLT
  *   bad_next    the brasl followed by something else than the lg
  *   bad_word    neither the stg nor a brasl
+ *   bad_more1   brcl 0,0 (GCC's -mnop-mcount NOP) after the function's
+ *               first instruction, where GCC puts none
  * Assembled as it is (not through mcount-cc). */
 	.text
 
@@ -65,6 +67,17 @@ bad_word:
 	br	%r14
 	.size bad_word, .-bad_word
 
+	.globl bad_more1
+	.type bad_more1, @function
+	.p2align 3
+bad_more1:
+	lghi	%r2, 1
+bad_more1_nop:
+	brcl	0, bad_more1_nop
+	aghi	%r2, 45
+	br	%r14
+	.size bad_more1, .-bad_more1
+
 /* The linker's PLT entry, as binutils 2.40 writes one, through a slot
  * of our own. */
 	.type fake_plt, @function
@@ -85,4 +98,5 @@ fake_slot:
 	.quad	bad_stub
 	.quad	bad_next
 	.quad	bad_word
+	.quad	bad_more1_nop
 	.section .note.GNU-stack, "", @progbits
