@@ -180,6 +180,7 @@ static const struct arch arches[] = {
 		.driver_as = true, .driver_as_unless = "-m16 -msse2avx",
 		.as_flag_family = "--32 --64 --x32", .cc_flag_family = "-m32 -m64 -mx32",
 		.entry_doc = "the first byte of the call (e8, or ff 15 in PIC code)",
+		.compiler_nop = "0f1f440000",
 	},
 	{
 		.name = "i386", .kernel_arch = "i386|x86",
@@ -193,6 +194,7 @@ static const struct arch arches[] = {
 		.as_flag_family = "--32 --64 --x32", .cc_flag_family = "-m32 -m64 -mx32",
 		.got_register = "%ebx",
 		.entry_doc = "the first byte of the call (e8, or ff 9x in PIC code)",
+		.compiler_nop = "0f1f440000",
 	},
 	{
 		.name = "aarch64", .kernel_arch = "arm64|aarch64",
@@ -276,6 +278,7 @@ static const struct arch arches[] = {
 		.triple = "s390x-linux-gnu",
 		.as_flag_family = "-m31 -m64", .cc_flag_family = "-m31 -m64",
 		.entry_doc = "the stg that starts the _mcount sequence, or the brasl of __fentry__ (as GCC's -mrecord-mcount)",
+		.compiler_nop = "c00400000000",
 	},
 	{
 		.name = "mips", .kernel_arch = "mips",

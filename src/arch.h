@@ -91,6 +91,9 @@ struct arch {
 	const char *as_flag;          /* assembler flag that selects it */
 	const char *triple;           /* GNU triple of Debian's cross tools */
 	const char *entry_doc;        /* what a table entry points at, for --list-arches */
+	const char *compiler_nop;     /* the bytes (hex) GCC's -mnop-mcount leaves where
+				       * a call would be, which its -mrecord-mcount table
+				       * points at (--verify takes them); NULL: no such form */
 	bool mapping_symbols;         /* the assembler marks the table with a local $d */
 	unsigned entry_flag_bits;     /* low bits of an entry that are flags, not address
 				       * (arm: bit 0 marks Thumb code); consumers clear them */

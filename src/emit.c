@@ -218,6 +218,7 @@ static void emit_facts(FILE *out, const struct arch *a)
 		{ "hook-stubs", a->hook_stubs },
 		{ "got-register", a->got_register },
 		{ "object-link-flags", a->object_link_flags },
+		{ "compiler-nop", a->compiler_nop },
 	};
 	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++)
 		if (facts[i].value)

@@ -110,15 +110,15 @@ sub elf_header {
     my $mips = "as-flag-family\t-EB -EL\ncc-flag-family\t-mabi=32 -mabi=n32 -mabi=64\n"
         . "hook-stubs\t*.%h\nscan-align\t4\n";
     my %facts = (
-        x86_64   => [[62, 2, 1], $x86],
-        i386     => [[3, 1, 1], $x86 . "got-register\t%ebx\n"],
+        x86_64   => [[62, 2, 1], $x86 . "compiler-nop\t0f1f440000\n"],
+        i386     => [[3, 1, 1], $x86 . "got-register\t%ebx\ncompiler-nop\t0f1f440000\n"],
         aarch64  => [[183, 2, 1], "hook-stubs\t*%h_veneer\n"],
         arm      => [[40, 1, 1], "entry-flag-bits\t1\nhook-stubs\t*%h_veneer\n"],
         riscv64  => [[243, 2, 1], "object-link-flags\t-Wl,--no-relax\n"],
         ppc64le  => [[21, 2, 1], $ppc],
         ppc64    => [[21, 2, 2], $ppc],
         ppc32    => [[20, 1, 2], $ppc],
-        s390x    => [[22, 2, 2], "as-flag-family\t-m31 -m64\ncc-flag-family\t-m31 -m64\n"],
+        s390x    => [[22, 2, 2], "as-flag-family\t-m31 -m64\ncc-flag-family\t-m31 -m64\ncompiler-nop\tc00400000000\n"],
         mips     => [[8, 1, 2], $mips],
         mipsel   => [[8, 1, 1], $mips],
         mips64el => [[8, 2, 1], $mips],
@@ -138,7 +138,7 @@ sub elf_header {
     }
     my ($o, $l) = @{ $listings[0] };
     my ($st, $out) = run_cmd([$helper, '--plan', '-o', '/dev/null', '--object', $o, $l]);
-    like($out, qr/^call-forms\t[^\n]*\nlinker-forms\t[^\n]*\n\Q$x86\E(?:got-register\t%ebx\n)?status\t/m,
+    like($out, qr/^call-forms\t[^\n]*\nlinker-forms\t[^\n]*\n\Q$x86\E(?:got-register\t%ebx\n)?compiler-nop\t0f1f440000\nstatus\t/m,
         '--plan prints them too');
 }
 

@@ -5,6 +5,8 @@
 # with the right message: an entry moved by one byte, a missing entry, a
 # duplicate, an entry outside text.  The broken tables are hand-written
 # .s files whose entries come from GCC's own table of the same code.
+# GCC's -mnop-mcount tables (x86_64, i386, s390x) verify, their NOPs
+# counted.
 use strict;
 use warnings;
 no warnings 'portable';
@@ -131,6 +133,45 @@ for my $flags (['-O2', '-pg', '-fno-pie', '-no-pie'], ['-O2', '-pg', '-mfentry']
     ($st, $out, $err) = mr('--verify', "$dir/prog.none");
     is($st, 1, "$tag: program without a table fails");
     like($err, qr/prog\.none: no __mcount_loc table \(5 calls to the hook\)/, "$tag: and says how many calls");
+}
+
+# GCC's -mnop-mcount with its own table: each entry is at the NOP GCC
+# left instead of the call (src/arch.c's compiler-nop), and there is no
+# call.  The count to expect is GCC's table's (readelf); an entry a byte
+# into one of those NOPs is still wrong.
+for my $v (['x86_64', 'gcc', ['-fno-pie'], ['-no-pie'], '.quad'], ['i386', 'gcc', ['-m32', '-fno-pie'],
+           ['-m32', '-no-pie'], '.long'], ['s390x', 's390x-linux-gnu-gcc-12', [], undef, '.quad']) {
+    my ($arch, $cc, $cf, $lf, $word) = @$v;
+    my $dir = tmpdir();
+    spit("$dir/v.c", $SRC);
+    for my $fentry ('-mfentry', ()) {
+        my $tag = "$arch -mnop-mcount" . ($fentry ? " $fentry" : '');
+        next if $arch eq 'i386' && $fentry;       # (the same code at another place)
+        my @f = ('-O2', '-pg', $fentry // (), '-mnop-mcount', @$cf);
+        must($cc, @f, '-mrecord-mcount', '-c', "$dir/v.c", '-o', "$dir/n.o");
+        my $n = scalar @{ table_sites("$dir/n.o") };
+        is($n, 5, "$tag: GCC's table has an entry for each of the 5 functions");
+        my ($st, $out, $err) = mr('--verify', "$dir/n.o");
+        is($st, 0, "$tag: GCC's object verifies") or diag $err;
+        is($out, "$dir/n.o: OK, 5 entries for 0 calls to the hook and 5 NOPs of GCC's -mnop-mcount\n",
+            "$tag: the summary counts the NOPs");
+        next unless $lf;
+        must($cc, @$lf, '-o', "$dir/prog", "$dir/n.o");
+        ($st, $out, $err) = mr('--verify', "$dir/prog");
+        is($out, "$dir/prog: OK, 5 entries for 0 calls to the hook and 5 NOPs of GCC's -mnop-mcount\n",
+            "$tag: and its program") or diag $err;
+        # a byte into fa's NOP
+        must($cc, @f, '-c', "$dir/v.c", '-o', "$dir/bare.o");
+        spit("$dir/moved.s", "\t.section __mcount_loc,\"a\",\@progbits\n"
+            . join('', map { "\t$word $_\n" } 'fa + 1', 'fb', 'fc', 'ext', 'main')
+            . "\t.section .note.GNU-stack,\"\",\@progbits\n");
+        must($cc, @$cf, '-c', "$dir/moved.s", '-o', "$dir/moved.o");
+        must($cc, @$lf, '-o', "$dir/moved", "$dir/bare.o", "$dir/moved.o");
+        ($st, $out, $err) = mr('--verify', "$dir/moved");
+        is($st, 1, "$tag: an entry a byte into a NOP: exit 1");
+        like($err, qr/^mcount-record: \Q$dir\E\/moved: 0x[0-9a-f]+ fa\+0x1\/0x[0-9a-f]+: entry is not a call to the hook$/m,
+            "$tag: an entry a byte into a NOP: named") or diag $err;
+    }
 }
 
 sub section_name {

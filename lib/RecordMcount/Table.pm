@@ -118,8 +118,18 @@ sub section_selected {
     return 0;
 }
 
+# The bytes at an entry (undef past its section's contents).
+sub _entry_bytes {
+    my ($e, $ent, $len) = @_;
+    my $sec = $ent->{sec};
+    my $off = $e->{rel} ? $ent->{addr} : $ent->{addr} - $sec->{addr};
+    return undef if $sec->{type} eq 'NOBITS' || $off < 0 || $off + $len > $sec->{size};
+    return file_bytes($e, $sec->{off} + $off, $len);
+}
+
 # Check a table against the calls.  Returns (list of problem lines, number
-# of entries, number of calls expected to have one).
+# of entries, number of calls expected to have one, number of entries at
+# the NOP GCC's -mnop-mcount leaves instead of a call: option nop, hex).
 sub verify_table {
     my ($e, $entries, $calls, %o) = @_;
     my @bad;
@@ -146,6 +156,8 @@ sub verify_table {
     # a shared library (no program interpreter): its global symbols are
     # preemptible
     my $shared = !$e->{rel} && !section_by_name($e, '.interp');
+    my $nop = defined $o{nop} ? pack('H*', $o{nop}) : undef;
+    my $nops = 0;
     for my $ent (sort { ($a->{sec} ? $a->{sec}{idx} : -1) <=> ($b->{sec} ? $b->{sec}{idx} : -1)
                         || $a->{addr} <=> $b->{addr} } @$entries) {
         my $k = $key->($ent->{sec}, $ent->{addr});
@@ -167,6 +179,8 @@ sub verify_table {
             push @bad, sprintf('%s: entry is not a call to the hook (it is %d byte%s into the call at 0x%x)',
                 $w, $ent->{addr} - $c->{addr}, $ent->{addr} - $c->{addr} == 1 ? '' : 's', $c->{addr})
                 if $o{entry} eq 'call' || $ent->{addr} != $c->{at};
+        } elsif (defined $nop && (_entry_bytes($e, $ent, length $nop) // '') eq $nop) {
+            $nops++;        # GCC's -mnop-mcount: the call it did not write
         } else {
             push @bad, "$w: entry is not a call to the hook";
         }
@@ -178,7 +192,7 @@ sub verify_table {
         push @bad, where($e, $c->{sec}, $c->{addr}) . ": call to the hook has no entry"
             unless $count{ $key->($c->{sec}, $c->{at}) };
     }
-    return (\@bad, scalar(@$entries), $expected);
+    return (\@bad, scalar(@$entries), $expected, $nops);
 }
 
 1;
