@@ -100,10 +100,10 @@ must($CC, '-o', "$dir/badsite", "$dir/pie-preloaded.o", "$dir/cyg.o", "$dir/bads
 $files{'/badsite'} = "$dir/badsite";
 push @jobs, { name => 'badsite', argv => ['/badsite', 3], env => { LD_PRELOAD => '/lib/mt/libmcount-trace.so',
     MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_OUTPUT => '/tmp/badsite.txt', CYG_LOG => '/tmp/badsite.cyg' } };
-my @BAD = (['bad_fn\+0', 'not a call instruction', 'b8 2a'],
+my @BAD = (['bad_nop_fn\+0x5', 'a NOP already, where -mnop-mcount puts none (another tool changed it)', '0f 1f'],
+    ['bad_fn\+0', 'not a call instruction', 'b8 2a'],
     ['bad_call_fn\+0x1', 'a call to something other than the hook', 'e8'],
-    ['bad_got_fn\+0x[0-9a-f]+', 'an indirect call through a GOT slot that holds no hook', 'ff 93'],
-    ['bad_nop_fn\+0x5', 'a NOP already, where -mnop-mcount puts none (another tool changed it)', '0f 1f']);
+    ['bad_got_fn\+0x[0-9a-f]+', 'an indirect call through a GOT slot that holds no hook', 'ff 93']);
 
 # ---- the call forms: src/arch.c's row, rt/arch-x86.c's decoder, the sites ----
 my $plan = must("$TOP/build/mcount-scan", '--identify', "--object=$dir/pie-preloaded.o");

@@ -7,6 +7,17 @@
  * (getpid: preemptible, so the linker leaves the ff 93 call as it is).
  * Assembled as it is (not through mcount-cc): its __mcount_loc words are
  * linked after the program's real table. */
+	.text
+	/* the same bytes on i386 and x86_64 */
+	.globl bad_nop_fn, bad_nop_spot
+	.type bad_nop_fn, @function
+bad_nop_fn:
+	movl $0, %eax
+bad_nop_spot:
+	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00
+	ret
+	.size bad_nop_fn, .-bad_nop_fn
+
 #if defined(__i386__)
 	.text
 	.globl bad_fn, bad_spot
@@ -41,15 +52,6 @@ bad_got_spot:
 	ret
 	.size bad_got_fn, .-bad_got_fn
 
-	.globl bad_nop_fn, bad_nop_spot
-	.type bad_nop_fn, @function
-bad_nop_fn:
-	movl $0, %eax
-bad_nop_spot:
-	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00
-	ret
-	.size bad_nop_fn, .-bad_nop_fn
-
 	.section __mcount_loc, "a", @progbits
 	.long bad_spot
 	.long bad_call_spot
@@ -75,15 +77,6 @@ bad_call_spot:
 	popq %rbx
 	ret
 	.size bad_call_fn, .-bad_call_fn
-
-	.globl bad_nop_fn, bad_nop_spot
-	.type bad_nop_fn, @function
-bad_nop_fn:
-	movl $0, %eax
-bad_nop_spot:
-	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00
-	ret
-	.size bad_nop_fn, .-bad_nop_fn
 
 	.section __mcount_loc, "a", @progbits
 	.quad bad_spot
