@@ -161,6 +161,28 @@ for my $row (@rows) {
     is(classify([qw(-c a.c)], nested => 1)->{reason}, 'nested', 'inside mcount-cc: pass');
 }
 
+# GCC's -mnop-mcount: no call to record, so a warning, unless GCC records
+# its NOPs itself (-mrecord-mcount); the object shows why (readelf).
+{
+    my $nop = qr/^mcount-cc: warning: -mnop-mcount leaves no call to record: add -mrecord-mcount, and GCC writes the table itself$/m;
+    for my $v (['-fno-pie -O2 -pg -mnop-mcount', undef, 1], ['-fno-pie -O2', '-pg -mfentry -mnop-mcount', 1],
+               ['-fno-pie -O2 -pg -mnop-mcount -mrecord-mcount', undef, 0], ['-O2', undef, 0]) {
+        my ($flags, $hook, $warns) = @$v;
+        my $name = "mcount-cc gcc $flags" . ($hook ? " (MCOUNT_CC_FLAGS=$hook)" : '');
+        unlink "$dir/nop.o";
+        my ($st, $out, $err) = mcc(['gcc', split(' ', $flags), '-c', 'a.c', '-o', 'nop.o'], dir => $dir,
+            env => { MCOUNT_CC_FLAGS => $hook, MCOUNT_CC_MODE => 'object' });
+        is($st >> 8, 0, "$name: exit 0") or diag $err;
+        if ($warns) {
+            like($err, $nop, "$name: says why nothing is recorded");
+            my (undef, $sections) = run_cmd(['readelf', '-S', '-W', "$dir/nop.o"]);
+            unlike($sections, qr/ __mcount_loc /, "$name: and indeed the object has no table");
+        } else {
+            unlike($err, $nop, "$name: no warning");
+        }
+    }
+}
+
 # Launchers and compiler names.
 is_deeply(split_command([qw(ccache gcc -c a.c)]),
     { launchers => ['ccache'], compiler => 'gcc', args => ['-c', 'a.c'] }, 'split: ccache gcc');

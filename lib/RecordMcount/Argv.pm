@@ -313,15 +313,21 @@ sub classify {
     return _pass('header') if $header;
     my @objects = defined $output ? ($output) : map { _default_object($_) } @c;
     my @add = grep { !$seen{$_} } @hook;
+    # GCC's -mnop-mcount writes NOPs, no call: only its own
+    # -mrecord-mcount can record them
+    my %all = map { $_ => 1 } @w, @add;
+    my @nop = $all{'-mnop-mcount'} && !$all{'-mrecord-mcount'}
+        ? (warning => '-mnop-mcount leaves no call to record: add -mrecord-mcount, and GCC writes '
+            . 'the table itself') : ();
     # link-time mode: the objects get the hook's calls, the link their table
     return { action => 'compile', reason => 'compile', objects => \@objects,
-        add_flags => \@add, insert_at => 0, %m } if $mode_of eq 'link';
+        add_flags => \@add, insert_at => 0, %m, @nop } if $mode_of eq 'link';
     if ($lto && !$fat) {
         return _pass('lto', %m, warning => 'LTO compile (-flto without -ffat-lto-objects): '
             . 'the object holds no machine code, nothing is recorded');
     }
     return { action => 'record', reason => 'compile', objects => \@objects,
-        add_flags => \@add, insert_at => 0, %m };
+        add_flags => \@add, insert_at => 0, %m, @nop };
 }
 
 1;
