@@ -32,7 +32,8 @@
 #    call of another function, a call through the GOT slot of getpid, a
 #    NOP where -mnop-mcount puts none):
 #    each refused, with its reason, the program untouched.
-#  - Live switching under threads (toggle.c): the int3 protocol, the
+#  - Live switching under threads (toggle.c; also over GCC's -mnop-mcount
+#    sites): the int3 protocol, the
 #    program's own SIGTRAP handler gets its int3 and raise(), its SIGSEGV
 #    handler each fault of a worker; events after each enable, none after
 #    each disable.
@@ -91,7 +92,10 @@ my %bytes = ('pie-preloaded' => 'ff93', 'nopie-preloaded' => 'e8', 'fentry-prelo
 my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $dir, files => \%files),
     oracle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, variants => \@variants),
     hazards_jobs(cc => $CC, cxx => $CXX, dir => $dir, files => \%files),
-    toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files));
+    toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files),
+    # and over GCC's -mnop-mcount sites, whose calls the library writes
+    toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, name => 'toggle-nop', cflags => ['-fno-pie'],
+        ccenv => \%NOP_FENTRY));
 # Table entries that are no calls to the hook (badsite.S): a mov, a call
 # of another function, a call through the GOT slot of getpid and a NOP
 # after a mov, each refused with its reason; the program runs as built.
@@ -169,6 +173,7 @@ for my $run (@runs) {
         }
         hazards_checks($r, dir => $dir, noexit => ['main']);
         toggle_checks($r, dir => $dir);
+        toggle_checks($r, dir => $dir, name => 'toggle-nop');
         lua_checks($r, dir => $dir, name => 'lua');
         plug_checks($r, dir => $dir);
         args_checks($r, dir => $dir, name => 'args', dwarf => 1);
