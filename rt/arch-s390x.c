@@ -114,6 +114,8 @@ static const unsigned char *s390_tramp_code(void)
  * byte): switched off, bare, its call in s->orig; or why it is not one. */
 static const char *s390_nop_site(struct mt_site *s, const struct mt_object *o)
 {
+	if (ril_target(s->addr) == s->addr && !mt_sym_at(o, s->addr))
+		return MT_NOP_UNPLACED;
 	if (ril_target(s->addr) != s->addr || mt_prologue_of(o, s->addr, 2) != s->addr)
 		return "a NOP already (another tool changed it)";
 	uintptr_t t = (uintptr_t)__fentry__;

@@ -184,6 +184,8 @@ static const unsigned char *x86_tramp_code(void)
 static const char *x86_nop_site(struct mt_site *s, const struct mt_object *o)
 {
 	static const char other[] = "a NOP already, where -mnop-mcount puts none (another tool changed it)";
+	if (!mt_sym_at(o, s->addr))
+		return MT_NOP_UNPLACED;
 	uintptr_t f = mt_prologue_of(o, s->addr, 1);
 	if (!f || !mt_in_exec(o, f + 8))
 		return other;

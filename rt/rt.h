@@ -100,7 +100,7 @@ struct mt_arch {
 	 * the call's target, and clear the bits of s->addr that are not the
 	 * instruction's address (arm: a Thumb entry's bit 0).  0 if it is a
 	 * call to a hook, else a static string saying what it is instead.
-	 * A site the compiler left switched off (x86: GCC's -mnop-mcount)
+	 * A site the compiler left switched off (GCC's -mnop-mcount)
 	 * is taken with s->state set to MT_NOP (the default is MT_CALL), and
 	 * s->orig the call that switches it on. */
 	const char *(*decode)(struct mt_site *s, const struct mt_object *o);
@@ -559,6 +559,10 @@ MT_HIDDEN void mt_claim_signals(void);
  * executable, and never unmapped (a thread may be in it).  0 if there is
  * no room.  Registry lock held. */
 MT_HIDDEN uintptr_t mt_tramp_near(uintptr_t near, uintptr_t reach, const void *code, size_t len);
+/* Why a NOP at a table entry is not taken as GCC's -mnop-mcount left it,
+ * when the object has no symbol for its function (stripped): where the
+ * function starts cannot be told. */
+#define MT_NOP_UNPLACED "a NOP in no function of the symbol table (stripped?): not taken for -mnop-mcount's"
 /* The code that runs while pages are fenced (patch.c): in a section of
  * its own, whose pages no site may share. */
 #define MT_FENCE_TEXT __attribute__((section("mt_fence_text"), noinline))

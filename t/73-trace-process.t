@@ -266,6 +266,17 @@ for my $v (['preloaded', $proc, 1], ['linked in', $proc_a, 0]) {
     is_deeply($errs, [], '-mnop-mcount: the trace is well formed');
     is_deeply($n, { local_fn => 1, show_bytes => 1 },
         '-mnop-mcount: what bad_main calls after the enable, once each: local_fn and show_bytes');
+
+    # Stripped of every symbol: where a function starts cannot be told,
+    # so no NOP is taken, and none is written.
+    my $stripped = link_prog("$dir/proc_nop_s", '-no-pie', "$dir/nop.o", "$dir/badsite.o", '-pthread', '-ldl');
+    must('strip', '--strip-all', $stripped);
+    ($st, $out, $err) = traced([$stripped, 'bad'], timeout => 120, env => { MCOUNT_TRACE_OUTPUT => "$t.s" });
+    is($st, 0, '-mnop-mcount, stripped: exits 0') or diag $err;
+    like($err, qr/^mcount-trace: proc_nop_s: 0x[0-9a-f]+: a NOP in no function of the symbol table \(stripped\?\): not taken for -mnop-mcount's \(bytes 0f 1f 44 00 00\): left alone$/m,
+        '-mnop-mcount, stripped: each NOP refused, saying why');
+    like($out, qr/^after .* \| local_fn 0f 1f 44 00 00$/m, '-mnop-mcount, stripped: never written');
+    like($out, qr/^enabled 0 result 94$/m, '-mnop-mcount, stripped: nothing to enable, the result right');
 }
 
 done_testing();
