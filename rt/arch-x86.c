@@ -25,8 +25,9 @@
  * would be, and -mrecord-mcount records it: such a site is taken
  * switched off, as the kernel takes the NOPs objtool leaves, when it is
  * where GCC puts one: at the function's first instruction (after its
- * endbr), which -mfentry's __fentry__ is called from, or after a
- * prologue that sets up the frame pointer, where mcount is.  Switched
+ * endbr), which -mfentry's __fentry__ is called from, or right after
+ * the prologue that sets up the frame pointer (past_saves), where mcount
+ * is.  Switched
  * on, it is `e8 rel32` to that hook: i386's rel32 reaches the whole
  * address space; on x86_64, when the hook is more than 2 GB away (the
  * library preloaded into a non-PIE program), to a trampoline page mapped
@@ -134,31 +135,73 @@ static bool hook_target(const struct mt_object *o, uintptr_t t)
 	return slot && mt_is_hook_slot(o, slot);
 }
 
-#if defined(__i386__)
-/* Does the site's function realign its stack through a register before
- * it calls mcount (GCC's DRAP, as in main: `lea 4(%esp), %reg; and $-N,
- * %esp; push -4(%reg); push %ebp; mov %esp, %ebp`)?  Then 4(%ebp) is a
- * copy of the return address, and the function returns through the real
- * slot: function_graph must not hijack the copy (nohook).  __fentry__ is
- * called before the prologue, with the real slot. */
-static bool drap_frame(const struct mt_site *s, const struct mt_object *o)
-{
-	uintptr_t f = mt_prologue_of(o, s->addr, 1);
-	if (!f || f == s->addr || !mt_in_exec(o, f + 10))
-		return false;
-	const unsigned char *p = (const unsigned char *)f;
-	if (endbr_at(p))
-		p += 4;
-	return p[0] == 0x8d && (p[1] & 0xc7) == 0x44 && p[2] == 0x24 && p[3] == 0x04 && p[4] == 0x83 &&
-	       p[5] == 0xe4;
-}
-#endif
 
 #if defined(__x86_64__)
 #define X86_FRAME "\x55\x48\x89\xe5"    /* push %rbp; mov %rsp, %rbp */
 #else
 #define X86_FRAME "\x55\x89\xe5"         /* push %ebp; mov %esp, %ebp */
 #endif
+
+/* The length of GCC's DRAP lead-in at p (the stack realigned through a
+ * register before the frame is set up), or 0:
+ *   x86_64  lea 8(%rsp), %r10 (or %r13); and $-N, %rsp; push -8(%r10)
+ *   i386    lea 4(%esp), %reg; and $-N, %esp; push -4(%reg)
+ * Then the frame's return address is a copy: function_graph must not
+ * hijack it (nohook). */
+static size_t drap_len(const unsigned char *p)
+{
+#if defined(__x86_64__)
+	if (p[0] == 0x4c && p[1] == 0x8d && (p[2] == 0x54 || p[2] == 0x6c) && p[3] == 0x24 && p[4] == 0x08 &&
+	    p[5] == 0x48 && p[6] == 0x83 && p[7] == 0xe4 && p[9] == 0x41 && p[10] == 0xff &&
+	    p[11] == (p[2] == 0x54 ? 0x72 : 0x75) && p[12] == 0xf8)
+		return 13;
+#else
+	if (p[0] == 0x8d && (p[1] & 0xc7) == 0x44 && p[2] == 0x24 && p[3] == 0x04 && p[4] == 0x83 && p[5] == 0xe4 &&
+	    p[7] == 0xff && (p[8] & 0xf8) == 0x70 && (p[8] & 7) == (p[1] >> 3 & 7) && p[9] == 0xfc)
+		return 10;
+#endif
+	return 0;
+}
+
+/* Is the site mcount's in a function that starts with a DRAP lead-in
+ * (drap_len)?  (__fentry__'s is before it, with the real slot.) */
+static bool drap_site(const struct mt_site *s, const struct mt_object *o)
+{
+	uintptr_t f = mt_prologue_of(o, s->addr, 1);
+	if (!f || !mt_in_exec(o, f + 4))
+		return false;
+	const unsigned char *p = (const unsigned char *)f;
+	if (endbr_at(p))
+		p += 4;
+	return (const unsigned char *)s->addr - p > 16 && drap_len(p);
+}
+
+/* Past what GCC's prologue puts between the frame's set-up and the call
+ * to mcount (or -mnop-mcount's NOP): pushes of registers, a sub from or
+ * an and of the stack pointer; NULL at anything else before end. */
+static const unsigned char *past_saves(const unsigned char *p, const unsigned char *end)
+{
+	while (p < end) {
+		if ((p[0] & 0xf8) == 0x50)
+			p += 1;                               /* push %reg */
+#if defined(__x86_64__)
+		else if (p[0] == 0x41 && (p[1] & 0xf8) == 0x50)
+			p += 2;                               /* push %r8..%r15 */
+		else if (p[0] == 0x48 && p[1] == 0x83 && (p[2] == 0xec || p[2] == 0xe4))
+			p += 4;                               /* sub, and $imm8, %rsp */
+		else if (p[0] == 0x48 && p[1] == 0x81 && (p[2] == 0xec || p[2] == 0xe4))
+			p += 7;                               /* sub, and $imm32, %rsp */
+#else
+		else if (p[0] == 0x83 && (p[1] == 0xec || p[1] == 0xe4))
+			p += 3;                               /* sub, and $imm8, %esp */
+		else if (p[0] == 0x81 && (p[1] == 0xec || p[1] == 0xe4))
+			p += 6;                               /* sub, and $imm32, %esp */
+#endif
+		else
+			return NULL;
+	}
+	return p == end ? p : NULL;
+}
 
 #if defined(__x86_64__)
 /* The trampolines of -mnop-mcount sites beyond rel32's reach of the
@@ -187,21 +230,23 @@ static const char *x86_nop_site(struct mt_site *s, const struct mt_object *o)
 	if (!mt_sym_at(o, s->addr))
 		return MT_NOP_UNPLACED;
 	uintptr_t f = mt_prologue_of(o, s->addr, 1);
-	if (!f || !mt_in_exec(o, f + 8))
+	if (!f || !mt_in_exec(o, f + 4))
 		return other;
-	const unsigned char *p = (const unsigned char *)f;
+	const unsigned char *p = (const unsigned char *)f, *site = (const unsigned char *)s->addr;
 	if (endbr_at(p))
 		p += 4;
-	uintptr_t hook;
-#if defined(__i386__)
-	s->nohook = drap_frame(s, o);
-#endif
-	if ((uintptr_t)p == s->addr)
-		hook = (uintptr_t)__fentry__;
-	else if (!memcmp(p, X86_FRAME, sizeof X86_FRAME - 1) || s->nohook)
+	uintptr_t hook = (uintptr_t)__fentry__;
+	if (p != site) {
+		/* mcount's: after the frame's set-up and the saves that follow
+		 * it, all of them before the site */
 		hook = (uintptr_t)mcount;
-	else
-		return other;
+		size_t d = site - p > 16 ? drap_len(p) : 0;
+		s->nohook = d > 0;
+		p += d;
+		if (site - p < (ptrdiff_t)sizeof X86_FRAME - 1 || memcmp(p, X86_FRAME, sizeof X86_FRAME - 1) ||
+		    !past_saves(p + sizeof X86_FRAME - 1, site))
+			return other;
+	}
 	uintptr_t end = s->addr + 5;
 #if defined(__x86_64__)
 	if ((intptr_t)(hook - end) != (int32_t)(hook - end)) {
@@ -243,9 +288,7 @@ static const char *x86_decode(struct mt_site *s, const struct mt_object *o)
 	s->len = f->len;
 	s->form = f->form;
 	memcpy(s->orig, p, s->len);
-#if defined(__i386__)
-	s->nohook = drap_frame(s, o);
-#endif
+	s->nohook = drap_site(s, o);
 	if (f->form == FORM_GOT) {
 		s->target = slot_of(o, p);
 		return s->target && mt_is_hook_slot(o, s->target) ? NULL

@@ -318,16 +318,17 @@ static inline int64_t mt_sext(uint64_t v, unsigned bits)
 
 /* Some sites' frames are never hijacked (struct mt_site.nohook, the
  * hot path's mt_nohook): where the hook may pass a copy (MT_SLOT_COPY),
- * and on i386, where mcount's 4(%ebp) is a copy of the return address
- * in a function that realigns its stack through a register (GCC's DRAP:
- * main, for one), which returns through the real slot. */
-#if (MT_SLOT_COPY && !MT_SLOT_FOUND) || defined(__i386__)
+ * and on x86, where mcount's 4(%ebp) or 8(%rbp) is a copy of the return
+ * address in a function that realigns its stack through a register
+ * (GCC's DRAP: i386's main, for one), which returns through the real
+ * slot. */
+#if (MT_SLOT_COPY && !MT_SLOT_FOUND) || defined(__i386__) || defined(__x86_64__)
 #define MT_HAVE_NOHOOK 1
 #else
 #define MT_HAVE_NOHOOK 0
 #endif
-/* i386: the copy has no arguments above it either (buffer.c). */
-#if defined(__i386__)
+/* x86: the copy has no arguments above it either (buffer.c). */
+#if defined(__i386__) || defined(__x86_64__)
 #define MT_NOHOOK_NO_ARGS 1
 #else
 #define MT_NOHOOK_NO_ARGS 0
@@ -554,10 +555,10 @@ MT_HIDDEN void mt_claim_signals(void);
 /* A trampoline: the address of code[0..len) in a page mapped within
  * reach bytes of near, both ways; a page made before for the same code,
  * or one mapped now in a free place (looked for below near first, in
- * steps of 1 MB: a non-PIE program's heap grows above its text), written
- * while only readable and writable, then made only readable and
- * executable, and never unmapped (a thread may be in it).  0 if there is
- * no room.  Registry lock held. */
+ * steps of 1 MB: a non-PIE program's heap grows above its text), only
+ * readable and executable (its code written through /proc/self/mem), and
+ * never unmapped (a thread may be in it).  0 if there is no room (after
+ * one failed search, always).  Registry lock held. */
 MT_HIDDEN uintptr_t mt_tramp_near(uintptr_t near, uintptr_t reach, const void *code, size_t len);
 /* Why a NOP at a table entry is not taken as GCC's -mnop-mcount left it,
  * when the object has no symbol for its function (stripped): where the

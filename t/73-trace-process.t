@@ -53,7 +53,7 @@ sub other_msgs {
     my ($err, @ok) = @_;
     return [grep { my $l = $_; !grep { $l =~ $_ } @ok } split /\n/, $err];
 }
-my $badsite_msg = qr/^mcount-trace: proc(_a)?: 0x[0-9a-f]+ <bad_(call_|nop_)?fn\+(0|0x[0-9a-f]+)>: .*: left alone$/;
+my $badsite_msg = qr/^mcount-trace: proc(_a)?: 0x[0-9a-f]+ <bad_(call_|nop_|framed_)?fn\+(0|0x[0-9a-f]+)>: .*: left alone$/;
 my $lost_msg = qr/^mcount-trace: \d+ events lost: their threads' buffers were full/;
 
 # ---- fork ----
@@ -230,16 +230,19 @@ for my $v (['preloaded', $proc, 1], ['linked in', $proc_a, 0]) {
     like($why{bad_nop_fn} // '',
         qr/^a NOP already, where -mnop-mcount puts none \(another tool changed it\) \(bytes 0f 1f 44 00 00\)$/,
         "$name, an entry at a NOP after a mov, in a function with no frame: refused");
+    like($why{bad_framed_fn} // '',
+        qr/^a NOP already, where -mnop-mcount puts none \(another tool changed it\) \(bytes 0f 1f 44 00 00\)$/,
+        "$name, an entry at a NOP after a mov that follows the frame's set-up: refused");
     my ($before) = $out =~ /^before (.*) \| local_fn/m;
     my ($after) = $out =~ /^after (.*) \| local_fn/m;
     is($after, $before, "$name, bad entries: their bytes are unchanged after enable '*'");
-    is($before, 'b8 2a 00 00 00 c3 | e8 f4 ff ff ff 83 | 0f 1f 44 00 00 c3',
+    is($before, 'b8 2a 00 00 00 c3 | e8 f4 ff ff ff 83 | 0f 1f 44 00 00 c3 | 0f 1f 44 00 00 5d',
         "$name, bad entries: the bytes the assembler wrote");
     like($out, qr/^before .* \| local_fn (0f 1f 44 00 00|66 0f 1f 44 00)$/m, "$name: a good site is a NOP at first");
     like($out, qr/^after .* \| local_fn (e8|ff 15|67 e8|90 e8) /m, "$name: and a call once enabled");
     like($out, qr/^enabled [1-9]\d* result 94$/m, "$name: the other functions enabled, the result right");
     my ($n) = counts($t);
-    ok(!$n->{bad_fn} && !$n->{bad_call_fn} && !$n->{bad_nop_fn} && $n->{local_fn},
+    ok(!$n->{bad_fn} && !$n->{bad_call_fn} && !$n->{bad_nop_fn} && !$n->{bad_framed_fn} && $n->{local_fn},
         "$name: no event of the refused entries");
 }
 {
@@ -256,8 +259,8 @@ for my $v (['preloaded', $proc, 1], ['linked in', $proc_a, 0]) {
     my ($st, $out, $err) = traced([$nop, 'bad'], timeout => 120, env => { MCOUNT_TRACE_OUTPUT => $t });
     is($st, 0, '-mnop-mcount: exits 0') or diag $err;
     my @msg = split /\n/, $err;
-    is(scalar(@msg), 3, '-mnop-mcount: a message for each of badsite\'s entries, none else') or diag $err;
-    is_deeply([grep { !/^mcount-trace: proc_nop: 0x[0-9a-f]+ <bad_(call_|nop_)?fn\+(0|0x[0-9a-f]+)>: / } @msg], [],
+    is(scalar(@msg), 4, '-mnop-mcount: a message for each of badsite\'s entries, none else') or diag $err;
+    is_deeply([grep { !/^mcount-trace: proc_nop: 0x[0-9a-f]+ <bad_(call_|nop_|framed_)?fn\+(0|0x[0-9a-f]+)>: / } @msg], [],
         '-mnop-mcount: each of them about badsite\'s entries');
     like($out, qr/^before .* \| local_fn 0f 1f 44 00 00$/m, '-mnop-mcount: local_fn starts with its NOP');
     like($out, qr/^after .* \| local_fn e8 /m, '-mnop-mcount: a call once enabled');

@@ -15,6 +15,9 @@
 #   oracle.c     mcount and __fentry__, PIE and -no-pie, preloaded and
 #                linked in; the text and Chrome formats of one run name
 #                the same calls and returns
+#   drap.c       a function whose frame holds a copy of its return
+#                address (GCC's DRAP): under mcount its returns are not
+#                hooked, and said so
 #   hazards.c    longjmp, siglongjmp out of a handler, fork, backtrace(),
 #                pthread_exit, cancellation (in read and pthread_testcancel)
 #   unwind.cc    C++ exceptions thrown through traced frames, destructors
@@ -147,6 +150,40 @@ oracle_variant('fentry -static linked in', '-pg -mfentry', [], ['-static'], 'a')
     $leaves = grep { $_ eq '> leaf' } @want;
     is(scalar(grep { $_->{ph} eq 'i' && $_->{name} eq 'leaf' } @fe), $leaves,
         "chrome, function tracer: one instant event a call of leaf ($leaves)");
+}
+
+# ---- drap.c: a frame whose return address is a copy (GCC's DRAP) ------------
+# Under mcount, after the prologue, drapf's 8(%rbp) is a copy of its
+# return address and it returns through the real slot: its returns are
+# not hooked (noexit) and every other one is, the log's calls and returns
+# one for one.  __fentry__ runs before the prologue: every return hooked.
+# The same with GCC's -mnop-mcount and its own table.
+for my $v (['DRAP mcount PIE preloaded', '-pg', [], [], ['drapf']],
+           ['DRAP -mnop-mcount -no-pie preloaded', 'gcc: -pg -mnop-mcount -mrecord-mcount', ['-fno-pie'],
+            ['-no-pie'], ['drapf']],
+           ['DRAP fentry PIE preloaded', '-pg -mfentry', [], [], []]) {
+    my ($name, $hook, $cflags, $ldflags, $noexit) = @$v;
+    (my $tag = $name) =~ s/[^A-Za-z0-9]+/_/g;
+    my $d = "$dir/$tag";
+    mkdir $d or die;
+    my @cc = ('-O2', '-finstrument-functions', @$cflags);
+    if ($hook =~ s/\Agcc: //) {    # GCC's own table, no mcount-cc
+        must('gcc', split(' ', $hook), @cc, '-c', "$TSRC/drap.c", '-o', "$d/drap.o");
+    } else {
+        mcc_build($hook, "$d/drap.o", "$TSRC/drap.c", @cc);
+    }
+    my $prog = link_prog("$d/drap", "$d/drap.o", "$dir/cyg.o", @$ldflags);
+    like(must('objdump', '-d', $prog), qr/<drapf>:\n(?:.*\n){0,2}.*\tlea\s+0x8\(%rsp\),%r10\n.*\tand\s+\$0xf+c0,%rsp\n/,
+        "$name: drapf realigns its stack through %r10 (objdump)");
+    my ($st, $out, $err) = traced([$prog, 1], env => { MCOUNT_TRACE_FILTER => '*', %graph, CYG_LOG => "$d/cyg.log",
+        MCOUNT_TRACE_OUTPUT => "$d/trace.json", MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_DIR => $ctl });
+    is($st, 0, "$name: exits 0 traced") or diag $err;
+    is($err, '', "$name: the library says nothing");
+    is($out, plain_output("$TSRC/drap.c", 'gcc', 1), "$name: the output of the plain build");
+    graph_compare($name, $prog, "$d/cyg.log", ["$d/trace.json"], 0);
+    my ($ev) = read_graph_json("$d/trace.json");
+    my %ne = map { $_->{func} => 1 } grep { $_->{noexit} } @$ev;
+    is_deeply([sort keys %ne], $noexit, "$name: the functions whose returns are not hooked: @$noexit");
 }
 
 # ---- hazards.c, unwind.cc ---------------------------------------------------

@@ -97,14 +97,16 @@ my @jobs = ({ name => 'smc', argv => ['/smc'] }, tear_jobs(cc => $CC, dir => $di
     toggle_jobs(cc => $CC, lib => $LIB, dir => $dir, files => \%files, name => 'toggle-nop', cflags => ['-fno-pie'],
         ccenv => \%NOP_FENTRY));
 # Table entries that are no calls to the hook (badsite.S): a mov, a call
-# of another function, a call through the GOT slot of getpid and a NOP
-# after a mov, each refused with its reason; the program runs as built.
+# of another function, a call through the GOT slot of getpid and NOPs
+# after a mov (with a frame set up before it, and without), each refused
+# with its reason; the program runs as built.
 must($CC, '-c', "$TSRC/badsite.S", '-o', "$dir/badsite.o");
 must($CC, '-o', "$dir/badsite", "$dir/pie-preloaded.o", "$dir/cyg.o", "$dir/badsite.o");
 $files{'/badsite'} = "$dir/badsite";
 push @jobs, { name => 'badsite', argv => ['/badsite', 3], env => { LD_PRELOAD => '/lib/mt/libmcount-trace.so',
     MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_OUTPUT => '/tmp/badsite.txt', CYG_LOG => '/tmp/badsite.cyg' } };
 my @BAD = (['bad_nop_fn\+0x5', 'a NOP already, where -mnop-mcount puts none (another tool changed it)', '0f 1f'],
+    ['bad_framed_fn\+0x8', 'a NOP already, where -mnop-mcount puts none (another tool changed it)', '0f 1f'],
     ['bad_fn\+0', 'not a call instruction', 'b8 2a'],
     ['bad_call_fn\+0x1', 'a call to something other than the hook', 'e8'],
     ['bad_got_fn\+0x[0-9a-f]+', 'an indirect call through a GOT slot that holds no hook', 'ff 93']);

@@ -523,19 +523,26 @@ sub trace_seqs {
         my $f = func_at($syms, hex($e->{addr}) - $bias);
         my $n = $f ? $f->[2] : "?$e->{addr}";
         my $tid = $e->{tid};
+        # A function whose returns are not hooked (noexit, "!NAME" here)
+        # stays open until a call from its caller, or its caller's exit,
+        # shows it has returned.
+        my $o = $open{$tid} //= [];
         if (exists $e->{exit}) {
-            my $top = pop @{ $open{$tid} };
+            pop @$o while @$o && $o->[-1] =~ /\A!/;
+            my $top = pop @$o;
             push @bad, "tid $tid: exit of $n, innermost open entry " . ($top // 'none')
                 unless defined $top ? $top eq $n : $e->{child};
             push @bad, "tid $tid: exit named $e->{exit}, nm and c++filt say $shown->{$n}"
                 if $e->{exit} ne ($shown->{$n} // $n);
             push @{ $s{$tid} }, "< $n" if !$e->{unwound} || $unwound_is_exit;
         } else {
-            my $up = $open{$tid} && @{ $open{$tid} } ? $open{$tid}[-1] : undef;
             my $p = func_at($syms, hex($e->{parent_addr}) - $bias);
+            my $from = sub { $p && $p->[2] =~ /\A\Q$_[0]\E(?:\.cold)?\z/ };
+            pop @$o while @$o && $o->[-1] =~ /\A!(.*)/ && !$from->($1);
+            my $up = @$o ? $o->[-1] =~ s/\A!//r : undef;
             push @bad, "tid $tid: $n called from " . ($p ? $p->[2] : $e->{parent_addr}) . " inside $up"
-                if defined $up && $p && $p->[2] !~ /\A\Q$up\E(?:\.cold)?\z/;
-            push @{ $open{$tid} }, $n unless $e->{noexit};
+                if defined $up && $p && !$from->($up);
+            push @$o, $e->{noexit} ? "!$n" : $n;
             push @bad, "tid $tid: entry named $e->{func}, nm and c++filt say $shown->{$n}"
                 if $e->{func} ne ($shown->{$n} // $n);
             push @{ $s{$tid} }, "> $n";

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* badsite.S - table entries that are not calls to the hook, for
  * t/73-trace-process.t: one at a mov, one at a call of another function,
- * one at a 5-byte NOP where GCC's -mnop-mcount puts none (after a mov,
- * in a function that sets up no frame pointer); on i386 (t/88) also one
+ * two at a 5-byte NOP where GCC's -mnop-mcount puts none (after a mov,
+ * in a function that sets up no frame pointer, and in one that does, but
+ * after a mov that follows it); on i386 (t/88) also one
  * at a call through the GOT slot of a function of the C library
  * (getpid: preemptible, so the linker leaves the ff 93 call as it is).
  * Assembled as it is (not through mcount-cc): its __mcount_loc words are
@@ -17,6 +18,27 @@ bad_nop_spot:
 	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00
 	ret
 	.size bad_nop_fn, .-bad_nop_fn
+
+	.globl bad_framed_fn, bad_framed_spot
+	.type bad_framed_fn, @function
+bad_framed_fn:
+#if defined(__i386__)
+	pushl %ebp
+	movl %esp, %ebp
+	movl $0, %eax
+bad_framed_spot:
+	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00
+	popl %ebp
+#else
+	pushq %rbp
+	movq %rsp, %rbp
+	movl $0, %eax
+bad_framed_spot:
+	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00
+	popq %rbp
+#endif
+	ret
+	.size bad_framed_fn, .-bad_framed_fn
 
 #if defined(__i386__)
 	.text
@@ -57,6 +79,7 @@ bad_got_spot:
 	.long bad_call_spot
 	.long bad_got_spot
 	.long bad_nop_spot
+	.long bad_framed_spot
 #else
 	.text
 	.globl bad_fn, bad_spot
@@ -82,5 +105,6 @@ bad_call_spot:
 	.quad bad_spot
 	.quad bad_call_spot
 	.quad bad_nop_spot
+	.quad bad_framed_spot
 #endif
 	.section .note.GNU-stack, "", @progbits

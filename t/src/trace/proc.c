@@ -25,9 +25,9 @@
  *                      signal (installed in main), early (before the
  *                      library's start-up), ign (SIG_IGN, then raise),
  *                      dfl-int3, dfl-raise (SIG_DFL: must die of SIGTRAP)
- *   proc bad           bad_fn, bad_call_fn, bad_nop_fn (t/src/trace/
- *                      badsite.S: table entries at non-calls) and their
- *                      bytes before and after enable
+ *   proc bad           bad_fn, bad_call_fn, bad_nop_fn, bad_framed_fn
+ *                      (t/src/trace/badsite.S: table entries at
+ *                      non-calls) and their bytes before and after enable
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -352,8 +352,8 @@ static int trap_main(const char *how)
 
 /* ---- table entries that are not calls to the hook ---- */
 
-extern int bad_fn(void), bad_call_fn(void), bad_nop_fn(void);
-extern unsigned char bad_spot[], bad_call_spot[], bad_nop_spot[];
+extern int bad_fn(void), bad_call_fn(void), bad_nop_fn(void), bad_framed_fn(void);
+extern unsigned char bad_spot[], bad_call_spot[], bad_nop_spot[], bad_framed_spot[];
 
 static void show_bytes(const char *when)
 {
@@ -366,6 +366,9 @@ static void show_bytes(const char *when)
 	printf(" |");
 	for (int i = 0; i < 6; i++)
 		printf(" %02x", bad_nop_spot[i]);
+	printf(" |");
+	for (int i = 0; i < 6; i++)
+		printf(" %02x", bad_framed_spot[i]);
 	printf(" | local_fn");
 	for (int i = 0; i < 5; i++)
 		printf(" %02x", ((const unsigned char *)local_fn)[i]);
@@ -378,7 +381,7 @@ static int bad_main(void)
 	/* A weak reference is 0 in a program linked -no-pie: ask ld.so. */
 	int (*enable)(const char *) = (int (*)(const char *))dlsym(RTLD_DEFAULT, "mcount_trace_enable");
 	int n = enable ? enable("*") : -2;
-	int r = bad_fn() + bad_call_fn() + bad_nop_fn() + local_fn(0);
+	int r = bad_fn() + bad_call_fn() + bad_nop_fn() + bad_framed_fn() + local_fn(0);
 	show_bytes("after");
 	printf("enabled %d result %d\n", n, r);
 	return 0;
