@@ -624,6 +624,14 @@ static int apply_single_stores(struct mt_site **batch, size_t n)
 		struct mt_site *s = batch[i];
 		if (!s->bare)
 			continue;
+		if (!have_sync_core && !have_expedited) {
+			/* no way to make every thread see the NOP of the call
+			 * before its call: the site stays off */
+			if (!rc)
+				err = ENOSYS;
+			rc = -1;
+			continue;
+		}
 		unsigned char b[16];
 		s->bare = false;
 		mt_arch.bytes(s, MT_NOP, b);
@@ -682,23 +690,33 @@ static bool within(uintptr_t near, uintptr_t reach, uintptr_t a, size_t len)
 	return d1 <= reach && d2 <= reach;
 }
 
+/* A page at hint exactly, readable and executable from the start (never
+ * writable: as a site, its code is written through /proc/self/mem, which
+ * a policy that forbids making memory executable after writing it, such
+ * as MemoryDenyWriteExecute, allows), holding code; 0 if it cannot be. */
 static uintptr_t tramp_at(uintptr_t hint, const void *code, size_t len)
 {
-	void *m = mmap((void *)hint, page_size, PROT_READ | PROT_WRITE,
+	void *m = mmap((void *)hint, page_size, PROT_READ | PROT_EXEC,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	if (m == MAP_FAILED)
 		return 0;
 	/* A kernel older than 4.17 takes MAP_FIXED_NOREPLACE for a hint. */
-	if ((uintptr_t)m != hint || (memcpy(m, code, len), mprotect(m, page_size, PROT_READ | PROT_EXEC))) {
+	int fd = (uintptr_t)m == hint ? open("/proc/self/mem", O_RDWR | O_CLOEXEC) : -1;
+	ssize_t w = fd >= 0 ? pwrite(fd, code, len, (off_t)hint) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (w != (ssize_t)len) {
 		munmap(m, page_size);
 		return 0;
 	}
+	mt_arch.sync_self(hint, hint + len);
 	return hint;
 }
 
 uintptr_t mt_tramp_near(uintptr_t near, uintptr_t reach, const void *code, size_t len)
 {
-	if (!page_size || len > page_size)
+	static bool none;                 /* a search failed: every other would */
+	if (!page_size || len > page_size || none)
 		return 0;
 	for (size_t k = 0; k < ntramps; k++)
 		if (tramps[k].code == code && within(near, reach, tramps[k].page, len))
@@ -719,6 +737,7 @@ uintptr_t mt_tramp_near(uintptr_t near, uintptr_t reach, const void *code, size_
 				return t;
 			}
 		}
+	none = true;
 	return 0;
 }
 
