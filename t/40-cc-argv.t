@@ -166,7 +166,11 @@ for my $row (@rows) {
 {
     my $nop = qr/^mcount-cc: warning: -mnop-mcount leaves no call to record: add -mrecord-mcount, and GCC writes the table itself$/m;
     for my $v (['-fno-pie -O2 -pg -mnop-mcount', undef, 1], ['-fno-pie -O2', '-pg -mfentry -mnop-mcount', 1],
-               ['-fno-pie -O2 -pg -mnop-mcount -mrecord-mcount', undef, 0], ['-O2', undef, 0]) {
+               ['-fno-pie -O2 -pg -mnop-mcount -mrecord-mcount', undef, 0], ['-O2', undef, 0],
+               # the last of -mX and -mno-X wins
+               ['-fno-pie -O2 -pg -mnop-mcount -mrecord-mcount -mno-record-mcount', undef, 1],
+               ['-fno-pie -O2 -pg -mnop-mcount -mno-nop-mcount', undef, 0],
+               ['-fno-pie -O2 -mno-nop-mcount', '-pg -mnop-mcount', 0]) {
         my ($flags, $hook, $warns) = @$v;
         my $name = "mcount-cc gcc $flags" . ($hook ? " (MCOUNT_CC_FLAGS=$hook)" : '');
         unlink "$dir/nop.o";

@@ -314,9 +314,13 @@ sub classify {
     my @objects = defined $output ? ($output) : map { _default_object($_) } @c;
     my @add = grep { !$seen{$_} } @hook;
     # GCC's -mnop-mcount writes NOPs, no call: only its own
-    # -mrecord-mcount can record them
-    my %all = map { $_ => 1 } @w, @add;
-    my @nop = $all{'-mnop-mcount'} && !$all{'-mrecord-mcount'}
+    # -mrecord-mcount can record them (the last of -mX and -mno-X wins;
+    # the hook flags go first)
+    my %last;
+    for (@add, @w) {
+        $last{$2} = !defined $1 if /\A-m(no-)?(nop-mcount|record-mcount)\z/;
+    }
+    my @nop = $last{'nop-mcount'} && !$last{'record-mcount'}
         ? (warning => '-mnop-mcount leaves no call to record: add -mrecord-mcount, and GCC writes '
             . 'the table itself') : ();
     # link-time mode: the objects get the hook's calls, the link their table
