@@ -114,10 +114,13 @@ static const unsigned char *s390_tramp_code(void)
  * byte): switched off, bare, its call in s->orig; or why it is not one. */
 static const char *s390_nop_site(struct mt_site *s, const struct mt_object *o)
 {
-	if (ril_target(s->addr) == s->addr && !mt_sym_at(o, s->addr))
+	static const char other[] = "a NOP already (another tool changed it)";
+	if (ril_target(s->addr) != s->addr)
+		return other;                 /* GCC's is brcl 0,0 */
+	if (!mt_sym_at(o, s->addr))
 		return MT_NOP_UNPLACED;
-	if (ril_target(s->addr) != s->addr || mt_prologue_of(o, s->addr, 2) != s->addr)
-		return "a NOP already (another tool changed it)";
+	if (mt_prologue_of(o, s->addr, 2) != s->addr)
+		return other;
 	uintptr_t t = (uintptr_t)__fentry__;
 	if (t - s->addr + ((uintptr_t)1 << 32) > ((uintptr_t)1 << 33) - 2)
 		t = mt_tramp_near(s->addr, ((uintptr_t)1 << 32) - 2, s390_tramp_code(), 24);

@@ -147,7 +147,7 @@ static bool hook_target(const struct mt_object *o, uintptr_t t)
  *   x86_64  lea 8(%rsp), %r10 (or %r13); and $-N, %rsp; push -8(%r10)
  *   i386    lea 4(%esp), %reg; and $-N, %esp; push -4(%reg)
  * Then the frame's return address is a copy: function_graph must not
- * hijack it (nohook). */
+ * hijack it (nohook).  It reads 13 bytes. */
 static size_t drap_len(const unsigned char *p)
 {
 #if defined(__x86_64__)
@@ -163,17 +163,22 @@ static size_t drap_len(const unsigned char *p)
 	return 0;
 }
 
-/* Is the site mcount's in a function that starts with a DRAP lead-in
- * (drap_len)?  (__fentry__'s is before it, with the real slot.) */
-static bool drap_site(const struct mt_site *s, const struct mt_object *o)
+/* The first instruction of the site's function past its endbr, or NULL
+ * (no symbol for it, or the site too far into it). */
+static const unsigned char *entry_of(const struct mt_site *s, const struct mt_object *o)
 {
 	uintptr_t f = mt_prologue_of(o, s->addr, 1);
 	if (!f || !mt_in_exec(o, f + 4))
-		return false;
+		return NULL;
 	const unsigned char *p = (const unsigned char *)f;
-	if (endbr_at(p))
-		p += 4;
-	return (const unsigned char *)s->addr - p > 16 && drap_len(p);
+	return endbr_at(p) ? p + 4 : p;
+}
+
+/* The DRAP lead-in's length at the function's entry e for a site after
+ * it (mcount's; __fentry__'s is before it, with the real slot), or 0. */
+static size_t drap_before(const unsigned char *e, const unsigned char *site)
+{
+	return e && site - e > 16 ? drap_len(e) : 0;
 }
 
 /* Past what GCC's prologue puts between the frame's set-up and the call
@@ -229,18 +234,15 @@ static const char *x86_nop_site(struct mt_site *s, const struct mt_object *o)
 	static const char other[] = "a NOP already, where -mnop-mcount puts none (another tool changed it)";
 	if (!mt_sym_at(o, s->addr))
 		return MT_NOP_UNPLACED;
-	uintptr_t f = mt_prologue_of(o, s->addr, 1);
-	if (!f || !mt_in_exec(o, f + 4))
+	const unsigned char *p = entry_of(s, o), *site = (const unsigned char *)s->addr;
+	if (!p)
 		return other;
-	const unsigned char *p = (const unsigned char *)f, *site = (const unsigned char *)s->addr;
-	if (endbr_at(p))
-		p += 4;
 	uintptr_t hook = (uintptr_t)__fentry__;
 	if (p != site) {
 		/* mcount's: after the frame's set-up and the saves that follow
 		 * it, all of them before the site */
 		hook = (uintptr_t)mcount;
-		size_t d = site - p > 16 ? drap_len(p) : 0;
+		size_t d = drap_before(p, site);
 		s->nohook = d > 0;
 		p += d;
 		if (site - p < (ptrdiff_t)sizeof X86_FRAME - 1 || memcmp(p, X86_FRAME, sizeof X86_FRAME - 1) ||
@@ -288,7 +290,7 @@ static const char *x86_decode(struct mt_site *s, const struct mt_object *o)
 	s->len = f->len;
 	s->form = f->form;
 	memcpy(s->orig, p, s->len);
-	s->nohook = drap_site(s, o);
+	s->nohook = drap_before(entry_of(s, o), p) > 0;
 	if (f->form == FORM_GOT) {
 		s->target = slot_of(o, p);
 		return s->target && mt_is_hook_slot(o, s->target) ? NULL

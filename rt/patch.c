@@ -381,8 +381,9 @@ void mt_patch_after_fork(void)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0);
 }
 
-/* n bytes at addr, through /proc/self/mem (open during a pass, which
- * has the registry's lock: the descriptor's offset is the pass's).
+/* n bytes at addr, through /proc/self/mem (open during a pass, or while
+ * a trampoline is written: both have the registry's lock, so the
+ * descriptor's offset is theirs).
  * pwrite refuses an offset beyond off_t's range (Linux: EINVAL for a
  * negative one), and sparc64 maps shared objects there (0xfff8...):
  * the file takes any offset by lseek, then write. */
@@ -701,10 +702,14 @@ static uintptr_t tramp_at(uintptr_t hint, const void *code, size_t len)
 	if (m == MAP_FAILED)
 		return 0;
 	/* A kernel older than 4.17 takes MAP_FIXED_NOREPLACE for a hint. */
-	int fd = (uintptr_t)m == hint ? open("/proc/self/mem", O_RDWR | O_CLOEXEC) : -1;
-	ssize_t w = fd >= 0 ? pwrite(fd, code, len, (off_t)hint) : -1;
-	if (fd >= 0)
-		close(fd);
+	bool own = mem_fd < 0 && (uintptr_t)m == hint;
+	if (own)
+		mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	ssize_t w = (uintptr_t)m == hint && mem_fd >= 0 ? mem_write(code, len, hint) : -1;
+	if (own && mem_fd >= 0) {
+		close(mem_fd);
+		mem_fd = -1;
+	}
 	if (w != (ssize_t)len) {
 		munmap(m, page_size);
 		return 0;
@@ -730,7 +735,9 @@ uintptr_t mt_tramp_near(uintptr_t near, uintptr_t reach, const void *code, size_
 			uintptr_t hint = up ? base + d : base - d;
 			if (up ? hint < base : hint > base || hint < step)
 				break;                /* wrapped, or into the first MB */
-			uintptr_t t = within(near, reach, hint, len) ? tramp_at(hint, code, len) : 0;
+			/* within reach: near is less than a step from base,
+			 * and d + step <= reach */
+			uintptr_t t = tramp_at(hint, code, len);
 			if (t) {
 				tramps[ntramps].page = t;
 				tramps[ntramps++].code = code;
