@@ -57,12 +57,7 @@ sub variant {
     my $d = "$dir/$tag";
     mkdir $d or die;
     my @api = $mode eq 'a' ? ('-DWITH_API', "-I$RTINC") : ();
-    my @cc = ('-O2', '-finstrument-functions', @api, @$cflags);
-    if ($hook =~ /-mrecord-mcount/) {    # GCC's own table, no mcount-cc
-        must('gcc', split(' ', $hook), @cc, '-c', "$TSRC/oracle.c", '-o', "$d/oracle.o");
-    } else {
-        mcc_build($hook, "$d/oracle.o", "$TSRC/oracle.c", @cc);
-    }
+    mcc_build($hook, "$d/oracle.o", "$TSRC/oracle.c", '-O2', '-finstrument-functions', @api, @$cflags);
     my $prog = link_prog("$d/oracle", "$d/oracle.o", "$dir/cyg.o", $mode eq 'a' ? $LIBA : (), @$ldflags);
     my $syms = nm_funcs($prog);
     my %on = $mode eq 'a' ? (ORACLE_ENABLE => '*') : (MCOUNT_TRACE_FILTER => '*');
@@ -122,7 +117,8 @@ variant('mcount PIE linked in', @mcount, [], [], 'a', '67e8');
 variant('fentry -no-pie linked in', @fentry, ['-fno-pie'], ['-no-pie'], 'a', 'e8');
 variant('fentry -static linked in', @fentry, [], ['-static'], 'a', '67e8');
 variant('mcount -static -no-pie linked in', @mcount, ['-fno-pie'], ['-static'], 'a', 'e8');
-# GCC's -mnop-mcount (non-PIC only) and its own table: every site a NOP
+# GCC's -mnop-mcount (non-PIC only) and its own table (which mcount-cc
+# leaves as it is): every site a NOP
 # from the start, its call written when it is switched on; preloaded, the
 # library is beyond a call's reach, and the call goes through a
 # trampoline.  With -fcf-protection, __fentry__'s NOP follows an endbr64.

@@ -157,21 +157,16 @@ oracle_variant('fentry -static linked in', '-pg -mfentry', [], ['-static'], 'a')
 # return address and it returns through the real slot: its returns are
 # not hooked (noexit) and every other one is, the log's calls and returns
 # one for one.  __fentry__ runs before the prologue: every return hooked.
-# The same with GCC's -mnop-mcount and its own table.
+# The same with GCC's -mnop-mcount and its own table (mcount-cc leaves it).
 for my $v (['DRAP mcount PIE preloaded', '-pg', [], [], ['drapf']],
-           ['DRAP -mnop-mcount -no-pie preloaded', 'gcc: -pg -mnop-mcount -mrecord-mcount', ['-fno-pie'],
+           ['DRAP -mnop-mcount -no-pie preloaded', '-pg -mnop-mcount -mrecord-mcount', ['-fno-pie'],
             ['-no-pie'], ['drapf']],
            ['DRAP fentry PIE preloaded', '-pg -mfentry', [], [], []]) {
     my ($name, $hook, $cflags, $ldflags, $noexit) = @$v;
     (my $tag = $name) =~ s/[^A-Za-z0-9]+/_/g;
     my $d = "$dir/$tag";
     mkdir $d or die;
-    my @cc = ('-O2', '-finstrument-functions', @$cflags);
-    if ($hook =~ s/\Agcc: //) {    # GCC's own table, no mcount-cc
-        must('gcc', split(' ', $hook), @cc, '-c', "$TSRC/drap.c", '-o', "$d/drap.o");
-    } else {
-        mcc_build($hook, "$d/drap.o", "$TSRC/drap.c", @cc);
-    }
+    mcc_build($hook, "$d/drap.o", "$TSRC/drap.c", '-O2', '-finstrument-functions', @$cflags);
     my $prog = link_prog("$d/drap", "$d/drap.o", "$dir/cyg.o", @$ldflags);
     like(must('objdump', '-d', $prog), qr/<drapf>:\n(?:.*\n){0,2}.*\tlea\s+0x8\(%rsp\),%r10\n.*\tand\s+\$0xf+c0,%rsp\n/,
         "$name: drapf realigns its stack through %r10 (objdump)");
