@@ -324,7 +324,7 @@ static void verb_list(int fd)
 	for (size_t i = 0; i < mt_reg.nfuncs; i++) {
 		const struct mt_func *f = &mt_reg.funcs[i];
 		const struct mt_object *o = mt_reg.objs[f->obj];
-		if (!o->live)
+		if (!o->live || f->unfit)
 			continue;
 		n++;
 		if (o->main)

@@ -461,6 +461,8 @@ struct mt_func {
 	uint16_t obj;
 	bool want;                    /* traced */
 	bool notrace;
+	bool unfit;                   /* a site of it where no event can hold the
+				       * address (mt_ev_holds): never traced */
 	const struct mt_proto *proto; /* its arguments are recorded so (args.c) */
 };
 
@@ -615,6 +617,14 @@ static inline uintptr_t mt_ev_ip(uint64_t ip)
 #else
 	return (uintptr_t)(ip & MT_IP_MASK);
 #endif
+}
+/* Whether an event holds the address a.  Not where the kernel gives
+ * user space more than 48 bits (x86_64's 5-level page tables, aarch64's
+ * 52-bit VA, ppc64, riscv64's sv57) and code was mapped above 2^48, as a
+ * shared library linked at such an address is: its sites stay off. */
+static inline bool mt_ev_holds(uintptr_t a)
+{
+	return mt_ev_ip(mt_ev_addr(a)) == a;
 }
 
 /* ---- function events: arguments (args.c; recorded in buffer.c) ----

@@ -259,7 +259,7 @@ static void mark_dirty(uint32_t f)
 static bool apply_one(const struct rule *r, uint32_t i)
 {
 	struct mt_func *f = &mt_reg.funcs[i];
-	if (!mt_reg.objs[f->obj]->live || !matches(r, f))
+	if (!mt_reg.objs[f->obj]->live || f->unfit || !matches(r, f))
 		return false;
 	bool want = f->want;
 	if (r->what == 2) {
@@ -450,7 +450,8 @@ static struct mt_site *object_sites(uint16_t oi, size_t *count)
 		if (tab[i])                   /* zero entries are padding, as in the kernel */
 			addrs[k++] = tab[i];
 	mt_sort_by_addr(addrs, k, sizeof *addrs, 0, sizeof *addrs, addr_cmp);
-	size_t shown = 0, m = 0;
+	size_t shown = 0, m = 0, unfit = 0;
+	uintptr_t high = 0;
 	const struct mt_sym *last = NULL;
 	int func = -1;
 	for (size_t i = 0; i < k; i++) {
@@ -477,10 +478,18 @@ static struct mt_site *object_sites(uint16_t oi, size_t *count)
 				break;
 		}
 		s->func = (uint32_t)func;
+		if (!mt_ev_holds(s->addr) || !mt_ev_holds(s->addr + s->len)) {
+			mt_reg.funcs[func].unfit = true;
+			if (!unfit++)
+				high = s->addr;
+		}
 		m++;
 	}
 	if (shown > 5)
 		mt_msg("%s: %zu more entries of its table left alone", o->name, shown - 5);
+	if (unfit)
+		mt_msg("%s: %zu sites above 2^48 (the first at %#lx): no event can hold their addresses; they stay off",
+		       o->name, unfit, (unsigned long)high);
 	free(addrs);
 	*count = m;
 	return out;

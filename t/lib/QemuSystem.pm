@@ -30,7 +30,8 @@ our @EXPORT_OK = qw(%SYS sys_missing sys_boot sys_native);
 # programs name; ppc64el's is /lib64, interp_dir), the C library in
 # /lib/TRIPLET/ (the first directory of the linker's own search path).
 # The cross compiler's dynamic linker is in its sysroot's lib (mips64el's
-# in lib64: ldso_dir).
+# in lib64: ldso_dir), its C library too (libdir: this host's is in
+# lib/x86_64-linux-gnu under /usr).
 our %SYS = (
     aarch64 => {
         qemu => 'qemu-system-aarch64', kernel => "$TOP/build/aarch64/vmlinuz", debarch => 'arm64',
@@ -169,6 +170,16 @@ our %SYS = (
         ldso => 'ld64.so.1', console => 'ttysclp0', board => 's390-ccw-virtio', own_text => 1,
         machine => sub { ('-cpu', $_[0] // 'max') },
     },
+    # x86_64 programs on the same kernel and CPU, which has 5-level page
+    # tables (la57): user space reaches 2^56 where a mapping asks for it.
+    # The C library is this host's own.
+    x86_64 => {
+        qemu => 'qemu-system-x86_64', kernel => "$TOP/build/i386/vmlinuz", debarch => 'amd64',
+        cc => 'gcc', cxx => 'g++', sysroot => '/usr', libdir => 'lib/x86_64-linux-gnu',
+        triplet => 'x86_64-linux-gnu', ldso => 'ld-linux-x86-64.so.2', ldso_dir => 'lib64', interp_dir => 'lib64',
+        console => 'ttyS0', board => 'q35',
+        machine => sub { ('-cpu', $_[0] // 'max') },
+    },
 );
 
 sub _sys {
@@ -183,7 +194,8 @@ sub sys_missing {
     my @m = grep { !have($_) } $s->{cc}, $s->{qemu};
     push @m, "$s->{kernel} (make " . ($s->{built} ? "builds it: $s->{built}" : "fetches it: scripts/fetch-kernel $s->{debarch}")
         . ')' unless -s $s->{kernel};
-    push @m, "$s->{sysroot}/lib/libc.so.6" unless -e "$s->{sysroot}/lib/libc.so.6";
+    my $libc = "$s->{sysroot}/" . ($s->{libdir} // 'lib') . '/libc.so.6';
+    push @m, $libc unless -e $libc;
     push @m, "$s->{firmware} (qemu-system-data)"
         if $s->{firmware} && !-e $s->{firmware};
     return @m ? 'not installed: ' . join(', ', @m) . ' (make deps)' : '';
@@ -226,7 +238,8 @@ sub sys_boot {
     must($s->{cc}, '-O2', '-static', '-o', "$dir/init", "$TOP/t/src/trace/sys/init.c");
     my %files = (%{ $o{files} // {} }, '/init' => "$dir/init",
         '/' . ($s->{interp_dir} // 'lib') . "/$s->{ldso}" => "$s->{sysroot}/" . ($s->{ldso_dir} // 'lib') . "/$s->{ldso}",
-        map { ("/lib/$s->{triplet}/$_" => "$s->{sysroot}/lib/$_") } qw(libc.so.6 libm.so.6), @{ $o{libs} // [] });
+        map { ("/lib/$s->{triplet}/$_" => "$s->{sysroot}/" . ($s->{libdir} // 'lib') . "/$_") }
+            qw(libc.so.6 libm.so.6), @{ $o{libs} // [] });
     my $jobs = '';
     for my $j (@{ $o{jobs} }) {
         die "job name '$j->{name}'" unless $j->{name} =~ /\A[\w.-]+\z/;
