@@ -150,4 +150,20 @@ like($out, qr/^Usage: mcount-record \[OPTION\]\.\.\. FILE\.\.\./, '--help prints
 ($st, $out) = mr('--version');
 is($out, "mcount-record (recordmcount) 0.1.0\n", '--version');
 
+# An object that asks for an executable stack (a GCC nested function
+# whose address is taken: a trampoline on the stack): ld -r's warning
+# about the temporary files is not passed on, the request is kept.
+{
+    my $d = tmpdir();
+    spit("$d/n.c", "int f(int x) { int g(int y) { return x + y; } int (*p)(int) = g; return p(1); }\n");
+    must('gcc', '-O0', '-pg', '-c', "$d/n.c", '-o', "$d/n.o");
+    my $stack = sub { (must('readelf', '-SW', "$d/n.o") =~ /(\.note\.GNU-stack\s.*)$/m)[0] // '' };
+    like($stack->(), qr/\sX\s/, 'execstack: the compiled object asks for an executable stack');
+    my ($st2, $out2, $err2) = mr("$d/n.o");
+    is($st2, 0, 'execstack: recorded');
+    is($out2 . $err2, "mcount-record: 1 object recorded, 2 call sites, 0 unchanged, 0 errors\n",
+        'execstack: nothing but the summary said');
+    like($stack->(), qr/\sX\s/, 'execstack: the object still asks for it');
+}
+
 done_testing();
