@@ -104,10 +104,10 @@ for my $v (@variants) {
     my $d = "$dir/bad";
     mkdir $d or die;
     my ($st, undef, $err) = run_cmd([$MR, '--link', '--', 'gcc', '-o', "$d/prog", "$d/missing.o"]);
-    is($st >> 8, 1, 'no object on the command line: exit 1');
-    like($err, qr/^mcount-record: \Q$d\E\/prog: no object file on the link command line/m,
-        'no object on the command line: said clearly');
-    ok(!-e "$d/prog", 'no object on the command line: no output');
+    is($st >> 8, 1, 'a link that fails: exit 1');
+    like($err, qr/^mcount-record: \Q$d\E\/prog: linking \(round 0\) failed \(gcc exited 1\)\n.*missing\.o/m,
+        'a link that fails: said clearly, with the linker\'s words');
+    ok(!-e "$d/prog", 'a link that fails: no output');
 }
 
 done_testing();

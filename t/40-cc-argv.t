@@ -236,6 +236,23 @@ for my $row (@modes) {
         like($out, qr/^mode: \Q$mode ($why)\E$/m, "mode: $name: and the mode");
     }
 }
+# A link that compiles C-family sources itself: in link-time mode they
+# get the hook flags (the pass links them with the usual start files).
+# [compiler, args, mode setting, the sources' flags]
+for my $row (['g++', '-o conftest conftest.cpp', 'auto', '-pg'],
+    ['gcc', '-o p a.c b.o', 'link', '-pg'],
+    ['gcc', '-o p -x c x -x none b.o', 'link', '-pg'],
+    ['gcc', '-pg -o p a.c', 'link', ''],
+    ['g++', '-o p a.o b.s', 'auto', ''],
+    ['g++', '-o p -x c++ -', 'auto', ''],
+    ['gcc', '-o p a.c', 'object', '']) {
+    my ($cc, $line, $setting, $flags) = @$row;
+    my $d = classify([split / /, $line], mode => $setting, compiler => $cc);
+    is("@{ $d->{source_flags} // [] }", $flags, "$cc $line (MCOUNT_CC_MODE=$setting): its sources get '$flags'");
+    my ($st, $out) = mcc(['--classify', $cc, split / /, $line], env => { MCOUNT_CC_MODE => $setting });
+    $flags ? like($out, qr/^add to its sources: \Q$flags\E$/m, "... and mcount-cc --classify says so")
+        : unlike($out, qr/^add to its sources/m, '... and mcount-cc --classify says none');
+}
 {
     my ($st, undef, $err) = mcc(['gcc', '-c', 'a.c'], env => { MCOUNT_CC_MODE => 'sometimes' });
     is($st >> 8, 2, 'a bad MCOUNT_CC_MODE: exit status 2');

@@ -12,7 +12,8 @@ package RecordMcount::Argv;
 # index insert_at of ARGS, run the compiler, then record every path in
 # objects.  In link-time mode a compile is 'compile' (add the flags, record
 # nothing: the link records) and a link of a program or shared library is
-# 'link' (run unchanged through the link-time pass).  Anything else is 'pass': the compiler runs
+# 'link' (run through the link-time pass; source_flags: the hook flags
+# for the C-family sources it compiles itself).  Anything else is 'pass': the compiler runs
 # with ARGS untouched.  Pass-through is the default for everything not
 # understood.
 #
@@ -275,11 +276,14 @@ sub classify {
         return _pass('partial-link', %m) if $mode{partial};
         return _pass('stdout', %m) if defined $output && $output eq '-';
         return _pass('dev-null', %m) if defined $output && $output eq '/dev/null';
-        # no hook flags: -pg on a link would also link gcrt1.o (gmon.out at
-        # exit); sources compiled by the same command get none either, as
-        # in object mode
+        # no hook flags on the link: -pg there would also link gcrt1.o
+        # (gmon.out at exit); the C-family sources the same command
+        # compiles get them through the link-time pass (source_flags),
+        # which names the usual start files itself
+        my @src = grep { $_->[0] ne '-' && (defined $_->[1] ? $C_LANG{ $_->[1] } : $C_SUFFIX{ _suffix($_->[0]) }) }
+            @inputs;
         return { action => 'link', reason => 'link', objects => [defined $output ? $output : 'a.out'],
-            add_flags => [], insert_at => 0, %m };
+            add_flags => [], insert_at => 0, source_flags => [@src ? grep { !$seen{$_} } @hook : ()], %m };
     }
     return _pass('stdin') if grep { $_->[0] eq '-' } @inputs;
     if (defined $output) {

@@ -80,29 +80,40 @@ sub _link_cmd {
     return [@r, @extra];
 }
 
-# GCC's LTO drops -pg unless the link has it too, and -pg on a link also
-# makes the driver start programs with gcrt1.o (gmon.out at exit).  For a
-# GCC link with -flto: the command with -pg and -nostartfiles, and the
-# start and end files the driver would use without -pg named by hand
-# (from its -### output).  Any other command is returned as it is.
-sub _gcc_lto_cmd {
-    my ($cmd) = @_;
-    return $cmd if basename($cmd->[0]) =~ /clang/ || basename($cmd->[0]) !~ /(?:gcc|g\+\+|c\+\+|^cc)(?:-[0-9.]+)?\z/;
+# The hook flags a link command needs for code it compiles: the C-family
+# sources it compiles itself (SOURCE_FLAGS, from mcount-cc), and with GCC
+# and -flto its link-time code generation, which drops the calls unless
+# the link has -pg.  But -pg on a link also makes the driver start
+# programs with gcrt1.o (gmon.out at exit): the command gets the flags
+# and -nostartfiles, and the start and end files the driver would use
+# without them named by hand (from its -### output).  A command that has
+# -pg itself (its author wants gmon.out), or -r, is returned as it is;
+# one with -nostartfiles or -nostdlib just gets the flags.
+sub _hook_cmd {
+    my ($cmd, $src_flags) = @_;
+    my $name = basename($cmd->[0]);
+    my @add = @{ $src_flags // [] };
     my $lto = 0;
+    my $own;
     for (@$cmd[1 .. $#$cmd]) {
         $lto = 1 if /^-flto(?:=|\z)/;
         $lto = 0 if $_ eq '-fno-lto';
-        return $cmd if /^-(?:pg|nostartfiles|nostdlib|r)\z/;
+        return $cmd if /^-(?:pg|r)\z/;
+        $own = 1 if /^-(?:nostartfiles|nostdlib)\z/;
     }
-    return $cmd unless $lto;
+    unshift @add, '-pg' if $lto && $name !~ /clang/ && $name =~ /(?:gcc|g\+\+|c\+\+|^cc)(?:-[0-9.]+)?\z/
+        && !grep { $_ eq '-pg' } @add;
+    return $cmd unless @add;
+    return [$cmd->[0], @add, @$cmd[1 .. $#$cmd]] if $own;
     my ($st, $err) = run_tool(cmd => [@$cmd, '-###']);
     return $cmd if $st != 0;
-    my ($line) = grep { m{(?:collect2|/ld(?:\.\w+)?)\s} } split /\n/, $err;
+    # GCC's collect2 or ld line; clang's quotes its ld
+    my ($line) = grep { m{(?:collect2|/ld(?:\.\w+)?)"?\s} } split /\n/, $err;
     return $cmd unless defined $line;
     my @w = map { s/^"(.*)"\z/$1/sr } split ' ', $line;
     my @start = grep { basename($_) =~ /^(?:[gSM]?crt1|rcrt1|grcrt1|crti|crtbegin\w*)\.o\z/ } @w;
     my @end = grep { basename($_) =~ /^(?:crtend\w*|crtn)\.o\z/ } @w;
-    return [$cmd->[0], '-pg', '-nostartfiles', @start, @$cmd[1 .. $#$cmd], @end];
+    return [$cmd->[0], @add, '-nostartfiles', @start, @$cmd[1 .. $#$cmd], @end];
 }
 
 # The first input object of the command that is ELF (LTO objects of
@@ -137,17 +148,15 @@ sub record_link {
 
 sub _record_link {
     my ($cmd, $out, $job) = @_;
-    $cmd = _gcc_lto_cmd($cmd);
+    $cmd = _hook_cmd($cmd, $job->{o}{source_flags});
     my ($o, $label) = ($job->{o}, $job->{label});
     $job->{tmp}{$_} = temp_path($out, $_) for qw(s o ps po img fq out);
     my $keep = _keeps_relocs($cmd);
     my @q = $keep ? () : _is_ld($cmd) ? ('-q') : ('-Wl,-q');
     # the target's facts: from an ELF object on the command line, else
-    # (all LTO bitcode) from a first link of the command as it is
+    # (LTO bitcode, sources, archives) from a first link of the command
     my $first = first_object($cmd);
     if (!defined $first) {
-        _fail($label, 'no object file on the link command line to tell the target')
-            unless grep { !/^-/ && /\.o\z/ && -f } @$cmd[1 .. $#$cmd];
         _link($job, 'linking (round 0)', _link_cmd($cmd, $job->{tmp}{img}), first => 1);
         $first = $job->{tmp}{img};
     }
@@ -243,7 +252,7 @@ sub wrapper_link {
     my $r = eval {
         require RecordMcount::Tools;
         my $tools = RecordMcount::Tools::find_tools(triple => $o{triple}->());
-        record_link($link, { prog => $o{prog}, helper => helper_path(),
+        record_link($link, { prog => $o{prog}, helper => helper_path(), source_flags => $o{source_flags},
             map { $_ => $tools->{$_} } qw(objdump objcopy as readelf) });
     };
     return $r if $r;
