@@ -17,7 +17,7 @@
 #   - no .rela.text left in the programs.
 # Then the samples with clang++ and shared libraries (libgtest.so: a
 # -shared link through the pass), with the same checks but the plain
-# build's.
+# build's, and with g++ through CMake's compiler and linker launchers.
 use strict;
 use warnings;
 use Test::More;
@@ -145,5 +145,13 @@ for my $lib ('libgtest', 'libgtest_main') {
     check_file($so // "$clang/lib/$lib.so", "clang++ $lib.so", 0);
 }
 check_file("$clang/googletest/$_", "clang++ $_", 1) for @samples;
+
+# CMake's launchers, as the man page gives them: the compiles through
+# CMAKE_CXX_COMPILER_LAUNCHER get the hook flags and no table (a C++
+# driver: link time), the links through CMAKE_CXX_LINKER_LAUNCHER (CMake
+# 3.21) their tables.
+my ($launched) = build('g++-launchers', { CXX => 'g++' },
+    ["-DCMAKE_CXX_COMPILER_LAUNCHER=$MCC", "-DCMAKE_CXX_LINKER_LAUNCHER=$MCC"], @samples);
+check_file("$launched/googletest/$_", "launchers $_", 1) for @samples;
 
 done_testing();
