@@ -147,6 +147,16 @@ for my $b (@bad) {
 my ($st, $out, $err) = mr('--help');
 is($st, 0, '--help exits 0');
 like($out, qr/^Usage: mcount-record \[OPTION\]\.\.\. FILE\.\.\./, '--help prints usage on stdout');
+# the architectures --help and the man page name are the helper's rows
+{
+    my @rows = map { /^(\S+)\t/ ? $1 : () } split /\n/, must("$TOP/build/mcount-scan", '--list-arches');
+    my $names = sub { my ($t) = @_; $t = "$t."; $t =~ s/\s+/ /g; $t =~ s/ \([^()]*\)//g; [sort $t =~ /\b([a-z][a-z0-9_]+)\b(?=,| or| and|\.)/g] };
+    my ($help) = $out =~ /ELF header: (.*?)\.\n/s;
+    is_deeply($names->($help // ''), [sort @rows], '--help names every architecture of the helper, and no other');
+    my ($pod) = slurp("$TOP/doc/mcount-record.pod") =~ /The architectures: (.*?\.)\s/s;
+    is_deeply($names->(($pod // '') =~ s/\s*\(what each one.*//sr), [sort @rows],
+        'the man page names every architecture of the helper, and no other');
+}
 ($st, $out) = mr('--version');
 is($out, "mcount-record (recordmcount) 0.1.0\n", '--version');
 
