@@ -326,8 +326,8 @@ void emit_placeholder(FILE *out, const struct object *obj, unsigned long n)
 void emit_linked_plan(FILE *out, const struct object *obj, const char *status)
 {
 	emit_facts(out, obj->arch);
-	fprintf(out, "status\t%s\nsites\t%zu\npassed-over\t%zu\nentry-base\t" ENTRY_BASE "\n",
-		status, obj->nsites, obj->passed_over);
+	fprintf(out, "status\t%s\nsites\t%zu\npassed-over\t%zu\ntabled\t%zu\nentry-base\t" ENTRY_BASE "\n",
+		status, obj->nsites, obj->passed_over, obj->left_tabled);
 	if (!obj->saw_disasm)
 		fprintf(out, "ambiguous\t%zu\n", obj->ambiguous);
 }

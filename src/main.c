@@ -34,6 +34,7 @@ struct options {
 	bool plan, identify, writable;
 	bool linked;            /* --linked: the object is a linked image */
 	bool pass_over;         /* --pass-over */
+	const char *tabled;             /* --tabled=FILE, or NULL */
 	const char *placeholder;        /* --placeholder=N, or NULL */
 	unsigned long nplaceholder;
 };
@@ -79,7 +80,11 @@ static void usage(FILE *out)
 "                         entries `__ehdr_start + OFFSET` in a writable\n"
 "                         section (none of --entry, --sections, --writable\n"
 "                         apply); the plan adds passed-over (references to\n"
-"                         the hook that are no call) and entry-base\n"
+"                         the hook that are no call), tabled and entry-base\n"
+"      --tabled=FILE      with --linked: the addresses (hex, one a line) the\n"
+"                         image's own tables already hold (objects recorded\n"
+"                         one by one): their calls get no entry, counted in\n"
+"                         the plan's tabled\n"
 "      --placeholder=N    read no listing: write a table of N entries\n"
 "                         `__ehdr_start`, laid out as --linked's table of N\n"
 "                         calls (for the first link); needs --arch or --object\n"
@@ -176,6 +181,7 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		{ "writable", no_argument, NULL, 'W' },
 		{ "linked", no_argument, NULL, 'K' },
 		{ "pass-over", no_argument, NULL, 'v' },
+		{ "tabled", required_argument, NULL, 'T' },
 		{ "placeholder", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -221,6 +227,7 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		case 'W': opt->writable = true; break;
 		case 'K': opt->linked = true; break;
 		case 'v': opt->pass_over = true; break;
+		case 'T': opt->tabled = optarg; break;
 		case 'P': {
 			char *end;
 			errno = 0;
@@ -249,6 +256,8 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		bad_usage("%s", "--placeholder needs --arch or --object");
 	if (opt->linked && !opt->object)
 		bad_usage("%s", "--linked needs --object");
+	if (opt->tabled && !opt->linked)
+		bad_usage("%s", "--tabled needs --linked");
 }
 
 /* The row --arch (with --bits and --endian) names, or NULL without --arch. */
@@ -275,6 +284,38 @@ static int identify(const struct object *obj)
 {
 	emit_plan(stdout, obj, "identified");
 	return fflush(stdout) == 0 ? HELPER_OK : HELPER_BAD_INPUT;
+}
+
+static int addr_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* --tabled's file: hex addresses, one a line, into obj->tabled, sorted. */
+static void read_tabled(const char *path, struct object *obj)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		fatal("cannot read %s: %s", path, strerror(errno));
+	char line[64];
+	size_t cap = 0, lineno = 0;
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(line, &end, 16);
+		if (end == line || errno || (*end && *end != '\n'))
+			fatal("%s:%zu: not a hex address", path, lineno);
+		grow(&obj->tabled, &cap, obj->ntabled + 1, sizeof(*obj->tabled));
+		obj->tabled[obj->ntabled++] = (uint64_t)v;
+	}
+	bool bad = ferror(f);
+	fclose(f);
+	if (bad)
+		fatal("read error on %s", path);
+	if (obj->ntabled)
+		qsort(obj->tabled, obj->ntabled, sizeof(*obj->tabled), addr_cmp);
 }
 
 /* Read the listing into obj; false (said) if it holds nothing objdump prints. */
@@ -357,6 +398,8 @@ int main(int argc, char **argv)
 		check_object(&obj, &opt, !opt.identify && !opt.placeholder && !opt.linked,
 			     opt.linked && !opt.identify);
 	obj.linked = opt.linked;
+	if (opt.tabled)
+		read_tabled(opt.tabled, &obj);
 	if (opt.placeholder) {
 		FILE *out = open_output(opt.output);
 		emit_placeholder(out, &obj, opt.nplaceholder);

@@ -78,6 +78,10 @@ struct object {
 	bool pass_over;         /* --pass-over: pass such references over (counted, a
 				 * note each) instead of refusing the object */
 	uint64_t entry_base;    /* --linked: the value of __ehdr_start */
+	uint64_t *tabled;       /* --linked --tabled: addresses the image's own
+				 * tables (its objects') hold, sorted */
+	size_t ntabled;
+	size_t left_tabled;     /* --linked: calls left out as tabled already */
 	size_t ambiguous;       /* --linked, no -d listing: calls whose bytes match
 				 * forms that start at different places */
 	bool has_file_sym;      /* an STT_FILE symbol is in the table */

@@ -389,6 +389,7 @@ void object_free(struct object *obj)
 	free(obj->syms);
 	free(obj->sites);
 	free(obj->bfd_format);
+	free(obj->tabled);
 	strmap_free(&obj->secmap);
 	strmap_free(&obj->names);
 	if (obj->fd >= 0)
@@ -610,10 +611,16 @@ const char *scan_linked(struct object *obj)
 	if (out)
 		qsort(obj->sites, out, sizeof(*obj->sites), entry_cmp);
 	/* several relocations of one call (riscv's JAL and its NONE, or a
-	 * relocation printed twice) give one entry */
+	 * relocation printed twice) give one entry; a call an object's own
+	 * table already holds (recorded per object) gets none */
 	out = 0;
 	for (size_t i = 0; i < obj->nsites; i++) {
-		if (out && obj->sites[out - 1].entry == obj->sites[i].entry) {
+		uint64_t e = obj->sites[i].entry;
+		bool dup = out && obj->sites[out - 1].entry == e;
+		bool tabled = !dup && obj->ntabled &&
+			      bsearch(&e, obj->tabled, obj->ntabled, sizeof(*obj->tabled), u64_cmp);
+		obj->left_tabled += tabled;
+		if (dup || tabled) {
 			free(obj->sites[i].reloc);
 			continue;
 		}

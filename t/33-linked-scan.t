@@ -435,12 +435,43 @@ for my $t (['aarch64', 'aarch64-linux-gnu', '_mcount', []],
     like($out, qr/--linked\b.*--placeholder=N/s, '--help: --linked and --placeholder');
 }
 
+# --tabled: the calls an object's own table already holds get no entry
+# (of the entries the case above checked against its oracles, every
+# other one is given as tabled: the rest remain, the plan counts them)
+{
+    my ($st, $plan, $all) = scan("$dir/pie-local", 'objdump', '-r');
+    cmp_ok(scalar @$all, '>=', 2, '--tabled: the image has calls to leave out');
+    my @given = @$all[grep { $_ % 2 == 0 } 0 .. $#$all];
+    my @rest = @$all[grep { $_ % 2 == 1 } 0 .. $#$all];
+    spit("$dir/tabled.txt", join('', map { sprintf "%x\n", $_ } reverse @given) . "0x10\n");
+    my ($st2, $out2, $err2) = run_cmd([$helper, '--linked', '--object', "$dir/pie-local", '--plan',
+        '-o', "$dir/tabled.s", "--tabled=$dir/tabled.txt", "$dir/pie-local.-r.txt"]);
+    is($st2, 0, '--tabled: exit 0') or diag $err2;
+    my %p2 = map { split /\t/, $_, 2 } split /\n/, $out2;
+    is($p2{tabled}, scalar @given, '--tabled: the plan counts the calls left out');
+    is($p2{sites}, scalar @rest, '--tabled: the others are the sites');
+    my $base = base_of("$dir/pie-local", 'objdump');
+    my @got = map { /^\t\.(?:quad|long) __ehdr_start \+ 0x([0-9a-f]+)$/ ? $base + hex $1 : () }
+        split /\n/, slurp("$dir/tabled.s");
+    is_deeply(\@got, \@rest, '--tabled: the table holds the others, in order');
+    is($plan->{tabled}, 0, 'without --tabled: none left out');
+    spit("$dir/tabled-bad.txt", "0x10\nnot hex\n");
+    ($st2, undef, $err2) = run_cmd([$helper, '--linked', '--object', "$dir/pie-local", '--plan',
+        '-o', "$dir/tabled.s", "--tabled=$dir/tabled-bad.txt", "$dir/pie-local.-r.txt"]);
+    is($st2 >> 8, 1, '--tabled, a bad line: exit 1');
+    like($err2, qr/tabled-bad\.txt:2: not a hex address/, '--tabled, a bad line: names the line');
+    ($st2, undef, $err2) = run_cmd([$helper, "--tabled=$dir/tabled.txt", '--arch=x86_64']);
+    is($st2 >> 8, 2, '--tabled without --linked: usage error');
+    like($err2, qr/^mcount-scan: --tabled needs --linked/, '--tabled without --linked: says so');
+}
+
 # the sanitized build says the same over a linked listing
 if (-x "$TOP/build/asan/mcount-scan") {
     for my $case (['pie-prefix-nop', '-dr'], ['pie-mcount-ref', '-r'], ['nopie', '-dr']) {
         my ($name, $mode) = @$case;
         next unless -e "$dir/$name.$mode.txt";
-        my @args = ('--linked', '--plan', '-o', '-', '--object', "$dir/$name", "$dir/$name.$mode.txt");
+        my @args = ('--linked', '--plan', '-o', '-', '--object', "$dir/$name", "$dir/$name.$mode.txt",
+            -e "$dir/tabled.txt" ? "--tabled=$dir/tabled.txt" : ());
         my ($st1, $out1, $err1) = run_cmd([$helper, @args]);
         my ($st2, $out2, $err2) = run_cmd(["$TOP/build/asan/mcount-scan", @args],
             env => { ASAN_OPTIONS => 'detect_leaks=1:exitcode=99', UBSAN_OPTIONS => 'halt_on_error=1:exitcode=98' });

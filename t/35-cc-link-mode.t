@@ -163,6 +163,38 @@ for my $cxx (@cxx) {
     ok(!-e "$d/bad", 'one step, a compile error: no output');
 }
 
+# A C++ program with C objects recorded one by one: by mcount-cc's
+# object mode (auto's choice for gcc -c), and by GCC's own
+# -mrecord-mcount.  Their tables come into the link; the link's table
+# adds the other calls only, none twice (before, each C function had two
+# entries, and --verify said "duplicate entry").
+for my $how (['object mode', 'gcc', {}], ['-mrecord-mcount', 'gcc', { MCOUNT_CC_FLAGS => '-pg -mfentry -mrecord-mcount' }]) {
+    my ($label, $cc, $env) = @$how;
+    my $d = "$dir/mixed-" . ($label =~ s/\W+/_/gr);
+    mkdir $d or die;
+    spit("$d/c_part.c", "int c_twice(int x) { return 2 * x; }\nint c_counted(void) { static int n; return ++n; }\n");
+    spit("$d/uses.cc", "extern \"C\" int c_twice(int); extern \"C\" int c_counted(void);\n"
+        . "int counted() { return c_counted(); }\nint uses_shapes(int n) { return c_twice(n) + c_counted(); }\n");
+    my ($st, undef, $err) = run_cmd([$MCC, $cc, '-O0', '-c', "$d/c_part.c", '-o', "$d/c_part.o"],
+        env => { MCOUNT_CC_FLAGS => '-pg -mfentry', %$env });
+    is($st, 0, "mixed, $label: the C object compiled") or diag $err;
+    like(must('readelf', '-SW', "$d/c_part.o"), qr/__mcount_loc/, "mixed, $label: the C object has its own table");
+    for my $src ("$d/uses.cc", "$dir/main.cc") {
+        (my $o = $src) =~ s{.*/(\w+)\.cc\z}{$d/$1.o};
+        ($st, undef, $err) = run_cmd([$MCC, 'g++', '-O0', '-I', $dir, '-c', $src, '-o', $o],
+            env => { MCOUNT_CC_FLAGS => '-pg -mfentry' });
+        is($st, 0, "mixed, $label: $src compiled (link-time mode)") or diag $err;
+    }
+    ($st, undef, $err) = run_cmd([$MCC, 'g++', '-o', "$d/prog", "$d/main.o", "$d/uses.o", "$d/c_part.o",
+        hook_objects($d)], env => { MCOUNT_CC_FLAGS => '-pg -mfentry' });
+    is($st, 0, "mixed, $label: linked through mcount-cc") or diag $err;
+    my ($rst, $out) = run_cmd(["$d/prog"]);
+    my ($summary) = $out =~ /^(entries=.*)$/m;
+    like($summary // '', qr/^entries=\d+ reached=\d+ calls=[1-9]\d* unknown=0 duplicates=0/,
+        "mixed, $label: every call site is in the table, none twice: " . ($summary // $out));
+    verify_ok("$d/prog", "mixed, $label");
+}
+
 # The oracle can tell: per object, the inline and template functions'
 # calls are left out (their sections are in COMDAT groups).
 {

@@ -34,6 +34,7 @@ use RecordMcount::Front qw(helper_path fatal);
 use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job);
 use RecordMcount::Tools qw(identify_object);
 use RecordMcount::Elf qw(read_elf file_bytes);
+use RecordMcount::Table qw(table_entries);
 
 our @EXPORT_OK = qw(record_link link_output wrapper_link first_object);
 
@@ -150,7 +151,7 @@ sub _record_link {
     my ($cmd, $out, $job) = @_;
     $cmd = _hook_cmd($cmd, $job->{o}{source_flags});
     my ($o, $label) = ($job->{o}, $job->{label});
-    $job->{tmp}{$_} = temp_path($out, $_) for qw(s o ps po img fq out);
+    $job->{tmp}{$_} = temp_path($out, $_) for qw(s o ps po img fq out tab);
     my $keep = _keeps_relocs($cmd);
     my @q = $keep ? () : _is_ld($cmd) ? ('-q') : ('-Wl,-q');
     # the target's facts: from an ELF object on the command line, else
@@ -172,7 +173,7 @@ sub _record_link {
         _link($job, "linking (round $rounds)", _link_cmd($cmd, $job->{tmp}{img}, @q, $job->{tmp}{po}),
             first => $rounds == 1);
         $job->{target} = $job->{tmp}{img};
-        $job->{scan_args} = ['--linked'];
+        $job->{scan_args} = ['--linked', _tabled($job, $n, $id->{bits} / 8)];
         # The first round only counts the calls.  The plan of a later one
         # makes the table: where the relocations and the bytes leave a
         # call's start open (ambiguous), it reads the disassembly, which
@@ -262,6 +263,27 @@ sub wrapper_link {
         exit_like($e->{link_status});
     }
     fatal($fail_status, "$e");
+}
+
+# Objects recorded one by one (mcount-cc's per-object mode, GCC's
+# -mrecord-mcount) bring their tables into the link: the image's table is
+# theirs and the placeholder's N entries of WORD bytes.  Their calls must
+# get no second entry: --tabled with the addresses their entries hold
+# (read as mcount-record --list reads a program's), but the
+# placeholder's (__ehdr_start).  None when the table is the placeholder's.
+sub _tabled {
+    my ($job, $n, $word) = @_;
+    my ($readelf, $img, $label) = ($job->{o}{readelf} // ['readelf'], $job->{tmp}{img}, $job->{label});
+    my ($tab) = grep { $_ && $_->{name} eq '__mcount_loc' } @{ read_elf($readelf, $img, $label, 'sections')->{secs} };
+    return () unless $tab && $tab->{size} > $n * $word;
+    my $e = read_elf($readelf, $img, $label);
+    my ($base) = map { $_->{value} } grep { $_ && $_->{name} eq '__ehdr_start' } @{ $e->{symtab} };
+    my @addr = grep { !defined $base || $_ != $base } map { $_->{addr} } @{ table_entries($e, []) // [] };
+    return () unless @addr;
+    open(my $fh, '>', $job->{tmp}{tab}) or _fail($label, "$job->{tmp}{tab}: $!");
+    printf {$fh} "%x\n", $_ for @addr;
+    close($fh) or _fail($label, "$job->{tmp}{tab}: $!");
+    return ("--tabled=$job->{tmp}{tab}");
 }
 
 # Assemble a placeholder table of N entries for the target of $id.
