@@ -106,7 +106,8 @@ static uintptr_t slot_of(const struct mt_object *o, const unsigned char *p)
 #endif
 }
 
-extern void __fentry__(void), mcount(void), _mcount(void);
+/* the hooks (hook-x86_64.S, hook-i386.S), by their hidden names */
+MT_HIDDEN extern void mt_hook_fentry(void), mt_hook_mcount(void), mt_hook__mcount(void);
 
 static bool endbr_at(const unsigned char *p)
 {
@@ -118,7 +119,7 @@ static bool endbr_at(const unsigned char *p)
  * the dynamic linker fills with a hook? */
 static bool hook_target(const struct mt_object *o, uintptr_t t)
 {
-	if (t == (uintptr_t)__fentry__ || t == (uintptr_t)mcount || t == (uintptr_t)_mcount)
+	if (t == (uintptr_t)mt_hook_fentry || t == (uintptr_t)mt_hook_mcount || t == (uintptr_t)mt_hook__mcount)
 		return true;
 	if (mt_is_hook_sym(o, t))
 		return true;
@@ -216,7 +217,7 @@ static const unsigned char *x86_tramp_code(void)
 {
 	static unsigned char code[32];
 	if (!code[0]) {
-		const uintptr_t hook[2] = { (uintptr_t)__fentry__, (uintptr_t)mcount };
+		const uintptr_t hook[2] = { (uintptr_t)mt_hook_fentry, (uintptr_t)mt_hook_mcount };
 		memset(code, 0xcc, sizeof code);
 		for (int i = 0; i < 2; i++) {
 			memcpy(code + 16 * i, "\xff\x25\0\0\0\0", 6);
@@ -237,11 +238,11 @@ static const char *x86_nop_site(struct mt_site *s, const struct mt_object *o)
 	const unsigned char *p = entry_of(s, o), *site = (const unsigned char *)s->addr;
 	if (!p)
 		return other;
-	uintptr_t hook = (uintptr_t)__fentry__;
+	uintptr_t hook = (uintptr_t)mt_hook_fentry;
 	if (p != site) {
 		/* mcount's: after the frame's set-up and the saves that follow
 		 * it, all of them before the site */
-		hook = (uintptr_t)mcount;
+		hook = (uintptr_t)mt_hook_mcount;
 		size_t d = drap_before(p, site);
 		s->nohook = d > 0;
 		p += d;
@@ -255,7 +256,7 @@ static const char *x86_nop_site(struct mt_site *s, const struct mt_object *o)
 		uintptr_t t = mt_tramp_near(end, INT32_MAX, x86_tramp_code(), 32);
 		if (!t)
 			return "a -mnop-mcount NOP with no room within 2 GB for a trampoline to the hook";
-		hook = t + (hook == (uintptr_t)__fentry__ ? 0 : 16);
+		hook = t + (hook == (uintptr_t)mt_hook_fentry ? 0 : 16);
 	}
 #endif
 	int32_t rel = (int32_t)(uint32_t)(hook - end);

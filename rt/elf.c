@@ -347,13 +347,17 @@ static const char *sym_name(const struct symtab *t, uint32_t off)
 	return memchr(n, 0, t->str_size - off) ? n : "";
 }
 
-/* Rank of a binding when two symbols share an address: global first. */
-static int rank(unsigned char info)
+/* Rank of a symbol when two share an address: a global one that other
+ * objects see first (a hidden alias, such as this library's names for
+ * its hooks, is global in a program's symbol table too), then weak,
+ * then the rest. */
+static int rank(const Sym *s)
 {
-	switch (ST_BIND(info)) {
-	case STB_GLOBAL: return 0;
+	unsigned char vis = s->st_other & 3;
+	switch (ST_BIND(s->st_info)) {
+	case STB_GLOBAL: return vis == STV_DEFAULT || vis == STV_PROTECTED ? 0 : 2;
 	case STB_WEAK: return 1;
-	default: return 2;
+	default: return 3;
 	}
 }
 
@@ -396,7 +400,7 @@ static void read_functions(struct mt_object *o, const struct file *f)
 		v[n].addr = o->bias + ((uintptr_t)value & ~mt_arch.func_bits);
 		v[n].size = s->st_size;
 		v[n].name = sym_name(&t, s->st_name);
-		ranks[n] = (unsigned char)rank(s->st_info);
+		ranks[n] = (unsigned char)rank(s);
 		n++;
 	}
 	/* Sort by address; of symbols at one address keep the best bound. */

@@ -21,11 +21,18 @@
  */
 	.text
 
-/* HOOK name, the slot of the function's return address */
-	.macro HOOK name, slot
+/* HOOK name, the slot of the function's return address, and a hidden
+ * name for the same code, by which the library's C refers to it (no
+ * relocation against a hook's name outside calls of it: a link-time
+ * table of a program that links the library in sees only those) */
+	.macro HOOK name, slot, alias
 	.globl \name
 	.type \name, @function
+	.globl \alias
+	.hidden \alias
+	.type \alias, @function
 	.p2align 4
+\alias:
 \name:
 	.cfi_startproc
 	pushfl
@@ -65,11 +72,12 @@
 	ret
 	.cfi_endproc
 	.size \name, .-\name
+	.size \alias, .-\alias
 	.endm
 
-	HOOK __fentry__, 24(%ebx)
-	HOOK mcount, 4(%ebp)
-	HOOK _mcount, 4(%ebp)
+	HOOK __fentry__, 24(%ebx), mt_hook_fentry
+	HOOK mcount, 4(%ebp), mt_hook_mcount
+	HOOK _mcount, 4(%ebp), mt_hook__mcount
 
 /* A hijacked function returns here, with %esp just above the slot it
  * returned through.  The return values (%eax, %edx; %st(0), which

@@ -41,11 +41,18 @@
 	popq %r11
 	.endm
 
-/* HOOK name, the slot of the function's return address */
-	.macro HOOK name, parent
+/* HOOK name, the slot of the function's return address, and a hidden
+ * name for the same code, by which the library's C refers to it (no
+ * relocation against a hook's name outside calls of it: a link-time
+ * table of a program that links the library in sees only those) */
+	.macro HOOK name, parent, alias
 	.globl \name
 	.type \name, @function
+	.globl \alias
+	.hidden \alias
+	.type \alias, @function
 	.p2align 4
+\alias:
 \name:
 	.cfi_startproc
 	SAVE
@@ -59,11 +66,12 @@
 	ret
 	.cfi_endproc
 	.size \name, .-\name
+	.size \alias, .-\alias
 	.endm
 
-	HOOK __fentry__, 80(%rsp)
-	HOOK mcount, 8(%rbp)
-	HOOK _mcount, 8(%rbp)
+	HOOK __fentry__, 80(%rsp), mt_hook_fentry
+	HOOK mcount, 8(%rbp), mt_hook_mcount
+	HOOK _mcount, 8(%rbp), mt_hook__mcount
 
 /* A hijacked function returns here, with %rsp just above the slot it
  * returned through.  The return values (%rax, %rdx; %xmm0-1 and %st(0),

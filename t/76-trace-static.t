@@ -3,7 +3,8 @@
 # libmcount-trace.a linked into a program that calls none of its API:
 # the start-up filter alone must trace it, as the preloaded library does
 # (the hooks must pull in the start-up code).  Oracle: the program's own
-# count of its calls, for PIE, non-PIE and -static, -pg and -pg -mfentry.
+# count of its calls, for PIE, non-PIE and -static, -pg and -pg -mfentry;
+# and built in one step through mcount-cc, as the man page shows.
 use strict;
 use warnings;
 use Test::More;
@@ -37,6 +38,24 @@ for my $hook (['-pg'], ['-pg', '-mfentry']) {
         ($st, $out) = run_cmd([$prog, '5'], env => { MCOUNT_TRACE_OUTPUT => "$prog.none" });
         is(slurp("$prog.none") =~ tr/\n//, 4, "$tag: no filter, no event (the header only)");
     }
+}
+
+# The man page's way: compiled and linked in one step through mcount-cc
+# (the link records, its sources get -pg).  The library's own code
+# refers to the hooks only by hidden names of its own: nothing for the
+# link-time pass to note, and --verify counts only the program's calls.
+{
+    my $prog = "$dir/one_step";
+    my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-cc", 'gcc', '-O2', '-o', $prog,
+        "$SRC/trace/static_env.c", "$TOP/build/libmcount-trace.a", '-lpthread']);
+    is($st, 0, 'one step: built through mcount-cc') or diag($out, $err);
+    is($err, '', 'one step: nothing said');
+    ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--verify', $prog]);
+    is($st, 0, 'one step: --verify passes') or diag($out, $err);
+    my $trace = "$prog.txt";
+    ($st, $out, $err) = run_cmd([$prog, '37'], env => { MCOUNT_TRACE_FILTER => 'count_me', MCOUNT_TRACE_OUTPUT => $trace });
+    is("$st $out$err", "0 37 calls, 1405\n", 'one step: runs, its output its own, no message');
+    is(scalar(grep { /: count_me <-main$/ } split /\n/, slurp($trace)), 37, 'one step: 37 count_me events');
 }
 
 done_testing();

@@ -151,6 +151,7 @@ sub _record_link {
     my ($cmd, $out, $job) = @_;
     $cmd = _hook_cmd($cmd, $job->{o}{source_flags});
     my ($o, $label) = ($job->{o}, $job->{label});
+    $job->{hold_notes} = 1;
     $job->{tmp}{$_} = temp_path($out, $_) for qw(s o ps po img fq out tab);
     my $keep = _keeps_relocs($cmd);
     my @q = $keep ? () : _is_ld($cmd) ? ('-q') : ('-Wl,-q');
@@ -191,6 +192,7 @@ sub _record_link {
         last if ($rounds > 1 && $plan->{sites} == $n) || !$plan->{sites};
         $n = $plan->{sites};
     }
+    print STDERR $job->{notes} if length($job->{notes} // '');
     my %result = (status => $plan->{status}, sites => $plan->{sites},
         passed_over => $plan->{'passed-over'} // 0);
 

@@ -230,7 +230,8 @@ sub scan {
     my $code = $sst & 127 ? -1 : $sst >> 8;
     _scan_failed($job, \@objdump, $pst, $perr, $sst, $serr, $code)
         if $pst != 0 || $code != HELPER_OK;
-    print STDERR $serr if length $serr;
+    # (the link-time pass scans every round, and tells the last one's)
+    if ($job->{hold_notes}) { $job->{notes} = $serr } elsif (length $serr) { print STDERR $serr }
     return $job->{plan} = parse_plan($sout);
 }
 
