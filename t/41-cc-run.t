@@ -33,7 +33,7 @@ SH
 my $PATHF = "$fake:$ENV{PATH}";
 
 # --- exit status, stdout and stderr pass through -------------------------
-for my $case (['link', [qw(a.c main.c -o p)]], ['compile', [qw(-c a.c -o a.o)]]) {
+for my $case (['link', [qw(a.o main.o -o p)]], ['compile', [qw(-c a.c -o a.o)]]) {
     my ($what, $args) = @$case;
     for my $code (0, 1, 3, 77) {
         my ($st, $out, $err) = mcc(['fakecc', @$args], dir => $dir,
@@ -96,10 +96,21 @@ for my $case (['link', [qw(a.c main.c -o p)]], ['compile', [qw(-c a.c -o a.o)]])
         'no RecordMcount::Pipeline: says what is missing');
     is(scalar(() = $err =~ /\n/g), 1, 'no RecordMcount::Pipeline: one line');
     ok(!-e "$dir/broken.o", 'no RecordMcount::Pipeline: the object is removed');
-    ($st, $out, $err) = mcc(['gcc', 'a.c', 'main.c', '-o', 'linked'], dir => $dir,
+    run_cmd(['gcc', '-c', "$dir/$_.c", '-o', "$dir/plain_$_.o"]) for qw(a main);
+    ($st, $out, $err) = mcc(['gcc', 'plain_a.o', 'plain_main.o', '-o', 'linked'], dir => $dir,
         prog => "$inst/bin/mcount-cc", env => \%noinc);
-    is($st, 0, 'no RecordMcount::Pipeline: a link runs the compiler as usual') or diag($err);
-    ok(-x "$dir/linked", 'no RecordMcount::Pipeline: the program is linked');
+    # (what the target's objects need at the link is the helper's to say)
+    is($st >> 8, 100, 'no RecordMcount::Tools: a link of objects: exit status 100');
+    like($err, qr/^mcount-cc: cannot load the record pipeline \(is recordmcount installed completely\?\): Can't locate RecordMcount\/Tools\.pm in \@INC/m,
+        'no RecordMcount::Tools: says what is missing');
+    ok(!-e "$dir/linked", 'no RecordMcount::Tools: no program');
+    # a link that compiles its sources records: it cannot, and says why
+    ($st, $out, $err) = mcc(['gcc', 'a.c', 'main.c', '-o', 'linked2'], dir => $dir,
+        prog => "$inst/bin/mcount-cc", env => \%noinc);
+    is($st >> 8, 100, 'no RecordMcount::Link: a link that compiles its sources: exit status 100');
+    like($err, qr/^mcount-cc: cannot load the record pipeline \(is recordmcount installed completely\?\): Can't locate RecordMcount\/Link\.pm in \@INC/m,
+        'no RecordMcount::Link: says what is missing');
+    ok(!-e "$dir/linked2", 'no RecordMcount::Link: no program');
 }
 
 # --- hook flags ------------------------------------------------------------
@@ -133,10 +144,11 @@ for my $case (['link', [qw(a.c main.c -o p)]], ['compile', [qw(-c a.c -o a.o)]])
     is_deeply(read_log($log)->[0], [qw(-pg -c a.c -o m.o)], 'masquerade: the real gcc ran, with -pg');
     oracle_ok("$dir/m.o", "$dir/a.c", [], 'masquerade object');
     unlink $log;
-    ($st, $out, $err) = mcc(['main.c', 'm.o', '-o', 'mp'], prog => "$masq/gcc", dir => $dir,
+    run_cmd(['gcc', '-c', "$dir/main.c", '-o', "$dir/masq_main.o"]);
+    ($st, $out, $err) = mcc(['masq_main.o', 'm.o', '-o', 'mp'], prog => "$masq/gcc", dir => $dir,
         env => { PATH => $path });
     is($st, 0, 'masquerade: link passes through');
-    is_deeply(read_log($log), [[qw(main.c m.o -o mp)]], 'masquerade: link argv unchanged');
+    is_deeply(read_log($log), [[qw(masq_main.o m.o -o mp)]], 'masquerade: link argv unchanged');
     is((run_cmd(["$dir/mp"]))[0], 0, 'masquerade: the program runs');
 
     # A compiler wrapper after us that looks "gcc" up on PATH again leads
@@ -203,8 +215,10 @@ for my $case (['link', [qw(a.c main.c -o p)]], ['compile', [qw(-c a.c -o a.o)]])
         ok(!-e "$dir/arm.o", 'aarch64: the unrecorded object is removed');
     }
     ($st, $out, $err) = mcc(['aarch64-linux-gnu-gcc-12', 'a.c', 'main.c', '-o', 'arm-prog'], dir => $dir);
-    is($st, 0, 'aarch64: a link passes through') or diag($err);
+    is($st, 0, 'aarch64: a link that compiles its sources') or diag($err);
     like((run_cmd(['readelf', '-h', "$dir/arm-prog"]))[1], qr/Machine:\s+AArch64/, 'aarch64: linked for AArch64');
+    my ($vst, $vout) = run_cmd(["$TOP/bin/mcount-record", '--verify', "$dir/arm-prog"]);
+    like($vout, qr/: OK, 3 entries for 3 calls to the hook$/, 'aarch64: with the table of its three functions');
 }
 
 done_testing();

@@ -22,7 +22,8 @@ package RecordMcount::Argv;
 # cannot be exact for: a C++ driver (inline and template functions in
 # COMDAT groups), -flto (no machine code in the objects),
 # -ffunction-sections or --gc-sections (sections the linker may drop with
-# their calls), at compile and at link alike.
+# their calls), at compile and at link alike.  A link that compiles
+# C-family sources itself is link time in any mode.
 use strict;
 use warnings;
 
@@ -272,16 +273,18 @@ sub classify {
     return _pass('assembly-output') if $mode{S};
     return _pass('syntax-only') if $mode{syntax};
     if (!$mode{c}) {
-        return _pass('link', %m) if $mode_of ne 'link';
+        # C-family sources the link compiles itself: no object of theirs
+        # can be recorded, so in either mode the link records (link time)
+        my @src = grep { $_->[0] ne '-' && (defined $_->[1] ? $C_LANG{ $_->[1] } : $C_SUFFIX{ _suffix($_->[0]) }) }
+            @inputs;
+        return _pass('link', %m) if $mode_of ne 'link' && !@src;
         return _pass('partial-link', %m) if $mode{partial};
         return _pass('stdout', %m) if defined $output && $output eq '-';
         return _pass('dev-null', %m) if defined $output && $output eq '/dev/null';
+        %m = (mode => 'link', mode_why => 'a link that compiles its sources') if $mode_of ne 'link';
         # no hook flags on the link: -pg there would also link gcrt1.o
-        # (gmon.out at exit); the C-family sources the same command
-        # compiles get them through the link-time pass (source_flags),
-        # which names the usual start files itself
-        my @src = grep { $_->[0] ne '-' && (defined $_->[1] ? $C_LANG{ $_->[1] } : $C_SUFFIX{ _suffix($_->[0]) }) }
-            @inputs;
+        # (gmon.out at exit); the sources get them through the link-time
+        # pass (source_flags), which names the usual start files itself
         return { action => 'link', reason => 'link', objects => [defined $output ? $output : 'a.out'],
             add_flags => [], insert_at => 0, source_flags => [@src ? grep { !$seen{$_} } @hook : ()], %m };
     }
