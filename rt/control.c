@@ -414,7 +414,10 @@ static void serve(int fd)
 	line[n] = 0;
 	char *nl = strchr(line, '\n');
 	if (!nl) {
-		reply(fd, "error: no request line\n");
+		if (n == sizeof line - 1)
+			reply(fd, "error: a request of more than %zu bytes\n", sizeof line - 1);
+		else
+			reply(fd, "error: no request line\n");
 		return;
 	}
 	*nl = 0;

@@ -413,6 +413,23 @@ sub run_env {
     ($st, $v, $err) = run_env({}, '--pid-file', "$tmp/nodir/pid", @show);
     is($st, 1, 'run with an unwritable --pid-file: exit 1');
     like($err, qr{^mcount-trace: \Q$tmp\E/nodir/pid: cannot write the process ID: }, 'an unwritable --pid-file: says so');
+    # a request longer than the library's line: refused before anything
+    my ($lst, undef, $lerr) = mt({}, 'enable', '1', join(',', map { "f$_" } 1 .. 1000));
+    is($lst, 2, 'a request of 4900 bytes: usage error');
+    like($lerr, qr/^mcount-trace: the request is 4900 bytes, more than the 4095 a process takes/,
+        'a request of 4900 bytes: says so');
+    # a trace file that cannot be written: the program is not run
+    for my $bad (["$tmp/nodir/trace.txt", 'No such file or directory'], [$tmp, 'Is a directory']) {
+        my ($f, $why) = @$bad;
+        unlink $pidfile;
+        ($st, $v, $err) = run_env({}, '-o', $f, @show);
+        is($st, 1, "run -o $f: exit 1");
+        is($err, "mcount-trace: $f: cannot write the trace: $why\n", "run -o $f: says so");
+        ok(!-e $pidfile, "run -o $f: the program did not run");
+    }
+    ($st, $v, $err) = run_env({}, '-o', "$tmp/made.txt", "$tmp/no-such-program");
+    is($st, 127, 'run -o FILE a program that does not exist: exit 127');
+    ok(!-e "$tmp/made.txt", 'run -o FILE a program that does not exist: no FILE made');
 }
 
 # ---- run: the library for the program's own architecture ----
