@@ -282,4 +282,26 @@ for my $v (['preloaded', $proc, 1], ['linked in', $proc_a, 0]) {
     like($out, qr/^enabled 0 result 94$/m, '-mnop-mcount, stripped: nothing to enable, the result right');
 }
 
+# A -pg program built without a table (plain gcc, no mcount-cc): one
+# message says why nothing of it can be traced, for the PIE's GOT call
+# and the -no-pie PLT call alike; a program without -pg, none.
+{
+    spit("$dir/notab.c", "#include <stdio.h>\nint foo_a(int x) { return x + 1; }\n"
+        . "int main(void) { int s = 0; for (int i = 0; i < 100; i++) s += foo_a(i); printf(\"%d\\n\", s); return 0; }\n");
+    for my $v (['pie', [], '-pg', '-mfentry'], ['nopie', ['-no-pie'], '-pg', '-fno-pie']) {
+        my ($name, $lf, @flags) = @$v;
+        my $prog = "$dir/notab-$name";
+        must('gcc', '-O0', @flags, '-c', '-o', "$prog.o", "$dir/notab.c");
+        link_prog($prog, @$lf, "$prog.o");
+        my ($st, $out, $err) = traced([$prog], env => { MCOUNT_TRACE_FILTER => 'foo_*', MCOUNT_TRACE_OUTPUT => '',
+            MCOUNT_TRACE_DIR => $ctl });
+        is("$st $out", "0 5050\n", "no table ($name): runs as it does alone");
+        is($err, "mcount-trace: notab-$name: calls the hook but has no __mcount_loc table: none of its functions "
+            . "can be traced (build it through mcount-cc, or with GCC's -mrecord-mcount)\n", "no table ($name): says so, once");
+    }
+    my ($st, $out, $err) = traced(['true'], env => { MCOUNT_TRACE_FILTER => 'foo_*', MCOUNT_TRACE_DIR => $ctl,
+        MCOUNT_TRACE_OUTPUT => '' });
+    is("$st $err", '0 ', 'a program without -pg: nothing said');
+}
+
 done_testing();
