@@ -607,7 +607,7 @@ static void apply_env(const char *var, int what)
 {
 	const char *v = getenv(var);
 	if (v && *v && mt_filter(v, what) < 0)
-		mt_msg("%s: no glob in '%s'", var, v);
+		mt_msg("%s: '%s' is not a list of globs (GLOB or GLOB:mod:MODULE; no leading !)", var, v);
 }
 
 /* MCOUNT_TRACE_EVENTS: prototypes separated by ';', each on its own (a

@@ -668,7 +668,8 @@ static void forget_superseded(const char *glob, const char *mod, int what)
 
 long mt_filter_glob(const char *glob, const char *mod, int what)
 {
-	if (!*glob || (mod && !*mod)) {
+	/* (the kernel's negation has no counterpart: disable, notrace) */
+	if (!*glob || *glob == '!' || (mod && !*mod)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -694,6 +695,24 @@ long mt_filter(const char *filter, int what)
 	char *copy = strdup(filter ? filter : "");
 	if (!copy) {
 		errno = ENOMEM;
+		return -1;
+	}
+	/* every glob checked before any is applied: a bad one changes nothing */
+	char *check = strdup(copy), *cs = NULL;
+	if (!check) {
+		free(copy);
+		errno = ENOMEM;
+		return -1;
+	}
+	bool bad = false;
+	for (char *g = strtok_r(check, " \t\n,", &cs); g && !bad; g = strtok_r(NULL, " \t\n,", &cs)) {
+		const char *mod = strstr(g, ":mod:");
+		bad = *g == '!' || mod == g || (mod && !mod[5]);
+	}
+	free(check);
+	if (bad) {
+		free(copy);
+		errno = EINVAL;
 		return -1;
 	}
 	long changed = 0;

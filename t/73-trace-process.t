@@ -302,6 +302,20 @@ for my $v (['preloaded', $proc, 1], ['linked in', $proc_a, 0]) {
     my ($st, $out, $err) = traced(['true'], env => { MCOUNT_TRACE_FILTER => 'foo_*', MCOUNT_TRACE_DIR => $ctl,
         MCOUNT_TRACE_OUTPUT => '' });
     is("$st $err", '0 ', 'a program without -pg: nothing said');
+
+    # A start-up filter with a glob the library refuses (the kernel's
+    # leading !, an empty :mod:) changes nothing, not even its good globs.
+    my $prog = link_prog("$dir/tab", mcc_build('-pg -mfentry', "$dir/tab.o", "$dir/notab.c", '-O0'));
+    for my $f ('!foo_a', 'foo_a,!main', 'foo_a:mod:') {
+        ($st, $out, $err) = traced([$prog], env => { MCOUNT_TRACE_FILTER => $f, MCOUNT_TRACE_DIR => $ctl,
+            MCOUNT_TRACE_OUTPUT => "$dir/tab.txt" });
+        is($err, "mcount-trace: MCOUNT_TRACE_FILTER: '$f' is not a list of globs (GLOB or GLOB:mod:MODULE; no leading !)\n",
+            "MCOUNT_TRACE_FILTER=$f: refused, said");
+        is(scalar(grep { /: foo_a </ } split /\n/, slurp("$dir/tab.txt")), 0, "MCOUNT_TRACE_FILTER=$f: nothing traced");
+    }
+    ($st, $out, $err) = traced([$prog], env => { MCOUNT_TRACE_FILTER => 'foo_a', MCOUNT_TRACE_DIR => $ctl,
+        MCOUNT_TRACE_OUTPUT => "$dir/tab.txt" });
+    is(scalar(grep { /: foo_a <-main$/ } split /\n/, slurp("$dir/tab.txt")), 100, 'MCOUNT_TRACE_FILTER=foo_a: 100 events');
 }
 
 done_testing();
