@@ -19,6 +19,7 @@
 #    by status, with no message.)
 use strict;
 use warnings;
+no warnings 'portable';   # addresses above 2^32
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must);
