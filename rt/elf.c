@@ -676,12 +676,6 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
 		read_mips_got_slots(o, &f);
 #endif
 	}
-	/* Compiled with -pg (it calls a hook through a slot) and no table:
-	 * nothing of it can be traced, and its calls reach the hook all the
-	 * time.  Said once, as it is found (not of this library itself). */
-	if (o->file && !o->table && o->nhook_slots && !mt_in_exec(o, (uintptr_t)visit))
-		mt_msg("%s: calls the hook but has no __mcount_loc table: none of its functions can be traced "
-		       "(build it through mcount-cc, or with GCC's -mrecord-mcount)", o->name);
 	struct mt_object **nv = realloc(*w->objs, (*w->nobjs + 1) * sizeof *nv);
 	if (!nv) {
 		free(o);

@@ -434,6 +434,12 @@ static struct mt_site *object_sites(uint16_t oi, size_t *count)
 {
 	struct mt_object *o = mt_reg.objs[oi];
 	*count = 0;
+	/* Compiled with -pg (it calls a hook through a slot) and no table:
+	 * nothing of it can be traced, and its calls reach the hook all the
+	 * time.  Said once, as it is found (not of this library itself). */
+	if (!o->table && o->file && o->nhook_slots && !mt_in_exec(o, (uintptr_t)object_sites))
+		mt_msg("%s: calls the hook but has no __mcount_loc table: none of its functions can be traced "
+		       "(build it through mcount-cc, or with GCC's -mrecord-mcount)", o->name);
 	if (!o->table || !o->table_size)
 		return NULL;
 	size_t n = o->table_size / sizeof(uintptr_t);

@@ -300,12 +300,12 @@ sub _named_sites {
             && $_->{linked} =~ /^named(?:-end)?\z/ } @$forms;
         # where objdump names only a part of the call, check the opcode;
         # an instruction that matches no form of the hook, where each
-        # form's opcode is the call's own first bytes, is no call but a
-        # reference to the hook's address (the tracer's own code, linked
-        # in, compares with it)
+        # form is an instruction no longer than it and begins with its
+        # opcode, is no call but a reference to the hook's address (the
+        # tracer's own code, linked in, compares with it)
         my @op = grep { _op_match($_, $bytes) } @f;
-        my @plain = grep { defined $_->{op} && !$_->{lead} && "@{ $_->{at} }" eq '0' } @f;
-        next if !$scan_forms && @f && @plain == @f && !@op;
+        my @whole = grep { defined $_->{op} && !$_->{lead} && "@{ $_->{at} }" eq '0' && $_->{len} <= $c->{len} } @f;
+        next if !$scan_forms && @f && @whole == @f && !@op;
         @f = @op if $scan_forms || @op;
         my $covered = grep { $c->{addr} > $_->{addr} && $c->{addr} <= $_->{addr} + $_->{reach} } @$scanned;
         $covered ||= grep { $scan_at{ hex $_ } } $c->{text} =~ /\b([0-9a-f]{4,})\b/g;
