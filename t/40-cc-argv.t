@@ -61,11 +61,11 @@ my @rows = (
     ['-c b.c -fPIC -o pic.o',                'record', 'compile', ['pic.o']],
     ['-m32 -O2 -c b.c -o b32.o',             'record', 'compile', ['b32.o']],
     ['-c b.c -fno-pie -Xpreprocessor -DQ -o np.o', 'record', 'compile', ['np.o']],
-    # a link that compiles its sources: the link records (link time)
-    ['a.c main.c -o prog',                   'link', 'link', ['prog']],
-    ['a.c main.c',                           'link', 'link', ['a.out']],
-    ['-shared -fPIC b.c -o libb.so',         'link', 'link', ['libb.so']],
-    # everything else: the compiler runs untouched
+    # everything else: the compiler runs untouched (a link that compiles
+    # its sources with a warning: they get no hook)
+    ['a.c main.c -o prog',                   'pass', 'link'],
+    ['a.c main.c',                           'pass', 'link'],
+    ['-shared -fPIC b.c -o libb.so',         'pass', 'link'],
     ['apre.o mainpre.o -o prog2',            'pass', 'link'],
     ['-r a.c -o part.o',                     'pass', 'partial-link'],
     ['a.c main.c -o /dev/null',              'pass', 'dev-null'],
@@ -146,6 +146,8 @@ for my $row (@rows) {
     }
     if ($reason eq 'lto') {
         like($err, qr/^mcount-cc: warning: LTO compile/m, "mcount-cc: $name: says why nothing is recorded");
+    } elsif (defined $d->{warning}) {
+        is($err, "mcount-cc: warning: $d->{warning}\n", "mcount-cc: $name: says why nothing is recorded");
     } else {
         unlike($err, qr/mcount-cc/, "mcount-cc: $name: nothing from mcount-cc on stderr");
     }
@@ -240,23 +242,23 @@ for my $row (@modes) {
         like($out, qr/^mode: \Q$mode ($why)\E$/m, "mode: $name: and the mode");
     }
 }
-# A link that compiles C-family sources itself: in link-time mode they
-# get the hook flags (the pass links them with the usual start files).
-# [compiler, args, mode setting, the sources' flags]
-for my $row (['g++', '-o conftest conftest.cpp', 'auto', '-pg'],
-    ['gcc', '-o p a.c b.o', 'link', '-pg'],
-    ['gcc', '-o p -x c x -x none b.o', 'link', '-pg'],
-    ['gcc', '-pg -o p a.c', 'link', ''],
-    ['g++', '-o p a.o b.s', 'auto', ''],
-    ['g++', '-o p -x c++ -', 'auto', ''],
-    ['gcc', '-o p a.c', 'object', '-pg'],
-    ['gcc', '-o p a.o', 'object', '']) {
-    my ($cc, $line, $setting, $flags) = @$row;
+# A link that compiles C-family sources itself gives them no hook: said.
+# In link-time mode it is the pass's only with an object or archive whose
+# calls it can record.  [compiler, args, mode setting, action, warned]
+for my $row (['g++', '-o conftest conftest.cpp', 'auto', 'pass', 1],
+    ['gcc', '-o p a.c b.o', 'link', 'link', 1],
+    ['gcc', '-o p -x c x -x none b.a', 'link', 'link', 1],
+    ['g++', '-o p a.o b.s', 'auto', 'link', 0],
+    ['g++', '-o p -x c++ -', 'auto', 'pass', 1],
+    ['g++', '-o p -x c++ - -x none b.o', 'auto', 'pass', 1],
+    ['gcc', '-o p a.c', 'object', 'pass', 1],
+    ['gcc', '-o /dev/null a.c', 'object', 'pass', 0],
+    ['gcc', '-o p a.o', 'object', 'pass', 0]) {
+    my ($cc, $line, $setting, $action, $warned) = @$row;
     my $d = classify([split / /, $line], mode => $setting, compiler => $cc);
-    is("@{ $d->{source_flags} // [] }", $flags, "$cc $line (MCOUNT_CC_MODE=$setting): its sources get '$flags'");
-    my ($st, $out) = mcc(['--classify', $cc, split / /, $line], env => { MCOUNT_CC_MODE => $setting });
-    $flags ? like($out, qr/^add to its sources: \Q$flags\E$/m, "... and mcount-cc --classify says so")
-        : unlike($out, qr/^add to its sources/m, '... and mcount-cc --classify says none');
+    is($d->{action}, $action, "$cc $line (MCOUNT_CC_MODE=$setting): $action");
+    my $w = qr/^the sources this link compiles get no hook and no table: compile them with -c, then link$/;
+    $warned ? like($d->{warning} // '', $w, '... with the warning') : is($d->{warning}, undef, '... no warning');
 }
 {
     my ($st, undef, $err) = mcc(['gcc', '-c', 'a.c'], env => { MCOUNT_CC_MODE => 'sometimes' });

@@ -4,7 +4,7 @@
 # the start-up filter alone must trace it, as the preloaded library does
 # (the hooks must pull in the start-up code).  Oracle: the program's own
 # count of its calls, for PIE, non-PIE and -static, -pg and -pg -mfentry;
-# and built in one step through mcount-cc, as the man page shows.
+# and built as the man page shows, recorded at the link.
 use strict;
 use warnings;
 use Test::More;
@@ -40,22 +40,26 @@ for my $hook (['-pg'], ['-pg', '-mfentry']) {
     }
 }
 
-# The man page's way: compiled and linked in one step through mcount-cc
-# (the link records, its sources get -pg).  The library's own code
-# refers to the hooks only by hidden names of its own: nothing for the
-# link-time pass to note, and --verify counts only the program's calls.
+# The man page's way, recorded at the link (link-time mode, through the
+# pass): compiled with -c, then linked with the library.  The library's
+# own code refers to the hooks only by hidden names of its own: nothing
+# for the pass to note, and --verify counts only the program's calls.
 {
-    my $prog = "$dir/one_step";
-    my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-cc", 'gcc', '-O2', '-o', $prog,
-        "$SRC/trace/static_env.c", "$TOP/build/libmcount-trace.a", '-lpthread']);
-    is($st, 0, 'one step: built through mcount-cc') or diag($out, $err);
-    is($err, '', 'one step: nothing said');
+    my $prog = "$dir/at_link";
+    my %link = (MCOUNT_CC_MODE => 'link');
+    my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-cc", 'gcc', '-O2', '-c', '-o', "$prog.o",
+        "$SRC/trace/static_env.c"], env => \%link);
+    is($st, 0, 'at the link: compiled through mcount-cc') or diag($out, $err);
+    ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-cc", 'gcc', '-o', $prog, "$prog.o",
+        "$TOP/build/libmcount-trace.a", '-lpthread'], env => \%link);
+    is($st, 0, 'at the link: linked through mcount-cc') or diag($out, $err);
+    is($err, '', 'at the link: nothing said');
     ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--verify', $prog]);
-    is($st, 0, 'one step: --verify passes') or diag($out, $err);
+    is($st, 0, 'at the link: --verify passes') or diag($out, $err);
     my $trace = "$prog.txt";
     ($st, $out, $err) = run_cmd([$prog, '37'], env => { MCOUNT_TRACE_FILTER => 'count_me', MCOUNT_TRACE_OUTPUT => $trace });
-    is("$st $out$err", "0 37 calls, 1405\n", 'one step: runs, its output its own, no message');
-    is(scalar(grep { /: count_me <-main$/ } split /\n/, slurp($trace)), 37, 'one step: 37 count_me events');
+    is("$st $out$err", "0 37 calls, 1405\n", 'at the link: runs, its output its own, no message');
+    is(scalar(grep { /: count_me <-main$/ } split /\n/, slurp($trace)), 37, 'at the link: 37 count_me events');
 }
 
 done_testing();

@@ -12,8 +12,8 @@ package RecordMcount::Argv;
 # index insert_at of ARGS, run the compiler, then record every path in
 # objects.  In link-time mode a compile is 'compile' (add the flags, record
 # nothing: the link records) and a link of a program or shared library is
-# 'link' (run through the link-time pass; source_flags: the hook flags
-# for the C-family sources it compiles itself).  Anything else is 'pass': the compiler runs
+# 'link' (run through the link-time pass: command, the words with the
+# @response files read).  Anything else is 'pass': the compiler runs
 # with ARGS untouched.  Pass-through is the default for everything not
 # understood.
 #
@@ -22,8 +22,7 @@ package RecordMcount::Argv;
 # cannot be exact for: a C++ driver (inline and template functions in
 # COMDAT groups), -flto (no machine code in the objects),
 # -ffunction-sections or --gc-sections (sections the linker may drop with
-# their calls), at compile and at link alike.  A link that compiles
-# C-family sources itself is link time in any mode.
+# their calls), at compile and at link alike.
 use strict;
 use warnings;
 
@@ -273,20 +272,26 @@ sub classify {
     return _pass('assembly-output') if $mode{S};
     return _pass('syntax-only') if $mode{syntax};
     if (!$mode{c}) {
-        # C-family sources the link compiles itself: no object of theirs
-        # can be recorded, so in either mode the link records (link time)
-        my @src = grep { $_->[0] ne '-' && (defined $_->[1] ? $C_LANG{ $_->[1] } : $C_SUFFIX{ _suffix($_->[0]) }) }
-            @inputs;
-        return _pass('link', %m) if $mode_of ne 'link' && !@src;
         return _pass('partial-link', %m) if $mode{partial};
         return _pass('stdout', %m) if defined $output && $output eq '-';
         return _pass('dev-null', %m) if defined $output && $output eq '/dev/null';
-        %m = (mode => 'link', mode_why => 'a link that compiles its sources') if $mode_of ne 'link';
-        # no hook flags on the link: -pg there would also link gcrt1.o
-        # (gmon.out at exit); the sources get them through the link-time
-        # pass (source_flags), which names the usual start files itself
+        # No hook flags on a link: -pg there would also link gcrt1.o
+        # (gmon.out at exit).  C-family sources the link compiles itself
+        # get none either, and no table: said, since such a program
+        # cannot be traced.
+        my @src = grep { defined $_->[1] ? $C_LANG{ $_->[1] } : $C_SUFFIX{ _suffix($_->[0]) } } @inputs;
+        my @warn = @src ? (warning => 'the sources this link compiles get no hook and no table: '
+            . 'compile them with -c, then link') : ();
+        # (in link-time mode a link of nothing but sources has no object
+        # whose calls it could record: it runs as it is)
+        my $objects = grep { !defined $_->[1] && $_->[0] =~ /\.(?:o|a|lo)\z/ } @inputs;
+        return _pass('link', %m, @warn) if $mode_of ne 'link' || (@src && !$objects);
+        # the pass links several times, reading its inputs each time
+        return _pass('stdin', %m, @warn) if grep { $_->[0] eq '-' } @inputs;
+        # (command: the words with @response files read, which the pass
+        # looks into for -o, -flto and its inputs)
         return { action => 'link', reason => 'link', objects => [defined $output ? $output : 'a.out'],
-            add_flags => [], insert_at => 0, source_flags => [@src ? grep { !$seen{$_} } @hook : ()], %m };
+            add_flags => [], insert_at => 0, command => [@$words], %m, @warn };
     }
     return _pass('stdin') if grep { $_->[0] eq '-' } @inputs;
     if (defined $output) {

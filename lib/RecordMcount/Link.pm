@@ -81,40 +81,29 @@ sub _link_cmd {
     return [@r, @extra];
 }
 
-# The hook flags a link command needs for code it compiles: the C-family
-# sources it compiles itself (SOURCE_FLAGS, from mcount-cc), and with GCC
-# and -flto its link-time code generation, which drops the calls unless
-# the link has -pg.  But -pg on a link also makes the driver start
-# programs with gcrt1.o (gmon.out at exit): the command gets the flags
-# and -nostartfiles, and the start and end files the driver would use
-# without them named by hand (from its -### output).  A command that has
-# -pg itself (its author wants gmon.out), or -r, is returned as it is;
-# one with -nostartfiles or -nostdlib just gets the flags.
-sub _hook_cmd {
-    my ($cmd, $src_flags) = @_;
-    my $name = basename($cmd->[0]);
-    my @add = @{ $src_flags // [] };
+# GCC's LTO drops -pg unless the link has it too, and -pg on a link also
+# makes the driver start programs with gcrt1.o (gmon.out at exit).  For a
+# GCC link with -flto: the command with -pg and -nostartfiles, and the
+# start and end files the driver would use without -pg named by hand
+# (from its -### output).  Any other command is returned as it is.
+sub _gcc_lto_cmd {
+    my ($cmd) = @_;
+    return $cmd if basename($cmd->[0]) =~ /clang/ || basename($cmd->[0]) !~ /(?:gcc|g\+\+|c\+\+|^cc)(?:-[0-9.]+)?\z/;
     my $lto = 0;
-    my $own;
     for (@$cmd[1 .. $#$cmd]) {
         $lto = 1 if /^-flto(?:=|\z)/;
         $lto = 0 if $_ eq '-fno-lto';
-        return $cmd if /^-(?:pg|r)\z/;
-        $own = 1 if /^-(?:nostartfiles|nostdlib)\z/;
+        return $cmd if /^-(?:pg|nostartfiles|nostdlib|r)\z/;
     }
-    unshift @add, '-pg' if $lto && $name !~ /clang/ && $name =~ /(?:gcc|g\+\+|c\+\+|^cc)(?:-[0-9.]+)?\z/
-        && !grep { $_ eq '-pg' } @add;
-    return $cmd unless @add;
-    return [$cmd->[0], @add, @$cmd[1 .. $#$cmd]] if $own;
+    return $cmd unless $lto;
     my ($st, $err) = run_tool(cmd => [@$cmd, '-###']);
     return $cmd if $st != 0;
-    # GCC's collect2 or ld line; clang's quotes its ld
-    my ($line) = grep { m{(?:collect2|/ld(?:\.\w+)?)"?\s} } split /\n/, $err;
+    my ($line) = grep { m{(?:collect2|/ld(?:\.\w+)?)\s} } split /\n/, $err;
     return $cmd unless defined $line;
     my @w = map { s/^"(.*)"\z/$1/sr } split ' ', $line;
     my @start = grep { basename($_) =~ /^(?:[gSM]?crt1|rcrt1|grcrt1|crti|crtbegin\w*)\.o\z/ } @w;
     my @end = grep { basename($_) =~ /^(?:crtend\w*|crtn)\.o\z/ } @w;
-    return [$cmd->[0], @add, '-nostartfiles', @start, @$cmd[1 .. $#$cmd], @end];
+    return [$cmd->[0], '-pg', '-nostartfiles', @start, @$cmd[1 .. $#$cmd], @end];
 }
 
 # The first input object of the command that is ELF (LTO objects of
@@ -149,7 +138,7 @@ sub record_link {
 
 sub _record_link {
     my ($cmd, $out, $job) = @_;
-    $cmd = _hook_cmd($cmd, $job->{o}{source_flags});
+    $cmd = _gcc_lto_cmd($cmd);
     my ($o, $label) = ($job->{o}, $job->{label});
     $job->{hold_notes} = 1;
     $job->{tmp}{$_} = temp_path($out, $_) for qw(s o ps po img fq out tab);
@@ -174,7 +163,7 @@ sub _record_link {
         _link($job, "linking (round $rounds)", _link_cmd($cmd, $job->{tmp}{img}, @q, $job->{tmp}{po}),
             first => $rounds == 1);
         $job->{target} = $job->{tmp}{img};
-        $job->{scan_args} = ['--linked', _tabled($job, $n, $id->{bits} / 8)];
+        $job->{scan_args} = ['--linked', _tabled($job, $n, $id)];
         # The first round only counts the calls.  The plan of a later one
         # makes the table: where the relocations and the bytes leave a
         # call's start open (ambiguous), it reads the disassembly, which
@@ -255,7 +244,7 @@ sub wrapper_link {
     my $r = eval {
         require RecordMcount::Tools;
         my $tools = RecordMcount::Tools::find_tools(triple => $o{triple}->());
-        record_link($link, { prog => $o{prog}, helper => helper_path(), source_flags => $o{source_flags},
+        record_link($link, { prog => $o{prog}, helper => helper_path(),
             map { $_ => $tools->{$_} } qw(objdump objcopy as readelf) });
     };
     return $r if $r;
@@ -274,13 +263,16 @@ sub wrapper_link {
 # (read as mcount-record --list reads a program's), but the
 # placeholder's (__ehdr_start).  None when the table is the placeholder's.
 sub _tabled {
-    my ($job, $n, $word) = @_;
+    my ($job, $n, $id) = @_;
+    my $word = $id->{bits} / 8;
+    # (an entry's flag bits, arm's Thumb bit, are no part of the address)
+    my $flags = 0 + ($id->{'entry-flag-bits'} // 0);
     my ($readelf, $img, $label) = ($job->{o}{readelf} // ['readelf'], $job->{tmp}{img}, $job->{label});
     my ($tab) = grep { $_ && $_->{name} eq '__mcount_loc' } @{ read_elf($readelf, $img, $label, 'sections')->{secs} };
     return () unless $tab && $tab->{size} > $n * $word;
     my $e = read_elf($readelf, $img, $label);
     my ($base) = map { $_->{value} } grep { $_ && $_->{name} eq '__ehdr_start' } @{ $e->{symtab} };
-    my @addr = grep { !defined $base || $_ != $base } map { $_->{addr} } @{ table_entries($e, []) // [] };
+    my @addr = grep { !defined $base || $_ != $base } map { $_->{addr} & ~$flags } @{ table_entries($e, []) // [] };
     return () unless @addr;
     open(my $fh, '>', $job->{tmp}{tab}) or _fail($label, "$job->{tmp}{tab}: $!");
     printf {$fh} "%x\n", $_ for @addr;
