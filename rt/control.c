@@ -302,7 +302,8 @@ static void verb_filter(int fd, const char *args, int what)
 	bool bad;
 	long n = filter_apply(args, what, &bad);
 	if (n < 0 && bad)
-		reply(fd, "error: %s\n", errno == EINVAL ? "no filter given" : strerror(errno));
+		reply(fd, "error: %s\n", errno == EINVAL ? "no filter given, or a glob it cannot take (a leading !, an "
+		      "empty :mod:)" : strerror(errno));
 	else if (n < 0)
 		reply(fd, "error: cannot change the code: %s\n", strerror(errno));
 	else

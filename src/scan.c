@@ -616,7 +616,7 @@ const char *scan_linked(struct object *obj)
 	out = 0;
 	for (size_t i = 0; i < obj->nsites; i++) {
 		uint64_t e = obj->sites[i].entry;
-		bool dup = out && obj->sites[out - 1].entry == e;
+		bool dup = i && obj->sites[i - 1].entry == e;
 		bool tabled = !dup && obj->ntabled &&
 			      bsearch(&e, obj->tabled, obj->ntabled, sizeof(*obj->tabled), u64_cmp);
 		obj->left_tabled += tabled;
