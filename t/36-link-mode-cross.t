@@ -151,6 +151,29 @@ for my $t (@targets) {
         or diag $out;
 }
 
+# A link-time link of riscv64 objects of which some bring their own
+# tables (recorded in per-object mode): mcount-cc links them without
+# relaxation too, or those tables would point where the code was.
+{
+    my $gcc = 'riscv64-linux-gnu-gcc-12';
+    my $d = "$dir/riscv64-mixed";
+    mkdir $d or die;
+    for my $c (['corpus', 'object'], ['prog_main', 'link'], ['dup_a', 'object'], ['dup_b', 'link']) {
+        my ($st, undef, $err) = run_cmd(["$TOP/bin/mcount-cc", $gcc, '-O2', '-c', "$SRC/$c->[0].c", '-o', "$d/$c->[0].o"],
+            env => { MCOUNT_CC_MODE => $c->[1] });
+        die "mcount-cc $c->[0].c: $err" if $st != 0;
+    }
+    must($gcc, '-c', "$TOP/t/src/arch/riscv64/hook.S", '-o', "$d/hook.o");
+    # (the pass records the section the per-object table left out)
+    must($gcc, '-O2', '-DEXOTIC_RECORDED=1', '-c', "$TOP/t/src/arch/check.c", '-o', "$d/check.o");
+    my ($st, undef, $err) = run_cmd(["$TOP/bin/mcount-cc", $gcc, '-static', '-o', "$d/prog",
+        map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b hook check)], env => { MCOUNT_CC_MODE => 'link' });
+    is($st, 0, 'riscv64 mixed, link time: linked') or diag $err;
+    my $out;
+    ($st, $out) = run_prog(["$d/prog"], qemu => 'qemu-riscv64');
+    is($st, 0, 'riscv64 mixed, link time: every call in the table, every entry reached') or diag $out;
+}
+
 # Dynamic programs call the C library's _mcount: mips's through the
 # GOT's global part, which has no relocations (its slots follow the
 # dynamic symbols), sparc64's through the PLT, sh4's literal word holds

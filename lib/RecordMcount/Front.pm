@@ -18,7 +18,7 @@ use warnings;
 
 use RecordMcount::Exports;
 our @EXPORT_OK = qw(set_program program error warning fatal bad_usage print_version
-    helper_path trace_lib_path trace_lib_for lto_text elf_machine);
+    helper_path trace_lib_path trace_lib_for lto_text elf_machine elf_has_section);
 
 our $VERSION = '0.1.0';
 
@@ -88,6 +88,36 @@ sub elf_machine {
     my ($magic, $class, $data) = unpack 'a4 C C', $h;
     return undef unless $magic eq "\x7fELF" && ($data == 1 || $data == 2);
     return "$class:$data:" . unpack($data == 2 ? 'n' : 'v', substr($h, 18, 2));
+}
+
+# Does the ELF file have a section of this name?  Read from its section
+# headers alone (a link's inputs are looked at quickly); undef for a
+# file that is no ELF or cannot be read.
+sub elf_has_section {
+    my ($file, $want) = @_;
+    my ($class, $data) = split /:/, elf_machine($file) // return undef;
+    open(my $fh, '<:raw', $file) or return undef;
+    my $e = $data == 2 ? '>' : '<';
+    my $is64 = $class == 2;
+    my $h;
+    (read($fh, $h, 64) // 0) >= ($is64 ? 64 : 52) or return undef;
+    my ($shoff, $shentsize, $shnum, $shstrndx) = $is64
+        ? unpack("x40 Q$e x10 S$e S$e S$e", $h) : unpack("x32 L$e x10 S$e S$e S$e", $h);
+    return undef if !$shoff || $shentsize < ($is64 ? 64 : 40) || !$shnum || $shstrndx >= $shnum;
+    my @sh;
+    for my $i (0 .. $shnum - 1) {
+        seek($fh, $shoff + $i * $shentsize, 0) or return undef;
+        (read($fh, my $s, $shentsize) // 0) == $shentsize or return undef;
+        push @sh, [$is64 ? unpack("L$e x20 Q$e Q$e", $s) : unpack("L$e x12 L$e L$e", $s)];
+    }
+    my ($stroff, $strsize) = @{ $sh[$shstrndx] }[1, 2];
+    seek($fh, $stroff, 0) or return undef;
+    (read($fh, my $str, $strsize) // 0) == $strsize or return undef;
+    for my $s (@sh) {
+        my $end = index($str, "\0", $s->[0]);
+        return 1 if $end >= 0 && substr($str, $s->[0], $end - $s->[0]) eq $want;
+    }
+    return 0;
 }
 
 # The architecture of an ELF file, as the tracer's libraries are named
