@@ -60,6 +60,14 @@ for my $hook (['-pg'], ['-pg', '-mfentry']) {
     ($st, $out, $err) = run_cmd([$prog, '37'], env => { MCOUNT_TRACE_FILTER => 'count_me', MCOUNT_TRACE_OUTPUT => $trace });
     is("$st $out$err", "0 37 calls, 1405\n", 'at the link: runs, its output its own, no message');
     is(scalar(grep { /: count_me <-main$/ } split /\n/, slurp($trace)), 37, 'at the link: 37 count_me events');
+    # run on such a program preloads no second copy (two would each take
+    # the same sites: "a NOP already" for the second)
+    ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-trace", 'run', '-v', '-f', 'count_me', '-o', "$trace.run",
+        '--', $prog, '37']);
+    is("$st $out", "0 37 calls, 1405\n", 'run: the program runs');
+    like($err, qr/^mcount-trace: \Q$prog\E links the library in: nothing preloaded$/m, 'run: preloads nothing');
+    unlike($err, qr/^mcount-trace: (?!MCOUNT_TRACE_|\Q$prog\E links)/m, 'run: no other message');
+    is(scalar(grep { /: count_me <-main$/ } split /\n/, slurp("$trace.run")), 37, 'run: 37 count_me events');
 }
 
 done_testing();
