@@ -286,13 +286,8 @@ static int identify(const struct object *obj)
 	return fflush(stdout) == 0 ? HELPER_OK : HELPER_BAD_INPUT;
 }
 
-static int addr_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* --tabled's file: hex addresses, one a line, into obj->tabled, sorted. */
+/* --tabled's file: hex addresses, one a line, into obj->tabled (which
+ * scan_linked sorts). */
 static void read_tabled(const char *path, struct object *obj)
 {
 	FILE *f = fopen(path, "r");
@@ -314,8 +309,6 @@ static void read_tabled(const char *path, struct object *obj)
 	fclose(f);
 	if (bad)
 		fatal("read error on %s", path);
-	if (obj->ntabled)
-		qsort(obj->tabled, obj->ntabled, sizeof(*obj->tabled), addr_cmp);
 }
 
 /* Read the listing into obj; false (said) if it holds nothing objdump prints. */

@@ -79,7 +79,7 @@ struct object {
 				 * note each) instead of refusing the object */
 	uint64_t entry_base;    /* --linked: the value of __ehdr_start */
 	uint64_t *tabled;       /* --linked --tabled: addresses the image's own
-				 * tables (its objects') hold, sorted */
+				 * tables (its objects') hold (scan_linked sorts them) */
 	size_t ntabled;
 	size_t left_tabled;     /* --linked: calls left out as tabled already */
 	size_t ambiguous;       /* --linked, no -d listing: calls whose bytes match

@@ -610,6 +610,8 @@ const char *scan_linked(struct object *obj)
 	obj->nsites = out;
 	if (out)
 		qsort(obj->sites, out, sizeof(*obj->sites), entry_cmp);
+	if (obj->ntabled)
+		qsort(obj->tabled, obj->ntabled, sizeof(*obj->tabled), u64_cmp);
 	/* several relocations of one call (riscv's JAL and its NONE, or a
 	 * relocation printed twice) give one entry; a call an object's own
 	 * table already holds (recorded per object) gets none */
