@@ -672,10 +672,17 @@ static void forget_superseded(const char *glob, const char *mod, int what)
 	nrules = k;
 }
 
+/* A glob a filter may hold: not empty, no leading ! (the kernel's
+ * negation has no counterpart here: disable, notrace), and after :mod:
+ * a module. */
+static bool glob_ok(const char *glob, const char *mod)
+{
+	return *glob && *glob != '!' && (!mod || *mod);
+}
+
 long mt_filter_glob(const char *glob, const char *mod, int what)
 {
-	/* (the kernel's negation has no counterpart: disable, notrace) */
-	if (!*glob || *glob == '!' || (mod && !*mod)) {
+	if (!glob_ok(glob, mod)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -699,30 +706,17 @@ long mt_filter_glob(const char *glob, const char *mod, int what)
 long mt_filter(const char *filter, int what)
 {
 	char *copy = strdup(filter ? filter : "");
-	if (!copy) {
-		errno = ENOMEM;
-		return -1;
-	}
-	/* every glob checked before any is applied: a bad one changes nothing */
-	char *check = strdup(copy), *cs = NULL;
-	if (!check) {
+	/* (a glob and its module a pair; a glob has a separator after it) */
+	char **pair = copy ? malloc((strlen(copy) / 2 + 1) * 2 * sizeof *pair) : NULL;
+	if (!pair) {
 		free(copy);
 		errno = ENOMEM;
 		return -1;
 	}
+	/* every glob read and checked before any is applied: a bad one
+	 * changes nothing */
+	size_t n = 0;
 	bool bad = false;
-	for (char *g = strtok_r(check, " \t\n,", &cs); g && !bad; g = strtok_r(NULL, " \t\n,", &cs)) {
-		const char *mod = strstr(g, ":mod:");
-		bad = *g == '!' || mod == g || (mod && !mod[5]);
-	}
-	free(check);
-	if (bad) {
-		free(copy);
-		errno = EINVAL;
-		return -1;
-	}
-	long changed = 0;
-	size_t globs = 0;
 	char *save = NULL;
 	for (char *g = strtok_r(copy, " \t\n,", &save); g; g = strtok_r(NULL, " \t\n,", &save)) {
 		char *mod = strstr(g, ":mod:");
@@ -730,19 +724,25 @@ long mt_filter(const char *filter, int what)
 			*mod = 0;
 			mod += 5;
 		}
-		long n = mt_filter_glob(g, mod, what);
-		if (n < 0 && errno == EINVAL) {
-			free(copy);
-			return -1;
-		}
-		if (n < 0)
-			break;
-		changed += n;
-		globs++;
+		bad |= !glob_ok(g, mod);
+		pair[2 * n] = g;
+		pair[2 * n++ + 1] = mod;
 	}
+	long changed = 0;
+	size_t done = 0;
+	int err = EINVAL;
+	for (size_t i = 0; i < n && !bad; i++, done++) {
+		long c = mt_filter_glob(pair[2 * i], pair[2 * i + 1], what);
+		if (c < 0) {
+			err = errno;
+			break;
+		}
+		changed += c;
+	}
+	free(pair);
 	free(copy);
-	if (!globs) {
-		errno = EINVAL;
+	if (!done) {
+		errno = err;
 		return -1;
 	}
 	return changed;
