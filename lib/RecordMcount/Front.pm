@@ -104,12 +104,10 @@ sub elf_has_section {
     my ($shoff, $shentsize, $shnum, $shstrndx) = $is64
         ? unpack("x40 Q$e x10 S$e S$e S$e", $h) : unpack("x32 L$e x10 S$e S$e S$e", $h);
     return undef if !$shoff || $shentsize < ($is64 ? 64 : 40) || !$shnum || $shstrndx >= $shnum;
-    my @sh;
-    for my $i (0 .. $shnum - 1) {
-        seek($fh, $shoff + $i * $shentsize, 0) or return undef;
-        (read($fh, my $s, $shentsize) // 0) == $shentsize or return undef;
-        push @sh, [$is64 ? unpack("L$e x20 Q$e Q$e", $s) : unpack("L$e x12 L$e L$e", $s)];
-    }
+    seek($fh, $shoff, 0) or return undef;
+    (read($fh, my $all, $shnum * $shentsize) // 0) == $shnum * $shentsize or return undef;
+    my @sh = map { [$is64 ? unpack("L$e x20 Q$e Q$e", substr($all, $_ * $shentsize, $shentsize))
+        : unpack("L$e x12 L$e L$e", substr($all, $_ * $shentsize, $shentsize))] } 0 .. $shnum - 1;
     my ($stroff, $strsize) = @{ $sh[$shstrndx] }[1, 2];
     seek($fh, $stroff, 0) or return undef;
     (read($fh, my $str, $strsize) // 0) == $strsize or return undef;

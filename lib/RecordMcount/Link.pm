@@ -261,15 +261,17 @@ sub wrapper_link {
 # theirs and the placeholder's N entries of WORD bytes.  Their calls must
 # get no second entry: --tabled with the addresses their entries hold
 # (read as mcount-record --list reads a program's), but the
-# placeholder's (__ehdr_start).  None when the table is the placeholder's.
+# placeholder's (__ehdr_start).  None when the table is the placeholder's
+# (then in no later round either: the inputs are the same).
 sub _tabled {
     my ($job, $n, $id) = @_;
+    return () if $job->{untabled};
     my $word = $id->{bits} / 8;
     # (an entry's flag bits, arm's Thumb bit, are no part of the address)
     my $flags = 0 + ($id->{'entry-flag-bits'} // 0);
     my ($readelf, $img, $label) = ($job->{o}{readelf} // ['readelf'], $job->{tmp}{img}, $job->{label});
     my ($tab) = grep { $_ && $_->{name} eq '__mcount_loc' } @{ read_elf($readelf, $img, $label, 'sections')->{secs} };
-    return () unless $tab && $tab->{size} > $n * $word;
+    return () if ($job->{untabled} = !($tab && $tab->{size} > $n * $word));
     my $e = read_elf($readelf, $img, $label);
     my ($base) = map { $_->{value} } grep { $_ && $_->{name} eq '__ehdr_start' } @{ $e->{symtab} };
     my @addr = grep { !defined $base || $_ != $base } map { $_->{addr} & ~$flags } @{ table_entries($e, []) // [] };
