@@ -109,6 +109,8 @@ sub _hook_addresses {
         my $h = $hook_of->($s->{name}) or next;
         next unless $s->{value};
         $k{hookaddr}{ $s->{value} } = $h;
+        # ppc64 ELFv2: a call from the same TOC goes to the local entry
+        $k{hookaddr}{ $s->{value} + $s->{localentry} } = $h if $s->{localentry};
         (my $n = $s->{name}) =~ s/@.*//;
         $k{hookdef}{ $s->{value} } = $h if $hook{$n};
     }

@@ -47,12 +47,15 @@ sub read_elf {
             next unless $rest =~ /^\s*(\S*)\s+(\S+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([A-Za-z]*)\s+(\d+)\s+(\d+)\s+(\d+)\s*$/;
             $e{secs}[$idx] = { idx => $idx, name => $1, type => $2, addr => hex $3,
                 off => hex $4, size => hex $5, flags => $7, info => $9 };
-        } elsif ($mode eq 's'
-                 && s/ \[[^\]]*\] / /    # ppc64 [<localentry>: 8], aarch64 [VARIANT_PCS]
-                    | 1
-                 && /^\s*(\d+):\s+([0-9a-f]+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)(?:\s+(.*))?$/) {
+        } elsif ($mode eq 's') {
+            # st_other's other bits: ppc64 [<localentry>: 8] (ELFv2: the
+            # entry a call from the same TOC takes), aarch64 [VARIANT_PCS]
+            my $local = s/ \[<localentry>: (\d+)\] / / ? $1 : 0;
+            s/ \[[^\]]*\] / /;
+            next unless /^\s*(\d+):\s+([0-9a-f]+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)(?:\s+(.*))?$/;
             my %s = (num => $1, value => hex $2, size => _num($3), type => $4, bind => $5,
                 ndx => $7, name => $8 // '');
+            $s{localentry} = $local if $local;
             $s{name} =~ s/ \(\d+\)$//;
             $e{$table}[ $s{num} ] = \%s;
         } elsif ($mode eq 'r' && /^([0-9a-f]+)\s+([0-9a-f]+)\s+(\S+)\s*(.*)$/) {
@@ -131,9 +134,20 @@ sub _func_index {
     my %by;
     my @syms = @{ $e->{symtab} } ? @{ $e->{symtab} } : @{ $e->{dynsym} };
     my %rank = (GLOBAL => 0, WEAK => 1, LOCAL => 2);
+    # ppc64 ELFv1: a function's symbol is its descriptor in .opd, whose
+    # first word is the address of its code
+    my $opd = $e->{rel} ? undef : section_by_name($e, '.opd');
     for my $s (@syms) {
         next unless $s && $s->{ndx} =~ /^\d+$/ && $s->{type} =~ /^(FUNC|IFUNC|NOTYPE)$/;
         next if $s->{name} eq '' || $s->{name} =~ /^\.L|^\$/;
+        if ($opd && $s->{ndx} == $opd->{idx}) {
+            my $w = bytes_at($e, $s->{value}, 8) // next;
+            my $code = unpack word_format($e), $w;
+            my ($cs) = grep { $_ && $_->{flags} =~ /X/ && $code >= $_->{addr} && $code < $_->{addr} + $_->{size} }
+                @{ $e->{secs} } or next;
+            push @{ $by{ $cs->{idx} } }, { %$s, value => $code, ndx => $cs->{idx} };
+            next;
+        }
         push @{ $by{ $s->{ndx} } }, $s;
     }
     for my $list (values %by) {
