@@ -62,11 +62,10 @@ static uintptr_t adrp_page(uintptr_t at, uint32_t i, unsigned xd)
 	return (at & ~(uintptr_t)0xfff) + (uintptr_t)off;
 }
 
-extern void _mcount(void);
 
 static bool hook_target(const struct mt_object *o, uintptr_t t, int depth)
 {
-	if (t == (uintptr_t)_mcount)
+	if (t == mt_hooks[0])
 		return true;
 	if (mt_is_hook_sym(o, t))
 		return true;

@@ -83,13 +83,11 @@ static uint32_t arm_imm(uint32_t i)
 	return r ? v >> r | v << (32 - r) : v;
 }
 
-extern void __gnu_mcount_nc(void);
-
 /* t: a target, bit 0 set for Thumb code. */
 static bool hook_target(const struct mt_object *o, uintptr_t t)
 {
 	uintptr_t a = t & ~(uintptr_t)1;
-	if (a == ((uintptr_t)__gnu_mcount_nc & ~(uintptr_t)1))
+	if (a == mt_hooks[0])
 		return true;
 	if (mt_is_hook_sym(o, a))
 		return true;

@@ -119,11 +119,9 @@ static bool is_break(uint32_t i)
 	return (i & 0xfc00003fu) == 0x0000000du || (i & 0xfc00003fu) == 0x00000034u;  /* break, teq */
 }
 
-extern void _mcount(void);
-
 static bool hook_at(const struct mt_object *o, uintptr_t t)
 {
-	return t == (uintptr_t)_mcount || mt_is_hook_sym(o, t);
+	return t == mt_hooks[0] || mt_is_hook_sym(o, t);
 }
 
 /* A GOT slot of the hook that the dynamic linker has not bound yet (the

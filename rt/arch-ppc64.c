@@ -139,8 +139,6 @@
 #define FORM_LOCAL 0
 #define FORM_TOC   1
 
-extern void _mcount(void);
-
 #if !MT_ELFV1
 /* The TOC pointer a function at f sets up at its global entry (addis
  * r2,r12,hi; addi r2,r2,lo, with r12 = f), or 0. */
@@ -208,7 +206,7 @@ static uintptr_t stub_slot(const struct mt_object *o, uintptr_t t, uintptr_t toc
 
 static bool is_ours(uintptr_t t)
 {
-	return t == (uintptr_t)_mcount || t == (uintptr_t)_mcount + 8;
+	return t == mt_hooks[0] || t == mt_hooks[0] + 8;
 }
 #else
 /* The TOC pointer at a site: its function's, from its descriptor. */
@@ -268,10 +266,10 @@ static uintptr_t stub_slot(const struct mt_object *o, uintptr_t t, uintptr_t toc
 	return 0;
 }
 
-/* Our _mcount's code (a pointer to it is its descriptor). */
+/* Our _mcount's code (mt_hooks holds it, not its descriptor). */
 static bool is_ours(uintptr_t t)
 {
-	return t == MT_CODE_ADDR(_mcount);
+	return t == mt_hooks[0];
 }
 #endif
 

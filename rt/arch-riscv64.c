@@ -72,11 +72,10 @@ static uintptr_t pcrel(uintptr_t at, uint32_t auipc, uint32_t lo)
 	return at + (uintptr_t)mt_sext(auipc & 0xfffff000u, 32) + (uintptr_t)mt_sext(lo >> 20, 12);
 }
 
-extern void _mcount(void);
 
 static bool hook_target(const struct mt_object *o, uintptr_t t)
 {
-	if (t == (uintptr_t)_mcount)
+	if (t == mt_hooks[0])
 		return true;
 	if (mt_is_hook_sym(o, t))
 		return true;

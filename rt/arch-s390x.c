@@ -68,8 +68,8 @@ static const unsigned char LG_R14[6] = { 0xe3, 0xe0, 0xf0, 0x08, 0x00, 0x04 };  
 static const unsigned char LG_R1_0_R1[6] = { 0xe3, 0x10, 0x10, 0x00, 0x00, 0x04 };
 static const unsigned char BR_R1[2] = { 0x07, 0xf1 };
 
-extern void _mcount(void);
-extern void __fentry__(void);
+/* mt_hooks's order (hook-s390x.S) */
+enum { HOOK__MCOUNT, HOOK_FENTRY };
 
 /* The big-endian halfword at a and the 32-bit halfword count at a + 2
  * of a RIL-format instruction: its target. */
@@ -87,7 +87,7 @@ static uintptr_t ril_target(uintptr_t a)
 
 static bool hook_target(const struct mt_object *o, uintptr_t t)
 {
-	if (t == (uintptr_t)_mcount || t == (uintptr_t)__fentry__)
+	if (t == mt_hooks[HOOK__MCOUNT] || t == mt_hooks[HOOK_FENTRY])
 		return true;
 	if (mt_is_hook_sym(o, t))
 		return true;
@@ -105,7 +105,7 @@ static const unsigned char *s390_tramp_code(void)
 {
 	static unsigned char code[24] = { 0xc0, 0x10, 0x00, 0x00, 0x00, 0x08, 0xe3, 0x10, 0x10, 0x00, 0x00, 0x04,
 					  0x07, 0xf1, 0x07, 0x00 };
-	uintptr_t h = (uintptr_t)__fentry__;
+	uintptr_t h = mt_hooks[HOOK_FENTRY];
 	memcpy(code + 16, &h, sizeof h);
 	return code;
 }
@@ -121,7 +121,7 @@ static const char *s390_nop_site(struct mt_site *s, const struct mt_object *o)
 		return MT_NOP_UNPLACED;
 	if (mt_prologue_of(o, s->addr, 2) != s->addr)
 		return other;
-	uintptr_t t = (uintptr_t)__fentry__;
+	uintptr_t t = mt_hooks[HOOK_FENTRY];
 	if (t - s->addr + ((uintptr_t)1 << 32) > ((uintptr_t)1 << 33) - 2)
 		t = mt_tramp_near(s->addr, ((uintptr_t)1 << 32) - 2, s390_tramp_code(), 24);
 	if (!t)

@@ -58,8 +58,6 @@
 #define REG_SP      14u
 #define SAVE_SCAN   64            /* instructions before a site where its save may be */
 
-MT_HIDDEN extern void mt_mcount_code(void);   /* _mcount (hook-sparc64.S) */
-
 static uintptr_t call_target(uintptr_t at, uint32_t i)
 {
 	return at + (uintptr_t)(mt_sext(i & 0x3fffffffu, 30) * 4);
@@ -92,7 +90,7 @@ static bool saved_window(const struct mt_object *o, uintptr_t site)
 
 static bool hook_at(const struct mt_object *o, uintptr_t t)
 {
-	return t == (uintptr_t)mt_mcount_code || mt_is_hook_sym(o, t);
+	return t == mt_hooks[0] || mt_is_hook_sym(o, t);
 }
 
 /* The bits [lo, lo + n) of i, and sign-extended. */

@@ -106,8 +106,8 @@ static uintptr_t slot_of(const struct mt_object *o, const unsigned char *p)
 #endif
 }
 
-/* the hooks (hook-x86_64.S, hook-i386.S), by their hidden names */
-MT_HIDDEN extern void mt_hook_fentry(void), mt_hook_mcount(void), mt_hook__mcount(void);
+/* mt_hooks's order (hook-x86_64.S, hook-i386.S) */
+enum { HOOK_FENTRY, HOOK_MCOUNT, HOOK__MCOUNT };
 
 static bool endbr_at(const unsigned char *p)
 {
@@ -119,7 +119,7 @@ static bool endbr_at(const unsigned char *p)
  * the dynamic linker fills with a hook? */
 static bool hook_target(const struct mt_object *o, uintptr_t t)
 {
-	if (t == (uintptr_t)mt_hook_fentry || t == (uintptr_t)mt_hook_mcount || t == (uintptr_t)mt_hook__mcount)
+	if (t == mt_hooks[HOOK_FENTRY] || t == mt_hooks[HOOK_MCOUNT] || t == mt_hooks[HOOK__MCOUNT])
 		return true;
 	if (mt_is_hook_sym(o, t))
 		return true;
@@ -217,7 +217,7 @@ static const unsigned char *x86_tramp_code(void)
 {
 	static unsigned char code[32];
 	if (!code[0]) {
-		const uintptr_t hook[2] = { (uintptr_t)mt_hook_fentry, (uintptr_t)mt_hook_mcount };
+		const uintptr_t hook[2] = { mt_hooks[HOOK_FENTRY], mt_hooks[HOOK_MCOUNT] };
 		memset(code, 0xcc, sizeof code);
 		for (int i = 0; i < 2; i++) {
 			memcpy(code + 16 * i, "\xff\x25\0\0\0\0", 6);
@@ -238,11 +238,11 @@ static const char *x86_nop_site(struct mt_site *s, const struct mt_object *o)
 	const unsigned char *p = entry_of(s, o), *site = (const unsigned char *)s->addr;
 	if (!p)
 		return other;
-	uintptr_t hook = (uintptr_t)mt_hook_fentry;
+	uintptr_t hook = mt_hooks[HOOK_FENTRY];
 	if (p != site) {
 		/* mcount's: after the frame's set-up and the saves that follow
 		 * it, all of them before the site */
-		hook = (uintptr_t)mt_hook_mcount;
+		hook = mt_hooks[HOOK_MCOUNT];
 		size_t d = drap_before(p, site);
 		s->nohook = d > 0;
 		p += d;
@@ -256,7 +256,7 @@ static const char *x86_nop_site(struct mt_site *s, const struct mt_object *o)
 		uintptr_t t = mt_tramp_near(end, INT32_MAX, x86_tramp_code(), 32);
 		if (!t)
 			return "a -mnop-mcount NOP with no room within 2 GB for a trampoline to the hook";
-		hook = t + (hook == (uintptr_t)mt_hook_fentry ? 0 : 16);
+		hook = t + (hook == mt_hooks[HOOK_FENTRY] ? 0 : 16);
 	}
 #endif
 	int32_t rel = (int32_t)(uint32_t)(hook - end);

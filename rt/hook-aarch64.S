@@ -41,10 +41,22 @@
  * The frame: {x29, x30} at 0, the block at 16 (224 bytes), x8 at 240,
  * the copy of the frame record at 256; 272 bytes.
  */
+/* The hooks' addresses for the library's C (rt.h's mt_hooks): _mcount */
+	.section .data.rel.ro, "aw"
+	.p2align 3
+	.globl mt_hooks
+	.hidden mt_hooks
+	.type mt_hooks, %object
+mt_hooks:
+	.dc.a .L_mcount
+	.size mt_hooks, .-mt_hooks
+	.previous
+
 	.text
 	.globl _mcount
 	.type _mcount, %function
 	.p2align 4
+.L_mcount:
 _mcount:
 	.cfi_startproc
 	stp	x29, x30, [sp, #-272]!

@@ -24,9 +24,21 @@
 	.fpu vfpv3-d16
 	.arm
 	.text
+/* The hooks' addresses for the library's C (rt.h's mt_hooks): __gnu_mcount_nc (ARM code) */
+	.section .data.rel.ro, "aw"
+	.p2align 3
+	.globl mt_hooks
+	.hidden mt_hooks
+	.type mt_hooks, %object
+mt_hooks:
+	.dc.a .Lgnu_mcount_nc
+	.size mt_hooks, .-mt_hooks
+	.previous
+
 	.globl __gnu_mcount_nc
 	.type __gnu_mcount_nc, %function
 	.p2align 2
+.Lgnu_mcount_nc:
 __gnu_mcount_nc:
 	push	{r0-r4, lr}
 	vpush	{d0-d7}

@@ -21,18 +21,13 @@
  */
 	.text
 
-/* HOOK name, the slot of the function's return address, and a hidden
- * name for the same code, by which the library's C refers to it (no
- * relocation against a hook's name outside calls of it: a link-time
- * table of a program that links the library in sees only those) */
-	.macro HOOK name, slot, alias
+/* HOOK name, the slot of the function's return address, and a local
+ * label for the same code, which mt_hooks below lists */
+	.macro HOOK name, slot, label
 	.globl \name
 	.type \name, @function
-	.globl \alias
-	.hidden \alias
-	.type \alias, @function
 	.p2align 4
-\alias:
+\label:
 \name:
 	.cfi_startproc
 	pushfl
@@ -72,12 +67,23 @@
 	ret
 	.cfi_endproc
 	.size \name, .-\name
-	.size \alias, .-\alias
 	.endm
 
-	HOOK __fentry__, 24(%ebx), mt_hook_fentry
-	HOOK mcount, 4(%ebp), mt_hook_mcount
-	HOOK _mcount, 4(%ebp), mt_hook__mcount
+	HOOK __fentry__, 24(%ebx), .Lfentry
+	HOOK mcount, 4(%ebp), .Lmcount
+	HOOK _mcount, 4(%ebp), .L_mcount
+
+/* The hooks' addresses for the library's C, in the order rt.h's mt_hooks
+ * gives (MT_HOOK_FENTRY, MT_HOOK_MCOUNT, MT_HOOK__MCOUNT) */
+	.section .data.rel.ro, "aw"
+	.p2align 3
+	.globl mt_hooks
+	.hidden mt_hooks
+	.type mt_hooks, %object
+mt_hooks:
+	.dc.a .Lfentry, .Lmcount, .L_mcount
+	.size mt_hooks, .-mt_hooks
+	.previous
 
 /* A hijacked function returns here, with %esp just above the slot it
  * returned through.  The return values (%eax, %edx; %st(0), which

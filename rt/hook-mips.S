@@ -70,6 +70,17 @@ l:	lui	$28, %hi(_gp_disp);				\
 #define TFP	((ARGS + 3 * SZREG + 7) & ~7)
 
 	.abicalls
+/* The hooks' addresses for the library's C (rt.h's mt_hooks): _mcount */
+	.section .data.rel.ro, "aw"
+	.p2align 3
+	.globl mt_hooks
+	.hidden mt_hooks
+	.type mt_hooks, %object
+mt_hooks:
+	.dc.a .L_mcount
+	.size mt_hooks, .-mt_hooks
+	.previous
+
 	.text
 	.set	nomips16
 	.set	nomicromips
@@ -77,6 +88,7 @@ l:	lui	$28, %hi(_gp_disp);				\
 	.type	_mcount, @function
 	.p2align 3
 	.ent	_mcount
+.L_mcount:
 _mcount:
 	.frame	$sp, FRAME, $31
 	.cfi_startproc

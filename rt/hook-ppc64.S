@@ -64,6 +64,18 @@
 #define NVGPR(r) (HDR + 8 * ((r) - 5))        /* r14-r31 */
 #define NVFPR(f) (HDR + 8 * ((f) + 13))       /* f14-f31 */
 
+/* The hooks' addresses for the library's C (rt.h's mt_hooks): _mcount's
+ * code (ELFv2: its global entry) */
+	.section .data.rel.ro, "aw"
+	.p2align 3
+	.globl mt_hooks
+	.hidden mt_hooks
+	.type mt_hooks, %object
+mt_hooks:
+	.quad .Lhook_code
+	.size mt_hooks, .-mt_hooks
+	.previous
+
 #if HDR == 112
 	.section ".opd", "aw"
 	.p2align 3
@@ -78,6 +90,7 @@ _mcount:
 	.type _mcount, @function
 	.text
 	.p2align 4
+.Lhook_code:
 CODE:
 	.cfi_startproc
 #if HDR == 32

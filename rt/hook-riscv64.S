@@ -30,10 +30,22 @@
  * The frame, 304 bytes: the block at 0, the function's s0 at 288 and ra
  * at 296 (the frame record).
  */
+/* The hooks' addresses for the library's C (rt.h's mt_hooks): _mcount */
+	.section .data.rel.ro, "aw"
+	.p2align 3
+	.globl mt_hooks
+	.hidden mt_hooks
+	.type mt_hooks, %object
+mt_hooks:
+	.dc.a .L_mcount
+	.size mt_hooks, .-mt_hooks
+	.previous
+
 	.text
 	.globl _mcount
 	.type _mcount, %function
 	.p2align 2
+.L_mcount:
 _mcount:
 	.cfi_startproc
 	addi	sp, sp, -304

@@ -39,10 +39,22 @@
 	.endr
 	.endm
 
+/* The hooks' addresses for the library's C (rt.h's mt_hooks): _mcount, __fentry__ */
+	.section .data.rel.ro, "aw"
+	.p2align 3
+	.globl mt_hooks
+	.hidden mt_hooks
+	.type mt_hooks, %object
+mt_hooks:
+	.dc.a .L_mcount, .Lfentry
+	.size mt_hooks, .-mt_hooks
+	.previous
+
 	.text
 	.globl _mcount
 	.type _mcount, @function
 	.p2align 3
+.L_mcount:
 _mcount:
 	.cfi_startproc
 	lgr	%r1, %r15
@@ -70,6 +82,7 @@ _mcount:
 	.globl __fentry__
 	.type __fentry__, @function
 	.p2align 3
+.Lfentry:
 __fentry__:
 	.cfi_startproc
 	.cfi_return_column %r0

@@ -19,10 +19,7 @@
  * keeps %g1-%g5 and %f0-%f31 (the floating-point argument registers,
  * which C code may use) in its frame: the 176 bytes of the ABI's save
  * and argument areas, %g1-%g5 at 176-215, %d0-%d30 at 216-343; 352
- * bytes.  mt_mcount_code is the same code under a hidden name, which
- * arch-sparc64.c compares call targets with: a reference to _mcount
- * itself there would be a GOT access mcount-cc's link-time scan notes
- * as a reference to the hook that is no call.
+ * bytes.
  */
 #define BIAS   2047
 #define FRAME  352
@@ -43,15 +40,23 @@
 	.endr
 	.endm
 
+/* The hooks' addresses for the library's C (rt.h's mt_hooks): _mcount */
+	.section .data.rel.ro, "aw"
+	.p2align 3
+	.globl mt_hooks
+	.hidden mt_hooks
+	.type mt_hooks, %object
+mt_hooks:
+	.dc.a .L_mcount
+	.size mt_hooks, .-mt_hooks
+	.previous
+
 	.text
 	.globl	_mcount
 	.type	_mcount, #function
-	.globl	mt_mcount_code
-	.hidden	mt_mcount_code
-	.type	mt_mcount_code, #function
 	.align	32
+.L_mcount:
 _mcount:
-mt_mcount_code:
 	.cfi_startproc
 	save	%sp, -FRAME, %sp
 	.cfi_window_save
@@ -78,7 +83,6 @@ mt_mcount_code:
 	 restore
 	.cfi_endproc
 	.size	_mcount, .-_mcount
-	.size	mt_mcount_code, .-mt_mcount_code
 
 /* A hijacked function returns to its %i7 + 8, which entry set to
  * mt_return_trampoline: the code starts 8 bytes in (the two words before

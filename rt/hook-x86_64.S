@@ -41,18 +41,13 @@
 	popq %r11
 	.endm
 
-/* HOOK name, the slot of the function's return address, and a hidden
- * name for the same code, by which the library's C refers to it (no
- * relocation against a hook's name outside calls of it: a link-time
- * table of a program that links the library in sees only those) */
-	.macro HOOK name, parent, alias
+/* HOOK name, the slot of the function's return address, and a local
+ * label for the same code, which mt_hooks below lists */
+	.macro HOOK name, parent, label
 	.globl \name
 	.type \name, @function
-	.globl \alias
-	.hidden \alias
-	.type \alias, @function
 	.p2align 4
-\alias:
+\label:
 \name:
 	.cfi_startproc
 	SAVE
@@ -66,12 +61,23 @@
 	ret
 	.cfi_endproc
 	.size \name, .-\name
-	.size \alias, .-\alias
 	.endm
 
-	HOOK __fentry__, 80(%rsp), mt_hook_fentry
-	HOOK mcount, 8(%rbp), mt_hook_mcount
-	HOOK _mcount, 8(%rbp), mt_hook__mcount
+	HOOK __fentry__, 80(%rsp), .Lfentry
+	HOOK mcount, 8(%rbp), .Lmcount
+	HOOK _mcount, 8(%rbp), .L_mcount
+
+/* The hooks' addresses for the library's C, in the order rt.h's mt_hooks
+ * gives (MT_HOOK_FENTRY, MT_HOOK_MCOUNT, MT_HOOK__MCOUNT) */
+	.section .data.rel.ro, "aw"
+	.p2align 3
+	.globl mt_hooks
+	.hidden mt_hooks
+	.type mt_hooks, %object
+mt_hooks:
+	.dc.a .Lfentry, .Lmcount, .L_mcount
+	.size mt_hooks, .-mt_hooks
+	.previous
 
 /* A hijacked function returns here, with %rsp just above the slot it
  * returned through.  The return values (%rax, %rdx; %xmm0-1 and %st(0),

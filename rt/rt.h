@@ -397,6 +397,11 @@ MT_HIDDEN const struct mt_sym *mt_sym_at(const struct mt_object *o, uintptr_t ad
 MT_HIDDEN uintptr_t mt_prologue_of(const struct mt_object *o, uintptr_t site, uintptr_t align);
 MT_HIDDEN bool mt_in_exec(const struct mt_object *o, uintptr_t addr);
 MT_HIDDEN bool mt_is_hook_name(const char *name);
+/* The library's own hooks (hook-ARCH.S) by address, in the order the
+ * architecture's code names: words in data, so that no instruction of
+ * the library names a hook, which the link-time pass (linking the
+ * library in) and --verify would take for a call of it. */
+MT_HIDDEN extern const uintptr_t mt_hooks[];
 /* A function named like a hook starts at t (its symbol's value). */
 MT_HIDDEN bool mt_is_hook_sym(const struct mt_object *o, uintptr_t t);
 MT_HIDDEN bool mt_in_plt(const struct mt_object *o, uintptr_t addr);
@@ -408,11 +413,6 @@ MT_HIDDEN bool mt_is_callee_slot(const struct mt_object *o, uintptr_t slot);
 /* The TOC pointer of the code at a: that of the descriptor whose code
  * starts nearest before it (0: none, or a is not in the object's code). */
 MT_HIDDEN uintptr_t mt_toc_at(const struct mt_object *o, uintptr_t a);
-/* The code address of a function the C code names (its descriptor's
- * first word). */
-#define MT_CODE_ADDR(f) (*(const uintptr_t *)(uintptr_t)(f))
-#else
-#define MT_CODE_ADDR(f) ((uintptr_t)(f))
 #endif
 /* A regular file mapped read-only (its size in *size), or NULL (a FIFO
  * is not waited on). */

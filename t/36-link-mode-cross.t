@@ -8,7 +8,8 @@
 # agrees.  riscv64 is linked the default way: the linker relaxes each
 # auipc+jalr into a jal and moves the code after it, which the per-object
 # table cannot follow (its anchor + delta entries then point at the wrong
-# places) and the link-time table is built from.
+# places) and the link-time table is built from.  Last, the tracing
+# library linked into a program at the link, on each architecture.
 use strict;
 use warnings;
 use Test::More;
@@ -17,27 +18,27 @@ use TestUtil qw($TOP $SRC must tmpdir run_cmd run_prog have spit);
 
 my $dir = tmpdir();
 my @targets = (
-    { name => 'aarch64', triple => 'aarch64-linux-gnu', qemu => 'qemu-aarch64', hook => 'aarch64' },
-    { name => 'riscv64', triple => 'riscv64-linux-gnu', qemu => 'qemu-riscv64', hook => 'riscv64' },
+    { name => 'aarch64', rt => 'aarch64', triple => 'aarch64-linux-gnu', qemu => 'qemu-aarch64', hook => 'aarch64' },
+    { name => 'riscv64', rt => 'riscv64', triple => 'riscv64-linux-gnu', qemu => 'qemu-riscv64', hook => 'riscv64' },
     # Thumb-2 (the compiler's default) and ARM state: the entries of
     # Thumb code have bit 0 set, as the per-object tables' do
-    { name => 'arm', triple => 'arm-linux-gnueabihf', qemu => 'qemu-arm', hook => 'arm' },
+    { name => 'arm', rt => 'arm', triple => 'arm-linux-gnueabihf', qemu => 'qemu-arm', hook => 'arm' },
     { name => 'arm -marm', triple => 'arm-linux-gnueabihf', qemu => 'qemu-arm', hook => 'arm', cflags => ['-marm'] },
-    { name => 'ppc64le', triple => 'powerpc64le-linux-gnu', qemu => 'qemu-ppc64le', hook => 'powerpc' },
+    { name => 'ppc64le', rt => 'ppc64le', triple => 'powerpc64le-linux-gnu', qemu => 'qemu-ppc64le', hook => 'powerpc' },
     # ELFv1: functions are descriptors in .opd, the calls go to their code
-    { name => 'ppc64', triple => 'powerpc64-linux-gnu', qemu => 'qemu-ppc64', hook => 'powerpc' },
-    { name => 'ppc32', triple => 'powerpc-linux-gnu', qemu => 'qemu-ppc', hook => 'powerpc' },
+    { name => 'ppc64', rt => 'ppc64', triple => 'powerpc64-linux-gnu', qemu => 'qemu-ppc64', hook => 'powerpc' },
+    { name => 'ppc32', rt => 'ppc', triple => 'powerpc-linux-gnu', qemu => 'qemu-ppc', hook => 'powerpc' },
     # PIC calls through the GOT (lw/ld t9 from gp), or jal (-fno-pic);
     # dynamic: also a dynamic program, below
-    { name => 'mips', triple => 'mips-linux-gnu', qemu => 'qemu-mips', hook => 'mips', dynamic => 1 },
-    { name => 'mipsel', triple => 'mipsel-linux-gnu', qemu => 'qemu-mipsel', hook => 'mips', dynamic => 1 },
-    { name => 'mips64el', triple => 'mips64el-linux-gnuabi64', qemu => 'qemu-mips64el', hook => 'mips',
+    { name => 'mips', rt => 'mips', triple => 'mips-linux-gnu', qemu => 'qemu-mips', hook => 'mips', dynamic => 1 },
+    { name => 'mipsel', rt => 'mipsel', triple => 'mipsel-linux-gnu', qemu => 'qemu-mipsel', hook => 'mips', dynamic => 1 },
+    { name => 'mips64el', rt => 'mips64el', triple => 'mips64el-linux-gnuabi64', qemu => 'qemu-mips64el', hook => 'mips',
       dynamic => 1 },
     # call _mcount after the save (through the PLT in a dynamic program)
-    { name => 'sparc64', triple => 'sparc64-linux-gnu', qemu => 'qemu-sparc64', hook => 'sparc64', dynamic => 1 },
+    { name => 'sparc64', rt => 'sparc64', triple => 'sparc64-linux-gnu', qemu => 'qemu-sparc64', hook => 'sparc64', dynamic => 1 },
     # _mcount's sequence (the entry is its stg, 6 bytes before the call)
     # and -mfentry's brasl %r0
-    { name => 's390x', triple => 's390x-linux-gnu', qemu => 'qemu-s390x', hook => 's390x' },
+    { name => 's390x', rt => 's390x', triple => 's390x-linux-gnu', qemu => 'qemu-s390x', hook => 's390x' },
     { name => 's390x -mfentry', triple => 's390x-linux-gnu', qemu => 'qemu-s390x', hook => 's390x',
       cflags => ['-mfentry'] },
     # the literal word a jmp @r1 uses (-fPIC: its GOT offset); compiled
@@ -214,6 +215,42 @@ for my $t (grep { $_->{dynamic} && !$_->{failed} } @targets) {
         is_deeply($list{linked}, $list{'per-object'},
             "$name: the link-time table is the per-object one, entry for entry");
     }
+}
+
+# The tracing library linked in, recorded at the link (mcount-cc's
+# link-time mode): its own code refers to its hooks only through data,
+# so the pass notes nothing and records only the program's calls.  The
+# oracles: the program's objects recorded one by one and linked the same
+# way (their tables know nothing of the library), entry for entry, and
+# --verify's reading of each image.
+for my $t (grep { $_->{rt} && !$_->{failed} } @targets) {
+    my $gcc = "$t->{triple}-gcc-12";
+    my $lib = "$TOP/build/$t->{rt}/libmcount-trace.a";
+    if (!-f $lib) {
+        fail("$t->{name}: no $lib (make rt-$t->{rt})");
+        next;
+    }
+    my $d = "$dir/$t->{name}-linked-in";
+    mkdir $d or die;
+    my %list;
+    for my $mode (qw(link object)) {
+        my %env = (MCOUNT_CC_MODE => $mode);
+        my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-cc", $gcc, '-O2', '-c', "$SRC/trace/static_env.c",
+            '-o', "$d/$mode.o"], env => \%env);
+        is($st, 0, "$t->{name} linked-in, $mode: compiled") or diag $err;
+        ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-cc", $gcc, '-o', "$d/$mode", "$d/$mode.o", $lib,
+            '-lpthread'], env => \%env);
+        is($st, 0, "$t->{name} linked-in, $mode: linked") or diag $err;
+        is($err, '', "$t->{name} linked-in, $mode: nothing said");
+        ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--verify', "$d/$mode"]);
+        is($st, 0, "$t->{name} linked-in, $mode: mcount-record --verify passes") or diag "$out$err";
+        ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--list', "$d/$mode"]);
+        # each entry by its function and offset (riscv64's relaxing link
+        # makes the functions shorter than the per-object --no-relax one)
+        $list{$mode} = [sort map { (split ' ')[1] =~ s{/0x[0-9a-f]+\z}{}r } split /\n/, $out];
+    }
+    cmp_ok(scalar @{ $list{link} }, '>=', 3, "$t->{name} linked-in: " . scalar(@{ $list{link} }) . ' entries');
+    is_deeply($list{link}, $list{object}, "$t->{name} linked-in: the link-time table is the per-object one");
 }
 
 done_testing();
