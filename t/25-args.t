@@ -63,7 +63,7 @@ for my $bad (
     [['x86', 'little', '48', 'objdump', 'objcopy', 'gcc', 'ld', 'nm', '', '', '0', $o64], qr/BITS must be 32 or 64/],
     [['--entry=middle', 'x86_64', 'objdump', 'objcopy', 'gcc', 'ld', 'nm', 'rm', 'mv', $o64], qr/--entry must be call or reloc/],
     [['--sections=,', 'x86_64', 'objdump', 'objcopy', 'gcc', 'ld', 'nm', 'rm', 'mv', $o64], qr/bad --sections list/],
-    [['--bogus', 'x86_64', 'objdump', 'objcopy', 'gcc', 'ld', 'nm', 'rm', 'mv', $o64], qr/Unknown option: bogus/],
+    [['--bogus', 'x86_64', 'objdump', 'objcopy', 'gcc', 'ld', 'nm', 'rm', 'mv', $o64], qr/^recordmcount: unrecognized option '--bogus'$/m],
     [['vax', 'little', '64', 'objdump', 'objcopy', 'gcc', 'ld', 'nm', '', '', '0', $o64], qr/unknown architecture 'vax'/],
 ) {
     my ($args, $re) = @$bad;

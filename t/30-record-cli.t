@@ -121,10 +121,14 @@ like($t->{_out}, qr/problem: nosuch-objdump: not found/, 'a missing cross tool i
 my $f = $x64;
 my @bad = (
     [[], qr/no FILE given/],
-    [['--bogus', $f], qr/Unknown option: bogus/],
+    [['--bogus', $f], qr/unrecognized option '--bogus'/],
+    [['-Z', $f], qr/invalid option -- 'Z'/],
+    [['--verify=1', $f], qr/option '--verify' doesn't allow an argument/],
+    [['--ver', $f], qr/option '--ver' is ambiguous; possibilities: '--verify' '--version'/],
     [['-j', 0, $f], qr/--jobs must be a positive number, not '0'/],
     [['--jobs=x', $f], qr/--jobs must be a positive number, not 'x'/],
-    [['-j'], qr/Option j requires an argument/],
+    [['-j'], qr/option '-j' requires an argument/],
+    [['--jobs'], qr/option '--jobs' requires an argument/],
     [['--entry=middle', $f], qr/--entry must be call or reloc, not 'middle'/],
     [['--format=xml', '--list', $f], qr/--format must be text or json, not 'xml'/],
     [['--format=json', $f], qr/--format applies to --list only/],

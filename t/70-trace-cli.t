@@ -264,7 +264,8 @@ SKIP: {
     bind($s, pack_sockaddr_un("$ctl/$pid")) or die;
     listen($s, 0) or die;
     for my $n (1, 2) {
-        ($st, $out, $err) = mt('status', '--timeout=1', $pid);
+        # (--timeout before the command, the second time)
+        ($st, $out, $err) = mt($n == 1 ? ('status', '--timeout=1', $pid) : ('--timeout=1', 'status', $pid));
         is($st, 1, "a process that does not accept, connection $n: exit 1");
         like($err, qr/^mcount-trace: $pid: no answer for 1 second \(is the process stopped\?\)$/,
             "a process that does not accept, connection $n: gives up");
@@ -299,14 +300,18 @@ for my $c ([[], qr/no command given/],
            [['notrace', 1, ','], qr/empty GLOB ','/],
            [['show', '--format=xml', 1], qr/--format must be text, json or chrome, not 'xml'/],
            [['list', '--format=json', 1], qr/--format applies to show only/],
-           [['--format=json', 'show', 1], qr/Unknown option: format/],
+           [['--format=xml', 'show', 1], qr/--format must be text, json or chrome, not 'xml'/],
+           [['--timeout=1', 'run', 'true'], qr/--timeout is not an option of run/],
+           [['--bogus', 'list', 1], qr/unrecognized option '--bogus'/],
            [['list', '--timeout=soon', 1], qr/--timeout must be a number of seconds, not 'soon'/],
-           [['list', '--bogus', 1], qr/Unknown option: bogus/],
+           [['list', '--bogus', 1], qr/unrecognized option '--bogus'/],
+           [['list', '-Z', 1], qr/invalid option -- 'Z'/],
            [['run'], qr/no PROGRAM given/],
            [['run', '-b', '0', 'true'], qr/--buffer must be a positive number of events, not '0'/],
            [['run', '-f', '!x', 'true'], qr/'!x': a leading ! is not supported/],
            [['run', '--pid-file=', 'true'], qr/--pid-file needs a file name/],
-           [['run', '-o'], qr/Option o requires an argument/]) {
+           [['run', '-o'], qr/option '-o' requires an argument/],
+           [['list', '--timeout'], qr/option '--timeout' requires an argument/]) {
     my ($args, $re) = @$c;
     my ($st, $out, $err) = mt(@$args);
     is($st, 2, "usage '@$args': exit 2");

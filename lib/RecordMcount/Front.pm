@@ -17,7 +17,7 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-our @EXPORT_OK = qw(set_program program error warning fatal bad_usage print_version
+our @EXPORT_OK = qw(set_program program error warning fatal bad_usage print_version option_complaint
     helper_path trace_lib_path trace_lib_for lto_text elf_machine elf_has_section);
 
 our $VERSION = '0.1.0';
@@ -55,6 +55,21 @@ sub bad_usage {
     error($msg) if defined $msg;
     print STDERR "Try '$CMD --help' for more information.\n";
     exit 2;
+}
+
+# A complaint of Getopt::Long's, said in GNU getopt's words (they name
+# the option as it is written): local $SIG{__WARN__} = \&option_complaint
+# while the options are read.
+sub option_complaint {
+    my ($w) = @_;
+    my $opt = sub { length $_[0] > 1 ? "'--$_[0]'" : "'-$_[0]'" };
+    $w =~ s/^Unknown option: (\S+)$/length $1 > 1 ? "unrecognized option '--$1'" : "invalid option -- '$1'"/me
+        or $w =~ s/^Option (\S+) requires an argument$/'option ' . $opt->($1) . ' requires an argument'/me
+        or $w =~ s/^Option (\S+) does not take an argument$/'option ' . $opt->($1) . " doesn't allow an argument"/me
+        or $w =~ s/^Option (\S+) is ambiguous \((.*)\)$/"option '--$1' is ambiguous; possibilities: "
+            . join(' ', map { "'--$_'" } split m{, }, $2)/me;
+    error($w);
+    return;
 }
 
 sub lto_text {
