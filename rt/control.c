@@ -41,6 +41,7 @@ static enum mt_fmt out_fmt;
 static int out_tracer;                /* the tracer of the file's last header */
 static bool out_first = true;         /* Chrome: no event in the file yet */
 static bool out_ended;                /* the document was closed at exit */
+static bool graph_kept;               /* no file: events of function_graph wait for show */
 static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;   /* the above */
 static bool control_on = true;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -162,6 +163,33 @@ static long drain_output(void)
 	long n = drain_locked();
 	pthread_mutex_unlock(&file_lock);
 	return n;
+}
+
+/* Selects the tracer.  The events recorded so far keep the style of the
+ * one they were recorded under: the output file gets them first; with no
+ * file, the next show writes them in function_graph's style if it was
+ * that one (the function tracer's style has no returns). */
+static void set_tracer(int t)
+{
+	pthread_mutex_lock(&file_lock);
+	int old = atomic_load(&mt_tracer);
+	if (t != old) {
+		drain_locked();
+		if (old == MT_TRACER_GRAPH && out_fd < 0 && events_pending())
+			graph_kept = true;
+		atomic_store(&mt_tracer, t);
+	}
+	pthread_mutex_unlock(&file_lock);
+}
+
+/* The tracer whose style a show writes in (file_lock held). */
+static int show_tracer(void)
+{
+	int t = atomic_load(&mt_tracer);
+	if (graph_kept)
+		t = MT_TRACER_GRAPH;
+	graph_kept = false;
+	return t;
 }
 
 /* ---- the control socket ---- */
@@ -290,7 +318,9 @@ static long write_doc(int fd, enum mt_fmt fmt)
 	bool first = true;
 	if (fmt == MT_FMT_CHROME)
 		mt_write_header(fd, fmt, 0);
-	long n = mt_drain(fd, fmt, atomic_load(&mt_tracer), &first);
+	pthread_mutex_lock(&file_lock);
+	long n = mt_drain(fd, fmt, show_tracer(), &first);
+	pthread_mutex_unlock(&file_lock);
 	int err = errno;
 	mt_write_end(fd, fmt);
 	errno = err;
@@ -453,7 +483,7 @@ static void serve(int fd)
 			reply(fd, "error: unknown tracer '%s' (function or function_graph)\n", args);
 			return;
 		}
-		atomic_store(&mt_tracer, t);
+		set_tracer(t);
 		reply(fd, "ok\n%s\n", t == MT_TRACER_GRAPH ? "function_graph" : "function");
 	} else if (!strcmp(line, "event")) {
 		char err[256];
@@ -776,7 +806,7 @@ int mcount_trace_set_tracer(const char *name)
 		errno = EINVAL;
 		return -1;
 	}
-	atomic_store(&mt_tracer, t);
+	set_tracer(t);
 	return 0;
 }
 

@@ -24,6 +24,8 @@
 #                that call traced functions, rethrow, catch (...)
 #   graph_stress threads, a profiling signal's handler and live switches
 #                of the tracer and the filters: well nested per thread
+#   switch_show  events of function_graph written after a switch to the
+#                function tracer keep their returns (shown, or in the file)
 # and mcount-trace run -g / --tracer, the tracer verb, show chrome.
 use strict;
 use warnings;
@@ -259,6 +261,38 @@ for my $v (['fentry PIE', '-pg -mfentry'], ['mcount PIE', '-pg']) {
     is_deeply([@bad[0 .. ($#bad < 4 ? $#bad : 4)]], [], 'stress: B and E well nested in each thread');
     cmp_ok($n{B} // 0, '>', 1000, 'stress: ' . ($n{B} // 0) . ' calls, ' . ($n{i} // 0)
         . ' function tracer events between switches');
+}
+
+# ---- a switch of the tracer before the trace is written ------------------------
+
+{
+    my $d = "$dir/switch";
+    mkdir $d or die;
+    mcc_build('-pg -mfentry', "$d/ss.o", "$TSRC/switch_show.c", '-O2', "-I$RTINC");
+    my $prog = link_prog("$d/ss", "$d/ss.o", $LIBA, '-lpthread');
+    my $graph_leaf = qr/^ *\d+\) .*\| +[\d.]+ us +\| +leaf\(\);$/m;
+    my $fn_leaf = qr/^ +ss-\d+ +\[\d+\] [^:]+: leaf <-mid$/m;
+    # written by the program itself, after the switch
+    my ($st, $out, $err) = run_cmd([$prog], env => { MCOUNT_TRACE_OUTPUT => '', MCOUNT_TRACE_DIR => $ctl });
+    is("$st $err", '0 ', 'switch, written by the program: runs, no message');
+    my ($g, $f) = $out =~ /\A--- graph\n(.*)--- function\n(.*)--- 28\n\z/s;
+    is(scalar(() = ($g // '') =~ /$graph_leaf/g), 2,
+        "switch: the events of function_graph, written after the switch, keep its style (2 leaf(); lines)")
+        or diag $out;
+    is(scalar(() = ($f // '') =~ /$fn_leaf/g), 2, "switch: those after it are the function tracer's (2 leaf <-mid)")
+        or diag $out;
+    # with a file, the switch writes the events so far to it, under
+    # function_graph's header; the program's own write then gets nothing
+    # of them, and the later events in the function tracer's style
+    ($st, $out, $err) = run_cmd([$prog], env => { MCOUNT_TRACE_OUTPUT => "$d/t.txt", MCOUNT_TRACE_DIR => $ctl });
+    is("$st $err", '0 ', 'switch, to a file: runs, no message');
+    my $file = slurp("$d/t.txt");
+    my ($fg) = $file =~ /^# tracer: function_graph\n(.*)\z/ms;
+    is(scalar(() = ($fg // '') =~ /$graph_leaf/g), 2, 'switch, to a file: a function_graph section, 2 leaf(); lines')
+        or diag $file;
+    ($g, $f) = $out =~ /\A--- graph\n(.*)--- function\n(.*)--- 28\n\z/s;
+    is($g, '', 'switch, to a file: nothing of them left for the program') or diag $out;
+    is(scalar(() = ($f // '') =~ /$fn_leaf/g), 2, 'switch, to a file: the later events, 2 leaf <-mid') or diag $out;
 }
 
 # ---- the command ------------------------------------------------------------------
