@@ -61,11 +61,13 @@ my @rows = (
     ['-c b.c -fPIC -o pic.o',                'record', 'compile', ['pic.o']],
     ['-m32 -O2 -c b.c -o b32.o',             'record', 'compile', ['b32.o']],
     ['-c b.c -fno-pie -Xpreprocessor -DQ -o np.o', 'record', 'compile', ['np.o']],
-    # everything else: the compiler runs untouched (a link that compiles
-    # its sources with a warning: they get no hook)
-    ['a.c main.c -o prog',                   'pass', 'link'],
-    ['a.c main.c',                           'pass', 'link'],
-    ['-shared -fPIC b.c -o libb.so',         'pass', 'link'],
+    # a link that compiles its sources: each compiled as a compile is,
+    # then the link of the objects (the output gets the table)
+    ['a.c main.c -o prog',                   'split', 'compile-link', ['prog']],
+    ['a.c main.c',                           'split', 'compile-link', ['a.out']],
+    ['-shared -fPIC b.c -o libb.so',         'split', 'compile-link', ['libb.so']],
+    ['-O1 main.c apre.o -o prog3 -lm',       'split', 'compile-link', ['prog3']],
+    # everything else: the compiler runs untouched
     ['apre.o mainpre.o -o prog2',            'pass', 'link'],
     ['-r a.c -o part.o',                     'pass', 'partial-link'],
     ['a.c main.c -o /dev/null',              'pass', 'dev-null'],
@@ -136,7 +138,25 @@ for my $row (@rows) {
     my $calls = read_log($log);
     my @want = $action eq 'record' && !grep({ $_ eq '-pg' } @args) ? ('-pg', @args) : @args;
     # (a link's argv, through the link-time pass: t/35)
-    is_deeply($calls->[0] // [], \@want, "mcount-cc: $name: argv gcc received") unless $action eq 'link';
+    is_deeply($calls->[0] // [], \@want, "mcount-cc: $name: argv gcc received") if $action =~ /^(?:record|pass)\z/;
+    if ($action eq 'split') {
+        # a compile of each source, as a compile with -c to a temporary
+        # object is, then the link with each object in its source's place
+        my @src = @args[ @{ $d->{sources} } ];
+        is(scalar @$calls, @src + 1, "mcount-cc: $name: gcc ran for each source, then for the link");
+        my @link = @args;
+        for my $k (0 .. $#src) {
+            my $c = $calls->[$k] // [];
+            my $tmp = $c->[-1] // '';
+            is_deeply($c, ['-pg', @{ $d->{compile_args} }, '-c', $src[$k], '-o', $tmp],
+                "mcount-cc: $name: $src[$k] compiled with the hook, alone, to an object");
+            like($tmp, qr{/\.tmp_mc_[^/]+\.o\z}, "mcount-cc: $name: $src[$k]: a temporary object");
+            $link[ $d->{sources}[$k] ] = $tmp;
+        }
+        is_deeply($calls->[-1], \@link, "mcount-cc: $name: the link, with the objects for the sources");
+        is_deeply([grep { /^\.tmp_mc_/ } do { opendir(my $dh, $dir) or die; readdir $dh }], [],
+            "mcount-cc: $name: no temporary file left");
+    }
     if ($action eq 'pass') {
         is(scalar @$calls, 1, "mcount-cc: $name: gcc ran once");
     }
@@ -242,23 +262,50 @@ for my $row (@modes) {
         like($out, qr/^mode: \Q$mode ($why)\E$/m, "mode: $name: and the mode");
     }
 }
-# A link that compiles C-family sources itself gives them no hook: said.
-# In link-time mode it is the pass's only with an object or archive whose
-# calls it can record.  [compiler, args, mode setting, action, warned]
-for my $row (['g++', '-o conftest conftest.cpp', 'auto', 'pass', 1],
-    ['gcc', '-o p a.c b.o', 'link', 'link', 1],
-    ['gcc', '-o p -x c x -x none b.a', 'link', 'link', 1],
-    ['g++', '-o p a.o b.s', 'auto', 'link', 0],
-    ['g++', '-o p -x c++ -', 'auto', 'pass', 1],
-    ['g++', '-o p -x c++ - -x none b.o', 'auto', 'pass', 1],
-    ['gcc', '-o p a.c', 'object', 'pass', 1],
-    ['gcc', '-o /dev/null a.c', 'object', 'pass', 0],
-    ['gcc', '-o p a.o', 'object', 'pass', 0]) {
-    my ($cc, $line, $setting, $action, $warned) = @$row;
+# A link that compiles C-family sources itself is split: each source
+# compiled as a compile is (its index in sources, the words its compile
+# keeps in compile_args), then the link.  Where something keeps it from
+# being split (stdin, -x, a dependency or dump file named after the
+# output), the sources get no hook: said, naming it.  In link-time mode
+# such a link is the pass's only with an object or archive whose calls it
+# can record.  [compiler, args, mode setting, action, warned for]
+for my $row (['g++', '-o conftest conftest.cpp', 'auto', 'split', undef],
+    ['gcc', '-o p a.c b.o', 'link', 'split', undef],
+    ['gcc', '-o p a.c', 'object', 'split', undef],
+    ['gcc', '-o p -x c x -x none b.a', 'link', 'link', '-x'],
+    ['gcc', '-o p -xc x', 'object', 'pass', '-xc'],
+    ['g++', '-o p a.o b.s', 'auto', 'link', undef],
+    ['g++', '-o p -x c++ -', 'auto', 'pass', '-x'],
+    ['gcc', '-o p -', 'object', 'pass', undef],
+    ['g++', '-o p a.cc -', 'auto', 'pass', '-'],
+    ['gcc', '-o p a.c -MD', 'object', 'pass', '-MD'],
+    ['gcc', '-o p a.c -Wp,-MD,a.d', 'object', 'pass', '-Wp,-MD,a.d'],
+    ['gcc', '-o p a.c --coverage', 'object', 'pass', '--coverage'],
+    ['gcc', '-o p a.c -fprofile-generate', 'object', 'pass', '-fprofile-generate'],
+    ['gcc', '-o p a.c -save-temps', 'object', 'pass', '-save-temps'],
+    ['gcc', '-o p a.c -flto', 'object', 'pass', '-flto'],
+    ['gcc', '-o p a.c -gsplit-dwarf', 'object', 'pass', '-gsplit-dwarf'],
+    ['gcc', '-o p a.c -fdump-tree-all', 'object', 'pass', '-fdump-tree-all'],
+    ['gcc', '-o p a.c b.h', 'object', 'pass', 'b.h'],
+    ['gcc', '-o /dev/null a.c', 'object', 'pass', undef],
+    ['gcc', '-o p a.o', 'object', 'pass', undef]) {
+    my ($cc, $line, $setting, $action, $why) = @$row;
     my $d = classify([split / /, $line], mode => $setting, compiler => $cc);
     is($d->{action}, $action, "$cc $line (MCOUNT_CC_MODE=$setting): $action");
-    my $w = qr/^the sources this link compiles get no hook and no table: compile them with -c, then link$/;
-    $warned ? like($d->{warning} // '', $w, '... with the warning') : is($d->{warning}, undef, '... no warning');
+    defined $why ? like($d->{warning} // '', qr/^the sources this link compiles get no hook and no table: compile them with -c, then link \(mcount-cc does not split a link with \Q$why\E\)$/,
+        "... with the warning, for $why") : is($d->{warning}, undef, '... no warning');
+}
+# What the compiles of a split keep: every option but -o and those only a
+# link reads; no input.  (-undef is the preprocessor's, not -u's.)
+{
+    my $d = classify([qw(-O2 -g -o p -Wall a.c -I inc -DX=1 b.o -lm -L /x -Lx -Wl,-z,now -Xlinker -q
+        -static -pie -shared -rdynamic -s -T ld.script -fuse-ld=bfd -static-libgcc -pthread -undef -u sym
+        -nostdlib -B /b c.cc -std=gnu11)], mode => 'object', compiler => 'gcc');
+    is($d->{action}, 'split', 'a one-step command with link options: split');
+    is_deeply($d->{compile_args}, [qw(-O2 -g -Wall -I inc -DX=1 -pthread -undef -B /b -std=gnu11)],
+        '... its compiles keep the compile options, no input, no -o, no link option');
+    is_deeply($d->{sources}, [5, 33], '... the sources, by their places');
+    is_deeply($d->{objects}, ['p'], '... the output');
 }
 {
     my ($st, undef, $err) = mcc(['gcc', '-c', 'a.c'], env => { MCOUNT_CC_MODE => 'sometimes' });

@@ -54,6 +54,7 @@ our %REASONS = (
     'response-file'   => 'unreadable @response file',
     'nested'          => 'already inside mcount-cc',
     'partial-link'    => 'partial link (-r): the final link records',
+    'compile-link'    => 'compiles its sources and links: each source compiled to object first',
 );
 
 sub reason_text { return $REASONS{ $_[0] } // $_[0] }
@@ -94,6 +95,20 @@ my %SEPARATE = map { $_ => 1 } qw(
 );
 # Of those, the ones that may also be written joined: -ofile, -xc, -MFdep.
 my @JOINED = qw(-o -x -MF -MT -MQ -MJ -I -D -U -L -l -A -B -T -u -z);
+
+# What only a link reads: left out of the compiles of a split one-step
+# command (clang warns of each, and -Werror makes that an error).
+my %LINK_ONLY = map { $_ => 1 } qw(-shared -pie -no-pie -static-pie -rdynamic -s -static
+    -nostdlib -nostartfiles -nodefaultlibs -nolibc -nostdlib++ -symbolic -shared-libgcc
+    -static-libgcc -static-libstdc++ -L -l -T -u -e -z -Xlinker);
+my $LINK_ONLY_PREFIX = qr/^(?:-Wl,|-fuse-ld=|--?rtlib=|--?unwindlib=|-static-lib|-L.|-l.|-T.)/;
+# What keeps mcount-cc from splitting a one-step command into compiles
+# and a link: options that name or write files after the output's or the
+# object's name (dependencies, dumps, coverage and profiles, split DWARF),
+# -x (the objects would take the language), LTO (no code to record).
+my $SPLIT_BLOCKER = qr/^(?:-x.*|-M[DFTQPGJ]?.*|-Wp,-M.*|-save-temps.*|-flto(?:=.*)?|--coverage|-fprofile-.*
+    |-ftest-coverage|-fauto-profile.*|-fcs-profile-generate.*|-fcoverage-mapping|-gsplit-dwarf
+    |-fstack-usage|-fdump-.*|-fcallgraph-info.*|-fopt-info.*|-aux-info|-dumpbase.*|-dumpdir)\z/x;
 
 # C-family languages (-x) and source suffixes; headers give a PCH.
 my %C_LANG = map { $_ => 1 } qw(c c++ objective-c objective-c++ cpp-output
@@ -155,6 +170,25 @@ sub expand_response_files {
         }
     }
     return (\@out, undef);
+}
+
+# The words of a one-step command that its compiles keep: every option
+# but -o and what only a link reads, no input.
+sub _compile_args {
+    my ($w) = @_;
+    my @keep;
+    for (my $i = 0; $i < @$w; $i++) {
+        my $a = $w->[$i];
+        next if $a eq '-' || $a eq '' || $a !~ /^-/;
+        if ($a eq '-o' || $LINK_ONLY{$a}) {
+            $i++ if $SEPARATE{$a};
+            next;
+        }
+        next if $a =~ /^-o./ || ($a =~ $LINK_ONLY_PREFIX && $a ne '-undef');
+        push @keep, $a;
+        push @keep, $w->[++$i] if $SEPARATE{$a} && $i + 1 < @$w;
+    }
+    return \@keep;
 }
 
 sub _pass {
@@ -220,11 +254,11 @@ sub classify {
         my $a = $w[$i];
         $seen{$a} = 1;
         if ($a eq '-' ) {
-            push @inputs, ['-', $lang];
+            push @inputs, ['-', $lang, $i];
             next;
         }
         if ($a !~ /^-/ || $a eq '') {
-            push @inputs, [$a, $lang];
+            push @inputs, [$a, $lang, $i];
             next;
         }
         # Options with an argument: separate or joined.
@@ -280,8 +314,20 @@ sub classify {
         # get none either, and no table: said, since such a program
         # cannot be traced.
         my @src = grep { defined $_->[1] ? $C_LANG{ $_->[1] } : $C_SUFFIX{ _suffix($_->[0]) } } @inputs;
+        # such a command is split: each source compiled to an object
+        # as a compile is, then the link of those, as a link is
+        # (not with stdin, a header, or an option $SPLIT_BLOCKER names)
+        my ($blocker) = grep { $_ =~ $SPLIT_BLOCKER } @w;
+        ($blocker) = map { $_->[0] } grep { $_->[0] eq '-' || (defined $_->[1] && $_->[1] =~ /-header\z/)
+            || (!defined $_->[1] && $HEADER_SUFFIX{ _suffix($_->[0]) }) } @inputs
+            if !defined $blocker;
+        if (@src && !defined $blocker) {
+            return { action => 'split', reason => 'compile-link', objects => [defined $output ? $output : 'a.out'],
+                add_flags => [], insert_at => 0, command => [@$words], sources => [map { $_->[2] } @src],
+                compile_args => _compile_args(\@w), %m };
+        }
         my @warn = @src ? (warning => 'the sources this link compiles get no hook and no table: '
-            . 'compile them with -c, then link') : ();
+            . 'compile them with -c, then link' . (defined $blocker ? " (mcount-cc does not split a link with $blocker)" : '')) : ();
         # (in link-time mode a link of nothing but sources has no object
         # whose calls it could record: it runs as it is)
         my $objects = grep { !defined $_->[1] && $_->[0] =~ /\.(?:o|a|lo)\z/ } @inputs;

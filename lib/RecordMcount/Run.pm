@@ -123,6 +123,7 @@ _handle_signals();
 sub exit_like {
     my ($st) = @_;
     if (my $sig = $st & 127) {
+        cleanup_temps();    # (END does not run after the signal)
         require POSIX;
         POSIX::sigaction($sig, POSIX::SigAction->new('DEFAULT'));
         POSIX::sigprocmask(POSIX::SIG_UNBLOCK(), POSIX::SigSet->new($sig));
