@@ -261,7 +261,7 @@ static bool apply_one(const struct rule *r, uint32_t i)
 	struct mt_func *f = &mt_reg.funcs[i];
 	if (!mt_reg.objs[f->obj]->live || f->unfit || !matches(r, f))
 		return false;
-	bool want = f->want;
+	bool want = f->want, marked = f->notrace;
 	if (r->what == 2) {
 		f->notrace = true;
 		f->want = false;
@@ -270,10 +270,10 @@ static bool apply_one(const struct rule *r, uint32_t i)
 	} else {
 		f->want = false;
 	}
-	if (want == f->want)
-		return false;
-	mark_dirty(i);
-	return true;
+	if (want != f->want)
+		mark_dirty(i);
+	/* (notrace changes a function it marks, traced or not) */
+	return want != f->want || marked != f->notrace;
 }
 
 /* Apply one rule to functions [from, nfuncs) (from 0: through the name

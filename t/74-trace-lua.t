@@ -158,6 +158,15 @@ LUA
     is($code, 0, 'live: status PID');
     like($o, qr/^functions traced: 0$/m, 'live: status says 0 functions traced');
     like($o, qr/^functions: [1-9]\d*$/m, 'live: status counts the functions');
+    # notrace marks a function that is not traced: counted, and it holds
+    ($code, $o) = mt_cli('list', $pid);
+    my ($fn) = grep { $_ ne 'luaV_execute' } map { (split ' ')[0] } split /\n/, $o;
+    ($code, $o, $e) = mt_cli('notrace', '-v', $pid, $fn);
+    is("$code $e", "0 mcount-trace: 1 function marked notrace\n", "live: notrace $fn (not traced): marked");
+    ($code, $o, $e) = mt_cli('enable', $pid, $fn);
+    like($e, qr/: warning: no function enabled: /, "live: enable $fn: it stays off, said");
+    ($code, $o, $e) = mt_cli('notrace', $pid, $fn);
+    like($e, qr/: warning: no function marked notrace: /, "live: notrace $fn again: nothing to mark, said");
     spit($stop, '');
     my $s3 = stop_bg($pid, 300);
     is($s3, 0, 'live: lua ends, exit 0') or diag slurp("$dir/loop.err");
