@@ -302,11 +302,12 @@ sub _named_sites {
             && $_->{linked} =~ /^named(?:-end)?\z/ } @$forms;
         # where objdump names only a part of the call, check the opcode;
         # an instruction that matches no form of the hook, where each
-        # form is an instruction no longer than it and begins with its
-        # opcode, is no call but a reference to the hook's address (the
-        # tracer's own code, linked in, compares with it)
+        # form is the instruction objdump names (not its end) and begins
+        # with its opcode, is no call: a reference to the hook's address
+        # (code that compares with it), or a jump to it (a tail call LTO
+        # made, which the pass passes over)
         my @op = grep { _op_match($_, $bytes) } @f;
-        my @whole = grep { defined $_->{op} && !$_->{lead} && "@{ $_->{at} }" eq '0' && $_->{len} <= $c->{len} } @f;
+        my @whole = grep { defined $_->{op} && !$_->{lead} && "@{ $_->{at} }" eq '0' && $_->{linked} eq 'named' } @f;
         next if !$scan_forms && @f && @whole == @f && !@op;
         @f = @op if $scan_forms || @op;
         my $covered = grep { $c->{addr} > $_->{addr} && $c->{addr} <= $_->{addr} + $_->{reach} } @$scanned;
