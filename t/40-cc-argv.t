@@ -295,12 +295,23 @@ for my $row (['g++', '-o conftest conftest.cpp', 'auto', 'split', undef],
     defined $why ? like($d->{warning} // '', qr/^the sources this link compiles get no hook and no table: compile them with -c, then link \(mcount-cc does not split a link with \Q$why\E\)$/,
         "... with the warning, for $why") : is($d->{warning}, undef, '... no warning');
 }
+# A partial link however the linker is told (the final link records),
+# and the output however it is named.
+for my $line ('-nostdlib -Xlinker -r -o part.o a.o', '-Wl,--relocatable -o p.o a.o', '-Wl,-z,now,-i -o p.o a.o',
+    '-Xlinker --relocatable -o p.o a.o') {
+    my $d = classify([split ' ', $line], mode => 'link', compiler => 'gcc');
+    is("$d->{action} $d->{reason}", 'pass partial-link', "gcc $line: a partial link");
+}
+for my $line ('--output=x a.o', '--output x a.o', 'a.c --output x') {
+    my $d = classify([split ' ', $line], mode => 'link', compiler => 'gcc');
+    is_deeply($d->{objects}, ['x'], "gcc $line: the output is x");
+}
 # What the compiles of a split keep: every option but -o and those only a
 # link reads; no input.  (-undef is the preprocessor's, not -u's.)
 {
-    my $d = classify([qw(-O2 -g -o p -Wall a.c -I inc -DX=1 b.o -lm -L /x -Lx -Wl,-z,now -Xlinker -q
+    my $d = classify([split ' ', '-O2 -g -o p -Wall a.c -I inc -DX=1 b.o -lm -L /x -Lx -Wl,-z,now -Xlinker -q
         -static -pie -shared -rdynamic -s -T ld.script -fuse-ld=bfd -static-libgcc -pthread -undef -u sym
-        -nostdlib -B /b c.cc -std=gnu11)], mode => 'object', compiler => 'gcc');
+        -nostdlib -B /b c.cc -std=gnu11'], mode => 'object', compiler => 'gcc');
     is($d->{action}, 'split', 'a one-step command with link options: split');
     is_deeply($d->{compile_args}, [qw(-O2 -g -Wall -I inc -DX=1 -pthread -undef -B /b -std=gnu11)],
         '... its compiles keep the compile options, no input, no -o, no link option');

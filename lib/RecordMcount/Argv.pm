@@ -91,7 +91,7 @@ my %SEPARATE = map { $_ => 1 } qw(
     -isystem -isysroot -imultilib -iquote -iframework -ivfsoverlay
     -include-pch -resource-dir -Xlinker -Xassembler -Xpreprocessor
     -Xclang -mllvm -target -gcc-toolchain --sysroot --param -aux-info
-    -dumpbase -dumpdir -dumpbase-ext -arch -F --include --include-directory
+    -dumpbase -dumpdir -dumpbase-ext -arch -F --include --include-directory --output
 );
 # Of those, the ones that may also be written joined: -ofile, -xc, -MFdep.
 my @JOINED = qw(-o -x -MF -MT -MQ -MJ -I -D -U -L -l -A -B -T -u -z);
@@ -180,11 +180,11 @@ sub _compile_args {
     for (my $i = 0; $i < @$w; $i++) {
         my $a = $w->[$i];
         next if $a eq '-' || $a eq '' || $a !~ /^-/;
-        if ($a eq '-o' || $LINK_ONLY{$a}) {
+        if ($a eq '-o' || $a eq '--output' || $LINK_ONLY{$a}) {
             $i++ if $SEPARATE{$a};
             next;
         }
-        next if $a =~ /^-o./ || ($a =~ $LINK_ONLY_PREFIX && $a ne '-undef');
+        next if $a =~ /^(?:-o.|--output=)/ || ($a =~ $LINK_ONLY_PREFIX && $a ne '-undef');
         push @keep, $a;
         push @keep, $w->[++$i] if $SEPARATE{$a} && $i + 1 < @$w;
     }
@@ -268,6 +268,8 @@ sub classify {
             ($opt, $val) = ($a, $w[++$i]);
         } elsif ($a =~ /^--sysroot=/ || $a =~ /^--param=/) {
             next;
+        } elsif ($a =~ /^--output=(.*)\z/s) {
+            ($opt, $val) = ('-o', $1);
         } else {
             for my $j (@JOINED) {
                 # (-MD, -MMD, -MP, -MG match none of these prefixes.)
@@ -278,8 +280,9 @@ sub classify {
             }
         }
         if (defined $opt) {
-            if    ($opt eq '-o') { $output = $val }
+            if    ($opt eq '-o' || $opt eq '--output') { $output = $val }
             elsif ($opt eq '-x') { $lang = $val eq 'none' ? undef : $val }
+            elsif ($opt eq '-Xlinker' && $val =~ /^(?:-r|-i|--relocatable)\z/) { $mode{partial} = 1 }
             next;
         }
         if ($a eq '-c')              { $mode{c} = 1 }
@@ -292,7 +295,7 @@ sub classify {
         elsif ($a =~ /^-(?:-?print-|dump(?:machine|version|fullversion|specs)\z|-help\b|-target-help\z|-version\z)/) {
             $mode{query} = 1;
         }
-        elsif ($a eq '-r' || $a =~ /^-Wl,(?:.*,)?-r(?:,|\z)/) { $mode{partial} = 1 }
+        elsif ($a eq '-r' || $a =~ /^-Wl,(?:.*,)?(?:-r|-i|--relocatable)(?:,|\z)/) { $mode{partial} = 1 }
         elsif ($a =~ /^-flto(?:=|\z)/)          { $lto = 1 }
         elsif ($a eq '-fno-lto')                { $lto = 0 }
         elsif ($a eq '-ffat-lto-objects')       { $fat = 1 }
