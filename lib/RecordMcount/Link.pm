@@ -35,20 +35,23 @@ use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job);
 use RecordMcount::Tools qw(identify_object);
 use RecordMcount::Elf qw(read_elf file_bytes);
 use RecordMcount::Table qw(table_entries);
+use RecordMcount::Argv qw(expand_response_files);
 
 our @EXPORT_OK = qw(record_link link_output wrapper_link first_object);
 
 my $MAX_ROUNDS = 4;
+# A link command longer than this (bytes) is given in a response file.
+my $RSP_OVER = 100_000;
 
 sub _fail { my ($label, $msg) = @_; die "$label: $msg\n" }
 
-# The file a link command writes: its -o, else a.out.
+# The file a link command writes: its -o (--output), else a.out.
 sub link_output {
     my ($cmd) = @_;
     my @a = @$cmd[1 .. $#$cmd];
     for my $i (0 .. $#a) {
-        return $a[$i + 1] if $a[$i] eq '-o' && $i < $#a;
-        return $1 if $a[$i] =~ /^-o(.+)\z/s;
+        return $a[$i + 1] if ($a[$i] eq '-o' || $a[$i] eq '--output') && $i < $#a;
+        return $1 if $a[$i] =~ /^(?:-o|--output=)(.+)\z/s;
     }
     return 'a.out';
 }
@@ -66,6 +69,107 @@ sub _keeps_relocs {
     return 0;
 }
 
+# The linker's own options in a command, each as [ARG INDEX, WORD]:
+# every word of ld; a driver's -Wl,A,B,... and -Xlinker A.
+sub _ld_words {
+    my ($cmd) = @_;
+    my @r;
+    my $ld = _is_ld($cmd);
+    for (my $i = 1; $i <= $#$cmd; $i++) {
+        my $a = $cmd->[$i];
+        if ($ld) { push @r, [$i, $a] }
+        elsif ($a =~ /^-Wl,(.*)\z/s) { push @r, map { [$i, $_] } split /,/, $1 }
+        elsif ($a eq '-Xlinker' && $i < $#$cmd) { push @r, [++$i, $cmd->[$i]] }
+    }
+    return @r;
+}
+
+# Symbols the command strips (ld -s, -x, -X; a driver's -s), which ld
+# cannot do with -q: the command without them, and objcopy's options that
+# do it to the output instead.
+my %STRIP = ('-s' => '--strip-all', '--strip-all' => '--strip-all', '-x' => '--discard-all',
+    '--discard-all' => '--discard-all', '-X' => '--discard-locals', '--discard-locals' => '--discard-locals');
+sub _without_strip {
+    my ($cmd) = @_;
+    my @c = @$cmd;
+    my %objcopy;
+    my $ld = _is_ld($cmd);
+    for (my $i = 1; $i <= $#c; $i++) {
+        if (!$ld && $c[$i] eq '-s') { $objcopy{'--strip-all'} = 1; splice @c, $i--, 1; next }
+        if (!$ld && $c[$i] =~ /^-Wl,(.*)\z/s) {
+            my @w = split /,/, $1;
+            my @keep = grep { !$STRIP{$_} } @w;
+            next if @keep == @w;
+            $objcopy{ $STRIP{$_} } = 1 for grep { $STRIP{$_} } @w;
+            if (@keep) { $c[$i] = '-Wl,' . join(',', @keep) } else { splice @c, $i--, 1 }
+            next;
+        }
+        if (!$ld && $c[$i] eq '-Xlinker' && $i < $#c && $STRIP{ $c[$i + 1] }) {
+            $objcopy{ $STRIP{ $c[$i + 1] } } = 1;
+            splice @c, $i--, 2;
+            next;
+        }
+        if ($ld && $STRIP{ $c[$i] }) { $objcopy{ $STRIP{ $c[$i] } } = 1; splice @c, $i--, 1 }
+    }
+    # (--strip-all removes the local symbols too)
+    delete @objcopy{qw(--discard-all --discard-locals)} if $objcopy{'--strip-all'};
+    return (\@c, sort keys %objcopy);
+}
+
+# The files the linker writes beside the output that name it: its map
+# (-Map) and its dependency file (--dependency-file): [KIND, FILE].
+sub _side_files {
+    my ($cmd) = @_;
+    my @w = map { $_->[1] } _ld_words($cmd);
+    my @r;
+    for my $i (0 .. $#w) {
+        if ($w[$i] =~ /^--?Map=(.+)\z/s) { push @r, ['map', $1] }
+        elsif ($w[$i] =~ /^--?Map\z/ && $i < $#w) { push @r, ['map', $w[$i + 1]] }
+        elsif ($w[$i] =~ /^--dependency-file=(.+)\z/s) { push @r, ['dep', $1] }
+        elsif ($w[$i] eq '--dependency-file' && $i < $#w) { push @r, ['dep', $w[$i + 1]] }
+    }
+    return @r;
+}
+
+# Those files name the temporary output the last link wrote, and the
+# dependency file lists the table's object: the output's name instead,
+# and no such input (a build tool would find it missing and link again).
+sub _mend_side_files {
+    my ($cmd, $out, @tmp) = @_;
+    my ($tmp_out, $tmp_o) = @tmp;
+    my $esc = sub { $_[0] =~ s/([ #\\])/\\$1/gr =~ s/\$/\$\$/gr };
+    for my $f (_side_files($cmd)) {
+        my ($kind, $file) = @$f;
+        open(my $in, '<', $file) or next;
+        my @lines = <$in>;
+        close $in;
+        if ($kind eq 'map') {
+            s/\Q$tmp_out\E/$out/g for @lines;
+        } else {
+            my ($to, $o, $oo) = ($esc->($tmp_out), $esc->($out), $esc->($tmp_o));
+            s/^\Q$to\E:/$o:/ for @lines;
+            my @keep;
+            for (my $i = 0; $i <= $#lines; $i++) {
+                if ($lines[$i] =~ /^\s+\Q$oo\E(?: \\)?\n?\z/) {
+                    # the last input: the one before ends the rule
+                    $keep[-1] =~ s/ \\\n\z/\n/ if $lines[$i] !~ / \\\n?\z/ && @keep;
+                    next;
+                }
+                if ($lines[$i] =~ /^\Q$oo\E:\n?\z/) {
+                    $i++ if $i < $#lines && $lines[$i + 1] =~ /^\n\z/;
+                    next;
+                }
+                push @keep, $lines[$i];
+            }
+            @lines = @keep;
+        }
+        open(my $w, '>', $file) or next;
+        print {$w} @lines;
+        close $w;
+    }
+    return;
+}
+
 # The command with its output, and what else it needs, replaced.
 sub _link_cmd {
     my ($cmd, $out, @extra) = @_;
@@ -73,8 +177,8 @@ sub _link_cmd {
     my @r = ($cmd->[0]);
     my $had_o;
     for (my $i = 0; $i <= $#a; $i++) {
-        if ($a[$i] eq '-o' && $i < $#a) { push @r, '-o', $out; $i++; $had_o = 1 }
-        elsif ($a[$i] =~ /^-o./s)       { push @r, '-o', $out; $had_o = 1 }
+        if (($a[$i] eq '-o' || $a[$i] eq '--output') && $i < $#a) { push @r, '-o', $out; $i++; $had_o = 1 }
+        elsif ($a[$i] =~ /^(?:-o.|--output=)/s) { push @r, '-o', $out; $had_o = 1 }
         else                            { push @r, $a[$i] }
     }
     push @r, '-o', $out unless $had_o;
@@ -110,7 +214,8 @@ sub _gcc_lto_cmd {
 # clang are LLVM bitcode), for the target's facts.
 sub first_object {
     my ($cmd) = @_;
-    for my $a (@$cmd[1 .. $#$cmd]) {
+    my ($words) = expand_response_files([@$cmd[1 .. $#$cmd]]);
+    for my $a (@{ $words // [] }) {
         next if $a =~ /^-/ || $a !~ /\.o\z/;
         open(my $fh, '<:raw', $a) or next;
         my $magic = '';
@@ -120,18 +225,26 @@ sub first_object {
     return undef;
 }
 
-# record_link(CMD, OPTIONS) -> { status, sites, links, passed_over }
+# record_link(CMD, OPTIONS) -> { status, sites, links, passed_over, output }
 # CMD is a link command (compiler driver or ld) as the build gives it.
 # Options: helper, objdump, objcopy, as or cc, readelf (command lists),
 # label, id (mcount-scan --identify of first_object(CMD), if the caller
 # has it already).
 sub record_link {
     my ($cmd, $o) = @_;
+    # (@response files read, for the output's name and the inputs; the
+    # links get theirs again when the command is long: _link)
+    my ($words, $bad) = expand_response_files([@$cmd[1 .. $#$cmd]]);
+    _fail($o->{label} // link_output($cmd), "$bad: cannot read the response file: $!") unless $words;
+    $cmd = [$cmd->[0], @$words];
     my $out = link_output($cmd);
     my %job = (o => { %$o, listing => 'relocs' }, label => $o->{label} // $out, tmp => {}, out => $out);
     my $r = eval { _record_link($cmd, $out, \%job) };
     my $err = $@;
     cleanup_job(\%job);
+    # a link that fails by itself leaves no output, as ld removes it
+    # first: an old one would look up to date to make
+    unlink $out if !$r && ref $err && defined $err->{link_status} && -f $out && !-l $out;
     die $err unless $r;
     return $r;
 }
@@ -144,6 +257,8 @@ sub _record_link {
     $job->{tmp}{$_} = temp_path($out, $_) for qw(s o ps po img fq out tab);
     my $keep = _keeps_relocs($cmd);
     my @q = $keep ? () : _is_ld($cmd) ? ('-q') : ('-Wl,-q');
+    # the links with -q strip nothing: objcopy strips the output
+    my ($qcmd, @strip) = @q ? _without_strip($cmd) : ($cmd);
     # the target's facts: from an ELF object on the command line, else
     # (LTO bitcode, sources, archives) from a first link of the command
     my $first = first_object($cmd);
@@ -160,8 +275,12 @@ sub _record_link {
         _fail($label, "the number of calls to the hook still changed after $MAX_ROUNDS links")
             if ++$rounds > $MAX_ROUNDS + 1;
         _placeholder($job, $id, $first, $n);
-        _link($job, "linking (round $rounds)", _link_cmd($cmd, $job->{tmp}{img}, @q, $job->{tmp}{po}),
-            first => $rounds == 1);
+        my $round = _link_cmd($qcmd, $job->{tmp}{img}, @q, $job->{tmp}{po});
+        if ($rounds == 1) {
+            _first_link($job, "linking (round $rounds)", $cmd, $round, !!@q);
+        } else {
+            _link($job, "linking (round $rounds)", $round);
+        }
         $job->{target} = $job->{tmp}{img};
         $job->{scan_args} = ['--linked', _tabled($job, $n, $id)];
         # The first round only counts the calls.  The plan of a later one
@@ -192,13 +311,16 @@ sub _record_link {
         # with -q as the image was linked (lld places .eh_frame otherwise
         # under --emit-relocs), the relocations it kept removed after
         my $final = @q ? $job->{tmp}{fq} : $job->{tmp}{out};
-        _link($job, 'linking with the table', _link_cmd($cmd, $final, @q, $job->{tmp}{o}),
+        _link($job, 'linking with the table', _link_cmd($qcmd, $final, @q, $job->{tmp}{o}),
             show => 1);
         _same_layout($job, $job->{tmp}{img}, $final);
         if (@q) {
             my $objcopy = $job->{o}{objcopy} // ['objcopy'];
             run_step($label, 'removing the relocations of the -q link',
                 [@$objcopy, '--remove-relocations=*', $final, $job->{tmp}{out}]);
+            # (once no relocation needs them, the symbols go)
+            run_step($label, 'stripping the symbols the link command strips',
+                [@$objcopy, @strip, $job->{tmp}{out}]) if @strip;
         }
     } else {
         # no call to the hook: the program as the command links it
@@ -206,8 +328,16 @@ sub _record_link {
     }
     my $mode = (stat $job->{tmp}{out})[2] & 07777;
     chmod $mode, $job->{tmp}{out};
-    rename $job->{tmp}{out}, $out or _fail($label, "cannot write $out: $!");
+    _mend_side_files($cmd, $out, $plan->{sites} && @q ? $job->{tmp}{fq} : $job->{tmp}{out}, $job->{tmp}{o});
+    # (a symbolic link is written through, as the linker does)
+    my $dest = $out;
+    $dest = readlink($dest) =~ s{^(?!/)}{$dest =~ s{[^/]*\z}{}r}er while -l $dest;
+    if (!rename $job->{tmp}{out}, $dest) {
+        require File::Copy;    # (the link's target on another file system)
+        File::Copy::move($job->{tmp}{out}, $dest) or _fail($label, "cannot write $out: $!");
+    }
     $result{links} = $job->{links};
+    $result{output} = $out;
     return \%result;
 }
 
@@ -219,8 +349,20 @@ sub _record_link {
 # permissions"), it is given the output's name, not a temporary one's.
 sub _link {
     my ($job, $what, $cmd, %o) = @_;
-    my ($st, $err) = run_tool(cmd => $cmd);
+    # a long command (the build gave it in a response file) in one again
+    my $len = 0;
+    $len += length($_) + 1 for @$cmd;
+    if ($len > $RSP_OVER) {
+        my $rsp = $job->{tmp}{rsp} //= temp_path($job->{out}, 'rsp');
+        open(my $fh, '>', $rsp) or _fail($job->{label}, "$rsp: $!");
+        print {$fh} join(' ', map { s/([\\\s'"])/\\$1/gr } @$cmd[1 .. $#$cmd]), "\n";
+        close($fh) or _fail($job->{label}, "$rsp: $!");
+        $cmd = [$cmd->[0], "\@$rsp"];
+    }
+    # (what the linker prints, a map with -M say, once: for the output)
+    my ($st, $err, $out) = run_tool(cmd => $cmd, capture_stdout => !$o{show});
     $job->{links}++;
+    print STDOUT $out if !$o{show} && $st != 0 && $o{first} && length($out // '');
     for my $t (grep { defined } @{ $job->{tmp} }{qw(img fq out)}) {
         $err =~ s/\Q$t\E/$job->{out}/g;
     }
@@ -232,6 +374,25 @@ sub _link {
     }
     print STDERR $err if $o{show} && length $err;
     return;
+}
+
+# The first link with -q and the placeholder.  Its failure is the link
+# command's own, unless the command links without -q: then the linker
+# cannot keep the relocations for it (gold with --gc-sections: an
+# internal error), and that is the pass's failure, with its words.
+sub _first_link {
+    my ($job, $what, $cmd, $round, $q) = @_;
+    return if eval { _link($job, $what, $round, first => 1); 1 };
+    my $e = $@;
+    die $e unless $q && ref $e && defined $e->{link_status};
+    my ($st) = run_tool(cmd => _link_cmd($cmd, $job->{tmp}{out}), capture_stdout => 1);
+    unlink $job->{tmp}{out};
+    die $e if $st != 0;
+    require RecordMcount::Error;
+    die RecordMcount::Error->new("$job->{label}: the link fails with -q (its relocations kept), which the "
+        . "link-time pass needs, and not without it: link with another linker, or record the objects one "
+        . "by one (mcount-cc's MCOUNT_CC_MODE=object); the linker said:\n"
+        . join('', map { "  $_\n" } split /\n/, $e->{link_stderr}));
 }
 
 # For a compiler wrapper: record_link with the binutils for the target

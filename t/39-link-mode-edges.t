@@ -1,0 +1,180 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The link-time pass on what a link command may ask besides the program,
+# each against the same command linked plainly (the oracle: what the
+# linker does without the pass):
+#   -s, -x (ld cannot strip with -q: objcopy strips after the link)
+#   -Wl,-Map and --dependency-file (they name the output, not a temporary
+#   file, and list no temporary input), -Wl,-M printed once
+#   an output that is a symbolic link (written through), an old output
+#   when the link fails (removed, as ld removes it)
+#   --output=FILE, @response files, a command longer than exec takes
+#   a linker that fails only with -q (its words, said as the pass's)
+#   a tail jump to the hook (no call: the pass and --verify agree)
+use strict;
+use warnings;
+use Test::More;
+use lib 't/lib';
+use TestUtil qw($TOP $SRC must compile tmpdir run_cmd leftovers spit slurp);
+
+my $dir = tmpdir();
+my $MR = "$TOP/bin/mcount-record";
+my $MCC = "$TOP/bin/mcount-cc";
+
+spit("$dir/a.c", <<'C');
+#include <stdio.h>
+int sq(int x);
+__attribute__((noinline)) int twice(int x) { return 2 * x; }
+int main(void) { printf("%d\n", sq(twice(3))); return 0; }
+C
+spit("$dir/b.c", "__attribute__((noinline)) int sq(int x) { return x * x; }\n");
+compile("$dir/$_.c", "$dir/$_.o", '-O2', '-pg', '-mfentry') for qw(a b);
+my @objs = ("$dir/a.o", "$dir/b.o");
+
+# link through the pass; the program's output, --verify's status
+sub linked {
+    my ($name, @cmd) = @_;
+    my ($st, $out, $err) = run_cmd([$MR, '-q', '--link', '--', @cmd]);
+    is($st, 0, "$name: linked") or diag $err;
+    return ($out, $err);
+}
+sub works {
+    my ($name, $prog) = @_;
+    my ($st, $out) = run_cmd([$prog]);
+    is("$st $out", "0 36\n", "$name: the program runs");
+    ($st, $out) = run_cmd([$MR, '--verify', $prog]);
+    is($st, 0, "$name: --verify passes") or diag $out;
+    return;
+}
+sub symbols {
+    my ($prog, $bind) = @_;
+    my (undef, $out) = run_cmd(['readelf', '-W', '-s', $prog]);
+    my %s;
+    for (split /\n/, $out) {
+        my @f = split ' ';
+        next unless @f >= 8 && $f[4] eq $bind && $f[3] ne 'FILE';
+        $s{ $f[7] } = 1;
+    }
+    return [sort keys %s];
+}
+
+# ---- stripping --------------------------------------------------------------
+for my $ld ([], ['-fuse-ld=gold'], ['-fuse-ld=lld']) {
+    for my $s (['-s'], ['-Wl,--strip-all'], ['-Xlinker', '-s']) {
+        my $name = "@$ld @$s" =~ s/^ //r;
+        my $p = "$dir/strip" . ($name =~ s/[^A-Za-z0-9]+/_/gr);
+        linked($name, 'gcc', @$ld, @$s, '-o', $p, @objs);
+        works($name, $p);
+        my $sec = must('readelf', '-W', '-S', $p);
+        unlike($sec, qr/ \.symtab /, "$name: no symbol table, as the command asks");
+        unlike($sec, qr/\.rela?\.text\b/, "$name: no relocation of the -q link left");
+    }
+}
+{
+    # -x: no local symbol but those the plain link keeps (the FILE
+    # symbols aside, which objcopy keeps)
+    must('gcc', '-Wl,-x', '-o', "$dir/x-plain", @objs);
+    linked('-Wl,-x', 'gcc', '-Wl,-x,-z,now', '-o', "$dir/x", @objs);
+    works('-Wl,-x', "$dir/x");
+    my %plain = map { $_ => 1 } @{ symbols("$dir/x-plain", 'LOCAL') };
+    is_deeply([grep { !$plain{$_} } @{ symbols("$dir/x", 'LOCAL') }], [],
+        '-Wl,-x: no local symbol the plain link drops (.LC0, sections, __ehdr_start)');
+    like(must('readelf', '-d', "$dir/x"), qr/\(FLAGS\)\s+BIND_NOW/, '-Wl,-x,-z,now: the rest of the -Wl kept');
+}
+
+# ---- what else the linker writes -----------------------------------------
+{
+    my $p = "$dir/side";
+    must('gcc', '-o', "$dir/side-plain", @objs, "-Wl,--dependency-file=$dir/plain.d", "-Wl,-Map=$dir/plain.map");
+    linked('map and dependency file', 'gcc', '-o', $p, @objs, "-Wl,--dependency-file=$p.d",
+        "-Wl,-Map,$p.map");
+    works('map and dependency file', $p);
+    my ($dep, $plain) = (slurp("$p.d"), slurp("$dir/plain.d"));
+    $plain =~ s/^\Q$dir\E\/side-plain:/$p:/;
+    is($dep, $plain, 'the dependency file is the plain link\'s: the output, no temporary input');
+    like(slurp("$p.map"), qr/^OUTPUT\(\Q$p\E /m, 'the map names the output');
+    unlike(slurp("$p.map"), qr/^OUTPUT\(.*\.tmp_mc_/m, '... not a temporary file');
+    my ($out) = linked('-Wl,-M', 'gcc', '-o', "$p-M", @objs, '-Wl,-M');
+    is(scalar(() = $out =~ /^Linker script and memory map/mg), 1, '-Wl,-M: one map printed, the output\'s');
+}
+{
+    my $t = "$dir/target";
+    spit($t, '');
+    symlink('target', "$dir/link") or die;
+    linked('a symbolic link as the output', 'gcc', '-o', "$dir/link", @objs);
+    ok(-l "$dir/link", 'a symbolic link as the output: still a link');
+    works('a symbolic link as the output', $t);
+}
+{
+    spit("$dir/u.c", "int undefined_fn(void);\nint main(void) { return undefined_fn(); }\n");
+    compile("$dir/u.c", "$dir/u.o", '-pg');
+    spit("$dir/old", "an old program\n");
+    my ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-o', "$dir/old", "$dir/u.o"], env => { MCOUNT_CC_MODE => 'link' });
+    is($st >> 8, 1, 'a link that fails: its status');
+    like($err, qr/undefined reference to `undefined_fn'/, 'a link that fails: its words');
+    ok(!-e "$dir/old", 'a link that fails: the old output is gone, as ld removes it');
+}
+
+# ---- how the command names things ------------------------------------------
+{
+    my ($st, undef, $err) = run_cmd([$MCC, 'gcc', "--output=$dir/long-o", @objs], env => { MCOUNT_CC_MODE => 'link' });
+    is("$st $err", '0 ', '--output=FILE: linked');
+    works('--output=FILE', "$dir/long-o");
+    ok(!-e 'a.out', '--output=FILE: no a.out');
+    spit("$dir/l.rsp", "-o $dir/from-rsp @objs\n");
+    my $out;
+    ($st, $out, $err) = run_cmd([$MR, '--link', '--', 'gcc', "\@$dir/l.rsp"]);
+    is($st, 0, '@file: linked') or diag $err;
+    like($out, qr/^mcount-record: \Q$dir\E\/from-rsp: 3 call sites, \d links$/m, '@file: its -o read');
+    works('@file', "$dir/from-rsp");
+    # more than exec takes (2.4 MB of words): the links get a response
+    # file again
+    my $far = "$dir/" . ('d' x 200);
+    mkdir $far or die;
+    compile("$dir/b.c", "$far/b.o", '-O2');
+    my $path = join('/', $far, ('..', $far =~ s{.*/}{}r) x 9, 'b.o');
+    spit("$dir/big.rsp", join(' ', '-o', "$dir/big", "$dir/a.o", "$dir/b.o", ($path) x 1200) . "\n");
+    cmp_ok(-s "$dir/big.rsp", '>', 2_200_000, 'a long link: its response file is over 2.2 MB');
+    linked('a long link', 'gcc', '-Wl,--allow-multiple-definition', "\@$dir/big.rsp");
+    works('a long link', "$dir/big");
+}
+
+# ---- a linker that fails only with -q ------------------------------------------
+{
+    my $fake = "$dir/fake-ld";
+    mkdir $fake or die;
+    spit("$fake/ld", "#!/bin/sh\nfor a in \"\$@\"; do [ \"\$a\" = -q ] && { echo 'ld: internal error with -q' >&2; exit 1; }; done\n"
+        . "exec /usr/bin/ld \"\$@\"\n");
+    chmod 0755, "$fake/ld";
+    must('gcc', "-B$fake/", '-o', "$dir/q-plain", @objs);
+    my ($st, undef, $err) = run_cmd([$MCC, 'gcc', "-B$fake/", '-o', "$dir/q", @objs], env => { MCOUNT_CC_MODE => 'link' });
+    is($st >> 8, 100, 'a linker that fails with -q only: the pass\'s failure, 100');
+    like($err, qr/\Amcount-cc: \Q$dir\E\/q: the link fails with -q \(its relocations kept\), which the link-time pass needs, and not without it: .*\n  ld: internal error with -q\n/,
+        'a linker that fails with -q only: said, with its words');
+    ok(!-e "$dir/q", 'a linker that fails with -q only: no output');
+}
+
+# ---- a tail jump to the hook ---------------------------------------------------
+{
+    spit("$dir/tail.S", <<'S');
+	.text
+	.globl tailer
+	.type tailer, @function
+tailer:
+	call __fentry__
+	jmp __fentry__
+	.size tailer, .-tailer
+	.section .note.GNU-stack, "", @progbits
+S
+    compile("$dir/tail.S", "$dir/tail.o");
+    my ($st, undef, $err) = run_cmd([$MR, '-q', '--link', '--', 'gcc', '-o', "$dir/tail", @objs, "$dir/tail.o"]);
+    is($st, 0, 'a tail jump to the hook: linked');
+    like($err, qr/R_X86_64_PLT32 relocation against the profiling hook at 0x[0-9a-f]+ is not on a call: passed over/,
+        'a tail jump to the hook: the pass passes it over, said');
+    my $out;
+    ($st, $out) = run_cmd([$MR, '--verify', "$dir/tail"]);
+    is("$st $out", "0 $dir/tail: OK, 4 entries for 4 calls to the hook\n", 'a tail jump to the hook: --verify agrees');
+}
+
+is_deeply([leftovers($dir)], [], 'no temporary files');
+done_testing();
