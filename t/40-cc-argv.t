@@ -323,6 +323,13 @@ for my $line ('--output=x a.o', '--output x a.o', 'a.c --output x') {
     is($st >> 8, 2, 'a bad MCOUNT_CC_MODE: exit status 2');
     like($err, qr/^mcount-cc: MCOUNT_CC_MODE must be object, link or auto, not 'sometimes'$/m,
         'a bad MCOUNT_CC_MODE: said');
+    # the other settings, before anything runs
+    for my $bad ([MCOUNT_CC_SECTIONS => 'a,,b', qr/MCOUNT_CC_SECTIONS must be kernel, all, or NAME,NAME\*,\.\.\., not 'a,,b'/],
+        [MCOUNT_CC_TABLE => 'bogus', qr/MCOUNT_CC_TABLE must be writable or readonly, not 'bogus'/]) {
+        ($st, undef, $err) = mcc(['gcc', '-c', 'a.c'], env => { $bad->[0] => $bad->[1] });
+        is($st >> 8, 2, "a bad $bad->[0]: exit status 2");
+        like($err, qr/^mcount-cc: $bad->[2]$/m, "a bad $bad->[0]: said");
+    }
 }
 
 done_testing();

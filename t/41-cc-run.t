@@ -65,8 +65,12 @@ for my $case (['link', [qw(a.o main.o -o p)]], ['compile', [qw(-c a.c -o a.o)]])
     is($st >> 8, 100, 'record failure: exit status 100');
     like($err, qr/^mcount-cc: a\.o: relinking \(ld -r\) failed \(false exited 1\)$/m,
         'record failure: mcount-cc: FILE: what failed');
-    like($err, qr/^mcount-cc: the object was removed; to reproduce: gcc -pg -O2 -c a\.c -o a\.o && LD=\/bin\/false mcount-record a\.o$/m,
-        'record failure: the exact commands that reproduce it');
+    like($err, qr/^mcount-cc: the object was removed; to reproduce: gcc -pg -O2 -c a\.c -o a\.o && LD=\/bin\/false mcount-record --writable-table a\.o$/m,
+        'record failure: the exact commands that reproduce it (the table writable, as mcount-cc makes it)');
+    ($st, $out, $err) = mcc(['gcc', '-O2', '-c', 'a.c', '-o', 'a.o'], dir => $dir,
+        env => { LD => '/bin/false', MCOUNT_CC_TABLE => 'readonly', MCOUNT_CC_SECTIONS => 'all' });
+    like($err, qr/to reproduce: gcc -pg -O2 -c a\.c -o a\.o && LD=\/bin\/false mcount-record --sections=all a\.o$/m,
+        'record failure: ... with the settings of MCOUNT_CC_TABLE and MCOUNT_CC_SECTIONS');
     ok(!-e "$dir/a.o", 'record failure: the object is removed (make will retry)');
     is_deeply([leftovers($dir)], [], 'record failure: no temporary files left');
 

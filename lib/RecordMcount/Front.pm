@@ -18,6 +18,7 @@ use warnings;
 
 use RecordMcount::Exports;
 our @EXPORT_OK = qw(set_program program error warning fatal bad_usage print_version option_complaint
+    sections_spec_ok
     helper_path trace_lib_path trace_lib_for lto_text elf_machine elf_has_section);
 
 our $VERSION = '0.1.0';
@@ -71,6 +72,9 @@ sub option_complaint {
     error($w);
     return;
 }
+
+# A list of sections to record: kernel, all, or NAME,NAME*,...
+sub sections_spec_ok { return $_[0] =~ /^(?:kernel|all)\z/ || $_[0] =~ /^[^,]+(?:,[^,]+)*\z/ }
 
 sub lto_text {
     return 'an LTO object has no machine code to record '
