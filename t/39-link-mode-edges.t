@@ -154,6 +154,21 @@ for my $ld ([], ['-fuse-ld=gold'], ['-fuse-ld=lld']) {
     ok(!-e "$dir/q", 'a linker that fails with -q only: no output');
 }
 
+# ---- a missing tool, said before any link -----------------------------------
+{
+    my $bin = "$dir/no-objdump";
+    mkdir $bin or die;
+    for my $t (qw(gcc perl readelf objcopy as ld)) {
+        my $p = (grep { -x "$_/$t" } split /:/, $ENV{PATH})[0] or next;
+        symlink("$p/$t", "$bin/$t") or die;
+    }
+    my ($st, undef, $err) = run_cmd([$^X, $MCC, 'gcc', '-o', "$dir/noobj", @objs],
+        env => { MCOUNT_CC_MODE => 'link', PATH => $bin });
+    is($st >> 8, 100, 'no objdump: the pass\'s failure, 100');
+    is($err, "mcount-cc: $dir/noobj: objdump: not found (needed as objdump; is it installed and on PATH?)\n",
+        'no objdump: said as the record step says it');
+}
+
 # ---- a tail jump to the hook ---------------------------------------------------
 {
     spit("$dir/tail.S", <<'S');

@@ -31,7 +31,7 @@ use warnings;
 use RecordMcount::Exports;
 use RecordMcount::Run qw(run_tool temp_path basename exit_like);
 use RecordMcount::Front qw(helper_path fatal);
-use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job);
+use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job check_tool);
 use RecordMcount::Tools qw(identify_object);
 use RecordMcount::Elf qw(read_elf file_bytes);
 use RecordMcount::Table qw(table_entries);
@@ -257,6 +257,8 @@ sub _record_link {
     $job->{tmp}{$_} = temp_path($out, $_) for qw(s o ps po img fq out tab);
     my $keep = _keeps_relocs($cmd);
     my @q = $keep ? () : _is_ld($cmd) ? ('-q') : ('-Wl,-q');
+    # (a missing tool said before any link, as the record step says it)
+    check_tool($label, $o->{$_} // [$_], $_) for qw(objdump readelf), @q ? ('objcopy') : ();
     # the links with -q strip nothing: objcopy strips the output
     my ($qcmd, @strip) = @q ? _without_strip($cmd) : ($cmd);
     # the target's facts: from an ELF object on the command line, else

@@ -24,11 +24,11 @@ use RecordMcount::Run qw(run_tool start_tool finish_tool run_piped find_program
 use RecordMcount::Plan qw(parse_plan HELPER_OK HELPER_BAD_INPUT HELPER_USAGE
     HELPER_NO_LISTING);
 
-our @EXPORT_OK = qw(record_object readable_file scan assemble_cmd run_step cleanup_job);
+our @EXPORT_OK = qw(record_object readable_file scan assemble_cmd run_step cleanup_job check_tool);
 
 sub _fail { my ($label, $msg) = @_; die "$label: $msg\n" }
 
-sub _check_tool {
+sub check_tool {
     my ($label, $cmd, $what) = @_;
     _fail($label, "no $what command given") unless @$cmd && length $cmd->[0];
     find_program($cmd->[0])
@@ -203,7 +203,7 @@ sub _open_input {
     $job->{orig} = inherit_open($job->{path}) or _fail($label, "cannot open: $!");
     $job->{snap} = '/dev/fd/' . fileno($job->{orig});
     $job->{mode} = (stat $job->{orig})[2] & 07777;
-    _check_tool($label, $job->{o}{objdump}, 'objdump');
+    check_tool($label, $job->{o}{objdump}, 'objdump');
     # table.s, table.o, globalized copy, relinked, localized
     $job->{tmp}{$_} = temp_path($job->{path}, $_) for qw(s o g r l);
     return;
@@ -268,7 +268,7 @@ sub assemble_cmd {
     my ($job) = @_;
     my ($o, $plan, $tmp) = ($job->{o}, $job->{plan}, $job->{tmp});
     if ($o->{as}) {
-        _check_tool($job->{label}, $o->{as}, 'assembler');
+        check_tool($job->{label}, $o->{as}, 'assembler');
         my @asm = @{ $o->{as} };
         push @asm, $plan->{'as-flag'}
             if $plan->{'as-flag'} && !_has_family_flag($o->{as}, $plan->{'as-flag-family'});
@@ -277,7 +277,7 @@ sub assemble_cmd {
         push @asm, split ' ', $plan->{'as-object-flags'} // '';
         return [@asm, '-o', $tmp->{o}, $tmp->{s}];
     }
-    _check_tool($job->{label}, $o->{cc}, 'compiler (CC)');
+    check_tool($job->{label}, $o->{cc}, 'compiler (CC)');
     if (my $as = _driver_as($o->{cc}, $plan)) {
         return [@$as, '-o', $tmp->{o}, $tmp->{s}];
     }
@@ -308,7 +308,7 @@ sub _assemble_and_globalize {
     $job->{input} = $job->{snap};
     my @objcopy;
     if (@{ $job->{names} }) {
-        _check_tool($label, $o->{objcopy}, 'objcopy');
+        check_tool($label, $o->{objcopy}, 'objcopy');
         @objcopy = (@{ $o->{objcopy} });
         push @objcopy, "--globalize-symbol=$_" for @{ $plan->{globalize} };
         push @objcopy, '--add-symbol', "$_->[0]=$_->[1]:$_->[2],global" for @{ $plan->{'add-symbol'} };
@@ -325,7 +325,7 @@ sub _assemble_and_globalize {
 sub _relink {
     my ($job) = @_;
     my ($o, $plan) = ($job->{o}, $job->{plan});
-    _check_tool($job->{label}, $o->{ld}, 'linker (LD)');
+    check_tool($job->{label}, $o->{ld}, 'linker (LD)');
     my @ld = (@{ $o->{ld} });
     push @ld, '-m', $plan->{'ld-emulation'}
         if $plan->{'ld-emulation'} && !grep { /^-m/ } @ld[1 .. $#ld];
@@ -355,7 +355,7 @@ sub _finish {
     my @empty = @{ $plan->{'remove-section'} };    # sections only the table's object had
     my $final = $tmp->{r};
     if (@names || @file_syms || @empty) {
-        _check_tool($label, $o->{objcopy}, 'objcopy');
+        check_tool($label, $o->{objcopy}, 'objcopy');
         my @cmd = (@{ $o->{objcopy} });
         push @cmd, "--localize-symbol=$_" for @names;
         push @cmd, "--strip-symbol=$_" for @file_syms;
