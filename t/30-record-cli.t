@@ -132,6 +132,8 @@ my @bad = (
     [['--entry=middle', $f], qr/--entry must be call or reloc, not 'middle'/],
     [['--format=xml', '--list', $f], qr/--format must be text or json, not 'xml'/],
     [['--format=json', $f], qr/--format applies to --list only/],
+    [['--link', '--entry=reloc', '--sections=all', '--', 'gcc', '-o', 'p', $f], qr/--entry, --sections do not apply to --link/],
+    [['--link', '--writable-table', '--', 'gcc', '-o', 'p', $f], qr/--writable-table does not apply to --link/],
     [['--list', '--verify', $f], qr/options --list and --verify cannot be combined/],
     [['--remove', '--dry-run', $f], qr/options --dry-run and --remove cannot be combined/],
     [['-j', 2, '--list', $f], qr/--jobs applies to recording only/],
