@@ -151,7 +151,7 @@ static long drain_locked(void)
 		mt_write_header(out_fd, out_fmt, tracer);
 		out_tracer = tracer;
 	}
-	long n = out_fd >= 0 ? mt_drain(out_fd, out_fmt, tracer, &out_first) : 0;
+	long n = out_fd >= 0 ? mt_drain(out_fd, out_fmt, tracer, &out_first, true) : 0;
 	if (n < 0)
 		mt_msg("%s: %s: trace lost", out_path, strerror(errno));
 	return n;
@@ -319,7 +319,7 @@ static long write_doc(int fd, enum mt_fmt fmt)
 	if (fmt == MT_FMT_CHROME)
 		mt_write_header(fd, fmt, 0);
 	pthread_mutex_lock(&file_lock);
-	long n = mt_drain(fd, fmt, show_tracer(), &first);
+	long n = mt_drain(fd, fmt, show_tracer(), &first, false);
 	pthread_mutex_unlock(&file_lock);
 	int err = errno;
 	mt_write_end(fd, fmt);

@@ -753,7 +753,7 @@ static void heap_push(struct heap *h, struct seg *g)
  * enable or disable waits for one chunk, not for a whole drain. */
 #define CHUNK 2048
 
-long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first)
+long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first, bool file)
 {
 	bool json = fmt == MT_FMT_JSON;
 	bool chrome_first = true;
@@ -817,10 +817,14 @@ long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first)
 		int sp = 14 - (int)strlen(ct);
 		snprintf(g->gprefix, sizeof g->gprefix, "%*s%s%*s", sp > 0 ? sp / 2 : 0, "", ct,
 			 sp > 0 ? sp - sp / 2 : 0, "");
-		if (fmt == MT_FMT_CHROME) {
+		if (fmt == MT_FMT_CHROME && (!file || b->named_tid != b->tid || strncmp(b->named, name, sizeof b->named))) {
 			put(o, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
 			    "\"args\":{\"name\":\"%s\"}}", *first ? "" : ",\n", d.pid, b->tid, g->comm);
 			*first = false;
+			if (file) {
+				b->named_tid = b->tid;
+				snprintf(b->named, sizeof b->named, "%.15s", name);
+			}
 		}
 		uint64_t lost = b->lost;
 		if (lost != b->lost_seen) {

@@ -871,6 +871,8 @@ struct mt_tbuf {
 	_Atomic mt_seq tail;          /* written by the reader */
 	uint64_t lost_seen;
 	uint32_t nopen;               /* reader: this thread's open entries (their ts) */
+	int named_tid;                /* reader: the thread, and its name, the */
+	char named[16];               /* output file's Chrome document has */
 	uint64_t open[MT_SHADOW];
 	struct mt_shadow shadow[MT_SHADOW];
 	struct mt_event ev[];
@@ -922,8 +924,10 @@ enum mt_fmt { MT_FMT_TEXT, MT_FMT_JSON, MT_FMT_CHROME };
 /* Drain every buffer and write the events in time order, in the style of
  * a tracer (function: entries only; function_graph: calls and returns);
  * returns the number written, -1 on a write error.  *first (Chrome
- * format): no event is in the document yet (the next has no comma). */
-MT_HIDDEN long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first);
+ * format): no event is in the document yet (the next has no comma).
+ * file: the document is the output file, written drain after drain
+ * (Chrome: a thread's name once, and again when it changes). */
+MT_HIDDEN long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first, bool file);
 /* The head of a document (text: the tracer's header; Chrome: the
  * opening of the array) and the Chrome document's end. */
 MT_HIDDEN void mt_write_header(int fd, enum mt_fmt fmt, int tracer);

@@ -245,9 +245,10 @@ for my $v (['fentry PIE', '-pg -mfentry'], ['mcount PIE', '-pg']) {
         'stress: every result right, every switch answered, signals handled');
     my $doc = eval { JSON::PP->new->decode(slurp("$d/trace.json")) };
     ok($doc, 'stress: the Chrome trace is one JSON document') or diag $@;
-    my (%open, @bad, %n);
+    my (%open, @bad, %n, %named);
     for my $e (@{ $doc->{traceEvents} // [] }) {
         $n{$e->{ph}}++;
+        $named{ $e->{tid} }++ if $e->{ph} eq 'M' && $e->{name} eq 'thread_name';
         next unless $e->{ph} =~ /\A[BE]\z/;
         push @bad, "unknown name $e->{name}" unless $names{$e->{name}};
         if ($e->{ph} eq 'B') {
@@ -259,6 +260,10 @@ for my $v (['fentry PIE', '-pg -mfentry'], ['mcount PIE', '-pg']) {
         }
     }
     is_deeply([@bad[0 .. ($#bad < 4 ? $#bad : 4)]], [], 'stress: B and E well nested in each thread');
+    # (the file is written drain after drain: a thread is named once)
+    is_deeply([grep { $named{$_} != 1 } sort keys %named], [], 'stress: each thread named once in the file')
+        or diag join ' ', map { "$_:$named{$_}" } sort keys %named;
+    cmp_ok(scalar keys %named, '>=', 4, 'stress: ' . scalar(keys %named) . ' threads named');
     cmp_ok($n{B} // 0, '>', 1000, 'stress: ' . ($n{B} // 0) . ' calls, ' . ($n{i} // 0)
         . ' function tracer events between switches');
 }
