@@ -750,14 +750,19 @@ long mt_filter(const char *filter, int what)
 
 const char *mt_name_of(uintptr_t addr, char *buf, size_t len)
 {
-	for (size_t i = 0; i < mt_reg.nobjs; i++) {
-		const struct mt_object *o = mt_reg.objs[i];
-		if (!o->live || !mt_in_exec(o, addr))
-			continue;
-		const struct mt_sym *s = mt_sym_at(o, addr);
-		if (s)
-			return mt_shown(s->name);
-		break;
+	/* The objects mapped now; else one closed since (an event written
+	 * after a dlclose), the last to go first: its symbols stay read. */
+	for (int live = 1; live >= 0; live--) {
+		for (size_t i = mt_reg.nobjs; i-- > 0;) {
+			const struct mt_object *o = mt_reg.objs[i];
+			if (o->live != live || !mt_in_exec(o, addr) || (!live && !o->syms_read))
+				continue;
+			const struct mt_sym *s = mt_sym_at(o, addr);
+			if (s)
+				return mt_shown(s->name);
+			if (live)
+				break;
+		}
 	}
 	snprintf(buf, len, "%#lx", (unsigned long)addr);
 	return buf;

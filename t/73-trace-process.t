@@ -179,6 +179,10 @@ for my $how (qw(execv execvp execl)) {
     is_deeply($errs, [], 'dlopen/dlclose: the trace is well formed');
     is_deeply($n, { plug_a => 23, plug_b => 23, local_fn => 3 },
         'dlopen/dlclose: every call traced and named, also those just before a dlclose');
+    # (written after the library is gone: its symbols still name them)
+    my @parents = map { /: plug_b <-(\S+)$/ ? $1 : () } split /\n/, slurp($t);
+    is_deeply([grep { $_ ne 'plug_a' } @parents], [], 'dlopen/dlclose: plug_b\'s parent named plug_a, the library closed')
+        or diag "@parents[0 .. 4]";
     is_deeply(other_msgs(slurp("$dir/dl.err"), $badsite_msg), [], 'dlopen/dlclose: no other message');
 }
 
