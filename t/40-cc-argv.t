@@ -310,12 +310,12 @@ for my $line ('--output=x a.o', '--output x a.o', 'a.c --output x') {
 # link reads; no input.  (-undef is the preprocessor's, not -u's.)
 {
     my $d = classify([split ' ', '-O2 -g -o p -Wall a.c -I inc -DX=1 b.o -lm -L /x -Lx -Wl,-z,now -Xlinker -q
-        -static -pie -shared -rdynamic -s -T ld.script -fuse-ld=bfd -static-libgcc -pthread -undef -u sym
+        -static -pie -shared -rdynamic -s -T ld.script -fuse-ld=bfd -static-libgcc -pthread -undef -u sym -usym2 -znow
         -nostdlib -B /b c.cc -std=gnu11'], mode => 'object', compiler => 'gcc');
     is($d->{action}, 'split', 'a one-step command with link options: split');
     is_deeply($d->{compile_args}, [qw(-O2 -g -Wall -I inc -DX=1 -pthread -undef -B /b -std=gnu11)],
         '... its compiles keep the compile options, no input, no -o, no link option');
-    is_deeply($d->{sources}, [5, 33], '... the sources, by their places');
+    is_deeply($d->{sources}, [5, 35], '... the sources, by their places');
     is_deeply($d->{objects}, ['p'], '... the output');
 }
 {

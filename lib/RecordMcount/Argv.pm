@@ -101,7 +101,7 @@ my @JOINED = qw(-o -x -MF -MT -MQ -MJ -I -D -U -L -l -A -B -T -u -z);
 my %LINK_ONLY = map { $_ => 1 } qw(-shared -pie -no-pie -static-pie -rdynamic -s -static
     -nostdlib -nostartfiles -nodefaultlibs -nolibc -nostdlib++ -symbolic -shared-libgcc
     -static-libgcc -static-libstdc++ -L -l -T -u -e -z -Xlinker);
-my $LINK_ONLY_PREFIX = qr/^(?:-Wl,|-fuse-ld=|--?rtlib=|--?unwindlib=|-static-lib|-L.|-l.|-T.)/;
+my $LINK_ONLY_PREFIX = qr/^(?:-Wl,|-fuse-ld=|--?rtlib=|--?unwindlib=|-static-lib|-L.|-l.|-T.|-u.|-z.)/;
 # What keeps mcount-cc from splitting a one-step command into compiles
 # and a link: options that name or write files after the output's or the
 # object's name (dependencies, dumps, coverage and profiles, split DWARF),
