@@ -115,6 +115,11 @@ static const struct call_form s390x_forms[] = {
  * of CALL16 / GOT16 (abicalls), with R_MIPS_JALR on the jalr as companion. */
 #define MIPS_BE(op, mask) { op, 0, 0, 0 }, { mask, 0, 0, 0 }, 4
 #define MIPS_LE(op, mask) { 0, 0, 0, op }, { 0, 0, 0, mask }, 4
+/* a load based on gp ($28): the opcode's byte, then the base register's
+ * low bits at the top of the next (a load elsewhere with the same
+ * offset, from another base, is no GOT load of the hook) */
+#define MIPS_GP_BE(op) { (op) | 3, 0x80, 0, 0 }, { 0xff, 0xe0, 0, 0 }, 4
+#define MIPS_GP_LE(op) { 0, 0, 0x80, (op) | 3 }, { 0, 0, 0xe0, 0xff }, 4
 #define MIPS_COMPANION(r, most) { r, 0, 4, { 0 }, { 0 }, 0, .kind = FORM_COMPANION, .span = most }
 /* in a linked file: the address's parts in the low 16 bits (abs16:N),
  * the GOT load's offset from _gp (gprel:_gp) */
@@ -123,24 +128,24 @@ static const struct call_form s390x_forms[] = {
 static const struct call_form mips_forms[] = {
 	{ "R_MIPS_26",     0, 4, MIPS_BE(0x0c, 0xfc) },   /* jal */
 	{ "R_MIPS_HI16",   0, 4, MIPS_BE(0x3c, 0xfc), .linked = "abs16:16" },   /* lui */
-	{ "R_MIPS_CALL16", 0, 4, MIPS_BE(0x8c, 0xfc), .linked = "gprel:_gp" },   /* lw from the GOT */
-	{ "R_MIPS_GOT16",  0, 4, MIPS_BE(0x8c, 0xfc), .linked = "gprel:_gp" },
+	{ "R_MIPS_CALL16", 0, 4, MIPS_GP_BE(0x8c), .linked = "gprel:_gp" },   /* lw from the GOT */
+	{ "R_MIPS_GOT16",  0, 4, MIPS_GP_BE(0x8c), .linked = "gprel:_gp" },
 	MIPS_ABS_COMPANION("R_MIPS_LO16", 16, 0),
 	MIPS_COMPANION("R_MIPS_JALR", 16),
 };
 static const struct call_form mipsel_forms[] = {
 	{ "R_MIPS_26",     0, 4, MIPS_LE(0x0c, 0xfc) },
 	{ "R_MIPS_HI16",   0, 4, MIPS_LE(0x3c, 0xfc), .linked = "abs16:16" },
-	{ "R_MIPS_CALL16", 0, 4, MIPS_LE(0x8c, 0xfc), .linked = "gprel:_gp" },
-	{ "R_MIPS_GOT16",  0, 4, MIPS_LE(0x8c, 0xfc), .linked = "gprel:_gp" },
+	{ "R_MIPS_CALL16", 0, 4, MIPS_GP_LE(0x8c), .linked = "gprel:_gp" },
+	{ "R_MIPS_GOT16",  0, 4, MIPS_GP_LE(0x8c), .linked = "gprel:_gp" },
 	MIPS_ABS_COMPANION("R_MIPS_LO16", 16, 0),
 	MIPS_COMPANION("R_MIPS_JALR", 16),
 };
 static const struct call_form mips64el_forms[] = {
 	{ "R_MIPS_26",       0, 4, MIPS_LE(0x0c, 0xfc) },   /* jal */
 	{ "R_MIPS_HIGHEST",  0, 4, MIPS_LE(0x3c, 0xfc), .linked = "abs16:48" },   /* lui */
-	{ "R_MIPS_CALL16",   0, 4, MIPS_LE(0xdc, 0xfc), .linked = "gprel:_gp" },   /* ld from the GOT */
-	{ "R_MIPS_GOT_DISP", 0, 4, MIPS_LE(0xdc, 0xfc), .linked = "gprel:_gp" },
+	{ "R_MIPS_CALL16",   0, 4, MIPS_GP_LE(0xdc), .linked = "gprel:_gp" },   /* ld from the GOT */
+	{ "R_MIPS_GOT_DISP", 0, 4, MIPS_GP_LE(0xdc), .linked = "gprel:_gp" },
 	MIPS_ABS_COMPANION("R_MIPS_HIGHER", 24, 32),
 	MIPS_ABS_COMPANION("R_MIPS_HI16", 24, 16),
 	MIPS_ABS_COMPANION("R_MIPS_LO16", 24, 0),
