@@ -41,16 +41,8 @@
  * The frame: {x29, x30} at 0, the block at 16 (224 bytes), x8 at 240,
  * the copy of the frame record at 256; 272 bytes.
  */
-/* The hooks' addresses for the library's C (rt.h's mt_hooks): _mcount */
-	.section .data.rel.ro, "aw"
-	.p2align 3
-	.globl mt_hooks
-	.hidden mt_hooks
-	.type mt_hooks, %object
-mt_hooks:
-	.dc.a .L_mcount
-	.size mt_hooks, .-mt_hooks
-	.previous
+#include "hook-table.h"
+	MT_HOOKS .L_mcount
 
 	.text
 	.globl _mcount

@@ -19,21 +19,13 @@
  * MT_SLOT_FRAME): where the prologue did not save lr, the slot is this
  * word, and what mt_entry writes there is what lr returns with.
  */
+#include "hook-table.h"
 	.syntax unified
 	.arch armv7-a
 	.fpu vfpv3-d16
 	.arm
 	.text
-/* The hooks' addresses for the library's C (rt.h's mt_hooks): __gnu_mcount_nc (ARM code) */
-	.section .data.rel.ro, "aw"
-	.p2align 3
-	.globl mt_hooks
-	.hidden mt_hooks
-	.type mt_hooks, %object
-mt_hooks:
-	.dc.a .Lgnu_mcount_nc
-	.size mt_hooks, .-mt_hooks
-	.previous
+	MT_HOOKS .Lgnu_mcount_nc
 
 	.globl __gnu_mcount_nc
 	.type __gnu_mcount_nc, %function

@@ -19,6 +19,7 @@
  * 0, %eax 4, %edx 8, %ecx 12, the flags 16, the address after the site
  * 20, and for __fentry__ the caller's return address at 24.
  */
+#include "hook-table.h"
 	.text
 
 /* HOOK name, the slot of the function's return address, and a local
@@ -73,17 +74,8 @@
 	HOOK mcount, 4(%ebp), .Lmcount
 	HOOK _mcount, 4(%ebp), .L_mcount
 
-/* The hooks' addresses for the library's C, in the order rt.h's mt_hooks
- * gives (MT_HOOK_FENTRY, MT_HOOK_MCOUNT, MT_HOOK__MCOUNT) */
-	.section .data.rel.ro, "aw"
-	.p2align 3
-	.globl mt_hooks
-	.hidden mt_hooks
-	.type mt_hooks, %object
-mt_hooks:
-	.dc.a .Lfentry, .Lmcount, .L_mcount
-	.size mt_hooks, .-mt_hooks
-	.previous
+/* in arch-x86.c's order: HOOK_FENTRY, HOOK_MCOUNT, HOOK__MCOUNT */
+	MT_HOOKS .Lfentry, .Lmcount, .L_mcount
 
 /* A hijacked function returns here, with %esp just above the slot it
  * returned through.  The return values (%eax, %edx; %st(0), which

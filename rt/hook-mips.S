@@ -29,6 +29,7 @@
  * at 144, 96 below the function's sp; o32: 120 bytes, the copy at 88,
  * 40 below the function's sp (the hook's 120 and the site's 8).
  */
+#include "hook-table.h"
 #if _MIPS_SIM == _ABI64
 #define SZREG	8
 #define REG_S	sd
@@ -70,16 +71,7 @@ l:	lui	$28, %hi(_gp_disp);				\
 #define TFP	((ARGS + 3 * SZREG + 7) & ~7)
 
 	.abicalls
-/* The hooks' addresses for the library's C (rt.h's mt_hooks): _mcount */
-	.section .data.rel.ro, "aw"
-	.p2align 3
-	.globl mt_hooks
-	.hidden mt_hooks
-	.type mt_hooks, %object
-mt_hooks:
-	.dc.a .L_mcount
-	.size mt_hooks, .-mt_hooks
-	.previous
+	MT_HOOKS .L_mcount
 
 	.text
 	.set	nomips16

@@ -50,6 +50,7 @@
  * at 16(r1), as the ABI says.  mt_entry and mt_exit are hidden, so the
  * linker binds the bl to their code in this module, and leaves the nop.
  */
+#include "hook-table.h"
 #if defined(_CALL_ELF) && _CALL_ELF == 2
 #define HDR 32
 #define CODE _mcount
@@ -64,17 +65,8 @@
 #define NVGPR(r) (HDR + 8 * ((r) - 5))        /* r14-r31 */
 #define NVFPR(f) (HDR + 8 * ((f) + 13))       /* f14-f31 */
 
-/* The hooks' addresses for the library's C (rt.h's mt_hooks): _mcount's
- * code (ELFv2: its global entry) */
-	.section .data.rel.ro, "aw"
-	.p2align 3
-	.globl mt_hooks
-	.hidden mt_hooks
-	.type mt_hooks, %object
-mt_hooks:
-	.quad .Lhook_code
-	.size mt_hooks, .-mt_hooks
-	.previous
+/* _mcount's code (ELFv2: its global entry), not its descriptor */
+	MT_HOOKS .Lhook_code
 
 #if HDR == 112
 	.section ".opd", "aw"

@@ -30,16 +30,8 @@
  * The frame, 304 bytes: the block at 0, the function's s0 at 288 and ra
  * at 296 (the frame record).
  */
-/* The hooks' addresses for the library's C (rt.h's mt_hooks): _mcount */
-	.section .data.rel.ro, "aw"
-	.p2align 3
-	.globl mt_hooks
-	.hidden mt_hooks
-	.type mt_hooks, %object
-mt_hooks:
-	.dc.a .L_mcount
-	.size mt_hooks, .-mt_hooks
-	.previous
+#include "hook-table.h"
+	MT_HOOKS .L_mcount
 
 	.text
 	.globl _mcount

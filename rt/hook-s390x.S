@@ -25,6 +25,7 @@
  * mt_entry, r2-r6 at 160-199, the return address (r14 or r0) at 200,
  * f0-f7 at 208-271; 272 bytes, the back chain at 0.
  */
+#include "hook-table.h"
 #define FRAME 272
 
 /* f0-f7 at 208-271 of the frame, which both hooks keep */
@@ -39,16 +40,7 @@
 	.endr
 	.endm
 
-/* The hooks' addresses for the library's C (rt.h's mt_hooks): _mcount, __fentry__ */
-	.section .data.rel.ro, "aw"
-	.p2align 3
-	.globl mt_hooks
-	.hidden mt_hooks
-	.type mt_hooks, %object
-mt_hooks:
-	.dc.a .L_mcount, .Lfentry
-	.size mt_hooks, .-mt_hooks
-	.previous
+	MT_HOOKS .L_mcount, .Lfentry
 
 	.text
 	.globl _mcount

@@ -21,6 +21,7 @@
  * and argument areas, %g1-%g5 at 176-215, %d0-%d30 at 216-343; 352
  * bytes.
  */
+#include "hook-table.h"
 #define BIAS   2047
 #define FRAME  352
 #define G_AT   (BIAS + 176)
@@ -40,16 +41,7 @@
 	.endr
 	.endm
 
-/* The hooks' addresses for the library's C (rt.h's mt_hooks): _mcount */
-	.section .data.rel.ro, "aw"
-	.p2align 3
-	.globl mt_hooks
-	.hidden mt_hooks
-	.type mt_hooks, %object
-mt_hooks:
-	.dc.a .L_mcount
-	.size mt_hooks, .-mt_hooks
-	.previous
+	MT_HOOKS .L_mcount
 
 	.text
 	.globl	_mcount

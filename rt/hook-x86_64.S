@@ -13,6 +13,7 @@
  * address, which the function_graph tracer replaces with
  * mt_return_trampoline's, and the saved argument registers.
  */
+#include "hook-table.h"
 	.text
 
 /* The argument registers end up in the ABI's order from %rsp up: the
@@ -67,17 +68,8 @@
 	HOOK mcount, 8(%rbp), .Lmcount
 	HOOK _mcount, 8(%rbp), .L_mcount
 
-/* The hooks' addresses for the library's C, in the order rt.h's mt_hooks
- * gives (MT_HOOK_FENTRY, MT_HOOK_MCOUNT, MT_HOOK__MCOUNT) */
-	.section .data.rel.ro, "aw"
-	.p2align 3
-	.globl mt_hooks
-	.hidden mt_hooks
-	.type mt_hooks, %object
-mt_hooks:
-	.dc.a .Lfentry, .Lmcount, .L_mcount
-	.size mt_hooks, .-mt_hooks
-	.previous
+/* in arch-x86.c's order: HOOK_FENTRY, HOOK_MCOUNT, HOOK__MCOUNT */
+	MT_HOOKS .Lfentry, .Lmcount, .L_mcount
 
 /* A hijacked function returns here, with %rsp just above the slot it
  * returned through.  The return values (%rax, %rdx; %xmm0-1 and %st(0),
