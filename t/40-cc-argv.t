@@ -286,6 +286,13 @@ for my $row (['g++', '-o conftest conftest.cpp', 'auto', 'split', undef],
     ['gcc', '-o p a.c -flto', 'object', 'pass', '-flto'],
     ['gcc', '-o p a.c -gsplit-dwarf', 'object', 'pass', '-gsplit-dwarf'],
     ['gcc', '-o p a.c -fdump-tree-all', 'object', 'pass', '-fdump-tree-all'],
+    ['gcc', '-o p a.c -fsave-optimization-record', 'object', 'pass', '-fsave-optimization-record'],
+    ['clang', '-o p a.c -ftime-trace', 'object', 'pass', '-ftime-trace'],
+    ['clang', '-o p a.c -gsplit-dwarf=split', 'object', 'pass', '-gsplit-dwarf=split'],
+    ['gcc', '-o p --language c a.c', 'object', 'pass', '--language'],
+    # (an option's value is no option: -Map here is ld's, not -M...)
+    ['gcc', '-o p a.c -Xlinker -Map -Xlinker m.map', 'object', 'split', undef],
+    ['gcc', '-o p a.c -Xlinker -x', 'object', 'split', undef],
     ['gcc', '-o p a.c b.h', 'object', 'pass', 'b.h'],
     ['gcc', '-o /dev/null a.c', 'object', 'pass', undef],
     ['gcc', '-o p a.o', 'object', 'pass', undef]) {
@@ -317,6 +324,12 @@ for my $line ('--output=x a.o', '--output x a.o', 'a.c --output x') {
         '... its compiles keep the compile options, no input, no -o, no link option');
     is_deeply($d->{sources}, [5, 35], '... the sources, by their places');
     is_deeply($d->{objects}, ['p'], '... the output');
+    # the values of options that take one, kept with them; a word that
+    # names no file is the value of an option the table does not know
+    $d = classify([split ' ', '-o p --define-macro V=1 -iwithsysroot /inc -Xarch_x86_64 -O2 --ld-path=/x/ld '
+        . '--some-new-option V2 a.c b.o'], mode => 'object', compiler => 'clang');
+    is_deeply($d->{compile_args}, [qw(--define-macro V=1 -iwithsysroot /inc -Xarch_x86_64 -O2 --some-new-option V2)],
+        '... option values kept, --ld-path dropped');
 }
 {
     my ($st, undef, $err) = mcc(['gcc', '-c', 'a.c'], env => { MCOUNT_CC_MODE => 'sometimes' });

@@ -92,6 +92,10 @@ my %SEPARATE = map { $_ => 1 } qw(
     -include-pch -resource-dir -Xlinker -Xassembler -Xpreprocessor
     -Xclang -mllvm -target -gcc-toolchain --sysroot --param -aux-info
     -dumpbase -dumpdir -dumpbase-ext -arch -F --include --include-directory --output
+    --define-macro --undefine-macro --include-directory-after --include-prefix
+    --include-with-prefix --include-with-prefix-before --include-with-prefix-after
+    --language --assert -iwithsysroot -isystem-after -cxx-isystem -Xanalyzer
+    -Xopenmp-target -Xcuda-ptxas -Xcuda-fatbinary -Xarch_device -Xarch_host
 );
 # Of those, the ones that may also be written joined: -ofile, -xc, -MFdep.
 my @JOINED = qw(-o -x -MF -MT -MQ -MJ -I -D -U -L -l -A -B -T -u -z);
@@ -101,14 +105,15 @@ my @JOINED = qw(-o -x -MF -MT -MQ -MJ -I -D -U -L -l -A -B -T -u -z);
 my %LINK_ONLY = map { $_ => 1 } qw(-shared -pie -no-pie -static-pie -rdynamic -s -static
     -nostdlib -nostartfiles -nodefaultlibs -nolibc -nostdlib++ -symbolic -shared-libgcc
     -static-libgcc -static-libstdc++ -L -l -T -u -e -z -Xlinker);
-my $LINK_ONLY_PREFIX = qr/^(?:-Wl,|-fuse-ld=|--?rtlib=|--?unwindlib=|-static-lib|-L.|-l.|-T.|-u.|-z.)/;
+my $LINK_ONLY_PREFIX = qr/^(?:-Wl,|-fuse-ld=|--ld-path=|--?rtlib=|--?unwindlib=|-static-lib|-shared-lib|-L.|-l.|-T.|-u.|-z.)/;
 # What keeps mcount-cc from splitting a one-step command into compiles
 # and a link: options that name or write files after the output's or the
 # object's name (dependencies, dumps, coverage and profiles, split DWARF),
 # -x (the objects would take the language), LTO (no code to record).
-my $SPLIT_BLOCKER = qr/^(?:-x.*|-M[DFTQPGJ]?.*|-Wp,-M.*|-save-temps.*|-flto(?:=.*)?|--coverage|-fprofile-.*
-    |-ftest-coverage|-fauto-profile.*|-fcs-profile-generate.*|-fcoverage-mapping|-gsplit-dwarf
-    |-fstack-usage|-fdump-.*|-fcallgraph-info.*|-fopt-info.*|-aux-info|-dumpbase.*|-dumpdir)\z/x;
+my $SPLIT_BLOCKER = qr/^(?:-x.*|--language.*|-M[DFTQPGJ]?.*|-Wp,-M.*|-save-temps.*|-flto(?:=.*)?|--coverage
+    |-fprofile-.*|-ftest-coverage|-fauto-profile.*|-fcs-profile-generate.*|-fcoverage-mapping|-gsplit-dwarf.*
+    |-fstack-usage|-fdump-.*|-fcallgraph-info.*|-fopt-info.*|-aux-info|-dumpbase.*|-dumpdir
+    |-fsave-optimization-record.*|-ftime-trace.*)\z/x;
 
 # C-family languages (-x) and source suffixes; headers give a PCH.
 my %C_LANG = map { $_ => 1 } qw(c c++ objective-c objective-c++ cpp-output
@@ -173,20 +178,30 @@ sub expand_response_files {
 }
 
 # The words of a one-step command that its compiles keep: every option
-# but -o and what only a link reads, no input.
+# but -o and what only a link reads, no input.  A word that is no option
+# and names no file (by its suffix or on disk) is kept: the value of an
+# option this table does not know (--some-option VALUE).
+my %LINK_INPUT_SUFFIX = map { $_ => 1 } qw(o a so lo obj ld lds);
 sub _compile_args {
     my ($w) = @_;
     my @keep;
     for (my $i = 0; $i < @$w; $i++) {
         my $a = $w->[$i];
-        next if $a eq '-' || $a eq '' || $a !~ /^-/;
+        if ($a eq '-' || $a eq '' || $a !~ /^-/) {
+            my $suf = _suffix($a);
+            next if $a eq '-' || -e $a || $C_SUFFIX{$suf} || $ASM_SUFFIX{$suf} || $HEADER_SUFFIX{$suf}
+                || $LINK_INPUT_SUFFIX{$suf} || $a =~ /\.so(?:\.\d+)+\z/;
+            push @keep, $a;
+            next;
+        }
+        my $sep = $SEPARATE{$a} || $a =~ /^-Xarch_/;
         if ($a eq '-o' || $a eq '--output' || $LINK_ONLY{$a}) {
-            $i++ if $SEPARATE{$a};
+            $i++ if $sep;
             next;
         }
         next if $a =~ /^(?:-o.|--output=)/ || ($a =~ $LINK_ONLY_PREFIX && $a ne '-undef');
         push @keep, $a;
-        push @keep, $w->[++$i] if $SEPARATE{$a} && $i + 1 < @$w;
+        push @keep, $w->[++$i] if $sep && $i + 1 < @$w;
     }
     return \@keep;
 }
@@ -247,7 +262,7 @@ sub classify {
     my ($mode_of, $why) = _mode(\%o, $words);
     my %m = (mode => $mode_of, mode_why => $why);
 
-    my (%mode, @inputs, $output, %seen, $lto, $fat);
+    my (%mode, @inputs, $output, %seen, $lto, $fat, $blocker);
     my $lang;    # current -x language, undef for "by suffix"
     my @w = @$words;
     for (my $i = 0; $i < @w; $i++) {
@@ -261,9 +276,12 @@ sub classify {
             push @inputs, [$a, $lang, $i];
             next;
         }
+        # (what keeps a one-step command from being split: an option,
+        # never an option's value)
+        $blocker //= $a if $a =~ $SPLIT_BLOCKER;
         # Options with an argument: separate or joined.
         my ($opt, $val);
-        if ($SEPARATE{$a}) {
+        if ($SEPARATE{$a} || $a =~ /^-Xarch_/) {
             return _pass('missing-arg', option => $a) if $i + 1 >= @w;
             ($opt, $val) = ($a, $w[++$i]);
         } elsif ($a =~ /^--sysroot=/ || $a =~ /^--param=/) {
@@ -320,7 +338,6 @@ sub classify {
         # such a command is split: each source compiled to an object
         # as a compile is, then the link of those, as a link is
         # (not with stdin, a header, or an option $SPLIT_BLOCKER names)
-        my ($blocker) = grep { $_ =~ $SPLIT_BLOCKER } @w;
         ($blocker) = map { $_->[0] } grep { $_->[0] eq '-' || (defined $_->[1] && $_->[1] =~ /-header\z/)
             || (!defined $_->[1] && $HEADER_SUFFIX{ _suffix($_->[0]) }) } @inputs
             if !defined $blocker;

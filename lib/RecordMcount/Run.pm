@@ -22,7 +22,7 @@ use RecordMcount::Exports;
 our @EXPORT_OK = qw(run_tool start_tool finish_tool run_piped find_program
     register_temp forget_temp fork_child forget_child cleanup_temps reset_after_fork
     inherit_open interrupted basename dirname slurp_fh temp_path spawn reap
-    exit_like tool_output);
+    exit_like tool_output response_file_cmd);
 
 my %temps;        # path => 1
 my %children;     # pid => 1
@@ -131,6 +131,21 @@ sub exit_like {
         POSIX::_exit(128 + $sig);
     }
     exit($st >> 8);
+}
+
+# A command longer than OVER bytes in all (default 100,000), given as
+# CMD0 @FILE instead, in GCC's response-file syntax (which the compiler
+# drivers, ld and lld read): FILE, a temporary path the caller owns, is
+# written.  Any other command is returned as it is.
+sub response_file_cmd {
+    my ($cmd, $file, $over) = @_;
+    my $len = 0;
+    $len += length($_) + 1 for @$cmd;
+    return $cmd if $len <= ($over // 100_000);
+    open(my $fh, '>', $file) or die "$file: $!\n";
+    print {$fh} join(' ', map { length $_ ? s/([\\\s'"])/\\$1/gr : "''" } @$cmd[1 .. $#$cmd]), "\n";
+    close($fh) or die "$file: $!\n";
+    return [$cmd->[0], "\@$file"];
 }
 
 # File::Basename's answers for the names this project handles (no trailing
