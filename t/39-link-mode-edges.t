@@ -4,12 +4,17 @@
 # each against the same command linked plainly (the oracle: what the
 # linker does without the pass):
 #   -s, -x (ld cannot strip with -q: objcopy strips after the link)
-#   -Wl,-Map and --dependency-file (they name the output, not a temporary
-#   file, and list no temporary input), -Wl,-M printed once
-#   an output that is a symbolic link (written through), an old output
-#   when the link fails (removed, as ld removes it)
+#   -Wl,-Map (also ld's -Map=DIR/ and -Map=%.map) and --dependency-file,
+#   with ld.bfd, gold and lld, an output name with a space (they name the
+#   output, not a temporary file, and list no temporary input), -Wl,-M
+#   printed once
+#   an output that is a symbolic link (written through, its mode kept; a
+#   loop refused), an old output when the link fails (removed, as ld
+#   removes it)
 #   --output=FILE, @response files, a command longer than exec takes
-#   a linker that fails only with -q (its words, said as the pass's)
+#   (through the pass, and split into compiles and a plain link)
+#   a linker that fails only with -q, a layout without the ELF header the
+#   table's entries are against (the linker's words, said as the pass's)
 #   a tail jump to the hook (no call: the pass and --verify agree)
 use strict;
 use warnings;
@@ -83,17 +88,27 @@ for my $ld ([], ['-fuse-ld=gold'], ['-fuse-ld=lld']) {
 }
 
 # ---- what else the linker writes -----------------------------------------
+for my $ld ([], ['-fuse-ld=gold'], ['-fuse-ld=lld']) {
+    my $name = "@$ld" || 'ld.bfd';
+    my $p = "$dir/side " . ($name =~ s/\W/_/gr);
+    must('gcc', @$ld, '-o', "$p-plain", @objs, "-Wl,--dependency-file=$p-plain.d");
+    linked("$name, map and dependency file", 'gcc', @$ld, '-o', $p, @objs, "-Wl,--dependency-file=$p.d",
+        "-Wl,-Map,$p.map");
+    works("$name, map and dependency file", $p);
+    my ($dep, $plain) = (slurp("$p.d"), slurp("$p-plain.d"));
+    $plain =~ s/\Q$p-plain\E/$p/g;
+    is($dep, $plain, "$name: the dependency file is the plain link's: the output, no temporary input");
+    unlike(slurp("$p.map"), qr/\.tmp_mc_[^ ]*\.(?:fq|img|out)\b/, "$name: the map names no temporary output");
+}
 {
     my $p = "$dir/side";
-    must('gcc', '-o', "$dir/side-plain", @objs, "-Wl,--dependency-file=$dir/plain.d", "-Wl,-Map=$dir/plain.map");
-    linked('map and dependency file', 'gcc', '-o', $p, @objs, "-Wl,--dependency-file=$p.d",
-        "-Wl,-Map,$p.map");
-    works('map and dependency file', $p);
-    my ($dep, $plain) = (slurp("$p.d"), slurp("$dir/plain.d"));
-    $plain =~ s/^\Q$dir\E\/side-plain:/$p:/;
-    is($dep, $plain, 'the dependency file is the plain link\'s: the output, no temporary input');
-    like(slurp("$p.map"), qr/^OUTPUT\(\Q$p\E /m, 'the map names the output');
-    unlike(slurp("$p.map"), qr/^OUTPUT\(.*\.tmp_mc_/m, '... not a temporary file');
+    mkdir "$dir/maps" or die;
+    linked('-Map=DIR/', 'gcc', '-o', $p, @objs, "-Wl,-Map=$dir/maps/");
+    linked('-Map=%.map', 'gcc', '-o', "$p-pc", @objs, '-Wl,-Map=%.x.map');
+    opendir(my $dh, "$dir/maps") or die;
+    is_deeply([sort grep { !/^\./ } readdir $dh], ['side.map'], '-Map=DIR/: DIR/OUTPUT.map, as ld names it');
+    ok(-s "$p-pc.x.map", '-Map=%.x.map: OUTPUT.x.map');
+    like(slurp("$dir/maps/side.map"), qr/^OUTPUT\(\Q$p\E /m, 'the map names the output');
     my ($out) = linked('-Wl,-M', 'gcc', '-o', "$p-M", @objs, '-Wl,-M');
     is(scalar(() = $out =~ /^Linker script and memory map/mg), 1, '-Wl,-M: one map printed, the output\'s');
 }
@@ -103,7 +118,13 @@ for my $ld ([], ['-fuse-ld=gold'], ['-fuse-ld=lld']) {
     symlink('target', "$dir/link") or die;
     linked('a symbolic link as the output', 'gcc', '-o', "$dir/link", @objs);
     ok(-l "$dir/link", 'a symbolic link as the output: still a link');
+    ok(-x $t, 'a symbolic link as the output: its target executable');
     works('a symbolic link as the output', $t);
+    symlink('loop2', "$dir/loop1") && symlink('loop1', "$dir/loop2") or die;
+    # (timeout: it looped for ever once)
+    my ($st, undef, $err) = run_cmd(['timeout', '60', $MR, '--link', '--', 'gcc', '-o', "$dir/loop1", @objs]);
+    is($st >> 8, 1, 'a loop of symbolic links as the output: a failure');
+    like($err, qr/cannot write \Q$dir\E\/loop1: too many levels of symbolic links/, '... said');
 }
 {
     spit("$dir/u.c", "int undefined_fn(void);\nint main(void) { return undefined_fn(); }\n");
@@ -137,6 +158,12 @@ for my $ld ([], ['-fuse-ld=gold'], ['-fuse-ld=lld']) {
     cmp_ok(-s "$dir/big.rsp", '>', 2_200_000, 'a long link: its response file is over 2.2 MB');
     linked('a long link', 'gcc', '-Wl,--allow-multiple-definition', "\@$dir/big.rsp");
     works('a long link', "$dir/big");
+    # the same with the sources: split into compiles and a plain link
+    spit("$dir/bigs.rsp", join(' ', '-O2', '-o', "$dir/bigs", "$dir/a.c", "$dir/b.c", ($path) x 1200) . "\n");
+    ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-Wl,--allow-multiple-definition', "\@$dir/bigs.rsp"],
+        env => { MCOUNT_CC_MODE => 'object', MCOUNT_CC_FLAGS => '-pg -mfentry' });
+    is("$st $err", '0 ', 'a long one-step command, per object: compiled and linked');
+    works('a long one-step command', "$dir/bigs");
 }
 
 # ---- a linker that fails only with -q ------------------------------------------
@@ -152,6 +179,23 @@ for my $ld ([], ['-fuse-ld=gold'], ['-fuse-ld=lld']) {
     like($err, qr/\Amcount-cc: \Q$dir\E\/q: the link fails with -q \(its relocations kept\), which the link-time pass needs, and not without it: .*\n  ld: internal error with -q\n/,
         'a linker that fails with -q only: said, with its words');
     ok(!-e "$dir/q", 'a linker that fails with -q only: no output');
+}
+{
+    # a freestanding program linked -N: no segment maps the ELF header
+    spit("$dir/fs.c", "void __fentry__(void) {}\nint f(int);\n"
+        . "void _start(void) { __asm__ volatile(\"mov \$60, %%eax; syscall\" :: \"D\"(f(1) - 2) : \"rax\"); for (;;) ; }\n");
+    spit("$dir/fsf.c", "int f(int x) { return x + 1; }\n");
+    compile("$dir/fsf.c", "$dir/fsf.o", '-O2', '-pg', '-mfentry');
+    compile("$dir/fs.c", "$dir/fs.o", '-O2', '-fno-pie');
+    my @l = ('gcc', '-nostdlib', '-static', '-Wl,-N', '-Wl,--no-warn-rwx-segments', '-o');
+    must(@l, "$dir/fs-plain", "$dir/fsf.o", "$dir/fs.o");
+    my ($st) = run_cmd(["$dir/fs-plain"]);
+    is($st, 0, 'linked -N, plainly: the program runs');
+    my $err;
+    ($st, undef, $err) = run_cmd([$MCC, @l, "$dir/fs", "$dir/fsf.o", "$dir/fs.o"], env => { MCOUNT_CC_MODE => 'link' });
+    is($st >> 8, 100, 'linked -N through the pass: the pass\'s failure, 100');
+    like($err, qr/: the link fails with the table's object \(__mcount_loc, entries against __ehdr_start\), and not without it: .*undefined reference to `__ehdr_start'/s,
+        'linked -N through the pass: said, with the linker\'s words');
 }
 
 # ---- a missing tool, said before any link -----------------------------------

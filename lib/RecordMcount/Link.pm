@@ -29,7 +29,7 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Run qw(run_tool temp_path basename exit_like);
+use RecordMcount::Run qw(run_tool temp_path basename exit_like response_file_cmd);
 use RecordMcount::Front qw(helper_path fatal);
 use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job check_tool);
 use RecordMcount::Tools qw(identify_object);
@@ -40,8 +40,6 @@ use RecordMcount::Argv qw(expand_response_files);
 our @EXPORT_OK = qw(record_link link_output wrapper_link first_object);
 
 my $MAX_ROUNDS = 4;
-# A link command longer than this (bytes) is given in a response file.
-my $RSP_OVER = 100_000;
 
 sub _fail { my ($label, $msg) = @_; die "$label: $msg\n" }
 
@@ -84,6 +82,34 @@ sub _ld_words {
     return @r;
 }
 
+# The command with each of the linker's own options (as _ld_words) put
+# through EDIT(WORD, the word before it): the words it returns replace
+# it (none: it goes).
+sub _edit_ld_words {
+    my ($cmd, $edit) = @_;
+    my @c = ($cmd->[0]);
+    my $ld = _is_ld($cmd);
+    my $prev = '';
+    for (my $i = 1; $i <= $#$cmd; $i++) {
+        my $a = $cmd->[$i];
+        if ($ld) {
+            push @c, $edit->($a, $prev);
+            $prev = $a;
+        } elsif ($a =~ /^-Wl,(.*)\z/s) {
+            my @w;
+            for my $x (split /,/, $1) { push @w, $edit->($x, $prev); $prev = $x }
+            push @c, '-Wl,' . join(',', @w) if @w;
+        } elsif ($a eq '-Xlinker' && $i < $#$cmd) {
+            my $x = $cmd->[++$i];
+            push @c, map { ('-Xlinker', $_) } $edit->($x, $prev);
+            $prev = $x;
+        } else {
+            push @c, $a;
+        }
+    }
+    return \@c;
+}
+
 # Symbols the command strips (ld -s, -x, -X; a driver's -s), which ld
 # cannot do with -q: the command without them, and objcopy's options that
 # do it to the output instead.
@@ -91,29 +117,31 @@ my %STRIP = ('-s' => '--strip-all', '--strip-all' => '--strip-all', '-x' => '--d
     '--discard-all' => '--discard-all', '-X' => '--discard-locals', '--discard-locals' => '--discard-locals');
 sub _without_strip {
     my ($cmd) = @_;
-    my @c = @$cmd;
     my %objcopy;
-    my $ld = _is_ld($cmd);
-    for (my $i = 1; $i <= $#c; $i++) {
-        if (!$ld && $c[$i] eq '-s') { $objcopy{'--strip-all'} = 1; splice @c, $i--, 1; next }
-        if (!$ld && $c[$i] =~ /^-Wl,(.*)\z/s) {
-            my @w = split /,/, $1;
-            my @keep = grep { !$STRIP{$_} } @w;
-            next if @keep == @w;
-            $objcopy{ $STRIP{$_} } = 1 for grep { $STRIP{$_} } @w;
-            if (@keep) { $c[$i] = '-Wl,' . join(',', @keep) } else { splice @c, $i--, 1 }
-            next;
-        }
-        if (!$ld && $c[$i] eq '-Xlinker' && $i < $#c && $STRIP{ $c[$i + 1] }) {
-            $objcopy{ $STRIP{ $c[$i + 1] } } = 1;
-            splice @c, $i--, 2;
-            next;
-        }
-        if ($ld && $STRIP{ $c[$i] }) { $objcopy{ $STRIP{ $c[$i] } } = 1; splice @c, $i--, 1 }
-    }
+    my @c = ($cmd->[0], grep { _is_ld($cmd) || $_ ne '-s' || !($objcopy{'--strip-all'} = 1) } @$cmd[1 .. $#$cmd]);
+    my $c = _edit_ld_words(\@c, sub { $STRIP{ $_[0] } ? do { $objcopy{ $STRIP{ $_[0] } } = 1; () } : ($_[0]) });
     # (--strip-all removes the local symbols too)
     delete @objcopy{qw(--discard-all --discard-locals)} if $objcopy{'--strip-all'};
-    return (\@c, sort keys %objcopy);
+    return ($c, sort keys %objcopy);
+}
+
+# ld's -Map=DIR/ (DIR/OUTPUT.map) and -Map=...%... (% the output) name
+# the map after the output, which the links write under temporary names:
+# the command with those maps named after the real output.
+sub _maps_named {
+    my ($cmd, $out) = @_;
+    my $fix = sub {
+        my ($v) = @_;
+        return $v =~ s/%/$out/gr if $v =~ /%/;
+        return ($v =~ s{/+\z}{}r) . '/' . basename($out) . '.map' if $v =~ m{/\z} || -d $v;
+        return $v;
+    };
+    return _edit_ld_words($cmd, sub {
+        my ($w, $prev) = @_;
+        return $1 . $fix->($2) if $w =~ /^(--?Map=)(.+)\z/s;
+        return $fix->($w) if $prev =~ /^--?Map\z/;
+        return $w;
+    });
 }
 
 # The files the linker writes beside the output that name it: its map
@@ -137,29 +165,35 @@ sub _side_files {
 sub _mend_side_files {
     my ($cmd, $out, @tmp) = @_;
     my ($tmp_out, $tmp_o) = @tmp;
-    my $esc = sub { $_[0] =~ s/([ #\\])/\\$1/gr =~ s/\$/\$\$/gr };
+    # a name as the linkers write it: escaped or not (bfd escapes nothing),
+    # with a leading ./ or not (lld drops it)
+    my $norm = sub { $_[0] =~ s/\\(.)/$1/gr =~ s{^(?:\./)+}{}r };
+    my ($nout, $no) = ($norm->($tmp_out), $norm->($tmp_o));
     for my $f (_side_files($cmd)) {
         my ($kind, $file) = @$f;
         open(my $in, '<', $file) or next;
         my @lines = <$in>;
         close $in;
         if ($kind eq 'map') {
-            s/\Q$tmp_out\E/$out/g for @lines;
+            s/(?:\.\/)?\Q$nout\E/$out/g for @lines;
         } else {
-            my ($to, $o, $oo) = ($esc->($tmp_out), $esc->($out), $esc->($tmp_o));
-            s/^\Q$to\E:/$o:/ for @lines;
             my @keep;
             for (my $i = 0; $i <= $#lines; $i++) {
-                if ($lines[$i] =~ /^\s+\Q$oo\E(?: \\)?\n?\z/) {
-                    # the last input: the one before ends the rule
-                    $keep[-1] =~ s/ \\\n\z/\n/ if $lines[$i] !~ / \\\n?\z/ && @keep;
+                my $l = $lines[$i];
+                if ($l =~ /^(\S(?:.*?\S)?):( \\)?\n?\z/ && $norm->($1) eq $nout) {
+                    push @keep, $out . ':' . ($2 // '') . "\n";
                     next;
                 }
-                if ($lines[$i] =~ /^\Q$oo\E:\n?\z/) {
+                if ($l =~ /^\s+(.*?)( \\)?\n?\z/ && $norm->($1) eq $no) {
+                    # the last input: the one before ends the rule
+                    $keep[-1] =~ s/ \\\n\z/\n/ if !defined $2 && @keep;
+                    next;
+                }
+                if ($l =~ /^(\S.*?):\n?\z/ && $norm->($1) eq $no) {
                     $i++ if $i < $#lines && $lines[$i + 1] =~ /^\n\z/;
                     next;
                 }
-                push @keep, $lines[$i];
+                push @keep, $l;
             }
             @lines = @keep;
         }
@@ -259,6 +293,7 @@ sub _record_link {
     my @q = $keep ? () : _is_ld($cmd) ? ('-q') : ('-Wl,-q');
     # (a missing tool said before any link, as the record step says it)
     check_tool($label, $o->{$_} // [$_], $_) for qw(objdump readelf), @q ? ('objcopy') : ();
+    $cmd = _maps_named($cmd, $out);
     # the links with -q strip nothing: objcopy strips the output
     my ($qcmd, @strip) = @q ? _without_strip($cmd) : ($cmd);
     # the target's facts: from an ELF object on the command line, else
@@ -279,7 +314,7 @@ sub _record_link {
         _placeholder($job, $id, $first, $n);
         my $round = _link_cmd($qcmd, $job->{tmp}{img}, @q, $job->{tmp}{po});
         if ($rounds == 1) {
-            _first_link($job, "linking (round $rounds)", $cmd, $round, !!@q);
+            _first_link($job, "linking (round $rounds)", $cmd, $round, !!@q, $job->{tmp}{po});
         } else {
             _link($job, "linking (round $rounds)", $round);
         }
@@ -332,11 +367,22 @@ sub _record_link {
     chmod $mode, $job->{tmp}{out};
     _mend_side_files($cmd, $out, $plan->{sites} && @q ? $job->{tmp}{fq} : $job->{tmp}{out}, $job->{tmp}{o});
     # (a symbolic link is written through, as the linker does)
-    my $dest = $out;
-    $dest = readlink($dest) =~ s{^(?!/)}{$dest =~ s{[^/]*\z}{}r}er while -l $dest;
-    if (!rename $job->{tmp}{out}, $dest) {
-        require File::Copy;    # (the link's target on another file system)
-        File::Copy::move($job->{tmp}{out}, $dest) or _fail($label, "cannot write $out: $!");
+    my ($dest, $hops) = ($out, 0);
+    while (-l $dest) {
+        _fail($label, "cannot write $out: too many levels of symbolic links") if ++$hops > 40;
+        $dest = readlink($dest) =~ s{^(?!/)}{$dest =~ s{[^/]*\z}{}r}er;
+    }
+    if ($dest ne $out) {
+        # the link's target, perhaps on another file system: a copy
+        # beside it, renamed over it
+        require File::Copy;
+        my $near = temp_path($dest, 'out');
+        File::Copy::copy($job->{tmp}{out}, $near) && chmod($mode, $near)
+            or _fail($label, "cannot write $out: $!");
+        $job->{tmp}{near} = $near;
+        rename $near, $dest or _fail($label, "cannot write $out: $!");
+    } else {
+        rename $job->{tmp}{out}, $dest or _fail($label, "cannot write $out: $!");
     }
     $result{links} = $job->{links};
     $result{output} = $out;
@@ -352,15 +398,8 @@ sub _record_link {
 sub _link {
     my ($job, $what, $cmd, %o) = @_;
     # a long command (the build gave it in a response file) in one again
-    my $len = 0;
-    $len += length($_) + 1 for @$cmd;
-    if ($len > $RSP_OVER) {
-        my $rsp = $job->{tmp}{rsp} //= temp_path($job->{out}, 'rsp');
-        open(my $fh, '>', $rsp) or _fail($job->{label}, "$rsp: $!");
-        print {$fh} join(' ', map { s/([\\\s'"])/\\$1/gr } @$cmd[1 .. $#$cmd]), "\n";
-        close($fh) or _fail($job->{label}, "$rsp: $!");
-        $cmd = [$cmd->[0], "\@$rsp"];
-    }
+    $cmd = eval { response_file_cmd($cmd, $job->{tmp}{rsp} //= temp_path($job->{out}, 'rsp')) }
+        // _fail($job->{label}, "writing the link's response file: $@" =~ s/\n\z//r);
     # (what the linker prints, a map with -M say, once: for the output)
     my ($st, $err, $out) = run_tool(cmd => $cmd, capture_stdout => !$o{show});
     $job->{links}++;
@@ -379,21 +418,29 @@ sub _link {
 }
 
 # The first link with -q and the placeholder.  Its failure is the link
-# command's own, unless the command links without -q: then the linker
-# cannot keep the relocations for it (gold with --gc-sections: an
-# internal error), and that is the pass's failure, with its words.
+# command's own, unless the command links without them: then it is the
+# pass's failure, with the linker's words, saying which of the two the
+# link cannot take: -q (gold with --gc-sections: an internal error), or
+# the table's object (a layout with no ELF header for __ehdr_start, or
+# --orphan-handling=error and a script without __mcount_loc).
 sub _first_link {
-    my ($job, $what, $cmd, $round, $q) = @_;
+    my ($job, $what, $cmd, $round, $q, $po) = @_;
     return if eval { _link($job, $what, $round, first => 1); 1 };
     my $e = $@;
-    die $e unless $q && ref $e && defined $e->{link_status};
-    my ($st) = run_tool(cmd => _link_cmd($cmd, $job->{tmp}{out}), capture_stdout => 1);
-    unlink $job->{tmp}{out};
-    die $e if $st != 0;
+    die $e unless ref $e && defined $e->{link_status};
+    my $plain = sub {
+        my ($st) = run_tool(cmd => _link_cmd($cmd, $job->{tmp}{out}, @_), capture_stdout => 1);
+        unlink $job->{tmp}{out};
+        return $st == 0;
+    };
+    die $e unless $plain->();
+    my $why = !$plain->($po)
+        ? "the link fails with the table's object (__mcount_loc, entries against __ehdr_start), and not without it"
+        : $q ? "the link fails with -q (its relocations kept), which the link-time pass needs, and not without it"
+        : die $e;
     require RecordMcount::Error;
-    die RecordMcount::Error->new("$job->{label}: the link fails with -q (its relocations kept), which the "
-        . "link-time pass needs, and not without it: link with another linker, or record the objects one "
-        . "by one (mcount-cc's MCOUNT_CC_MODE=object); the linker said:\n"
+    die RecordMcount::Error->new("$job->{label}: $why: link with another linker or layout, or record the objects "
+        . "one by one (mcount-cc's MCOUNT_CC_MODE=object); the linker said:\n"
         . join('', map { "  $_\n" } split /\n/, $e->{link_stderr}));
 }
 
