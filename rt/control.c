@@ -171,7 +171,13 @@ static long drain_output(void)
  * that one (the function tracer's style has no returns). */
 static void set_tracer(int t)
 {
-	pthread_mutex_lock(&file_lock);
+	/* (never waits: a drain may be in progress, holding the file and
+	 * then the registry, while the caller, a destructor in a dlclose,
+	 * holds the registry; then the events so far take the new style) */
+	if (pthread_mutex_trylock(&file_lock)) {
+		atomic_store(&mt_tracer, t);
+		return;
+	}
 	int old = atomic_load(&mt_tracer);
 	if (t != old) {
 		drain_locked();

@@ -36,8 +36,8 @@ long mcount_trace_write(int fd, int format);
 /* Select the tracer, as the kernel's current_tracer: "function" (an
  * event at each call of a traced function; the default) or
  * "function_graph" (each call and its return, with its duration).
- * Calls in progress keep the tracer they started under, and the events
- * so far the style of theirs (the output file gets them at the switch).
+ * Calls in progress keep the tracer they started under; the output file
+ * gets the events so far at the switch, in their tracer's style.
  * Returns 0, or -1 with errno EINVAL for another name. */
 int mcount_trace_set_tracer(const char *name);
 

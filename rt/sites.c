@@ -750,9 +750,11 @@ long mt_filter(const char *filter, int what)
 
 const char *mt_name_of(uintptr_t addr, char *buf, size_t len)
 {
-	/* The objects mapped now; else one closed since (an event written
-	 * after a dlclose), the last to go first: its symbols stay read. */
-	for (int live = 1; live >= 0; live--) {
+	/* The object mapped there now; else, where none is, one closed
+	 * since (an event written after a dlclose), the last to go first:
+	 * its symbols stay read. */
+	bool mapped = false;
+	for (int live = 1; live >= 0 && !mapped; live--) {
 		for (size_t i = mt_reg.nobjs; i-- > 0;) {
 			const struct mt_object *o = mt_reg.objs[i];
 			if (o->live != live || !mt_in_exec(o, addr) || (!live && !o->syms_read))
@@ -760,8 +762,10 @@ const char *mt_name_of(uintptr_t addr, char *buf, size_t len)
 			const struct mt_sym *s = mt_sym_at(o, addr);
 			if (s)
 				return mt_shown(s->name);
-			if (live)
+			if (live) {
+				mapped = true;
 				break;
+			}
 		}
 	}
 	snprintf(buf, len, "%#lx", (unsigned long)addr);

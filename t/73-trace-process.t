@@ -181,6 +181,7 @@ for my $how (qw(execv execvp execl)) {
         'dlopen/dlclose: every call traced and named, also those just before a dlclose');
     # (written after the library is gone: its symbols still name them)
     my @parents = map { /: plug_b <-(\S+)$/ ? $1 : () } split /\n/, slurp($t);
+    is(scalar @parents, 23, 'dlopen/dlclose: 23 events of plug_b');
     is_deeply([grep { $_ ne 'plug_a' } @parents], [], 'dlopen/dlclose: plug_b\'s parent named plug_a, the library closed')
         or diag "@parents[0 .. 4]";
     is_deeply(other_msgs(slurp("$dir/dl.err"), $badsite_msg), [], 'dlopen/dlclose: no other message');
