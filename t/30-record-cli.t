@@ -127,7 +127,7 @@ my @bad = (
     [['--ver', $f], qr/option '--ver' is ambiguous; possibilities: '--verify' '--version'/],
     [['-j', 0, $f], qr/--jobs must be a positive number, not '0'/],
     [['--jobs=x', $f], qr/--jobs must be a positive number, not 'x'/],
-    [['-j'], qr/option '-j' requires an argument/],
+    [['-j'], qr/option requires an argument -- 'j'/],
     [['--jobs'], qr/option '--jobs' requires an argument/],
     [['--entry=middle', $f], qr/--entry must be call or reloc, not 'middle'/],
     [['--format=xml', '--list', $f], qr/--format must be text or json, not 'xml'/],

@@ -312,7 +312,7 @@ for my $c ([[], qr/no command given/],
            [['run', '-b', 2**30 + 1, 'true'], qr/--buffer must be a number of events from 16 to 2\^30, not '1073741825'/],
            [['run', '-f', '!x', 'true'], qr/'!x': a leading ! is not supported/],
            [['run', '--pid-file=', 'true'], qr/--pid-file needs a file name/],
-           [['run', '-o'], qr/option '-o' requires an argument/],
+           [['run', '-o'], qr/option requires an argument -- 'o'/],
            [['list', '--timeout'], qr/option '--timeout' requires an argument/]) {
     my ($args, $re) = @$c;
     my ($st, $out, $err) = mt(@$args);

@@ -65,7 +65,8 @@ sub option_complaint {
     my ($w) = @_;
     my $opt = sub { length $_[0] > 1 ? "'--$_[0]'" : "'-$_[0]'" };
     $w =~ s/^Unknown option: (\S+)$/length $1 > 1 ? "unrecognized option '--$1'" : "invalid option -- '$1'"/me
-        or $w =~ s/^Option (\S+) requires an argument$/'option ' . $opt->($1) . ' requires an argument'/me
+        or $w =~ s/^Option (\S+) requires an argument$/length $1 > 1 ? "option '--$1' requires an argument"
+            : "option requires an argument -- '$1'"/me
         or $w =~ s/^Option (\S+) does not take an argument$/'option ' . $opt->($1) . " doesn't allow an argument"/me
         or $w =~ s/^Option (\S+) is ambiguous \((.*)\)$/"option '--$1' is ambiguous; possibilities: "
             . join(' ', map { "'--$_'" } split m{, }, $2)/me;
