@@ -320,7 +320,9 @@ for my $v (['fentry PIE', '-pg -mfentry'], ['mcount PIE', '-pg']) {
 
     # live: a program that waits; switch its tracer and show the trace
     my $prog = "$dir/stress/gs";
-    my $pid = start_bg([$prog, 4000, 1], env => { LD_PRELOAD => $SO, MCOUNT_TRACE_FILTER => 'g_leaf',
+    # (it runs a minute, ended once the checks are done: on a loaded
+    # machine a 4 s run had ended before the last of them)
+    my $pid = start_bg([$prog, 60000, 1], env => { LD_PRELOAD => $SO, MCOUNT_TRACE_FILTER => 'g_leaf',
         MCOUNT_TRACE_OUTPUT => '' }, out => "$d/bg.out", err => "$d/bg.err");
     ok(wait_for(10, sub { -S "$ctl/$pid" }), 'a program runs with its control socket');
     ($st, $out) = mt_cli('tracer', $pid);
@@ -335,6 +337,7 @@ for my $v (['fentry PIE', '-pg -mfentry'], ['mcount PIE', '-pg']) {
     ($st, $out) = mt_cli('status', $pid);
     like($out, qr/^tracer: function(_graph)?$/m, 'status names the tracer');
     like($out, qr/^frames left without returning: \d+$/m, 'status counts unwound frames');
+    kill 'TERM', $pid;
     stop_bg($pid, 30);
 }
 
