@@ -110,6 +110,7 @@ extern void *__dso_handle __attribute__((visibility("hidden")));
 #define pthread_create(...) MT_GOT_CALL(pthread_create)(__VA_ARGS__)
 #define pthread_mutex_init(...) MT_GOT_CALL(pthread_mutex_init)(__VA_ARGS__)
 #define pthread_mutex_lock(...) MT_GOT_CALL(pthread_mutex_lock)(__VA_ARGS__)
+#define pthread_mutex_trylock(...) MT_GOT_CALL(pthread_mutex_trylock)(__VA_ARGS__)
 #define pthread_mutex_unlock(...) MT_GOT_CALL(pthread_mutex_unlock)(__VA_ARGS__)
 #define pthread_mutexattr_destroy(...) MT_GOT_CALL(pthread_mutexattr_destroy)(__VA_ARGS__)
 #define pthread_mutexattr_init(...) MT_GOT_CALL(pthread_mutexattr_init)(__VA_ARGS__)
