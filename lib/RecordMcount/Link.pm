@@ -67,24 +67,9 @@ sub _keeps_relocs {
     return 0;
 }
 
-# The linker's own options in a command, each as [ARG INDEX, WORD]:
-# every word of ld; a driver's -Wl,A,B,... and -Xlinker A.
-sub _ld_words {
-    my ($cmd) = @_;
-    my @r;
-    my $ld = _is_ld($cmd);
-    for (my $i = 1; $i <= $#$cmd; $i++) {
-        my $a = $cmd->[$i];
-        if ($ld) { push @r, [$i, $a] }
-        elsif ($a =~ /^-Wl,(.*)\z/s) { push @r, map { [$i, $_] } split /,/, $1 }
-        elsif ($a eq '-Xlinker' && $i < $#$cmd) { push @r, [++$i, $cmd->[$i]] }
-    }
-    return @r;
-}
-
-# The command with each of the linker's own options (as _ld_words) put
-# through EDIT(WORD, the word before it): the words it returns replace
-# it (none: it goes).
+# The command with each of the linker's own options (every word of ld;
+# a driver's -Wl,A,B,... and -Xlinker A) put through EDIT(WORD, the word
+# before it): the words it returns replace it (none: it goes).
 sub _edit_ld_words {
     my ($cmd, $edit) = @_;
     my @c = ($cmd->[0]);
@@ -148,14 +133,15 @@ sub _maps_named {
 # (-Map) and its dependency file (--dependency-file): [KIND, FILE].
 sub _side_files {
     my ($cmd) = @_;
-    my @w = map { $_->[1] } _ld_words($cmd);
     my @r;
-    for my $i (0 .. $#w) {
-        if ($w[$i] =~ /^--?Map=(.+)\z/s) { push @r, ['map', $1] }
-        elsif ($w[$i] =~ /^--?Map\z/ && $i < $#w) { push @r, ['map', $w[$i + 1]] }
-        elsif ($w[$i] =~ /^--dependency-file=(.+)\z/s) { push @r, ['dep', $1] }
-        elsif ($w[$i] eq '--dependency-file' && $i < $#w) { push @r, ['dep', $w[$i + 1]] }
-    }
+    _edit_ld_words($cmd, sub {
+        my ($w, $prev) = @_;
+        if ($w =~ /^--?Map=(.+)\z/s) { push @r, ['map', $1] }
+        elsif ($prev =~ /^--?Map\z/) { push @r, ['map', $w] }
+        elsif ($w =~ /^--dependency-file=(.+)\z/s) { push @r, ['dep', $1] }
+        elsif ($prev eq '--dependency-file') { push @r, ['dep', $w] }
+        return ($w);
+    });
     return @r;
 }
 
