@@ -14,7 +14,7 @@ BEGIN {   # lib/ beside this script, symbolic links resolved (see RecordMcount::
     $me = readlink($me) =~ s{^(?!/)}{$me =~ s{[^/]*\z}{}r}er while -l $me;
     unshift @INC, ($me =~ s{[^/]*\z}{}r || './') . 'lib';
 }
-use RecordMcount::Front qw(set_program option_complaint error bad_usage print_version helper_path lto_text);
+use RecordMcount::Front qw(set_program option_complaint_for error bad_usage print_version helper_path lto_text);
 use RecordMcount::Pipeline qw(record_object);
 
 # Text::ParseWords' shellwords, which only quotes and backslashes need.
@@ -61,7 +61,7 @@ my %opt;
 if (@ARGV && $ARGV[0] =~ /^-/) {
     require Getopt::Long;
     Getopt::Long::Configure(qw(require_order no_ignore_case bundling));
-    local $SIG{__WARN__} = \&option_complaint;
+    local $SIG{__WARN__} = option_complaint_for(@ARGV);
     Getopt::Long::GetOptions(
         'entry=s'     => \$opt{entry},
         'sections=s'  => \$opt{sections},

@@ -64,6 +64,7 @@ for my $bad (
     [['--entry=middle', 'x86_64', 'objdump', 'objcopy', 'gcc', 'ld', 'nm', 'rm', 'mv', $o64], qr/--entry must be call or reloc/],
     [['--sections=,', 'x86_64', 'objdump', 'objcopy', 'gcc', 'ld', 'nm', 'rm', 'mv', $o64], qr/bad --sections list/],
     [['--bogus', 'x86_64', 'objdump', 'objcopy', 'gcc', 'ld', 'nm', 'rm', 'mv', $o64], qr/^recordmcount: unrecognized option '--bogus'$/m],
+    [['--B', 'x86_64', 'objdump', 'objcopy', 'gcc', 'ld', 'nm', 'rm', 'mv', $o64], qr/^recordmcount: unrecognized option '--B'$/m],
     [['vax', 'little', '64', 'objdump', 'objcopy', 'gcc', 'ld', 'nm', '', '', '0', $o64], qr/unknown architecture 'vax'/],
 ) {
     my ($args, $re) = @$bad;

@@ -123,6 +123,8 @@ my @bad = (
     [[], qr/no FILE given/],
     [['--bogus', $f], qr/unrecognized option '--bogus'/],
     [['-Z', $f], qr/invalid option -- 'Z'/],
+    [['--Z', $f], qr/unrecognized option '--Z'/],
+    [['--Z=1', $f], qr/unrecognized option '--Z'/],
     [['--verify=1', $f], qr/option '--verify' doesn't allow an argument/],
     [['--ver', $f], qr/option '--ver' is ambiguous; possibilities: '--verify' '--version'/],
     [['-j', 0, $f], qr/--jobs must be a positive number, not '0'/],

@@ -17,7 +17,7 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-our @EXPORT_OK = qw(set_program program error warning fatal bad_usage print_version option_complaint
+our @EXPORT_OK = qw(set_program program error warning fatal bad_usage print_version option_complaint option_complaint_for
     sections_spec_ok
     helper_path trace_lib_path trace_lib_for lto_text elf_machine elf_has_section);
 
@@ -59,13 +59,22 @@ sub bad_usage {
 }
 
 # A complaint of Getopt::Long's, said in GNU getopt's words (they name
-# the option as it is written): local $SIG{__WARN__} = \&option_complaint
-# while the options are read.
+# the option as it is written): local $SIG{__WARN__} =
+# option_complaint_for(@ARGV) while the options are read.  Getopt::Long
+# names an unknown option without its dashes; the command's own words
+# tell a long one of one letter ("--x") from a letter in a bundle.
+sub option_complaint_for {
+    my @words;
+    for (@_) { last if $_ eq '--'; push @words, $_ }
+    return sub { option_complaint($_[0], \@words) };
+}
+
 sub option_complaint {
-    my ($w) = @_;
-    my $opt = sub { length $_[0] > 1 ? "'--$_[0]'" : "'-$_[0]'" };
-    $w =~ s/^Unknown option: (\S+)$/length $1 > 1 ? "unrecognized option '--$1'" : "invalid option -- '$1'"/me
-        or $w =~ s/^Option (\S+) requires an argument$/length $1 > 1 ? "option '--$1' requires an argument"
+    my ($w, $words) = @_;
+    my $long = sub { length $_[0] > 1 || grep { /^--\Q$_[0]\E(?:=|\z)/ } @{ $words // [] } };
+    my $opt = sub { $long->($_[0]) ? "'--$_[0]'" : "'-$_[0]'" };
+    $w =~ s/^Unknown option: (\S+)$/$long->($1) ? "unrecognized option '--$1'" : "invalid option -- '$1'"/me
+        or $w =~ s/^Option (\S+) requires an argument$/$long->($1) ? "option '--$1' requires an argument"
             : "option requires an argument -- '$1'"/me
         or $w =~ s/^Option (\S+) does not take an argument$/'option ' . $opt->($1) . " doesn't allow an argument"/me
         or $w =~ s/^Option (\S+) is ambiguous \((.*)\)$/"option '--$1' is ambiguous; possibilities: "
