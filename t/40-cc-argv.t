@@ -24,6 +24,7 @@ spit("$dir/sub/c.c", "#include \"h.h\"\nint fc(void) { return H; }\n");
 spit("$dir/sub/h.h", "#define H 7\n");
 spit("$dir/noext", "int fn(void) { return 2; }\n");
 spit("$dir/sp ace.c", "int fsp(void) { return 3; }\n");
+spit("$dir/conftest.c", "int main(void) { return 0; }\n");
 spit("$dir/x.s", ".text\n.globl fx\nfx: ret\n");
 spit("$dir/y.S", "#define R ret\n.text\n.globl fy\nfy: R\n");
 spit("$dir/resp1", "-c a.c\n-o r.o\n");
@@ -67,6 +68,13 @@ my @rows = (
     ['a.c main.c',                           'split', 'compile-link', ['a.out']],
     ['-shared -fPIC b.c -o libb.so',         'split', 'compile-link', ['libb.so']],
     ['-O1 main.c apre.o -o prog3 -lm',       'split', 'compile-link', ['prog3']],
+    # autoconf's tests (conftest.c, to conftest, conftest.o or
+    # conftest2.o): compiled with the hook, no table; not split
+    ['-c -g -O2 conftest.c',                 'compile', 'autoconf-test', ['conftest.o']],
+    ['-c conftest.c -o conftest2.o',         'compile', 'autoconf-test', ['conftest2.o']],
+    ['-o conftest -g -O2 conftest.c',        'pass', 'autoconf-test'],
+    ['-o prog4 conftest.c',                  'split', 'compile-link', ['prog4']],
+    ['-o conftest conftest.c a.c',           'split', 'compile-link', ['conftest']],
     # everything else: the compiler runs untouched
     ['apre.o mainpre.o -o prog2',            'pass', 'link'],
     ['-r a.c -o part.o',                     'pass', 'partial-link'],
@@ -136,9 +144,10 @@ for my $row (@rows) {
     my ($st, $out, $err) = mcc(['gcc', @args], dir => $dir, env => \%env);
     is($st >> 8, $exit, "mcount-cc: $name: exit status $exit") or diag($err);
     my $calls = read_log($log);
-    my @want = $action eq 'record' && !grep({ $_ eq '-pg' } @args) ? ('-pg', @args) : @args;
+    my @want = $action =~ /^(?:record|compile)\z/ && !grep({ $_ eq '-pg' } @args) ? ('-pg', @args) : @args;
     # (a link's argv, through the link-time pass: t/35)
-    is_deeply($calls->[0] // [], \@want, "mcount-cc: $name: argv gcc received") if $action =~ /^(?:record|pass)\z/;
+    is_deeply($calls->[0] // [], \@want, "mcount-cc: $name: argv gcc received")
+        if $action =~ /^(?:record|compile|pass)\z/;
     if ($action eq 'split') {
         # a compile of each source, as a compile with -c to a temporary
         # object is, then the link with each object in its source's place
@@ -162,7 +171,13 @@ for my $row (@rows) {
     }
     for my $obj (@$objects) {
         my ($rst, $sections) = run_cmd(['readelf', '-S', '-W', "$dir/$obj"]);
-        like($sections, qr/ __mcount_loc /, "mcount-cc: $name: $obj has a table");
+        if ($action eq 'compile') {
+            unlike($sections, qr/ __mcount_loc /, "mcount-cc: $name: $obj has no table");
+            my (undef, $syms) = run_cmd(['nm', "$dir/$obj"]);
+            like($syms, qr/^\s+U mcount$/m, "mcount-cc: $name: $obj calls the hook");
+        } else {
+            like($sections, qr/ __mcount_loc /, "mcount-cc: $name: $obj has a table");
+        }
     }
     if ($reason eq 'lto') {
         like($err, qr/^mcount-cc: warning: LTO compile/m, "mcount-cc: $name: says why nothing is recorded");
@@ -269,7 +284,8 @@ for my $row (@modes) {
 # output), the sources get no hook: said, naming it.  In link-time mode
 # such a link is the pass's only with an object or archive whose calls it
 # can record.  [compiler, args, mode setting, action, warned for]
-for my $row (['g++', '-o conftest conftest.cpp', 'auto', 'split', undef],
+for my $row (['g++', '-o conftest conftest.cpp', 'auto', 'pass', undef],    # autoconf's
+    ['g++', '-o p p.cpp', 'auto', 'split', undef],
     ['gcc', '-o p a.c b.o', 'link', 'split', undef],
     ['gcc', '-o p a.c', 'object', 'split', undef],
     ['gcc', '-o p -x c x -x none b.a', 'link', 'link', '-x'],

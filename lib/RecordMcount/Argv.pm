@@ -11,7 +11,7 @@ package RecordMcount::Argv;
 # 'record' means: a compile to object of C-family input; add add_flags at
 # index insert_at of ARGS, run the compiler, then record every path in
 # objects.  In link-time mode a compile is 'compile' (add the flags, record
-# nothing: the link records) and a link of a program or shared library is
+# nothing: the link records; so is an autoconf test's in either mode) and a link of a program or shared library is
 # 'link' (run through the link-time pass: command, the words with the
 # @response files read).  Anything else is 'pass': the compiler runs
 # with ARGS untouched.  Pass-through is the default for everything not
@@ -55,6 +55,7 @@ our %REASONS = (
     'nested'          => 'already inside mcount-cc',
     'partial-link'    => 'partial link (-r): the final link records',
     'compile-link'    => 'compiles its sources and links: each source compiled to object first',
+    'autoconf-test'   => 'an autoconf test (conftest): compiled with the hook flags, no table; not split',
 );
 
 sub reason_text { return $REASONS{ $_[0] } // $_[0] }
@@ -248,6 +249,18 @@ sub _mode {
     return ('object', 'auto');
 }
 
+# An autoconf test: every input is conftest.EXT (or conftest2...) and so
+# is the output, if named.  configure deletes them as soon as it has its
+# answer, a table in them is never read, and recording them would double
+# what a configure run costs: a compile gets the hook flags (its answers
+# must hold for the build's flags) and no table; a test compiled and
+# linked in one step runs as it is (no -pg at link: gcrt1.o's gmon.out).
+sub _autoconf_test {
+    my ($inputs, $output) = @_;
+    return 0 if !@$inputs || grep { basename($_->[0]) !~ /\Aconftest/ } @$inputs;
+    return !defined $output || basename($output) =~ /\Aconftest/;
+}
+
 # classify(ARGS, OPTS): ARGS are the words after the compiler.
 # OPTS: hook_flags => [...] (default ['-pg']), nested => 1 (inside
 # mcount-cc already), mode => object|link|auto (default object),
@@ -330,6 +343,7 @@ sub classify {
         return _pass('partial-link', %m) if $mode{partial};
         return _pass('stdout', %m) if defined $output && $output eq '-';
         return _pass('dev-null', %m) if defined $output && $output eq '/dev/null';
+        return _pass('autoconf-test', %m) if _autoconf_test(\@inputs, $output);
         # No hook flags on a link: -pg there would also link gcrt1.o
         # (gmon.out at exit).  C-family sources the link compiles itself
         # get none either, and no table: said, since such a program
@@ -401,6 +415,8 @@ sub classify {
     my @nop = $last{'nop-mcount'} && !$last{'record-mcount'}
         ? (warning => '-mnop-mcount leaves no call to record: add -mrecord-mcount, and GCC writes '
             . 'the table itself') : ();
+    return { action => 'compile', reason => 'autoconf-test', objects => \@objects,
+        add_flags => \@add, insert_at => 0, %m } if _autoconf_test(\@inputs, $output);
     # link-time mode: the objects get the hook's calls, the link their table
     return { action => 'compile', reason => 'compile', objects => \@objects,
         add_flags => \@add, insert_at => 0, %m, @nop } if $mode_of eq 'link';
