@@ -341,4 +341,34 @@ for my $v (['fentry PIE', '-pg -mfentry'], ['mcount PIE', '-pg']) {
     stop_bg($pid, 30);
 }
 
+# ---- the clock -------------------------------------------------------------------
+# Times are CLOCK_MONOTONIC's: each call of nap(1200 ms) must start after
+# the program's own reading before it and end before its reading after
+# it, to within 20 us, and last at least what nanosleep slept.  (A rate of the TSC
+# measured once at start-up was 200 ppm off here: 240 us a call.)
+{
+    my $d = "$dir/clock";
+    mkdir $d or die;
+    link_prog("$d/nap", mcc_build('-pg -mfentry', "$d/nap.o", "$TSRC/nap.c", '-O2'));
+    my ($st, $out, $err) = traced(["$d/nap", 1200, 4], env => { %graph, MCOUNT_TRACE_FILTER => 'nap',
+        MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_OUTPUT => "$d/t.json", MCOUNT_TRACE_DIR => $ctl });
+    is($st, 0, 'clock: nap runs') or diag $err;
+    my @prog = map { [split / /] } split /\n/, $out;
+    my @ev = map { JSON::PP->new->decode($_) } grep { /\A\{/ } split /\n/, slurp("$d/t.json");
+    my @in = grep { ($_->{func} // '') eq 'nap' } @ev;
+    my @outs = grep { ($_->{exit} // '') eq 'nap' } @ev;
+    is(scalar @in, 4, 'clock: an entry each call');
+    is(scalar @outs, 4, 'clock: an exit each call');
+    my @bad;
+    for my $i (0 .. 3) {
+        my ($a, $b) = @{ $prog[$i] // [0, 0] };
+        my ($t0, $t1, $dur) = ($in[$i]{ts} // 0, $outs[$i]{ts} // 0, $outs[$i]{duration} // 0);
+        push @bad, "call $i: entry $t0 before the program's $a" if $t0 < $a - 20e-6;
+        push @bad, "call $i: exit $t1 after the program's $b" if $t1 > $b + 20e-6;
+        push @bad, "call $i: $dur s, shorter than its 1.2 s sleep" if $dur < 1.2 - 20e-6;
+        push @bad, "call $i: $dur s, longer than the program saw (" . ($b - $a) . ')' if $dur > $b - $a + 20e-6;
+    }
+    is_deeply(\@bad, [], 'clock: each call between the program\'s readings, its duration its sleep');
+}
+
 done_testing();
