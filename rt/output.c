@@ -476,20 +476,43 @@ static void put_graph(struct out *o, const struct seg *g, unsigned cpu, bool has
 	char df[48];                  /* the duration's field, up to its '|' */
 	size_t dl = 16;
 	if (has_dur) {
+		/* The kernel's form: a mark of how long (+ over 10 us, ! 100 us,
+		 * # 1 ms, * 10 ms, @ 100 ms, $ 1 s), then microseconds with as
+		 * many of their three decimals as keep the number to 7 digits. */
 		uint64_t ns = dur > 0 ? (uint64_t)(dur * 1e9 + 0.5) : 0;
-		char num[32];
+		static const struct { uint64_t over; char mark; } marks[] = {
+			{ 1000000000u, '$' }, { 100000000u, '@' }, { 10000000u, '*' },
+			{ 1000000u, '#' }, { 100000u, '!' }, { 10000u, '+' },
+		};
+		char mark = ' ';
+		for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++)
+			if (ns > marks[k].over) {
+				mark = marks[k].mark;
+				break;
+			}
+		char num[32], frac[4];
 		char *q = put_uint(num, ns / 1000, 0, ' ');
-		*q++ = '.';
-		q = put_uint(q, ns % 1000, 3, '0');
-		size_t nl = (size_t)(q - num), pad = nl < 7 ? 7 - nl : 0;
+		size_t il = (size_t)(q - num);
+		if (il < 7) {
+			put_uint(frac, ns % 1000, 3, '0');
+			size_t fd = 7 - il < 3 ? 7 - il : 3;
+			*q++ = '.';
+			memcpy(q, frac, fd);
+			q += fd;
+		}
+		size_t nl = (size_t)(q - num), pad = nl < 8 ? 8 - nl : 0;
 		char *d = df;
 		*d++ = ' ';
-		memset(d, ' ', pad);
-		d += pad;
+		*d++ = mark;
+		*d++ = ' ';
 		memcpy(d, num, nl);
 		d += nl;
-		memcpy(d, " us    |", 8);
-		dl = (size_t)(d + 8 - df);
+		memcpy(d, " us ", 4);
+		d += 4;
+		memset(d, ' ', pad);
+		d += pad;
+		*d++ = '|';
+		dl = (size_t)(d - df);
 	} else {
 		memcpy(df, "               |", 16);
 	}

@@ -238,9 +238,9 @@ for my $v (['preloaded', 1, '-ldl'], ['linked in', 0, $LIBA]) {
         my (%kept, %lost);
         for (split /\n/, slurp($file)) {
             if (/-(\d+) +\[\d{3}\] +\d+\.\d{6}: work$args <-worker\z/) { $kept{$1}++ }      # function
-            elsif (/\) +\S+-(\d+) +\| +[\d.]+ us +\| +work\(\);$rv\z/) { $kept{$1}++ }     # function_graph leaf
+            elsif (/\) +\S+-(\d+) +\| [ +!#*\@\$] [\d.]+ us +\| +work\(\);$rv\z/) { $kept{$1}++ }     # function_graph leaf
             # a call whose entry and return came in two drains: its return
-            elsif (/\) +\S+-(\d+) +\| +[\d.]+ us +\| +\} \/\* work(?: = (?:0x[0-9a-f]+|-\d+))? \*\/\z/) { $kept{$1}++ }
+            elsif (/\) +\S+-(\d+) +\| [ +!#*\@\$] [\d.]+ us +\| +\} \/\* work(?: = (?:0x[0-9a-f]+|-\d+))? \*\/\z/) { $kept{$1}++ }
             elsif (/-(\d+) *\[LOST (\d+) EVENTS\]/ || /(\d+) +\| *\[LOST (\d+) EVENTS\]/) {
                 $lost{$1} += $2 / ($tracer eq 'function' ? 1 : 2);
             }

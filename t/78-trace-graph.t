@@ -102,7 +102,7 @@ oracle_variant('fentry -static linked in', '-pg -mfentry', [], ['-static'], 'a')
         '# |     |    |           |   |                     |   |   |   |'], 'text: the kernel\'s header');
     my (@got, @bad, @stack);
     for my $l (@lines[4 .. $#lines]) {
-        my ($dur, $ind, $what) = $l =~ /\A ?\d+\) +oracle-\d+ +\|(?: +(\d+\.\d{3}) us    | {15})\|  ( *)(\S.*)\z/
+        my ($dur, $ind, $what) = $l =~ /\A ?\d+\) +oracle-\d+ +\|(?: [ +!#*\@\$] (\d+(?:\.\d+)?) us +| {15})\|  ( *)(\S.*)\z/
             or do { push @bad, "'$l'"; next };
         my $depth = @stack - ($what =~ /\A\}/ ? 1 : 0);
         push @bad, "'$l': indented " . length($ind) . ", depth $depth" if length($ind) != 2 * $depth;
@@ -275,7 +275,7 @@ for my $v (['fentry PIE', '-pg -mfentry'], ['mcount PIE', '-pg']) {
     mkdir $d or die;
     mcc_build('-pg -mfentry', "$d/ss.o", "$TSRC/switch_show.c", '-O2', "-I$RTINC");
     my $prog = link_prog("$d/ss", "$d/ss.o", $LIBA, '-lpthread');
-    my $graph_leaf = qr/^ *\d+\) .*\| +[\d.]+ us +\| +leaf\(\);$/m;
+    my $graph_leaf = qr/^ *\d+\) .*\| [ +!#*\@\$] [\d.]+ us +\| +leaf\(\);$/m;
     my $fn_leaf = qr/^ +ss-\d+ +\[\d+\] [^:]+: leaf <-mid$/m;
     # written by the program itself, after the switch
     my ($st, $out, $err) = run_cmd([$prog], env => { MCOUNT_TRACE_OUTPUT => '', MCOUNT_TRACE_DIR => $ctl });
@@ -313,7 +313,7 @@ for my $v (['fentry PIE', '-pg -mfentry'], ['mcount PIE', '-pg']) {
     is(join(' ', map { "$_->{ph}$_->{name}" } grep { $_->{ph} ne 'M' } @{ $doc->{traceEvents} // [] }),
         join(' ', ('Bleaf Eleaf') x $leaves), 'run -g: each call of leaf a B and an E');
     ($st, $out, $err) = mt_cli('run', '--tracer=function_graph', '-f', 'mid', '-o', "$d/g.txt", '--', $oprog, 1);
-    like(slurp("$d/g.txt"), qr/\A# tracer: function_graph\n.*\|   *\d+\.\d{3} us    \|  mid\(\);\n/s,
+    like(slurp("$d/g.txt"), qr/\A# tracer: function_graph\n.*\| [ +!#*\@\$] \d+(?:\.\d+)? us +\|  mid\(\);\n/s,
         'run --tracer=function_graph: the graph text format');
     ($st, $out, $err) = mt_cli('run', '--tracer=graph', '--', $oprog);
     is($st, 2, 'run --tracer=graph: bad usage');
@@ -344,7 +344,8 @@ for my $v (['fentry PIE', '-pg -mfentry'], ['mcount PIE', '-pg']) {
 # ---- the clock -------------------------------------------------------------------
 # Times are CLOCK_MONOTONIC's: each call of nap(1200 ms) must start after
 # the program's own reading before it and end before its reading after
-# it, to within 20 us, and last at least what nanosleep slept.  (A rate of the TSC
+# it, to within 20 us, and last at least what nanosleep slept; the text
+# gives the kernel's marks of how long ($ over 1 s).  (A rate of the TSC
 # measured once at start-up was 200 ppm off here: 240 us a call.)
 {
     my $d = "$dir/clock";
@@ -369,6 +370,10 @@ for my $v (['fentry PIE', '-pg -mfentry'], ['mcount PIE', '-pg']) {
         push @bad, "call $i: $dur s, longer than the program saw (" . ($b - $a) . ')' if $dur > $b - $a + 20e-6;
     }
     is_deeply(\@bad, [], 'clock: each call between the program\'s readings, its duration its sleep');
+    ($st, $out, $err) = traced(["$d/nap", 15, 1], env => { %graph, MCOUNT_TRACE_FILTER => 'nap',
+        MCOUNT_TRACE_OUTPUT => "$d/t.txt", MCOUNT_TRACE_DIR => $ctl });
+    like(slurp("$d/t.txt"), qr/\| \* 15\d{3}\.\d{2} us \|  nap\(\);$/m,
+        'clock: 15 ms in the kernel\'s form, marked * (over 10 ms), two decimals');
 }
 
 done_testing();
