@@ -94,6 +94,25 @@ static void set_env_me(const char *var)
 	setenv(var, pid, 1);
 }
 
+/* MCOUNT_TRACE_OUTPUT=-: the standard error the program started with,
+ * a copy of it taken at start-up, so that the trace does not follow the
+ * program's own redirection of descriptor 2 (freopen of a log file). */
+static int err_fd = 2;
+
+static void keep_stderr(void)
+{
+	struct stat st;
+	int fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	err_fd = fd;
+	out_dev = st.st_dev;
+	out_ino = st.st_ino;
+}
+
 static void open_output(void)
 {
 	if (!out_path || !*out_path)
@@ -104,22 +123,30 @@ static void open_output(void)
 	if (r < 0)
 		return;
 	bool again = env_is_me("MCOUNT_TRACE_OPENED");
-	if (!strcmp(out_path, "-"))
-		out_fd = 2;
-	else
+	struct stat st;
+	if (!strcmp(out_path, "-")) {
+		out_fd = err_fd;
+		if (err_fd > 2 && (fstat(err_fd, &st) || st.st_dev != out_dev || st.st_ino != out_ino)) {
+			mt_msg("standard error: closed by the program: the trace is not written");
+			out_fd = -1;
+			out_path = NULL;
+			free(path);
+			return;
+		}
+	} else {
 		out_fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_APPEND | (again ? 0 : O_TRUNC), 0666);
+	}
 	if (out_fd < 0) {
 		mt_msg("%s: %s: the trace is not written", path, strerror(errno));
 		out_path = NULL;        /* once */
 	}
-	struct stat st;
 	out_tracer = atomic_load(&mt_tracer);
 	if (out_fd >= 0 && !again) {
 		mt_write_header(out_fd, out_fmt, out_tracer);     /* once, at the top of the file */
 	} else if (out_fd >= 0 && out_fmt == MT_FMT_CHROME && !fstat(out_fd, &st)) {
 		out_first = st.st_size <= (off_t)strlen("{\"traceEvents\":[\n");
 	}
-	if (out_fd >= 0 && !fstat(out_fd, &st)) {
+	if (out_fd >= 0 && out_fd != err_fd && !fstat(out_fd, &st)) {
 		out_dev = st.st_dev;
 		out_ino = st.st_ino;
 	}
@@ -140,7 +167,8 @@ static long drain_locked(void)
 	 * files: never write into those. */
 	struct stat st;
 	if (out_fd > 2 && (fstat(out_fd, &st) || st.st_dev != out_dev || st.st_ino != out_ino)) {
-		mt_msg("%s: closed by the program: the rest of the trace is not written", out_path);
+		mt_msg("%s: closed by the program: the rest of the trace is not written",
+		       strcmp(out_path, "-") ? out_path : "standard error");
 		out_fd = -1;
 		out_path = NULL;
 		return 0;
@@ -708,6 +736,8 @@ __attribute__((constructor(101))) static void mt_init(void)
 	control_on = !(c && !strcmp(c, "0"));
 	const char *o = getenv("MCOUNT_TRACE_OUTPUT");
 	out_path = o ? strdup(o) : NULL;
+	if (out_path && !strcmp(out_path, "-"))
+		keep_stderr();
 	const char *full = getenv("MCOUNT_TRACE_FULL");
 	if (full && *full && strcmp(full, "drop") && strcmp(full, "wait"))
 		mt_msg("MCOUNT_TRACE_FULL: '%s' is neither drop nor wait: drop it is", full);

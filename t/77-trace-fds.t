@@ -6,7 +6,8 @@
 # say so, and never write into the program's files; code is written
 # through a /proc/self/mem opened for each pass, never through a number
 # the program may have reused.  Oracle: the program's files hold exactly
-# what it wrote, and its output is its own.
+# what it wrote, and its output is its own.  A trace to standard error
+# keeps to the one the program started with (relog.c).
 use strict;
 use warnings;
 use Test::More;
@@ -42,5 +43,27 @@ for my $how (['preloaded', "$dir/closer", { LD_PRELOAD => "$TOP/build/libmcount-
     my @ev = grep { /: leaf <-main$/ } split /\n/, slurp($trace);
     is(scalar @ev, 10, "$tag: the events before the descriptors were closed are in the trace");
 }
+
+# A trace to standard error (MCOUNT_TRACE_OUTPUT=-) stays on the standard
+# error the program started with: the program's own redirection of
+# descriptor 2 (freopen of a log) does not take it, and a copy closed and
+# its number reused is said, never written.
+($st, $out, $err) = run_cmd(["$TOP/bin/mcount-cc", 'gcc', '-O2', '-c', "$SRC/trace/relog.c",
+    '-o', "$dir/relog.o"], env => { MCOUNT_CC_FLAGS => '-pg -mfentry' });
+is($st, 0, 'relog.c builds through mcount-cc') or diag($out, $err);
+must('gcc', '-o', "$dir/relog", "$dir/relog.o");
+($st, $out, $err) = run_cmd(["$dir/relog", "$dir/relog.log"], env => { LD_PRELOAD => "$TOP/build/libmcount-trace.so",
+    MCOUNT_TRACE_FILTER => 'leaf', MCOUNT_TRACE_OUTPUT => '-' });
+is($st, 0, 'stderr trace: the program runs to its end') or diag($err);
+is(slurp("$dir/relog.log"), "the program's log line\n", 'stderr trace: the program\'s log holds its line only');
+is(scalar(() = $err =~ /: leaf <-main$/mg), 6, 'stderr trace: every call on the standard error it started with');
+($st, $out, $err) = run_cmd(["$dir/closer", "$dir/own-err"], env => { LD_PRELOAD => "$TOP/build/libmcount-trace.so",
+    MCOUNT_TRACE_FILTER => 'leaf', MCOUNT_TRACE_OUTPUT => '-' });
+is($st, 0, 'stderr trace, descriptors closed: the program runs to its end');
+is(slurp("$dir/own-err.$_"), "file $_ of the program\n", "stderr trace, descriptors closed: its file $_ holds what it wrote")
+    for 0 .. 3;
+like($err, qr/standard error: closed by the program: the (rest of the )?trace is not written/,
+    'stderr trace, descriptors closed: the tracer says it stops');
+is(scalar(() = $err =~ /: leaf <-main$/mg), 10, 'stderr trace, descriptors closed: the events before it are written');
 
 done_testing();
