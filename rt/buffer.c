@@ -51,6 +51,7 @@ atomic_bool mt_retval;
 atomic_bool mt_args_on;
 atomic_int mt_tracer;
 uint64_t mt_buffer_events = 131072;
+_Atomic unsigned long mt_nobuf_threads, mt_nobuf_lost;
 bool mt_use_tsc;
 bool mt_use_rdpid;
 bool mt_full_wait;
@@ -92,6 +93,7 @@ static struct mt_tbuf *tbuf_new(void)
 	long p = mt_raw_mmap_anon(size);
 	if (p < 0 && p > -4096) {
 		self_dead = 1;
+		atomic_fetch_add_explicit(&mt_nobuf_threads, 1, memory_order_relaxed);
 		return NULL;
 	}
 	struct mt_tbuf *b = (struct mt_tbuf *)p;
@@ -396,11 +398,14 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 {
 	struct mt_tbuf *b = self;
 	if (__builtin_expect(!b, 0)) {
-		if (!atomic_load_explicit(&mt_ready, memory_order_relaxed) || self_dead)
+		if (!atomic_load_explicit(&mt_ready, memory_order_relaxed))
 			return;
-		b = tbuf_new();
-		if (!b)
+		if (!self_dead)
+			b = tbuf_new();
+		if (!b) {
+			atomic_fetch_add_explicit(&mt_nobuf_lost, 1, memory_order_relaxed);
 			return;
+		}
 	}
 	if (b->nest) {
 		b->lost++;
@@ -698,6 +703,8 @@ void mt_buffers_after_fork(void)
 		b->next = NULL;
 	}
 	self_pid = 0;
+	atomic_store(&mt_nobuf_threads, self_dead ? 1ul : 0ul);
+	atomic_store(&mt_nobuf_lost, 0ul);
 	atomic_store(&mt_tbufs, b);
 	mt_gone = (struct mt_gone){ 0 };
 }

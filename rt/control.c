@@ -155,9 +155,30 @@ static void open_output(void)
 	free(path);
 }
 
+/* A thread got no buffer: said when first seen, and at exit with the
+ * events lost for it (file_lock held). */
+static void say_nobuf(bool at_exit)
+{
+	static unsigned long said;
+	unsigned long n = atomic_load(&mt_nobuf_threads);
+	if (!n || (said && !at_exit))
+		return;
+	said = n;
+	unsigned long long bytes = (unsigned long long)mt_buffer_events * sizeof(struct mt_event);
+	if (at_exit)
+		mt_msg("%lu events lost: %lu thread%s got no buffer of %llu events (%llu MiB; MCOUNT_TRACE_BUFFER)",
+		       atomic_load(&mt_nobuf_lost), n, n == 1 ? "" : "s", (unsigned long long)mt_buffer_events,
+		       bytes >> 20);
+	else
+		mt_msg("no memory for a buffer of %llu events (%llu MiB) for a thread: its events are lost "
+		       "(a smaller MCOUNT_TRACE_BUFFER, or mcount-trace run -b)", (unsigned long long)mt_buffer_events,
+		       bytes >> 20);
+}
+
 /* Returns the number of events written (file_lock held). */
 static long drain_locked(void)
 {
+	say_nobuf(false);
 	if (out_ended)
 		return 0;          /* after the end of a Chrome document: nothing */
 	if (out_fd < 0 && out_path && *out_path && events_pending())
@@ -440,7 +461,8 @@ static void verb_status(int fd)
 	reply(fd, "functions traced: %zu\n", on);
 	reply(fd, "threads: %zu\n", threads);
 	reply(fd, "events buffered: %llu\n", (unsigned long long)buffered);
-	reply(fd, "events lost: %llu\n", (unsigned long long)lost);
+	reply(fd, "events lost: %llu\n", (unsigned long long)(lost + atomic_load(&mt_nobuf_lost)));
+	reply(fd, "threads without a buffer: %lu\n", atomic_load(&mt_nobuf_threads));
 	reply(fd, "tracer: %s\n", atomic_load(&mt_tracer) == MT_TRACER_GRAPH ? "function_graph" : "function");
 	reply(fd, "calls not recorded, shadow stack full: %llu\n", (unsigned long long)noshadow);
 	reply(fd, "frames left without returning: %llu\n", (unsigned long long)unwound);
@@ -782,6 +804,9 @@ __attribute__((destructor(101))) static void mt_fini(void)
 	if (lost && out_fd >= 0)
 		mt_msg("%llu events lost: their threads' buffers were full (MCOUNT_TRACE_BUFFER)",
 		       (unsigned long long)lost);
+	pthread_mutex_lock(&file_lock);
+	say_nobuf(true);
+	pthread_mutex_unlock(&file_lock);
 }
 
 /* ---- the C API ---- */

@@ -881,6 +881,11 @@ struct mt_tbuf {
 MT_HIDDEN extern struct mt_tbuf *_Atomic mt_tbufs;
 MT_HIDDEN extern atomic_int mt_ready;
 MT_HIDDEN extern uint64_t mt_buffer_events;
+/* Threads whose buffer could not be mapped (too large a
+ * MCOUNT_TRACE_BUFFER for the memory there is), and the events they
+ * could not record for that: lost, and said so.  Word-sized: the hot
+ * path calls no library function (no 64-bit atomics on 32-bit CPUs). */
+MT_HIDDEN extern _Atomic unsigned long mt_nobuf_threads, mt_nobuf_lost;
 MT_HIDDEN extern bool mt_use_tsc;
 MT_HIDDEN extern bool mt_use_rdpid;
 MT_HIDDEN extern bool mt_full_wait;            /* a full ring waits for the drain */
