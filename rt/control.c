@@ -831,6 +831,13 @@ long mcount_trace_write(int fd, int format)
 		errno = EINVAL;
 		return -1;
 	}
+	/* (a descriptor that cannot be written: the events stay for the
+	 * next call; a write that fails on the way loses what it took) */
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+		errno = EBADF;
+		return -1;
+	}
 	return write_doc(fd, (enum mt_fmt)format);
 }
 

@@ -28,7 +28,9 @@ int mcount_trace_stop(void);
 /* Write the trace so far to fd and consume it, in a format: the kernel's
  * text format (without its header), JSON lines, or a whole Chrome JSON
  * trace document (Perfetto, chrome://tracing).  Returns the number of
- * events written, or -1 with errno set (EINVAL: no such format). */
+ * events written, or -1 with errno set (EINVAL: no such format; EBADF:
+ * fd is not open for writing, and the events stay for the next call; a
+ * write that fails on the way loses the events it had taken). */
 #define MCOUNT_TRACE_TEXT 0
 #define MCOUNT_TRACE_JSON 1
 #define MCOUNT_TRACE_CHROME 2

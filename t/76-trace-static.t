@@ -70,4 +70,19 @@ for my $hook (['-pg'], ['-pg', '-mfentry']) {
     is(scalar(grep { /: count_me <-main$/ } split /\n/, slurp("$trace.run")), 37, 'run: 37 count_me events');
 }
 
+# mcount_trace_write() to a descriptor it cannot write: -1 with EBADF,
+# and the events stay for the next call.
+{
+    my $obj = "$dir/api_write.o";
+    my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-cc", 'gcc', '-O2', "-I$TOP/rt", '-c',
+        "$SRC/trace/api_write.c", '-o', $obj], env => { MCOUNT_CC_FLAGS => '-pg -mfentry' });
+    is($st, 0, 'api_write.c builds through mcount-cc') or diag($out, $err);
+    must('gcc', '-o', "$dir/api_write", $obj, "$TOP/build/libmcount-trace.a", '-lpthread');
+    ($st, $out, $err) = run_cmd(["$dir/api_write"]);
+    is($st, 0, 'mcount_trace_write: the program runs') or diag($err);
+    is($err, "closed: -1 EBADF\nread-only: -1 EBADF\nstdout: 3\n",
+        'mcount_trace_write: EBADF for a closed and a read-only descriptor, then the 3 events');
+    is(scalar(() = $out =~ /: leaf <-main$/mg), 3, 'mcount_trace_write: the 3 events written, after the failures');
+}
+
 done_testing();
