@@ -4,8 +4,9 @@
 # a fake library: a child process serving DIR/ITS-PID as the library
 # would, which writes down each request line and answers from a script.
 # Every verb sends its exact request line and prints the payload; the
-# library's errors and broken answers; the socket directory's checks;
-# usage; and run's environment, PID and exit status.
+# library's errors and broken answers; the socket directory's checks; a
+# zombie and another user's process; usage; and run's environment, PID
+# and exit status, and its refusal of a statically linked program.
 use strict;
 use warnings;
 use Test::More;
@@ -440,6 +441,68 @@ sub run_env {
     ok(!-e "$tmp/made.txt", 'run -o FILE a program that does not exist: no FILE made');
 }
 
+# ---- run: a statically linked program ----
+# No dynamic linker runs in it to read LD_PRELOAD: refused, before it
+# runs (its marker file not made, no PID file, no trace file), whether
+# named by its path or found through PATH, and so is a static PIE; the
+# same program linked dynamically, a script, and the dynamic linker run
+# as a program (a shared object without PT_INTERP) are run.
+SKIP: {
+    skip 'no gcc', 16 unless have('gcc');
+    my $c = "$tmp/marker.c";
+    spit($c, "#include <stdio.h>\n"
+        . "int main(int argc, char **argv) { FILE *f = argc > 1 ? fopen(argv[1], \"w\") : 0;\n"
+        . "  if (f) fclose(f); return 0; }\n");
+    my ($st, $o, $e) = run_cmd(['gcc', '-static', '-o', "$tmp/static_prog", $c]);
+    is($st, 0, 'gcc -static builds a program') or diag $e;
+    my $static_msg = sub { "mcount-trace: $_[0]: statically linked: LD_PRELOAD cannot load libmcount-trace.so "
+        . "into it (link libmcount-trace.a in instead)\n" };
+    my $v;
+    unlink $pidfile;
+    ($st, $v, $e) = run_env('-f', 'main', '-o', "$work/st.txt", '--', "$tmp/static_prog", "$tmp/ran");
+    is($st, 1, 'run a static program: exit 1');
+    is($e, $static_msg->("$tmp/static_prog"), 'run a static program: says why, and what to do');
+    ok(!-e "$tmp/ran" && !-e $pidfile && !-e "$work/st.txt",
+        'run a static program: not run (no PID file, no trace file)');
+    ($st, $v, $e) = run_env({ PATH => "$tmp:$ENV{PATH}" }, '-o', '', 'static_prog', "$tmp/ran");
+    is_deeply([$st, $e], [1, $static_msg->("$tmp/static_prog")], 'a static program found through PATH: refused');
+    SKIP: {
+        ($st, $o, $e) = run_cmd(['gcc', '-static-pie', '-o', "$tmp/static_pie", $c]);
+        skip 'gcc -static-pie builds nothing here', 2 unless $st == 0;
+        ($st, $v, $e) = run_env('-o', '', "$tmp/static_pie", "$tmp/ran");
+        is_deeply([$st, $e], [1, $static_msg->("$tmp/static_pie")], 'run a static PIE: refused');
+        ok(!-e "$tmp/ran", 'run a static PIE: not run');
+    }
+    ($st, $o, $e) = run_cmd(['gcc', '-o', "$tmp/dynamic_prog", $c]);
+    is($st, 0, 'gcc builds the program linked dynamically') or diag $e;
+    ($st, $v, $e) = run_env('-o', '', "$tmp/dynamic_prog", "$tmp/ran");
+    is_deeply([$st, $e], [0, ''], 'run the dynamic program: exit 0, nothing said');
+    ok(-e "$tmp/ran", 'run the dynamic program: it ran');
+    unlink "$tmp/ran";
+    spit("$tmp/script", "#!/bin/sh\n: > \"\$1\"\nexit 4\n");
+    chmod 0755, "$tmp/script" or die;
+    ($st, $v, $e) = run_env('-o', '', "$tmp/script", "$tmp/ran");
+    is_deeply([$st, $e], [4, ''], 'run a #! script: run as before (its exit status, nothing said)');
+    ok(-e "$tmp/ran", 'run a #! script: it ran');
+    unlink "$tmp/ran";
+    SKIP: {
+        skip 'no readelf', 3 unless have('readelf');
+        my ($interp) = (run_cmd(['readelf', '-l', "$tmp/dynamic_prog"]))[1] =~ /program interpreter: ([^\]\s]+)\]/;
+        skip 'no dynamic linker found', 3 unless defined $interp && -x $interp;
+        ($st, $o, $e) = run_cmd(['readelf', '-l', $interp]);
+        unlike($o, qr/\bINTERP\b/, "the dynamic linker $interp has no PT_INTERP");
+        ($st, $v, $e) = run_env('-o', '', $interp, "$tmp/dynamic_prog", "$tmp/ran");
+        is_deeply([$st, $e], [0, ''], 'run the dynamic linker as a program: not refused');
+        ok(-e "$tmp/ran", 'run the dynamic linker as a program: the program it loads ran');
+        unlink "$tmp/ran";
+    }
+}
+{
+    # --timeout after PROGRAM is PROGRAM's
+    my ($st, $v, $err) = run_env(@show[0 .. 3], '--timeout=3');
+    is_deeply([$st, $v->{args}, $err], [3, ['--timeout=3'], ''], "run: --timeout after PROGRAM is PROGRAM's argument");
+}
+
 # ---- run: the library for the program's own architecture ----
 # An i386 program gets build/i386/'s library, a mips64el one build/mips64el/'s, a mipsel one
 # build/mipsel/'s, a mips one build/mips/'s (-v shows LD_PRELOAD before
@@ -498,8 +561,9 @@ sub run_env {
     is($pre, Cwd::abs_path("$TOP/build/ppc/libmcount-trace.so"),
         'run: a ppc program preloads build/ppc/libmcount-trace.so');
     # a sparc64 one gets build/sparc64/'s (a library with no PLT:
-    # rt/noplt.h)
-    ($st, $o, $e) = run_cmd(['sparc64-linux-gnu-gcc-12', '-nostdlib', '-static', '-e', 'main',
+    # rt/noplt.h); linked dynamically, with a PT_INTERP (a static one is
+    # refused)
+    ($st, $o, $e) = run_cmd(['sparc64-linux-gnu-gcc-12', '-nostdlib', '-e', 'main',
         '-o', "$tmp/prog-sparc64", $c]);
     is($st, 0, 'sparc64-linux-gnu-gcc-12 builds a program (no C library)') or diag $e;
     ($st, $o, $e) = mt('run', '-v', '-o', '/dev/null', '--', "$tmp/prog-sparc64");
