@@ -276,6 +276,87 @@ SKIP: {
     reap($pid);
 }
 
+# a zombie (a child that has exited, not reaped yet) and another user's
+# process have no channel: said as such, rather than "not traced"
+sub proc_state {
+    my ($pid) = @_;
+    open(my $fh, '<', "/proc/$pid/stat") or return '';
+    my ($state) = do { local $/; <$fh> } =~ /.*\)\s+(\S)/s;
+    return $state // '';
+}
+{
+    my $z = fork // die "fork: $!";
+    POSIX::_exit(0) if $z == 0;
+    for (1 .. 200) { last if proc_state($z) eq 'Z'; select(undef, undef, undef, 0.05) }
+    is(proc_state($z), 'Z', 'a child that exited and is not reaped is a zombie');
+    my ($st, $out, $err) = mt('status', $z);
+    is_deeply([$st, $out, $err], [1, '', "mcount-trace: $z: a zombie (exited, not yet reaped)\n"],
+        'a zombie without a socket: exit 1, says it is a zombie');
+    ($st, $out, $err) = mt({ MCOUNT_TRACE_DIR => "$tmp/none" }, 'enable', $z, 'f*');
+    is_deeply([$st, $err], [1, "mcount-trace: $z: a zombie (exited, not yet reaped)\n"],
+        'a zombie, no socket directory: says it is a zombie');
+    # its socket left behind (a process killed before its library removed it)
+    socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die;
+    bind($s, pack_sockaddr_un("$ctl/$z")) or die;
+    close $s;
+    ($st, $out, $err) = mt('list', $z);
+    is_deeply([$st, $err], [1, "mcount-trace: $z: a zombie (exited, not yet reaped)\n"],
+        "a zombie with its socket left: says it is a zombie, not 'nothing answers'");
+    unlink "$ctl/$z";
+    waitpid $z, 0;
+}
+SKIP: {
+    # a process of another user: as root, a child that becomes nobody;
+    # else PID 1, if it is not ours
+    my ($other, $uid);
+    if ($> == 0) {
+        $uid = getpwnam('nobody') // skip "no user nobody to make another user's process", 4;
+        pipe(my $r, my $w) or die "pipe: $!";
+        $other = fork // die "fork: $!";
+        if ($other == 0) {
+            close $r;
+            my $gid = getgrnam('nogroup') // $uid;
+            $) = "$gid $gid";
+            POSIX::setgid($gid);
+            POSIX::setuid($uid);
+            POSIX::_exit(1) unless $< == $uid && $> == $uid;
+            syswrite $w, "ready\n";
+            close $w;
+            sleep 60;
+            POSIX::_exit(0);
+        }
+        close $w;
+        defined <$r> or skip 'the child could not become nobody', 4;
+    } else {
+        open(my $fh, '<', '/proc/1/status') or skip 'no /proc/1/status', 4;
+        ($uid) = do { local $/; <$fh> } =~ /^Uid:\s+([0-9]+)/m;
+        skip "PID 1 is this user's: no other user's process to look at", 4
+            unless defined $uid && $uid != $>;
+        $other = 1;
+    }
+    my ($st, $out, $err) = mt('status', $other);
+    is($st, 1, "another user's process: exit 1");
+    is($err, "mcount-trace: $other: another user's process (user $uid)\n",
+        "another user's process: says so, not 'not traced'");
+    ($st, $out, $err) = mt({ MCOUNT_TRACE_DIR => "$tmp/none" }, 'list', $other);
+    is($err, "mcount-trace: $other: another user's process (user $uid)\n",
+        "another user's process, no socket directory: says so");
+    # a socket of ours left by an earlier process with this PID
+    if ($other != 1) {
+        socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die;
+        bind($s, pack_sockaddr_un("$ctl/$other")) or die;
+        close $s;
+        ($st, $out, $err) = mt('list', $other);
+        unlink "$ctl/$other";
+        is($err, "mcount-trace: $other: another user's process (user $uid)\n",
+            "another user's process, a socket of ours left with its PID: says so");
+        kill 'KILL', $other;
+        waitpid $other, 0;
+    } else {
+        pass("another user's process, a socket left with its PID: not tried on PID 1");
+    }
+}
+
 # ---- usage --------------------------------------------------------------------
 {
     my ($st, $out, $err) = mt('--help');
