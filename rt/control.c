@@ -690,11 +690,35 @@ static void atfork_child(void)
 	start_control();
 }
 
-static void apply_env(const char *var, int what)
+static bool apply_env(const char *var, int what)
 {
 	const char *v = getenv(var);
-	if (v && *v && mt_filter(v, what) < 0)
+	if (v && *v && mt_filter(v, what) < 0) {
 		mt_msg("%s: '%s' is not a list of globs (GLOB or GLOB:mod:MODULE; no leading !)", var, v);
+		return false;
+	}
+	return true;
+}
+
+/* A start-up filter that traces nothing in a program with a table (a
+ * misspelt name) is said, by the first process only (not by every
+ * program it runs, which get the variable too), once the objects are
+ * read (registry lock held). */
+static void say_empty_filter(void)
+{
+	const char *v = getenv("MCOUNT_TRACE_FILTER");
+	if (!v || !*v || getpid() != owner)
+		return;
+	for (size_t i = 0; i < mt_reg.nfuncs; i++)
+		if (mt_reg.funcs[i].want && mt_reg.objs[mt_reg.funcs[i].obj]->live)
+			return;
+	/* (a program with no table says nothing: a shell or make that runs
+	 * the programs to trace, which get the variable) */
+	size_t tables = 0;
+	for (size_t i = 0; i < mt_reg.nobjs; i++)
+		tables += mt_reg.objs[i]->live && mt_reg.objs[i]->table;
+	if (tables)
+		mt_msg("MCOUNT_TRACE_FILTER: '%s' traces no function (objects loaded later are searched too)", v);
 }
 
 /* MCOUNT_TRACE_EVENTS: prototypes separated by ';', each on its own (a
@@ -775,10 +799,12 @@ __attribute__((constructor(101))) static void mt_init(void)
 		atomic_store(&tracing_off, true);
 	} else {
 		apply_env("MCOUNT_TRACE_NOTRACE", 2);
-		apply_env("MCOUNT_TRACE_FILTER", 1);
+		bool filter_ok = apply_env("MCOUNT_TRACE_FILTER", 1);
 		apply_env_events();
 		if (mt_sites_refresh())
 			mt_msg("cannot change the code: %s", strerror(errno));
+		if (filter_ok)
+			say_empty_filter();
 	}
 	pthread_mutex_unlock(&mt_reg.lock);
 	if (getpid() == owner)

@@ -341,6 +341,17 @@ for my $v (['preloaded', $proc, 1], ['linked in', $proc_a, 0]) {
     ($st, $out, $err) = traced([$prog], env => { MCOUNT_TRACE_FILTER => 'foo_a', MCOUNT_TRACE_DIR => $ctl,
         MCOUNT_TRACE_OUTPUT => "$dir/tab.txt" });
     is(scalar(grep { /: foo_a <-main$/ } split /\n/, slurp("$dir/tab.txt")), 100, 'MCOUNT_TRACE_FILTER=foo_a: 100 events');
+    is($err, '', 'MCOUNT_TRACE_FILTER=foo_a: nothing said');
+    # one that matches no function of a program with a table (a misspelt
+    # name): said, by the program only, not by a shell around it
+    for my $cmd ([$prog], ['sh', '-c', "$prog; true"]) {
+        ($st, $out, $err) = traced($cmd, env => { MCOUNT_TRACE_FILTER => 'fooa,mian', MCOUNT_TRACE_DIR => $ctl,
+            MCOUNT_TRACE_OUTPUT => "$dir/tab.txt" });
+        is("$st $out", "0 5050\n", "MCOUNT_TRACE_FILTER=fooa,mian (@$cmd[0]): runs");
+        is($err, $cmd->[0] eq 'sh' ? '' : "mcount-trace: MCOUNT_TRACE_FILTER: 'fooa,mian' traces no function "
+            . "(objects loaded later are searched too)\n", "MCOUNT_TRACE_FILTER=fooa,mian (@$cmd[0]): "
+            . ($cmd->[0] eq 'sh' ? 'a child of the first process says nothing' : 'said'));
+    }
 }
 
 done_testing();
