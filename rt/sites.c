@@ -753,7 +753,7 @@ const char *mt_name_of(uintptr_t addr, char *buf, size_t len)
 	/* The object mapped there now; else, where none is, one closed
 	 * since (an event written after a dlclose), the last to go first:
 	 * its symbols stay read. */
-	bool mapped = false;
+	const struct mt_object *mapped = NULL;
 	for (int live = 1; live >= 0 && !mapped; live--) {
 		for (size_t i = mt_reg.nobjs; i-- > 0;) {
 			const struct mt_object *o = mt_reg.objs[i];
@@ -763,11 +763,14 @@ const char *mt_name_of(uintptr_t addr, char *buf, size_t len)
 			if (s)
 				return mt_shown(s->name);
 			if (live) {
-				mapped = true;
+				mapped = o;
 				break;
 			}
 		}
 	}
-	snprintf(buf, len, "%#lx", (unsigned long)addr);
+	/* No symbol there (a stripped object): its address in its file, as
+	 * a function without a symbol is named (and listed) after its
+	 * site's, so that the two can be matched. */
+	snprintf(buf, len, "%#lx", (unsigned long)(mapped ? addr - mapped->bias : addr));
 	return buf;
 }
