@@ -102,7 +102,10 @@ static int err_fd = 2;
 static void keep_stderr(void)
 {
 	struct stat st;
-	int fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	/* (high, out of the way of a program's own dup2 onto 3, 4...) */
+	int fd = fcntl(2, F_DUPFD_CLOEXEC, 100);
+	if (fd < 0)
+		fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0 || fstat(fd, &st)) {
 		if (fd >= 0)
 			close(fd);
@@ -682,8 +685,8 @@ static void atfork_child(void)
 	out_first = true;
 	mt_patch_after_fork();
 	mt_buffers_after_fork();
-	if (out_fd >= 0 && out_fd != 2)
-		close(out_fd);
+	if (out_fd >= 0 && out_fd != 2 && out_fd != err_fd)
+		close(out_fd);              /* (the copy of stderr: the child's too) */
 	out_fd = -1;
 	listen_fd = -1;
 	sock_path[0] = 0;

@@ -75,6 +75,18 @@ my $lost_msg = qr/^mcount-trace: \d+ events lost: their threads' buffers were fu
     is_deeply(other_msgs($err, $badsite_msg), [], 'fork: no other message');
 }
 
+# ---- fork, the trace to standard error ----
+# (the child writes to the copy of stderr it inherits, its own events)
+{
+    my ($st, $out, $err) = traced([$proc, 'fork'], timeout => 120,
+        env => { MCOUNT_TRACE_FILTER => 'p_before,child_work,parent_work', MCOUNT_TRACE_OUTPUT => '-' });
+    is($st, 0, 'fork, -: the program and its child exit 0') or diag $err;
+    my %n;
+    $n{$1}++ while $err =~ /: (\w+) <-\w+$/mg;
+    is_deeply(\%n, { p_before => 3, parent_work => 4, child_work => 5 }, 'fork, -: both processes\' events on stderr');
+    is_deeply(other_msgs($err, $badsite_msg, qr/^#/, qr/: \w+ <-\w+$/), [], 'fork, -: no other message');
+}
+
 # ---- a buffer that cannot be mapped ----
 # (a limit of 1 GB of address space; 2^26 events are 1.5 GiB): every
 # event of the thread is counted lost and said, in the parent and in the
