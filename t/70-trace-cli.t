@@ -6,7 +6,7 @@
 # Every verb sends its exact request line and prints the payload; the
 # library's errors and broken answers; the socket directory's checks; a
 # zombie and another user's process; usage; and run's environment, PID
-# and exit status, and its refusal of a statically linked program.
+# and exit status, and what it says of a statically linked program.
 use strict;
 use warnings;
 use Test::More;
@@ -526,37 +526,55 @@ sub run_env {
 }
 
 # ---- run: a statically linked program ----
-# No dynamic linker runs in it to read LD_PRELOAD: refused, before it
-# runs (its marker file not made, no PID file, no trace file), whether
-# named by its path or found through PATH, and so is a static PIE; the
-# same program linked dynamically, a script, and the dynamic linker run
-# as a program (a shared object without PT_INTERP) are run.
+# No dynamic linker runs in it to read LD_PRELOAD: it runs untraced, and
+# that is said (named by its path or found through PATH, and a static
+# PIE too), but it passes the variables on: a dynamic program it runs is
+# traced (the real library, a static launcher that execs it).  The same
+# program linked dynamically, a script, and the dynamic linker run as a
+# program (a shared object without PT_INTERP) run with nothing said.
 SKIP: {
-    skip 'no gcc', 16 unless have('gcc');
+    skip 'no gcc', 19 unless have('gcc');
     my $c = "$tmp/marker.c";
     spit($c, "#include <stdio.h>\n"
         . "int main(int argc, char **argv) { FILE *f = argc > 1 ? fopen(argv[1], \"w\") : 0;\n"
         . "  if (f) fclose(f); return 0; }\n");
     my ($st, $o, $e) = run_cmd(['gcc', '-static', '-o', "$tmp/static_prog", $c]);
     is($st, 0, 'gcc -static builds a program') or diag $e;
-    my $static_msg = sub { "mcount-trace: $_[0]: statically linked: LD_PRELOAD cannot load libmcount-trace.so "
-        . "into it (link libmcount-trace.a in instead)\n" };
+    my $static_msg = sub { "mcount-trace: $_[0]: warning: statically linked: LD_PRELOAD cannot load "
+        . "libmcount-trace.so into it, so it is not traced (the dynamic programs it runs are); link "
+        . "libmcount-trace.a in to trace it\n" };
     my $v;
-    unlink $pidfile;
+    unlink $pidfile, "$tmp/ran";
     ($st, $v, $e) = run_env('-f', 'main', '-o', "$work/st.txt", '--', "$tmp/static_prog", "$tmp/ran");
-    is($st, 1, 'run a static program: exit 1');
-    is($e, $static_msg->("$tmp/static_prog"), 'run a static program: says why, and what to do');
-    ok(!-e "$tmp/ran" && !-e $pidfile && !-e "$work/st.txt",
-        'run a static program: not run (no PID file, no trace file)');
+    is($st, 0, 'run a static program: its exit status');
+    is($e, $static_msg->("$tmp/static_prog"), 'run a static program: says it is not traced, and what to do');
+    ok(-e "$tmp/ran" && -e $pidfile, 'run a static program: it ran');
+    unlink "$tmp/ran";
     ($st, $v, $e) = run_env({ PATH => "$tmp:$ENV{PATH}" }, '-o', '', 'static_prog', "$tmp/ran");
-    is_deeply([$st, $e], [1, $static_msg->("$tmp/static_prog")], 'a static program found through PATH: refused');
+    is_deeply([$st, $e], [0, $static_msg->("$tmp/static_prog")], 'a static program found through PATH: said too');
+    unlink "$tmp/ran";
     SKIP: {
         ($st, $o, $e) = run_cmd(['gcc', '-static-pie', '-o', "$tmp/static_pie", $c]);
         skip 'gcc -static-pie builds nothing here', 2 unless $st == 0;
         ($st, $v, $e) = run_env('-o', '', "$tmp/static_pie", "$tmp/ran");
-        is_deeply([$st, $e], [1, $static_msg->("$tmp/static_pie")], 'run a static PIE: refused');
-        ok(!-e "$tmp/ran", 'run a static PIE: not run');
+        is_deeply([$st, $e], [0, $static_msg->("$tmp/static_pie")], 'run a static PIE: said');
+        ok(-e "$tmp/ran", 'run a static PIE: it ran');
+        unlink "$tmp/ran";
     }
+    # a static launcher: the dynamic program it execs is traced
+    spit("$tmp/launch.c", "#include <unistd.h>\nint main(int argc, char **argv) { (void)argc; "
+        . "execv(argv[1], argv + 1); return 127; }\n");
+    ($st, $o, $e) = run_cmd(['gcc', '-static', '-o', "$tmp/launch", "$tmp/launch.c"]);
+    is($st, 0, 'gcc -static builds a launcher') or diag $e;
+    spit("$tmp/leafy.c", "__attribute__((noinline)) int leaf(int x) { __asm__ volatile(\"\"); return x + 1; }\n"
+        . "int main(void) { int s = 0; for (int i = 0; i < 4; i++) s += leaf(i); return s == 10 ? 0 : 1; }\n");
+    ($st, $o, $e) = run_cmd(["$TOP/bin/mcount-cc", 'gcc', '-O2', '-o', "$tmp/leafy", "$tmp/leafy.c"]);
+    is($st, 0, 'mcount-cc builds a dynamic program') or diag $e;
+    ($st, $o, $e) = mt({ RECORDMCOUNT_TRACE_LIB => undef }, 'run', '-f', 'leaf', '-o', "$work/launched.txt", '--',
+        "$tmp/launch", "$tmp/leafy");
+    is_deeply([$st, $e], [0, $static_msg->("$tmp/launch")], 'run a static launcher: exit 0, said of the launcher');
+    is(scalar(() = slurp("$work/launched.txt") =~ /: leaf <-main$/mg), 4,
+        'run a static launcher: the dynamic program it execs is traced');
     ($st, $o, $e) = run_cmd(['gcc', '-o', "$tmp/dynamic_prog", $c]);
     is($st, 0, 'gcc builds the program linked dynamically') or diag $e;
     ($st, $v, $e) = run_env('-o', '', "$tmp/dynamic_prog", "$tmp/ran");
