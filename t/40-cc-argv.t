@@ -25,6 +25,8 @@ spit("$dir/sub/h.h", "#define H 7\n");
 spit("$dir/noext", "int fn(void) { return 2; }\n");
 spit("$dir/sp ace.c", "int fsp(void) { return 3; }\n");
 spit("$dir/conftest.c", "int main(void) { return 0; }\n");
+spit("$dir/conftest_util.c", "int util(void) { return 1; }\n");
+spit("$dir/sub/conftest.c", "int main(void) { return 0; }\n");
 spit("$dir/x.s", ".text\n.globl fx\nfx: ret\n");
 spit("$dir/y.S", "#define R ret\n.text\n.globl fy\nfy: R\n");
 spit("$dir/resp1", "-c a.c\n-o r.o\n");
@@ -75,6 +77,10 @@ my @rows = (
     ['-o conftest -g -O2 conftest.c',        'pass', 'autoconf-test'],
     ['-o prog4 conftest.c',                  'split', 'compile-link', ['prog4']],
     ['-o conftest conftest.c a.c',           'split', 'compile-link', ['conftest']],
+    # (not a name that only starts so, nor one in another directory)
+    ['-c conftest_util.c -o conftest_util.o', 'record', 'compile', ['conftest_util.o']],
+    ['-c sub/conftest.c -o conftest.o',      'record', 'compile', ['conftest.o']],
+    ['-c conftest.c -o sub/conftest.o',      'record', 'compile', ['sub/conftest.o']],
     # everything else: the compiler runs untouched
     ['apre.o mainpre.o -o prog2',            'pass', 'link'],
     ['-r a.c -o part.o',                     'pass', 'partial-link'],

@@ -249,16 +249,19 @@ sub _mode {
     return ('object', 'auto');
 }
 
-# An autoconf test: every input is conftest.EXT (or conftest2...) and so
-# is the output, if named.  configure deletes them as soon as it has its
-# answer, a table in them is never read, and recording them would double
-# what a configure run costs: a compile gets the hook flags (its answers
-# must hold for the build's flags) and no table; a test compiled and
-# linked in one step runs as it is (no -pg at link: gcrt1.o's gmon.out).
+# An autoconf test: every input is conftest.EXT in the current directory
+# (or conftest2.EXT), and so is the output if named (conftest,
+# conftest.o, conftest2.o, conftest.exe).  configure deletes them as soon
+# as it has its answer, a table in them is never read, and recording them
+# would double what a configure run costs: a compile gets the hook flags
+# (its answer holds for the build's flags) and no table; a test compiled
+# and linked in one step runs as it is, as a link does (no -pg at link:
+# gcrt1.o's gmon.out), so its answer is that of a compile without them.
+my $CONFTEST = qr/\Aconftest[0-9]*(?:\.\w+)?\z/;
 sub _autoconf_test {
     my ($inputs, $output) = @_;
-    return 0 if !@$inputs || grep { basename($_->[0]) !~ /\Aconftest/ } @$inputs;
-    return !defined $output || basename($output) =~ /\Aconftest/;
+    return 0 if !@$inputs || grep { $_->[0] !~ $CONFTEST } @$inputs;
+    return !defined $output || $output =~ $CONFTEST;
 }
 
 # classify(ARGS, OPTS): ARGS are the words after the compiler.
