@@ -61,7 +61,7 @@ my %opt;
 if (@ARGV && $ARGV[0] =~ /^-/) {
     require Getopt::Long;
     Getopt::Long::Configure(qw(require_order no_ignore_case bundling));
-    local $SIG{__WARN__} = option_complaint_for(@ARGV);
+    local $SIG{__WARN__} = option_complaint_for(\@ARGV);
     Getopt::Long::GetOptions(
         'entry=s'     => \$opt{entry},
         'sections=s'  => \$opt{sections},

@@ -392,6 +392,7 @@ for my $c ([[], qr/no command given/],
            [['list', '--bogus', 1], qr/unrecognized option '--bogus'/],
            [['list', '-Z', 1], qr/invalid option -- 'Z'/],
            [['list', '--Z', 1], qr/unrecognized option '--Z'/],
+           [['run', '-Z', 'prog', '--Z'], qr/invalid option -- 'Z'/],    # (the second is prog's)
            [['run'], qr/no PROGRAM given/],
            [['run', '-b', '0', 'true'], qr/--buffer must be a number of events from 16 to 2\^30, not '0'/],
            [['run', '-b', '15', 'true'], qr/--buffer must be a number of events from 16 to 2\^30, not '15'/],

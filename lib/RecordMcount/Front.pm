@@ -60,13 +60,18 @@ sub bad_usage {
 
 # A complaint of Getopt::Long's, said in GNU getopt's words (they name
 # the option as it is written): local $SIG{__WARN__} =
-# option_complaint_for(@ARGV) while the options are read.  Getopt::Long
-# names an unknown option without its dashes; the command's own words
-# tell a long one of one letter ("--x") from a letter in a bundle.
+# option_complaint_for(\@ARGV) while the options are read from @ARGV.
+# Getopt::Long names an unknown option without its dashes; the word it
+# was reading tells a long one of one letter ("--x") from a letter in a
+# bundle.  That word is the last one taken off the array so far (the
+# array is only ever shortened from its front while options are read).
 sub option_complaint_for {
-    my @words;
-    for (@_) { last if $_ eq '--'; push @words, $_ }
-    return sub { option_complaint($_[0], \@words) };
+    my ($args) = @_;
+    my @words = @$args;
+    return sub {
+        my $taken = @words - @$args;
+        option_complaint($_[0], $taken > 0 ? [$words[$taken - 1]] : []);
+    };
 }
 
 sub option_complaint {
