@@ -92,8 +92,15 @@ static struct mt_tbuf *tbuf_new(void)
 	size_t size = sizeof(struct mt_tbuf) + n * sizeof(struct mt_event);
 	long p = mt_raw_mmap_anon(size);
 	if (p < 0 && p > -4096) {
-		self_dead = 1;
+		/* Too large for the memory there is: a small ring, whose
+		 * overflows are counted lost as a full ring's are (said). */
 		atomic_fetch_add_explicit(&mt_nobuf_threads, 1, memory_order_relaxed);
+		n = MT_SMALL_RING;
+		size = sizeof(struct mt_tbuf) + n * sizeof(struct mt_event);
+		p = mt_raw_mmap_anon(size);
+	}
+	if (p < 0 && p > -4096) {
+		self_dead = 1;
 		return NULL;
 	}
 	struct mt_tbuf *b = (struct mt_tbuf *)p;
@@ -703,7 +710,7 @@ void mt_buffers_after_fork(void)
 		b->next = NULL;
 	}
 	self_pid = 0;
-	atomic_store(&mt_nobuf_threads, self_dead ? 1ul : 0ul);
+	atomic_store(&mt_nobuf_threads, self_dead || (b && b->mask + 1 < mt_buffer_events) ? 1ul : 0ul);
 	atomic_store(&mt_nobuf_lost, 0ul);
 	atomic_store(&mt_tbufs, b);
 	mt_gone = (struct mt_gone){ 0 };

@@ -158,24 +158,26 @@ static void open_output(void)
 	free(path);
 }
 
-/* A thread got no buffer: said when first seen, and at exit with the
- * events lost for it (file_lock held). */
+/* A thread got no buffer of the size asked for, only a small one: said
+ * when first seen, and at exit (file_lock held). */
 static void say_nobuf(bool at_exit)
 {
 	static unsigned long said;
-	unsigned long n = atomic_load(&mt_nobuf_threads);
+	unsigned long n = atomic_load(&mt_nobuf_threads), dead = atomic_load(&mt_nobuf_lost);
 	if (!n || (said && !at_exit))
 		return;
 	said = n;
 	unsigned long long bytes = (unsigned long long)mt_buffer_events * sizeof(struct mt_event);
 	if (at_exit)
-		mt_msg("%lu events lost: %lu thread%s got no buffer of %llu events (%llu MiB; MCOUNT_TRACE_BUFFER)",
-		       atomic_load(&mt_nobuf_lost), n, n == 1 ? "" : "s", (unsigned long long)mt_buffer_events,
-		       bytes >> 20);
+		mt_msg("%lu thread%s got a buffer of %d events, not %llu (%llu MiB; MCOUNT_TRACE_BUFFER)%s", n,
+		       n == 1 ? "" : "s", MT_SMALL_RING, (unsigned long long)mt_buffer_events, bytes >> 20,
+		       dead ? ", some none at all: their events are lost" : "");
 	else
-		mt_msg("no memory for a buffer of %llu events (%llu MiB) for a thread: its events are lost "
-		       "(a smaller MCOUNT_TRACE_BUFFER, or mcount-trace run -b)", (unsigned long long)mt_buffer_events,
-		       bytes >> 20);
+		mt_msg("no memory for a buffer of %llu events (%llu MiB) for a thread: it gets one of %d, and "
+		       "what does not fit is lost (a smaller MCOUNT_TRACE_BUFFER, or mcount-trace run -b)",
+		       (unsigned long long)mt_buffer_events, bytes >> 20, MT_SMALL_RING);
+	if (at_exit && dead)
+		mt_msg("%lu events lost: their threads got no buffer", dead);
 }
 
 /* Returns the number of events written (file_lock held). */
@@ -465,7 +467,7 @@ static void verb_status(int fd)
 	reply(fd, "threads: %zu\n", threads);
 	reply(fd, "events buffered: %llu\n", (unsigned long long)buffered);
 	reply(fd, "events lost: %llu\n", (unsigned long long)(lost + atomic_load(&mt_nobuf_lost)));
-	reply(fd, "threads without a buffer: %lu\n", atomic_load(&mt_nobuf_threads));
+	reply(fd, "threads with a small buffer (no memory): %lu\n", atomic_load(&mt_nobuf_threads));
 	reply(fd, "tracer: %s\n", atomic_load(&mt_tracer) == MT_TRACER_GRAPH ? "function_graph" : "function");
 	reply(fd, "calls not recorded, shadow stack full: %llu\n", (unsigned long long)noshadow);
 	reply(fd, "frames left without returning: %llu\n", (unsigned long long)unwound);

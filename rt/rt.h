@@ -882,9 +882,12 @@ MT_HIDDEN extern struct mt_tbuf *_Atomic mt_tbufs;
 MT_HIDDEN extern atomic_int mt_ready;
 MT_HIDDEN extern uint64_t mt_buffer_events;
 /* Threads whose buffer could not be mapped (too large a
- * MCOUNT_TRACE_BUFFER for the memory there is), and the events they
- * could not record for that: lost, and said so.  Word-sized: the hot
- * path calls no library function (no 64-bit atomics on 32-bit CPUs). */
+ * MCOUNT_TRACE_BUFFER for the memory there is): each gets a ring of
+ * MT_SMALL_RING events instead, and what does not fit is lost, counted
+ * as a full ring's is; and the events of threads that got not even
+ * that.  Said.  Word-sized: the hot path calls no library function (no
+ * 64-bit atomics on 32-bit CPUs). */
+#define MT_SMALL_RING 64
 MT_HIDDEN extern _Atomic unsigned long mt_nobuf_threads, mt_nobuf_lost;
 MT_HIDDEN extern bool mt_use_tsc;
 MT_HIDDEN extern bool mt_use_rdpid;
