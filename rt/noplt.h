@@ -78,6 +78,7 @@ extern void *__dso_handle __attribute__((visibility("hidden")));
 #define dlsym(...) MT_GOT_CALL(dlsym)(__VA_ARGS__)
 #define __errno_location(...) MT_GOT_CALL(__errno_location)(__VA_ARGS__)
 #define fclose(...) MT_GOT_CALL(fclose)(__VA_ARGS__)
+#define fcntl(...) MT_GOT_CALL(fcntl)(__VA_ARGS__)
 #define fnmatch(...) MT_GOT_CALL(fnmatch)(__VA_ARGS__)
 #define fprintf(...) MT_GOT_CALL(fprintf)(__VA_ARGS__)
 #define fputs(...) MT_GOT_CALL(fputs)(__VA_ARGS__)
