@@ -17,9 +17,9 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-our @EXPORT_OK = qw(set_program program error warning fatal bad_usage print_version option_complaint option_complaint_for
+our @EXPORT_OK = qw(set_program program error warning fatal bad_usage print_version option_complaint_for
     sections_spec_ok
-    helper_path trace_lib_path trace_lib_for lto_text elf_machine elf_has_section);
+    helper_path trace_lib_path trace_lib_for lto_text elf_machine elf_has_section elf_static);
 
 our $VERSION = '0.1.0';
 
@@ -70,13 +70,13 @@ sub option_complaint_for {
     my @words = @$args;
     return sub {
         my $taken = @words - @$args;
-        option_complaint($_[0], $taken > 0 ? [$words[$taken - 1]] : []);
+        option_complaint($_[0], $taken > 0 ? $words[$taken - 1] : '');
     };
 }
 
 sub option_complaint {
-    my ($w, $words) = @_;
-    my $long = sub { length $_[0] > 1 || grep { /^--\Q$_[0]\E(?:=|\z)/ } @{ $words // [] } };
+    my ($w, $word) = @_;
+    my $long = sub { length $_[0] > 1 || ($word // '') =~ /^--/ };
     my $opt = sub { $long->($_[0]) ? "'--$_[0]'" : "'-$_[0]'" };
     $w =~ s/^Unknown option: (\S+)$/$long->($1) ? "unrecognized option '--$1'" : "invalid option -- '$1'"/me
         or $w =~ s/^Option (\S+) requires an argument$/$long->($1) ? "option '--$1' requires an argument"
@@ -127,14 +127,20 @@ sub elf_machine {
 # Does the ELF file have a section of this name?  Read from its section
 # headers alone (a link's inputs are looked at quickly); undef for a
 # file that is no ELF or cannot be read.
+# FILE opened for its ELF headers: (handle, the byte order's pack flag,
+# 64-bit?, its first 64 bytes), or () for a file that is no ELF.
+sub _elf_open {
+    my ($file) = @_;
+    my ($class, $data) = split /:/, elf_machine($file) // return ();
+    open(my $fh, '<:raw', $file) or return ();
+    my $is64 = $class == 2;
+    (read($fh, my $h, 64) // 0) >= ($is64 ? 64 : 52) or return ();
+    return ($fh, $data == 2 ? '>' : '<', $is64, $h);
+}
+
 sub elf_has_section {
     my ($file, $want) = @_;
-    my ($class, $data) = split /:/, elf_machine($file) // return undef;
-    open(my $fh, '<:raw', $file) or return undef;
-    my $e = $data == 2 ? '>' : '<';
-    my $is64 = $class == 2;
-    my $h;
-    (read($fh, $h, 64) // 0) >= ($is64 ? 64 : 52) or return undef;
+    my ($fh, $e, $is64, $h) = _elf_open($file) or return undef;
     my ($shoff, $shentsize, $shnum, $shstrndx) = $is64
         ? unpack("x40 Q$e x10 S$e S$e S$e", $h) : unpack("x32 L$e x10 S$e S$e S$e", $h);
     return undef if !$shoff || $shentsize < ($is64 ? 64 : 40) || !$shnum || $shstrndx >= $shnum;
@@ -148,6 +154,53 @@ sub elf_has_section {
     for my $s (@sh) {
         my $end = index($str, "\0", $s->[0]);
         return 1 if $end >= 0 && substr($str, $s->[0], $end - $s->[0]) eq $want;
+    }
+    return 0;
+}
+
+# Is the ELF program FILE statically linked, one that no dynamic linker
+# loads and so LD_PRELOAD cannot reach?  Read from its program headers:
+# 1 for an ET_EXEC without PT_INTERP, or a static PIE (an ET_DYN without
+# PT_INTERP whose dynamic section has DF_1_PIE in DT_FLAGS_1, or that
+# has no dynamic section at all); 0 for a program with PT_INTERP, and
+# for a shared object without it (a shared library, or the dynamic
+# linker run as a program, which does honour LD_PRELOAD); undef for a
+# file that is no ELF program (a script) or cannot be read.
+sub elf_static {
+    my ($file) = @_;
+    my ($fh, $e, $is64, $h) = _elf_open($file) or return undef;
+    my ($W, $wsize) = $is64 ? ("Q$e", 8) : ("L$e", 4);
+    my $type = unpack("x16 S$e", $h);
+    return undef unless $type == 2 || $type == 3;    # ET_EXEC, ET_DYN
+    # e_phoff, e_shoff, then (after e_flags and e_ehsize) e_phentsize, e_phnum
+    my ($phoff, $shoff, $phentsize, $phnum) = $is64
+        ? unpack("x32 Q$e Q$e x6 S$e S$e", $h) : unpack("x28 L$e L$e x6 S$e S$e", $h);
+    if ($phnum == 0xffff) {    # PN_XNUM: the count is section 0's sh_info
+        return undef unless $shoff && seek($fh, $shoff + ($is64 ? 44 : 28), 0);
+        (read($fh, my $info, 4) // 0) == 4 or return undef;
+        $phnum = unpack("L$e", $info);
+    }
+    return undef if !$phoff || !$phnum || $phentsize < ($is64 ? 56 : 32) || $phnum > 65536;
+    seek($fh, $phoff, 0) or return undef;
+    (read($fh, my $all, $phnum * $phentsize) // 0) == $phnum * $phentsize or return undef;
+    my @dynamic;
+    for my $i (0 .. $phnum - 1) {
+        my $ph = substr($all, $i * $phentsize, $phentsize);
+        my ($p_type, $offset, $filesz) = $is64
+            ? unpack("L$e x4 Q$e x16 Q$e", $ph) : unpack("L$e L$e x8 L$e", $ph);
+        return 0 if $p_type == 3;                   # PT_INTERP
+        @dynamic = ($offset, $filesz) if $p_type == 2;    # PT_DYNAMIC
+    }
+    return 1 if $type == 2 || !@dynamic;
+    # an ET_DYN: a static PIE says so in its DT_FLAGS_1
+    my ($offset, $size) = @dynamic;
+    $size = 1 << 20 if $size > 1 << 20;
+    seek($fh, $offset, 0) or return undef;
+    my $n = read($fh, my $dyn, $size) // return undef;
+    for (my $at = 0; $at + 2 * $wsize <= $n; $at += 2 * $wsize) {
+        my ($tag, $val) = unpack("$W $W", substr($dyn, $at, 2 * $wsize));
+        last if $tag == 0;                                     # DT_NULL
+        return (($val & 0x08000000) ? 1 : 0) if $tag == 0x6ffffffb;    # DT_FLAGS_1, DF_1_PIE
     }
     return 0;
 }
