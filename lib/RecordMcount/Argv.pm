@@ -11,11 +11,11 @@ package RecordMcount::Argv;
 # 'record' means: a compile to object of C-family input; add add_flags at
 # index insert_at of ARGS, run the compiler, then record every path in
 # objects.  In link-time mode a compile is 'compile' (add the flags, record
-# nothing: the link records; so is an autoconf test's in either mode) and a link of a program or shared library is
-# 'link' (run through the link-time pass: command, the words with the
-# @response files read).  Anything else is 'pass': the compiler runs
-# with ARGS untouched.  Pass-through is the default for everything not
-# understood.
+# nothing: the link records; so is an autoconf test's in either mode) and
+# a link of a program or shared library is 'link' (run through the
+# link-time pass: command, the words with the @response files read).
+# Anything else is 'pass': the compiler runs with ARGS untouched.
+# Pass-through is the default for everything not understood.
 #
 # The mode (field mode, and mode_why) is object or link: as OPTS' mode
 # says, or for mode auto, link when the build is one the per-object tables
@@ -339,6 +339,7 @@ sub classify {
     return _pass('query')   if $mode{query};
     return _pass('dry-run') if $mode{dry};
     return _pass('no-input') unless @inputs;
+    my $conftest = _autoconf_test(\@inputs, $output);
     return _pass('preprocess') if $mode{E};
     return _pass('assembly-output') if $mode{S};
     return _pass('syntax-only') if $mode{syntax};
@@ -346,7 +347,7 @@ sub classify {
         return _pass('partial-link', %m) if $mode{partial};
         return _pass('stdout', %m) if defined $output && $output eq '-';
         return _pass('dev-null', %m) if defined $output && $output eq '/dev/null';
-        return _pass('autoconf-test', %m) if _autoconf_test(\@inputs, $output);
+        return _pass('autoconf-test', %m) if $conftest;
         # No hook flags on a link: -pg there would also link gcrt1.o
         # (gmon.out at exit).  C-family sources the link compiles itself
         # get none either, and no table: said, since such a program
@@ -419,7 +420,7 @@ sub classify {
         ? (warning => '-mnop-mcount leaves no call to record: add -mrecord-mcount, and GCC writes '
             . 'the table itself') : ();
     return { action => 'compile', reason => 'autoconf-test', objects => \@objects,
-        add_flags => \@add, insert_at => 0, %m } if _autoconf_test(\@inputs, $output);
+        add_flags => \@add, insert_at => 0, %m } if $conftest;
     # link-time mode: the objects get the hook's calls, the link their table
     return { action => 'compile', reason => 'compile', objects => \@objects,
         add_flags => \@add, insert_at => 0, %m, @nop } if $mode_of eq 'link';
