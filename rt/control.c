@@ -116,6 +116,15 @@ static void keep_stderr(void)
 	out_ino = st.st_ino;
 }
 
+/* Is out_fd still what the trace was opened on?  The program may have
+ * closed it (a daemon closes every descriptor) and its number may now be
+ * one of the program's own files: never write into those. */
+static bool out_fd_ours(void)
+{
+	struct stat st;
+	return out_fd <= 2 || (!fstat(out_fd, &st) && st.st_dev == out_dev && st.st_ino == out_ino);
+}
+
 static void open_output(void)
 {
 	if (!out_path || !*out_path)
@@ -129,7 +138,7 @@ static void open_output(void)
 	struct stat st;
 	if (!strcmp(out_path, "-")) {
 		out_fd = err_fd;
-		if (err_fd > 2 && (fstat(err_fd, &st) || st.st_dev != out_dev || st.st_ino != out_ino)) {
+		if (!out_fd_ours()) {
 			mt_msg("standard error: closed by the program: the trace is not written");
 			out_fd = -1;
 			out_path = NULL;
@@ -188,11 +197,7 @@ static long drain_locked(void)
 		return 0;          /* after the end of a Chrome document: nothing */
 	if (out_fd < 0 && out_path && *out_path && events_pending())
 		open_output();
-	/* The program may have closed the file (a daemon closes every
-	 * descriptor) and its number may now be one of the program's own
-	 * files: never write into those. */
-	struct stat st;
-	if (out_fd > 2 && (fstat(out_fd, &st) || st.st_dev != out_dev || st.st_ino != out_ino)) {
+	if (out_fd >= 0 && !out_fd_ours()) {
 		mt_msg("%s: closed by the program: the rest of the trace is not written",
 		       strcmp(out_path, "-") ? out_path : "standard error");
 		out_fd = -1;
