@@ -61,9 +61,9 @@ void mt_output_reinit(void) { pthread_mutex_init(&drain_lock, NULL); }
  * from one drain to the next.  (A rate measured once, over the first
  * 20 ms, was 200 ppm off: 0.7 s an hour.)  drain_lock held. */
 
-static uint64_t t0_ticks, t0_ns;     /* start-up's pair */
-static uint64_t t1_ticks, t1_ns;     /* the latest pair (t1_ns 0: none yet) */
-static double a_ticks, a_ns, rate;   /* the line: ns = a_ns + (ticks - a_ticks) * rate */
+static uint64_t p_ticks, p_ns;       /* the latest pair */
+static double a_ticks, a_ns, rate;   /* the line: ns = a_ns + (ticks - a_ticks) * rate
+				      * (rate 0: none measured yet) */
 
 static uint64_t mono_ns(void)
 {
@@ -94,45 +94,41 @@ static void pair(uint64_t *ticks, uint64_t *ns)
 void mt_clock_init(void)
 {
 	mt_cpu_clock_probe();
-	pair(&t0_ticks, &t0_ns);
-	t1_ns = 0;
+	pair(&p_ticks, &p_ns);
+	a_ticks = (double)p_ticks;
+	a_ns = (double)p_ns;
+	rate = 0;
 }
 
 static void clock_refresh(bool wait)
 {
 	if (!mt_use_tsc)
 		return;
-	uint64_t last = t1_ns ? t1_ns : t0_ns, now = mono_ns();
-	uint64_t gap = t1_ns ? 10000000u : 20000000u;
-	if (now - last < gap) {
+	/* (too short a time measures the TSC's rate badly) */
+	uint64_t gap = rate ? 10000000u : 20000000u, now = mono_ns();
+	if (now - p_ns < gap) {
 		if (!wait)
 			return;     /* (an event's conversion waits, the first time) */
-		/* Too short a time to measure the TSC's rate: wait. */
-		struct timespec d = { 0, (long)(gap - (now - last)) };
+		struct timespec d = { 0, (long)(gap - (now - p_ns)) };
 		nanosleep(&d, NULL);
 	}
 	uint64_t ticks, ns;
 	pair(&ticks, &ns);
-	if (ticks <= (t1_ns ? t1_ticks : t0_ticks))
+	if (ticks <= p_ticks)
 		return;
-	if (t1_ns) {
-		/* the new line starts where the last one ends */
-		a_ns += ((double)t1_ticks - a_ticks) * rate;
-		a_ticks = (double)t1_ticks;
-	} else {
-		a_ticks = (double)t0_ticks;
-		a_ns = (double)t0_ns;
-	}
+	/* the new line starts where the last one ends, at the last pair */
+	a_ns += ((double)p_ticks - a_ticks) * rate;
+	a_ticks = (double)p_ticks;
 	rate = ((double)ns - a_ns) / ((double)ticks - a_ticks);
-	t1_ticks = ticks;
-	t1_ns = ns;
+	p_ticks = ticks;
+	p_ns = ns;
 }
 
 double mt_ticks_to_seconds(uint64_t ts)
 {
 	if (!mt_use_tsc)
 		return (double)ts / 1e9;
-	if (!t1_ns)
+	if (!rate)
 		clock_refresh(true);
 	return (a_ns + ((double)ts - a_ticks) * rate) / 1e9;
 }
