@@ -5,12 +5,16 @@
 # program's own hook checks at every call that the call site is in the
 # table, and at exit that every entry was reached) runs on PIE, non-PIE,
 # static, --gc-sections and relaxed-GOT-call builds, and mcount-record
-# --verify passes on each.  Nothing of the -q link is left in the result.
+# --verify passes on each.  Nothing of the -q link is left in the result,
+# and it is what the plain link of the same objects is, but for the table
+# (t/lib/LinkDiff.pm: sections, segments, dynamic symbols, entries and
+# relocations).
 use strict;
 use warnings;
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP $SRC must compile tmpdir run_cmd run_prog arch_of_flags leftovers spit);
+use LinkDiff qw(link_diff);
 
 my $dir = tmpdir();
 my $MR = "$TOP/bin/mcount-record";
@@ -67,6 +71,10 @@ for my $v (@variants) {
     my $sections = must('readelf', '-W', '-S', "$d/prog");
     unlike($sections, qr/\.rela?\.text\b/, "$name: no relocations of the -q link are left");
     is_deeply([leftovers($d)], [], "$name: no temporary files");
+    # the oracle: the same command linked plainly
+    must('gcc', @m, @$lflags, '-o', "$d/plain", @objs);
+    is_deeply([link_diff(['readelf'], "$d/prog", "$d/plain")], [],
+        "$name: the same as the plain link but for the table");
 }
 
 # --gc-sections in a program that never refers to its table: the table is
@@ -97,6 +105,22 @@ for my $v (@variants) {
     my ($st, $out) = run_cmd(["$d/prog"]);
     isnt($st, 0, 'negative control: the program without a table fails its own check');
     like($out, qr/calls from sites not in the table/, 'negative control: and says why');
+}
+
+# The oracle can fail: removing a -q link's relocation sections with
+# objcopy renumbers the sections but leaves the section indices of
+# .dynsym stale (exports in .fini, data in .debug_*).
+{
+    my $d = "$dir/stale";
+    mkdir $d or die;
+    spit("$d/lib.c", "const char *ver = \"1.0\";\nint f(void) { return 1; }\n");
+    compile("$d/lib.c", "$d/lib.o", '-O2', '-g', '-fPIC');
+    must('gcc', '-shared', '-Wl,-q', '-o', "$d/q.so", "$d/lib.o");
+    must('objcopy', '--remove-relocations=*', "$d/q.so", "$d/stale.so");
+    must('gcc', '-shared', '-o', "$d/plain.so", "$d/lib.o");
+    my @diff = link_diff(['readelf'], "$d/stale.so", "$d/plain.so");
+    ok((grep { /^dynamic symbol .*'ver .* in=\.data / } @diff),
+        'negative control: the oracle sees the stale .dynsym indices') or diag explain \@diff;
 }
 
 # A link the tool cannot use fails clearly and writes nothing.

@@ -13,12 +13,13 @@ package RecordMcount::Link;
 #   objdump -h -t -r image | mcount-scan --linked   -> table.s (M entries;
 #                                    -dr where the bytes leave a call's start open)
 #   as    table.s                     -> table.o
-#   link  CMD -Wl,-q table.o          -> output  (then objcopy
-#                                                 --remove-relocations=*,
-#                                                 unless -q was asked for)
-#   check: every allocated section of output is where and what it was in
-#          the image, but for the table's words and their dynamic
-#          relocations' addends; then rename over the output
+#   link  CMD table.o                 -> output  (the command's own link:
+#                                                 no -q unless it asks)
+#   check: the code of output is where and what it was in the image;
+#          where a linker lays out the rest otherwise without -q (lld's
+#          .eh_frame), the code may have moved as a whole: the entries
+#          are moved with it, linked again and checked against the calls
+#          of the output's own disassembly; then rename over the output
 #
 # The placeholder has the table's size and kind of entries (M words of
 # __ehdr_start + 0: as many dynamic relocations in a PIE), so the second
@@ -29,7 +30,7 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Run qw(run_tool temp_path basename exit_like response_file_cmd);
+use RecordMcount::Run qw(run_tool temp_path basename exit_like response_file_cmd register_temp forget_temp);
 use RecordMcount::Front qw(helper_path fatal);
 use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job check_tool);
 use RecordMcount::Tools qw(identify_object);
@@ -95,19 +96,14 @@ sub _edit_ld_words {
     return \@c;
 }
 
-# Symbols the command strips (ld -s, -x, -X; a driver's -s), which ld
-# cannot do with -q: the command without them, and objcopy's options that
-# do it to the output instead.
-my %STRIP = ('-s' => '--strip-all', '--strip-all' => '--strip-all', '-x' => '--discard-all',
-    '--discard-all' => '--discard-all', '-X' => '--discard-locals', '--discard-locals' => '--discard-locals');
+# The command without the symbols it strips (ld -s, -x, -X, their long
+# names; a driver's -s), which ld cannot do with -q: for the links that
+# keep their relocations (the last link, without -q, strips them).
+my %STRIP = map { $_ => 1 } qw(-s --strip-all -x --discard-all -X --discard-locals);
 sub _without_strip {
     my ($cmd) = @_;
-    my %objcopy;
-    my @c = ($cmd->[0], grep { _is_ld($cmd) || $_ ne '-s' || !($objcopy{'--strip-all'} = 1) } @$cmd[1 .. $#$cmd]);
-    my $c = _edit_ld_words(\@c, sub { $STRIP{ $_[0] } ? do { $objcopy{ $STRIP{ $_[0] } } = 1; () } : ($_[0]) });
-    # (--strip-all removes the local symbols too)
-    delete @objcopy{qw(--discard-all --discard-locals)} if $objcopy{'--strip-all'};
-    return ($c, sort keys %objcopy);
+    my @c = ($cmd->[0], grep { _is_ld($cmd) || $_ ne '-s' } @$cmd[1 .. $#$cmd]);
+    return _edit_ld_words(\@c, sub { $STRIP{ $_[0] } ? () : ($_[0]) });
 }
 
 # ld's -Map=DIR/ (DIR/OUTPUT.map) and -Map=...%... (% the output) name
@@ -145,46 +141,37 @@ sub _side_files {
     return @r;
 }
 
-# Those files name the temporary output the last link wrote, and the
-# dependency file lists the table's object: the output's name instead,
-# and no such input (a build tool would find it missing and link again).
+# The dependency file lists the table's object among the inputs: none
+# such is left (a build tool would find it missing and link again).  (The
+# map names the table's object too, as it names every input: a map is
+# read by people, and says what was linked.)
 sub _mend_side_files {
-    my ($cmd, $out, @tmp) = @_;
-    my ($tmp_out, $tmp_o) = @tmp;
+    my ($cmd, $tmp_o) = @_;
     # a name as the linkers write it: escaped or not (bfd escapes nothing),
     # with a leading ./ or not (lld drops it)
     my $norm = sub { $_[0] =~ s/\\(.)/$1/gr =~ s{^(?:\./)+}{}r };
-    my ($nout, $no) = ($norm->($tmp_out), $norm->($tmp_o));
-    for my $f (_side_files($cmd)) {
-        my ($kind, $file) = @$f;
+    my $no = $norm->($tmp_o);
+    for my $f (grep { $_->[0] eq 'dep' } _side_files($cmd)) {
+        my $file = $f->[1];
         open(my $in, '<', $file) or next;
         my @lines = <$in>;
         close $in;
-        if ($kind eq 'map') {
-            s/(?:\.\/)?\Q$nout\E/$out/g for @lines;
-        } else {
-            my @keep;
-            for (my $i = 0; $i <= $#lines; $i++) {
-                my $l = $lines[$i];
-                if ($l =~ /^(\S(?:.*?\S)?):( \\)?\n?\z/ && $norm->($1) eq $nout) {
-                    push @keep, $out . ':' . ($2 // '') . "\n";
-                    next;
-                }
-                if ($l =~ /^\s+(.*?)( \\)?\n?\z/ && $norm->($1) eq $no) {
-                    # the last input: the one before ends the rule
-                    $keep[-1] =~ s/ \\\n\z/\n/ if !defined $2 && @keep;
-                    next;
-                }
-                if ($l =~ /^(\S.*?):\n?\z/ && $norm->($1) eq $no) {
-                    $i++ if $i < $#lines && $lines[$i + 1] =~ /^\n\z/;
-                    next;
-                }
-                push @keep, $l;
+        my @keep;
+        for (my $i = 0; $i <= $#lines; $i++) {
+            my $l = $lines[$i];
+            if ($l =~ /^\s+(.*?)( \\)?\n?\z/ && $norm->($1) eq $no) {
+                # the last input: the one before ends the rule
+                $keep[-1] =~ s/ \\\n\z/\n/ if !defined $2 && @keep;
+                next;
             }
-            @lines = @keep;
+            if ($l =~ /^(\S.*?):\n?\z/ && $norm->($1) eq $no) {
+                $i++ if $i < $#lines && $lines[$i + 1] =~ /^\n\z/;
+                next;
+            }
+            push @keep, $l;
         }
         open(my $w, '>', $file) or next;
-        print {$w} @lines;
+        print {$w} @keep;
         close $w;
     }
     return;
@@ -278,10 +265,9 @@ sub _record_link {
     my $keep = _keeps_relocs($cmd);
     my @q = $keep ? () : _is_ld($cmd) ? ('-q') : ('-Wl,-q');
     # (a missing tool said before any link, as the record step says it)
-    check_tool($label, $o->{$_} // [$_], $_) for qw(objdump readelf), @q ? ('objcopy') : ();
+    check_tool($label, $o->{$_} // [$_], $_) for qw(objdump readelf);
     $cmd = _maps_named($cmd, $out);
-    # the links with -q strip nothing: objcopy strips the output
-    my ($qcmd, @strip) = @q ? _without_strip($cmd) : ($cmd);
+    my $qcmd = @q ? _without_strip($cmd) : $cmd;
     # the target's facts: from an ELF object on the command line, else
     # (LTO bitcode, sources, archives) from a first link of the command
     my $first = first_object($cmd);
@@ -327,49 +313,34 @@ sub _record_link {
     my %result = (status => $plan->{status}, sites => $plan->{sites},
         passed_over => $plan->{'passed-over'} // 0);
 
+    # The last link writes the output itself, under the name the command
+    # gives it (gold writes that name into a shared library's .dynstr),
+    # as the command would; until it has been checked, a failure or a
+    # signal removes it.
+    $job->{tmp}{final} = $out;
+    register_temp($out);
     if ($plan->{sites}) {
-        # the real table in place of the placeholder
+        # the real table in place of the placeholder, in the command's
+        # own link: no -q (unless the command asks for it), its own
+        # stripping, and nothing rewritten after it.  A tool that edits a
+        # linked image must keep every index in it right, and objcopy
+        # does not: removing the -q link's relocation sections renumbers
+        # the sections but leaves .dynsym's section indices as they were.
         $job->{plan} = $plan;
         run_step($label, 'assembling the table', assemble_cmd($job));
-        # with -q as the image was linked (lld places .eh_frame otherwise
-        # under --emit-relocs), the relocations it kept removed after
-        my $final = @q ? $job->{tmp}{fq} : $job->{tmp}{out};
-        _link($job, 'linking with the table', _link_cmd($qcmd, $final, @q, $job->{tmp}{o}),
-            show => 1);
-        _same_layout($job, $job->{tmp}{img}, $final);
-        if (@q) {
-            my $objcopy = $job->{o}{objcopy} // ['objcopy'];
-            run_step($label, 'removing the relocations of the -q link',
-                [@$objcopy, '--remove-relocations=*', $final, $job->{tmp}{out}]);
-            # (once no relocation needs them, the symbols go)
-            run_step($label, 'stripping the symbols the link command strips',
-                [@$objcopy, @strip, $job->{tmp}{out}]) if @strip;
-        }
+        # (its failure is the command's own: a link that failed by
+        # itself, writing its output, once the rounds could)
+        _link($job, 'linking with the table', _link_cmd($cmd, $out, $job->{tmp}{o}), show => 1, first => 1);
+        # (lld lays out .eh_frame otherwise under -q, which can move the
+        # code after it: the entries follow it, and are checked again)
+        _shift_table($job, $id, $cmd) unless _same_code($job, $job->{tmp}{img}, $out);
     } else {
         # no call to the hook: the program as the command links it
-        _link($job, 'linking', _link_cmd($cmd, $job->{tmp}{out}), show => 1);
+        _link($job, 'linking', _link_cmd($cmd, $out), show => 1, first => 1);
     }
-    my $mode = (stat $job->{tmp}{out})[2] & 07777;
-    chmod $mode, $job->{tmp}{out};
-    _mend_side_files($cmd, $out, $plan->{sites} && @q ? $job->{tmp}{fq} : $job->{tmp}{out}, $job->{tmp}{o});
-    # (a symbolic link is written through, as the linker does)
-    my ($dest, $hops) = ($out, 0);
-    while (-l $dest) {
-        _fail($label, "cannot write $out: too many levels of symbolic links") if ++$hops > 40;
-        $dest = readlink($dest) =~ s{^(?!/)}{$dest =~ s{[^/]*\z}{}r}er;
-    }
-    if ($dest ne $out) {
-        # the link's target, perhaps on another file system: a copy
-        # beside it, renamed over it
-        require File::Copy;
-        my $near = temp_path($dest, 'out');
-        File::Copy::copy($job->{tmp}{out}, $near) && chmod($mode, $near)
-            or _fail($label, "cannot write $out: $!");
-        $job->{tmp}{near} = $near;
-        rename $near, $dest or _fail($label, "cannot write $out: $!");
-    } else {
-        rename $job->{tmp}{out}, $dest or _fail($label, "cannot write $out: $!");
-    }
+    delete $job->{tmp}{final};
+    forget_temp($out);
+    _mend_side_files($cmd, $job->{tmp}{o});
     $result{links} = $job->{links};
     $result{output} = $out;
     return \%result;
@@ -486,6 +457,88 @@ sub _placeholder {
         [$o->{helper}, "--placeholder=$n", '--object', $first, '-o', $tmp->{ps}]);
     my %ph = (o => $o, label => $label, plan => $id, tmp => { s => $tmp->{ps}, o => $tmp->{po} });
     run_step($label, 'assembling the placeholder table', assemble_cmd(\%ph));
+    return;
+}
+
+# The code of the output is the code the table was made from: each
+# executable section of the image at the same address, of the same size,
+# with the same bytes.  The rest is the linker's own, as the command
+# links it.
+sub _same_code {
+    my ($job, $img, $out) = @_;
+    my $readelf = $job->{o}{readelf} // ['readelf'];
+    my ($a, $b) = map { read_elf($readelf, $_, $job->{label}, 'sections') } $img, $out;
+    my %by;
+    push @{ $by{ $_->{name} } }, $_ for grep { $_ && $_->{flags} =~ /A/ } @{ $b->{secs} };
+    for my $s (_code_sections($a)) {
+        my $t = shift @{ $by{ $s->{name} } // [] } or return 0;
+        return 0 if $t->{addr} != $s->{addr} || $t->{size} != $s->{size}
+            || file_bytes($a, $s->{off}, $s->{size}) ne file_bytes($b, $t->{off}, $t->{size});
+    }
+    return 1;
+}
+
+sub _code_sections {
+    my ($e) = @_;
+    return grep { $_ && $_->{flags} =~ /A/ && $_->{flags} =~ /X/ && $_->{size} && $_->{type} ne 'NOBITS' }
+        @{ $e->{secs} };
+}
+
+# The output's code is not where the image's was: each code section must
+# have moved as a whole (the same size: no call can have changed form),
+# and each entry moves with its section.  The table is assembled and
+# linked again; that link must lay out everything as the one before, and
+# its entries must be the calls to the hook its own disassembly shows.
+sub _shift_table {
+    my ($job, $id, $cmd) = @_;
+    my ($label, $tmp) = ($job->{label}, $job->{tmp});
+    my $readelf = $job->{o}{readelf} // ['readelf'];
+    my $a = read_elf($readelf, $tmp->{img}, $label);
+    my $b = read_elf($readelf, $job->{out}, $label, 'sections');
+    my %by;
+    push @{ $by{ $_->{name} } }, $_ for grep { $_ && $_->{flags} =~ /A/ } @{ $b->{secs} };
+    my @moves;
+    for my $s (_code_sections($a)) {
+        my $where = sprintf '%s (0x%x, %d bytes)', $s->{name}, $s->{addr}, $s->{size};
+        my $t = shift @{ $by{ $s->{name} } // [] }
+            or _fail($label, "the link without -q lost section $where");
+        _fail($label, sprintf('the link without -q made %s %d bytes', $where, $t->{size}))
+            if $t->{size} != $s->{size};
+        push @moves, [$s->{addr}, $s->{size}, $t->{addr} - $s->{addr}];
+    }
+    my ($base) = map { $_->{value} } grep { $_ && $_->{name} eq '__ehdr_start' } @{ $a->{symtab} };
+    _fail($label, 'the image has no __ehdr_start') unless defined $base;
+    my $flags = 0 + ($id->{'entry-flag-bits'} // 0);
+    open(my $in, '<', $tmp->{s}) or _fail($label, "$tmp->{s}: $!");
+    my @lines = <$in>;
+    close $in;
+    for (@lines) {
+        next unless /^(\s*\S+\s+__ehdr_start\s*)([+-])\s*0x([0-9a-fA-F]+)\s*\z/;
+        my ($head, $e) = ($1, $2 eq '+' ? $base + hex $3 : $base - hex $3);
+        my ($m) = grep { ($e & ~$flags) >= $_->[0] && ($e & ~$flags) < $_->[0] + $_->[1] } @moves;
+        _fail($label, sprintf('the table entry 0x%x is in no code section', $e)) unless $m;
+        $e += $m->[2];
+        $_ = sprintf("%s%s 0x%x\n", $head, $e >= $base ? '+' : '-', $e >= $base ? $e - $base : $base - $e);
+    }
+    open(my $w, '>', $tmp->{s}) or _fail($label, "$tmp->{s}: $!");
+    print {$w} @lines;
+    close($w) or _fail($label, "$tmp->{s}: $!");
+    run_step($label, 'assembling the table, its code moved', assemble_cmd($job));
+    my $out = $job->{out};
+    rename $out, $tmp->{fq} or _fail($label, "$out: $!");
+    _link($job, 'linking with the table, its code moved', _link_cmd($cmd, $out, $tmp->{o}));
+    _same_layout($job, $tmp->{fq}, $out);
+    require RecordMcount::Calls;
+    my $e = read_elf($readelf, $out, $label);
+    my @bad;
+    my $ent = table_entries($e, \@bad) // [];
+    my $calls = RecordMcount::Calls::hook_calls($e, $job->{o}{objdump} // ['objdump'], $id, $label);
+    my ($problems) = RecordMcount::Table::verify_table($e, $ent, $calls, entry => 'call',
+        sections => $job->{o}{sections} // 'kernel', kernel => $id->{'kernel-sections'}, label => $label, flag_bits => $flags,
+        nop => $id->{'compiler-nop'});
+    push @bad, @$problems;
+    _fail($label, "the table moved with the code does not match its calls: $bad[0]"
+        . (@bad > 1 ? sprintf(' (and %d more)', @bad - 1) : '')) if @bad;
     return;
 }
 
