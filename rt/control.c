@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -63,6 +64,29 @@ void mt_msg(const char *fmt, ...)
 	mt_write_all(2, buf, len);
 }
 
+/* ---- the environment ---- */
+
+/* A program that runs with privileges its user has not (AT_SECURE:
+ * set-user-ID, set-group-ID, file capabilities) is its own: its user
+ * must not choose the files it writes, the directory it makes, what it
+ * traces or who may read that.  Its C API still serves it. */
+static bool secure(void)
+{
+	return getauxval(AT_SECURE) != 0;
+}
+
+/* Every variable the library reads, read here: none under AT_SECURE,
+ * said once when one is set. */
+const char *mt_env(const char *name)
+{
+	static atomic_bool said;
+	const char *v = secure_getenv(name);
+	if (!v && getenv(name) && !atomic_exchange(&said, true))
+		mt_msg("%s ignored, as every variable of the tracer's: the program runs with privileges "
+		       "(set-user-ID, set-group-ID or capabilities)", name);
+	return v;
+}
+
 /* ---- the output file ---- */
 
 /* Is there anything to write?  A process that never makes an event (a
@@ -83,7 +107,7 @@ static bool events_pending(void)
  * the program it execs goes on writing it instead of truncating it. */
 static bool env_is_me(const char *var)
 {
-	const char *v = getenv(var);
+	const char *v = mt_env(var);
 	return v && atol(v) == (long)getpid();
 }
 
@@ -261,8 +285,8 @@ static int show_tracer(void)
 
 static int socket_dir(char *dir, size_t len)
 {
-	const char *d = getenv("MCOUNT_TRACE_DIR");
-	const char *x = getenv("XDG_RUNTIME_DIR");
+	const char *d = mt_env("MCOUNT_TRACE_DIR");
+	const char *x = mt_env("XDG_RUNTIME_DIR");
 	if (d && *d)
 		snprintf(dir, len, "%s", d);
 	else if (x && *x)
@@ -702,7 +726,7 @@ static void atfork_child(void)
 
 static bool apply_env(const char *var, int what)
 {
-	const char *v = getenv(var);
+	const char *v = mt_env(var);
 	if (v && *v && mt_filter(v, what) < 0) {
 		mt_msg("%s: '%s' is not a list of globs (GLOB or GLOB:mod:MODULE; no leading !)", var, v);
 		return false;
@@ -716,7 +740,7 @@ static bool apply_env(const char *var, int what)
  * read (registry lock held). */
 static void say_empty_filter(void)
 {
-	const char *v = getenv("MCOUNT_TRACE_FILTER");
+	const char *v = mt_env("MCOUNT_TRACE_FILTER");
 	if (!v || !*v || getpid() != owner)
 		return;
 	for (size_t i = 0; i < mt_reg.nfuncs; i++)
@@ -735,7 +759,7 @@ static void say_empty_filter(void)
  * bad one is told and left out). */
 static void apply_env_events(void)
 {
-	const char *v = getenv("MCOUNT_TRACE_EVENTS");
+	const char *v = mt_env("MCOUNT_TRACE_EVENTS");
 	char *copy = v && *v ? strdup(v) : NULL, *save = NULL, err[256];
 	for (char *p = copy ? strtok_r(copy, ";", &save) : NULL; p; p = strtok_r(NULL, ";", &save))
 		if (p[strspn(p, " \t\n")] && mt_proto_apply(p, err, sizeof err) < 0)
@@ -749,11 +773,11 @@ __attribute__((constructor(101))) static void mt_init(void)
 	if (done)
 		return;
 	done = true;
-	const char *own = getenv("MCOUNT_TRACE_OWNER");
+	const char *own = mt_env("MCOUNT_TRACE_OWNER");
 	owner = own && *own ? (pid_t)atol(own) : getpid();
-	if (!own || !*own)
-		set_env_me("MCOUNT_TRACE_OWNER");
-	const char *b = getenv("MCOUNT_TRACE_BUFFER");
+	if ((!own || !*own) && !secure())
+		set_env_me("MCOUNT_TRACE_OWNER");     /* (a privileged program's environment is its own) */
+	const char *b = mt_env("MCOUNT_TRACE_BUFFER");
 	if (b && *b) {
 		char *end;
 		unsigned long long n = strtoull(b, &end, 10);
@@ -762,19 +786,19 @@ __attribute__((constructor(101))) static void mt_init(void)
 		else
 			mt_buffer_events = n;
 	}
-	const char *f = getenv("MCOUNT_TRACE_FORMAT");
+	const char *f = mt_env("MCOUNT_TRACE_FORMAT");
 	int fmt = f && *f ? format_of(f) : MT_FMT_TEXT;
 	if (fmt < 0)
 		mt_msg("MCOUNT_TRACE_FORMAT: '%s' is not text, json or chrome: text it is", f);
 	out_fmt = fmt < 0 ? MT_FMT_TEXT : (enum mt_fmt)fmt;
-	const char *tr = getenv("MCOUNT_TRACE_TRACER");
+	const char *tr = mt_env("MCOUNT_TRACE_TRACER");
 	int tracer = tr && *tr ? tracer_of(tr) : MT_TRACER_FUNCTION;
 	if (tracer < 0 && !strcmp(tr, "function_graph"))
 		mt_msg("MCOUNT_TRACE_TRACER: no function_graph on %s yet: function it is", mt_arch.name);
 	else if (tracer < 0)
 		mt_msg("MCOUNT_TRACE_TRACER: '%s' is neither function nor function_graph: function it is", tr);
 	atomic_store(&mt_tracer, tracer < 0 ? MT_TRACER_FUNCTION : tracer);
-	const char *na = getenv("MCOUNT_TRACE_ARGS");
+	const char *na = mt_env("MCOUNT_TRACE_ARGS");
 	if (na && *na) {
 		char *end;
 		long n = strtol(na, &end, 10);
@@ -784,17 +808,19 @@ __attribute__((constructor(101))) static void mt_init(void)
 		else if (*end || n > MT_RAW_WORDS || mt_args_set_raw((int)n))
 			mt_msg("MCOUNT_TRACE_ARGS: '%s' is not a number of argument words from 0 to %d", na, MT_RAW_WORDS);
 	}
-	const char *rv = getenv("MCOUNT_TRACE_RETVAL");
+	const char *rv = mt_env("MCOUNT_TRACE_RETVAL");
 	if (rv && *rv && ((strcmp(rv, "0") && strcmp(rv, "1")) || mt_set_retval(*rv == '1')))
 		mt_msg("MCOUNT_TRACE_RETVAL: '%s': %s", rv, MT_HAVE_RETVAL ? "neither 0 nor 1: 0 it is"
 		       : "return values are not recorded on this architecture");
-	const char *c = getenv("MCOUNT_TRACE_CONTROL");
-	control_on = !(c && !strcmp(c, "0"));
-	const char *o = getenv("MCOUNT_TRACE_OUTPUT");
+	/* (no socket in a privileged program: its user would read and
+	 * change it with the program's privileges) */
+	const char *c = mt_env("MCOUNT_TRACE_CONTROL");
+	control_on = !(c && !strcmp(c, "0")) && !secure();
+	const char *o = mt_env("MCOUNT_TRACE_OUTPUT");
 	out_path = o ? strdup(o) : NULL;
 	if (out_path && !strcmp(out_path, "-"))
 		keep_stderr();
-	const char *full = getenv("MCOUNT_TRACE_FULL");
+	const char *full = mt_env("MCOUNT_TRACE_FULL");
 	if (full && *full && strcmp(full, "drop") && strcmp(full, "wait"))
 		mt_msg("MCOUNT_TRACE_FULL: '%s' is neither drop nor wait: drop it is", full);
 	else if (full && !strcmp(full, "wait") && !(out_path && *out_path))

@@ -165,7 +165,7 @@ void mt_debug_file(const struct mt_object *o, struct mt_debug_file *df)
 	const char *link = debuglink(o->file, o->file_size, &crc);
 	if (!id && !link)
 		return;                       /* nothing to look for it by */
-	const char *dirs = getenv("MCOUNT_TRACE_DEBUG_DIR");
+	const char *dirs = mt_env("MCOUNT_TRACE_DEBUG_DIR");
 	if (!dirs || !*dirs)
 		dirs = "/usr/lib/debug";
 	char *real = realpath(o->path, NULL);

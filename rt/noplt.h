@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -85,6 +86,7 @@ extern void *__dso_handle __attribute__((visibility("hidden")));
 #define free(...) MT_GOT_CALL(free)(__VA_ARGS__)
 #define fstat(...) MT_GOT_CALL(fstat)(__VA_ARGS__)
 #define fwrite(...) MT_GOT_CALL(fwrite)(__VA_ARGS__)
+#define getauxval(...) MT_GOT_CALL(getauxval)(__VA_ARGS__)
 #define getenv(...) MT_GOT_CALL(getenv)(__VA_ARGS__)
 #define getpid(...) MT_GOT_CALL(getpid)(__VA_ARGS__)
 #define getsockopt(...) MT_GOT_CALL(getsockopt)(__VA_ARGS__)
@@ -124,6 +126,7 @@ extern void *__dso_handle __attribute__((visibility("hidden")));
 #define readlink(...) MT_GOT_CALL(readlink)(__VA_ARGS__)
 #define realloc(...) MT_GOT_CALL(realloc)(__VA_ARGS__)
 #define realpath(...) MT_GOT_CALL(realpath)(__VA_ARGS__)
+#define secure_getenv(...) MT_GOT_CALL(secure_getenv)(__VA_ARGS__)
 #define setenv(...) MT_GOT_CALL(setenv)(__VA_ARGS__)
 #define setsockopt(...) MT_GOT_CALL(setsockopt)(__VA_ARGS__)
 #define sigaddset(...) MT_GOT_CALL(sigaddset)(__VA_ARGS__)

@@ -954,7 +954,11 @@ MT_HIDDEN void mt_output_lock(void);            /* around fork() */
 MT_HIDDEN void mt_output_unlock(void);
 MT_HIDDEN void mt_output_reinit(void);          /* in a forked child */
 
-/* ---- messages (control.c) ---- */
+/* ---- messages and the environment (control.c) ---- */
 MT_HIDDEN void mt_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A variable of the environment, NULL if it is not set, or if the
+ * program runs with privileges (AT_SECURE): every variable the library
+ * reads is read through this. */
+MT_HIDDEN const char *mt_env(const char *name);
 
 #endif

@@ -113,7 +113,7 @@ const char *mt_shown(const char *raw)
 	if (raw[0] != '_' || raw[1] != 'Z' || demangle_state < 0)
 		return raw;
 	if (!demangle_state) {
-		const char *e = getenv("MCOUNT_TRACE_DEMANGLE");
+		const char *e = mt_env("MCOUNT_TRACE_DEMANGLE");
 		cxa_demangle = e && !strcmp(e, "0") ? NULL
 			: (char *(*)(const char *, char *, size_t *, int *))dlsym(RTLD_DEFAULT, "__cxa_demangle");
 		demangle_state = cxa_demangle ? 1 : -1;
