@@ -149,6 +149,47 @@ static bool out_fd_ours(void)
 	return out_fd <= 2 || (!fstat(out_fd, &st) && st.st_dev == out_dev && st.st_ino == out_ino);
 }
 
+/* The trace's file: never through a symbolic link (one planted where
+ * the trace goes would have it write over what the link names), never
+ * a FIFO, a device or anything but a regular file (looked at before it
+ * is opened, and what was opened looked at again: opened without
+ * waiting, so that a FIFO cannot hang the program before main), created
+ * 0600 (the trace holds the program's strings).  FILE itself is
+ * truncated; a child's FILE.PID must be new (its name is easy to guess),
+ * unless the same process opened it before an exec.  The descriptor, or
+ * -1 with errno, or -2 when the reason was said. */
+static int open_file(const char *path, bool again)
+{
+	static const char *const refused[] = {
+		"a symbolic link, not followed",
+		"not a regular file (a FIFO, a device, a socket...)",
+		"there already (another's, or left by an earlier run)",
+	};
+	struct stat st;
+	int why = -1;
+	bool child = !again && getpid() != owner;
+	if (!lstat(path, &st))
+		why = S_ISLNK(st.st_mode) ? 0 : !S_ISREG(st.st_mode) ? 1 : child ? 2 : -1;
+	int fd = -1;
+	if (why < 0) {
+		int fl = O_WRONLY | O_CREAT | O_CLOEXEC | O_APPEND | O_NOFOLLOW | O_NONBLOCK;
+		fd = open(path, fl | (again ? 0 : child ? O_EXCL : O_TRUNC), 0600);
+		if (fd < 0)
+			why = errno == ELOOP ? 0 : errno == ENXIO ? 1 : errno == EEXIST ? 2 : -1;
+		else if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+			why = 1;
+	}
+	if (why < 0) {
+		if (fd >= 0)
+			fcntl(fd, F_SETFL, O_APPEND);   /* (waits again, as a file's writes do) */
+		return fd;
+	}
+	if (fd >= 0)
+		close(fd);
+	mt_msg("%s: %s: %s trace is not written", path, refused[why], child ? "this process's" : "the");
+	return -2;
+}
+
 static void open_output(void)
 {
 	if (!out_path || !*out_path)
@@ -170,10 +211,12 @@ static void open_output(void)
 			return;
 		}
 	} else {
-		out_fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_APPEND | (again ? 0 : O_TRUNC), 0666);
+		out_fd = open_file(path, again);
 	}
 	if (out_fd < 0) {
-		mt_msg("%s: %s: the trace is not written", path, strerror(errno));
+		if (out_fd == -1)
+			mt_msg("%s: %s: the trace is not written", path, strerror(errno));
+		out_fd = -1;
 		out_path = NULL;        /* once */
 	}
 	out_tracer = atomic_load(&mt_tracer);

@@ -7,6 +7,10 @@
 #   variables set: they are ignored (said once), root writes no file and
 #   makes no directory of the user's choosing, and the program's own use
 #   of the C API still works;
+# - the output file: a symbolic link another user planted in a shared
+#   directory is not followed, a FIFO does not hang the program before
+#   main, the trace is created 0600, and a forked child's FILE.PID found
+#   there already is not written into;
 # Oracle: the files, directories and messages each case must (not) leave.
 use strict;
 use warnings;
@@ -85,6 +89,53 @@ sub sum_of { my ($n) = @_; return "sum " . ($n * $n) . "\n" }
     is($st, 0, 'set-user-ID, no variable: the program runs to its end') or diag $err;
     ok(!$made_udir, 'set-user-ID, no variable: no control directory made (as root, in the user\'s name)');
     is($err, '', 'set-user-ID, no variable: nothing said');
+}
+
+# ---- the output file ----
+{
+    my $shared = "$dir/shared";
+    mkdir $shared or die "$shared: $!";
+    chmod 0777, $shared or die "$shared: $!";        # no sticky bit: fs.protected_symlinks does not apply
+    my $victim = "$dir/victim";
+    must(@as_user, 'ln', '-s', $victim, "$shared/trace.txt");
+    POSIX::mkfifo("$dir/fifo", 0600) or die "mkfifo: $!";
+    for my $way (@ways) {
+        my $tag = $way->[0];
+        my $t = $tag =~ tr/ /-/r;
+        # a symbolic link planted by another user
+        spit($victim, "the victim's file\n");
+        my ($st, $out, $err) = run_way($way, ['calls', 10], { MCOUNT_TRACE_OUTPUT => "$shared/trace.txt",
+            MCOUNT_TRACE_FILTER => 'work' });
+        is($st, 0, "$tag, planted symbolic link: the program runs to its end") or diag $err;
+        is($out, sum_of(10), "$tag, planted symbolic link: its output is its own");
+        is(slurp($victim), "the victim's file\n", "$tag, planted symbolic link: not followed");
+        like($err, qr{^mcount-trace: \Q$shared\E/trace\.txt: a symbolic link, not followed: the trace is not written$}m,
+            "$tag, planted symbolic link: said");
+        # a FIFO: refused at once, not waited on before main
+        my $t0 = time;
+        ($st, $out, $err) = run_way($way, ['calls', 10], { MCOUNT_TRACE_OUTPUT => "$dir/fifo",
+            MCOUNT_TRACE_FILTER => 'work' }, 8);
+        is($st, 0, "$tag, a FIFO: the program runs to its end, at once") or diag "status $st after ", time - $t0, " s";
+        is($out, sum_of(10), "$tag, a FIFO: its output is its own");
+        like($err, qr{^mcount-trace: \Q$dir\E/fifo: not a regular file \(a FIFO, a device, a socket\.\.\.\): the trace is not written$}m,
+            "$tag, a FIFO: said");
+        # the trace: 0600, whatever the umask
+        my $trace = "$dir/own-$t.txt";
+        ($st, $out, $err) = run_way($way, ['calls', 10], { MCOUNT_TRACE_OUTPUT => $trace, MCOUNT_TRACE_FILTER => 'work' });
+        is($st, 0, "$tag, new trace: the program runs to its end") or diag $err;
+        is(scalar(() = slurp($trace) =~ /: work <-main$/mg), 10, "$tag, new trace: the events written");
+        is(sprintf('%04o', (stat $trace)[2] & 07777), '0600', "$tag, new trace: created 0600");
+        # a child's FILE.PID there before the child's first event
+        my $pt = "$dir/planted-$t.txt";
+        ($st, $out, $err) = run_way($way, ['planted', $pt], { MCOUNT_TRACE_OUTPUT => $pt, MCOUNT_TRACE_FILTER => 'work' });
+        is($st, 0, "$tag, FILE.PID there already: the program and its child run to their end") or diag $err;
+        my ($child) = $out =~ /^done (\d+)$/m;
+        $child //= 'none';
+        is(-e "$pt.$child" ? slurp("$pt.$child") : '(none)', "planted\n", "$tag, FILE.PID there already: not written into");
+        like($err, qr{^mcount-trace: \Q$pt.$child\E: there already \(another's, or left by an earlier run\): this process's trace is not written$}m,
+            "$tag, FILE.PID there already: said");
+        is(scalar(() = slurp($pt) =~ /: work <-main$/mg), 1, "$tag, FILE.PID there already: the parent's trace is whole");
+    }
 }
 
 done_testing();
