@@ -326,23 +326,38 @@ static int show_tracer(void)
 
 /* ---- the control socket ---- */
 
-static int socket_dir(char *dir, size_t len)
+/* The socket's path, DIR/PID, into sock_path: DIR is MCOUNT_TRACE_DIR,
+ * else XDG_RUNTIME_DIR/mcount-trace, else /tmp/mcount-trace-UID, made
+ * if it is not there.  A path that does not fit a socket's address is
+ * refused whole, never cut (mcount-trace(1) refuses it too): a cut one
+ * would be another directory, where no client looks. */
+static int socket_path(void)
 {
 	const char *d = mt_env("MCOUNT_TRACE_DIR");
 	const char *x = mt_env("XDG_RUNTIME_DIR");
-	if (d && *d)
-		snprintf(dir, len, "%s", d);
-	else if (x && *x)
-		snprintf(dir, len, "%s/mcount-trace", x);
-	else
-		snprintf(dir, len, "/tmp/mcount-trace-%u", (unsigned)getuid());
+	char dir[sizeof sock_path];
+	int n = d && *d ? snprintf(dir, sizeof dir, "%s", d)
+		: x && *x ? snprintf(dir, sizeof dir, "%s/mcount-trace", x)
+		: snprintf(dir, sizeof dir, "/tmp/mcount-trace-%u", (unsigned)getuid());
+	int m = n < 0 || (size_t)n >= sizeof dir ? -1
+		: snprintf(sock_path, sizeof sock_path, "%s/%d", dir, (int)getpid());
+	if (m < 0 || (size_t)m >= sizeof sock_path) {
+		bool own = d && *d;           /* (the default path always fits) */
+		mt_msg("%s: '%s': too long a directory for the control socket (DIR/PID has more than %zu "
+		       "bytes): no control channel", own ? "MCOUNT_TRACE_DIR" : "XDG_RUNTIME_DIR",
+		       own ? d : x ? x : "", sizeof sock_path - 1);
+		sock_path[0] = 0;
+		return -1;
+	}
 	if (mkdir(dir, 0700) && errno != EEXIST) {
 		mt_msg("%s: %s: no control channel", dir, strerror(errno));
+		sock_path[0] = 0;
 		return -1;
 	}
 	struct stat st;
 	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077)) {
 		mt_msg("%s: not a directory of this user's with mode 0700: no control channel", dir);
+		sock_path[0] = 0;
 		return -1;
 	}
 	return 0;
@@ -688,27 +703,18 @@ static void start_control(void)
 {
 	if (!control_on && !(out_path && *out_path))
 		return;
-	if (control_on) {
-		char dir[sizeof sock_path];
-		int n;
-		if (!socket_dir(dir, sizeof dir - 16) &&
-		    ((n = snprintf(sock_path, sizeof sock_path, "%s/%d", dir, (int)getpid())) < 0 ||
-		     (size_t)n >= sizeof sock_path)) {
-			mt_msg("%s: too long a directory name: no control channel", dir);
+	if (control_on && !socket_path()) {
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+		memcpy(a.sun_path, sock_path, sizeof a.sun_path);
+		unlink(sock_path);
+		listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (listen_fd < 0 || bind(listen_fd, (struct sockaddr *)&a, sizeof a) ||
+		    chmod(sock_path, 0600) || listen(listen_fd, 8)) {
+			mt_msg("%s: %s: no control channel", sock_path, strerror(errno));
+			if (listen_fd >= 0)
+				close(listen_fd);
+			listen_fd = -1;
 			sock_path[0] = 0;
-		} else if (sock_path[0]) {
-			struct sockaddr_un a = { .sun_family = AF_UNIX };
-			memcpy(a.sun_path, sock_path, sizeof a.sun_path);
-			unlink(sock_path);
-			listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-			if (listen_fd < 0 || bind(listen_fd, (struct sockaddr *)&a, sizeof a) ||
-			    chmod(sock_path, 0600) || listen(listen_fd, 8)) {
-				mt_msg("%s: %s: no control channel", sock_path, strerror(errno));
-				if (listen_fd >= 0)
-					close(listen_fd);
-				listen_fd = -1;
-				sock_path[0] = 0;
-			}
 		}
 	}
 	/* The thread takes no signal of the program's (but SIGTRAP, which

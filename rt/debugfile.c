@@ -149,8 +149,14 @@ static bool next_dir(const char **list, char *dir, size_t len)
 	size_t k = n;
 	while (k > 1 && s[k - 1] == '/')
 		k--;                          /* "/usr/lib/debug/" as "/usr/lib/debug" */
-	if (k >= len)
+	if (k >= len) {
+		/* never cut: a shorter name is another directory (said once) */
+		static atomic_bool said;
+		if (!atomic_exchange(&said, true))
+			mt_msg("MCOUNT_TRACE_DEBUG_DIR: '%.40s...': a directory of more than %zu bytes: not searched",
+			       s, len - 1);
 		return next_dir(list, dir, len);
+	}
 	memcpy(dir, s, k);
 	dir[k] = 0;
 	return true;

@@ -11,6 +11,8 @@
 #   directory is not followed, a FIFO does not hang the program before
 #   main, the trace is created 0600, and a forked child's FILE.PID found
 #   there already is not written into;
+# - a control directory too long for a socket's address is refused by
+#   the library and by mcount-trace alike, never cut;
 # Oracle: the files, directories and messages each case must (not) leave.
 use strict;
 use warnings;
@@ -135,6 +137,32 @@ sub sum_of { my ($n) = @_; return "sum " . ($n * $n) . "\n" }
         like($err, qr{^mcount-trace: \Q$pt.$child\E: there already \(another's, or left by an earlier run\): this process's trace is not written$}m,
             "$tag, FILE.PID there already: said");
         is(scalar(() = slurp($pt) =~ /: work <-main$/mg), 1, "$tag, FILE.PID there already: the parent's trace is whole");
+    }
+}
+
+# ---- a control directory too long for a socket's address ----
+{
+    my $long = "$dir/" . ('d' x 120);
+    for my $way (@ways) {
+        my $tag = $way->[0];
+        unlink "$dir/long.out", "$dir/long.err";
+        my $pid = start_bg([$way->[1], 'wait'], out => "$dir/long.out", err => "$dir/long.err",
+            env => { MCOUNT_TRACE_DIR => $long, $way->[2] ? (LD_PRELOAD => $SO) : () });
+        wait_for(20, sub { -s "$dir/long.out" });
+        opendir(my $dh, $dir) or die "$dir: $!";
+        my @cut = grep { /\Ad+\z/ } readdir $dh;
+        closedir $dh;
+        is_deeply(\@cut, [], "$tag, too long a MCOUNT_TRACE_DIR: no directory made under a cut name");
+        like(slurp("$dir/long.err"), qr{^mcount-trace: MCOUNT_TRACE_DIR: '\Q$long\E': too long a directory for the control socket \(DIR/PID has more than 107 bytes\): no control channel$}m,
+            "$tag, too long a MCOUNT_TRACE_DIR: the library says so");
+        local $ENV{MCOUNT_TRACE_DIR} = $long;
+        my ($code, $out, $err) = mt_cli('status', $pid);
+        is($code, 1, "$tag, too long a MCOUNT_TRACE_DIR: mcount-trace status fails");
+        like($err, qr{^mcount-trace: $pid: control directory \Q$long\E is too long for a socket: \Q$long/$pid\E has \d+ bytes, more than the 107 of a socket's address$}m,
+            "$tag, too long a MCOUNT_TRACE_DIR: mcount-trace says the same");
+        kill 'TERM', $pid;
+        stop_bg($pid, 20);
+        rmdir "$dir/$_" for @cut;
     }
 }
 
