@@ -256,6 +256,26 @@ static void say_nobuf(bool at_exit)
 		mt_msg("%lu events lost: their threads got no buffer", dead);
 }
 
+/* A write into the output that failed (a full file system: ENOSPC,
+ * EDQUOT) is said once for each reason, not at every drain, which
+ * tries again; what could not be written is counted, and the count said
+ * at exit (file_lock held). */
+static int write_errors_said[4];
+
+static void say_write_error(int err)
+{
+	for (size_t i = 0; i < sizeof write_errors_said / sizeof *write_errors_said; i++) {
+		if (write_errors_said[i] == err)
+			return;
+		if (!write_errors_said[i]) {
+			write_errors_said[i] = err;
+			break;
+		}
+	}
+	mt_msg("%s: %s: events are lost until the trace can be written again (their number is said at exit)",
+	       strcmp(out_path, "-") ? out_path : "standard error", strerror(err));
+}
+
 /* Returns the number of events written (file_lock held). */
 static long drain_locked(void)
 {
@@ -279,7 +299,7 @@ static long drain_locked(void)
 	}
 	long n = out_fd >= 0 ? mt_drain(out_fd, out_fmt, tracer, &out_first, true) : 0;
 	if (n < 0)
-		mt_msg("%s: %s: trace lost", out_path, strerror(errno));
+		say_write_error(errno);
 	return n;
 }
 
@@ -763,6 +783,8 @@ static void atfork_child(void)
 	mt_output_reinit();
 	pthread_mutex_init(&file_lock, NULL);
 	out_first = true;
+	mt_unwritten_events = 0;            /* (the parent's to say) */
+	memset(write_errors_said, 0, sizeof write_errors_said);
 	mt_patch_after_fork();
 	mt_buffers_after_fork();
 	if (out_fd >= 0 && out_fd != 2 && out_fd != err_fd)
@@ -916,6 +938,10 @@ __attribute__((destructor(101))) static void mt_fini(void)
 		mt_msg("%llu events lost: their threads' buffers were full (MCOUNT_TRACE_BUFFER)",
 		       (unsigned long long)lost);
 	pthread_mutex_lock(&file_lock);
+	if (mt_unwritten_events)
+		mt_msg("%s: %llu events lost: they could not be written (%s)",
+		       !out_path ? "the trace" : strcmp(out_path, "-") ? out_path : "standard error",
+		       (unsigned long long)mt_unwritten_events, strerror(write_errors_said[0]));
 	say_nobuf(true);
 	pthread_mutex_unlock(&file_lock);
 }

@@ -46,6 +46,7 @@
 
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
 uint64_t mt_untabled_events;
+uint64_t mt_unwritten_events;
 
 void mt_output_lock(void) { pthread_mutex_lock(&drain_lock); }
 void mt_output_unlock(void) { pthread_mutex_unlock(&drain_lock); }
@@ -935,6 +936,8 @@ long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first, bool file)
 	free(segs);
 	n -= mt_untabled_events - untabled + drained_payload;
 	drained_payload = 0;
+	if (err && file)
+		mt_unwritten_events += n;
 	pthread_mutex_unlock(&drain_lock);
 	if (err) {
 		errno = err;

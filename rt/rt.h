@@ -949,6 +949,10 @@ MT_HIDDEN extern struct mt_gone mt_gone;
 MT_HIDDEN void mt_reap(void);
 /* Events from call sites no table records (or refused): not written. */
 MT_HIDDEN extern uint64_t mt_untabled_events;
+/* Events a drain into the output file took but could not write (a full
+ * file system): lost, counted (drain_lock held); a drain whose write
+ * failed part way counts all of its events. */
+MT_HIDDEN extern uint64_t mt_unwritten_events;
 MT_HIDDEN int mt_write_all(int fd, const char *p, size_t n);
 MT_HIDDEN void mt_output_lock(void);            /* around fork() */
 MT_HIDDEN void mt_output_unlock(void);

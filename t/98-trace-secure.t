@@ -13,6 +13,8 @@
 #   there already is not written into;
 # - a control directory too long for a socket's address is refused by
 #   the library and by mcount-trace alike, never cut;
+# - a full file system (a tmpfs of 64 KiB in a mount namespace) is said
+#   once, and the events lost counted at exit;
 # Oracle: the files, directories and messages each case must (not) leave.
 use strict;
 use warnings;
@@ -163,6 +165,29 @@ sub sum_of { my ($n) = @_; return "sum " . ($n * $n) . "\n" }
         kill 'TERM', $pid;
         stop_bg($pid, 20);
         rmdir "$dir/$_" for @cut;
+    }
+}
+
+# ---- a full file system ----
+{
+    my $full = "$dir/full";
+    mkdir $full or die "$full: $!";
+    for my $way (@ways) {
+        my $tag = $way->[0];
+        my ($st, $out, $err) = run_cmd(['unshare', '-m', 'sh', '-c',
+            'mount -t tmpfs -o size=64k mt98 "$1" && shift && exec "$@"', 'sh', $full,
+            'timeout', '-k', '5', '30', 'env', $way->[2] ? "LD_PRELOAD=$SO" : (), "MCOUNT_TRACE_OUTPUT=$full/trace.txt",
+            'MCOUNT_TRACE_FILTER=work', $way->[1], 'loop', 1500]);
+        is($st, 0, "$tag, a full file system: the program runs to its end") or diag $err;
+        is($out, "done\n", "$tag, a full file system: its output is its own");
+        my @said = $err =~ /^(mcount-trace: \Q$full\E\/trace\.txt: No space left on device: events are lost until the trace can be written again .*)$/mg;
+        is(scalar @said, 1, "$tag, a full file system: said once") or diag scalar(split /\n/, $err), " lines, such as:\n",
+            join("\n", (split /\n/, $err)[0 .. 2]);
+        like($err, qr{^mcount-trace: \Q$full\E/trace\.txt: [1-9]\d* events lost: they could not be written \(No space left on device\)$}m,
+            "$tag, a full file system: the events lost counted at exit");
+        # (the drains that fail may be slower than the calls: buffers fill)
+        is_deeply([grep { !/events are lost until|events lost: (they could not be written|their threads' buffers were full)/ }
+            split /\n/, $err], [], "$tag, a full file system: nothing else said");
     }
 }
 
