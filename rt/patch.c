@@ -748,6 +748,26 @@ uintptr_t mt_tramp_near(uintptr_t near, uintptr_t reach, const void *code, size_
 	return 0;
 }
 
+/* After a pass that failed: a function one of whose sites did not
+ * change (its write failed, or /proc/self/mem could not be opened: a
+ * chroot without /proc) is wanted as that site is, so that status says
+ * what its code does; the next pass brings its other sites back to it,
+ * and a new enable or disable tries again.  (batch: in address order,
+ * so a function's sites are next to each other.) */
+static void want_as_is(struct mt_site **batch, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		struct mt_func *f = &mt_reg.funcs[batch[i]->func];
+		bool want = f->want;
+		size_t j = i;
+		for (; j < n && batch[j]->func == batch[i]->func; j++)
+			if ((atomic_load(&batch[j]->state) == MT_CALL) != want)
+				f->want = !want;
+		i = j;
+	}
+	mt_sites_all_dirty();
+}
+
 static int site_ptr_cmp(const void *a, const void *b)
 {
 	const struct mt_site *x = *(struct mt_site *const *)a, *y = *(struct mt_site *const *)b;
@@ -792,15 +812,17 @@ int mt_apply(void)
 	mt_each_changed_site(collect_site, &c);
 	struct mt_site **batch = c.batch;
 	size_t n = c.n;
-	if (n && (mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC)) < 0) {
-		mt_sites_all_dirty();     /* a later pass tries again */
-		return -1;
-	}
 	for (size_t i = 1; i < n; i++) {
 		if (batch[i - 1]->addr > batch[i]->addr) {
 			qsort(batch, n, sizeof *batch, site_ptr_cmp);
 			break;
 		}
+	}
+	if (n && (mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC)) < 0) {
+		int err = errno;
+		want_as_is(batch, n);
+		errno = err;
+		return -1;
 	}
 	int rc = 0;
 	if (n && mt_arch.fence_pages) {
@@ -850,6 +872,8 @@ int mt_apply(void)
 		int saved = errno;
 		close(mem_fd);
 		mem_fd = -1;
+		if (rc)
+			want_as_is(batch, n);
 		errno = saved;
 	}
 	return rc;

@@ -15,6 +15,8 @@
 #   the library and by mcount-trace alike, never cut;
 # - a full file system (a tmpfs of 64 KiB in a mount namespace) is said
 #   once, and the events lost counted at exit;
+# - in a chroot without /proc, an enable that fails leaves status saying
+#   the function is not traced.
 # Oracle: the files, directories and messages each case must (not) leave.
 use strict;
 use warnings;
@@ -188,6 +190,27 @@ sub sum_of { my ($n) = @_; return "sum " . ($n * $n) . "\n" }
         # (the drains that fail may be slower than the calls: buffers fill)
         is_deeply([grep { !/events are lost until|events lost: (they could not be written|their threads' buffers were full)/ }
             split /\n/, $err], [], "$tag, a full file system: nothing else said");
+    }
+}
+
+# ---- a chroot without /proc: a failed enable leaves status true ----
+{
+    my $jail = "$dir/jail";
+    mkdir $jail or die "$jail: $!";
+    for my $way (@ways) {
+        my $tag = $way->[0];
+        unlink "$dir/jail.out", "$dir/jail.err";
+        my $pid = start_bg([$way->[1], 'chroot', $jail], out => "$dir/jail.out", err => "$dir/jail.err",
+            env => { $way->[2] ? (LD_PRELOAD => $SO) : () });
+        wait_for(20, sub { -s "$dir/jail.out" });
+        my ($code, $out, $err) = mt_cli('enable', $pid, 'work');
+        is($code, 1, "$tag, chroot without /proc: enable fails");
+        like($err, qr/^mcount-trace: $pid: cannot change the code: /m, "$tag, chroot without /proc: and says why");
+        ($code, $out, $err) = mt_cli('status', $pid);
+        is($code, 0, "$tag, chroot without /proc: status answers") or diag $err;
+        like($out, qr/^functions traced: 0$/m, "$tag, chroot without /proc: status says work is not traced");
+        kill 'TERM', $pid;
+        stop_bg($pid, 20);
     }
 }
 
