@@ -145,28 +145,35 @@ sub sum_of { my ($n) = @_; return "sum " . ($n * $n) . "\n" }
 }
 
 # ---- a control directory too long for a socket's address ----
+# (MCOUNT_TRACE_DIR, and XDG_RUNTIME_DIR, under which the directory is
+# XDG_RUNTIME_DIR/mcount-trace)
 {
     my $long = "$dir/" . ('d' x 120);
-    for my $way (@ways) {
-        my $tag = $way->[0];
-        unlink "$dir/long.out", "$dir/long.err";
-        my $pid = start_bg([$way->[1], 'wait'], out => "$dir/long.out", err => "$dir/long.err",
-            env => { MCOUNT_TRACE_DIR => $long, $way->[2] ? (LD_PRELOAD => $SO) : () });
-        wait_for(20, sub { -s "$dir/long.out" });
-        opendir(my $dh, $dir) or die "$dir: $!";
-        my @cut = grep { /\Ad+\z/ } readdir $dh;
-        closedir $dh;
-        is_deeply(\@cut, [], "$tag, too long a MCOUNT_TRACE_DIR: no directory made under a cut name");
-        like(slurp("$dir/long.err"), qr{^mcount-trace: MCOUNT_TRACE_DIR: '\Q$long\E': too long a directory for the control socket \(DIR/PID has more than 107 bytes\): no control channel$}m,
-            "$tag, too long a MCOUNT_TRACE_DIR: the library says so");
-        local $ENV{MCOUNT_TRACE_DIR} = $long;
-        my ($code, $out, $err) = mt_cli('status', $pid);
-        is($code, 1, "$tag, too long a MCOUNT_TRACE_DIR: mcount-trace status fails");
-        like($err, qr{^mcount-trace: $pid: control directory \Q$long\E is too long for a socket: \Q$long/$pid\E has \d+ bytes, more than the 107 of a socket's address$}m,
-            "$tag, too long a MCOUNT_TRACE_DIR: mcount-trace says the same");
-        kill 'TERM', $pid;
-        stop_bg($pid, 20);
-        rmdir "$dir/$_" for @cut;
+    for my $case (['MCOUNT_TRACE_DIR', $long], ['XDG_RUNTIME_DIR', "$long/mcount-trace"]) {
+        my ($var, $cdir) = @$case;
+        local %ENV = %ENV;
+        delete $ENV{MCOUNT_TRACE_DIR};
+        $ENV{$var} = $long;
+        for my $way (@ways) {
+            my $tag = "$way->[0], too long a $var";
+            unlink "$dir/long.out", "$dir/long.err";
+            my $pid = start_bg([$way->[1], 'wait'], out => "$dir/long.out", err => "$dir/long.err",
+                env => { $way->[2] ? (LD_PRELOAD => $SO) : () });
+            wait_for(20, sub { -s "$dir/long.out" });
+            opendir(my $dh, $dir) or die "$dir: $!";
+            my @cut = grep { /\Ad+\z/ } readdir $dh;
+            closedir $dh;
+            is_deeply(\@cut, [], "$tag: no directory made under a cut name");
+            like(slurp("$dir/long.err"), qr{^mcount-trace: $var: '\Q$long\E': too long a directory for the control socket \(DIR/PID has more than 107 bytes\): no control channel$}m,
+                "$tag: the library says so");
+            my ($code, $out, $err) = mt_cli('status', $pid);
+            is($code, 1, "$tag: mcount-trace status fails");
+            like($err, qr{^mcount-trace: $pid: control directory \Q$cdir\E is too long for a socket: \Q$cdir/$pid\E has \d+ bytes, more than the 107 of a socket's address$}m,
+                "$tag: mcount-trace says the same");
+            kill 'TERM', $pid;
+            stop_bg($pid, 20);
+            system('rm', '-rf', map { "$dir/$_" } @cut) if @cut;
+        }
     }
 }
 
