@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The tracer turned against the program or its user (t/src/trace/secure.c,
 # preloaded and linked in), as a hostile user or an unlucky one would:
-# - a set-user-ID root program linked with libmcount-trace.a, run by an
-#   unprivileged user (made here, removed at the end) with the library's
-#   variables set: they are ignored (said once), root writes no file and
-#   makes no directory of the user's choosing, and the program's own use
-#   of the C API still works;
+# - a set-user-ID root program linked with libmcount-trace.a (or needing
+#   libmcount-trace.so), run by an unprivileged user (made here, removed
+#   at the end) with the library's variables set: they are ignored (said
+#   once), root writes no file and makes no directory of the user's
+#   choosing, and the program's own use of the C API still works;
 # - the output file: a symbolic link another user planted in a shared
 #   directory is not followed, a FIFO does not hang the program before
 #   main, the trace is created 0600, and a forked child's FILE.PID found
@@ -63,38 +63,47 @@ sub run_way {
 sub sum_of { my ($n) = @_; return "sum " . ($n * $n) . "\n" }
 
 # ---- AT_SECURE: a set-user-ID root program, run by the user ----
+# (libmcount-trace.a linked in, and libmcount-trace.so as a library the
+# program needs: LD_PRELOAD is not read for it)
 {
-    my $suid = "$dir/secure-suid";
-    must('cp', $prog_a, $suid);
-    chmod 04755, $suid or die "$suid: $!";
+    mkdir "$dir/lib" or die "$dir/lib: $!";
+    must('cp', $SO, "$dir/lib/");
+    my $prog_so = link_prog("$dir/secure-so", "$dir/secure.o", '-Wl,--no-as-needed', "-L$dir/lib", '-lmcount-trace',
+        "-Wl,-rpath,$dir/lib");
     my $vault = "$dir/vault";
     mkdir $vault, 0700 or die "$vault: $!";
-    spit("$vault/secret", "root's own\n");
-    my $made = "$dir/made-by-root";
-    my ($st, $out, $err) = run_cmd(['timeout', '-k', '5', '30', @as_user, $suid, 'api'], env => {
-        MCOUNT_TRACE_OUTPUT => "$vault/secret", MCOUNT_TRACE_DIR => $made, MCOUNT_TRACE_BUFFER => 'x',
-        MCOUNT_TRACE_FILTER => 'work' });
-    is($st, 0, 'set-user-ID: the program runs to its end') or diag $err;
-    is(slurp("$vault/secret"), "root's own\n",
-        'set-user-ID: MCOUNT_TRACE_OUTPUT does not have root write a file of the user\'s choosing');
-    ok(!-e $made, 'set-user-ID: MCOUNT_TRACE_DIR does not have root make a directory');
-    my @said = $err =~ /^(mcount-trace: \S+ ignored, as every variable of the tracer's: the program runs with privileges .*)$/mg;
-    is(scalar @said, 1, 'set-user-ID: the variables ignored, said once') or diag $err;
-    is_deeply([grep { !/ ignored, as every variable/ } split /\n/, $err], [], 'set-user-ID: nothing else said');
-    like($out, qr/\Asum 25\n/, 'set-user-ID: the program\'s own output');
-    is(scalar(() = $out =~ /: work <-main$/mg), 5, 'set-user-ID: the C API still traces, for the program itself');
-    # with no variable set: nothing said, and no control directory made
-    # by root in the user's name
-    local %ENV = %ENV;
-    delete $ENV{MCOUNT_TRACE_DIR};
-    my $udir = "/tmp/mcount-trace-$uid";
-    die "$udir: there before the user was made\n" if -e $udir;
-    ($st, $out, $err) = run_cmd(['timeout', '-k', '5', '30', @as_user, $suid, 'api']);
-    my $made_udir = -e $udir;
-    system('rm', '-rf', $udir) if $made_udir;
-    is($st, 0, 'set-user-ID, no variable: the program runs to its end') or diag $err;
-    ok(!$made_udir, 'set-user-ID, no variable: no control directory made (as root, in the user\'s name)');
-    is($err, '', 'set-user-ID, no variable: nothing said');
+    for my $way (['linked in', $prog_a], ['shared library', $prog_so]) {
+        my $tag = "set-user-ID, $way->[0]";
+        my $suid = "$way->[1]-suid";
+        must('cp', $way->[1], $suid);
+        chmod 04755, $suid or die "$suid: $!";
+        spit("$vault/secret", "root's own\n");
+        my $made = "$dir/made-by-root";
+        my ($st, $out, $err) = run_cmd(['timeout', '-k', '5', '30', @as_user, $suid, 'api'], env => {
+            MCOUNT_TRACE_OUTPUT => "$vault/secret", MCOUNT_TRACE_DIR => $made, MCOUNT_TRACE_BUFFER => 'x',
+            MCOUNT_TRACE_FILTER => 'work' });
+        is($st, 0, "$tag: the program runs to its end") or diag $err;
+        is(slurp("$vault/secret"), "root's own\n",
+            "$tag: MCOUNT_TRACE_OUTPUT does not have root write a file of the user's choosing");
+        ok(!-e $made, "$tag: MCOUNT_TRACE_DIR does not have root make a directory");
+        my @said = $err =~ /^(mcount-trace: \S+ ignored, as every variable of the tracer's: the program runs with privileges .*)$/mg;
+        is(scalar @said, 1, "$tag: the variables ignored, said once") or diag $err;
+        is_deeply([grep { !/ ignored, as every variable/ } split /\n/, $err], [], "$tag: nothing else said");
+        like($out, qr/\Asum 25\n/, "$tag: the program's own output");
+        is(scalar(() = $out =~ /: work <-main$/mg), 5, "$tag: the C API still traces, for the program itself");
+        # with no variable set: nothing said, and no control directory
+        # made by root in the user's name
+        local %ENV = %ENV;
+        delete $ENV{MCOUNT_TRACE_DIR};
+        my $udir = "/tmp/mcount-trace-$uid";
+        system('rm', '-rf', $udir) if -e $udir;     # (a user removed before, of the same ID)
+        ($st, $out, $err) = run_cmd(['timeout', '-k', '5', '30', @as_user, $suid, 'api']);
+        my $made_udir = -e $udir;
+        system('rm', '-rf', $udir) if $made_udir;
+        is($st, 0, "$tag, no variable: the program runs to its end") or diag $err;
+        ok(!$made_udir, "$tag, no variable: no control directory made (as root, in the user's name)");
+        is($err, '', "$tag, no variable: nothing said");
+    }
 }
 
 # ---- the output file ----
