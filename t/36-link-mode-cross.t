@@ -8,13 +8,16 @@
 # agrees.  riscv64 is linked the default way: the linker relaxes each
 # auipc+jalr into a jal and moves the code after it, which the per-object
 # table cannot follow (its anchor + delta entries then point at the wrong
-# places) and the link-time table is built from.  Last, the tracing
+# places) and the link-time table is built from.  Each output is the
+# plain link of the same command but for the table (t/lib/LinkDiff.pm).
+# Last, the tracing
 # library linked into a program at the link, on each architecture.
 use strict;
 use warnings;
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP $SRC must tmpdir run_cmd run_prog have spit);
+use LinkDiff qw(link_diff);
 
 my $dir = tmpdir();
 my @targets = (
@@ -91,6 +94,10 @@ for my $t (@targets) {
         # (ppc32: ld warns of the RWX segment its BSS PLT makes, naming
         # the program, not the pass's temporary link output)
         unlike($err, qr/\.tmp_mc_/, "$name: the links' words name no temporary file") or diag $err;
+        # the oracle: the same command linked plainly
+        must(map { $_ eq "$d/prog" ? "$d/plain" : $_ } @link);
+        is_deeply([link_diff(["$t->{triple}-readelf"], "$d/prog", "$d/plain")], [],
+            "$name: the same as the plain link but for the table");
         ($st, $out, $err) = run_prog(["$d/prog"], qemu => $t->{qemu});
         my ($summary) = $out =~ /^(entries=.*)$/m;
         is($st, 0, "$name: under $t->{qemu}, every call site is in the table, every entry reached")
@@ -200,6 +207,9 @@ for my $t (grep { $_->{dynamic} && !$_->{failed} } @targets) {
             @gcc, @lf, '-o', "$d/linked", @objs]);
         is($st, 0, "$name: mcount-record --link succeeds") or diag $err;
         unlike($err, qr/warning|note:/, "$name: the links warn of nothing") or diag $err;
+        must(@gcc, @lf, '-o', "$d/plain", @objs);
+        is_deeply([link_diff(["$t->{triple}-readelf"], "$d/linked", "$d/plain")], [],
+            "$name: the same as the plain link but for the table");
         ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", "--sections=all", @objs]);
         is($st, 0, "$name: mcount-record records each object") or diag $err;
         must(@gcc, @lf, '-o', "$d/per-object", @objs);

@@ -20,7 +20,10 @@ package LinkDiff;
 # table: dynamic and undefined without one); the sizes of the sections of
 # dynamic linking (.dynsym, .dynstr, .got, ..., whose contents are
 # compared as symbols and relocations) and DT_STRSZ; the sizes and
-# addresses of the segments.
+# addresses of the segments; the number of sections in
+# DT_MIPS_UNREFEXTNO, .MIPS.options' size (a record per input object);
+# on RISC-V, the size of the code and where functions are in it (the
+# linker's relaxations against gp depend on where data lies).
 use strict;
 use warnings;
 no warnings 'portable';
@@ -44,10 +47,12 @@ my %TABLE_SYM = map { $_ => 1 } qw(__start___mcount_loc __stop___mcount_loc);
 sub _read {
     my ($readelf, $file) = @_;
     local $ENV{LC_ALL} = 'C';
-    my $text = must(@$readelf, '-W', '-S', '-l', '-d', '-r', '--dyn-syms', $file);
+    my $text = must(@$readelf, '-W', '-h', '-S', '-l', '-d', '-r', '--dyn-syms', $file);
     my %e = (secs => [], phdrs => [], map => [], dyn => [], rel => [], dynsym => []);
     my ($mode, $relsec) = ('');
     for (split /\n/, $text) {
+        if (/^\s+Machine:\s+(.*?)\s*$/)          { $e{machine} = $1; next }
+        if (/^\s+Class:\s+ELF(\d+)/)             { $e{bits} = $1; next }
         if (/^Section Headers:/)                 { $mode = 'sec'; next }
         if (/^Program Headers:/)                 { $mode = 'ph'; next }
         if (/^ Section to Segment mapping:/)     { $mode = 'map'; next }
@@ -96,10 +101,18 @@ sub _where {
     return $empty ? "$empty->{name}+0x0" : sprintf('0x%x', $a);
 }
 
+# RISC-V's linker relaxes accesses near __global_pointer$ (gp-relative),
+# and where data lies decides which: a data section more, the table's,
+# changes the size of the code and where each function is in it.
+sub _relaxes { return $_[0]{machine} =~ /RISC-V/ }
+
 sub _sections {
     my ($e) = @_;
     return map {
-        my $sized = $_->{flags} =~ /A/ && $_->{name} !~ $DYNLINK;
+        # (.MIPS.options holds a record per input object: the table's
+        # object is one more)
+        my $sized = $_->{flags} =~ /A/ && $_->{name} !~ $DYNLINK && $_->{name} ne '.MIPS.options'
+            && !(_relaxes($e) && $_->{flags} =~ /X/);
         "$_->{name} $_->{type} $_->{flags}" . ($sized ? " size=$_->{size}" : '')
     } grep { $_->{name} ne $TABLE && $_->{type} ne 'NULL' } @{ $e->{secs} };
 }
@@ -121,15 +134,26 @@ sub _dynsyms {
         # (a TLS symbol's value is its offset in the TLS block)
         my $v = $s->{ndx} =~ /^\d+\z/ && $s->{type} ne 'TLS' ? _where($e, $s->{value})
             : $s->{value} && $s->{ndx} eq 'UND' ? _where($e, $s->{value}) : sprintf('0x%x', $s->{value});
-        "$s->{name} $s->{type} $s->{bind} $s->{vis} size=$s->{size} in=$in at=$v"
+        my $size = $s->{size};
+        ($v, $size) = ('(relaxed)', '(relaxed)') if _relaxes($e) && $s->{type} eq 'FUNC' && $s->{ndx} ne 'UND';
+        "$s->{name} $s->{type} $s->{bind} $s->{vis} size=$size in=$in at=$v"
     } grep { !$TABLE_SYM{ $_->{name} } } @{ $e->{dynsym} };
 }
 
 sub _dynamic {
     my ($e) = @_;
+    my ($dyn) = grep { $_->{name} eq '.dynamic' } @{ $e->{secs} };
+    my $i = -1;
     return map {
         my ($tag, $v) = @$_;
-        $COUNTS{$tag} ? "$tag (count)" : $NAMES{$tag} ? "$tag (names)" : $v =~ /^0x([0-9a-f]+)\z/ && hex($1) ? "$tag " . _where($e, hex $1)
+        $i++;
+        # (bfd's DT_MIPS_UNREFEXTNO is the number of sections + 1; the
+        # table's section is one more)
+        $tag eq 'MIPS_UNREFEXTNO' && $v =~ /^(\d+)/ ? "$tag sections" . ($1 - @{ $e->{secs} })
+        # (DT_MIPS_RLD_MAP_REL: from the entry's own address)
+        : $tag eq 'MIPS_RLD_MAP_REL' && $dyn && $v =~ /^0x([0-9a-f]+)\z/
+            ? "$tag " . _where($e, ($dyn->{addr} + $i * $e->{bits} / 4 + hex $1) % 2**$e->{bits})
+        : $COUNTS{$tag} ? "$tag (count)" : $NAMES{$tag} ? "$tag (names)" : $v =~ /^0x([0-9a-f]+)\z/ && hex($1) ? "$tag " . _where($e, hex $1)
             : "$tag $v"
     } @{ $e->{dyn} };
 }
@@ -144,6 +168,8 @@ sub _relocs {
         my $rest = $r->{rest};
         # a relative relocation's addend is an address
         $rest = _where($e, hex $1) if $r->{type} =~ /_(?:I?RELATIVE|RELATIVE64)\z/ && $rest =~ /^([0-9a-f]+)\z/;
+        # and a symbol's value, an address where it is defined here
+        $rest = (hex($1) ? _where($e, hex $1) : '0') . " $2" if $rest =~ /^([0-9a-f]+)\s+(\S.*)\z/;
         # (a GOT slot's place follows how many there are)
         my $at = _where($e, $r->{off}) =~ s/^(\.got(?:\.plt)?)\+0x[0-9a-f]+\z/$1/r;
         # (a GOT slot holding the table's start or end: a program's
