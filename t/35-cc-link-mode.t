@@ -19,6 +19,7 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP $SRC must compile tmpdir run_cmd spit leftovers);
 use CcTest qw($MCC);
+use LinkDiff qw(link_diff);
 
 delete $ENV{$_} for qw(MCOUNT_CC_FLAGS MCOUNT_CC_ACTIVE MCOUNT_CC_VERBOSE MCOUNT_CC_MODE OBJDUMP
     OBJCOPY LD AS CROSS_COMPILE RECORDMCOUNT_HELPER);
@@ -172,11 +173,14 @@ for my $cxx (@cxx) {
     ok(!-e "$d/bad", 'one step, compile errors: no output');
     is_deeply([leftovers($d)], [], 'one step, compile errors: no temporary files');
 
-    # what keeps a command from being split: said, and it runs as it is
+    # what keeps a command from being split: said, and nothing is built
+    # (a program without its table would pass for one with it)
     spit("$d/m.c", "int main(void) { return 0; }\n");
     ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-x', 'c', '-o', "$d/m", "$d/m.c"]);
-    is("$st $err", "0 mcount-cc: warning: the sources this link compiles get no hook and no table: compile them "
-        . "with -c, then link (mcount-cc does not split a link with -x)\n", 'one step with -x: linked as it is, said');
+    is($st >> 8, 100, 'one step with -x: refused, exit 100');
+    is($err, "mcount-cc: $d/m: the sources this link compiles would get no hook and no table (mcount-cc does "
+        . "not split a link with -x): compile them with -c, then link\n", 'one step with -x: said');
+    ok(!-e "$d/m", 'one step with -x: no program');
 }
 
 # A link whose words are in a response file (as Ninja gives long ones):
@@ -355,6 +359,100 @@ for my $how (['object mode', 'gcc', {}], ['-mrecord-mcount', 'gcc', { MCOUNT_CC_
     verify_ok("$d/prog", 'a 0x90 byte before the call', qr/OK, 2 entries for 2 calls/);
     ($st) = run_cmd(["$d/prog"]);
     is($st, 0, 'a 0x90 byte before the call: the program runs');
+}
+
+# A shared library that exports data, functions and a thread-local
+# variable, linked in link-time mode by gcc, then by g++ (bfd, gold and
+# lld), and a program that reads each of them: the values it reads are
+# the library's (through copy relocations, the GOT and TLS), and the
+# library is the plain link of the same objects but for the table.
+{
+    my $d = "$dir/exports";
+    mkdir $d or die;
+    spit("$d/lib.c", <<'C');
+const char *ver = "1.0";
+int counter = 41;
+long table[3] = { 7, 8, 9 };
+__thread int tls_value = 5;
+int bump(void) { return ++counter + tls_value; }
+const char *version(void) { return ver; }
+C
+    spit("$d/main.c", <<'C');
+#include <stdio.h>
+#include <string.h>
+extern const char *ver;
+extern int counter;
+extern long table[3];
+extern __thread int tls_value;
+int bump(void);
+const char *version(void);
+int main(void) {
+    int bad = 0;
+    bad |= strcmp(ver, "1.0") != 0;
+    bad |= counter != 41;
+    bad |= table[0] + table[1] + table[2] != 24;
+    bad |= tls_value != 5;
+    bad |= bump() != 47 || counter != 42;
+    bad |= version() != ver;
+    printf("%s %d %ld %d\n", ver, counter, table[2], tls_value);
+    return bad;
+}
+C
+    my %env = (MCOUNT_CC_FLAGS => '-pg -mfentry', MCOUNT_CC_MODE => 'link');
+    my ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-O2', '-g', '-fPIC', '-c', "$d/lib.c", '-o', "$d/lib.o"],
+        env => \%env);
+    is($st, 0, 'exports: the library compiled') or diag $err;
+    for my $ld ([], ['-fuse-ld=gold'], ['-fuse-ld=lld']) {
+        my $name = 'exports ' . ("@$ld" || 'bfd');
+        my $lib = "$d/libx" . ($ld->[0] // '-bfd') =~ s/-fuse-ld=/-/r . '.so';
+        ($st, undef, $err) = run_cmd([$MCC, 'gcc', @$ld, '-shared', '-o', $lib, "$d/lib.o"], env => \%env);
+        is($st, 0, "$name: the library linked through the pass") or diag $err;
+        verify_ok($lib, $name, qr/OK, 2 entries for 2 calls/);
+        must('gcc', @$ld, '-shared', '-o', "$lib.plain", "$d/lib.o");
+        is_deeply([link_diff(['readelf'], $lib, "$lib.plain")], [], "$name: the plain link's but for the table");
+        my $prog = "$lib.prog";
+        ($st, undef, $err) = run_cmd(['gcc', '-O2', '-o', $prog, "$d/main.c", $lib]);
+        is("$st $err", '0 ', "$name: a program that reads the library's data links, without text relocations");
+        unlike(must('readelf', '-d', $prog), qr/TEXTREL/, "$name: no DT_TEXTREL in the program");
+        my $out;
+        ($st, $out) = run_cmd([$prog], env => { LD_LIBRARY_PATH => $d });
+        is("$st $out", "0 1.0 42 9 5\n", "$name: the program reads the library's values");
+    }
+}
+
+# make's built-in rule for a program of one source, with Debian's LTO
+# flags, through mcount-cc: each program is compiled and linked in one
+# step, split, and linked through the pass, which records what LTO
+# generates; --verify --expect-calls checks each table against the calls
+# of objdump -d.  Built as such a command once ran through mcount-cc (as
+# it is, without the hook flags), the programs have no call to the hook:
+# --expect-calls fails where --verify alone is content.
+{
+    my $d = "$dir/make-lto";
+    mkdir $d or die;
+    for my $p (qw(one two three)) {
+        spit("$d/$p.c", "#include <stdio.h>\n__attribute__((noinline)) int ${p}_f(int x) { return x * 3; }\n"
+            . "int main(int c, char **v) { (void)v; printf(\"%d\\n\", ${p}_f(c)); return 0; }\n");
+    }
+    spit("$d/Makefile", "all: one two three\n");
+    my @flags = ('CFLAGS=-O2 -flto=auto -ffat-lto-objects', 'LDFLAGS=-flto=auto -ffat-lto-objects -Wl,-z,relro');
+    my ($st, $out, $err) = run_cmd(['make', '-C', $d, "CC=$MCC gcc", @flags],
+        env => { MCOUNT_CC_FLAGS => '-pg -mfentry' });
+    is($st, 0, 'make, built-in rule, -flto: built through mcount-cc') or diag "$out$err";
+    for my $p (qw(one two three)) {
+        ($st, $out, $err) = run_cmd([$MR, '--verify', '--expect-calls', "$d/$p"]);
+        like("$st $out", qr/^0 \Q$d\E\/$p: OK, 2 entries for 2 calls to the hook$/,
+            "make -flto: $p has its table, every call of objdump -d in it") or diag $err;
+        ($st, $out) = run_cmd(["$d/$p"]);
+        is("$st $out", "0 3\n", "make -flto: $p runs");
+    }
+    is_deeply([leftovers($d)], [], 'make -flto: no temporary files');
+    must('make', '-C', $d, '-B', 'CC=gcc', @flags);
+    ($st, $out) = run_cmd([$MR, '--verify', "$d/one"]);
+    is("$st $out", "0 $d/one: no table and no calls to the hook\n", 'negative control: --verify alone is content');
+    ($st, undef, $err) = run_cmd([$MR, '--verify', '--expect-calls', "$d/one"]);
+    is($st >> 8, 1, 'negative control: --expect-calls fails');
+    like($err, qr/no table and no calls to the hook \(--expect-calls\)/, 'negative control: said');
 }
 
 # A link that fails by itself fails as the compiler does: its words, its

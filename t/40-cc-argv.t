@@ -287,42 +287,47 @@ for my $row (@modes) {
 # compiled as a compile is (its index in sources, the words its compile
 # keeps in compile_args), then the link.  Where something keeps it from
 # being split (stdin, -x, a dependency or dump file named after the
-# output), the sources get no hook: said, naming it.  In link-time mode
-# such a link is the pass's only with an object or archive whose calls it
-# can record.  [compiler, args, mode setting, action, warned for]
+# output; -flto in per-object mode), the command is refused, naming it:
+# its program would have no table.  In link-time mode -flto is split,
+# and the pass links what LTO makes.  [compiler, args, mode setting,
+# action, refused for]
 for my $row (['g++', '-o conftest conftest.cpp', 'auto', 'pass', undef],    # autoconf's
     ['g++', '-o p p.cpp', 'auto', 'split', undef],
     ['gcc', '-o p a.c b.o', 'link', 'split', undef],
     ['gcc', '-o p a.c', 'object', 'split', undef],
-    ['gcc', '-o p -x c x -x none b.a', 'link', 'link', '-x'],
-    ['gcc', '-o p -xc x', 'object', 'pass', '-xc'],
+    ['gcc', '-o p -x c x -x none b.a', 'link', 'refuse', '-x'],
+    ['gcc', '-o p -xc x', 'object', 'refuse', '-xc'],
     ['g++', '-o p a.o b.s', 'auto', 'link', undef],
-    ['g++', '-o p -x c++ -', 'auto', 'pass', '-x'],
+    ['g++', '-o p -x c++ -', 'auto', 'refuse', '-x'],
     ['gcc', '-o p -', 'object', 'pass', undef],
-    ['g++', '-o p a.cc -', 'auto', 'pass', '-'],
-    ['gcc', '-o p a.c -MD', 'object', 'pass', '-MD'],
-    ['gcc', '-o p a.c -Wp,-MD,a.d', 'object', 'pass', '-Wp,-MD,a.d'],
-    ['gcc', '-o p a.c --coverage', 'object', 'pass', '--coverage'],
-    ['gcc', '-o p a.c -fprofile-generate', 'object', 'pass', '-fprofile-generate'],
-    ['gcc', '-o p a.c -save-temps', 'object', 'pass', '-save-temps'],
-    ['gcc', '-o p a.c -flto', 'object', 'pass', '-flto'],
-    ['gcc', '-o p a.c -gsplit-dwarf', 'object', 'pass', '-gsplit-dwarf'],
-    ['gcc', '-o p a.c -fdump-tree-all', 'object', 'pass', '-fdump-tree-all'],
-    ['gcc', '-o p a.c -fsave-optimization-record', 'object', 'pass', '-fsave-optimization-record'],
-    ['clang', '-o p a.c -ftime-trace', 'object', 'pass', '-ftime-trace'],
-    ['clang', '-o p a.c -gsplit-dwarf=split', 'object', 'pass', '-gsplit-dwarf=split'],
-    ['gcc', '-o p --language c a.c', 'object', 'pass', '--language'],
+    ['g++', '-o p a.cc -', 'auto', 'refuse', '-'],
+    ['gcc', '-o p a.c -MD', 'object', 'refuse', '-MD'],
+    ['gcc', '-o p a.c -Wp,-MD,a.d', 'object', 'refuse', '-Wp,-MD,a.d'],
+    ['gcc', '-o p a.c --coverage', 'object', 'refuse', '--coverage'],
+    ['gcc', '-o p a.c -fprofile-generate', 'object', 'refuse', '-fprofile-generate'],
+    ['gcc', '-o p a.c -save-temps', 'object', 'refuse', '-save-temps'],
+    ['gcc', '-o p a.c -flto', 'object', 'refuse', '-flto'],
+    ['gcc', '-o p a.c -flto', 'auto', 'split', undef],
+    ['gcc', '-O2 -flto=auto -ffat-lto-objects a.c -o a', 'link', 'split', undef],
+    ['gcc', '-o p a.c -flto=auto -MD', 'link', 'refuse', '-MD'],
+    ['gcc', '-o p a.c -gsplit-dwarf', 'object', 'refuse', '-gsplit-dwarf'],
+    ['gcc', '-o p a.c -fdump-tree-all', 'object', 'refuse', '-fdump-tree-all'],
+    ['gcc', '-o p a.c -fsave-optimization-record', 'object', 'refuse', '-fsave-optimization-record'],
+    ['clang', '-o p a.c -ftime-trace', 'object', 'refuse', '-ftime-trace'],
+    ['clang', '-o p a.c -gsplit-dwarf=split', 'object', 'refuse', '-gsplit-dwarf=split'],
+    ['gcc', '-o p --language c a.c', 'object', 'refuse', '--language'],
     # (an option's value is no option: -Map here is ld's, not -M...)
     ['gcc', '-o p a.c -Xlinker -Map -Xlinker m.map', 'object', 'split', undef],
     ['gcc', '-o p a.c -Xlinker -x', 'object', 'split', undef],
-    ['gcc', '-o p a.c b.h', 'object', 'pass', 'b.h'],
+    ['gcc', '-o p a.c b.h', 'object', 'refuse', 'b.h'],
     ['gcc', '-o /dev/null a.c', 'object', 'pass', undef],
     ['gcc', '-o p a.o', 'object', 'pass', undef]) {
     my ($cc, $line, $setting, $action, $why) = @$row;
     my $d = classify([split / /, $line], mode => $setting, compiler => $cc);
     is($d->{action}, $action, "$cc $line (MCOUNT_CC_MODE=$setting): $action");
-    defined $why ? like($d->{warning} // '', qr/^the sources this link compiles get no hook and no table: compile them with -c, then link \(mcount-cc does not split a link with \Q$why\E\)$/,
-        "... with the warning, for $why") : is($d->{warning}, undef, '... no warning');
+    is($d->{warning}, undef, '... no warning');
+    defined $why ? like($d->{error} // '', qr/^the sources this link compiles would get no hook and no table \(mcount-cc does not split a link with \Q$why\E\): compile them with -c, then link/,
+        "... refused, for $why") : is($d->{error}, undef, '... not refused');
 }
 # A partial link however the linker is told (the final link records),
 # and the output however it is named.

@@ -4,9 +4,10 @@ package RecordMcount::Argv;
 # words only (and reads @response files), runs nothing, changes nothing.
 #
 #   split_command(WORDS)  -> { launchers => [...], compiler => NAME, args => [...] }
-#   classify(ARGS, OPTS)  -> { action => 'record' | 'pass', reason => NAME,
+#   classify(ARGS, OPTS)  -> { action => 'record' | 'compile' | 'link' | 'split'
+#                                        | 'refuse' | 'pass', reason => NAME,
 #                              objects => [...], add_flags => [...],
-#                              insert_at => N, warning => TEXT? }
+#                              insert_at => N, warning => TEXT?, error => TEXT? }
 #
 # 'record' means: a compile to object of C-family input; add add_flags at
 # index insert_at of ARGS, run the compiler, then record every path in
@@ -14,6 +15,9 @@ package RecordMcount::Argv;
 # nothing: the link records; so is an autoconf test's in either mode) and
 # a link of a program or shared library is 'link' (run through the
 # link-time pass: command, the words with the @response files read).
+# A link that compiles C-family sources itself is 'split' (each source
+# compiled first, then the link of the objects), or 'refuse' where it
+# cannot be split (error: why): its program would have no table.
 # Anything else is 'pass': the compiler runs with ARGS untouched.
 # Pass-through is the default for everything not understood.
 #
@@ -55,6 +59,7 @@ our %REASONS = (
     'nested'          => 'already inside mcount-cc',
     'partial-link'    => 'partial link (-r): the final link records',
     'compile-link'    => 'compiles its sources and links: each source compiled to object first',
+    'unsplittable'    => 'compiles its sources and links, and cannot be split: refused',
     'autoconf-test'   => 'an autoconf test (conftest): compiled with the hook flags, no table; not split',
 );
 
@@ -278,7 +283,7 @@ sub classify {
     my ($mode_of, $why) = _mode(\%o, $words);
     my %m = (mode => $mode_of, mode_why => $why);
 
-    my (%mode, @inputs, $output, %seen, $lto, $fat, $blocker);
+    my (%mode, @inputs, $output, %seen, $lto, $fat, @blockers);
     my $lang;    # current -x language, undef for "by suffix"
     my @w = @$words;
     for (my $i = 0; $i < @w; $i++) {
@@ -294,7 +299,7 @@ sub classify {
         }
         # (what keeps a one-step command from being split: an option,
         # never an option's value)
-        $blocker //= $a if $a =~ $SPLIT_BLOCKER;
+        push @blockers, $a if $a =~ $SPLIT_BLOCKER;
         # Options with an argument: separate or joined.
         my ($opt, $val);
         if ($SEPARATE{$a} || $a =~ /^-Xarch_/) {
@@ -350,12 +355,14 @@ sub classify {
         return _pass('autoconf-test', %m) if $conftest;
         # No hook flags on a link: -pg there would also link gcrt1.o
         # (gmon.out at exit).  C-family sources the link compiles itself
-        # get none either, and no table: said, since such a program
-        # cannot be traced.
+        # would get none either, and no table: such a command is split,
+        # or refused.
         my @src = grep { defined $_->[1] ? $C_LANG{ $_->[1] } : $C_SUFFIX{ _suffix($_->[0]) } } @inputs;
         # such a command is split: each source compiled to an object
-        # as a compile is, then the link of those, as a link is
-        # (not with stdin, a header, or an option $SPLIT_BLOCKER names)
+        # as a compile is, then the link of those, as a link is (not
+        # with stdin, a header, or an option $SPLIT_BLOCKER names; LTO
+        # only in link-time mode, whose pass links what LTO generates)
+        my ($blocker) = grep { $mode_of eq 'object' || !/^-flto(?:=|\z)/ } @blockers;
         ($blocker) = map { $_->[0] } grep { $_->[0] eq '-' || (defined $_->[1] && $_->[1] =~ /-header\z/)
             || (!defined $_->[1] && $HEADER_SUFFIX{ _suffix($_->[0]) }) } @inputs
             if !defined $blocker;
@@ -364,18 +371,25 @@ sub classify {
                 add_flags => [], insert_at => 0, command => [@$words], sources => [map { $_->[2] } @src],
                 compile_args => _compile_args(\@w), %m };
         }
-        my @warn = @src ? (warning => 'the sources this link compiles get no hook and no table: '
-            . 'compile them with -c, then link' . (defined $blocker ? " (mcount-cc does not split a link with $blocker)" : '')) : ();
-        # (in link-time mode a link of nothing but sources has no object
-        # whose calls it could record: it runs as it is)
+        # a program whose sources would get no hook and no table: refused,
+        # not built without what the build asked for
+        if (@src) {
+            return { action => 'refuse', reason => 'unsplittable', objects => [defined $output ? $output : 'a.out'],
+                add_flags => [], insert_at => 0, %m,
+                error => "the sources this link compiles would get no hook and no table (mcount-cc does not "
+                    . "split a link with $blocker): compile them with -c, then link"
+                    . ($blocker =~ /^-flto/ ? ', or record at the link (MCOUNT_CC_MODE=auto or link)' : '') };
+        }
+        # (in link-time mode a link of no object or archive, of assembly
+        # sources say, has no calls the pass could record: it runs as it is)
         my $objects = grep { !defined $_->[1] && $_->[0] =~ /\.(?:o|a|lo)\z/ } @inputs;
-        return _pass('link', %m, @warn) if $mode_of ne 'link' || (@src && !$objects);
+        return _pass('link', %m) if $mode_of ne 'link' || !$objects;
         # the pass links several times, reading its inputs each time
-        return _pass('stdin', %m, @warn) if grep { $_->[0] eq '-' } @inputs;
+        return _pass('stdin', %m) if grep { $_->[0] eq '-' } @inputs;
         # (command: the words with @response files read, which the pass
         # looks into for -o, -flto and its inputs)
         return { action => 'link', reason => 'link', objects => [defined $output ? $output : 'a.out'],
-            add_flags => [], insert_at => 0, command => [@$words], %m, @warn };
+            add_flags => [], insert_at => 0, command => [@$words], %m };
     }
     return _pass('stdin') if grep { $_->[0] eq '-' } @inputs;
     if (defined $output) {
