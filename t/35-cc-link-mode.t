@@ -123,6 +123,8 @@ for my $cxx (@cxx) {
             "$name: every call site is in the table, none twice: $summary");
         verify_ok("$d/prog", $name);
         is_deeply([leftovers($d)], [], "$name: no temporary files");
+        must($cxx, '-o', "$d/plain", "$d/a.o", "$d/main.o", "$d/hook.o", "$d/hook_check.o");
+        is_deeply([link_diff(['readelf'], "$d/prog", "$d/plain")], [], "$name: the plain link's but for the table");
     }
 }
 
@@ -333,6 +335,8 @@ for my $how (['object mode', 'gcc', {}], ['-mrecord-mcount', 'gcc', { MCOUNT_CC_
         ($st) = run_cmd(["$d/prog-$ld"]);
         is($st, 0, "$name: the program runs");
         verify_ok("$d/prog-$ld", $name, qr/OK, [1-9]\d* entries for \d+ calls/);
+        must('clang', '-flto', "-fuse-ld=$ld", '-o', "$d/plain-$ld", map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b stubs));
+        is_deeply([link_diff(['readelf'], "$d/prog-$ld", "$d/plain-$ld")], [], "$name: the plain link's but for the table");
     }
 }
 
