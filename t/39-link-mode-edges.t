@@ -17,6 +17,7 @@
 #   a linker that fails only with -q, a layout without the ELF header the
 #   table's entries are against (the linker's words, said as the pass's)
 #   a tail jump to the hook (no call: the pass and --verify agree)
+#   lld's code moved by .eh_frame's order without -q (the entries follow)
 use strict;
 use warnings;
 use Test::More;
@@ -89,6 +90,33 @@ for my $ld ([], ['-fuse-ld=gold'], ['-fuse-ld=lld']) {
     is_deeply([grep { !$plain{$_} } @{ symbols("$dir/x", 'LOCAL') }], ['__ehdr_start'],
         '-Wl,-x: no local symbol the plain link drops (.LC0, sections) but the table\'s __ehdr_start');
     like(must('readelf', '-d', "$dir/x"), qr/\(FLAGS\)\s+BIND_NOW/, '-Wl,-x,-z,now: the rest of the -Wl kept');
+}
+
+# ---- lld's .eh_frame under -q -------------------------------------------------
+# lld orders .eh_frame and .eh_frame_hdr otherwise under -q, which moves
+# the code after them in some links: the entries move with the code, the
+# command is linked once more, and the table is checked against the
+# output's disassembly.  Small shared libraries of N functions, some of
+# which take that way (a fourth link).
+{
+    my $moved = 0;
+    for my $n (1 .. 8) {
+        my $c = join('', map { "int f$_(int x) { if (x > $_) return f$_(x - 1) * 3; return x; }\n" } 1 .. $n)
+            . 'int all(int c) { return ' . join(' + ', map { "f$_(c)" } 1 .. $n) . "; }\n";
+        spit("$dir/eh$n.c", $c);
+        compile("$dir/eh$n.c", "$dir/eh$n.o", '-O2', '-pg', '-mfentry', '-fPIC');
+        my $name = "lld -shared, $n functions";
+        my ($st, $out, $err) = run_cmd([$MR, '--link', '--', 'gcc', '-fuse-ld=lld', '-shared', '-o', "$dir/eh$n.so",
+            "$dir/eh$n.o"]);
+        is($st, 0, "$name: linked") or diag $err;
+        $moved++ if $out =~ /: \d+ call sites, 4 links$/m;
+        ($st, $out) = run_cmd([$MR, '--verify', "$dir/eh$n.so"]);
+        is($st, 0, "$name: --verify passes") or diag $out;
+        must('gcc', '-fuse-ld=lld', '-shared', '-o', "$dir/eh$n-plain.so", "$dir/eh$n.o");
+        is_deeply([link_diff(['readelf'], "$dir/eh$n.so", "$dir/eh$n-plain.so")], [],
+            "$name: the plain link's but for the table");
+    }
+    cmp_ok($moved, '>', 0, "lld: $moved of 8 libraries had their code moved without -q, and the entries with it");
 }
 
 # ---- what else the linker writes -----------------------------------------
