@@ -9,9 +9,9 @@
 #   with ld.bfd, gold and lld, an output name with a space (they name the
 #   output, not a temporary file, and list no temporary input), -Wl,-M
 #   printed once
-#   an output that is a symbolic link (written through, its mode kept; a
-#   loop refused), an old output when the link fails (removed, as ld
-#   removes it)
+#   an output that is a symbolic link (as the linker treats it: written
+#   through; a loop refused in the linker's words), an old output when
+#   the link fails (removed, as ld removes it)
 #   --output=FILE, @response files, a command longer than exec takes
 #   (through the pass, and split into compiles and a plain link)
 #   a linker that fails only with -q, a layout without the ELF header the

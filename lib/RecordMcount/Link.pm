@@ -316,9 +316,7 @@ sub _record_link {
     # The last link writes the output itself, under the name the command
     # gives it (gold writes that name into a shared library's .dynstr),
     # as the command would; until it has been checked, a failure or a
-    # signal removes it.
-    $job->{tmp}{final} = $out;
-    register_temp($out);
+    # signal removes what it wrote.
     if ($plan->{sites}) {
         # the real table in place of the placeholder, in the command's
         # own link: no -q (unless the command asks for it), its own
@@ -331,6 +329,10 @@ sub _record_link {
         # (its failure is the command's own: a link that failed by
         # itself, writing its output, once the rounds could)
         _link($job, 'linking with the table', _link_cmd($cmd, $out, $job->{tmp}{o}), show => 1, first => 1);
+        # (ld writes through a symbolic link, or replaces it, as it may)
+        my ($wrote, $hops) = ($out, 0);
+        $wrote = readlink($wrote) =~ s{^(?!/)}{$wrote =~ s{[^/]*\z}{}r}er while -l $wrote && ++$hops <= 40;
+        register_temp($job->{tmp}{final} = $wrote) if -f $wrote && !-l $wrote;
         # (lld lays out .eh_frame otherwise under -q, which can move the
         # code after it: the entries follow it, and are checked again)
         _shift_table($job, $id, $cmd) unless _same_code($job, $job->{tmp}{img}, $out);
@@ -338,8 +340,7 @@ sub _record_link {
         # no call to the hook: the program as the command links it
         _link($job, 'linking', _link_cmd($cmd, $out), show => 1, first => 1);
     }
-    delete $job->{tmp}{final};
-    forget_temp($out);
+    forget_temp(delete $job->{tmp}{final} // ());
     _mend_side_files($cmd, $job->{tmp}{o});
     $result{links} = $job->{links};
     $result{output} = $out;
@@ -525,7 +526,8 @@ sub _shift_table {
     close($w) or _fail($label, "$tmp->{s}: $!");
     run_step($label, 'assembling the table, its code moved', assemble_cmd($job));
     my $out = $job->{out};
-    rename $out, $tmp->{fq} or _fail($label, "$out: $!");
+    require File::Copy;
+    File::Copy::copy($out, $tmp->{fq}) or _fail($label, "$out: cannot copy: $!");
     _link($job, 'linking with the table, its code moved', _link_cmd($cmd, $out, $tmp->{o}));
     _same_layout($job, $tmp->{fq}, $out);
     require RecordMcount::Calls;
