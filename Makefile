@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # recordmcount - build, test and install.
 #   make              build the helper
-#   make check        run every test (prove)
+#   make check        the host tests (prove -j); check-all: every test
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make V=1          show the commands
 # The version is written once, in lib/RecordMcount/Front.pm.
@@ -30,7 +30,7 @@ SRCS := src/main.c src/objdump.c src/scan.c src/emit.c src/arch.c src/elfpeek.c 
 HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
-.PHONY: all check check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64 rt-arm rt-i386 \
+.PHONY: all check check-cross check-system check-slow check-all check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64 rt-arm rt-i386 \
 	rt-ppc64le rt-ppc64 rt-ppc rt-mips64el rt-mipsel rt-mips rt-s390x rt-sparc64
 all: $(HELPER) man rt
 
@@ -234,12 +234,43 @@ build/man/%.1: doc/%.pod
 	$(Q)pod2man --section=1 --center="recordmcount" --release="recordmcount $(VERSION)" \
 		--name=$(shell echo $* | tr a-z A-Z) $< $@
 
-TESTS ?= $(wildcard t/*.t)
-check: all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short \
-		$(RT_CROSS_LIBS) $(SH4_PLUGIN) build/aarch64/vmlinuz build/riscv64/vmlinux build/ppc64le/vmlinux build/i386/vmlinuz \
-		build/mips64el/vmlinux build/mipsel/vmlinux build/mips/vmlinux build/ppc64/vmlinux build/s390x/vmlinuz \
-		build/sparc64/vmlinux
-	prove -I lib -I t/lib $(if $(filter 1,$(V)),-v) $(TESTS)
+# The tests, in tiers: each t/*.t names its own in its header (a line
+# "# tier: NAME"):
+#   host    make check: every command and the library on this machine,
+#           in parallel (prove -j, JOBS of them; default: the CPUs)
+#   cross   make check-cross: the other architectures under qemu-user
+#   system  make check-system: the tracer in booted guests (the guest
+#           kernels are made for this tier only)
+#   slow    make check-slow: real projects built from source
+# make check-all runs them all, one test at a time (CI, with
+# check-kernel); TESTS=t/NN-x.t runs those files only, with what the
+# host tier needs.
+tier_tests = $(shell grep -l '^\# tier: $(1)$$' t/*.t)
+PROVE := prove -I lib -I t/lib $(if $(filter 1,$(V)),-v)
+JOBS ?= $(shell nproc)
+GUEST_KERNELS := build/aarch64/vmlinuz build/riscv64/vmlinux build/ppc64le/vmlinux build/i386/vmlinuz \
+	build/mips64el/vmlinux build/mipsel/vmlinux build/mips/vmlinux build/ppc64/vmlinux build/s390x/vmlinuz \
+	build/sparc64/vmlinux
+# (a test file that names no tier would run in check-all only: refused)
+untiered = $(filter-out $(foreach t,host cross system slow,$(call tier_tests,$(t))),$(wildcard t/*.t))
+tiered = test -z "$(untiered)" || { echo "tests that name no tier (\# tier: host|cross|system|slow): $(untiered)"; exit 1; }
+# (the host tier still builds the other architectures' libraries: t/27,
+# t/70 check that a program of each gets its own)
+CHECK_HOST := all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short $(RT_CROSS_LIBS)
+# (the time a tier took, said at its end; its status kept)
+timed = start=$$(date +%s); $(1); st=$$?; echo "$(2): $$(( $$(date +%s) - start )) s"; exit $$st
+check: $(CHECK_HOST)
+	@$(tiered)
+	@$(call timed,$(PROVE) -j$(JOBS) $(or $(TESTS),$(call tier_tests,host)),make check)
+check-cross: all $(RT_CROSS_LIBS) $(SH4_PLUGIN)
+	@$(call timed,$(PROVE) $(call tier_tests,cross),make check-cross)
+check-system: all $(RT_CROSS_LIBS) $(GUEST_KERNELS)
+	@$(call timed,$(PROVE) $(call tier_tests,system),make check-system)
+check-slow: all
+	@$(call timed,$(PROVE) $(call tier_tests,slow),make check-slow)
+check-all: $(CHECK_HOST) $(RT_CROSS_LIBS) $(SH4_PLUGIN) $(GUEST_KERNELS)
+	@$(tiered)
+	@$(call timed,$(PROVE) $(wildcard t/*.t),make check-all)
 
 deps:
 	scripts/install-deps

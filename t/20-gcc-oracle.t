@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # The core corpus under every flag set, against GCC's own table: the same
 # source compiled with -mrecord-mcount has identical code, and its
 # __mcount_loc is the exact multiset of (section, offset) our table must

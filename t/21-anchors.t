@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # Anchors for the cases compilers rarely produce, checked against tables the
 # assembler computes (asm_cases.S writes each call's address into
 # __mcount_expected), in both listing modes and both word sizes:

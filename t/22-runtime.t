@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # The runtime oracle: a statically linked program made of the recorded
 # corpus objects and a hook of its own.  At every call the hook checks that
 # the call instruction ending at its return address is a table entry (or

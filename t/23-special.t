@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # Objects the record step must leave alone or treat with care: no call
 # sites, already recorded (by GCC or by us), LTO, CET property notes, stack
 # notes, C++ COMDAT groups, and code for a shared library whose symbols

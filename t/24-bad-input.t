@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # Bad input: a "recordmcount: FILE: message" line, a non-zero exit, the
 # file byte-identical afterwards, and no temporary file left behind.
 # Also names that a shell would mangle, symlinks, tool failures and signals.

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # recordmcount.pl's argument lists: the kernel's 12 (6.1), 11 (2009) and
 # 9 (2008) forms, CC and LD as command strings with flags, Kbuild's empty
 # RM and MV, kernel ARCH names, options, usage errors and --help/--version.

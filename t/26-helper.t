@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # The C helper on its own: built with ASan+UBSan and run under valgrind over
 # real listings (every corpus object, -r and -dr) and mangled ones; the
 # sanitized build must say exactly what the normal one says, and neither

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # make install puts working commands, the helper, the modules and the man
 # pages under PREFIX; the installed commands run from anywhere without the
 # source tree; make uninstall takes them away again.

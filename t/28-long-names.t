@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # Section names longer than any buffer the helper might keep them in:
 #   - a C++ inline function with a ~600-character mangled name lives in a
 #     COMDAT group; two objects holding it must still link, with the

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # Every message the Perl front ends and their modules can print is
 # explained in a man page's DIAGNOSTICS, as t/26-helper.t checks for the
 # helper's: the messages are found by reading the Perl sources (a small

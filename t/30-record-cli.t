@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # mcount-record's command line: -j 4 over a directory gives what -j 1 gives;
 # tool detection for x86_64 and i386 objects (lookup order, with a PATH of
 # our own); every option's bad use is a clear error with exit status 2.

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # mcount-record: record, --list (text and JSON), --dry-run and --remove on a
 # small multi-file project (static, global and weak functions, a section
 # holding only a weak function), under x86_64/i386 and mcount/__fentry__.

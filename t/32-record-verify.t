@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # mcount-record --verify: passes on correct programs and objects (tables
 # from this tool and from GCC), and catches a deliberately broken table
 # with the right message: an entry moved by one byte, a missing entry, a

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # mcount-scan --linked: the table of an image linked with -q, built from
 # its kept relocations and the bytes at them; and --placeholder, the table
 # of the same layout a first link reserves.  The answers come from GCC's

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # Link-time mode (mcount-record --link): a program linked through it has
 # the table of the code the linker kept.  The runtime oracle of t/22 (the
 # program's own hook checks at every call that the call site is in the

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # mcount-cc's link-time mode on the builds the per-object tables cannot
 # be exact for.  A C++ program of several translation units (templates,
 # inline and virtual functions, static locals, the standard library's

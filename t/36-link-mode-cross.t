@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: cross
 # Link-time mode on the other architectures whose linked images the scan
 # knows: a static program of the corpus and the target's own hook
 # (t/src/arch: the hook checks at every call that its site is in the

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # --pass-over, for recording a whole image in one step (the kernel's
 # vmlinux.o, whose ftrace code takes the hook's address): a reference to
 # the hook that is no call is passed over with a note, the calls are

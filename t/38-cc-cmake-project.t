@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: slow
 # Link-time mode on a real C++ project nobody here wrote: googletest
 # (Debian's sources in /usr/src/googletest), its samples and a set of its
 # own tests (32 translation units, 26 programs), configured by CMake

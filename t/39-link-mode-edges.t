@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # The link-time pass on what a link command may ask besides the program,
 # each against the same command linked plainly (the oracle: what the
 # linker does without the pass):

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # mcount-cc's command-line classifier, as a table: each compiler command
 # line with its expected decision, reason and objects.  Every row is
 # checked twice: through RecordMcount::Argv::classify (pure), and through

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: cross
 # mcount-cc as a process: the compiler's exit status, stdout, stderr and
 # signals pass through; a failing record step; hook flags; masquerade mode
 # and the recursion guard; usage; a cross compiler.

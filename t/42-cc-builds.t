@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # Real builds of examples/ through mcount-cc: make -j2 with CC="mcount-cc
 # gcc", CMake with CMAKE_C_COMPILER_LAUNCHER=mcount-cc, and the
 # autoconf-style configure (whose compile-and-link probes must give the

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # mcount-cc in front of launchers: `mcount-cc ccache gcc` twice (the second
 # build from the cache, whose entries must not change), with and without
 # ccache's hard_link mode, and `mcount-cc distcc gcc` against a distccd

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # mcount-cc ended by a signal while it records: no object may be left that
 # make would take for finished.  Every signal that ends a process and can
 # be caught removes the objects (as a failed record step does) and

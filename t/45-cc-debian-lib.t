@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: slow
 # A real project's shared library through mcount-cc, as Debian builds it:
 # GNU FriBidi (Debian's source, scripts/fetch-source fribidi; autotools
 # and libtool), with dpkg-buildflags' hardening=+all optimize=+lto flags

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: cross
 # aarch64: bl _mcount (R_AARCH64_CALL26), PIE default and kernel-style code.
 use strict;
 use warnings;

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: cross
 # mips o32 big-endian: CALL16+JALR (abicalls default), jal (kernel: -mno-abicalls -fno-pic), HI16+LO16 (kernel modules: -mlong-calls), GOT16 (PIC -mlong-calls).
 use strict;
 use warnings;

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: cross
 # mips64el n64: CALL16+JALR with R_MIPS_NONE lines, jal, HIGHEST/HIGHER/HI16/LO16 (-mlong-calls), GOT_DISP (PIC -mlong-calls).
 use strict;
 use warnings;

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: cross
 # mips o32 little-endian: the same call forms as big-endian mips.
 use strict;
 use warnings;

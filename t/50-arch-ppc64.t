@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: cross
 # ppc64 big-endian (ELFv1): bl _mcount; .text has no code symbols (only .opd descriptors), so every anchor is added.
 use strict;
 use warnings;

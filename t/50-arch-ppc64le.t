@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: cross
 # ppc64le (ELFv2): bl _mcount (R_PPC64_REL24) after the global/local entry prologue.
 use strict;
 use warnings;

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: cross
 # riscv64: call _mcount (auipc+jalr, R_RISCV_CALL_PLT with R_RISCV_RELAX), PIE, PIC and -fno-pic; linked with --no-relax like the kernel.
 use strict;
 use warnings;

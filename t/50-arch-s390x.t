@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: cross
 # s390x: stg + brasl _mcount (entry: the stg) and brasl __fentry__ (-mfentry); tables equal GCC's -mrecord-mcount.
 use strict;
 use warnings;

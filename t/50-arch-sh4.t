@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: cross
 # sh4: the relocation (R_SH_DIR32) is on the literal word that jmp @r1 uses; the entry is that word, the kernel's convention.
 #
 # Debian 12's sh4-linux-gnu-gcc-12 (12.2.0-13) deletes the load and the

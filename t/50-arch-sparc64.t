@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: cross
 # sparc64: call _mcount after the save, R_SPARC_WPLT30 (PIC default) and R_SPARC_WDISP30 (-fno-pic).
 use strict;
 use warnings;

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: cross
 # Cross targets: kernel ARCH names resolve to the object's row, and what the
 # table does not describe is an error naming it, with the object untouched:
 # a relocation type against the hook that is no call form, a site relocation

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # Faults, through all three front ends: the pipeline killed (SIGINT,
 # SIGTERM, SIGKILL) after each step and during the rename, a full disk,
 # failing and missing tools.  Afterwards the object is the original or the

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # The fuzzer's inputs as regression tests: every input under
 # t/data/fuzz/regress (what fuzzing found) and every seed listing is
 # replayed through the libFuzzer target (make fuzz-short builds it) and

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # Bad and odd input through all three front ends (t/24-bad-input.t does the
 # kernel script alone): the message, the exit status, and the object
 # byte-identical afterwards (mcount-cc removes an object it cannot record,

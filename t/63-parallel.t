@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: slow
 # Concurrency: make -j8 over 500 objects in one directory through
 # mcount-cc, every object then checked in the linked program; two
 # processes recording the same file at the same moment leave one valid

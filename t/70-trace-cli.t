@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # mcount-trace, the client side of the tracer's control protocol, against
 # a fake library: a child process serving DIR/ITS-PID as the library
 # would, which writes down each request line and answers from a script.

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # libmcount-trace against an oracle it has no part in: GCC's
 # -finstrument-functions.  t/src/trace/oracle.c is compiled with -pg
 # (-mfentry) and -finstrument-functions through mcount-cc, so each

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # libmcount-trace under load: eight threads call f0..f7 in tight loops
 # (t/src/trace/stress.c) while their call sites are switched between NOP
 # and call 100,000 times through the C API, with the library preloaded and

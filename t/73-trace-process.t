@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # libmcount-trace and what a process does (t/src/trace/proc.c, built
 # through mcount-cc with -pg -mfentry): fork (the child's events in
 # FILE.CHILDPID, the parent's in FILE, none in both), exec (the new

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: slow
 # libmcount-trace on a real program nobody here wrote: Lua 5.4 from
 # Debian's source (scripts/fetch-source lua5.4), every file of src/ but
 # luac.c compiled through mcount-cc with -pg -mfentry and linked plainly.

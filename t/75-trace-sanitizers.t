@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # libmcount-trace's own code under AddressSanitizer and UBSan
 # (build/asan/libmcount-trace.a, made by make check): threads calling
 # traced functions while filters are switched through the C API, the

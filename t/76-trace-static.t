@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # libmcount-trace.a linked into a program that calls none of its API:
 # the start-up filter alone must trace it, as the preloaded library does
 # (the hooks must pull in the start-up code).  Oracle: the program's own

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # A program that closes every descriptor it did not open (as a daemon
 # does) and then opens files of its own, which get the numbers the
 # tracer's trace file and control socket had.  The tracer must notice,

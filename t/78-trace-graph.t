@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # The function_graph tracer against an oracle it has no part in: GCC's
 # -finstrument-functions, whose __cyg_profile_func_enter and _exit calls
 # (t/src/trace/cyg_graph.c, built without either) log each entry and each

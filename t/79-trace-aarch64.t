@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: system
 # libmcount-trace on aarch64 (build/aarch64/), under full-system emulation:
 # Debian's arm64 kernel booted by qemu-system-aarch64 (t/lib/QemuSystem.pm
 # says why not qemu-user; the first job shows the machine runs code

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # libmcount-trace on C++ (t/src/trace/cxx.cc: a namespace, a class with
 # virtual and overloaded members, a template instantiated twice, an
 # operator), compiled and linked through mcount-cc g++ with -pg -mfentry

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # Function events: the arguments libmcount-trace records, against what
 # the functions themselves were given.  t/src/trace/args.c calls four
 # functions with arguments from a seeded generator (integers of every

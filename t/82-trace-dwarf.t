@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # Function events typed by the program's DWARF: a bare glob as the
 # prototype ("ints", not "ints(int a, ...)").  t/src/trace/args.c, built
 # with -g (GCC 12: DWARF 5) and -gdwarf-4 (and with Clang's DWARF 5,

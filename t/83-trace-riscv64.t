@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: system
 # libmcount-trace on riscv64 (build/riscv64/), under full-system
 # emulation: Debian's riscv64 kernel booted by qemu-system-riscv64
 # through OpenSBI (t/lib/QemuSystem.pm says why not qemu-user).

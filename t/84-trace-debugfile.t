@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # Function events typed by DWARF from a separate debug file: the
 # program (t/src/trace/args.c) stripped with objcopy --strip-debug, its
 # DWARF in the file objcopy --only-keep-debug makes, found as gdb finds

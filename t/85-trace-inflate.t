@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # rt/inflate.c on its own (t/src/trace/inflate_test.c links it alone),
 # against zlib as Perl ships it (Compress::Zlib, Compress::Raw::Zlib):
 # the oracle makes the streams (levels 0, 1, 6, 9: stored, and dynamic

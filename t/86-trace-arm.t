@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: system
 # libmcount-trace on 32-bit Arm (armhf: build/arm/), under full-system
 # emulation: Debian's arm64 kernel, which runs 32-bit programs at
 # AArch32 EL0 (CONFIG_COMPAT), booted by qemu-system-aarch64 on a

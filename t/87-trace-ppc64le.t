@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: system
 # libmcount-trace on ppc64le (ELFv2: build/ppc64le/), under full-system
 # emulation: Debian's ppc64el kernel booted by qemu-system-ppc64 on the
 # pseries machine, a POWER9, through SLOF (t/lib/QemuSystem.pm says why

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: system
 # libmcount-trace on i386 (build/i386/, make rt-i386), where the i386
 # programs can run: always in a full-system guest, Debian's amd64 kernel
 # (IA32 emulation) under qemu-system-x86_64 without KVM (QemuSystem's

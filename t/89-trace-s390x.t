@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: system
 # libmcount-trace on s390x (build/s390x/), under full-system emulation:
 # Debian's s390x kernel booted by qemu-system-s390x on the
 # s390-ccw-virtio machine, console on the SCLP's ttysclp0

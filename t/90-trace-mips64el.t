@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: system
 # libmcount-trace on mips64el (n64: build/mips64el/), under full-system
 # emulation: Debian's 5kc-malta kernel booted by qemu-system-mips64el on
 # the malta board, a MIPS64 release 2 CPU (t/lib/QemuSystem.pm says why

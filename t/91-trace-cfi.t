@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # rt/cfi.c on its own (t/src/trace/cfi_test.c links it with rt/elf.c's
 # section reader): the canonical frame address's rule, which function
 # events on aarch64 follow to an argument on the stack (DW_OP_fbreg from

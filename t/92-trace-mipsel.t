@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: system
 # libmcount-trace on mipsel (o32: build/mipsel/), under full-system
 # emulation: Debian's 4kc-malta kernel booted by qemu-system-mipsel on
 # the malta board, a 24Kf (MIPS32 release 2 with an FPU).  The checks

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: system
 # libmcount-trace on mips, big-endian o32 (build/mips/), under
 # full-system emulation: a kernel built from Debian's linux-source-6.1
 # for the malta board (scripts/build-kernel mips: Debian 12 ships no

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: system
 # libmcount-trace on big-endian ppc64 (ELFv1: build/ppc64/), under
 # full-system emulation: a kernel built from Debian's linux-source-6.1
 # (scripts/build-kernel ppc64: Debian 12 ships no big-endian ppc64

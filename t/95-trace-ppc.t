@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: system
 # libmcount-trace on ppc32 (build/ppc/), under full-system emulation:
 # 32-bit programs on t/94's kernel (scripts/build-kernel ppc64, COMPAT)
 # on qemu-system-ppc64's pseries machine, a POWER9, two CPUs.  t/87's

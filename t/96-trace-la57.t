@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: system
 # libmcount-trace on x86_64 with 5-level page tables, where user space
 # reaches 2^56: Debian's amd64 kernel under qemu-system-x86_64 on qemu's
 # most capable CPU (la57), with this host's C library (QemuSystem's

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: system
 # libmcount-trace on sparc64 (build/sparc64/), under full-system
 # emulation: a kernel built from Debian's linux-source-6.1 for
 # qemu-system-sparc64's sun4u machine (scripts/build-kernel sparc64:

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # The tracer turned against the program or its user (t/src/trace/secure.c,
 # preloaded and linked in), as a hostile user or an unlucky one would:
 # - a set-user-ID root program linked with libmcount-trace.a (or needing
