@@ -523,7 +523,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 			goto out;
 		}
 		mt_seq next = h + 1;
-		uint64_t kind = hook ? MT_EV_HOOKED : 0;
+		uint64_t kind = (hook ? MT_EV_HOOKED : 0) | (graph ? MT_EV_GRAPH : 0);
 		if (proto || raw) {
 			next += put_args(b, h, proto, raw, regs, args_slot);
 			kind |= MT_EV_ARGS;

@@ -42,7 +42,6 @@ static enum mt_fmt out_fmt;
 static int out_tracer;                /* the tracer of the file's last header */
 static bool out_first = true;         /* Chrome: no event in the file yet */
 static bool out_ended;                /* the document was closed at exit */
-static bool graph_kept;               /* no file: events of function_graph wait for show */
 static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;   /* the above */
 static bool control_on = true;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -291,13 +290,8 @@ static long drain_locked(void)
 		out_path = NULL;
 		return 0;
 	}
-	int tracer = atomic_load(&mt_tracer);
-	if (out_fd >= 0 && out_fmt == MT_FMT_TEXT && tracer != out_tracer && events_pending()) {
-		/* The tracer was switched: what follows has its header. */
-		mt_write_header(out_fd, out_fmt, tracer);
-		out_tracer = tracer;
-	}
-	long n = out_fd >= 0 ? mt_drain(out_fd, out_fmt, tracer, &out_first, true) : 0;
+	/* (a switch of the tracer is marked by its header as its events come) */
+	long n = out_fd >= 0 ? mt_drain(out_fd, out_fmt, &out_tracer, &out_first, true) : 0;
 	if (n < 0)
 		say_write_error(errno);
 	return n;
@@ -312,36 +306,23 @@ static long drain_output(void)
 }
 
 /* Selects the tracer.  The events recorded so far keep the style of the
- * one they were recorded under: the output file gets them first; with no
- * file, the next show writes them in function_graph's style if it was
- * that one (the function tracer's style has no returns). */
+ * one they were recorded under, which each entry carries (MT_EV_GRAPH):
+ * however late they are written, in the file or by a show, and whatever
+ * a thread was doing at the switch.  The output file gets them first. */
 static void set_tracer(int t)
 {
 	/* (never waits: a drain may be in progress, holding the file and
 	 * then the registry, while the caller, a destructor in a dlclose,
-	 * holds the registry; then the events so far take the new style) */
+	 * holds the registry) */
 	if (pthread_mutex_trylock(&file_lock)) {
 		atomic_store(&mt_tracer, t);
 		return;
 	}
-	int old = atomic_load(&mt_tracer);
-	if (t != old) {
+	if (t != atomic_load(&mt_tracer)) {
 		drain_locked();
-		if (old == MT_TRACER_GRAPH && out_fd < 0 && events_pending())
-			graph_kept = true;
 		atomic_store(&mt_tracer, t);
 	}
 	pthread_mutex_unlock(&file_lock);
-}
-
-/* The tracer whose style a show writes in (file_lock held). */
-static int show_tracer(void)
-{
-	int t = atomic_load(&mt_tracer);
-	if (graph_kept)
-		t = MT_TRACER_GRAPH;
-	graph_kept = false;
-	return t;
 }
 
 /* ---- the control socket ---- */
@@ -486,7 +467,8 @@ static long write_doc(int fd, enum mt_fmt fmt)
 	if (fmt == MT_FMT_CHROME)
 		mt_write_header(fd, fmt, 0);
 	pthread_mutex_lock(&file_lock);
-	long n = mt_drain(fd, fmt, show_tracer(), &first, false);
+	int style = -1;
+	long n = mt_drain(fd, fmt, &style, &first, false);
 	pthread_mutex_unlock(&file_lock);
 	int err = errno;
 	mt_write_end(fd, fmt);

@@ -29,6 +29,8 @@
  * A drain consumes what every thread's buffer holds (the kernel's
  * trace_pipe), in time order; events a full buffer dropped are reported
  * as "comm-tid [LOST N EVENTS]" (JSON: {"lost":N,...}), never silently.
+ * Each entry is written in the style of the tracer it was recorded
+ * under (MT_EV_GRAPH), a style at a time (mt_drain).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -187,7 +189,8 @@ static void put(struct out *o, const char *fmt, ...)
 
 /* One thread's events of a drain: v[at, end), already in time order. */
 struct seg {
-	size_t at, end;
+	size_t at, end;               /* end: of the events of the style being written */
+	size_t stop;                  /* of all its events */
 	struct mt_tbuf *b;
 	char comm[64];
 	char prefix[48];              /* text: "            comm-tid     " */
@@ -814,7 +817,54 @@ static void heap_push(struct heap *h, struct seg *g)
  * enable or disable waits for one chunk, not for a whole drain. */
 #define CHUNK 2048
 
-long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first, bool file)
+/* The style an entry was recorded in. */
+static int style_of(const struct mt_event *e)
+{
+	return e->ip & MT_EV_GRAPH ? MT_TRACER_GRAPH : MT_TRACER_FUNCTION;
+}
+
+/* Where g's events of style s end: at its first entry of the other
+ * style from g->at (its exits and payloads belong to no style). */
+static size_t style_end(const struct seg *g, const struct mt_event *v, int s)
+{
+	size_t i = g->at;
+	while (i < g->stop) {
+		const struct mt_event *e = &v[i];
+		if (!(e->ip & MT_EV_EXIT) && style_of(e) != s)
+			break;
+		size_t k = 0;
+		if ((e->ip & MT_EV_ARGS) && i + 1 < g->stop) {
+			k = e->ip & MT_EV_EXIT ? 1 : (size_t)((e[1].ip >> 16) & 0xffff);
+			if (k > g->stop - i - 1)
+				k = g->stop - i - 1;
+		}
+		i += 1 + k;
+	}
+	return i;
+}
+
+/* Write the events of segs[0, nseg) in time order, through a heap of
+ * the threads keyed by their next event's time, up to each one's end. */
+static void merge(struct out *o, struct doc *d, struct seg *segs, size_t nseg, struct heap *hp)
+{
+	hp->n = 0;
+	for (size_t j = 0; j < nseg; j++)
+		if (segs[j].at < segs[j].end)
+			heap_push(hp, &segs[j]);
+	while (hp->n) {
+		pthread_mutex_lock(&mt_reg.lock);
+		for (size_t k = 0; k < CHUNK && hp->n; k++) {
+			struct seg *g = hp->s[0];
+			g->at += (size_t)write_event(o, d, g, &hp->v[g->at]);
+			if (g->at >= g->end)
+				hp->s[0] = hp->s[--hp->n];
+			heap_down(hp, 0);
+		}
+		pthread_mutex_unlock(&mt_reg.lock);
+	}
+}
+
+long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file)
 {
 	bool json = fmt == MT_FMT_JSON;
 	bool chrome_first = true;
@@ -836,7 +886,7 @@ long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first, bool file)
 	o->fd = fd;
 	o->err = 0;
 	o->len = 0;
-	struct doc d = { fmt, tracer, first, (int)getpid(), nc };
+	struct doc d = { fmt, *style, first, (int)getpid(), nc };
 	clock_refresh(false);
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
 		mt_seq h = atomic_load_explicit(&b->head, memory_order_acquire);
@@ -864,7 +914,7 @@ long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first, bool file)
 		g->at = n;
 		for (mt_seq i = t; i != h; i++)        /* (mt_seq wraps on o32) */
 			v[n++] = b->ev[i & b->mask];
-		g->end = n;
+		g->end = g->stop = n;
 		atomic_store_explicit(&b->tail, h, memory_order_release);
 		char name[64];
 		comm_of(b, name, sizeof name);
@@ -905,24 +955,46 @@ long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first, bool file)
 		}
 	}
 
-	/* Each thread's events are in time order: merge them, through a
-	 * heap of the threads keyed by their next event's time. */
+	/* Each thread's events are in time order: merge them, a style at a
+	 * time.  A thread takes up the tracer switched to at its next entry,
+	 * and keeps it (until the next switch): so first every thread's
+	 * events of the document's style so far, up to its first entry of
+	 * the other, then those of the other, and so on; never a line in a
+	 * style its event was not recorded in. */
 	uint64_t untabled = mt_untabled_events;
 	struct heap hp = { malloc((nseg + 1) * sizeof(struct seg *)), 0, v };
-	for (size_t j = 0; hp.s && j < nseg; j++)
-		if (segs[j].at < segs[j].end)
-			heap_push(&hp, &segs[j]);
-	while (hp.s && hp.n) {
-		pthread_mutex_lock(&mt_reg.lock);
-		for (size_t k = 0; k < CHUNK && hp.n; k++) {
-			struct seg *g = hp.s[0];
-			g->at += (size_t)write_event(o, &d, g, &v[g->at]);
-			if (g->at == g->end)
-				hp.s[0] = hp.s[--hp.n];
-			heap_down(&hp, 0);
-		}
-		pthread_mutex_unlock(&mt_reg.lock);
+	if (d.tracer < 0) {
+		/* no style yet: the first entry's (the tracer's if none) */
+		const struct mt_event *e0 = NULL;
+		for (size_t j = 0; j < nseg; j++)
+			for (size_t i = segs[j].at; i < segs[j].stop; i++)
+				if (!(v[i].ip & MT_EV_EXIT)) {
+					if (!e0 || v[i].ts < e0->ts)
+						e0 = &v[i];
+					break;
+				}
+		d.tracer = e0 ? style_of(e0) : atomic_load(&mt_tracer);
 	}
+	while (hp.s) {
+		bool some = false, more = false;
+		for (size_t j = 0; j < nseg; j++) {
+			segs[j].end = style_end(&segs[j], v, d.tracer);
+			some |= segs[j].at < segs[j].end;
+			more |= segs[j].end < segs[j].stop;
+		}
+		if (some)
+			merge(o, &d, segs, nseg, &hp);
+		if (!more)
+			break;
+		d.tracer = d.tracer == MT_TRACER_GRAPH ? MT_TRACER_FUNCTION : MT_TRACER_GRAPH;
+		if (fmt == MT_FMT_TEXT) {
+			/* the tracer was switched: what follows has its header */
+			flush(o);
+			if (!o->err)
+				mt_write_header(fd, fmt, d.tracer);
+		}
+	}
+	*style = d.tracer;
 	free(hp.s);
 	flush(o);
 	int saved = errno;

@@ -582,7 +582,11 @@ MT_HIDDEN int mt_real_sigaction(int sig, const struct sigaction *act, struct sig
  *                             its entry (the duration, and the pairing)
  *   MT_EV_EXIT | MT_EV_UNWOUND  the frame was left without returning
  *                             (longjmp, exception, thread exit): ts is
- *                             when that was found out, not an exit time */
+ *                             when that was found out, not an exit time
+ * An entry recorded under function_graph has MT_EV_GRAPH (bit 60): a
+ * drain writes each entry in the style of the tracer it was recorded
+ * under, whatever the tracer is by then (a switch finds the ring full of
+ * the other one's entries). */
 struct mt_event {
 	uint64_t ts;                  /* clock ticks */
 	uint64_t ip;                  /* return address of the hook call | cpu << 48 | type */
@@ -596,6 +600,7 @@ struct mt_event {
 #define MT_EV_HOOKED (UINT64_C(1) << 62)    /* without MT_EV_EXIT */
 #define MT_EV_ARGS (UINT64_C(1) << 61)      /* an entry followed by its arguments,
 					     * an exit by its return value */
+#define MT_EV_GRAPH (UINT64_C(1) << 60)     /* an entry, under function_graph */
 /* An event's address: its 48 bits.  User addresses are below 2^48 on
  * every architecture but sparc64, whose are below the VA hole or above
  * it, just under 2^64 (shared libraries at 0xfffff801...): there the
@@ -929,13 +934,18 @@ MT_HIDDEN void mt_shadow_rehook(uintptr_t sp);
 /* ---- output (output.c) ---- */
 
 enum mt_fmt { MT_FMT_TEXT, MT_FMT_JSON, MT_FMT_CHROME };
-/* Drain every buffer and write the events in time order, in the style of
- * a tracer (function: entries only; function_graph: calls and returns);
- * returns the number written, -1 on a write error.  *first (Chrome
+/* Drain every buffer and write the events in time order, each in the
+ * style of the tracer it was recorded under (function: entries only;
+ * function_graph: calls and returns): first every thread's events up to
+ * its first entry of the other style, then the rest, and so on.  *style
+ * is the style of the document so far (-1: none yet, a show's), and is
+ * left at its last; in the text format a change of style is marked by
+ * the new tracer's header.  Returns the number written, -1 on a write
+ * error.  *first (Chrome
  * format): no event is in the document yet (the next has no comma).
  * file: the document is the output file, written drain after drain
  * (Chrome: a thread's name once, and again when it changes). */
-MT_HIDDEN long mt_drain(int fd, enum mt_fmt fmt, int tracer, bool *first, bool file);
+MT_HIDDEN long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file);
 /* The head of a document (text: the tracer's header; Chrome: the
  * opening of the array) and the Chrome document's end. */
 MT_HIDDEN void mt_write_header(int fd, enum mt_fmt fmt, int tracer);
