@@ -1154,9 +1154,10 @@ bool mt_told(const char *path, const char *func)
 static struct entry *entry_of(const struct mt_func *f, struct mt_dwarf **dp)
 {
 	struct mt_object *o = mt_reg.objs[f->obj];
-	if (strchr(f->name, '.')) {
+	if (memchr(f->name, '.', strcspn(f->name, "@"))) {
 		/* GCC's clones (name.isra.0, name.constprop.0) share their
-		 * origin's description but may take other arguments */
+		 * origin's description but may take other arguments (the dots
+		 * of a version, name@VERSION, are not a clone's) */
 		if (!mt_told(o->path, f->name))
 			mt_msg("%s: %s: a compiler's clone, whose parameters may not be the source's: "
 			       "its arguments are not recorded", o->name, mt_shown(f->name));

@@ -310,14 +310,6 @@ uintptr_t mt_toc_at(const struct mt_object *o, uintptr_t a)
 }
 #endif
 
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct mt_sym *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return 0;
-}
-
 /* The symbols of one symbol table section. */
 struct symtab {
 	const Sym *sym;
@@ -361,32 +353,165 @@ static int rank(const Sym *s)
 	}
 }
 
-static void read_functions(struct mt_object *o, const struct file *f)
+/* Symbol versions (the GNU scheme).  A versioned symbol of an object's
+ * dynamic symbol table is its name and a version: the default one, to
+ * which a reference without a version binds (readelf's name@@VERSION),
+ * or a hidden one, which only a reference to that version reaches
+ * (name@VERSION: the compatibility alias of an older interface).  The
+ * linker writes them so into .symtab; .dynsym has the plain name and
+ * the version in .gnu.version (the index of a definition of
+ * .gnu.version_d; bit 15: hidden).
+ *
+ * A function is shown by its plain name where that is what it is
+ * called by: its symbol the default version, or one with none; by
+ * name@VERSION where only a hidden version names its address (an old
+ * implementation of the interface, which the plain name is not).  Every
+ * versioned name of its address, name@@VERSION and name@VERSION, is an
+ * alias a filter may give (mt_sym.alias). */
+struct versions {
+	const uint16_t *versym;       /* one a .dynsym symbol; NULL: none */
+	size_t nversym;
+	const unsigned char *verdef;  /* .gnu.version_d, its names in str */
+	size_t verdef_size, verdef_cnt;
+};
+
+static void read_versions(const struct file *f, size_t dynsym, struct versions *v)
 {
-	size_t symtab = 0, dynsym = 0;
+	memset(v, 0, sizeof *v);
 	for (size_t i = 1; i < f->shnum; i++) {
-		if (f->sh[i].sh_type == SHT_SYMTAB)
-			symtab = i;
-		else if (f->sh[i].sh_type == SHT_DYNSYM)
-			dynsym = i;
+		const Shdr *s = &f->sh[i];
+		if (s->sh_type == SHT_GNU_versym && s->sh_link == dynsym && s->sh_entsize == 2 &&
+		    (v->versym = at(f, s->sh_offset, s->sh_size)))
+			v->nversym = s->sh_size / 2;
+		else if (s->sh_type == SHT_GNU_verdef && (v->verdef = at(f, s->sh_offset, s->sh_size))) {
+			v->verdef_size = s->sh_size;
+			v->verdef_cnt = s->sh_info;
+		}
 	}
-	struct symtab t;
-	if (!(symtab && read_symtab(f, symtab, &t)) && !(dynsym && read_symtab(f, dynsym, &t)))
+	if (!v->verdef)
+		v->versym = NULL;
+}
+
+/* The name of version index ndx (0: not a definition of this object's). */
+static uint32_t verdef_name(const struct versions *v, unsigned ndx)
+{
+	size_t off = 0;
+	for (size_t i = 0; i < v->verdef_cnt && i < 0x8000; i++) {
+		Elf64_Verdef d;               /* (Elf32_Verdef is the same) */
+		if (off > v->verdef_size || v->verdef_size - off < sizeof d)
+			return 0;
+		memcpy(&d, v->verdef + off, sizeof d);
+		if (d.vd_ndx == ndx && d.vd_cnt && !(d.vd_flags & VER_FLG_BASE)) {
+			Elf64_Verdaux a;
+			if (d.vd_aux > v->verdef_size - off || v->verdef_size - off - d.vd_aux < sizeof a)
+				return 0;
+			memcpy(&a, v->verdef + off + d.vd_aux, sizeof a);
+			return a.vda_name;
+		}
+		if (!d.vd_next)
+			return 0;
+		off += d.vd_next;
+	}
+	return 0;
+}
+
+/* One function symbol, as read_functions weighs it. */
+struct cand {
+	uintptr_t addr, size;
+	const char *name;             /* as the table has it */
+	size_t base;                  /* the plain name's length */
+	const char *ver;              /* its version (NULL: none), vlen bytes */
+	size_t vlen;
+	bool hidden;                  /* a hidden version (name@VERSION) */
+	unsigned char key;            /* the lowest is shown */
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* A symbol's weight: exported names first (global, then weak), of them
+ * a plain or default version before a hidden one, then the others. */
+static unsigned char cand_key(int r, bool hidden)
+{
+	return (unsigned char)((r <= 1 ? 0 : r - 1) << 2 | hidden << 1 | (r == 1));
+}
+
+/* "base@VER" or "base@@VER" of c, or its plain name (how 0); in the
+ * table where it is spelled so, else made (kept for good); NULL: no
+ * memory. */
+static const char *cand_name(const struct cand *c, int how)
+{
+	if (how == 0 && !c->name[c->base])
+		return c->name;
+	size_t at = how == 0 ? 0 : how == 1 ? 1 : 2;
+	if (how && c->name[c->base] == '@' && !strncmp(c->name + c->base + 1, "@", at - 1) &&
+	    !strncmp(c->name + c->base + at, c->ver, c->vlen) && !c->name[c->base + at + c->vlen])
+		return c->name;
+	char *n = malloc(c->base + at + (how ? c->vlen : 0) + 1);
+	if (!n)
+		return NULL;
+	memcpy(n, c->name, c->base);
+	memcpy(n + c->base, "@@", at);
+	if (how)
+		memcpy(n + c->base + at, c->ver, c->vlen);
+	n[c->base + at + (how ? c->vlen : 0)] = 0;
+	return n;
+}
+
+/* The shown name and aliases of the symbols v[0, n) at one address
+ * (aliases: with_aliases only). */
+static void name_group(const struct cand *v, size_t n, bool with_aliases, struct mt_sym *out)
+{
+	const struct cand *best = &v[0];
+	size_t nver = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].key < best->key)
+			best = &v[i];
+		nver += v[i].ver != NULL;
+	}
+	out->addr = best->addr;
+	out->size = best->size;
+	out->name = cand_name(best, best->hidden ? 1 : 0);
+	if (!out->name)
+		out->name = best->name;
+	out->alias = NULL;
+	if (!with_aliases || !nver)
 		return;
+	const char **a = malloc((nver + 1) * sizeof *a);
+	if (!a)
+		return;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *an = v[i].ver ? cand_name(&v[i], v[i].hidden ? 1 : 2) : NULL;
+		bool dup = false;
+		for (size_t j = 0; an && j < k && !dup; j++)
+			dup = !strcmp(a[j], an);
+		if (an && !dup)
+			a[k++] = an;
+		else if (an && an != v[i].name)
+			free((char *)an);     /* (made, and had: .symtab's and .dynsym's) */
+	}
+	a[k] = NULL;
+	out->alias = a;
+}
+
+/* The function symbols of table t as candidates, appended at c + *n;
+ * with vers, .dynsym's, their versions read (only_versioned: those
+ * with a version alone). */
+static void add_cands(const struct mt_object *o, const struct file *f, const struct symtab *t,
+		      const struct versions *vers, bool only_versioned, struct cand *c, size_t *n)
+{
 #if MT_ELFV1
 	size_t opd_idx = 0;
 	const Shdr *opd = opd_section(f, &opd_idx);
+#else
+	(void)f;
 #endif
-	struct mt_sym *v = malloc(t.n * sizeof *v + 1);
-	unsigned char *ranks = malloc(t.n + 1);
-	if (!v || !ranks) {
-		free(v);
-		free(ranks);
-		return;
-	}
-	size_t n = 0;
-	for (size_t i = 1; i < t.n; i++) {
-		const Sym *s = &t.sym[i];
+	for (size_t i = 1; i < t->n; i++) {
+		const Sym *s = &t->sym[i];
 		unsigned type = ST_TYPE(s->st_info);
 		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF || !s->st_value)
 			continue;
@@ -397,28 +522,82 @@ static void read_functions(struct mt_object *o, const struct file *f)
 		if (opd && s->st_shndx == opd_idx && !(value = opd_entry(f, opd, value)))
 			continue;
 #endif
-		v[n].addr = o->bias + ((uintptr_t)value & ~mt_arch.func_bits);
-		v[n].size = s->st_size;
-		v[n].name = sym_name(&t, s->st_name);
-		ranks[n] = (unsigned char)rank(s);
-		n++;
-	}
-	/* Sort by address; of symbols at one address keep the best bound. */
-	for (size_t i = 0; i < n; i++)
-		v[i].size = (v[i].size << 2) | ranks[i];      /* carry the rank along */
-	mt_sort_by_addr(v, n, sizeof *v, offsetof(struct mt_sym, addr), sizeof v->addr, sym_cmp);
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (k && v[k - 1].addr == v[i].addr) {
-			if ((v[i].size & 3) < (v[k - 1].size & 3))
-				v[k - 1] = v[i];
-			continue;
+		struct cand *x = &c[*n];
+		x->addr = o->bias + ((uintptr_t)value & ~mt_arch.func_bits);
+		x->size = s->st_size;
+		x->name = sym_name(t, s->st_name);
+		x->base = strcspn(x->name, "@");
+		x->ver = NULL;
+		x->vlen = 0;
+		x->hidden = false;
+		if (x->name[x->base] == '@' && x->base) {
+			/* .symtab: name@VERSION, name@@VERSION */
+			x->hidden = x->name[x->base + 1] != '@';
+			x->ver = x->name + x->base + (x->hidden ? 1 : 2);
+			x->vlen = strlen(x->ver);
+			if (!x->vlen) {
+				x->ver = NULL;
+				x->hidden = false;
+				x->base = strlen(x->name);
+			}
+		} else if (vers && vers->versym && i < vers->nversym && (vers->versym[i] & 0x7fff) > VER_NDX_GLOBAL) {
+			uint32_t vn = verdef_name(vers, vers->versym[i] & 0x7fff);
+			const char *vs = vn ? sym_name(t, vn) : "";
+			if (*vs) {
+				x->ver = vs;
+				x->vlen = strlen(vs);
+				x->hidden = (vers->versym[i] & 0x8000) != 0;
+			}
 		}
-		v[k++] = v[i];
+		if (only_versioned && !x->ver)
+			continue;
+		x->key = cand_key(rank(s), x->hidden);
+		(*n)++;
 	}
-	for (size_t i = 0; i < k; i++)
-		v[i].size >>= 2;
-	free(ranks);
+}
+
+static void read_functions(struct mt_object *o, const struct file *f)
+{
+	size_t symtab = 0, dynsym = 0;
+	for (size_t i = 1; i < f->shnum; i++) {
+		if (f->sh[i].sh_type == SHT_SYMTAB)
+			symtab = i;
+		else if (f->sh[i].sh_type == SHT_DYNSYM)
+			dynsym = i;
+	}
+	struct symtab t, d;
+	bool have_t = symtab && read_symtab(f, symtab, &t);
+	bool have_d = dynsym && read_symtab(f, dynsym, &d);
+	if (!have_t && !have_d)
+		return;
+	struct versions vers = { 0 };
+	if (have_d)
+		read_versions(f, dynsym, &vers);
+	/* .symtab, and for the versions that only .dynsym tells (a default
+	 * version a version script gave is a plain name in .symtab), its
+	 * versioned symbols, where filters may give them (a table) */
+	bool both = have_t && have_d && vers.versym && o->table;
+	size_t max = (have_t ? t.n : d.n) + (both ? d.n : 0);
+	struct cand *c = malloc(max * sizeof *c + 1);
+	if (!c)
+		return;
+	size_t n = 0;
+	add_cands(o, f, have_t ? &t : &d, have_t ? NULL : &vers, false, c, &n);
+	if (both)
+		add_cands(o, f, &d, &vers, true, c, &n);
+	mt_sort_by_addr(c, n, sizeof *c, offsetof(struct cand, addr), sizeof c->addr, cand_cmp);
+	struct mt_sym *v = malloc(n * sizeof *v + 1);
+	if (!v) {
+		free(c);
+		return;
+	}
+	size_t k = 0;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && c[j].addr == c[i].addr;)
+			j++;
+		name_group(&c[i], j - i, o->table != 0, &v[k++]);
+	}
+	free(c);
 	o->syms = v;
 	o->nsyms = k;
 }

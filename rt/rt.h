@@ -344,10 +344,16 @@ struct mt_desc {
 };
 #endif
 
+/* A function of an object's symbol table: of the names at its address,
+ * the one shown (its plain name where that is its default version or it
+ * has none; name@VERSION where only hidden versions name it: elf.c), and
+ * its versioned names (name@@VERSION, name@VERSION; NULL-terminated, or
+ * NULL: none), which filters take too; read for objects with a table. */
 struct mt_sym {
 	uintptr_t addr;
 	uintptr_t size;
 	const char *name;
+	const char *const *alias;
 };
 
 #define MT_MAX_RANGES 8
@@ -457,6 +463,7 @@ struct mt_site {
 struct mt_proto;
 struct mt_func {
 	const char *name;
+	const char *const *alias;     /* its versioned names (struct mt_sym) */
 	uintptr_t addr;
 	uint16_t obj;
 	bool want;                    /* traced */

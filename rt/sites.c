@@ -145,10 +145,21 @@ const char *mt_shown(const char *raw)
 		shown_cap = cap;
 	}
 	int status = -1;
-	char *d = cxa_demangle(raw, NULL, NULL, &status);
+	char *d = NULL;
+	size_t base = strcspn(raw, "@");
+	char *plain = raw[base] ? strndup(raw, base) : NULL;   /* name@VERSION */
+	if (!raw[base] || plain)
+		d = cxa_demangle(plain ? plain : raw, NULL, NULL, &status);
+	free(plain);
 	if (status != 0) {
 		free(d);
 		d = NULL;                     /* not a name it knows: shown as it is */
+	} else if (raw[base]) {
+		char *dv = NULL;
+		if (asprintf(&dv, "%s%s", d, raw + base) < 0)
+			dv = NULL;
+		free(d);
+		d = dv;
 	}
 	size_t i = h & (shown_cap - 1);
 	while (shown_tab[i].raw)
@@ -158,13 +169,17 @@ const char *mt_shown(const char *raw)
 	return d ? d : raw;
 }
 
-/* A glob matches a function's symbol name or its demangled name. */
+/* A glob matches a function's symbol name (as shown: its plain name,
+ * or name@VERSION), one of its versioned names, or its demangled name. */
 bool mt_func_matches(const char *glob, const char *mod, const struct mt_func *f)
 {
 	if (mod && fnmatch(mod, mt_reg.objs[f->obj]->name, 0))
 		return false;
 	if (!fnmatch(glob, f->name, 0))
 		return true;
+	for (const char *const *a = f->alias; a && *a; a++)
+		if (!fnmatch(glob, *a, 0))
+			return true;
 	const char *d = mt_shown(f->name);
 	return d != f->name && !fnmatch(glob, d, 0);
 }
@@ -201,21 +216,30 @@ static int shown_cmp(const void *a, const void *b)
 		      mt_shown(mt_reg.funcs[*(const uint32_t *)b].name));
 }
 
+/* The functions with versioned names (a few an object: its interface). */
+static uint32_t *by_alias;
+static size_t nby_alias;
+
 static void index_names(void)
 {
 	uint32_t *nv = realloc(by_name, (mt_reg.nfuncs + 1) * sizeof *nv);
 	uint32_t *sv = realloc(by_shown, (mt_reg.nfuncs + 1) * sizeof *sv);
+	uint32_t *av = realloc(by_alias, (mt_reg.nfuncs + 1) * sizeof *av);
 	if (nv)
 		by_name = nv;
 	if (sv)
 		by_shown = sv;
-	if (!nv || !sv)
+	if (av)
+		by_alias = av;
+	if (!nv || !sv || !av)
 		return;
-	nby_shown = 0;
+	nby_shown = nby_alias = 0;
 	for (size_t i = 0; i < mt_reg.nfuncs; i++) {
 		by_name[i] = (uint32_t)i;
 		if (mt_shown(mt_reg.funcs[i].name) != mt_reg.funcs[i].name)
 			by_shown[nby_shown++] = (uint32_t)i;
+		if (mt_reg.funcs[i].alias)
+			by_alias[nby_alias++] = (uint32_t)i;
 	}
 	qsort(by_name, mt_reg.nfuncs, sizeof *by_name, name_cmp);
 	qsort(by_shown, nby_shown, sizeof *by_shown, shown_cmp);
@@ -300,6 +324,12 @@ static long apply_rule(const struct rule *r, size_t from)
 	hi = name_bound(by_shown, nby_shown, true, r->glob, plen, true);
 	for (size_t k = lo; k < hi; k++)
 		changed += apply_one(r, by_shown[k]);
+	/* A versioned name (a glob whose fixed part has the @ of one; one
+	 * whose fixed part ends before it finds its function above, whose
+	 * plain name has that part too). */
+	if (memchr(r->glob, '@', strcspn(r->glob, "*?[\\")))
+		for (size_t k = 0; k < nby_alias; k++)
+			changed += apply_one(r, by_alias[k]);
 	return changed;
 }
 
@@ -416,7 +446,7 @@ static int addr_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int add_func(const char *name, uintptr_t addr, uint16_t oi)
+static int add_func(const char *name, const char *const *alias, uintptr_t addr, uint16_t oi)
 {
 	if (!(mt_reg.nfuncs & (mt_reg.nfuncs + 1)) || !mt_reg.funcs) {
 		size_t cap = (mt_reg.nfuncs + 1) * 2;
@@ -425,7 +455,7 @@ static int add_func(const char *name, uintptr_t addr, uint16_t oi)
 			return -1;
 		mt_reg.funcs = nv;
 	}
-	mt_reg.funcs[mt_reg.nfuncs] = (struct mt_func){ .name = name, .addr = addr, .obj = oi };
+	mt_reg.funcs[mt_reg.nfuncs] = (struct mt_func){ .name = name, .alias = alias, .addr = addr, .obj = oi };
 	return (int)mt_reg.nfuncs++;
 }
 
@@ -478,7 +508,8 @@ static struct mt_site *object_sites(uint16_t oi, size_t *count)
 			char *name = NULL;
 			if (!sym && asprintf(&name, "%#lx", (unsigned long)(s->addr - o->bias)) < 0)
 				name = NULL;
-			func = add_func(sym ? sym->name : name ? name : "?", sym ? sym->addr : s->addr, oi);
+			func = add_func(sym ? sym->name : name ? name : "?", sym ? sym->alias : NULL,
+					sym ? sym->addr : s->addr, oi);
 			last = sym;
 			if (func < 0)
 				break;

@@ -10,14 +10,22 @@
 #                  or a text line without a duration), in a file while
 #                  the program runs (the reproduction as the user ran
 #                  it) and by show after the switch (no file)
-# and mcount-trace run, tracer, show, stop.
+#   verlib.c       symbol versions (a library of its own, with and
+#                  without its .symtab; xz's liblzma, built from Debian's
+#                  source): a function is listed and traced by its plain
+#                  name where that is its default version (name@@V),
+#                  by name@V where only a hidden version names it; a
+#                  filter takes the plain name (the default version
+#                  only), name@V and name@@V (aliases), globs, :mod:; a
+#                  version's dot is not a compiler clone's (event)
+# and mcount-trace run, list, tracer, show, stop.
 use strict;
 use warnings;
 use Test::More;
 use JSON::PP ();
 use lib 't/lib';
-use TestUtil qw(must run_cmd tmpdir slurp spit);
-use TraceTest qw($MT $TSRC clean_env mcc_build link_prog wait_for start_bg stop_bg mt_cli);
+use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
+use TraceTest qw($MT $MCC $TSRC clean_env mcc_build link_prog wait_for start_bg stop_bg mt_cli read_text);
 
 clean_env();
 my $dir = tmpdir();
@@ -109,6 +117,131 @@ sub steps {
     my $ex = () = $json =~ /^\{"comm":[^\n]*,"exit":/mg;
     is($noexit, 0, 'tight: no entry says noexit');
     ok($ex > 0 && $in > $ex, "tight: calls under both tracers ($in entries, $ex exits)");
+}
+
+# ---- symbol versions ------------------------------------------------------------
+
+# Each function's calls in a text trace (\%counts, or undef: not read).
+sub text_counts {
+    my ($file) = @_;
+    return undef unless -e $file;
+    my ($ev, $err) = read_text($file);
+    diag "$file: @$err" if @$err;
+    return undef if @$err;
+    my %n;
+    $n{ $_->{func} =~ s/\(.*//sr }++ for grep { !exists $_->{lost} } @$ev;
+    return \%n;
+}
+
+# run PROG traced with filters (-f each), to a text file: \%counts.
+my $runs = 0;
+sub run_counts {
+    my ($prog, @f) = @_;
+    my $t = "$dir/run" . ++$runs . '.txt';
+    my ($st, $out, $err) = mt_cli('run', '-o', $t, map({ ('-f', $_) } @f), '--', $prog);
+    diag "run -f @f: status $st: $err" if $st;
+    return $st ? undef : text_counts($t);
+}
+
+# list PID of PROG DIR (it waits in DIR): the functions of the module
+# MOD, sorted.
+sub list_of {
+    my ($prog, $mod, $tag) = @_;
+    my $d = "$dir/list-$tag";
+    mkdir $d or die "$d: $!";
+    my $pid = start_bg([$^X, $MT, 'run', '-o', '', '--', $prog, $d], out => "$d/out", err => "$d/err");
+    wait_for(60, sub { -e "$d/ready" });
+    my ($st, $out, $err) = mt_cli('list', $pid);
+    spit("$d/go", '');
+    stop_bg($pid, 60);
+    diag "list: $st $err" if $st;
+    return [sort map { /\A(.*) \[\Q$mod\E\]\z/ ? $1 : () } split /\n/, $out];
+}
+
+mcc_build('-pg -mfentry', "$dir/verlib.o", "$TSRC/verlib.c", '-O2', '-g', '-fPIC');
+for my $v ('', '-stripped') {
+    mkdir "$dir/ver$v" or die;
+    link_prog("$dir/ver$v/libverlib.so", '-shared', "$dir/verlib.o", "-Wl,--version-script=$TSRC/verlib.map");
+    must('strip', "$dir/ver$v/libverlib.so") if $v;
+    link_prog("$dir/vermain$v", "$TSRC/vermain.c", "-L$dir/ver$v", "-Wl,-rpath,$dir/ver$v", '-lverlib');
+}
+{
+    my ($st, $out) = run_cmd(['readelf', '-sW', "$dir/ver/libverlib.so"], env => { LC_ALL => 'C' });
+    like($out, qr/ vfun\@VL_1\.0\n.*/s, 'verlib: readelf shows vfun@VL_1.0') or diag $out;
+    like($out, qr/ valias\@\@VL_2\.0\n/, 'verlib: readelf shows valias@@VL_2.0');
+}
+my %all = (vfun => 3, 'vfun@VL_1.0' => 3, valias => 3, vplain => 3);
+for my $v ('', '-stripped') {
+    my $prog = "$dir/vermain$v";
+    my $what = $v ? 'versions, .dynsym only' : 'versions, .symtab';
+    is_deeply(list_of($prog, 'libverlib.so', "ver$v"), [sort keys %all],
+        "$what: list shows vfun, vfun\@VL_1.0 (the old one), valias, vplain");
+    for my $case (['vfun', { vfun => 3 }, 'the plain name: the default version only'],
+        ['vfun@@VL_2.0', { vfun => 3 }, 'the default version by its version'],
+        ['vfun@VL_1.0', { 'vfun@VL_1.0' => 3 }, 'the hidden version, a function of its own'],
+        ['valias', { valias => 3 }, 'a function with a compatibility alias, by its plain name'],
+        ['valias@VL_1.0', { valias => 3 }, 'the same by its alias'],
+        ['vplain:mod:libverlib.so', { vplain => 3 }, ':mod:'],
+        ['vfun*:mod:libverlib.so', { vfun => 3, 'vfun@VL_1.0' => 3 }, 'a glob and :mod:'],
+        ['*@VL_1.0', { 'vfun@VL_1.0' => 3, valias => 3, vplain => 3 },
+            'a glob of versioned names (vplain@@VL_1.0 too)'],
+        ['*@@VL_2.0', { vfun => 3, valias => 3 }, 'a glob of default versions'],
+        ['v*', \%all, 'v*']) {
+        my ($f, $want, $why) = @$case;
+        is_deeply(run_counts($prog, $f), $want, "$what: -f '$f': $why");
+    }
+}
+{
+    # function events: each function's arguments from its DWARF
+    my $t = "$dir/ver-event.txt";
+    my ($st, $out, $err) = mt_cli('run', '-o', $t, '-e', 'v*', '--', "$dir/vermain");
+    is("$st $err", '0 ', 'versions: run -e v*: no message (no version taken for a clone)');
+    my $text = -e $t ? slurp($t) : '';
+    is(scalar(() = $text =~ /: vfun\@VL_1\.0\(x=\d+\) <-main$/mg), 3, 'versions: vfun@VL_1.0(x=N), 3 calls')
+        or diag $text;
+    is(scalar(() = $text =~ /: valias\(x=\d+\) <-main$/mg), 3, 'versions: valias(x=N), 3 calls');
+}
+
+# xz's liblzma, built through mcount-cc with its own build (configure,
+# the library only, its smallest set of coders) from Debian's source.
+{
+    my ($st, $src, $err) = run_cmd(["$TOP/scripts/fetch-source", 'xz-utils']);
+    chomp $src;
+    is($st, 0, "fetch-source xz-utils: $src") or diag $err;
+    my $b = "$dir/xz";
+    mkdir $b or die;
+    my %cc = (MCOUNT_CC_FLAGS => '-pg -mfentry');
+    ($st, my $out, $err) = run_cmd(['sh', '-c', 'cd "$1" && shift && exec "$@"', 'sh', $b, "$src/configure",
+        "CC=$MCC gcc", 'CFLAGS=-O2 -g', qw(--disable-xz --disable-xzdec --disable-lzmadec --disable-lzmainfo
+        --disable-lzma-links --disable-scripts --disable-doc --disable-nls --disable-static --enable-checks=crc32
+        --disable-microlzma --disable-lzip-decoder --enable-small --enable-threads=posix --disable-sandbox
+        --enable-symbol-versions=linux), '--enable-encoders=lzma1,lzma2', '--enable-decoders=lzma1,lzma2'],
+        env => \%cc);
+    is($st, 0, 'xz: configure (CC=mcount-cc gcc)') or diag "$out$err";
+    ($st, $out, $err) = run_cmd(['make', '-j2', '-C', "$b/src/liblzma"], env => \%cc);
+    is($st, 0, 'xz: make -C src/liblzma') or diag "$out$err";
+    my $libs = "$b/src/liblzma/.libs";
+    ($st, $out) = run_cmd(['readelf', '-sW', "$libs/liblzma.so.5"], env => { LC_ALL => 'C' });
+    like($out, qr/ lzma_stream_encoder_mt\@XZ_5\.2\.2\n.*/s, 'xz: liblzma has lzma_stream_encoder_mt@XZ_5.2.2');
+    my $lz = link_prog("$dir/lzuse", "-I$src/src/liblzma/api", "$TSRC/lzuse.c", "-L$libs", "-Wl,-rpath,$libs",
+        '-llzma');
+
+    my $list = list_of($lz, 'liblzma.so.5', 'xz');
+    ok((grep { $_ eq 'lzma_stream_encoder_mt' } @$list), 'xz: list shows lzma_stream_encoder_mt');
+    is_deeply([grep { /\@/ } @$list], [], 'xz: list shows no version (each has its default)');
+    is_deeply(run_counts($lz, 'lzma_stream_encoder_mt'), { lzma_stream_encoder_mt => 1 },
+        'xz: -f lzma_stream_encoder_mt traces it');
+    is_deeply(run_counts($lz, 'lzma_stream_encoder_mt@XZ_5.2.2'), { lzma_stream_encoder_mt => 1 },
+        'xz: -f lzma_stream_encoder_mt@XZ_5.2.2, its alias, traces it');
+    is_deeply(run_counts($lz, 'lzma_cputhreads', 'lzma_block_uncomp_encode:mod:liblzma.so.5'),
+        { lzma_cputhreads => 1, lzma_block_uncomp_encode => 1 }, 'xz: two more with versions, one by :mod:');
+
+    my $t = "$dir/xz-event.txt";
+    ($st, $out, $err) = mt_cli('run', '-o', $t, '-e', 'lzma_block_*', '--', $lz);
+    is($st, 0, 'xz: run -e lzma_block_*') or diag $err;
+    unlike($err, qr/clone/, 'xz: no version taken for a compiler\'s clone') or diag $err;
+    like(-e $t ? slurp($t) : '', qr/: lzma_block_uncomp_encode\(block=0x[0-9a-f]+, in="mcount-trace.*, in_size=1000, /,
+        'xz: lzma_block_uncomp_encode with its arguments');
 }
 
 done_testing();

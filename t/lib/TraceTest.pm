@@ -78,9 +78,10 @@ sub traced {
 # prints the trace).  Returns (\@events, \@errors);
 # each event { comm, tid, cpu, sec (string), func, parent }; lost
 # lines are { lost => N, comm, tid }.
-# A function's name: a C symbol, an address, or a demangled C++ name (one
-# with "::" or a parameter list; spaces allowed, no control character).
-my $NAME = qr/[A-Za-z_][\w.]*|0x[0-9a-f]+|(?=[^\x00-\x1f]*?(?:::|\())[^\s\x00-\x1f][^\x00-\x1f]*?/;
+# A function's name: a C symbol (name@VERSION: a hidden version's), an
+# address, or a demangled C++ name (one with "::" or a parameter list;
+# spaces allowed, no control character).
+my $NAME = qr/[A-Za-z_][\w.]*(?:\@[\w.]+)?|0x[0-9a-f]+|(?=[^\x00-\x1f]*?(?:::|\())[^\s\x00-\x1f][^\x00-\x1f]*?/;
 
 my @HEADER = ('# tracer: function', '#',
     '#           TASK-PID     CPU#     TIMESTAMP  FUNCTION',
