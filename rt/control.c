@@ -507,10 +507,18 @@ static void verb_list(int fd)
 		if (!o->live || f->unfit)
 			continue;
 		n++;
+		/* each as a glob that names it alone (the filters' syntax) */
+		const char *name = mt_shown(f->name);
+		size_t cap = 2 * strlen(name) + 1;
+		char small[512], *q = cap <= sizeof small ? small : malloc(cap);
+		if (q)
+			mt_glob_quote(name, q, cap);
 		if (o->main)
-			fprintf(m, "%s\n", mt_shown(f->name));
+			fprintf(m, "%s\n", q ? q : name);
 		else
-			fprintf(m, "%s [%s]\n", mt_shown(f->name), o->name);
+			fprintf(m, "%s [%s]\n", q ? q : name, o->name);
+		if (q != small)
+			free(q);
 	}
 	pthread_mutex_unlock(&mt_reg.lock);
 	if (fclose(m)) {

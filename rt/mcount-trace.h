@@ -5,8 +5,10 @@
  * preloaded, see mcount-trace(1)) can switch its own functions to tracing
  * and back.  A FILTER is one or more globs separated by spaces or commas,
  * each with fnmatch(3) syntax and an optional ":mod:MODULE" suffix, as the
- * kernel's set_ftrace_filter takes them.  Every call is safe from any
- * thread at any time; none is async-signal-safe.
+ * kernel's set_ftrace_filter takes them; a space or comma escaped by a
+ * backslash, or inside the brackets of a C++ name ("deep(int, int&)"),
+ * is the glob's own (FILTERS in mcount-trace(1)).  Every call is safe
+ * from any thread at any time; none is async-signal-safe.
  */
 #ifndef MCOUNT_TRACE_H
 #define MCOUNT_TRACE_H

@@ -540,6 +540,10 @@ MT_HIDDEN const struct mt_site *mt_site_before(uintptr_t ret);
 MT_HIDDEN long mt_filter(const char *filter, int what);
 /* The same for one glob as it is (no splitting at spaces or commas: a
  * demangled C++ name has both) and a :mod: glob or NULL. */
+/* A function's name as a glob that names it alone, as a filter reads
+ * it (sites.c: the characters of wildcards, and the separators outside
+ * brackets, escaped), into out (cap bytes, cut to fit); its length. */
+MT_HIDDEN size_t mt_glob_quote(const char *name, char *out, size_t cap);
 MT_HIDDEN long mt_filter_glob(const char *glob, const char *mod, int what);
 /* Does a glob (and a :mod: glob, or NULL) name the function? */
 MT_HIDDEN bool mt_func_matches(const char *glob, const char *mod, const struct mt_func *f);

@@ -734,6 +734,128 @@ long mt_filter_glob(const char *glob, const char *mod, int what)
 	return apply_rule(r, 0);
 }
 
+/* ---- the syntax of a filter ----
+ *
+ * A FILTER is globs, separated by commas and white space.  Names have
+ * both (a demangled C++ name: "deep(int, int&)", "Stream::peek()
+ * const"), so a separator is one that is not escaped by a backslash
+ * (which fnmatch reads as "the next character as it is": the glob keeps
+ * it) and is not inside the brackets of a name, ( ), < >, [ ], { }, an
+ * operator's own characters not counted as brackets ("operator<",
+ * "operator()", "operator,").  mcount-trace(1) splits its arguments the
+ * same way, at commas only (a space in an argument is the glob's), and
+ * escapes the white space a glob keeps; list prints each name escaped so
+ * that it names that function alone (mt_glob_quote). */
+
+struct gscan {
+	unsigned paren, angle, square, brace;
+};
+
+static bool ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The length of an operator's token after "operator" at s + i (0: none
+ * there), the longest first. */
+static size_t op_token(const char *s, size_t i)
+{
+	static const char *const ops[] = {
+		"->*", "<<=", ">>=", "<=>", "()", "[]", "->", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||",
+		"++", "--", "+=", "-=", "*=", "/=", "%=", "^=", "&=", "|=", "+", "-", "*", "/", "%", "^", "&",
+		"|", "~", "!", "=", "<", ">", ",",
+	};
+	if (strncmp(s + i, "operator", 8) || (i && ident_char(s[i - 1])) || ident_char(s[i + 8]))
+		return 0;
+	for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+		if (!strncmp(s + i + 8, ops[k], strlen(ops[k])))
+			return strlen(ops[k]);
+	return 0;
+}
+
+static bool gscan_top(const struct gscan *g)
+{
+	return !g->paren && !g->angle && !g->square && !g->brace;
+}
+
+/* A bracket of s[i] (a closer without its opener is none). */
+static void gscan_char(struct gscan *g, char c)
+{
+	switch (c) {
+	case '(': g->paren++; break;
+	case ')': g->paren -= g->paren > 0; break;
+	case '<': g->angle++; break;
+	case '>': g->angle -= g->angle > 0; break;
+	case '[': g->square++; break;
+	case ']': g->square -= g->square > 0; break;
+	case '{': g->brace++; break;
+	case '}': g->brace -= g->brace > 0; break;
+	default: break;
+	}
+}
+
+/* One unit of glob s at i, as the scan sees it (an escaped character,
+ * "operator" and its token, one character): its length, the brackets
+ * counted; *sep: it is a separator (space: white space is one too). */
+static size_t gscan_step(const char *s, size_t i, struct gscan *g, bool space, bool *sep)
+{
+	*sep = false;
+	if (s[i] == '\\' && s[i + 1])
+		return 2;
+	size_t t = op_token(s, i);
+	if (t)
+		return 8 + t;
+	if (gscan_top(g) && (s[i] == ',' || (space && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n')))) {
+		*sep = true;
+		return 1;
+	}
+	gscan_char(g, s[i]);
+	return 1;
+}
+
+/* The :mod: of glob g (NULL: none): the first ":mod:" not escaped and
+ * not part of a C++ name's "::mod::". */
+static char *mod_of(char *g)
+{
+	for (size_t i = 0; g[i];) {
+		if (g[i] == '\\' && g[i + 1]) {
+			i += 2;
+			continue;
+		}
+		if (!strncmp(g + i, ":mod:", 5) && (!i || g[i - 1] != ':') && g[i + 5] != ':')
+			return g + i;
+		i++;
+	}
+	return NULL;
+}
+
+size_t mt_glob_quote(const char *name, char *out, size_t cap)
+{
+	struct gscan g = { 0, 0, 0, 0 };
+	size_t n = 0;
+	for (size_t i = 0; name[i];) {
+		size_t t = op_token(name, i), len = t ? 8 + t : 1;
+		for (size_t k = i; k < i + len; k++) {
+			char c = name[k];
+			bool esc = strchr("\\*?[", c) || (k == 0 && c == '!') ||
+				(!t && gscan_top(&g) && (c == ',' || c == ' ' || c == '\t' || c == '\n'));
+			/* (":mod:" outside a "::" would be taken for a module) */
+			esc |= c == ':' && !strncmp(name + k, ":mod:", 5) && (!k || name[k - 1] != ':') &&
+				name[k + 5] != ':';
+			if (esc && n + 1 < cap)
+				out[n++] = '\\';
+			if (n + 1 < cap)
+				out[n++] = c;
+			if (!t && !esc)
+				gscan_char(&g, c);
+		}
+		i += len;
+	}
+	if (cap)
+		out[n < cap ? n : cap - 1] = 0;
+	return n;
+}
+
 long mt_filter(const char *filter, int what)
 {
 	char *copy = strdup(filter ? filter : "");
@@ -748,16 +870,30 @@ long mt_filter(const char *filter, int what)
 	 * changes nothing */
 	size_t n = 0;
 	bool bad = false;
-	char *save = NULL;
-	for (char *g = strtok_r(copy, " \t\n,", &save); g; g = strtok_r(NULL, " \t\n,", &save)) {
-		char *mod = strstr(g, ":mod:");
-		if (mod) {
-			*mod = 0;
-			mod += 5;
+	struct gscan gs = { 0, 0, 0, 0 };
+	char *g = copy;
+	for (size_t i = 0;; ) {
+		bool sep = false, end = !copy[i];
+		size_t len = end ? 0 : gscan_step(copy, i, &gs, true, &sep);
+		if (!sep && !end) {
+			i += len;
+			continue;
 		}
-		bad |= !glob_ok(g, mod);
-		pair[2 * n] = g;
-		pair[2 * n++ + 1] = mod;
+		copy[i] = 0;
+		if (*g) {
+			char *mod = mod_of(g);
+			if (mod) {
+				*mod = 0;
+				mod += 5;
+			}
+			bad |= !glob_ok(g, mod);
+			pair[2 * n] = g;
+			pair[2 * n++ + 1] = mod;
+		}
+		if (end)
+			break;
+		g = copy + ++i;
+		gs = (struct gscan){ 0, 0, 0, 0 };
 	}
 	long changed = 0;
 	size_t done = 0;

@@ -18,6 +18,12 @@
 #                  filter takes the plain name (the default version
 #                  only), name@V and name@@V (aliases), globs, :mod:; a
 #                  version's dot is not a compiler clone's (event)
+#   names.cc       C++ names with spaces, commas, * and [ ], operators
+#                  and templates: each name list prints, given back to
+#                  enable as it is, enables that function alone (the
+#                  trace names it, and nothing else); a name as the
+#                  trace prints it, given to -f or MCOUNT_TRACE_FILTER,
+#                  is one glob, not split at its spaces and commas
 # and mcount-trace run, list, tracer, show, stop.
 use strict;
 use warnings;
@@ -25,7 +31,7 @@ use Test::More;
 use JSON::PP ();
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
-use TraceTest qw($MT $MCC $TSRC clean_env mcc_build link_prog wait_for start_bg stop_bg mt_cli read_text);
+use TraceTest qw($MT $MCC $TSRC clean_env mcc_build link_prog traced wait_for start_bg stop_bg mt_cli read_text);
 
 clean_env();
 my $dir = tmpdir();
@@ -242,6 +248,87 @@ for my $v ('', '-stripped') {
     unlike($err, qr/clone/, 'xz: no version taken for a compiler\'s clone') or diag $err;
     like(-e $t ? slurp($t) : '', qr/: lzma_block_uncomp_encode\(block=0x[0-9a-f]+, in="mcount-trace.*, in_size=1000, /,
         'xz: lzma_block_uncomp_encode with its arguments');
+}
+
+# ---- names given back as filters ----------------------------------------------------
+
+my $names = "$dir/names";
+{
+    my ($st, $o, $e) = run_cmd([$MCC, 'g++', '-O2', '-o', $names, "$TSRC/names.cc"],
+        env => { MCOUNT_CC_FLAGS => '-pg -mfentry' });
+    is($st, 0, 'names.cc: mcount-cc g++ -O2') or diag "$o$e";
+}
+sub unescape { return $_[0] =~ s/\\(.)/$1/gr }
+
+# The functions a show names (text).
+sub shown_funcs {
+    my ($text) = @_;
+    my %f;
+    $f{$1}++ while $text =~ /^ *\S.*?-\d+ +\[\d+\] +\d+\.\d+: (.*) <-.*$/mg;
+    return \%f;
+}
+
+{
+    my $d = "$dir/roundtrip";
+    mkdir $d or die "$d: $!";
+    my $pid = start_bg([$^X, $MT, 'run', '-o', '', '--', $names, $d], out => "$d/out", err => "$d/err");
+    ok(wait_for(60, sub { -e "$d/ready" }), 'names: the program runs');
+    my ($st, $out, $err) = mt_cli('list', $pid);
+    is($st, 0, 'names: list') or diag $err;
+    my @list = grep { !/ \[[^\\\]]*\]\z/ } split /\n/, $out;
+    my %raw = map { unescape($_) => 1 } @list;
+    for my $n ('deep(int, int&)', 'geo::Vec::dot(geo::Vec const&) const', 'geo::Vec::operator*(int) const',
+        'geo::Vec::operator[](int) const', 'geo::Vec::operator()(int, int&) const',
+        'geo::Vec::operator<(geo::Vec const&) const', 'geo::Vec::operator,(geo::Vec const&) const',
+        'geo::Vec::operator new(unsigned long)', 'int geo::pair_sum<int, long>(int, long)', 'a::mod::f(int)',
+        'arr(int (&) [3])', 'f(char const*)') {
+        ok($raw{$n}, "names: list has $n") or diag $out;
+    }
+    my @bad;
+    for my $l (@list) {
+        my $name = unescape($l);
+        ($st, $out, $err) = mt_cli('-v', 'enable', $pid, $l);
+        push @bad, "enable '$l': $st $err" unless $st == 0 && $err eq "mcount-trace: 1 function enabled\n";
+        if ($name ne 'main') {
+            # (tick calls each of them every millisecond)
+            my $seen = {};
+            wait_for(10, sub {
+                my ($s2, $o2) = mt_cli('show', $pid);
+                my $f = shown_funcs($o2);
+                $seen->{$_} += $f->{$_} for keys %$f;
+                return %$seen;
+            });
+            my @other = grep { $_ ne $name } sort keys %$seen;
+            push @bad, "enable '$l': traced " . join(', ', map { "'$_'" } @other) if @other;
+            push @bad, "enable '$l': '$name' not traced" unless $seen->{$name};
+        }
+        ($st, $out, $err) = mt_cli('-v', 'disable', $pid, $l);
+        push @bad, "disable '$l': $st $err" unless $st == 0 && $err eq "mcount-trace: 1 function disabled\n";
+        mt_cli('show', $pid);
+    }
+    cmp_ok(scalar @list, '>=', 20, 'names: list prints ' . scalar(@list) . ' functions');
+    is_deeply(\@bad, [], 'names: each name list prints, given back to enable, enables that function alone');
+    spit("$d/go", '');
+    is(stop_bg($pid, 60), 0, 'names: the program exits 0') or diag slurp("$d/err");
+}
+
+# Names as the trace prints them, on the command line and in the
+# environment: one glob each.
+for my $case (['-f', 'geo::Vec::dot(geo::Vec const&) const', ['geo::Vec::dot(geo::Vec const&) const']],
+    ['-f', 'deep(int, int&)', ['deep(int, int&)']],
+    ['-f', 'geo::Vec::operator,(geo::Vec const&) const, tick(int)',
+        ['geo::Vec::operator,(geo::Vec const&) const', 'tick(int)']],
+    ['-f', 'int geo::pair_sum<int, long>(int, long),a::mod::f(int)',
+        ['a::mod::f(int)', 'int geo::pair_sum<int, long>(int, long)']],
+    ['env', 'deep(int, int&) a::mod::f(int)', ['a::mod::f(int)', 'deep(int, int&)']],
+    ['env', 'geo::Vec::operator\\ int()\\ const,f(char\\*)', ['f(char*)', 'geo::Vec::operator int() const']]) {
+    my ($how, $f, $want) = @$case;
+    my $t = "$dir/names-" . ++$runs . '.txt';
+    my ($st, $out, $err) = $how eq 'env'
+        ? traced([$names], env => { MCOUNT_TRACE_FILTER => $f, MCOUNT_TRACE_OUTPUT => $t })
+        : mt_cli('run', '-o', $t, '-f', $f, '--', $names);
+    is("$st $err", '0 ', "names: " . ($how eq 'env' ? 'MCOUNT_TRACE_FILTER=' : '-f ') . "'$f': no message");
+    is_deeply([sort keys %{ shown_funcs(-e $t ? slurp($t) : '') }], $want, "names: '$f' traces @$want");
 }
 
 done_testing();
