@@ -107,7 +107,7 @@ sub steps {
     my $d = "$dir/tight";
     mkdir $d or die "$d: $!";
     my $pid = start_bg([$^X, $MT, 'run', '-w', '-b', '4096', '-f', 'mid', '-f', 'leaf', '--format=json', '-o',
-        "$d/tj.json", '--', $sl, 'tight', 4], out => "$d/out", err => "$d/err");
+        "$d/tj.json", '--', $sl, 'tight', 8], out => "$d/out", err => "$d/err");
     ok(wait_for(30, sub { -S "$ctl/$pid" }), 'tight: the program runs with its control socket');
     select undef, undef, undef, 1;
     my ($st, $out, $err) = mt_cli('tracer', $pid, 'function_graph');
