@@ -369,7 +369,7 @@ static int rank(const Sym *s)
  * versioned name of its address, name@@VERSION and name@VERSION, is an
  * alias a filter may give (mt_sym.alias). */
 struct versions {
-	const uint16_t *versym;       /* one a .dynsym symbol; NULL: none */
+	const unsigned char *versym;  /* 16 bits a .dynsym symbol; NULL: none */
 	size_t nversym;
 	const unsigned char *verdef;  /* .gnu.version_d, its names in str */
 	size_t verdef_size, verdef_cnt;
@@ -383,7 +383,8 @@ static void read_versions(const struct file *f, size_t dynsym, struct versions *
 		if (s->sh_type == SHT_GNU_versym && s->sh_link == dynsym && s->sh_entsize == 2 &&
 		    (v->versym = at(f, s->sh_offset, s->sh_size)))
 			v->nversym = s->sh_size / 2;
-		else if (s->sh_type == SHT_GNU_verdef && (v->verdef = at(f, s->sh_offset, s->sh_size))) {
+		else if (s->sh_type == SHT_GNU_verdef && s->sh_link == f->sh[dynsym].sh_link &&
+			 (v->verdef = at(f, s->sh_offset, s->sh_size))) {
 			v->verdef_size = s->sh_size;
 			v->verdef_cnt = s->sh_info;
 		}
@@ -392,7 +393,16 @@ static void read_versions(const struct file *f, size_t dynsym, struct versions *
 		v->versym = NULL;
 }
 
-/* The name of version index ndx (0: not a definition of this object's). */
+/* .gnu.version's word of symbol i (its file may not align it). */
+static unsigned versym_of(const struct versions *v, size_t i)
+{
+	uint16_t w;
+	memcpy(&w, v->versym + 2 * i, sizeof w);
+	return w;
+}
+
+/* The name of version index ndx, in .dynsym's string table (0: not a
+ * definition of this object's). */
 static uint32_t verdef_name(const struct versions *v, unsigned ndx)
 {
 	size_t off = 0;
@@ -540,13 +550,14 @@ static void add_cands(const struct mt_object *o, const struct file *f, const str
 				x->hidden = false;
 				x->base = strlen(x->name);
 			}
-		} else if (vers && vers->versym && i < vers->nversym && (vers->versym[i] & 0x7fff) > VER_NDX_GLOBAL) {
-			uint32_t vn = verdef_name(vers, vers->versym[i] & 0x7fff);
+		} else if (vers && vers->versym && i < vers->nversym && (versym_of(vers, i) & 0x7fff) > VER_NDX_GLOBAL) {
+			unsigned w = versym_of(vers, i);
+			uint32_t vn = verdef_name(vers, w & 0x7fff);
 			const char *vs = vn ? sym_name(t, vn) : "";
 			if (*vs) {
 				x->ver = vs;
 				x->vlen = strlen(vs);
-				x->hidden = (vers->versym[i] & 0x8000) != 0;
+				x->hidden = (w & 0x8000) != 0;
 			}
 		}
 		if (only_versioned && !x->ver)
