@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: slow
 # What a user of the tracer met on real programs, a check each:
 #
 #   switch_live.c  the tracer switched to function_graph while a thread
