@@ -291,7 +291,7 @@ static long drain_locked(void)
 		return 0;
 	}
 	/* (a switch of the tracer is marked by its header as its events come) */
-	long n = out_fd >= 0 ? mt_drain(out_fd, out_fmt, &out_tracer, &out_first, true) : 0;
+	long n = out_fd >= 0 ? mt_drain(out_fd, out_fmt, &out_tracer, &out_first, true, -1) : 0;
 	if (n < 0)
 		say_write_error(errno);
 	return n;
@@ -326,6 +326,10 @@ static void set_tracer(int t)
 }
 
 /* ---- the control socket ---- */
+
+/* The time a client has to take each 64 KiB of an answer
+ * (mcount-trace(1), SECURITY). */
+#define MT_SEND_MS 5000
 
 /* The socket's path, DIR/PID, into sock_path: DIR is MCOUNT_TRACE_DIR,
  * else XDG_RUNTIME_DIR/mcount-trace, else /tmp/mcount-trace-UID, made
@@ -461,15 +465,15 @@ static int tracer_of(const char *t)
 /* A whole document of the trace so far (show, the API): text and JSON
  * lines have no head (the text header is the file's), Chrome's has its
  * array opened and closed. */
-static long write_doc(int fd, enum mt_fmt fmt)
+static long write_doc(int fd, enum mt_fmt fmt, int wait_ms)
 {
 	bool first = true;
 	if (fmt == MT_FMT_CHROME)
 		mt_write_header(fd, fmt, 0);
-	pthread_mutex_lock(&file_lock);
+	/* (no lock held: the drain writes with none, and a show's style is
+	 * each entry's own) */
 	int style = -1;
-	long n = mt_drain(fd, fmt, &style, &first, false);
-	pthread_mutex_unlock(&file_lock);
+	long n = mt_drain(fd, fmt, &style, &first, false, wait_ms);
 	int err = errno;
 	mt_write_end(fd, fmt);
 	errno = err;
@@ -590,6 +594,8 @@ static void serve(int fd)
 	}
 	struct timeval tv = { 5, 0 };
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	tv.tv_sec = MT_SEND_MS / 1000;
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 	char line[4096];
 	size_t n = 0;
 	while (n < sizeof line - 1) {
@@ -634,7 +640,9 @@ static void serve(int fd)
 			return;
 		}
 		reply(fd, "ok\n");
-		write_doc(fd, (enum mt_fmt)fmt);
+		if (write_doc(fd, (enum mt_fmt)fmt, MT_SEND_MS) < 0 && errno == ETIMEDOUT)
+			mt_msg("control socket: a client read too slowly: dropped (%d s to take each %d KiB of "
+			       "a show), with the events it was sent", MT_SEND_MS / 1000, 64);
 	} else if (!strcmp(line, "tracer")) {
 		int t = *args ? tracer_of(args) : atomic_load(&mt_tracer);
 		if (t < 0) {
@@ -747,9 +755,11 @@ static void start_control(void)
 
 /* ---- start-up and exit ---- */
 
+/* Not the file's lock, which a drain holds while it writes the file:
+ * the child makes its own file, and takes nothing of the parent's but
+ * the path. */
 static void atfork_prepare(void)
 {
-	pthread_mutex_lock(&file_lock);
 	mt_output_lock();
 	pthread_mutex_lock(&mt_reg.lock);
 }
@@ -758,7 +768,6 @@ static void atfork_parent(void)
 {
 	pthread_mutex_unlock(&mt_reg.lock);
 	mt_output_unlock();
-	pthread_mutex_unlock(&file_lock);
 }
 
 /* The child's thread is not the owner of the parent's locks (a
@@ -965,7 +974,7 @@ long mcount_trace_write(int fd, int format)
 		errno = EBADF;
 		return -1;
 	}
-	return write_doc(fd, (enum mt_fmt)format);
+	return write_doc(fd, (enum mt_fmt)format, -1);
 }
 
 int mcount_trace_event(const char *protos)

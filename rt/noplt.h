@@ -127,6 +127,7 @@ extern void *__dso_handle __attribute__((visibility("hidden")));
 #define realloc(...) MT_GOT_CALL(realloc)(__VA_ARGS__)
 #define realpath(...) MT_GOT_CALL(realpath)(__VA_ARGS__)
 #define secure_getenv(...) MT_GOT_CALL(secure_getenv)(__VA_ARGS__)
+#define send(...) MT_GOT_CALL(send)(__VA_ARGS__)
 #define setenv(...) MT_GOT_CALL(setenv)(__VA_ARGS__)
 #define setsockopt(...) MT_GOT_CALL(setsockopt)(__VA_ARGS__)
 #define sigaddset(...) MT_GOT_CALL(sigaddset)(__VA_ARGS__)

@@ -35,10 +35,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,12 +49,18 @@
 #include "rt.h"
 
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned drains;               /* under way (each may have let go of
+				       * the lock to write): drain_lock */
 uint64_t mt_untabled_events;
 uint64_t mt_unwritten_events;
 
 void mt_output_lock(void) { pthread_mutex_lock(&drain_lock); }
 void mt_output_unlock(void) { pthread_mutex_unlock(&drain_lock); }
-void mt_output_reinit(void) { pthread_mutex_init(&drain_lock, NULL); }
+void mt_output_reinit(void)
+{
+	pthread_mutex_init(&drain_lock, NULL);
+	drains = 0;
+}
 
 /* ---- the clock: ticks to CLOCK_MONOTONIC seconds ----
  *
@@ -153,37 +161,104 @@ int mt_write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* n bytes to the socket fd, each call done within ms milliseconds or
+ * ETIMEDOUT: a client that does not read cannot hold the writer for
+ * longer (MSG_NOSIGNAL: one that closed is EPIPE, not a signal). */
+int mt_send_all(int fd, const char *p, size_t n, int ms)
+{
+	uint64_t end = mono_ns() + (uint64_t)ms * 1000000u;
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (w >= 0) {
+			p += w;
+			n -= (size_t)w;
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return -1;
+		uint64_t now = mono_ns();
+		if (now >= end) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		struct pollfd pf = { fd, POLLOUT, 0 };
+		poll(&pf, 1, (int)((end - now) / 1000000u) + 1);
+	}
+	return 0;
+}
+
+/* What a drain formats, in memory: it grows to hold whatever one event
+ * needs, and is written out (flush) only with no lock held. */
 struct out {
 	int fd;
 	int err;
-	size_t len;
-	char buf[65536];
+	int wait_ms;                  /* a client's socket: mt_send_all's bound; <0: a file */
+	size_t len, cap;
+	char *buf;
+	uint64_t held;                /* events formatted into buf, not yet written */
+	uint64_t lost;                /* events a failed write lost: those it held, and
+				       * every one after it (err set: none formatted) */
 };
+/* A drain writes what it has formatted once it is this much. */
+#define OUT_FLUSH 65536
 
+static bool room(struct out *o, size_t need)
+{
+	if (o->err)
+		return false;
+	if (o->cap - o->len >= need)
+		return true;
+	size_t cap = o->cap ? o->cap : OUT_FLUSH + 16384;
+	while (cap - o->len < need)
+		cap *= 2;
+	char *nb = realloc(o->buf, cap);
+	if (!nb) {
+		o->err = ENOMEM;
+		return false;
+	}
+	o->buf = nb;
+	o->cap = cap;
+	return true;
+}
+
+/* No lock held. */
 static void flush(struct out *o)
 {
-	if (o->len && !o->err && mt_write_all(o->fd, o->buf, o->len))
-		o->err = errno ? errno : EIO;
+	if (o->len && !o->err) {
+		int r = o->wait_ms >= 0 ? mt_send_all(o->fd, o->buf, o->len, o->wait_ms)
+			: mt_write_all(o->fd, o->buf, o->len);
+		if (r)
+			o->err = errno ? errno : EIO;
+	}
+	if (o->err)
+		o->lost += o->held;
+	o->held = 0;
 	o->len = 0;
 }
 
 static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put(struct out *o, const char *fmt, ...)
 {
-	if (sizeof o->buf - o->len < 4096)
-		flush(o);
+	if (!room(o, 4096))
+		return;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(o->buf + o->len, sizeof o->buf - o->len, fmt, ap);
+	int n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
 	va_end(ap);
-	if (n > 0 && (size_t)n >= sizeof o->buf - o->len && o->len) {
-		flush(o);                     /* a long one (arguments): again, alone */
+	if (n < 0)
+		return;
+	if ((size_t)n >= o->cap - o->len) {
+		if (!room(o, (size_t)n + 1))  /* a long one (arguments): again */
+			return;
 		va_start(ap, fmt);
-		n = vsnprintf(o->buf, sizeof o->buf, fmt, ap);
+		n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
 		va_end(ap);
+		if (n < 0)
+			return;
 	}
-	if (n > 0)
-		o->len += (size_t)n < sizeof o->buf - o->len ? (size_t)n : sizeof o->buf - o->len - 1;
+	o->len += (size_t)n;
 }
 
 
@@ -217,7 +292,8 @@ static void comm_of(const struct mt_tbuf *b, char *out, size_t len)
 	}
 }
 
-void mt_write_header(int fd, enum mt_fmt fmt, int tracer)
+/* The head of a document: its text, and its length in *len. */
+static const char *header_of(enum mt_fmt fmt, int tracer, size_t *len)
 {
 	static const char fn[] = "# tracer: function\n#\n"
 		"#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
@@ -226,12 +302,18 @@ void mt_write_header(int fd, enum mt_fmt fmt, int tracer)
 		"# CPU  TASK/PID         DURATION                  FUNCTION CALLS\n"
 		"# |     |    |           |   |                     |   |   |   |\n";
 	static const char chrome[] = "{\"traceEvents\":[\n";
-	if (fmt == MT_FMT_TEXT && tracer == MT_TRACER_GRAPH)
-		mt_write_all(fd, graph, sizeof graph - 1);
-	else if (fmt == MT_FMT_TEXT)
-		mt_write_all(fd, fn, sizeof fn - 1);
-	else if (fmt == MT_FMT_CHROME)
-		mt_write_all(fd, chrome, sizeof chrome - 1);
+	const char *h = fmt == MT_FMT_TEXT && tracer == MT_TRACER_GRAPH ? graph
+		: fmt == MT_FMT_TEXT ? fn : fmt == MT_FMT_CHROME ? chrome : "";
+	*len = strlen(h);
+	return h;
+}
+
+void mt_write_header(int fd, enum mt_fmt fmt, int tracer)
+{
+	size_t len;
+	const char *h = header_of(fmt, tracer, &len);
+	if (len)
+		mt_write_all(fd, h, len);
 }
 
 void mt_write_end(int fd, enum mt_fmt fmt)
@@ -272,7 +354,7 @@ void mt_reap(void)
 {
 	pthread_mutex_lock(&drain_lock);
 	int saved = errno;
-	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next)
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b && !drains; b = b->next)
 		reap_one(b);
 	errno = saved;
 	pthread_mutex_unlock(&drain_lock);
@@ -298,12 +380,8 @@ static void put_text(struct out *o, const struct seg *g, unsigned cpu, double se
 		     const char *args, const char *pn)
 {
 	size_t fl = strlen(fn), pl = strlen(pn), al = strlen(args);
-	if (sizeof o->buf - o->len < g->plen + fl + pl + al + 64)
-		flush(o);
-	if (sizeof o->buf - o->len < g->plen + fl + pl + al + 64) {
-		put(o, "%s[%03u] %.6f: %s%s <-%s\n", g->prefix, cpu, sec, fn, args, pn);   /* a huge name */
+	if (!room(o, g->plen + fl + pl + al + 64))
 		return;
-	}
 	char *p = o->buf + o->len;
 	memcpy(p, g->prefix, g->plen);
 	p += g->plen;
@@ -395,13 +473,14 @@ static void put_json(struct out *o, const struct seg *g, unsigned cpu, double se
 {
 	size_t fl = strlen(fn), pl = strlen(pn), al = strlen(args);
 	size_t need = g->jplen + 6 * (fl + pl) + al + 170;
-	if (sizeof o->buf - o->len < need)
-		flush(o);
-	if (sizeof o->buf - o->len < need) {
-		/* Names of more than 5,000 bytes each: cut there, to fit. */
+	if (need > OUT_FLUSH) {
+		/* Names of more than 5,000 bytes each: cut there. */
 		fl = fl > 5000 ? 5000 : fl;
 		pl = pl > 5000 ? 5000 : pl;
+		need = g->jplen + 6 * (fl + pl) + al + 170;
 	}
+	if (!room(o, need))
+		return;
 	char *p = o->buf + o->len;
 	memcpy(p, g->jprefix, g->jplen);
 	p += g->jplen;
@@ -460,16 +539,19 @@ struct doc {
 	bool *first;
 	int pid;
 	struct name_cache *nc;
+	size_t payload;               /* payload slots consumed: not events */
+	uint64_t untabled;            /* events of no table's sites: not written */
 };
 
 /* The function of a site address, or NULL (counted: not written). */
-static const char *site_name(uintptr_t ret, uintptr_t *at)
+static const char *site_name(struct doc *d, uintptr_t ret, uintptr_t *at)
 {
 	const struct mt_site *s = mt_site_before(ret);
 	if (!s || atomic_load_explicit(&s->refused, memory_order_relaxed)) {
 		/* A call from code no table records (or from a refused site)
 		 * reaches the hook whatever the filters say. */
 		mt_untabled_events++;
+		d->untabled++;
 		return NULL;
 	}
 	*at = s->addr;
@@ -538,12 +620,8 @@ static void put_graph(struct out *o, const struct seg *g, unsigned cpu, bool has
 	}
 	size_t gl = strlen(g->gprefix), fl = strlen(fn), tl = strlen(tail), ind = (size_t)depth * 2;
 	size_t need = gl + dl + fl + tl + ind + 16;
-	if (sizeof o->buf - o->len < need)
-		flush(o);
-	if (sizeof o->buf - o->len < need) {
-		put(o, "%2u) %s |%.*s  %*s%s%s\n", cpu, g->gprefix, (int)dl, df, (int)ind, "", fn, tail);
+	if (!room(o, need))
 		return;
-	}
 	char *p = o->buf + o->len;
 	p = put_uint(p, cpu, 2, ' ');
 	memcpy(p, ") ", 2);
@@ -616,9 +694,6 @@ static const char *args_of(const struct mt_event *e, size_t k, bool json, char *
 	return buf;
 }
 
-/* Payload slots a drain consumed: not events. */
-static size_t drained_payload;
-
 /* Room for the arguments of one event in each form (drain_lock held):
  * twelve strings of MT_STR_MAX bytes, six characters a byte at worst. */
 #define ARGS_MAX (MT_MAX_ARGS * (MT_STR_MAX * 6 + 80) + 16)
@@ -631,7 +706,7 @@ static struct {
 
 /* Writes one event of g (two for a leaf: its entry and exit), with the
  * payload of its arguments; returns how many slots it consumed. */
-static int write_event(struct out *o, const struct doc *d, struct seg *g, const struct mt_event *e)
+static int write_event(struct out *o, struct doc *d, struct seg *g, const struct mt_event *e)
 {
 	uintptr_t ret = mt_ev_ip(e->ip);
 	unsigned cpu = (unsigned)((e->ip >> MT_CPU_SHIFT) & MT_CPU_MASK);
@@ -640,7 +715,7 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 	struct mt_tbuf *b = g->b;
 	uintptr_t at = 0;
 	size_t k = payload_of(g, e);
-	drained_payload += k;
+	d->payload += k;
 	if (exit && !graph && d->fmt != MT_FMT_JSON) {
 		/* The function tracer's style has no returns: the open
 		 * entries are forgotten as the returns go by. */
@@ -651,7 +726,7 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 			}
 		return 1 + (int)k;
 	}
-	const char *fn = site_name(ret, &at);
+	const char *fn = site_name(d, ret, &at);
 	if (!fn)
 		return 1 + (int)k;
 	double sec = mt_ticks_to_seconds(e->ts);
@@ -693,7 +768,7 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 					if (xk)
 						snprintf(ex, sizeof ex, ",\"args\":{\"retval\":\"%s\"}", rv.hex);
 					put_chrome(o, d, g, 'E', fn, mt_ticks_to_seconds(x->ts), ex);
-					drained_payload += xk;
+					d->payload += xk;
 					return used + 1 + (int)xk;
 				}
 				if (b->nopen < MT_SHADOW)
@@ -725,7 +800,7 @@ static int write_event(struct out *o, const struct doc *d, struct seg *g, const 
 			char tl[64];
 			snprintf(tl, sizeof tl, "%s%s%s%s", params ? ";" : "();", xk ? " /* = " : "", rv.text, xk ? " */" : "");
 			put_graph(o, g, cpu, true, mt_ticks_to_seconds(x->ts) - sec, b->nopen, fn, tl);
-			drained_payload += xk;
+			d->payload += xk;
 			return used + 1 + (int)xk;
 		}
 		put_graph(o, g, cpu, false, 0, b->nopen, fn, hooked ? (params ? " {" : "() {") : (params ? ";" : "();"));
@@ -845,26 +920,41 @@ static size_t style_end(const struct seg *g, const struct mt_event *v, int s)
 
 /* Write the events of segs[0, nseg) in time order, through a heap of
  * the threads keyed by their next event's time, up to each one's end. */
+/* What is formatted is written out with no lock held (drain_lock is
+ * held on entry, and on return): a client that reads slowly, or a slow
+ * file, holds up no thread of the program's (its fork waits for the
+ * drain lock, its exit for it and the file's).  A client's drain stops
+ * at a failed write; a file's goes on, formatting nothing, to count
+ * what it loses (struct out). */
 static void merge(struct out *o, struct doc *d, struct seg *segs, size_t nseg, struct heap *hp)
 {
 	hp->n = 0;
 	for (size_t j = 0; j < nseg; j++)
 		if (segs[j].at < segs[j].end)
 			heap_push(hp, &segs[j]);
-	while (hp->n) {
+	while (hp->n && !(o->err && o->wait_ms >= 0)) {
 		pthread_mutex_lock(&mt_reg.lock);
-		for (size_t k = 0; k < CHUNK && hp->n; k++) {
+		for (size_t k = 0; k < CHUNK && hp->n && o->len < OUT_FLUSH; k++) {
 			struct seg *g = hp->s[0];
-			g->at += (size_t)write_event(o, d, g, &hp->v[g->at]);
+			size_t payload = d->payload;
+			uint64_t untabled = d->untabled;
+			size_t used = (size_t)write_event(o, d, g, &hp->v[g->at]);
+			g->at += used;
+			o->held += used - (d->payload - payload) - (size_t)(d->untabled - untabled);
 			if (g->at >= g->end)
 				hp->s[0] = hp->s[--hp->n];
 			heap_down(hp, 0);
 		}
 		pthread_mutex_unlock(&mt_reg.lock);
+		if (o->len >= OUT_FLUSH) {
+			pthread_mutex_unlock(&drain_lock);
+			flush(o);
+			pthread_mutex_lock(&drain_lock);
+		}
 	}
 }
 
-long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file)
+long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int wait_ms)
 {
 	bool json = fmt == MT_FMT_JSON;
 	bool chrome_first = true;
@@ -883,10 +973,9 @@ long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file)
 		errno = ENOMEM;
 		return -1;
 	}
-	o->fd = fd;
-	o->err = 0;
-	o->len = 0;
-	struct doc d = { fmt, *style, first, (int)getpid(), nc };
+	*o = (struct out){ .fd = fd, .wait_ms = wait_ms };
+	struct doc d = { fmt, *style, first, (int)getpid(), nc, 0, 0 };
+	drains++;
 	clock_refresh(false);
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
 		mt_seq h = atomic_load_explicit(&b->head, memory_order_acquire);
@@ -961,7 +1050,6 @@ long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file)
 	 * events of the document's style so far, up to its first entry of
 	 * the other, then those of the other, and so on; never a line in a
 	 * style its event was not recorded in. */
-	uint64_t untabled = mt_untabled_events;
 	struct heap hp = { malloc((nseg + 1) * sizeof(struct seg *)), 0, v };
 	if (d.tracer < 0) {
 		/* no style yet: the first entry's (the tracer's if none) */
@@ -984,32 +1072,40 @@ long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file)
 		}
 		if (some)
 			merge(o, &d, segs, nseg, &hp);
-		if (!more)
+		if (!more || (o->err && o->wait_ms >= 0))
 			break;
 		d.tracer = d.tracer == MT_TRACER_GRAPH ? MT_TRACER_FUNCTION : MT_TRACER_GRAPH;
 		if (fmt == MT_FMT_TEXT) {
-			/* the tracer was switched: what follows has its header */
-			flush(o);
-			if (!o->err)
-				mt_write_header(fd, fmt, d.tracer);
+			/* the tracer was switched: what follows has its header
+			 * (formatted with the rest: written with no lock held) */
+			size_t hl;
+			const char *h = header_of(fmt, d.tracer, &hl);
+			if (room(o, hl)) {
+				memcpy(o->buf + o->len, h, hl);
+				o->len += hl;
+			}
 		}
 	}
 	*style = d.tracer;
 	free(hp.s);
+	pthread_mutex_unlock(&drain_lock);
 	flush(o);
+	pthread_mutex_lock(&drain_lock);
 	int saved = errno;
-	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next)
+	/* (not while another drain has events of a buffer in hand) */
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b && drains == 1; b = b->next)
 		reap_one(b);
+	drains--;
 	errno = saved;
 	int err = o->err;
+	if (file)
+		mt_unwritten_events += o->lost;
+	free(o->buf);
 	free(o);
 	free(nc);
 	free(v);
 	free(segs);
-	n -= mt_untabled_events - untabled + drained_payload;
-	drained_payload = 0;
-	if (err && file)
-		mt_unwritten_events += n;
+	n -= d.untabled + d.payload;
 	pthread_mutex_unlock(&drain_lock);
 	if (err) {
 		errno = err;

@@ -955,8 +955,11 @@ enum mt_fmt { MT_FMT_TEXT, MT_FMT_JSON, MT_FMT_CHROME };
  * error.  *first (Chrome
  * format): no event is in the document yet (the next has no comma).
  * file: the document is the output file, written drain after drain
- * (Chrome: a thread's name once, and again when it changes). */
-MT_HIDDEN long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file);
+ * (Chrome: a thread's name once, and again when it changes).  wait_ms
+ * >= 0: fd is a client's socket, and each 64 KiB written to it must be
+ * taken within that time (else -1, ETIMEDOUT: the rest is not written).
+ * No lock is held while it writes. */
+MT_HIDDEN long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int wait_ms);
 /* The head of a document (text: the tracer's header; Chrome: the
  * opening of the array) and the Chrome document's end. */
 MT_HIDDEN void mt_write_header(int fd, enum mt_fmt fmt, int tracer);
@@ -972,9 +975,13 @@ MT_HIDDEN void mt_reap(void);
 MT_HIDDEN extern uint64_t mt_untabled_events;
 /* Events a drain into the output file took but could not write (a full
  * file system): lost, counted (drain_lock held); a drain whose write
- * failed part way counts all of its events. */
+ * failed part way counts the events of that write and of every one
+ * after it, not those it wrote before. */
 MT_HIDDEN extern uint64_t mt_unwritten_events;
 MT_HIDDEN int mt_write_all(int fd, const char *p, size_t n);
+/* The same to a socket, each call done within ms milliseconds, or -1
+ * with ETIMEDOUT; never SIGPIPE. */
+MT_HIDDEN int mt_send_all(int fd, const char *p, size_t n, int ms);
 MT_HIDDEN void mt_output_lock(void);            /* around fork() */
 MT_HIDDEN void mt_output_unlock(void);
 MT_HIDDEN void mt_output_reinit(void);          /* in a forked child */

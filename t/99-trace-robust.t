@@ -1,0 +1,136 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
+# libmcount-trace against clients of its control socket that misbehave,
+# and against what the program does to itself (t/src/trace/robust.c):
+#   - a show client that reads nothing: the program's fork(), dlopen()
+#     and exit go on (no lock of theirs is held while a client is
+#     written to), and the client is dropped, said, after the bound
+#     mcount-trace(1) gives;
+# The bounds below (8 s, 5 s) are well under what the faults cost before
+# (the program frozen for as long as the client stayed), and well over
+# what a loaded machine needs.
+use strict;
+use warnings;
+use Test::More;
+use lib 't/lib';
+use Errno qw(EAGAIN EINPROGRESS EWOULDBLOCK);
+use Fcntl qw(F_GETFL F_SETFL O_NONBLOCK);
+use Socket qw(AF_UNIX SOCK_STREAM pack_sockaddr_un);
+use Time::HiRes qw(time sleep);
+use TestUtil qw(must run_cmd tmpdir slurp spit);
+use TraceTest qw($SO $LIBA $TSRC clean_env mcc_build link_prog read_text wait_for start_bg stop_bg mt_cli);
+
+clean_env();
+$SIG{PIPE} = 'IGNORE';     # (a refused connection is closed under a write)
+my $dir = tmpdir();
+my $ctl = "$dir/ctl";
+$ENV{MCOUNT_TRACE_DIR} = $ctl;
+
+mcc_build('-pg -mfentry', "$dir/robust.o", "$TSRC/robust.c", '-O2', '-pthread');
+my $prog = link_prog("$dir/robust", "$dir/robust.o", '-pthread', '-ldl');
+my $prog_a = link_prog("$dir/robust_a", "$dir/robust.o", $LIBA, '-pthread', '-ldl');
+
+sub touch { spit($_[0], '') }
+sub slurp_or { my ($f) = @_; return -e $f ? slurp($f) : '' }
+
+# A connection to the control socket of PID, made without blocking (a
+# full backlog is EAGAIN: tried again until DEADLINE); undef if none.
+sub connect_to {
+    my ($pid, $deadline) = @_;
+    while (1) {
+        socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die "socket: $!";
+        fcntl($s, F_SETFL, fcntl($s, F_GETFL, 0) | O_NONBLOCK);
+        return $s if connect($s, pack_sockaddr_un("$ctl/$pid"));
+        return undef unless $! == EAGAIN || $! == EWOULDBLOCK || $! == EINPROGRESS;
+        return undef if time > $deadline;
+        sleep 0.05;
+    }
+}
+
+# One request, its whole answer read until the connection closes, all
+# within SECONDS: (answer or undef, seconds taken).
+sub request {
+    my ($pid, $line, $seconds) = @_;
+    my $t0 = time;
+    my $end = $t0 + $seconds;
+    my $s = connect_to($pid, $end) // return (undef, time - $t0);
+    my $out = "$line\n";
+    my $ans = '';
+    while (time < $end) {
+        my ($rin, $win) = ('', '');
+        vec($rin, fileno($s), 1) = 1;
+        vec($win, fileno($s), 1) = 1 if length $out;
+        my $r = select(my $rout = $rin, my $wout = $win, undef, $end - time);
+        last unless $r && $r > 0;
+        if (length $out && vec($wout, fileno($s), 1)) {
+            my $w = syswrite $s, $out;
+            substr($out, 0, $w, '') if $w;
+        }
+        if (vec($rout, fileno($s), 1)) {
+            my $n = sysread $s, my $buf, 65536;
+            next if !defined $n && ($! == EAGAIN || $! == EWOULDBLOCK);
+            if (!$n) {
+                close $s;
+                return ($ans, time - $t0);
+            }
+            $ans .= $buf;
+        }
+    }
+    close $s;
+    return (undef, time - $t0);
+}
+
+# The events of each function in a text trace, its lost count, its errors.
+sub counts {
+    my ($file) = @_;
+    return ({}, 0, ["$file: no such file"]) unless -e $file;
+    my ($ev, $err) = read_text($file);
+    my (%n, $lost);
+    $lost = 0;
+    for (@$ev) {
+        if (exists $_->{lost}) { $lost += $_->{lost} } else { $n{ $_->{func} }++ }
+    }
+    return (\%n, $lost, $err);
+}
+
+# ---- a show client that reads nothing ----
+for my $case (['preloaded', $prog, 1], ['linked in', $prog_a, 0]) {
+    my ($name, $p, $pre) = @$case;
+    my $d = tmpdir();
+    my $pid = start_bg([$p, 'show', $d], out => "$d/out", err => "$d/err",
+        env => { MCOUNT_TRACE_FILTER => 'work', ($pre ? (LD_PRELOAD => $SO) : ()) });
+    my $ready = wait_for(60, sub { slurp_or("$d/out") =~ /^ready$/m && -S "$ctl/$pid" });
+    ok($ready, "show, $name: the program is ready") or diag slurp_or("$d/err");
+    my $c = connect_to($pid, time + 10);
+    ok($c, "show, $name: a client connects");
+    syswrite $c, "show\n" if $c;
+    sleep 1;                 # (the drain is writing to it, and it is full)
+    touch("$d/go");
+    my $t0 = time;
+    my $forked = wait_for(8, sub { slurp_or("$d/out") =~ /^forked$/m });
+    my $dt = time - $t0;
+    ok($forked, sprintf "show, %s: fork() and dlopen() finish while a show client reads nothing (%.1f s)", $name, $dt)
+        or diag slurp_or("$d/out") . slurp_or("$d/err");
+    unlike(slurp_or("$d/out"), qr/failed/, "show, $name: the fork and the dlopen worked");
+    # the program makes more events; a second show client that reads
+    # nothing, then the program's exit
+    my $dropped = wait_for(15, sub { slurp_or("$d/err") =~ /^mcount-trace: control socket: a client read too slowly: dropped/m });
+    ok($dropped, "show, $name: the client that reads nothing is dropped, and that is said") or diag slurp_or("$d/err");
+    my $c2 = connect_to($pid, time + 10);
+    syswrite $c2, "show\n" if $c2;
+    sleep 1;
+    touch("$d/end");
+    $t0 = time;
+    my $st = stop_bg($pid, 15);
+    $dt = time - $t0;
+    is($st, 0, sprintf "show, %s: the program exits 0 at once, a show client still not reading (%.1f s)", $name, $dt)
+        or diag slurp_or("$d/err");
+    ok($dt < 8, "show, $name: the exit took less than 8 s");
+    close $c if $c;
+    close $c2 if $c2;
+    my @other = grep { !/^mcount-trace: control socket: a client read too slowly: dropped/ } split /\n/, slurp_or("$d/err");
+    is_deeply(\@other, [], "show, $name: no other message");
+}
+
+done_testing();

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* robust.c - t/99-trace-robust.t: a program that a client of the control
+ * socket, or the program's own doings, must not be able to hurt.
+ * Compiled with -pg -mfentry through mcount-cc; run with
+ * libmcount-trace.so preloaded or linked with libmcount-trace.a.  Each
+ * mode prints a line when it is ready and waits for files in DIR.
+ *
+ *   robust show DIR    work() x200000 (events kept for a show), "ready";
+ *                      at DIR/go: fork() (the child _exits), waitpid,
+ *                      dlopen("libm.so.6"), "forked"; at DIR/end: exit 0
+ *   robust rate DIR    tick() x1000, a 10 ms sleep, and again until
+ *                      DIR/stop; then "calls N"
+ *   robust guard DIR   the page of guarded() made PROT_NONE, "ready"; at
+ *                      DIR/go: made readable and executable again,
+ *                      guarded() x3, "called", exit 0
+ *   robust rawfork DIR before() x1000, then syscall(SYS_fork): the child
+ *                      calls child_fn() x5 and exit(0) (its atexit
+ *                      handlers and destructors run); the parent waits
+ *                      for it, "ready"; at DIR/go: after() x7, exit 0
+ *   robust busy DIR    three threads call spin() in a loop, with a 1 ms
+ *                      sleep every 1000 calls, until DIR/stop; "calls N"
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile long sink;
+
+__attribute__((noinline)) void work(long i) { sink += i; __asm__ volatile(""); }
+__attribute__((noinline)) void tick(long i) { sink += i; __asm__ volatile(""); }
+__attribute__((noinline)) void before(long i) { sink += i; __asm__ volatile(""); }
+__attribute__((noinline)) void child_fn(long i) { sink += i; __asm__ volatile(""); }
+__attribute__((noinline)) void after(long i) { sink += i; __asm__ volatile(""); }
+__attribute__((noinline)) void spin(long i) { sink += i; __asm__ volatile(""); }
+
+/* guarded() alone on its page: the next function starts a page further */
+__attribute__((noinline, aligned(4096), section(".text.robust_guard"))) void guarded(long i)
+{
+	sink += i;
+	__asm__ volatile("");
+}
+__attribute__((noinline, aligned(4096), section(".text.robust_guard"))) void guard_end(long i)
+{
+	sink -= i;
+	__asm__ volatile("");
+}
+
+static char *dir;
+
+static void nap_ms(long ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&t, &t))
+		;
+}
+
+static int there(const char *name)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s/%s", dir, name);
+	return access(p, F_OK) == 0;
+}
+
+/* Wait (at most 120 s) for DIR/name. */
+static void wait_file(const char *name)
+{
+	for (int i = 0; i < 12000 && !there(name); i++)
+		nap_ms(10);
+}
+
+static void say(const char *s)
+{
+	printf("%s\n", s);
+	fflush(stdout);
+}
+
+static atomic_long busy_calls;
+
+static void *busy_thread(void *arg)
+{
+	(void)arg;
+	long n = 0;
+	while (!there("stop")) {
+		for (int i = 0; i < 1000; i++)
+			spin(i);
+		n += 1000;
+		nap_ms(1);
+	}
+	atomic_fetch_add(&busy_calls, n);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: robust MODE DIR\n");
+		return 2;
+	}
+	dir = argv[2];
+	if (!strcmp(argv[1], "show")) {
+		for (long i = 0; i < 200000; i++)
+			work(i);
+		say("ready");
+		wait_file("go");
+		pid_t c = fork();
+		if (c == 0)
+			_exit(0);
+		int st = -1;
+		if (c < 0 || waitpid(c, &st, 0) != c || st != 0)
+			say("fork failed");
+		void *h = dlopen("libm.so.6", RTLD_NOW);
+		if (!h)
+			say("dlopen failed");
+		say("forked");
+		wait_file("end");
+		return 0;
+	}
+	if (!strcmp(argv[1], "rate")) {
+		long n = 0;
+		while (!there("stop")) {
+			for (int i = 0; i < 1000; i++)
+				tick(i);
+			n += 1000;
+			nap_ms(10);
+		}
+		printf("calls %ld\n", n);
+		return 0;
+	}
+	if (!strcmp(argv[1], "busy")) {
+		pthread_t t[3];
+		for (int i = 0; i < 3; i++)
+			pthread_create(&t[i], NULL, busy_thread, NULL);
+		for (int i = 0; i < 3; i++)
+			pthread_join(t[i], NULL);
+		printf("calls %ld\n", atomic_load(&busy_calls));
+		return 0;
+	}
+	if (!strcmp(argv[1], "guard")) {
+		uintptr_t page = (uintptr_t)guarded & ~(uintptr_t)4095;
+		if (mprotect((void *)page, 4096, PROT_NONE)) {
+			perror("mprotect");
+			return 1;
+		}
+		say("ready");
+		wait_file("go");
+		if (mprotect((void *)page, 4096, PROT_READ | PROT_EXEC)) {
+			perror("mprotect");
+			return 1;
+		}
+		for (int i = 0; i < 3; i++)
+			guarded(i);
+		guard_end(1);
+		say("called");
+		return 0;
+	}
+	if (!strcmp(argv[1], "rawfork")) {
+		for (long i = 0; i < 1000; i++)
+			before(i);
+		long c = syscall(SYS_fork);
+		if (c == 0) {
+			for (long i = 0; i < 5; i++)
+				child_fn(i);
+			exit(0);
+		}
+		int st = -1;
+		if (c < 0 || waitpid((pid_t)c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st))
+			printf("child status %d\n", st);
+		say("ready");
+		wait_file("go");
+		for (long i = 0; i < 7; i++)
+			after(i);
+		return 0;
+	}
+	fprintf(stderr, "robust: unknown mode %s\n", argv[1]);
+	return 2;
+}
