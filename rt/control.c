@@ -10,6 +10,9 @@
  * MCOUNT_TRACE_OUTPUT while the program runs.  The protocol: one request
  * line `VERB[ ARG...]`, one status line (`ok`, `ok N` or `error: MESSAGE`),
  * then the verb's payload until the connection closes (mcount-trace(1)).
+ * The control thread reads the request lines of every connection at once
+ * and never waits on one; each request is answered by a thread of its
+ * own (struct conn).
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64          /* a trace file past 2 GiB on a 32-bit system */
@@ -327,8 +330,11 @@ static void set_tracer(int t)
 
 /* ---- the control socket ---- */
 
-/* The time a client has to take each 64 KiB of an answer
- * (mcount-trace(1), SECURITY). */
+/* Connections open at once; the time a client has to send its request
+ * line, from the accept; the time it has to take each 64 KiB of an
+ * answer (mcount-trace(1), SECURITY). */
+#define MT_CONN_MAX 32
+#define MT_REQ_MS 5000
 #define MT_SEND_MS 5000
 
 /* The socket's path, DIR/PID, into sock_path: DIR is MCOUNT_TRACE_DIR,
@@ -584,38 +590,9 @@ static void verb_status(int fd)
 	pthread_mutex_unlock(&mt_reg.lock);
 }
 
-static void serve(int fd)
+/* One request line (without its newline), answered on fd. */
+static void serve(int fd, char *line)
 {
-	struct ucred cred;
-	socklen_t cl = sizeof cred;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) || cred.uid != getuid()) {
-		reply(fd, "error: permission denied\n");
-		return;
-	}
-	struct timeval tv = { 5, 0 };
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-	tv.tv_sec = MT_SEND_MS / 1000;
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-	char line[4096];
-	size_t n = 0;
-	while (n < sizeof line - 1) {
-		ssize_t r = read(fd, line + n, sizeof line - 1 - n);
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-		if (memchr(line, '\n', n))
-			break;
-	}
-	line[n] = 0;
-	char *nl = strchr(line, '\n');
-	if (!nl) {
-		if (n == sizeof line - 1)
-			reply(fd, "error: a request of more than %zu bytes\n", sizeof line - 1);
-		else
-			reply(fd, "error: no request line\n");
-		return;
-	}
-	*nl = 0;
 	char *args = strchr(line, ' ');
 	if (args)
 		*args++ = 0;
@@ -685,6 +662,140 @@ static void serve(int fd)
 	}
 }
 
+/* The connections: a request line is read by the control thread, with
+ * every other connection's, for at most MT_REQ_MS from the accept; then
+ * a thread of its own answers it, whose writes to the client wait at
+ * most MT_SEND_MS for the client to take each 64 KiB.  So no client, idle,
+ * dribbling or not reading, stalls the drain or another client.  At
+ * most MT_CONN_MAX are open at once; one more is told so and closed. */
+struct conn {
+	atomic_int fd1;               /* the socket + 1; 0: a free slot */
+	bool reading;                 /* the control thread's: reading the line */
+	uint64_t deadline;            /* of the request line (ns, CLOCK_MONOTONIC) */
+	size_t n;
+	char line[4096];
+};
+static struct conn conns[MT_CONN_MAX];
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A short answer to a connection no thread serves: never waits. */
+static void tell(int fd, const char *msg)
+{
+	ssize_t r = send(fd, msg, strlen(msg), MSG_DONTWAIT | MSG_NOSIGNAL);
+	(void)r;
+}
+
+/* The slot is free before the socket is closed: a fork in between
+ * leaves the child a copy it does not know of (closed at its exec),
+ * never a number it would close that is no longer a connection. */
+static void conn_close(struct conn *c)
+{
+	int fd = atomic_load(&c->fd1) - 1;
+	c->reading = false;
+	atomic_store(&c->fd1, 0);
+	close(fd);
+}
+
+static void *conn_thread(void *arg)
+{
+	struct conn *c = arg;
+	int fd = atomic_load(&c->fd1) - 1;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	struct timeval tv = { MT_SEND_MS / 1000, 0 };
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	serve(fd, c->line);
+	conn_close(c);
+	return NULL;
+}
+
+static void conn_accept(void)
+{
+	for (int k = 0; k < 2 * MT_CONN_MAX; k++) {
+		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0) {
+			if (errno == EBADF || errno == ENOTSOCK || errno == EINVAL) {
+				/* The program closed the socket (and may reuse its
+				 * number): the control channel is gone. */
+				mt_msg("%s: closed by the program: no control channel", sock_path);
+				listen_fd = -1;
+			}
+			return;
+		}
+		struct ucred cred;
+		socklen_t cl = sizeof cred;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) || cred.uid != getuid()) {
+			tell(fd, "error: permission denied\n");
+			close(fd);
+			continue;
+		}
+		struct conn *c = NULL;
+		for (size_t i = 0; i < MT_CONN_MAX && !c; i++)
+			if (!atomic_load(&conns[i].fd1))
+				c = &conns[i];
+		if (!c) {
+			char msg[128];
+			snprintf(msg, sizeof msg, "error: %d connections open already, the most there may be: "
+				 "try again\n", MT_CONN_MAX);
+			tell(fd, msg);
+			close(fd);
+			continue;
+		}
+		c->n = 0;
+		c->deadline = now_ns() + (uint64_t)MT_REQ_MS * 1000000u;
+		c->reading = true;
+		atomic_store(&c->fd1, fd + 1);
+	}
+}
+
+/* What the connection c sent: a whole line goes to a thread of its own. */
+static void conn_read(struct conn *c)
+{
+	int fd = atomic_load(&c->fd1) - 1;
+	ssize_t r = read(fd, c->line + c->n, sizeof c->line - 1 - c->n);
+	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (r <= 0) {
+		if (c->n)
+			tell(fd, "error: no request line\n");
+		conn_close(c);
+		return;
+	}
+	c->n += (size_t)r;
+	c->line[c->n] = 0;
+	char *nl = memchr(c->line, '\n', c->n);
+	if (!nl) {
+		if (c->n == sizeof c->line - 1) {
+			char msg[80];
+			snprintf(msg, sizeof msg, "error: a request of more than %zu bytes\n", sizeof c->line - 1);
+			tell(fd, msg);
+			conn_close(c);
+		}
+		return;
+	}
+	*nl = 0;
+	c->reading = false;
+	pthread_t t;
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	int e = pthread_create(&t, &at, conn_thread, c);
+	pthread_attr_destroy(&at);
+	if (e) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "error: no thread to answer with: %s\n", strerror(e));
+		tell(fd, msg);
+		conn_close(c);
+	}
+}
+
 /* Serve requests; with an output file, drain the buffers every 20 ms,
  * and every millisecond while drains find events: a thread calling a
  * traced function every 100 ns fills a default buffer in 13 ms, and a
@@ -693,21 +804,46 @@ static void *control_thread(void *arg)
 {
 	(void)arg;
 	int wait = out_path && *out_path ? 20 : 1000;
+	uint64_t drained = now_ns();
 	for (;;) {
-		struct pollfd p = { listen_fd, POLLIN, 0 };
-		int r = poll(&p, 1, wait);
-		if (r > 0) {
-			int c = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
-			if (c >= 0) {
-				serve(c);
-				close(c);
-			} else if (errno == EBADF || errno == ENOTSOCK || errno == EINVAL) {
-				/* The program closed the socket (and may reuse its
-				 * number): the control channel is gone. */
-				mt_msg("%s: closed by the program: no control channel", sock_path);
-				listen_fd = -1;
-			}
+		struct pollfd p[1 + MT_CONN_MAX];
+		struct conn *pc[1 + MT_CONN_MAX];
+		nfds_t np = 0;
+		uint64_t now = now_ns(), next = drained + (uint64_t)wait * 1000000u;
+		if (listen_fd >= 0) {
+			p[np] = (struct pollfd){ listen_fd, POLLIN, 0 };
+			pc[np++] = NULL;
 		}
+		for (size_t i = 0; i < MT_CONN_MAX; i++) {
+			struct conn *c = &conns[i];
+			if (!atomic_load(&c->fd1) || !c->reading)
+				continue;
+			if (now >= c->deadline) {
+				char msg[80];
+				snprintf(msg, sizeof msg, "error: no request line in %d s\n", MT_REQ_MS / 1000);
+				tell(atomic_load(&c->fd1) - 1, msg);
+				conn_close(c);
+				continue;
+			}
+			if (c->deadline < next)
+				next = c->deadline;
+			p[np] = (struct pollfd){ atomic_load(&c->fd1) - 1, POLLIN, 0 };
+			pc[np++] = c;
+		}
+		int ms = next > now ? (int)((next - now) / 1000000u) + 1 : 0;
+		int r = poll(p, np, ms);
+		for (nfds_t i = 0; r > 0 && i < np; i++) {
+			if (!p[i].revents)
+				continue;
+			if (pc[i])
+				conn_read(pc[i]);
+			else
+				conn_accept();
+		}
+		now = now_ns();
+		if (now - drained < (uint64_t)wait * 1000000u)
+			continue;
+		drained = now;
 		long n = drain_output();
 		if (out_path && *out_path)
 			wait = n > 0 && (uint64_t)n > mt_buffer_events / 64 ? 1 : 20;
@@ -725,9 +861,9 @@ static void start_control(void)
 		struct sockaddr_un a = { .sun_family = AF_UNIX };
 		memcpy(a.sun_path, sock_path, sizeof a.sun_path);
 		unlink(sock_path);
-		listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (listen_fd < 0 || bind(listen_fd, (struct sockaddr *)&a, sizeof a) ||
-		    chmod(sock_path, 0600) || listen(listen_fd, 8)) {
+		    chmod(sock_path, 0600) || listen(listen_fd, 2 * MT_CONN_MAX)) {
 			mt_msg("%s: %s: no control channel", sock_path, strerror(errno));
 			if (listen_fd >= 0)
 				close(listen_fd);
@@ -789,8 +925,14 @@ static void atfork_child(void)
 	if (out_fd >= 0 && out_fd != 2 && out_fd != err_fd)
 		close(out_fd);              /* (the copy of stderr: the child's too) */
 	out_fd = -1;
+	if (listen_fd >= 0)
+		close(listen_fd);
 	listen_fd = -1;
 	sock_path[0] = 0;
+	/* the parent's clients: their answers are the parent's to give */
+	for (size_t i = 0; i < MT_CONN_MAX; i++)
+		if (atomic_load(&conns[i].fd1))
+			conn_close(&conns[i]);
 	start_control();
 }
 

@@ -7,9 +7,14 @@
 #     and exit go on (no lock of theirs is held while a client is
 #     written to), and the client is dropped, said, after the bound
 #     mcount-trace(1) gives;
+#   - ten idle connections and one that sends a byte every 2 s: a
+#     status request still gets its answer at once, the drain goes on
+#     (MCOUNT_TRACE_FULL=wait loses nothing), the dawdlers are dropped;
+#   - 32 idle connections, the most there may be: one more is refused,
+#     with a message.
 # The bounds below (8 s, 5 s) are well under what the faults cost before
-# (the program frozen for as long as the client stayed), and well over
-# what a loaded machine needs.
+# (the program frozen for as long as the client stayed, requests queued
+# 5 s per idle connection), and well over what a loaded machine needs.
 use strict;
 use warnings;
 use Test::More;
@@ -131,6 +136,82 @@ for my $case (['preloaded', $prog, 1], ['linked in', $prog_a, 0]) {
     close $c2 if $c2;
     my @other = grep { !/^mcount-trace: control socket: a client read too slowly: dropped/ } split /\n/, slurp_or("$d/err");
     is_deeply(\@other, [], "show, $name: no other message");
+}
+
+# ---- idle connections and a client that sends a byte every 2 s ----
+{
+    my $d = tmpdir();
+    my $t = "$d/trace";
+    my $pid = start_bg([$prog, 'rate', $d], out => "$d/out", err => "$d/err",
+        env => { LD_PRELOAD => $SO, MCOUNT_TRACE_FILTER => 'tick', MCOUNT_TRACE_OUTPUT => $t,
+            MCOUNT_TRACE_FULL => 'wait', MCOUNT_TRACE_BUFFER => 16384 });
+    ok(wait_for(30, sub { -S "$ctl/$pid" }), 'dawdlers: the program listens');
+    my @idle;
+    my $end = time + 10;
+    while (@idle < 10 && time < $end) {
+        my $s = connect_to($pid, $end) or last;
+        push @idle, $s;
+    }
+    is(scalar @idle, 10, 'dawdlers: ten idle connections are made');
+    # a client that sends "status\n" a byte every 2 s
+    my $drip = fork // die "fork: $!";
+    if (!$drip) {
+        my $s = connect_to($pid, time + 10) or POSIX::_exit(1);
+        for my $ch (split //, "status\n") {
+            syswrite $s, $ch;
+            sleep 2;
+        }
+        sleep 2;
+        POSIX::_exit(0);
+    }
+    sleep 0.5;
+    my @slow;
+    for my $i (1 .. 6) {
+        my ($ans, $dt) = request($pid, 'status', 5);
+        push @slow, sprintf('%d: %s (%.1f s)', $i, defined $ans ? 'answered' : 'no answer', $dt)
+            unless defined $ans && $ans =~ /\Aok\npid: $pid\n/;
+        sleep 0.5;
+    }
+    is_deeply(\@slow, [], 'dawdlers: six status requests in 5 s each, each answered in less than 5 s');
+    my ($ans) = request($pid, 'status', 5);
+    my ($lost_now) = ($ans // '') =~ /^events lost: (\d+)$/m;
+    is($lost_now, 0, 'dawdlers: status says no event was lost');
+    sleep 2;
+    touch("$d/stop");
+    my $st = stop_bg($pid, 60);
+    waitpid $drip, 0;
+    close $_ for @idle;
+    is($st, 0, 'dawdlers: the program exits 0') or diag slurp_or("$d/err");
+    my ($calls) = slurp_or("$d/out") =~ /^calls (\d+)$/m;
+    my ($n, $lost, $err) = counts($t);
+    is_deeply($err, [], 'dawdlers: the trace is well formed');
+    is($lost, 0, 'dawdlers: no event lost');
+    is($n->{tick} // 0, $calls // -1, 'dawdlers: every call is in the trace (' . ($calls // '?') . ')');
+    unlike(slurp_or("$d/err"), qr/waits given up|lost/, 'dawdlers: nothing said of lost events');
+}
+
+# ---- a listener at its limit refuses with a message ----
+{
+    my $d = tmpdir();
+    my $pid = start_bg([$prog, 'rate', $d], out => "$d/out", err => "$d/err",
+        env => { LD_PRELOAD => $SO, MCOUNT_TRACE_FILTER => 'tick' });
+    ok(wait_for(30, sub { -S "$ctl/$pid" }), 'limit: the program listens');
+    my @idle;
+    my $end = time + 10;
+    while (@idle < 32 && time < $end) {
+        my $s = connect_to($pid, $end) or last;
+        push @idle, $s;
+    }
+    is(scalar @idle, 32, 'limit: 32 idle connections are made');
+    sleep 0.5;
+    my ($ans) = request($pid, 'status', 5);
+    like($ans // '', qr/\Aerror: \d+ connections open already, the most there may be: try again\n\z/,
+        'limit: one more is refused, with a message');
+    close $_ for @idle;
+    my $got = wait_for(8, sub { my ($a) = request($pid, 'status', 2); ($a // '') =~ /\Aok\n/ });
+    ok($got, 'limit: once they are closed, a request is answered');
+    touch("$d/stop");
+    is(stop_bg($pid, 60), 0, 'limit: the program exits 0');
 }
 
 done_testing();
