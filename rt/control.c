@@ -386,16 +386,30 @@ static void reply(int fd, const char *fmt, ...)
 		mt_write_all(fd, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
+/* Why a pass failed, as it failed (registry lock held): the site it
+ * could not read, or errno's reason. */
+static void why_not(char *out, size_t len)
+{
+	int e = errno;
+	const char *why = mt_apply_why();
+	snprintf(out, len, "%s", e == EFAULT && *why ? why : strerror(e));
+	errno = e;
+}
+
 /* A filter and the pass that makes the code follow it, for the socket
  * and the API alike: the functions changed, or -1 with errno set and
- * *bad saying whether the filter (not the pass) failed. */
-static long filter_apply(const char *filter, int what, bool *bad)
+ * *bad saying whether the filter (not the pass) failed, and why a pass
+ * failed in why (if not NULL; 256 bytes). */
+static long filter_apply(const char *filter, int what, bool *bad, char *why)
 {
 	pthread_mutex_lock(&mt_reg.lock);
 	long n = mt_filter(filter, what);
 	*bad = n < 0;
-	if (n >= 0 && mt_apply())
+	if (n >= 0 && mt_apply()) {
 		n = -1;
+		if (why)
+			why_not(why, 256);
+	}
 	int err = errno;
 	pthread_mutex_unlock(&mt_reg.lock);
 	errno = err;
@@ -435,7 +449,9 @@ static long events_apply(const char *list, char *err, size_t errlen)
 		total = -1;
 	}
 	if (given && mt_apply()) {          /* what was given so far stands */
-		snprintf(err, errlen, "cannot change the code: %s", strerror(errno));
+		char why[256];
+		why_not(why, sizeof why);
+		snprintf(err, errlen, "cannot change the code: %.200s", why);
 		total = -1;
 	}
 	int e = errno;
@@ -489,12 +505,13 @@ static long write_doc(int fd, enum mt_fmt fmt, int wait_ms)
 static void verb_filter(int fd, const char *args, int what)
 {
 	bool bad;
-	long n = filter_apply(args, what, &bad);
+	char why[256];
+	long n = filter_apply(args, what, &bad, why);
 	if (n < 0 && bad)
 		reply(fd, "error: %s\n", errno == EINVAL ? "no filter given, or a glob it cannot take (a leading !, an "
 		      "empty :mod:)" : strerror(errno));
 	else if (n < 0)
-		reply(fd, "error: cannot change the code: %s\n", strerror(errno));
+		reply(fd, "error: cannot change the code: %s\n", why);
 	else
 		reply(fd, "ok %ld\n", n);
 }
@@ -1096,7 +1113,7 @@ static int api_filter(const char *filter, int what)
 		return -1;
 	}
 	bool bad;
-	return (int)filter_apply(filter, what, &bad);
+	return (int)filter_apply(filter, what, &bad, NULL);
 }
 
 int mcount_trace_enable(const char *filter) { return api_filter(filter, 1); }

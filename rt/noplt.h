@@ -119,6 +119,7 @@ extern void *__dso_handle __attribute__((visibility("hidden")));
 #define pthread_mutexattr_init(...) MT_GOT_CALL(pthread_mutexattr_init)(__VA_ARGS__)
 #define pthread_mutexattr_settype(...) MT_GOT_CALL(pthread_mutexattr_settype)(__VA_ARGS__)
 #define pthread_setname_np(...) MT_GOT_CALL(pthread_setname_np)(__VA_ARGS__)
+#define pread(...) MT_GOT_CALL(pread)(__VA_ARGS__)
 #define pwrite(...) MT_GOT_CALL(pwrite)(__VA_ARGS__)
 #define qsort(...) MT_GOT_CALL(qsort)(__VA_ARGS__)
 #define raise(...) MT_GOT_CALL(raise)(__VA_ARGS__)

@@ -33,10 +33,12 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "cpu.h"
@@ -435,18 +437,81 @@ static int write_pokes(const struct poke *p, size_t n)
 	return 0;
 }
 
-static void refused_now(struct mt_site *s, bool changed)
+/* A site refused for good: its bytes (p, as read) are not this
+ * library's, or its page holds the code that writes sites. */
+static void refused_now(struct mt_site *s, bool changed, const unsigned char *p)
 {
 	const struct mt_object *o = mt_reg.objs[s->obj];
-	const unsigned char *p = (const unsigned char *)s->addr;
 	atomic_store(&s->refused, true);
 	mt_reg.bad_sites++;
+	unsigned char b[5] = { 0 };
+	memcpy(b, p, s->len < sizeof b ? s->len : sizeof b);
 	if (changed)
 		mt_msg("%s: %#lx <%s>: changed by someone else (bytes %02x %02x %02x %02x %02x): left alone",
-		       o->name, (unsigned long)s->addr, mt_reg.funcs[s->func].name, p[0], p[1], p[2], p[3], p[4]);
+		       o->name, (unsigned long)s->addr, mt_reg.funcs[s->func].name, b[0], b[1], b[2], b[3], b[4]);
 	else
 		mt_msg("%s: %#lx <%s>: on a page of the tracer's own code that writes sites: left alone",
 		       o->name, (unsigned long)s->addr, mt_reg.funcs[s->func].name);
+}
+
+/* Why the last pass failed to change a site it could not read (EFAULT),
+ * for the caller's error (registry lock held). */
+static char apply_why[256];
+
+const char *mt_apply_why(void)
+{
+	return apply_why;
+}
+
+/* The bytes of a site as memory holds them (s->len of them into b),
+ * read by the kernel as /proc/self/mem writes them, never by a load of
+ * the library's, which a page the program made inaccessible would
+ * turn into a SIGSEGV: process_vm_readv on this process, which fails
+ * (EFAULT) where the program itself could not read, as on a PROT_NONE
+ * page.  Where that system call is refused (ENOSYS, or EPERM from a
+ * seccomp filter), /proc/self/mem itself, which cannot fault either.
+ * 0, or -1 with errno. */
+static int site_read(const struct mt_site *s, unsigned char *b)
+{
+	struct iovec local = { b, s->len }, remote = { (void *)s->addr, s->len };
+	long r = syscall(SYS_process_vm_readv, (long)getpid(), &local, 1L, &remote, 1L, 0L);
+	if (r == (long)s->len)
+		return 0;
+	if (r >= 0 || (errno != ENOSYS && errno != EPERM)) {
+		if (r >= 0)
+			errno = EFAULT;
+		return -1;
+	}
+	int fd = mem_fd >= 0 ? mem_fd : open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	off_t off = (off_t)s->addr;
+	ssize_t n;
+	if (off >= 0) {
+		n = pread(fd, b, s->len, off);
+	} else {
+		errno = 0;                /* (sparc64's high addresses: see mem_write) */
+		n = lseek(fd, off, SEEK_SET) == -1 && errno ? -1 : read(fd, b, s->len);
+	}
+	int e = n == (ssize_t)s->len ? 0 : n >= 0 ? EFAULT : errno;
+	if (fd != mem_fd)
+		close(fd);
+	errno = e;
+	return e ? -1 : 0;
+}
+
+/* A site this pass cannot read: said, left in its state (not refused:
+ * the program may make its page readable again, and a later change of
+ * its function tries again). */
+static void unreadable_now(const struct mt_site *s, int err)
+{
+	const struct mt_object *o = mt_reg.objs[s->obj];
+	char why[sizeof apply_why];
+	snprintf(why, sizeof why, "%s: %#lx <%s>: cannot be read (%s): left as it is", o->name,
+		 (unsigned long)s->addr, mt_reg.funcs[s->func].name, strerror(err));
+	mt_msg("%s", why);
+	if (!*apply_why)
+		memcpy(apply_why, why, sizeof why);
 }
 
 /* ---- fenced pages (mt_arch.fence_pages) ---- */
@@ -585,6 +650,7 @@ static int apply_fenced(struct mt_site **batch, size_t n, struct poke *pk, struc
 struct collect {
 	struct mt_site **batch;
 	size_t n;
+	size_t unreadable;            /* sites left out: their bytes cannot be read */
 };
 
 /* A site whose function's flag says another state joins the batch. */
@@ -597,11 +663,16 @@ static void collect_site(struct mt_site *s, void *arg)
 		return;
 	/* Never write over bytes that are not what this library left
 	 * there: a debugger's breakpoint, another tool's patch. */
-	unsigned char b[16];
+	unsigned char b[16], cur[16];
 	mt_arch.bytes(s, now, b);
-	bool changed = memcmp((const void *)s->addr, b, s->len) != 0;
+	if (site_read(s, cur)) {
+		unreadable_now(s, errno);
+		c->unreadable++;
+		return;
+	}
+	bool changed = memcmp(cur, b, s->len) != 0;
 	if (changed || (mt_arch.fence_pages && near_fence_code(s))) {
-		refused_now(s, changed);
+		refused_now(s, changed, cur);
 		return;
 	}
 	c->batch[c->n++] = s;
@@ -808,7 +879,8 @@ int mt_apply(void)
 		}
 		cap = v->n;
 	}
-	struct collect c = { batch_mem, 0 };
+	struct collect c = { batch_mem, 0, 0 };
+	apply_why[0] = 0;
 	mt_each_changed_site(collect_site, &c);
 	struct mt_site **batch = c.batch;
 	size_t n = c.n;
@@ -875,6 +947,10 @@ int mt_apply(void)
 		if (rc)
 			want_as_is(batch, n);
 		errno = saved;
+	}
+	if (!rc && c.unreadable) {
+		errno = EFAULT;           /* the others were changed: apply_why says which not */
+		rc = -1;
 	}
 	return rc;
 }

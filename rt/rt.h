@@ -562,8 +562,14 @@ MT_HIDDEN const char *mt_name_of(uintptr_t addr, char *buf, size_t len);
 MT_HIDDEN int mt_patch_init(void);
 MT_HIDDEN void mt_patch_after_fork(void);
 /* Bring every live site to its function's wanted state, with the
- * breakpoint protocol; lock held.  Returns 0 or -1 with errno. */
+ * breakpoint protocol; lock held.  Returns 0 or -1 with errno.  A
+ * site's bytes are read only as they are written, through the kernel
+ * (a page the program made unreadable is an error, never a fault). */
 MT_HIDDEN int mt_apply(void);
+/* After mt_apply failed with EFAULT: which site it could not read (its
+ * page made inaccessible by the program), as a message; the sites it
+ * could read were changed. */
+MT_HIDDEN const char *mt_apply_why(void);
 MT_HIDDEN void mt_claim_signals(void);
 /* A trampoline: the address of code[0..len) in a page mapped within
  * reach bytes of near, both ways; a page made before for the same code,

@@ -10,6 +10,9 @@
 #   - ten idle connections and one that sends a byte every 2 s: a
 #     status request still gets its answer at once, the drain goes on
 #     (MCOUNT_TRACE_FULL=wait loses nothing), the dawdlers are dropped;
+#   - enable of a function whose page the program made PROT_NONE: an
+#     error, and the program runs on (the site is read as it is
+#     written, through the kernel, never by a load that can fault);
 #   - 32 idle connections, the most there may be: one more is refused,
 #     with a message.
 # The bounds below (8 s, 5 s) are well under what the faults cost before
@@ -212,6 +215,26 @@ for my $case (['preloaded', $prog, 1], ['linked in', $prog_a, 0]) {
     ok($got, 'limit: once they are closed, a request is answered');
     touch("$d/stop");
     is(stop_bg($pid, 60), 0, 'limit: the program exits 0');
+}
+
+# ---- enable on a function whose page is PROT_NONE ----
+for my $case (['preloaded', $prog, 1], ['linked in', $prog_a, 0]) {
+    my ($name, $p, $pre) = @$case;
+    my $d = tmpdir();
+    my $pid = start_bg([$p, 'guard', $d], out => "$d/out", err => "$d/err",
+        env => { ($pre ? (LD_PRELOAD => $SO) : ()), MCOUNT_TRACE_OUTPUT => "$d/trace" });
+    ok(wait_for(30, sub { slurp_or("$d/out") =~ /^ready$/m && -S "$ctl/$pid" }), "guard, $name: the program is ready");
+    my ($rc, $out, $err) = mt_cli('enable', $pid, 'guarded');
+    isnt($rc, 0, "guard, $name: enable of a function on a PROT_NONE page fails");
+    like($err, qr/guarded.*cannot be read/, "guard, $name: and says why") or diag $err;
+    ($rc, $out, $err) = mt_cli('status', $pid);
+    is($rc, 0, "guard, $name: the program still answers") or diag $err;
+    touch("$d/go");
+    my $st = stop_bg($pid, 30);
+    is($st, 0, "guard, $name: the program exits 0") or diag slurp_or("$d/err");
+    like(slurp_or("$d/out"), qr/^called$/m, "guard, $name: and its function ran");
+    like(slurp_or("$d/err"), qr/^mcount-trace: robust(_a)?: 0x[0-9a-f]+ <guarded>: cannot be read \(.*\): left as it is$/m,
+        "guard, $name: the program's standard error says it too");
 }
 
 done_testing();
