@@ -50,6 +50,17 @@ static bool control_on = true;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static int listen_fd = -1;
 static pid_t owner;                   /* the process the socket and output belong to */
+/* The process the library started in, or last saw forked (its atfork
+ * handler ran).  Another PID is a process made without the library's
+ * knowing (a raw clone or fork system call, glibc's _Fork): it has a
+ * copy of the parent's buffers, descriptors and socket name, none of
+ * them its own, so it writes no trace and removes no socket. */
+static pid_t me;
+
+static bool unseen_child(void)
+{
+	return getpid() != me;
+}
 static atomic_bool tracing_off;       /* the code cannot be changed */
 
 void mt_msg(const char *fmt, ...)
@@ -281,6 +292,8 @@ static void say_write_error(int err)
 /* Returns the number of events written (file_lock held). */
 static long drain_locked(void)
 {
+	if (unseen_child())
+		return 0;
 	say_nobuf(false);
 	if (out_ended)
 		return 0;          /* after the end of a Chrome document: nothing */
@@ -302,6 +315,8 @@ static long drain_locked(void)
 
 static long drain_output(void)
 {
+	if (unseen_child())
+		return 0;             /* (the lock may be a copy of one a thread held) */
 	pthread_mutex_lock(&file_lock);
 	long n = drain_locked();
 	pthread_mutex_unlock(&file_lock);
@@ -934,6 +949,7 @@ static void atfork_child(void)
 	pthread_mutexattr_destroy(&a);
 	mt_output_reinit();
 	pthread_mutex_init(&file_lock, NULL);
+	me = getpid();
 	out_first = true;
 	mt_unwritten_events = 0;            /* (the parent's to say) */
 	memset(write_errors_said, 0, sizeof write_errors_said);
@@ -1002,6 +1018,7 @@ __attribute__((constructor(101))) static void mt_init(void)
 	if (done)
 		return;
 	done = true;
+	me = getpid();
 	const char *own = mt_env("MCOUNT_TRACE_OWNER");
 	owner = own && *own ? (pid_t)atol(own) : getpid();
 	if ((!own || !*own) && !secure())
@@ -1081,6 +1098,8 @@ __attribute__((constructor(101))) static void mt_init(void)
 
 __attribute__((destructor(101))) static void mt_fini(void)
 {
+	if (unseen_child())
+		return;               /* nothing here is its own */
 	pthread_mutex_lock(&file_lock);
 	drain_locked();
 	if (out_fd >= 0)

@@ -13,6 +13,9 @@
 #   - enable of a function whose page the program made PROT_NONE: an
 #     error, and the program runs on (the site is read as it is
 #     written, through the kernel, never by a load that can fault);
+#   - a child of a raw fork system call (no atfork handler runs) that
+#     calls exit(): the parent's socket stays, the parent's file gets no
+#     event twice and none of the child's;
 #   - 32 idle connections, the most there may be: one more is refused,
 #     with a message.
 # The bounds below (8 s, 5 s) are well under what the faults cost before
@@ -235,6 +238,29 @@ for my $case (['preloaded', $prog, 1], ['linked in', $prog_a, 0]) {
     like(slurp_or("$d/out"), qr/^called$/m, "guard, $name: and its function ran");
     like(slurp_or("$d/err"), qr/^mcount-trace: robust(_a)?: 0x[0-9a-f]+ <guarded>: cannot be read \(.*\): left as it is$/m,
         "guard, $name: the program's standard error says it too");
+}
+
+# ---- a child of a raw fork system call ----
+for my $case (['preloaded', $prog, 1], ['linked in', $prog_a, 0]) {
+    my ($name, $p, $pre) = @$case;
+    my $d = tmpdir();
+    my $t = "$d/trace";
+    my $pid = start_bg([$p, 'rawfork', $d], out => "$d/out", err => "$d/err",
+        env => { ($pre ? (LD_PRELOAD => $SO) : ()), MCOUNT_TRACE_OUTPUT => $t,
+            MCOUNT_TRACE_FILTER => 'before,child_fn,after' });
+    my $ready = wait_for(30, sub { slurp_or("$d/out") =~ /^ready$/m });
+    ok($ready, "raw fork, $name: the child exited, the parent goes on") or diag slurp_or("$d/err");
+    ok(-S "$ctl/$pid", "raw fork, $name: the parent's socket is still there");
+    my ($ans) = request($pid, 'status', 10);
+    like($ans // '', qr/\Aok\npid: $pid\n/, "raw fork, $name: and answers");
+    touch("$d/go");
+    is(stop_bg($pid, 30), 0, "raw fork, $name: the parent exits 0") or diag slurp_or("$d/err");
+    unlike(slurp_or("$d/out"), qr/child status/, "raw fork, $name: the child exited 0");
+    my ($n, $lost, $err) = counts($t);
+    is_deeply($err, [], "raw fork, $name: the parent's trace is well formed");
+    is_deeply($n, { before => 1000, after => 7 }, "raw fork, $name: the parent's file has its own events, each once");
+    is_deeply([glob "$t.*"], [], "raw fork, $name: the child wrote no file");
+    is(slurp_or("$d/err"), '', "raw fork, $name: no message");
 }
 
 done_testing();
