@@ -16,8 +16,10 @@
 #   - a child of a raw fork system call (no atfork handler runs) that
 #     calls exit(): the parent's socket stays, the parent's file gets no
 #     event twice and none of the child's;
-#   - 32 idle connections, the most there may be: one more is refused,
-#     with a message.
+#   - a fuzz of the protocol: random verbs and arguments, partial lines,
+#     stalls and many connections at once against a running program,
+#     which keeps its output and exit status, while well-formed requests
+#     get their answers in time.
 # The bounds below (8 s, 5 s) are well under what the faults cost before
 # (the program frozen for as long as the client stayed, requests queued
 # 5 s per idle connection), and well over what a loaded machine needs.
@@ -261,6 +263,109 @@ for my $case (['preloaded', $prog, 1], ['linked in', $prog_a, 0]) {
     is_deeply($n, { before => 1000, after => 7 }, "raw fork, $name: the parent's file has its own events, each once");
     is_deeply([glob "$t.*"], [], "raw fork, $name: the child wrote no file");
     is(slurp_or("$d/err"), '', "raw fork, $name: no message");
+}
+
+# ---- a fuzz of the protocol ----
+# Random verbs and arguments, garbage, long and binary lines, lines sent
+# in pieces or cut off, connections left stalled or closed at once, a
+# burst over the limit, against three threads making events into the
+# output file.  Every whole request is answered (a status line) within
+# 5 s, a status in between each few, and the program's own output and
+# exit status are what they would be.
+{
+    my $d = tmpdir();
+    my $pid = start_bg([$prog, 'busy', $d], out => "$d/out", err => "$d/err",
+        env => { LD_PRELOAD => $SO, MCOUNT_TRACE_FILTER => 'spin', MCOUNT_TRACE_OUTPUT => "$d/trace" });
+    ok(wait_for(30, sub { -S "$ctl/$pid" }), 'fuzz: the program listens');
+    srand(99);
+    my @verbs = qw(list enable disable notrace stop show tracer event args retval status);
+    my @globs = ('spin', 'sp*', '*', 'nosuch', '!spin', ':mod:', 'spin:mod:robust', '*:mod:libc*', '[', '**?*',
+        "sp\tin", 'spin,nosuch', 'spin nosuch');
+    my @vals = ('text', 'json', 'chrome', 'bogus', 'function', 'function_graph', 'on', 'off', '0', '3', '99', '-1',
+        'spin(long i)', 'spin(int', 'spin(char *s, long i)', '(((', 'x' x 300, '');
+    my $arg = sub {
+        my $r = rand;
+        return $globs[rand @globs] if $r < 0.4;
+        return $vals[rand @vals] if $r < 0.8;
+        return join '', map { chr(32 + int rand 95) } 1 .. int rand 40;
+    };
+    my (@bad, @stalled);
+    my $answered = 0;
+    for my $i (1 .. 160) {
+        my $r = rand;
+        my $line;
+        if ($r < 0.7) {
+            $line = $verbs[rand @verbs];
+            $line .= ' ' . join(' ', map { $arg->() } 1 .. int rand 3) if rand() < 0.8;
+        } elsif ($r < 0.8) {
+            $line = join '', map { chr(32 + int rand 95) } 1 .. int rand 60;
+        } elsif ($r < 0.85) {
+            $line = join '', map { chr(int rand 256) =~ s/\n/ /r } 1 .. int rand 100;
+        } elsif ($r < 0.9) {
+            $line = 'status ' . ('y' x (3000 + int rand 3000));
+        } else {
+            $line = '';
+        }
+        my $how = rand;
+        if ($how < 0.6) {
+            # a whole request: an answer within 5 s
+            my ($ans, $dt) = request($pid, $line, 5);
+            if (length($line) >= 4095) {
+                push @bad, "$i: '" . substr($line, 0, 40) . "...': " . ($ans // 'no answer')
+                    unless ($ans // '') =~ /\Aerror: a request of more than 4095 bytes\n\z/;
+            } elsif (!defined $ans || $ans !~ /\A(ok( \d+)?|error: [^\n]+)\n/) {
+                push @bad, sprintf "%d: '%s': %s (%.1f s)", $i, substr($line, 0, 40), $ans // 'no answer', $dt;
+            } else {
+                $answered++;
+            }
+        } elsif ($how < 0.7) {
+            # in pieces, a little apart
+            my $s = connect_to($pid, time + 5) or next;
+            my $rest = "$line\n";
+            while (length $rest) {
+                syswrite $s, substr($rest, 0, 1 + int rand 8, '');
+                sleep 0.01;
+            }
+            close $s;
+        } elsif ($how < 0.8) {
+            # cut off: part of a line, then closed
+            my $s = connect_to($pid, time + 5) or next;
+            syswrite $s, substr($line, 0, int rand(length($line) + 1));
+            close $s;
+        } elsif ($how < 0.9) {
+            # stalled: part of a line, left open (at most 8 at a time)
+            my $s = connect_to($pid, time + 5) or next;
+            syswrite $s, substr($line, 0, int rand(length($line) + 1));
+            push @stalled, $s;
+            close(shift @stalled) while @stalled > 8;
+        } elsif ($how < 0.95) {
+            # connected, then closed at once
+            my $s = connect_to($pid, time + 5);
+            close $s if $s;
+        } else {
+            # a burst over the limit, all closed at once
+            my @burst;
+            for (1 .. 40) {
+                my $s = connect_to($pid, time + 1) or last;
+                push @burst, $s;
+            }
+            close $_ for @burst;
+        }
+        if ($i % 8 == 0) {
+            my $got = wait_for(6, sub { my ($a) = request($pid, 'status', 5); ($a // '') =~ /\Aok\npid: $pid\n/ });
+            push @bad, "$i: status not answered" unless $got;
+        }
+    }
+    close $_ for @stalled;
+    is_deeply(\@bad, [], "fuzz: every whole request answered in 5 s ($answered of them), and every status");
+    my ($ans) = request($pid, 'status', 5);
+    like($ans // '', qr/\Aok\npid: $pid\n/, 'fuzz: the program still answers');
+    touch("$d/stop");
+    is(stop_bg($pid, 60), 0, 'fuzz: the program exits 0') or diag slurp_or("$d/err");
+    like(slurp_or("$d/out"), qr/\Acalls [1-9]\d*\n\z/, 'fuzz: and its output is its own');
+    my @msgs = grep { !/^mcount-trace: (control socket: a client read too slowly|\d+ events lost|.*: no DWARF information)/ }
+        split /\n/, slurp_or("$d/err");
+    is_deeply(\@msgs, [], 'fuzz: no other message') or diag slurp_or("$d/err");
 }
 
 done_testing();

@@ -18,7 +18,7 @@
  *                      handlers and destructors run); the parent waits
  *                      for it, "ready"; at DIR/go: after() x7, exit 0
  *   robust busy DIR    three threads call spin() in a loop, with a 1 ms
- *                      sleep every 1000 calls, until DIR/stop; "calls N"
+ *                      sleep every 10 calls, until DIR/stop; "calls N"
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -64,11 +64,13 @@ static void nap_ms(long ms)
 		;
 }
 
+/* DIR/name exists, or DIR itself is gone (the test that made it has
+ * ended: the program must not outlive it). */
 static int there(const char *name)
 {
 	char p[4096];
 	snprintf(p, sizeof p, "%s/%s", dir, name);
-	return access(p, F_OK) == 0;
+	return access(p, F_OK) == 0 || access(dir, F_OK) != 0;
 }
 
 /* Wait (at most 120 s) for DIR/name. */
@@ -91,9 +93,9 @@ static void *busy_thread(void *arg)
 	(void)arg;
 	long n = 0;
 	while (!there("stop")) {
-		for (int i = 0; i < 1000; i++)
+		for (int i = 0; i < 10; i++)
 			spin(i);
-		n += 1000;
+		n += 10;
 		nap_ms(1);
 	}
 	atomic_fetch_add(&busy_calls, n);
