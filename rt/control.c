@@ -531,8 +531,16 @@ static void verb_filter(int fd, const char *args, int what)
 		reply(fd, "ok %ld\n", n);
 }
 
+/* A client that did not take the next 64 KiB of its answer in time. */
+static void say_dropped(const char *verb)
+{
+	mt_msg("control socket: a client read too slowly: dropped (%d s to take each 64 KiB of a %s)%s",
+	       MT_SEND_MS / 1000, verb, strcmp(verb, "show") ? "" : ", with the events it was sent");
+}
+
 /* Written after the lock is released: a client that reads slowly must
- * not hold up the program's own calls to the API. */
+ * not hold up the program's own calls to the API; it has MT_SEND_MS to
+ * take each 64 KiB, as a show's. */
 static void verb_list(int fd)
 {
 	char *text = NULL;
@@ -569,7 +577,15 @@ static void verb_list(int fd)
 		return;
 	}
 	reply(fd, "ok %zu\n", n);
-	mt_write_all(fd, text, len);
+	for (size_t at = 0; at < len;) {
+		size_t k = len - at < 65536 ? len - at : 65536;
+		if (mt_send_all(fd, text + at, k, MT_SEND_MS)) {
+			if (errno == ETIMEDOUT)
+				say_dropped("list");
+			break;
+		}
+		at += k;
+	}
 	free(text);
 }
 
@@ -650,8 +666,7 @@ static void serve(int fd, char *line)
 		}
 		reply(fd, "ok\n");
 		if (write_doc(fd, (enum mt_fmt)fmt, MT_SEND_MS) < 0 && errno == ETIMEDOUT)
-			mt_msg("control socket: a client read too slowly: dropped (%d s to take each %d KiB of "
-			       "a show), with the events it was sent", MT_SEND_MS / 1000, 64);
+			say_dropped("show");
 	} else if (!strcmp(line, "tracer")) {
 		int t = *args ? tracer_of(args) : atomic_load(&mt_tracer);
 		if (t < 0) {
@@ -702,7 +717,8 @@ static void serve(int fd, char *line)
  * most MT_CONN_MAX are open at once; one more is told so and closed. */
 struct conn {
 	atomic_int fd1;               /* the socket + 1; 0: a free slot */
-	bool reading;                 /* the control thread's: reading the line */
+	bool reading;                 /* the control thread's: reading the line (set
+				       * before fd1, cleared before its thread starts) */
 	uint64_t deadline;            /* of the request line (ns, CLOCK_MONOTONIC) */
 	size_t n;
 	char line[4096];
@@ -729,7 +745,6 @@ static void tell(int fd, const char *msg)
 static void conn_close(struct conn *c)
 {
 	int fd = atomic_load(&c->fd1) - 1;
-	c->reading = false;
 	atomic_store(&c->fd1, 0);
 	close(fd);
 }
