@@ -720,6 +720,8 @@ struct conn {
 	bool reading;                 /* the control thread's: reading the line (set
 				       * before fd1, cleared before its thread starts) */
 	uint64_t deadline;            /* of the request line (ns, CLOCK_MONOTONIC) */
+	dev_t dev;                    /* what the socket is: the program may close */
+	ino_t ino;                    /* its number and give it to a file of its own */
 	size_t n;
 	char line[4096];
 };
@@ -739,14 +741,25 @@ static void tell(int fd, const char *msg)
 	(void)r;
 }
 
+/* Is c's descriptor still its socket?  (A program that closes every
+ * descriptor may have given the number to a file of its own.) */
+static bool conn_ours(const struct conn *c)
+{
+	struct stat st;
+	return !fstat(atomic_load(&c->fd1) - 1, &st) && st.st_dev == c->dev && st.st_ino == c->ino;
+}
+
 /* The slot is free before the socket is closed: a fork in between
  * leaves the child a copy it does not know of (closed at its exec),
- * never a number it would close that is no longer a connection. */
+ * never a number it would close that is no longer a connection.  A
+ * number that is no longer the socket is not closed. */
 static void conn_close(struct conn *c)
 {
 	int fd = atomic_load(&c->fd1) - 1;
+	bool ours = conn_ours(c);
 	atomic_store(&c->fd1, 0);
-	close(fd);
+	if (ours)
+		close(fd);
 }
 
 static void *conn_thread(void *arg)
@@ -795,8 +808,15 @@ static void conn_accept(void)
 			close(fd);
 			continue;
 		}
+		struct stat st;
+		if (fstat(fd, &st)) {
+			close(fd);
+			continue;
+		}
 		c->n = 0;
 		c->deadline = now_ns() + (uint64_t)MT_REQ_MS * 1000000u;
+		c->dev = st.st_dev;
+		c->ino = st.st_ino;
 		c->reading = true;
 		atomic_store(&c->fd1, fd + 1);
 	}
@@ -865,6 +885,10 @@ static void *control_thread(void *arg)
 			struct conn *c = &conns[i];
 			if (!atomic_load(&c->fd1) || !c->reading)
 				continue;
+			if (!conn_ours(c)) {
+				conn_close(c);        /* (forgotten, not closed) */
+				continue;
+			}
 			if (now >= c->deadline) {
 				char msg[80];
 				snprintf(msg, sizeof msg, "error: no request line in %d s\n", MT_REQ_MS / 1000);

@@ -265,6 +265,23 @@ for my $case (['preloaded', $prog, 1], ['linked in', $prog_a, 0]) {
     is(slurp_or("$d/err"), '', "raw fork, $name: no message");
 }
 
+# ---- a program that closes every descriptor, an idle client waiting ----
+# The connection's number goes to a file of the program's: the library
+# must neither write its "no request line" there nor close it.
+{
+    my $d = tmpdir();
+    my $pid = start_bg([$prog, 'closeall', $d], out => "$d/out", err => "$d/err", env => { LD_PRELOAD => $SO });
+    ok(wait_for(30, sub { slurp_or("$d/out") =~ /^ready$/m && -S "$ctl/$pid" }), 'closeall: the program is ready');
+    my @idle = grep { defined } map { connect_to($pid, time + 5) } 1 .. 3;
+    is(scalar @idle, 3, 'closeall: three idle connections');
+    sleep 0.5;
+    touch("$d/go");
+    is(stop_bg($pid, 30), 0, 'closeall: the program exits 0') or diag slurp_or("$d/err");
+    close $_ for @idle;
+    like(slurp_or("$d/out"), qr/^kept 16$/m, "closeall: the program's 16 files stayed open");
+    is(slurp_or("$d/mine"), "kept\n" x 16, 'closeall: and hold only what the program wrote');
+}
+
 # ---- a fuzz of the protocol ----
 # Random verbs and arguments, garbage, long and binary lines, lines sent
 # in pieces or cut off, connections left stalled or closed at once, a

@@ -19,9 +19,14 @@
  *                      for it, "ready"; at DIR/go: after() x7, exit 0
  *   robust busy DIR    three threads call spin() in a loop, with a 1 ms
  *                      sleep every 10 calls, until DIR/stop; "calls N"
+ *   robust closeall DIR  "ready"; at DIR/go: closes every descriptor
+ *                      above 2 (the library's among them), opens
+ *                      DIR/mine 16 times (the numbers just freed), waits
+ *                      7 s, writes "kept" through each; "kept N"
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -181,6 +186,22 @@ int main(int argc, char **argv)
 		wait_file("go");
 		for (long i = 0; i < 7; i++)
 			after(i);
+		return 0;
+	}
+	if (!strcmp(argv[1], "closeall")) {
+		say("ready");
+		wait_file("go");
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+		char p[4096];
+		snprintf(p, sizeof p, "%s/mine", dir);
+		int fds[16], kept = 0;
+		for (int i = 0; i < 16; i++)
+			fds[i] = open(p, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		nap_ms(7000);
+		for (int i = 0; i < 16; i++)
+			kept += fds[i] >= 0 && write(fds[i], "kept\n", 5) == 5;
+		printf("kept %d\n", kept);
 		return 0;
 	}
 	fprintf(stderr, "robust: unknown mode %s\n", argv[1]);
