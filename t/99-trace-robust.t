@@ -10,12 +10,17 @@
 #   - ten idle connections and one that sends a byte every 2 s: a
 #     status request still gets its answer at once, the drain goes on
 #     (MCOUNT_TRACE_FULL=wait loses nothing), the dawdlers are dropped;
+#   - 32 idle connections, the most there may be: one more is refused,
+#     with a message;
 #   - enable of a function whose page the program made PROT_NONE: an
 #     error, and the program runs on (the site is read as it is
 #     written, through the kernel, never by a load that can fault);
 #   - a child of a raw fork system call (no atfork handler runs) that
 #     calls exit(): the parent's socket stays, the parent's file gets no
 #     event twice and none of the child's;
+#   - a program that closes every descriptor while clients wait: the
+#     numbers of their connections, now the program's files, are
+#     neither written nor closed by the library;
 #   - a fuzz of the protocol: random verbs and arguments, partial lines,
 #     stalls and many connections at once against a running program,
 #     which keeps its output and exit status, while well-formed requests
