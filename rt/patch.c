@@ -464,24 +464,10 @@ const char *mt_apply_why(void)
 }
 
 /* The bytes of a site as memory holds them (s->len of them into b),
- * read by the kernel as /proc/self/mem writes them, never by a load of
- * the library's, which a page the program made inaccessible would
- * turn into a SIGSEGV: process_vm_readv on this process, which fails
- * (EFAULT) where the program itself could not read, as on a PROT_NONE
- * page.  Where that system call is refused (ENOSYS, or EPERM from a
- * seccomp filter), /proc/self/mem itself, which cannot fault either.
- * 0, or -1 with errno. */
-static int site_read(const struct mt_site *s, unsigned char *b)
+ * through /proc/self/mem, which cannot fault: where process_vm_readv
+ * is refused.  0, or -1 with errno. */
+static int site_read_mem(const struct mt_site *s, unsigned char *b)
 {
-	struct iovec local = { b, s->len }, remote = { (void *)s->addr, s->len };
-	long r = syscall(SYS_process_vm_readv, (long)getpid(), &local, 1L, &remote, 1L, 0L);
-	if (r == (long)s->len)
-		return 0;
-	if (r >= 0 || (errno != ENOSYS && errno != EPERM)) {
-		if (r >= 0)
-			errno = EFAULT;
-		return -1;
-	}
 	int fd = mem_fd >= 0 ? mem_fd : open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -498,6 +484,59 @@ static int site_read(const struct mt_site *s, unsigned char *b)
 		close(fd);
 	errno = e;
 	return e ? -1 : 0;
+}
+
+/* The bytes of the sites batch[0..n) as memory holds them, into
+ * pk[i].b (pk[i].n: their number; 0 and err[i] set: that site cannot
+ * be read).  Read by the kernel as /proc/self/mem writes them, never by
+ * a load of the library's, which a page the program made inaccessible
+ * would turn into a SIGSEGV: process_vm_readv on this process, which
+ * fails (EFAULT) where the program itself could not read, as on a
+ * PROT_NONE page, a thousand sites a call (a call costs microseconds:
+ * one a site would slow a start-up with many); it stops at the first
+ * site it cannot read, whose bytes are then not taken.  Where that
+ * system call is refused (ENOSYS, or EPERM from a seccomp filter),
+ * /proc/self/mem itself.  Registry lock held. */
+#define READ_BATCH 1024
+static void sites_read(struct mt_site *const *batch, size_t n, struct poke *pk, int *err)
+{
+	static struct iovec local[READ_BATCH], remote[READ_BATCH];
+	bool by_mem = false;
+	long pid = (long)getpid();
+	for (size_t i = 0; i < n;) {
+		if (by_mem) {
+			pk[i].n = site_read_mem(batch[i], pk[i].b) ? 0 : batch[i]->len;
+			err[i] = pk[i].n ? 0 : errno;
+			i++;
+			continue;
+		}
+		size_t k = n - i < READ_BATCH ? n - i : READ_BATCH, want = 0;
+		for (size_t j = 0; j < k; j++) {
+			local[j] = (struct iovec){ pk[i + j].b, batch[i + j]->len };
+			remote[j] = (struct iovec){ (void *)batch[i + j]->addr, batch[i + j]->len };
+			want += batch[i + j]->len;
+		}
+		long r = syscall(SYS_process_vm_readv, pid, local, (long)k, remote, (long)k, 0L);
+		if (r < 0 && (errno == ENOSYS || errno == EPERM)) {
+			by_mem = true;
+			continue;
+		}
+		int e = r < 0 ? errno : EFAULT;
+		size_t got = r > 0 ? (size_t)r : 0, j = 0;
+		/* whole sites, in order, up to the first that could not be read */
+		for (; j < k && got >= batch[i + j]->len; j++) {
+			got -= batch[i + j]->len;
+			pk[i + j].n = batch[i + j]->len;
+			err[i + j] = 0;
+		}
+		if ((size_t)r == want) {
+			i += k;
+			continue;
+		}
+		pk[i + j].n = 0;
+		err[i + j] = e;
+		i += j + 1;
+	}
 }
 
 /* A site this pass cannot read: said, left in its state (not refused:
@@ -650,7 +689,6 @@ static int apply_fenced(struct mt_site **batch, size_t n, struct poke *pk, struc
 struct collect {
 	struct mt_site **batch;
 	size_t n;
-	size_t unreadable;            /* sites left out: their bytes cannot be read */
 };
 
 /* A site whose function's flag says another state joins the batch. */
@@ -661,21 +699,34 @@ static void collect_site(struct mt_site *s, void *arg)
 	enum mt_state now = (enum mt_state)atomic_load(&s->state);
 	if (now == want || atomic_load(&s->refused))
 		return;
-	/* Never write over bytes that are not what this library left
-	 * there: a debugger's breakpoint, another tool's patch. */
-	unsigned char b[16], cur[16];
-	mt_arch.bytes(s, now, b);
-	if (site_read(s, cur)) {
-		unreadable_now(s, errno);
-		c->unreadable++;
-		return;
-	}
-	bool changed = memcmp(cur, b, s->len) != 0;
-	if (changed || (mt_arch.fence_pages && near_fence_code(s))) {
-		refused_now(s, changed, cur);
-		return;
-	}
 	c->batch[c->n++] = s;
+}
+
+/* Of the sites collected, those whose bytes are what this library left
+ * there stay in the batch (compacted): never write over a debugger's
+ * breakpoint, another tool's patch, nor a site that cannot be read
+ * (counted in *unreadable).  pk and err: room for n. */
+static size_t check_batch(struct mt_site **batch, size_t n, struct poke *pk, int *err, size_t *unreadable)
+{
+	sites_read(batch, n, pk, err);
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct mt_site *s = batch[i];
+		if (!pk[i].n) {
+			unreadable_now(s, err[i]);
+			++*unreadable;
+			continue;
+		}
+		unsigned char b[16];
+		mt_arch.bytes(s, (enum mt_state)atomic_load(&s->state), b);
+		bool changed = memcmp(pk[i].b, b, s->len) != 0;
+		if (changed || (mt_arch.fence_pages && near_fence_code(s))) {
+			refused_now(s, changed, pk[i].b);
+			continue;
+		}
+		batch[kept++] = s;
+	}
+	return kept;
 }
 
 /* Where the architecture allows a site's two states to replace each
@@ -862,6 +913,7 @@ int mt_apply(void)
 	static struct mt_site **batch_mem;
 	static struct poke *pk;
 	static struct range *rg;
+	static int *errs;
 	static size_t cap;
 	if (cap < v->n) {
 		struct mt_site **nb = realloc(batch_mem, v->n * sizeof *nb);
@@ -873,17 +925,21 @@ int mt_apply(void)
 		struct range *nr = np ? realloc(rg, v->n * sizeof *nr) : NULL;
 		if (nr)
 			rg = nr;
-		if (!nr) {
+		int *ne = nr ? realloc(errs, v->n * sizeof *ne) : NULL;
+		if (ne)
+			errs = ne;
+		if (!ne) {
 			errno = ENOMEM;
 			return -1;
 		}
 		cap = v->n;
 	}
-	struct collect c = { batch_mem, 0, 0 };
+	struct collect c = { batch_mem, 0 };
 	apply_why[0] = 0;
 	mt_each_changed_site(collect_site, &c);
 	struct mt_site **batch = c.batch;
-	size_t n = c.n;
+	size_t unreadable = 0;
+	size_t n = check_batch(batch, c.n, pk, errs, &unreadable);
 	for (size_t i = 1; i < n; i++) {
 		if (batch[i - 1]->addr > batch[i]->addr) {
 			qsort(batch, n, sizeof *batch, site_ptr_cmp);
@@ -948,7 +1004,7 @@ int mt_apply(void)
 			want_as_is(batch, n);
 		errno = saved;
 	}
-	if (!rc && c.unreadable) {
+	if (!rc && unreadable) {
 		errno = EFAULT;           /* the others were changed: apply_why says which not */
 		rc = -1;
 	}
