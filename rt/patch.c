@@ -541,10 +541,14 @@ static void sites_read(struct mt_site *const *batch, size_t n, struct poke *pk, 
 
 /* A site this pass cannot read: said, left in its state (not refused:
  * the program may make its page readable again, and a later change of
- * its function tries again). */
+ * its function tries again).  Its function is wanted as the site is, as
+ * after any change that fails (want_as_is): status says what the code
+ * does, and the next pass brings the function's other sites back to it
+ * (the caller makes every site dirty). */
 static void unreadable_now(const struct mt_site *s, int err)
 {
 	const struct mt_object *o = mt_reg.objs[s->obj];
+	mt_reg.funcs[s->func].want = atomic_load(&s->state) == MT_CALL;
 	char why[sizeof apply_why];
 	snprintf(why, sizeof why, "%s: %#lx <%s>: cannot be read (%s): left as it is", o->name,
 		 (unsigned long)s->addr, mt_reg.funcs[s->func].name, strerror(err));
@@ -1004,9 +1008,12 @@ int mt_apply(void)
 			want_as_is(batch, n);
 		errno = saved;
 	}
-	if (!rc && unreadable) {
-		errno = EFAULT;           /* the others were changed: apply_why says which not */
-		rc = -1;
+	if (unreadable) {
+		mt_sites_all_dirty();     /* (unreadable_now changed what is wanted) */
+		if (!rc) {
+			errno = EFAULT;   /* the others were changed: apply_why says which not */
+			rc = -1;
+		}
 	}
 	return rc;
 }
