@@ -106,6 +106,193 @@ static uintptr_t slot_of(const struct mt_object *o, const unsigned char *p)
 #endif
 }
 
+#if defined(__x86_64__)
+#define X86_64 1
+#else
+#define X86_64 0
+#endif
+
+/* The length of the instruction at p, which has avail bytes readable
+ * (at most 15 are read): its prefixes, REX, VEX or EVEX, opcode (maps
+ * 0f, 0f 38, 0f 3a), ModRM, SIB, displacement and immediate, as the
+ * Intel SDM's opcode tables give them; 0 where it needs more than avail
+ * bytes or is not an instruction of user code that this knows. */
+static unsigned insn_len(const unsigned char *p, size_t avail)
+{
+	size_t n = avail < 15 ? avail : 15, i = 0;
+	bool opsz = false, adsz = false, wide = false, modrm = true;
+	unsigned map = 0, imm = 0, op;
+#define NEED(k) do { if (i + (k) > n) return 0; } while (0)
+	for (;; i++) {
+		NEED(1);
+		op = p[i];
+		if (op == 0x66)
+			opsz = true;
+		else if (op == 0x67)
+			adsz = true;
+		else if (op != 0xf0 && op != 0xf2 && op != 0xf3 && op != 0x2e && op != 0x3e && op != 0x26 &&
+			 op != 0x36 && op != 0x64 && op != 0x65)
+			break;
+	}
+	if (X86_64 && (op & 0xf0) == 0x40) {            /* REX */
+		wide = op & 8;
+		i++;
+		NEED(1);
+		op = p[i];
+		if ((op & 0xf0) == 0x40)
+			return 0;
+	}
+	unsigned z = opsz ? 2 : 4;                        /* an immediate of the operand size */
+	i++;
+	/* VEX (c4, c5) and EVEX (62); in 32-bit code only where the next
+	 * byte could not be a ModRM byte of les, lds or bound (mod 11) */
+	if ((op == 0xc4 || op == 0xc5 || op == 0x62) && (X86_64 || (i < n && p[i] >= 0xc0))) {
+		unsigned len = op == 0xc5 ? 1 : op == 0xc4 ? 2 : 3;
+		NEED(len + 1);
+		map = op == 0xc5 ? 1 : op == 0xc4 ? p[i] & 0x1f : p[i] & 7;
+		i += len;
+		op = p[i++];
+		if (map == 3 || (map == 1 && ((op >= 0x70 && op <= 0x73) || op == 0xc2 || (op >= 0xc4 && op <= 0xc6))))
+			imm = 1;
+		if (map == 0 || map == 4 || map > 7)
+			return 0;
+		modrm = !(map == 1 && op == 0x77);            /* vzeroupper, vzeroall */
+	} else if (op == 0x0f) {
+		NEED(1);
+		op = p[i++];
+		map = 1;
+		if (op == 0x38 || op == 0x3a) {
+			NEED(1);
+			map = op == 0x38 ? 2 : 3;
+			imm = map == 3;
+			op = p[i++];
+		} else if (op == 0x0f || (op >= 0x70 && op <= 0x73) || op == 0xa4 || op == 0xac || op == 0xba ||
+			   op == 0xc2 || (op >= 0xc4 && op <= 0xc6)) {
+			imm = 1;
+		} else if ((op >= 0x80 && op <= 0x8f)) {
+			modrm = false;                        /* jcc rel */
+			imm = X86_64 ? 4 : z;
+		} else if ((op >= 0x05 && op <= 0x09) || op == 0x0b || op == 0x0e || (op >= 0x30 && op <= 0x37) ||
+			   op == 0x77 || (op >= 0xa0 && op <= 0xa2) || (op >= 0xa8 && op <= 0xaa) ||
+			   (op >= 0xc8 && op <= 0xcf)) {
+			modrm = false;                        /* syscall, cpuid, bswap... */
+		}
+	} else {
+		unsigned lo = op & 7;
+		modrm = false;
+		if (op < 0x40) {
+			if (lo < 4)
+				modrm = true;
+			else if (lo == 4)
+				imm = 1;
+			else if (lo == 5)
+				imm = z;
+			else if (X86_64)
+				return 0;                     /* push/pop of a segment, daa...: not in 64-bit code */
+		} else if (op < 0x60) {
+			;                                     /* inc, dec (32-bit), push, pop */
+		} else if (op < 0x70) {
+			switch (op) {
+			case 0x62: case 0x63: modrm = true; break;    /* bound (32-bit), movsxd/arpl */
+			case 0x68: imm = z; break;
+			case 0x69: modrm = true; imm = z; break;
+			case 0x6a: imm = 1; break;
+			case 0x6b: modrm = true; imm = 1; break;
+			case 0x60: case 0x61: if (X86_64) return 0; break;
+			default: break;                           /* ins, outs */
+			}
+		} else if (op < 0x80) {
+			imm = 1;                              /* jcc rel8 */
+		} else if (op < 0x90) {
+			modrm = true;
+			imm = op == 0x81 ? z : (op == 0x80 || op == 0x82 || op == 0x83);
+			if (op == 0x8f && i < n && (p[i] & 0x38))
+				return 0;                     /* XOP */
+		} else if (op < 0xa0) {
+			if (op == 0x9a) {
+				if (X86_64)
+					return 0;
+				imm = z + 2;                  /* call far ptr16:z */
+			}
+		} else if (op < 0xb0) {
+			if (op <= 0xa3)
+				imm = X86_64 ? (adsz ? 4 : 8) : (adsz ? 2 : 4);   /* mov moffs */
+			else if (op == 0xa8)
+				imm = 1;
+			else if (op == 0xa9)
+				imm = z;
+		} else if (op < 0xc0) {
+			imm = op < 0xb8 ? 1 : wide ? 8 : z;
+		} else {
+			switch (op) {
+			case 0xc0: case 0xc1: case 0xc6: modrm = true; imm = 1; break;
+			case 0xc7: modrm = true; imm = z; break;
+			case 0xc4: case 0xc5: modrm = true; break;        /* les, lds (32-bit) */
+			case 0xc2: case 0xca: imm = 2; break;
+			case 0xc8: imm = 3; break;
+			case 0xcd: case 0xd4: case 0xd5: imm = 1; break;
+			case 0xd0: case 0xd1: case 0xd2: case 0xd3: modrm = true; break;
+			case 0xe0: case 0xe1: case 0xe2: case 0xe3: case 0xe4: case 0xe5: case 0xe6: case 0xe7:
+			case 0xeb: imm = 1; break;
+			case 0xe8: case 0xe9: imm = X86_64 ? 4 : z; break;
+			case 0xea: if (X86_64) return 0; imm = z + 2; break;
+			case 0xf6: case 0xf7:
+				NEED(1);
+				modrm = true;
+				if (!(p[i] & 0x30))
+					imm = op == 0xf6 ? 1 : z;     /* test $imm */
+				break;
+			case 0xfe: case 0xff: modrm = true; break;
+			default:
+				modrm = op >= 0xd8 && op <= 0xdf;  /* x87 */
+				break;
+			}
+		}
+	}
+	if (modrm) {
+		NEED(1);
+		unsigned m = p[i++], mod = m >> 6, rm = m & 7;
+		if (!X86_64 && adsz) {                     /* 16-bit addressing */
+			i += mod == 1 ? 1 : mod == 2 || (mod == 0 && rm == 6) ? 2 : 0;
+		} else if (mod != 3) {
+			if (rm == 4) {
+				NEED(1);
+				if (mod == 0 && (p[i] & 7) == 5)
+					i += 4;
+				i++;
+			}
+			i += mod == 1 ? 1 : mod == 2 || (mod == 0 && rm == 5) ? 4 : 0;
+		}
+	}
+	i += imm;
+	NEED(0);
+#undef NEED
+	return (unsigned)i;
+}
+
+/* Does an instruction start at the site?  Its function's instructions
+ * decoded one after another from where the function starts (its
+ * symbol, or its frame description in a stripped object) up to it:
+ * where GCC and clang put the call (-mfentry's __fentry__ first, after
+ * an endbr; mcount's after the prologue, whatever it holds), an
+ * instruction ends right there; in the middle of one (the immediate of
+ * a movabs that holds the bytes of a call), none does.  The site's own
+ * bytes are checked to be in the object's code. */
+static const char *x86_placed(const struct mt_site *s, const struct mt_object *o)
+{
+	uintptr_t a = mt_func_start(o, s->addr);
+	if (!a)
+		return "in no function that the symbol table or .eh_frame names, or too far into one: "
+		       "where its instructions start cannot be told";
+	while (a < s->addr) {
+		unsigned n = insn_len((const unsigned char *)a, s->addr + 5 - a);
+		if (!n)
+			break;
+		a += n;
+	}
+	return a == s->addr ? NULL : "not at the start of an instruction (decoded from its function's start)";
+}
+
 /* mt_hooks's order (hook-x86_64.S, hook-i386.S) */
 enum { HOOK_FENTRY, HOOK_MCOUNT, HOOK__MCOUNT };
 
@@ -235,6 +422,9 @@ static const char *x86_nop_site(struct mt_site *s, const struct mt_object *o)
 	static const char other[] = "a NOP already, where -mnop-mcount puts none (another tool changed it)";
 	if (!mt_sym_at(o, s->addr))
 		return MT_NOP_UNPLACED;
+	const char *why = x86_placed(s, o);
+	if (why)
+		return why;
 	const unsigned char *p = entry_of(s, o), *site = (const unsigned char *)s->addr;
 	if (!p)
 		return other;
@@ -288,6 +478,9 @@ static const char *x86_decode(struct mt_site *s, const struct mt_object *o)
 			return "a breakpoint (a debugger or another tool changed it)";
 		return "not a call instruction";
 	}
+	const char *why = x86_placed(s, o);
+	if (why)
+		return why;
 	s->len = f->len;
 	s->form = f->form;
 	memcpy(s->orig, p, s->len);

@@ -314,15 +314,17 @@ static bool run(const struct cie *ci, const unsigned char *p, const unsigned cha
 	return !c.bad;
 }
 
-bool mt_cfa_at(struct mt_object *o, uint64_t pc, unsigned *reg, int64_t *off)
+/* The FDE that covers pc, or NULL. */
+static const struct fde *fde_at(const struct mt_object *co, uint64_t pc, const struct mt_cfi **xp)
 {
+	struct mt_object *o = (struct mt_object *)co;      /* read once, as mt_sym_at reads */
 	if (!o->cfi_read) {
 		o->cfi_read = true;
 		o->cfi = load(o);
 	}
-	struct mt_cfi *x = o->cfi;
+	const struct mt_cfi *x = *xp = o->cfi;
 	if (!x || !x->n)
-		return false;
+		return NULL;
 	size_t lo = 0, hi = x->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -332,8 +334,23 @@ bool mt_cfa_at(struct mt_object *o, uint64_t pc, unsigned *reg, int64_t *off)
 			hi = mid;
 	}
 	if (!lo || pc >= x->f[lo - 1].hi)
+		return NULL;
+	return &x->f[lo - 1];
+}
+
+uint64_t mt_fde_start(const struct mt_object *o, uint64_t pc)
+{
+	const struct mt_cfi *x;
+	const struct fde *f = fde_at(o, pc, &x);
+	return f ? f->lo : 0;
+}
+
+bool mt_cfa_at(struct mt_object *o, uint64_t pc, unsigned *reg, int64_t *off)
+{
+	const struct mt_cfi *x;
+	const struct fde *f = fde_at(o, pc, &x);
+	if (!f)
 		return false;
-	const struct fde *f = &x->f[lo - 1];
 	const struct frames *fr = &x->s[f->sec];
 	struct cur c = { fr->p + f->off, fr->p + fr->size, false };
 	uint64_t len = rd(&c, 4);

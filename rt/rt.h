@@ -401,6 +401,13 @@ MT_HIDDEN const struct mt_sym *mt_sym_at(const struct mt_object *o, uintptr_t ad
  * (arch-*.c): 0 unless the object names it, it is aligned to align and
  * in the object's code, and the site is at most 4 KiB into it. */
 MT_HIDDEN uintptr_t mt_prologue_of(const struct mt_object *o, uintptr_t site, uintptr_t align);
+/* The start of the function that holds a site, for finding where its
+ * instructions start (arch-*.c): its symbol's, or where none holds the
+ * site (a stripped object), its frame description's (.eh_frame); 0 if
+ * neither is known, or the site is more than MT_FUNC_REACH bytes into
+ * it, or the two are not in one range of the object's code. */
+#define MT_FUNC_REACH 4096
+MT_HIDDEN uintptr_t mt_func_start(const struct mt_object *o, uintptr_t site);
 MT_HIDDEN bool mt_in_exec(const struct mt_object *o, uintptr_t addr);
 MT_HIDDEN bool mt_is_hook_name(const char *name);
 /* The library's own hooks (hook-ARCH.S) by address, in the order the
@@ -824,6 +831,9 @@ MT_HIDDEN const struct mt_proto *mt_dwarf_locate(const struct mt_func *f, const 
  * link-time addresses) from its .eh_frame: the DWARF register and the
  * offset; false if none is found or it is not register + offset. */
 MT_HIDDEN bool mt_cfa_at(struct mt_object *o, uint64_t pc, unsigned *reg, int64_t *off);
+/* The first address (link-time) of the FDE of the object's .eh_frame or
+ * .debug_frame that covers pc: where its function starts; 0 if none. */
+MT_HIDDEN uint64_t mt_fde_start(const struct mt_object *o, uint64_t pc);
 /* Inflate the zlib stream in (inlen bytes, untrusted) into exactly
  * outlen bytes at out; false if it is not a valid one (RFC 1950, 1951)
  * or its data are not of that size (inflate.c). */
