@@ -170,7 +170,7 @@ for my $v (['x86_64', 'gcc', ['-fno-pie'], ['-no-pie'], '.quad'], ['i386', 'gcc'
         must($cc, @$lf, '-o', "$dir/moved", "$dir/bare.o", "$dir/moved.o");
         ($st, $out, $err) = mr('--verify', "$dir/moved");
         is($st, 1, "$tag: an entry a byte into a NOP: exit 1");
-        like($err, qr/^mcount-record: \Q$dir\E\/moved: 0x[0-9a-f]+ fa\+0x1\/0x[0-9a-f]+: entry is not a call to the hook$/m,
+        like($err, qr/^mcount-record: \Q$dir\E\/moved: 0x[0-9a-f]+ fa\+0x1\/0x[0-9a-f]+: entry is not at the start of an instruction \(it is 1 byte into the instruction at 0x[0-9a-f]+\)$/m,
             "$tag: an entry a byte into a NOP: named") or diag $err;
     }
 }

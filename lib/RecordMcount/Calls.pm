@@ -212,8 +212,14 @@ sub _scan_sites {
 # Read objdump -d -w [-r]: the object's calls found by their relocations
 # (returned first), and, in a linked file, the instructions whose
 # disassembly names the hook (second): [ { sec, addr, len, hook, text } ].
+# Each entry of @$at ({ sec, addr }) that an instruction holds gets that
+# instruction's address as insn (its own address where one starts there).
 sub _disassembly {
-    my ($e, $objdump, $id, $label, $hook_of, $k) = @_;
+    my ($e, $objdump, $id, $label, $hook_of, $k, $at) = @_;
+    # the entries by section, in address order, and how far each list is read
+    my (%want, %next);
+    push @{ $want{ $_->{sec}{idx} } }, $_ for grep { $_->{sec} } @{ $at // [] };
+    @$_ = sort { $a->{addr} <=> $b->{addr} } @$_ for values %want;
     my %hook = map { $_ => 1 } hook_names($id);
     my $forms = call_forms($id);
     my $gotreg = $id->{'got-register'};
@@ -242,6 +248,12 @@ sub _disassembly {
             my ($a, $bytes, $text) = (hex $1, $2, $3 // '');
             my $len = length($bytes =~ tr/ //dr) / 2;
             $last = { addr => $a, len => $len, sec => $sec };
+            if (my $w = $want{ $sec->{idx} }) {
+                my $i = \$next{ $sec->{idx} };
+                $$i //= 0;
+                $$i++ while $$i < @$w && $w->[$$i]{addr} < $a;
+                $w->[$$i++]{insn} = $a while $$i < @$w && $w->[$$i]{addr} < $a + $len;
+            }
             while ($text =~ s/\t([0-9a-f]+): (R_\w+)\s+(\S+)//) { push @rel, [hex $1, $2, $3] }
             if (!$e->{rel} && !$skip) {
                 my $hit;
@@ -326,12 +338,14 @@ sub _named_sites {
 
 # Every call to the hook: [ { sec, addr (where its entry must point),
 # len (bytes of the call from there), field (the relocated field) } ].
+# Entries in @$at (optional: { sec, addr }) get insn, the address of the
+# instruction that holds each, as objdump decodes them (_disassembly).
 sub hook_calls {
-    my ($e, $objdump, $id, $label) = @_;
+    my ($e, $objdump, $id, $label, $at) = @_;
     die "$label: mcount-scan did not name the hook for $id->{arch}\n" unless hook_names($id);
     my $hook_of = _hook_matcher($id);
     my $k = $e->{rel} ? { hookaddr => {} } : _hook_addresses($e, $hook_of, $id);
-    my ($calls, $named) = _disassembly($e, $objdump, $id, $label, $hook_of, $k);
+    my ($calls, $named) = _disassembly($e, $objdump, $id, $label, $hook_of, $k, $at);
     return $calls if $e->{rel};
     my $forms = call_forms($id);
     my $scanned = _scan_sites($e, $id, $forms, $k);

@@ -174,6 +174,16 @@ sub verify_table {
         push @bad, "$w: duplicate entry ($count{$k} times)" if $count{$k} > 1;
         push @bad, "$w: entry relocated against the global symbol $ent->{symbol}: another object's "
             . "$ent->{symbol} would move it at load time" if $shared && defined $ent->{symbol};
+        # no tracer may write an entry that does not start an instruction
+        # (mcount-trace(1)'s rule), as objdump decodes them: not even at
+        # the bytes of a call an object's relocation says are there
+        my $amid = $o{entry} eq 'call' && defined $ent->{insn} && $ent->{insn} != $ent->{addr};
+        if ($amid && ($call_at{$k} || !$inside{$k})) {
+            push @bad, sprintf('%s: entry is not at the start of an instruction (it is %d byte%s into the '
+                . 'instruction at 0x%x)', $w, $ent->{addr} - $ent->{insn},
+                $ent->{addr} - $ent->{insn} == 1 ? '' : 's', $ent->{insn});
+            next;
+        }
         next if $call_at{$k};
         if (my $c = $inside{$k}) {
             push @bad, sprintf('%s: entry is not a call to the hook (it is %d byte%s into the call at 0x%x)',
