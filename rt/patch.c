@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -88,12 +89,14 @@ static struct claim *claim_of(int sig)
 static __typeof__(sigaction) *real_sigaction;
 static __typeof__(sigprocmask) *real_sigprocmask;
 static __typeof__(pthread_sigmask) *real_pthread_sigmask;
+static int (*real_signalfd)(int, const sigset_t *, int);
 
 static void find_reals(void)
 {
 	real_sigaction = (__typeof__(sigaction) *)dlsym(RTLD_NEXT, "sigaction");
 	real_sigprocmask = (__typeof__(sigprocmask) *)dlsym(RTLD_NEXT, "sigprocmask");
 	real_pthread_sigmask = (__typeof__(pthread_sigmask) *)dlsym(RTLD_NEXT, "pthread_sigmask");
+	real_signalfd = (int (*)(int, const sigset_t *, int))dlsym(RTLD_NEXT, "signalfd");
 }
 
 int mt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -150,6 +153,12 @@ static int real_sigprocmask(int how, const sigset_t *set, sigset_t *old)
 static int real_pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	return raw_sigmask(how, set, old);
+}
+
+/* libc's signalfd is the system call with the kernel's size of a set */
+static int real_signalfd(int fd, const sigset_t *mask, int flags)
+{
+	return (int)syscall(SYS_signalfd4, fd, mask, (size_t)(_NSIG / 8), flags);
 }
 #endif
 
@@ -256,12 +265,19 @@ void mt_claim_signals(void)
 		memset(&act, 0, sizeof act);
 		act.sa_sigaction = c->handler;
 		act.sa_flags = SA_SIGINFO | SA_RESTART;
-		/* Every signal waits while it runs: the signal is blocked in
-		 * its own handler, and another signal's handler that reached
-		 * a site being changed now would be killed by the kernel.
-		 * But for SIGSEGV where pages are fenced: a thread in either
-		 * handler may reach a fenced page, and must wait there. */
+		/* Every other signal waits while it runs: another signal's
+		 * handler that reached a site being changed now would trap in
+		 * it.  But SIGTRAP, never blocked (a thread that blocks it is
+		 * killed by a breakpoint, and one that blocks it keeps a
+		 * breakpoint from being written, traps_begin): a trap in the
+		 * program's own handler, which the trap handler passes a
+		 * signal on to, comes back to it.  And for SIGSEGV where pages
+		 * are fenced: a thread in either handler may reach a fenced
+		 * page, and must wait there. */
 		sigfillset(&act.sa_mask);
+		sigdelset(&act.sa_mask, SIGTRAP);
+		if (c->sig == SIGTRAP)
+			act.sa_flags |= SA_NODEFER;
 		if (mt_arch.fence_pages) {
 			sigdelset(&act.sa_mask, SIGSEGV);
 			if (c->sig == SIGSEGV)
@@ -276,15 +292,18 @@ void mt_claim_signals(void)
 /* A trap or fault on a thread that blocks its signal kills the process
  * (the kernel resets a blocked synchronous signal to its default
  * action), and any thread may reach a site while it is being changed:
- * so a claimed signal is never blocked, by a mask or by a handler's
- * sa_mask. */
-static const sigset_t *without_claimed(const sigset_t *set, sigset_t *copy)
+ * so a claimed signal is kept out of the masks the program sets, and of
+ * a handler's sa_mask.  But for SIGTRAP once the program reads it
+ * itself (trap_read, below), in a mask (keep_trap). */
+static atomic_bool trap_read;
+static const sigset_t *without_claimed(const sigset_t *set, sigset_t *copy, bool keep_trap)
 {
 	if (!set)
 		return set;
 	const sigset_t *r = set;
 	for (size_t i = 0; i < NCLAIMS; i++) {
-		if (!atomic_load(&claims[i].claimed) || !sigismember(r, claims[i].sig))
+		if (!atomic_load(&claims[i].claimed) || !sigismember(r, claims[i].sig) ||
+		    (keep_trap && claims[i].sig == SIGTRAP))
 			continue;
 		if (r == set) {
 			*copy = *set;
@@ -295,11 +314,61 @@ static const sigset_t *without_claimed(const sigset_t *set, sigset_t *copy)
 	return r;
 }
 
+/* SIGTRAP in the program's own hands.  A program that reads SIGTRAP
+ * through a signalfd needs it blocked (the kernel queues a blocked
+ * signal for the descriptor; an unblocked one goes to the handler):
+ * from its first signalfd of SIGTRAP on (trap_read), its masks keep
+ * SIGTRAP, and the thread that makes it blocks it again if the program
+ * had asked it to (trap_wanted: what the program last set, whether the
+ * library kept it out or not; the mask the program reads back says
+ * it).  A thread that blocks SIGTRAP, by these or by any other means (a
+ * mask set by the system call itself, inherited through execve), would
+ * be killed by a breakpoint at a site: before a pass writes one, no
+ * thread may block it (traps_blocked), and a thread that is about to
+ * block it through the wrappers waits for the pass to end
+ * (block_begin): trap_gen is odd from the check to the end of the pass,
+ * trap_blockers counts the threads between their look at it and their
+ * mask's change. */
+static __thread bool trap_wanted __attribute__((tls_model("initial-exec")));
+static __thread bool trap_passing __attribute__((tls_model("initial-exec")));
+static _Atomic unsigned trap_gen, trap_blockers;
+
+static void block_begin(void)
+{
+	for (;;) {
+		atomic_fetch_add(&trap_blockers, 1);
+		unsigned g = atomic_load(&trap_gen);
+		if (!(g & 1) || trap_passing)
+			return;
+		atomic_fetch_sub(&trap_blockers, 1);
+		mt_raw6(SYS_futex, (long)&trap_gen, FUTEX_WAIT_PRIVATE, (long)g, 0, 0, 0);
+	}
+}
+
+static void block_end(void)
+{
+	atomic_fetch_sub(&trap_blockers, 1);
+}
+
 static int masked(int (*real)(int, const sigset_t *, sigset_t *), int how, const sigset_t *set,
 		  sigset_t *old)
 {
 	sigset_t copy;
-	return real(how, how == SIG_UNBLOCK ? set : without_claimed(set, &copy), old);
+	bool keep = atomic_load(&trap_read), was = trap_wanted;
+	bool in = set && sigismember(set, SIGTRAP) == 1;      /* (old may be set) */
+	bool blocks = keep && in && how != SIG_UNBLOCK;
+	if (blocks)
+		block_begin();
+	int r = real(how, how == SIG_UNBLOCK ? set : without_claimed(set, &copy, keep), old);
+	if (blocks)
+		block_end();
+	if (r)
+		return r;
+	if (old && was)
+		sigaddset(old, SIGTRAP);
+	if (set)
+		trap_wanted = how == SIG_BLOCK ? was || in : how == SIG_UNBLOCK ? was && !in : in;
+	return r;
 }
 
 int sigprocmask(int how, const sigset_t *set, sigset_t *old)
@@ -327,7 +396,7 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	struct sigaction copy;
 	sigset_t m;
-	if (act && without_claimed(&act->sa_mask, &m) != &act->sa_mask) {
+	if (act && without_claimed(&act->sa_mask, &m, false) != &act->sa_mask) {
 		copy = *act;
 		copy.sa_mask = m;
 		act = &copy;
@@ -341,6 +410,35 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	if (old)
 		*old = prev;
 	return 0;
+}
+
+/* (a program may pass NULL: the system call says EFAULT) */
+static bool holds_trap(const sigset_t *set)
+{
+	return set && sigismember(set, SIGTRAP) == 1;
+}
+
+/* The program reads SIGTRAP itself: its masks keep it from now on, and
+ * this thread blocks it again if the program asked it to. */
+int signalfd(int fd, const sigset_t *mask, int flags)
+{
+#ifdef MT_SHARED
+	if (!real_signalfd)
+		find_reals();
+	if (!real_signalfd) {
+		errno = ENOSYS;
+		return -1;
+	}
+#endif
+	if (holds_trap(mask) && !atomic_exchange(&trap_read, true) && trap_wanted) {
+		sigset_t t;
+		sigemptyset(&t);
+		sigaddset(&t, SIGTRAP);
+		block_begin();
+		real_pthread_sigmask(SIG_BLOCK, &t, NULL);
+		block_end();
+	}
+	return real_signalfd(fd, mask, flags);
 }
 
 sighandler_t signal(int sig, sighandler_t h)
@@ -377,6 +475,10 @@ int mt_patch_init(void)
 
 void mt_patch_after_fork(void)
 {
+	/* the child's only thread is in no wrapper and no pass */
+	atomic_store(&trap_blockers, 0);
+	atomic_store(&trap_gen, 0);
+	trap_passing = false;
 	if (have_sync_core)
 		syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
 	else if (have_expedited)
@@ -690,6 +792,104 @@ static int apply_fenced(struct mt_site **batch, size_t n, struct poke *pk, struc
 }
 
 
+/* ---- SIGTRAP blocked (trap_read, above) ---- */
+
+/* The ID of a thread of the process other than this one that blocks
+ * SIGTRAP now, from SigBlk in /proc/self/task/TID/status; 0 if none (or
+ * -1 with errno if they cannot be read). */
+static long trap_blocker(void)
+{
+	int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -1;
+	long self = syscall(SYS_gettid), found = 0;
+	static char ents[4096];
+	long got;
+	while (!found && (got = syscall(SYS_getdents64, dir, ents, sizeof ents)) > 0) {
+		for (long off = 0; off < got && !found;) {
+			/* struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name */
+			unsigned short reclen;
+			memcpy(&reclen, ents + off + 16, sizeof reclen);
+			const char *name = ents + off + 19;
+			off += reclen;
+			char *end;
+			long tid = strtol(name, &end, 10);
+			if (*end || tid <= 0 || tid == self)
+				continue;
+			char path[64], st[4096];
+			snprintf(path, sizeof path, "/proc/self/task/%ld/status", tid);
+			int fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;             /* gone meanwhile */
+			ssize_t n = read(fd, st, sizeof st - 1);
+			close(fd);
+			if (n <= 0)
+				continue;
+			st[n] = 0;
+			const char *b = strstr(st, "\nSigBlk:");
+			if (!b)
+				continue;
+			unsigned long long m = strtoull(b + 9, NULL, 16);
+			if (m >> (SIGTRAP - 1) & 1)
+				found = tid;
+		}
+	}
+	int err = errno;
+	close(dir);
+	errno = err;
+	return got < 0 && !found ? -1 : found;
+}
+
+/* Before a pass writes breakpoints: from now until traps_end, a thread
+ * that would block SIGTRAP through the wrappers waits; then no thread
+ * may block it.  A thread may for a moment (as glibc starts a new one,
+ * or in a handler of the program's whose sa_mask came through the
+ * system call): looked at again after pauses that double, a quarter of
+ * a second in all.  0, or the ID of the thread that blocks it (-1:
+ * /proc could not be read). */
+static long traps_begin(void)
+{
+	trap_passing = true;
+	atomic_fetch_add(&trap_gen, 1);
+	while (atomic_load(&trap_blockers))
+		syscall(SYS_sched_yield);
+	long t = 0;
+	for (long wait = 0; wait <= 128000000; wait = wait ? 2 * wait : 1000000) {
+		struct timespec ts = { 0, wait };
+		if (wait)
+			nanosleep(&ts, NULL);         /* 1 ms, 2, 4... 255 ms in all */
+		if ((t = trap_blocker()) <= 0)
+			break;
+	}
+	return t;
+}
+
+static void traps_end(void)
+{
+	atomic_fetch_add(&trap_gen, 1);
+	mt_raw6(SYS_futex, (long)&trap_gen, FUTEX_WAKE_PRIVATE, INT32_MAX, 0, 0, 0);
+	trap_passing = false;
+}
+
+/* A pass that would put breakpoints in the way of thread tid, which
+ * blocks SIGTRAP: said, once a thread. */
+static void trap_refused(long tid, size_t n)
+{
+	static long said;
+	if (tid == said)
+		return;
+	said = tid;
+	if (tid < 0)
+		mt_msg("cannot read the threads' signal masks in /proc/self/task (%s): no site changed, since one that "
+		       "blocks SIGTRAP would be killed by a breakpoint", strerror(errno));
+	else
+		mt_msg("thread %ld blocks SIGTRAP (%s): a breakpoint at a site would kill it, so %zu site%s "
+		       "stay%s as %s: the change is refused while a thread blocks it", tid,
+		       atomic_load(&trap_read) ? "the program reads it through a signalfd"
+					       : "its mask was set otherwise than through sigprocmask or pthread_sigmask",
+		       n, n == 1 ? "" : "s", n == 1 ? "s" : "", n == 1 ? "it is" : "they are");
+}
+
 struct collect {
 	struct mt_site **batch;
 	size_t n;
@@ -957,10 +1157,17 @@ int mt_apply(void)
 		return -1;
 	}
 	int rc = 0;
+	long blocker;
 	if (n && mt_arch.fence_pages) {
 		rc = apply_fenced(batch, n, pk, rg);
 	} else if (n && !mt_arch.trap_len) {
 		rc = apply_single_stores(batch, n);
+	} else if (n && (blocker = traps_begin()) != 0) {
+		int err = blocker < 0 ? errno : EBUSY;
+		traps_end();
+		trap_refused(blocker, n);
+		errno = err;
+		rc = -1;
 	} else if (n) {
 		/* 1: the trap on the first byte; traps now emulate the new state. */
 		for (size_t i = 0; i < n; i++) {
@@ -997,6 +1204,7 @@ int mt_apply(void)
 		}
 		int rc3 = write_pokes(pk, n);
 		sync_all();
+		traps_end();
 		if (!rc)
 			rc = rc3;
 	}

@@ -14,7 +14,8 @@
 #     function that mcount-trace enables and disables from outside, gets
 #     the SIGTRAP it raises on its signalfd, and the program exits 0;
 #     each change that would have put a breakpoint in its way is refused,
-#     with a message.
+#     with a message; the same for a thread that blocks SIGTRAP through
+#     the system call itself, preloaded and linked in.
 use strict;
 use warnings;
 use Test::More;
@@ -74,6 +75,52 @@ SKIP: {
     is_deeply([sort $err =~ /^mcount-record: \Q$dir\E\/insite\.o: \.text\+0x[0-9a-f]+ (insite_\w+)\+0x2\/0xb: entry is not at the start of an instruction \(it is 2 bytes into the instruction at 0x[0-9a-f]+\)$/mg],
         ['insite_call_fn', 'insite_nop_fn'], '--verify of the object: both entries, though a relocation calls the hook from one')
         or diag $err;
+}
+
+# ---- a thread that blocks SIGTRAP ----
+# It calls hot() all the time; from outside, mcount-trace enables and
+# disables it 10 times: each enable would put a breakpoint in its way,
+# so each is refused, said once by the program; nothing is traced; the
+# thread, which blocks SIGTRAP through pthread_sigmask and reads it
+# through a signalfd (sigfd), gets the SIGTRAP it raises there, or
+# blocks it through the system call, which no wrapper sees (raw).
+my %running;    # killed however the test ends
+END { kill 'KILL', keys %running }
+for my $v (['preloaded', $prog, 1], ['linked in', $prog_a, 0]) {
+    my ($name, $p, $preload) = @$v;
+    for my $mode (qw(sigfd raw)) {
+        my $tag = "$name, $mode";
+        my $stop = "$dir/stop-$mode-$preload";
+        unlink "$dir/$mode.out";
+        my $pid = start_bg([$p, $mode, $stop], out => "$dir/$mode.out", err => "$dir/$mode.err",
+            env => { $preload ? (LD_PRELOAD => $SO) : (), MCOUNT_TRACE_OUTPUT => '' });
+        $running{$pid} = 1;
+        ok(wait_for(120, sub { -e "$dir/$mode.out" && slurp("$dir/$mode.out") =~ /^ready $pid$/m
+            && -S "$ctl/$pid" }),
+            "$tag: the thread blocks SIGTRAP, the socket is there");
+        my @odd;
+        for my $i (1 .. 10) {
+            my ($code, $out, $err) = mt_cli('enable', $pid, 'hot');
+            push @odd, "enable $i: exit $code: $out$err"
+                if $code != 1 || $err ne "mcount-trace: $pid: cannot change the code: Device or resource busy\n";
+            ($code, $out, $err) = mt_cli('disable', $pid, 'hot');
+            push @odd, "disable $i: exit $code: $out$err" if $code != 0;
+        }
+        is_deeply(\@odd, [], "$tag: each of 10 enables refused (EBUSY), each disable a no-op");
+        my ($code, $status) = mt_cli('status', $pid);
+        like($status, qr/^functions traced: 0$/m, "$tag: status: no function traced");
+        spit($stop, '');
+        my $st = stop_bg($pid, 120);
+        delete $running{$pid};
+        my ($out, $err) = (slurp("$dir/$mode.out"), slurp("$dir/$mode.err"));
+        is($st, 0, "$tag: exits 0") or diag "$out$err";
+        like($out, $mode eq 'raw' ? qr/^hot [1-9]\d*$/m : qr/^hot [1-9]\d* read SIGTRAP$/m,
+            $mode eq 'raw' ? "$tag: hot() ran" : "$tag: hot() ran, the SIGTRAP read from the signalfd");
+        my $why = $mode eq 'raw' ? 'its mask was set otherwise than through sigprocmask or pthread_sigmask'
+            : 'the program reads it through a signalfd';
+        my @said = $err =~ /^mcount-trace: thread \d+ blocks SIGTRAP \(\Q$why\E\): a breakpoint at a site would kill it, so 1 site stays as it is: the change is refused while a thread blocks it$/mg;
+        is(scalar @said, 1, "$tag: the refusal said once, and why") or diag $err;
+    }
 }
 
 done_testing();

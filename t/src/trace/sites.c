@@ -12,18 +12,25 @@
  *                      reads it through a signalfd, calling hot() until
  *                      the file STOP exists; then it raises SIGTRAP and
  *                      must read it from the signalfd.  Prints
- *                      "ready PID" first, "hot N read SIGTRAP" last;
+ *                      "ready PID" once the thread blocks SIGTRAP,
+ *                      "hot N read SIGTRAP" last;
  *                      exits 0 only if the signal was read.
+ *   sites raw STOP     the same thread, but it blocks SIGTRAP through the
+ *                      system call itself (no wrapper sees it) and has
+ *                      no signalfd; "hot N" last.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 __attribute__((noinline)) int work(int x)
@@ -76,6 +83,8 @@ static int insite_main(void)
 
 static const char *stop_file;
 static long hot_calls;
+static bool raw;
+static atomic_int armed;           /* the thread blocks SIGTRAP */
 
 static void *sigfd_thread(void *arg)
 {
@@ -83,15 +92,23 @@ static void *sigfd_thread(void *arg)
 	sigset_t m;
 	sigemptyset(&m);
 	sigaddset(&m, SIGTRAP);
-	if (pthread_sigmask(SIG_BLOCK, &m, NULL))
-		return "pthread_sigmask";
-	int fd = signalfd(-1, &m, SFD_CLOEXEC);
-	if (fd < 0)
-		return "signalfd";
+	int fd = -1;
+	if (raw) {
+		if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &m, NULL, (size_t)(_NSIG / 8)))
+			return "rt_sigprocmask";
+	} else {
+		if (pthread_sigmask(SIG_BLOCK, &m, NULL))
+			return "pthread_sigmask";
+		if ((fd = signalfd(-1, &m, SFD_CLOEXEC)) < 0)
+			return "signalfd";
+	}
+	atomic_store(&armed, 1);
 	long s = 0;
 	while (access(stop_file, F_OK))
 		for (int i = 0; i < 10000; i++, hot_calls++)
 			s += hot(i);
+	if (raw)
+		return s ? NULL : "no call";
 	/* sent to this thread, which blocks it: pending, for the signalfd */
 	raise(SIGTRAP);
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -108,6 +125,8 @@ static int sigfd_main(const char *stop)
 	pthread_t t;
 	if (pthread_create(&t, NULL, sigfd_thread, NULL))
 		return 2;
+	while (!atomic_load(&armed))
+		usleep(1000);
 	printf("ready %d\n", (int)getpid());
 	void *why;
 	pthread_join(t, &why);
@@ -115,7 +134,7 @@ static int sigfd_main(const char *stop)
 		printf("failed: %s\n", (const char *)why);
 		return 1;
 	}
-	printf("hot %ld read SIGTRAP\n", hot_calls);
+	printf(raw ? "hot %ld\n" : "hot %ld read SIGTRAP\n", hot_calls);
 	return 0;
 }
 
@@ -126,6 +145,10 @@ int main(int argc, char **argv)
 		return insite_main();
 	if (argc >= 3 && !strcmp(argv[1], "sigfd"))
 		return sigfd_main(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "raw")) {
+		raw = true;
+		return sigfd_main(argv[2]);
+	}
 	fprintf(stderr, "sites: unknown mode\n");
 	return 2;
 }
