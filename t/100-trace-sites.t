@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
 # What libmcount-trace must never do to the program it runs in
 # (t/src/trace/sites.c, built through mcount-cc with -pg -mfentry):
 #   - write a table entry that does not start an instruction: two entries
