@@ -110,6 +110,26 @@ static const unsigned char *s390_tramp_code(void)
 	return code;
 }
 
+/* Does an instruction start at a?  An instruction's length is in the
+ * first two bits of its opcode (00: 2 bytes, 01 and 10: 4, 11: 6): the
+ * function's decoded from where it starts (its symbol, or its
+ * .eh_frame FDE in a stripped object) up to a, one must end there.
+ * GCC puts both sequences first in the function; a site that the
+ * lengths do not lead to is in the middle of an instruction (the
+ * immediate of another that holds the bytes of a brasl). */
+static const char *s390_placed(uintptr_t a, const struct mt_object *o)
+{
+	uintptr_t p = mt_func_start(o, a);
+	if (!p)
+		return "in no function that the symbol table or .eh_frame names, or too far into one: "
+		       "where its instructions start cannot be told";
+	while (p < a) {
+		unsigned op = *(const unsigned char *)p;
+		p += op < 0x40 ? 2 : op < 0xc0 ? 4 : 6;
+	}
+	return p == a ? NULL : "not at the start of an instruction (decoded from its function's start)";
+}
+
 /* A site GCC's -mnop-mcount left (brcl 0,0 at the function's first
  * byte): switched off, bare, its call in s->orig; or why it is not one. */
 static const char *s390_nop_site(struct mt_site *s, const struct mt_object *o)
@@ -145,7 +165,10 @@ static const char *s390_decode(struct mt_site *s, const struct mt_object *o)
 	if (!mt_in_exec(o, s->addr) || !mt_in_exec(o, s->addr + 5))
 		return "not in the object's code";
 	uint16_t h = half(s->addr);
+	const char *why;
 	if (!memcmp((const void *)s->addr, STG_R14, 6)) {
+		if ((why = s390_placed(s->addr, o)))
+			return why;
 		/* _mcount's sequence: the call is the next instruction */
 		if (!mt_in_exec(o, s->addr + 17))
 			return "not in the object's code";
@@ -160,6 +183,8 @@ static const char *s390_decode(struct mt_site *s, const struct mt_object *o)
 		s->addr = call;
 		s->form = FORM_MCOUNT;
 	} else if (h == OP_BRASL_R0) {
+		if ((why = s390_placed(s->addr, o)))
+			return why;
 		s->form = FORM_FENTRY;
 	} else if (h == OP_BRCL_0) {
 		return s390_nop_site(s, o);
