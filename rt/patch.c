@@ -295,7 +295,7 @@ void mt_claim_signals(void)
  * so a claimed signal is kept out of the masks the program sets, and of
  * a handler's sa_mask.  But for SIGTRAP once the program reads it
  * itself (trap_read, below), in a mask (keep_trap). */
-static atomic_bool trap_read;
+static atomic_int trap_read;       /* (a word: riscv64 has no byte-wide exchange without libatomic) */
 static const sigset_t *without_claimed(const sigset_t *set, sigset_t *copy, bool keep_trap)
 {
 	if (!set)
@@ -430,7 +430,7 @@ int signalfd(int fd, const sigset_t *mask, int flags)
 		return -1;
 	}
 #endif
-	if (holds_trap(mask) && !atomic_exchange(&trap_read, true) && trap_wanted) {
+	if (holds_trap(mask) && !atomic_exchange(&trap_read, 1) && trap_wanted) {
 		sigset_t t;
 		sigemptyset(&t);
 		sigaddset(&t, SIGTRAP);
