@@ -92,9 +92,9 @@ static bool secure(void)
  * said once when one is set. */
 const char *mt_env(const char *name)
 {
-	static atomic_bool said;
+	static atomic_int said;          /* (a word: a byte's exchange is a libatomic call on riscv64) */
 	const char *v = secure_getenv(name);
-	if (!v && getenv(name) && !atomic_exchange(&said, true))
+	if (!v && getenv(name) && !atomic_exchange(&said, 1))
 		mt_msg("%s ignored, as every variable of the tracer's: the program runs with privileges "
 		       "(set-user-ID, set-group-ID or capabilities)", name);
 	return v;

@@ -151,8 +151,8 @@ static bool next_dir(const char **list, char *dir, size_t len)
 		k--;                          /* "/usr/lib/debug/" as "/usr/lib/debug" */
 	if (k >= len) {
 		/* never cut: a shorter name is another directory (said once) */
-		static atomic_bool said;
-		if (!atomic_exchange(&said, true))
+		static atomic_int said;    /* (a word: see mt_env) */
+		if (!atomic_exchange(&said, 1))
 			mt_msg("MCOUNT_TRACE_DEBUG_DIR: '%.40s...': a directory of more than %zu bytes: not searched",
 			       s, len - 1);
 		return next_dir(list, dir, len);
