@@ -17,7 +17,7 @@ use Test::More ();
 use TestUtil qw($TOP run_cmd tmpdir slurp spit);
 
 our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced
-    read_text read_json nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
+    read_text each_text_event read_json nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
     hook_form cxxfilt show_seq first_diff against_cyg read_cyg_graph read_graph_json graph_compare
     trace_seqs graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND read_log read_text_args read_json_args
     against_log san_prog source_params debug_unit @ARGS_PROTO %ARGS_NAMES plan_call_forms rt_call_forms form_has);
@@ -89,18 +89,27 @@ my @HEADER = ('# tracer: function', '#',
 
 sub read_text {
     my ($file, %o) = @_;
-    my (@ev, @err);
-    my @lines = split /\n/, slurp($file), -1;
-    push @err, 'the file does not end with a newline' if @lines && $lines[-1] ne '';
-    pop @lines if @lines && $lines[-1] eq '';
-    for my $i (0 .. ($o{header} // 1 ? $#HEADER : -1)) {
-        my $l = shift @lines;
-        push @err, "header line " . ($i + 1) . ": '" . ($l // '(none)') . "'"
-            unless defined $l && $l eq $HEADER[$i];
-    }
-    my $n = $o{header} // 1 ? scalar @HEADER : 0;
-    for my $l (@lines) {
+    my @ev;
+    my $err = each_text_event($file, sub { push @ev, $_[0] }, %o);
+    return (\@ev, $err);
+}
+
+# The same, read a line at a time: EACH(EVENT) for each event, in order;
+# returns \@errors.  (A stress test's trace is gigabytes: its events are
+# not all kept.)
+sub each_text_event {
+    my ($file, $each, %o) = @_;
+    my @err;
+    open(my $fh, '<:raw', $file) or die "$file: $!";
+    my $n = 0;
+    my $header = $o{header} // 1 ? scalar @HEADER : 0;
+    while (defined(my $l = <$fh>)) {
         $n++;
+        push @err, 'the file does not end with a newline' unless $l =~ s/\n\z//;
+        if ($n <= $header) {
+            push @err, "header line $n: '$l'" unless $l eq $HEADER[$n - 1];
+            next;
+        }
         if (my @m = $l =~ /\A(.{16})-(\d+)( *) \[(\d{3})\] ( *\d+)\.(\d{6}): ($NAME) <-($NAME)\z/) {
             my ($comm, $tid, $pad, $cpu, $s, $us, $func, $parent) = @m;
             if (length($tid . $pad) < 7 || $pad ne '' && length($tid . $pad) != 7 || length($s) < 6) {
@@ -108,8 +117,8 @@ sub read_text {
                 next;
             }
             $comm =~ s/\A +//;
-            push @ev, { comm => $comm, tid => $tid, cpu => $cpu, sec => ($s =~ s/ //gr) . ".$us",
-                func => $func, parent => $parent, line => $n };
+            $each->({ comm => $comm, tid => $tid, cpu => $cpu, sec => ($s =~ s/ //gr) . ".$us",
+                func => $func, parent => $parent, line => $n });
         } elsif (my @l = $l =~ /\A(.{16})-(\d+)( *) \[LOST (\d+) EVENTS\]\z/) {
             my ($comm, $tid, $pad, $lost) = @l;
             if (length($tid . $pad) < 7) {
@@ -117,12 +126,16 @@ sub read_text {
                 next;
             }
             $comm =~ s/\A +//;
-            push @ev, { lost => $lost, comm => $comm, tid => $tid, line => $n };
+            $each->({ lost => $lost, comm => $comm, tid => $tid, line => $n });
         } else {
             push @err, "line $n: '$l'";
         }
     }
-    return (\@ev, \@err);
+    close $fh;
+    for my $i ($n + 1 .. $header) {
+        push @err, "header line $i: '(none)'";
+    }
+    return \@err;
 }
 
 # The trace in JSON lines, each decoded strictly; (\@events, \@errors).
