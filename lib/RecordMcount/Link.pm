@@ -335,7 +335,9 @@ sub _record_link {
         register_temp($job->{tmp}{final} = $wrote) if -f $wrote && !-l $wrote;
         # (lld lays out .eh_frame otherwise under -q, which can move the
         # code after it: the entries follow it, and are checked again)
-        _shift_table($job, $id, $cmd) unless _same_code($job, $job->{tmp}{img}, $out);
+        my @moves = _code_moves($job, read_elf($job->{o}{readelf} // ['readelf'], $job->{tmp}{img}, $label,
+            'sections'), $out);
+        _shift_table($job, $id, $cmd, @moves) if grep { !$_->[3] } @moves;
     } else {
         # no call to the hook: the program as the command links it
         _link($job, 'linking', _link_cmd($cmd, $out), show => 1, first => 1);
@@ -461,53 +463,43 @@ sub _placeholder {
     return;
 }
 
-# The code of the output is the code the table was made from: each
-# executable section of the image at the same address, of the same size,
-# with the same bytes.  The rest is the linker's own, as the command
-# links it.
-sub _same_code {
-    my ($job, $img, $out) = @_;
-    my $readelf = $job->{o}{readelf} // ['readelf'];
-    my ($a, $b) = map { read_elf($readelf, $_, $job->{label}, 'sections') } $img, $out;
-    my %by;
-    push @{ $by{ $_->{name} } }, $_ for grep { $_ && $_->{flags} =~ /A/ } @{ $b->{secs} };
-    for my $s (_code_sections($a)) {
-        my $t = shift @{ $by{ $s->{name} } // [] } or return 0;
-        return 0 if $t->{addr} != $s->{addr} || $t->{size} != $s->{size}
-            || file_bytes($a, $s->{off}, $s->{size}) ne file_bytes($b, $t->{off}, $t->{size});
-    }
-    return 1;
-}
-
-sub _code_sections {
-    my ($e) = @_;
-    return grep { $_ && $_->{flags} =~ /A/ && $_->{flags} =~ /X/ && $_->{size} && $_->{type} ne 'NOBITS' }
-        @{ $e->{secs} };
-}
-
-# The output's code is not where the image's was: each code section must
-# have moved as a whole (the same size: no call can have changed form),
-# and each entry moves with its section.  The table is assembled and
-# linked again; that link must lay out everything as the one before, and
-# its entries must be the calls to the hook its own disassembly shows.
-sub _shift_table {
-    my ($job, $id, $cmd) = @_;
-    my ($label, $tmp) = ($job->{label}, $job->{tmp});
-    my $readelf = $job->{o}{readelf} // ['readelf'];
-    my $a = read_elf($readelf, $tmp->{img}, $label);
-    my $b = read_elf($readelf, $job->{out}, $label, 'sections');
+# Where the output's code is against the image the table was made from:
+# each executable section of the image must be in the output with the
+# same size (no call can have changed form): [image address, size, how
+# far it moved, whether its bytes are the same], a section each.  The
+# rest of the output is the linker's own, as the command links it.
+sub _code_moves {
+    my ($job, $a, $out) = @_;
+    my $label = $job->{label};
+    my $b = read_elf($job->{o}{readelf} // ['readelf'], $out, $label, 'sections');
     my %by;
     push @{ $by{ $_->{name} } }, $_ for grep { $_ && $_->{flags} =~ /A/ } @{ $b->{secs} };
     my @moves;
-    for my $s (_code_sections($a)) {
+    for my $s (grep { $_ && $_->{flags} =~ /A/ && $_->{flags} =~ /X/ && $_->{size} && $_->{type} ne 'NOBITS' }
+               @{ $a->{secs} }) {
         my $where = sprintf '%s (0x%x, %d bytes)', $s->{name}, $s->{addr}, $s->{size};
         my $t = shift @{ $by{ $s->{name} } // [] }
             or _fail($label, "the link without -q lost section $where");
         _fail($label, sprintf('the link without -q made %s %d bytes', $where, $t->{size}))
             if $t->{size} != $s->{size};
-        push @moves, [$s->{addr}, $s->{size}, $t->{addr} - $s->{addr}];
+        my $delta = $t->{addr} - $s->{addr};
+        push @moves, [$s->{addr}, $s->{size}, $delta,
+            !$delta && file_bytes($a, $s->{off}, $s->{size}) eq file_bytes($b, $t->{off}, $t->{size})];
     }
-    my ($base) = map { $_->{value} } grep { $_ && $_->{name} eq '__ehdr_start' } @{ $a->{symtab} };
+    return @moves;
+}
+
+# The output's code is not where and what the image's was: each code
+# section must have moved as a whole (_code_moves), and each entry moves
+# with its section.  The table is assembled and linked again; that link
+# must lay out everything as the one before, and its entries must be the
+# calls to the hook its own disassembly shows.
+sub _shift_table {
+    my ($job, $id, $cmd, @moves) = @_;
+    my ($label, $tmp) = ($job->{label}, $job->{tmp});
+    my $readelf = $job->{o}{readelf} // ['readelf'];
+    my ($base) = map { $_->{value} } grep { $_ && $_->{name} eq '__ehdr_start' }
+        @{ read_elf($readelf, $tmp->{img}, $label)->{symtab} };
     _fail($label, 'the image has no __ehdr_start') unless defined $base;
     my $flags = 0 + ($id->{'entry-flag-bits'} // 0);
     open(my $in, '<', $tmp->{s}) or _fail($label, "$tmp->{s}: $!");
