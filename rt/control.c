@@ -88,13 +88,23 @@ static bool secure(void)
 	return getauxval(AT_SECURE) != 0;
 }
 
+/* Is NAME in the environment at all (its value unread)? */
+static bool env_set(const char *name)
+{
+	size_t n = strlen(name);
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return true;
+	return false;
+}
+
 /* Every variable the library reads, read here: none under AT_SECURE,
  * said once when one is set. */
 const char *mt_env(const char *name)
 {
 	static atomic_int said;          /* (a word: a byte's exchange is a libatomic call on riscv64) */
 	const char *v = secure_getenv(name);
-	if (!v && getenv(name) && !atomic_exchange(&said, 1))
+	if (!v && secure() && env_set(name) && !atomic_exchange(&said, 1))
 		mt_msg("%s ignored, as every variable of the tracer's: the program runs with privileges "
 		       "(set-user-ID, set-group-ID or capabilities)", name);
 	return v;
