@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "ready.h"
 
 static int encode_mt(const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *got)
 {
@@ -65,14 +66,7 @@ int main(int argc, char **argv)
 	}
 	printf("%zu %zu\n", a, b);
 	fflush(stdout);
-	if (argc > 1) {
-		char p[4096];
-		snprintf(p, sizeof p, "%s/ready", argv[1]);
-		close(open(p, O_WRONLY | O_CREAT, 0600));
-		snprintf(p, sizeof p, "%s/go", argv[1]);
-		struct timespec d = { 0, 10000000 };
-		for (int i = 0; i < 6000 && access(p, F_OK); i++)
-			nanosleep(&d, NULL);
-	}
+	if (argc > 1)
+		ready_then_wait(argv[1]);
 	return 0;
 }

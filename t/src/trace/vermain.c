@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
+#include "ready.h"
 
 int vfun(int);
 int valias(int);
@@ -22,14 +23,7 @@ int main(int argc, char **argv)
 		s += vfun(i) + vfun_old(i) + valias(i) + vplain(i);
 	printf("%d\n", s);
 	fflush(stdout);
-	if (argc > 1) {
-		char p[4096];
-		snprintf(p, sizeof p, "%s/ready", argv[1]);
-		close(open(p, O_WRONLY | O_CREAT, 0600));
-		snprintf(p, sizeof p, "%s/go", argv[1]);
-		struct timespec d = { 0, 10000000 };
-		for (int i = 0; i < 6000 && access(p, F_OK); i++)
-			nanosleep(&d, NULL);
-	}
+	if (argc > 1)
+		ready_then_wait(argv[1]);
 	return 0;
 }
