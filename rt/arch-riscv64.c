@@ -128,12 +128,45 @@ static bool keeps_fp(const struct mt_site *s, const struct mt_object *o)
 	return false;
 }
 
+/* Does an instruction start at a?  An instruction's length is in its
+ * first halfword: low bits other than 11, 2 bytes; 11, 4 bytes (the
+ * longer encodings are reserved, and no compiler makes them).  So the
+ * halfword before a either starts a 2-byte instruction or is the second
+ * half of a 4-byte one: either way an instruction starts at a, if that
+ * halfword's low bits are not 11.  If they are, go back over every
+ * halfword whose low bits are 11 to one whose are not (an instruction
+ * starts after it) or to the function's start: from there each
+ * instruction is 4 bytes, and a must be a multiple of 4 bytes on.
+ * Unlike a decoding forward from the function's start, this needs no
+ * symbol (GCC's riscv64 C code has no .eh_frame: a stripped program's
+ * functions have no known start).  The reading back stays within
+ * MT_FUNC_REACH bytes and the site's code. */
+static const char *rv_placed(uintptr_t a, const struct mt_object *o)
+{
+	uintptr_t start = mt_func_start(o, a);
+	uintptr_t p = a;
+	for (;;) {
+		if (p == start)
+			break;
+		if (a - p >= MT_FUNC_REACH || !mt_in_exec(o, p - 2) || !mt_in_exec(o, p - 1))
+			return "after too long a run of halfwords that each could start a 4-byte instruction: "
+			       "where its instructions start cannot be told";
+		if ((mt_code16(p - 2) & 3) != 3)
+			break;
+		p -= 2;
+	}
+	return (a - p) % 4 ? "not at the start of an instruction (decoded back from it)" : NULL;
+}
+
 static const char *rv_decode(struct mt_site *s, const struct mt_object *o)
 {
 	if (s->addr & 1)
 		return "not at an instruction boundary (not 2-byte aligned)";
 	if (!mt_in_exec(o, s->addr) || !mt_in_exec(o, s->addr + 3))
 		return "not in the object's code";
+	const char *why = rv_placed(s->addr, o);
+	if (why)
+		return why;
 	uint32_t i = mt_code32(s->addr);
 	if ((i & 0xfff) == AUIPC_RA) {
 		if (!mt_in_exec(o, s->addr + 7))

@@ -55,6 +55,11 @@
 # job in @jobs, its files in %files, and its checks after the boot.
 #  - A -pg shared library beside its program, preloaded, bound lazily
 #    and at start-up: every event of its functions (SysTrace's plug).
+#  - Table entries that are no calls to the hook (riscv64/badsite.S),
+#    one of them a call to a function named _mcount two bytes into a
+#    4-byte instruction: each refused with a message, never written.
+#  - The preloaded program stripped: no symbol and no .eh_frame for its
+#    functions (GCC writes none for riscv64 C), every site still taken.
 use strict;
 use warnings;
 use Test::More;
@@ -64,7 +69,7 @@ use TraceTest qw($TSRC);
 use RV64System qw($RV64CC $RV64CXX $RV64SYSROOT rv64_boot);
 use SysTrace qw(sys_start boot_checks machine_checks oracle_jobs oracle_checks graph_checks hazards_jobs
     hazards_checks @HAZARDS_LIBS toggle_jobs toggle_checks tear_jobs args_jobs args_checks lua_jobs lua_checks
-    plug_jobs plug_checks);
+    plug_jobs plug_checks badsite_job badsite_checks stripped_job stripped_checks);
 
 my $QEMU_USER = 'qemu-riscv64';
 my $RV64 = "$TOP/build/riscv64";
@@ -97,6 +102,11 @@ push @jobs, args_jobs(cc => $RV64CC, dir => $dir, files => \%files, name => 'arg
 push @jobs, lua_jobs(cc => $RV64CC, dir => $dir, files => \%files, name => 'lua', cflags => \@FP);
 # a -pg shared library beside the program
 push @jobs, plug_jobs(cc => $RV64CC, dir => $dir, files => \%files);
+# table entries that are no calls to the hook, or not at an instruction;
+# the program stripped (no symbol, no .eh_frame for its functions: where
+# its instructions start is read back from each site)
+push @jobs, badsite_job(cc => $RV64CC, dir => $dir, files => \%files, asm => "$TSRC/riscv64/badsite.S"),
+    stripped_job(dir => $dir, files => \%files, strip => 'riscv64-linux-gnu-strip', from => 'pie-preloaded');
 
 # ---- one boot ----
 my $r = boot_checks('', \&rv64_boot, files => \%files, jobs => \@jobs, timeout => 900, libs => \@HAZARDS_LIBS);
@@ -146,5 +156,18 @@ args_checks($r, dir => $dir, name => $_, dwarf => 1) for 'args', 'args-O0';
 # ---- lua ----
 lua_checks($r, dir => $dir, name => 'lua');
 plug_checks($r, dir => $dir);
+
+# ---- sites the library must leave alone; a stripped program ----
+# (bad_more1's entry is a call to a function named _mcount, two bytes
+# into a 4-byte instruction: --verify says the same of it, from objdump)
+badsite_checks($r, refused => [['bad_local', 'a call to something other than the hook'],
+    ['bad_stub', 'a call to something other than the hook'], ['bad_next', 'an auipc ra not followed by jalr ra'],
+    ['bad_word', 'not a call instruction'], ['bad_more1', 'not at the start of an instruction (decoded back from it)']]);
+{
+    my ($st, undef, $err) = run_cmd([$^X, "$TOP/bin/mcount-record", '--verify', "$dir/badsite"]);
+    like($err, qr/^mcount-record: \S+: 0x[0-9a-f]+ bad_more1\+0xa\/0x[0-9a-f]+: entry is not at the start of an instruction \(it is 2 bytes into the instruction at 0x[0-9a-f]+\)$/m,
+        'badsite: mcount-record --verify: bad_more1\'s entry is 2 bytes into an instruction') or diag $err;
+}
+stripped_checks($r, dir => $dir, want_out => $uout);
 
 done_testing();
