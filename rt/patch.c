@@ -136,7 +136,7 @@ static int raw_sigmask(int how, const sigset_t *set, sigset_t *old)
 			w[(sig - 1) / (8 * sizeof *w)] &= ~(1ul << (sig - 1) % (8 * sizeof *w));
 		set = &copy;
 	}
-	long r = syscall(SYS_rt_sigprocmask, how, set, old, 8);
+	long r = syscall(SYS_rt_sigprocmask, how, set, old, (size_t)(_NSIG / 8));   /* the kernel's set: 16 bytes on mips */
 	return r ? errno : 0;
 }
 

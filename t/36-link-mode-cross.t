@@ -12,7 +12,8 @@
 # places) and the link-time table is built from.  Each output is the
 # plain link of the same command but for the table (t/lib/LinkDiff.pm).
 # Last, the tracing
-# library linked into a program at the link, on each architecture.
+# library linked into a program at the link, on each architecture, and
+# its signal mask wrappers as libc's (t/src/trace/sigmask.c).
 use strict;
 use warnings;
 use Test::More;
@@ -262,6 +263,19 @@ for my $t (grep { $_->{rt} && !$_->{failed} } @targets) {
     }
     cmp_ok(scalar @{ $list{link} }, '>=', 3, "$t->{name} linked-in: " . scalar(@{ $list{link} }) . ' entries');
     is_deeply($list{link}, $list{object}, "$t->{name} linked-in: the link-time table is the per-object one");
+    # the library's sigprocmask and pthread_sigmask (it keeps SIGTRAP
+    # from being blocked behind its back) work as libc's: a static
+    # program blocks SIGUSR1 and reads it back, with and without it
+    my %said;
+    for my $with ('plain', 'linked in') {
+        must($gcc, '-O2', '-static', '-o', "$d/sigmask", "$SRC/trace/sigmask.c", $with eq 'plain' ? () : $lib,
+            '-pthread');
+        my ($st, $out, $err) = run_cmd([$t->{qemu}, "$d/sigmask"]);
+        is($st, 0, "$t->{name} sigmask, $with: exits 0") or diag $err;
+        $said{$with} = $out;
+    }
+    is($said{plain}, "sigprocmask 0 pthread_sigmask 0 usr1 blocked 1\n", "$t->{name} sigmask, plain: the mask set");
+    is($said{'linked in'}, $said{plain}, "$t->{name} sigmask, linked in: the same");
 }
 
 done_testing();
