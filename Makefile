@@ -241,7 +241,8 @@ build/man/%.1: doc/%.pod
 #   cross   make check-cross: the other architectures under qemu-user
 #   system  make check-system: the tracer in booted guests (the guest
 #           kernels are made for this tier only)
-#   slow    make check-slow: real projects built from source
+#   slow    make check-slow: real projects built from source, and the
+#           stress test at its full count (STRESS_FULL=1)
 # make check-all runs them all, one test at a time (CI, with
 # check-kernel); TESTS=t/NN-x.t runs those files only, with what the
 # host tier needs.
@@ -266,8 +267,9 @@ check-cross: all $(RT_CROSS_LIBS) $(SH4_PLUGIN)
 	@$(call timed,$(PROVE) $(call tier_tests,cross),make check-cross)
 check-system: all $(RT_CROSS_LIBS) $(GUEST_KERNELS)
 	@$(call timed,$(PROVE) $(call tier_tests,system),make check-system)
-check-slow: all
-	@$(call timed,$(PROVE) $(call tier_tests,slow),make check-slow)
+# (and the host tier's stress test at its full count)
+check-slow: $(CHECK_HOST)
+	@$(call timed,STRESS_FULL=1 $(PROVE) $(call tier_tests,slow) t/72-trace-stress.t,make check-slow)
 check-all: $(CHECK_HOST) $(RT_CROSS_LIBS) $(SH4_PLUGIN) $(GUEST_KERNELS)
 	@$(tiered)
 	@$(call timed,$(PROVE) $(wildcard t/*.t),make check-all)
