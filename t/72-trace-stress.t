@@ -3,8 +3,9 @@
 # tier: host
 # libmcount-trace under load: eight threads call f0..f7 in tight loops
 # (t/src/trace/stress.c) while their call sites are switched between NOP
-# and call 20,000 times (100,000 with STRESS_FULL=1) through the C API, with the library preloaded and
-# linked in (libmcount-trace.a); then live from outside, through
+# and call 5,000 times through the C API (100,000 with STRESS_FULL=1,
+# as make check-slow runs it), with the library preloaded and linked in
+# (libmcount-trace.a); then live from outside, through
 # bin/mcount-trace enable/disable PID and the control socket itself;
 # and again with worker threads that block every signal, and with
 # GCC's -mnop-mcount sites (NOPs from the start, their calls written by
@@ -38,12 +39,14 @@ my $dir = tmpdir();
 my $ctl = "$dir/ctl";
 $ENV{MCOUNT_TRACE_DIR} = $ctl;     # for the program and for mcount-trace alike
 # (each change reads every thread's signal mask in /proc before it writes
-# a breakpoint, about a millisecond with eight threads running; 20,000
-# changes still meet a thread at a site being patched some 13 times a
-# change, as strace counts the returns from the trap handler, and make a
-# trace of a few hundred MB, read line by line); make check-slow sets
-# STRESS_FULL=1: 100,000, and a trace of gigabytes)
-my $TOGGLES = $ENV{STRESS_FULL} ? 100_000 : 20_000;
+# a breakpoint, about a millisecond with eight threads running, and a
+# change meets a thread at a site being patched some 13 times, as strace
+# counts the returns from the trap handler: 5,000 changes a run by
+# default, in each of seven runs; make check-slow sets STRESS_FULL=1:
+# 100,000 in the first two, 20,000 in the others, and traces of
+# gigabytes, read line by line)
+my $TOGGLES = $ENV{STRESS_FULL} ? 100_000 : 5_000;
+my $MORE = $ENV{STRESS_FULL} ? 20_000 : 5_000;     # the other runs' count
 
 must('gcc', '-O2', '-pthread', '-o', "$dir/plain", "$TSRC/stress.c");
 my ($want_check) = must("$dir/plain", 'api', 0, 0) =~ /^check=(\d+)$/m;
@@ -121,10 +124,10 @@ for my $v (['preloaded', $so_prog, 1], ['linked in', $a_prog, 0]) {
     my ($name, $prog, $preload) = @$v;
     $name .= ', workers block every signal';
     my $trace = "$dir/trace-block.txt";
-    my ($st, $out, $err) = traced([$prog, 'api', 20_000, 8], preload => $preload, timeout => 900,
+    my ($st, $out, $err) = traced([$prog, 'api', $MORE, 8], preload => $preload, timeout => 900,
         env => { STRESS_BLOCK_ALL => 1, MCOUNT_TRACE_OUTPUT => $trace, MCOUNT_TRACE_BUFFER => 1024 });
-    report_ok("$name, 20000 toggles", $st, $out, $err);
-    trace_ok("$name, 20000 toggles", $trace);
+    report_ok("$name, $MORE toggles", $st, $out, $err);
+    trace_ok("$name, $MORE toggles", $trace);
     unlink $trace;
 }
 
@@ -139,10 +142,10 @@ for my $v (['preloaded', 1, '-ldl'], ['linked in', 0, $LIBA]) {
     $name = "-mnop-mcount, $name";
     my $prog = link_prog("$dir/stress_nop$preload", '-no-pie', "$dir/stress_nop.o", $with, '-pthread');
     my $trace = "$dir/trace-nop.txt";
-    my ($st, $out, $err) = traced([$prog, 'api', 20_000, 8], preload => $preload, timeout => 900,
+    my ($st, $out, $err) = traced([$prog, 'api', $MORE, 8], preload => $preload, timeout => 900,
         env => { MCOUNT_TRACE_OUTPUT => $trace, MCOUNT_TRACE_BUFFER => 4096 });
-    report_ok("$name, 20000 toggles", $st, $out, $err);
-    trace_ok("$name, 20000 toggles", $trace);
+    report_ok("$name, $MORE toggles", $st, $out, $err);
+    trace_ok("$name, $MORE toggles", $trace);
     unlink $trace;
 }
 
@@ -152,16 +155,16 @@ for my $v (['preloaded', 1, '-ldl'], ['linked in', 0, $LIBA]) {
 {
     my $name = 'preloaded, six argument words an event';
     my $trace = "$dir/trace-args.txt";
-    my ($st, $out, $err) = traced([$so_prog, 'api', 20_000, 8], timeout => 900,
+    my ($st, $out, $err) = traced([$so_prog, 'api', $MORE, 8], timeout => 900,
         env => { MCOUNT_TRACE_OUTPUT => $trace, MCOUNT_TRACE_BUFFER => 4096, MCOUNT_TRACE_ARGS => 6 });
-    report_ok("$name, 20000 toggles", $st, $out, $err);
+    report_ok("$name, $MORE toggles", $st, $out, $err);
     my $text = slurp($trace);
     my $args = () = $text =~ /: f\d\((?:0x[0-9a-f]+, ){5}0x[0-9a-f]+\) <-/g;
     my $events = () = $text =~ /: f\d\b/g;
     is($args, $events, "$name: each of the $events events has its six words");
     $text =~ s/(: f\d)\((?:0x[0-9a-f]+, ){5}0x[0-9a-f]+\)/$1/g;
     spit("$trace.bare", $text);
-    trace_ok("$name, 20000 toggles", "$trace.bare");
+    trace_ok("$name, $MORE toggles", "$trace.bare");
 }
 
 # From outside, while the threads hammer: mcount-trace enable/disable
