@@ -514,21 +514,36 @@ static void put_json(struct out *o, const struct seg *g, unsigned cpu, double se
 	o->len = (size_t)(p - o->buf);
 }
 
-/* Parents repeat: a small cache of their names, for one drain. */
+/* Parents repeat: a small cache of their names, for one drain; a name
+ * made of an address (FILE+0xADDR) is a copy of its own, freed with the
+ * cache. */
 struct name_cache {
 	uintptr_t addr[512];
 	const char *name[512];
-	char hex[512][20];
+	char *made[512];
 };
 
 static const char *parent_name(struct name_cache *c, uintptr_t a)
 {
 	size_t k = (a >> 2) % 512;
 	if (c->addr[k] != a || !c->name[k]) {
+		char buf[MT_ADDR_NAME];
+		const char *n = mt_name_of(a, buf, sizeof buf);
+		free(c->made[k]);
+		c->made[k] = n == buf ? strdup(buf) : NULL;
 		c->addr[k] = a;
-		c->name[k] = mt_name_of(a, c->hex[k], sizeof c->hex[k]);
+		c->name[k] = n == buf ? c->made[k] : n;
+		if (!c->name[k])
+			return "?";           /* (no memory: tried again next time) */
 	}
 	return c->name[k];
+}
+
+static void name_cache_free(struct name_cache *c)
+{
+	for (size_t k = 0; k < 512; k++)
+		free(c->made[k]);
+	free(c);
 }
 
 /* A document being written: its format, the tracer whose style it has,
@@ -1102,7 +1117,7 @@ long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int w
 		mt_unwritten_events += o->lost;
 	free(o->buf);
 	free(o);
-	free(nc);
+	name_cache_free(nc);
 	free(v);
 	free(segs);
 	n -= d.untabled + d.payload;

@@ -561,7 +561,10 @@ MT_HIDDEN void mt_each_changed_site(void (*fn)(struct mt_site *, void *), void *
 /* A symbol's name as shown: demangled where the program has a C++
  * runtime (MCOUNT_TRACE_DEMANGLE=0: never); registry lock held. */
 MT_HIDDEN const char *mt_shown(const char *raw);
-/* Name of the function at addr, for output ("0x..." if none, in buf). */
+/* Name of the function at addr, for output; where no symbol holds it,
+ * FILE+0xADDR (the object's file name, the address in its file) or, in
+ * no object, 0xADDR, written in buf (MT_ADDR_NAME bytes hold any). */
+#define MT_ADDR_NAME 320
 MT_HIDDEN const char *mt_name_of(uintptr_t addr, char *buf, size_t len);
 
 /* ---- patching (patch.c) ---- */

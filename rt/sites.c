@@ -506,7 +506,7 @@ static struct mt_site *object_sites(uint16_t oi, size_t *count)
 		const struct mt_sym *sym = mt_sym_at(o, s->addr);
 		if (!sym || sym != last) {
 			char *name = NULL;
-			if (!sym && asprintf(&name, "%#lx", (unsigned long)(s->addr - o->bias)) < 0)
+			if (!sym && asprintf(&name, "%s+%#lx", o->name, (unsigned long)(s->addr - o->bias)) < 0)
 				name = NULL;
 			func = add_func(sym ? sym->name : name ? name : "?", sym ? sym->alias : NULL,
 					sym ? sym->addr : s->addr, oi);
@@ -929,15 +929,19 @@ const char *mt_name_of(uintptr_t addr, char *buf, size_t len)
 			const struct mt_sym *s = mt_sym_at(o, addr);
 			if (s)
 				return mt_shown(s->name);
-			if (live) {
-				mapped = o;
-				break;
-			}
+			mapped = o;
+			break;
 		}
 	}
-	/* No symbol there (a stripped object): its address in its file, as
-	 * a function without a symbol is named (and listed) after its
-	 * site's, so that the two can be matched. */
-	snprintf(buf, len, "%#lx", (unsigned long)(mapped ? addr - mapped->bias : addr));
+	/* No symbol there (a stripped object, or a function the object
+	 * keeps local, as the C library's start-up code): the object's
+	 * file name and the address in its file, FILE+0xADDR, as a
+	 * function without a symbol is named (and listed) after its
+	 * site's, so that the two can be matched with objdump -d of the
+	 * file.  An address in no object: itself. */
+	if (mapped)
+		snprintf(buf, len, "%s+%#lx", mapped->name, (unsigned long)(addr - mapped->bias));
+	else
+		snprintf(buf, len, "%#lx", (unsigned long)addr);
 	return buf;
 }

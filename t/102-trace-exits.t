@@ -1,0 +1,83 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
+# What a tracer user meets at the edges of a program
+# (t/src/trace/qexit.c, which counts its own calls and says where its
+# functions return to):
+#  - A caller outside every symbol (main's, in the C library's start-up
+#    code; a destructor's, in the dynamic linker) is named FILE+0xADDR,
+#    in text, JSON and Chrome alike: FILE and ADDR are what the kernel's
+#    /proc/PID/maps and readelf -l of the file make of the return
+#    address the program itself saw.
+use strict;
+use warnings;
+no warnings 'portable';    # 64-bit addresses through hex()
+use Test::More;
+use JSON::PP ();
+use lib 't/lib';
+use TestUtil qw(must run_cmd tmpdir slurp);
+use TraceTest qw($TSRC clean_env mcc_build link_prog traced read_text read_json);
+
+clean_env();
+my $dir = tmpdir();
+my $ctl = "$dir/ctl";
+
+my $prog = link_prog("$dir/qexit", mcc_build('-pg -mfentry', "$dir/qexit.o", "$TSRC/qexit.c", '-O2'));
+
+# The name FILE+0xADDR of a run-time address, from a copy of the
+# process's /proc/PID/maps (the mapping that holds it: its file and the
+# offset in the file) and the file's program headers (the PT_LOAD
+# segment that holds that offset: the address in the file).
+sub file_address {
+    my ($maps, $at) = @_;
+    for (split /\n/, $maps) {
+        my ($lo, $hi, $perm, $off, $path) = /\A([0-9a-f]+)-([0-9a-f]+) (\S+) ([0-9a-f]+) \S+ \d+\s+(\/\S+)\z/
+            or next;
+        next unless $at >= hex($lo) && $at < hex($hi) && $perm =~ /x/;
+        my $foff = $at - hex($lo) + hex($off);
+        my ($st, $out) = run_cmd(['readelf', '-lW', $path], env => { LC_ALL => 'C' });
+        for (split /\n/, $out) {
+            my ($o, $va, $fs) = /\A\s+LOAD\s+0x([0-9a-f]+) 0x([0-9a-f]+) 0x[0-9a-f]+ 0x([0-9a-f]+) /
+                or next;
+            next unless $foff >= hex($o) && $foff < hex($o) + hex($fs);
+            return ($path =~ s{.*/}{}r) . sprintf('+%#x', $foff - hex($o) + hex($va));
+        }
+    }
+    return "no mapping holds $at";
+}
+
+# ---- callers outside every symbol ----
+for my $fmt (qw(text json chrome)) {
+    my $t = "$dir/names.$fmt";
+    unlink "$dir/maps";
+    my ($st, $out, $err) = traced([$prog, 'return', 3, $dir], env => { MCOUNT_TRACE_FILTER => 'main,prog_dtor',
+        MCOUNT_TRACE_FORMAT => $fmt, MCOUNT_TRACE_OUTPUT => $t, MCOUNT_TRACE_DIR => $ctl });
+    is("$st $err", '0 ', "names, $fmt: runs, nothing said");
+    my %ret = $out =~ /^(main-ret|dtor-ret) (0x[0-9a-f]+)$/mg;
+    my $maps = -e "$dir/maps" ? slurp("$dir/maps") : '';
+    my %want = (main => file_address($maps, hex($ret{'main-ret'} // 0)),
+        prog_dtor => file_address($maps, hex($ret{'dtor-ret'} // 0)));
+    like($want{main}, qr/\Alibc\.so\.6\+0x[0-9a-f]+\z/, "names, $fmt: main returns into the C library");
+    like($want{prog_dtor}, qr/\Ald-linux-x86-64\.so\.2\+0x[0-9a-f]+\z/,
+        "names, $fmt: the destructor returns into the dynamic linker");
+    my %got;
+    if ($fmt eq 'text') {
+        my ($ev, $errs) = read_text($t);
+        is_deeply($errs, [], "names, $fmt: every line well formed");
+        $got{ $_->{func} } = $_->{parent} for @$ev;
+    } elsif ($fmt eq 'json') {
+        my ($ev, $errs) = read_json($t);
+        is_deeply($errs, [], "names, $fmt: every line well formed");
+        for (@$ev) {
+            $got{ $_->{func} } = $_->{parent};
+            my $r = $ret{ $_->{func} eq 'main' ? 'main-ret' : 'dtor-ret' } // '';
+            is($_->{parent_addr}, $r, "names, $fmt: $_->{func}'s parent_addr is where it returned to");
+        }
+    } else {
+        my $doc = eval { JSON::PP->new->decode(slurp($t)) } // {};
+        $got{ $_->{name} } = $_->{args}{parent} for grep { $_->{ph} eq 'i' } @{ $doc->{traceEvents} // [] };
+    }
+    is_deeply(\%got, \%want, "names, $fmt: each parent is FILE+0xADDR, the address in the file it returns to");
+}
+
+done_testing();
