@@ -641,8 +641,8 @@ static void verb_status(int fd)
 	reply(fd, "return values: %s\n", atomic_load(&mt_retval) ? "on" : "off");
 	if (mt_full_wait)
 		reply(fd, "full buffers waited for in vain (0.1 s): %llu\n", (unsigned long long)wait_failed);
-	reply(fd, "events from sites without a table entry: %llu\n",
-	      (unsigned long long)mt_untabled_events);
+	reply(fd, "calls from sites in no table (not traced): %llu\n",
+	      (unsigned long long)mt_untabled_total());
 	reply(fd, "output: %s\n", out_fd >= 0 ? out_path : "(none)");
 	reply(fd, "clock: %s\n", mt_use_tsc ? mt_cpu_clock_name() : "clock_gettime");
 	pthread_mutex_unlock(&mt_reg.lock);
@@ -1001,6 +1001,7 @@ static void atfork_child(void)
 	me = getpid();
 	out_first = true;
 	mt_unwritten_events = 0;            /* (the parent's to say) */
+	mt_untabled_events = 0;
 	memset(write_errors_said, 0, sizeof write_errors_said);
 	mt_patch_after_fork();
 	mt_buffers_after_fork();
@@ -1163,6 +1164,10 @@ __attribute__((destructor(101))) static void mt_fini(void)
 	if (lost && out_fd >= 0)
 		mt_msg("%llu events lost: their threads' buffers were full (MCOUNT_TRACE_BUFFER)",
 		       (unsigned long long)lost);
+	uint64_t untabled = mt_untabled_total();
+	if (untabled && out_fd >= 0)
+		mt_msg("%llu calls from sites in no table were not traced (code built with -pg but not recorded)",
+		       (unsigned long long)untabled);
 	pthread_mutex_lock(&file_lock);
 	if (mt_unwritten_events)
 		mt_msg("%s: %llu events lost: they could not be written (%s)",

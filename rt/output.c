@@ -342,12 +342,21 @@ static void reap_one(struct mt_tbuf *b)
 	mt_gone.noshadow += b->noshadow;
 	mt_gone.unwound += b->unwound;
 	mt_gone.wait_failed += b->wait_failed;
+	mt_gone.untabled += b->untabled;
 	b->lost = b->lost_seen = 0;
-	b->noshadow = b->unwound = b->wait_failed = 0;
+	b->noshadow = b->unwound = b->wait_failed = b->untabled = 0;
 	b->nest = 0;
 	b->nopen = 0;
 	b->sdepth = 0;
 	atomic_store_explicit(&b->state, MT_TBUF_FREE, memory_order_release);
+}
+
+uint64_t mt_untabled_total(void)
+{
+	uint64_t n = mt_untabled_events + mt_gone.untabled + atomic_load(&mt_untabled_calls);
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next)
+		n += b->untabled;
+	return n;
 }
 
 void mt_reap(void)

@@ -520,6 +520,22 @@ struct mt_view {
 };
 MT_HIDDEN extern _Atomic(struct mt_view *) mt_view;
 
+/* The code of the objects that have a table (their executable
+ * segments), for the hot path: a call of the hook from anywhere else
+ * comes from a site no table records (code built with -pg but not
+ * recorded), which nothing can switch off or name.  Such a call is no
+ * event and takes no room in a buffer: it is only counted (in its
+ * thread's buffer, or in mt_untabled_calls where the thread has none).
+ * Replaced whole when objects come or go, never freed. */
+struct mt_spans {
+	size_t n;
+	struct {
+		uintptr_t lo, hi;
+	} r[];
+};
+MT_HIDDEN extern _Atomic(struct mt_spans *) mt_tabled;
+MT_HIDDEN extern _Atomic unsigned long mt_untabled_calls;
+
 struct mt_registry {
 	pthread_mutex_t lock;         /* everything below, and every patch */
 	struct mt_object **objs;
@@ -902,6 +918,7 @@ struct mt_tbuf {
 	uint64_t noshadow;            /* function_graph calls not recorded: shadow stack full */
 	uint64_t unwound;             /* hijacked frames left without returning */
 	uint64_t wait_failed;         /* MCOUNT_TRACE_FULL=wait: waits given up (lost) */
+	uint64_t untabled;            /* calls from sites in no table (mt_tabled): no events */
 	char pad[64];
 	_Atomic mt_seq tail;          /* written by the reader */
 	uint64_t lost_seen;
@@ -985,12 +1002,18 @@ MT_HIDDEN void mt_write_header(int fd, enum mt_fmt fmt, int tracer);
 MT_HIDDEN void mt_write_end(int fd, enum mt_fmt fmt);
 /* What the buffers of threads gone (and reaped) had counted. */
 struct mt_gone {
-	uint64_t lost, noshadow, unwound, wait_failed;
+	uint64_t lost, noshadow, unwound, wait_failed, untabled;
 };
 MT_HIDDEN extern struct mt_gone mt_gone;
+/* Calls of the hook from sites in no table so far: those the hot path
+ * saw (mt_tabled), and those a drain found among the events (a site a
+ * table of the object does not have, or refused); drain_lock not
+ * needed (a count read as it goes). */
+MT_HIDDEN uint64_t mt_untabled_total(void);
 /* Free the empty buffers of threads that have exited, for new threads. */
 MT_HIDDEN void mt_reap(void);
-/* Events from call sites no table records (or refused): not written. */
+/* Events from call sites no table of their object records (or
+ * refused): not written, not events; counted by the drain. */
 MT_HIDDEN extern uint64_t mt_untabled_events;
 /* Events a drain into the output file took but could not write (a full
  * file system): lost, counted (drain_lock held); a drain whose write

@@ -611,6 +611,37 @@ static const void *frame_of(const struct mt_site *s)
 }
 #endif
 
+/* The code of the live objects with a table, for the hot path
+ * (mt_tabled), made anew where it changed. */
+static void tabled_refresh(void)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < mt_reg.nobjs; i++)
+		if (mt_reg.objs[i]->live && mt_reg.objs[i]->table)
+			n += mt_reg.objs[i]->nexec;
+	struct mt_spans *sp = malloc(sizeof *sp + (n + 1) * sizeof sp->r[0]);
+	if (!sp) {
+		mt_msg("no memory for the code ranges of the objects with a table: %s", strerror(ENOMEM));
+		return;
+	}
+	sp->n = 0;
+	for (size_t i = 0; i < mt_reg.nobjs; i++) {
+		const struct mt_object *o = mt_reg.objs[i];
+		for (unsigned k = 0; o->live && o->table && k < o->nexec; k++) {
+			sp->r[sp->n].lo = o->exec_lo[k];
+			sp->r[sp->n].hi = o->exec_hi[k];
+			sp->n++;
+		}
+	}
+	const struct mt_spans *old = atomic_load_explicit(&mt_tabled, memory_order_acquire);
+	if (old && old->n == sp->n && !memcmp(old->r, sp->r, sp->n * sizeof sp->r[0])) {
+		free(sp);
+		return;
+	}
+	/* (the old one stays allocated: a hook may be reading it) */
+	atomic_store_explicit(&mt_tabled, sp, memory_order_release);
+}
+
 int mt_sites_refresh(void)
 {
 	size_t first_obj = mt_reg.nobjs, first_func = mt_reg.nfuncs;
@@ -629,6 +660,7 @@ int mt_sites_refresh(void)
 		per[i] = object_sites((uint16_t)(first_obj + i), &cnt[i]);
 		total += cnt[i];
 	}
+	tabled_refresh();
 	struct mt_view *v = malloc(sizeof *v);
 	struct mt_site *all = malloc((nold + total + 1) * sizeof *all);
 	if (!v || !all) {

@@ -9,6 +9,11 @@
 #    in text, JSON and Chrome alike: FILE and ADDR are what the kernel's
 #    /proc/PID/maps and readelf -l of the file make of the return
 #    address the program itself saw.
+#  - Calls of the hook from sites in no table (a program built with
+#    gcc -pg -mfentry, not through mcount-cc) are not events: never
+#    [LOST N EVENTS] nor "events lost", however small the buffers; they
+#    are counted, and the count said at exit is the program's own count
+#    of its calls.
 use strict;
 use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
@@ -16,7 +21,7 @@ use Test::More;
 use JSON::PP ();
 use lib 't/lib';
 use TestUtil qw(must run_cmd tmpdir slurp);
-use TraceTest qw($TSRC clean_env mcc_build link_prog traced read_text read_json);
+use TraceTest qw($MT $TSRC clean_env mcc_build link_prog traced read_text read_json);
 
 clean_env();
 my $dir = tmpdir();
@@ -78,6 +83,24 @@ for my $fmt (qw(text json chrome)) {
         $got{ $_->{name} } = $_->{args}{parent} for grep { $_->{ph} eq 'i' } @{ $doc->{traceEvents} // [] };
     }
     is_deeply(\%got, \%want, "names, $fmt: each parent is FILE+0xADDR, the address in the file it returns to");
+}
+
+# ---- calls from sites in no table ----
+{
+    must('gcc', '-O2', '-pg', '-mfentry', '-c', "$TSRC/qexit.c", '-o', "$dir/notab.o");
+    my $notab = link_prog("$dir/notab", "$dir/notab.o");
+    my $t = "$dir/notab.txt";
+    my ($st, $out, $err) = run_cmd([$^X, $MT, 'run', '-b', 16, '-f', '*', '-o', $t, '--', $notab, 'return', 1000],
+        env => { MCOUNT_TRACE_DIR => $ctl });
+    my ($main) = $out =~ /^main (\d+)$/m;
+    is("$st " . ($main // 'none'), '0 1001', 'no table: runs, main and f entered 1001 times');
+    # (and prog_dtor once more, at exit)
+    is($err, "mcount-trace: notab: calls the hook but has no __mcount_loc table: none of its functions can be "
+        . "traced (build it through mcount-cc, or with GCC's -mrecord-mcount)\n"
+        . 'mcount-trace: ' . (($main // 0) + 1) . " calls from sites in no table were not traced (code built with "
+        . "-pg but not recorded)\n", 'no table: said, and the calls counted as the program counts them, none lost');
+    my ($ev, $errs) = -e $t ? read_text($t) : ([], ['no trace']);
+    is_deeply([$ev, $errs], [[], []], 'no table: the trace has no event and no lost one');
 }
 
 done_testing();
