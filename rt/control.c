@@ -1050,6 +1050,32 @@ static void say_empty_filter(void)
 		mt_msg("MCOUNT_TRACE_FILTER: '%s' traces no function (objects loaded later are searched too)", v);
 }
 
+/* A program with no table that calls no hook (built without -pg), none
+ * of whose libraries has a table either, has nothing to trace (a
+ * program that only loads a recorded library is traced there): said by
+ * the process run starts, as it starts
+ * (first: no MCOUNT_TRACE_OWNER came with it), not after an exec (the
+ * last command of a shell's -c) nor by its children, nor by a program
+ * that runs others (it calls an exec or spawn function: a shell or
+ * make around the programs to trace, which get the variables too), nor
+ * by one that links the library in (its calls of the hook are not in
+ * GOT slots, so they cannot be told); registry lock held. */
+static void say_no_hook(bool first)
+{
+	const struct mt_object *o = NULL;
+	for (size_t i = 0; i < mt_reg.nobjs && !o; i++)
+		if (mt_reg.objs[i]->main)
+			o = mt_reg.objs[i];
+	if (!first || secure() || !o || !o->file || o->nhook_slots || o->ncallee_slots || o->own_hook ||
+	    o->spawns || mt_in_exec(o, (uintptr_t)say_no_hook))
+		return;
+	for (size_t i = 0; i < mt_reg.nobjs; i++)
+		if (mt_reg.objs[i]->live && mt_reg.objs[i]->table)
+			return;
+	mt_msg("%s: has no __mcount_loc table and calls no hook (built without -pg?), nor has a library it "
+	       "loaded a table: nothing can be traced", o->name);
+}
+
 /* MCOUNT_TRACE_EVENTS: prototypes separated by ';', each on its own (a
  * bad one is told and left out). */
 static void apply_env_events(void)
@@ -1070,6 +1096,7 @@ __attribute__((constructor(101))) static void mt_init(void)
 	done = true;
 	me = getpid();
 	const char *own = mt_env("MCOUNT_TRACE_OWNER");
+	bool first = !own || !*own;
 	owner = own && *own ? (pid_t)atol(own) : getpid();
 	if ((!own || !*own) && !secure())
 		set_env_me("MCOUNT_TRACE_OWNER");     /* (a privileged program's environment is its own) */
@@ -1137,6 +1164,7 @@ __attribute__((constructor(101))) static void mt_init(void)
 			mt_msg("cannot change the code: %s", strerror(errno));
 		if (filter_ok)
 			say_empty_filter();
+		say_no_hook(first);
 	}
 	pthread_mutex_unlock(&mt_reg.lock);
 	if (getpid() == owner)

@@ -380,6 +380,10 @@ struct mt_object {
 	uintptr_t own_hook;           /* a function named like a hook that the
 				       * object defines and calls through its
 				       * PLT (0: none) */
+	bool spawns;                  /* it calls (through a GOT slot) a function
+				       * that runs another program: exec*,
+				       * posix_spawn*, system, popen (a shell,
+				       * make) */
 	uintptr_t plt_lo[2], plt_hi[2];
 	uintptr_t got;                /* the GOT's base (.got.plt: i386's
 				       * _GLOBAL_OFFSET_TABLE_), 0: none */

@@ -13,7 +13,10 @@
 #    gcc -pg -mfentry, not through mcount-cc) are not events: never
 #    [LOST N EVENTS] nor "events lost", however small the buffers; they
 #    are counted, and the count said at exit is the program's own count
-#    of its calls.
+#    of its calls.  A program with no table and no call of a hook (no
+#    -pg at all) and no library recorded is said to be so, once, by the
+#    first process, and not by a shell around it; one that calls a
+#    recorded library is traced there, and nothing is said.
 use strict;
 use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
@@ -101,6 +104,27 @@ for my $fmt (qw(text json chrome)) {
         . "-pg but not recorded)\n", 'no table: said, and the calls counted as the program counts them, none lost');
     my ($ev, $errs) = -e $t ? read_text($t) : ([], ['no trace']);
     is_deeply([$ev, $errs], [[], []], 'no table: the trace has no event and no lost one');
+
+    # no -pg at all
+    must('gcc', '-O2', '-o', "$dir/plain", "$TSRC/qexit.c");
+    my $said = "mcount-trace: plain: has no __mcount_loc table and calls no hook (built without -pg?), nor has a "
+        . "library it loaded a table: nothing can be traced\n";
+    ($st, $out, $err) = run_cmd([$^X, $MT, 'run', '-o', '', '--', "$dir/plain", '_exit', 3],
+        env => { MCOUNT_TRACE_DIR => $ctl });
+    is("$st $out$err", "0 main 4\n$said", 'no -pg (run): said, once');
+    ($st, $out, $err) = traced(["$dir/plain", 'fork', 3], env => { MCOUNT_TRACE_DIR => $ctl, MCOUNT_TRACE_OUTPUT => '' });
+    is("$st $out$err", "0 main 4\nchild 3\n$said", 'no -pg (preloaded, forks): said by the first process only');
+    ($st, $out, $err) = run_cmd([$^X, $MT, 'run', '-o', '', '--', 'sh', '-c', "$dir/plain _exit 3; $dir/plain _exit 2"],
+        env => { MCOUNT_TRACE_DIR => $ctl });
+    is("$st $out$err", "0 main 4\nmain 3\n", 'no -pg, run by a shell: nothing said, by the shell or by the program');
+    # one that calls a library recorded (t/101's): traced there, nothing said
+    mcc_build('-pg -mfentry', "$dir/verlib.o", "$TSRC/verlib.c", '-O2', '-fPIC');
+    link_prog("$dir/libverlib.so", '-shared', "$dir/verlib.o", "-Wl,--version-script=$TSRC/verlib.map");
+    link_prog("$dir/vermain", "$TSRC/vermain.c", "-L$dir", "-Wl,-rpath,$dir", '-lverlib');
+    ($st, $out, $err) = run_cmd([$^X, $MT, 'run', '-f', 'vplain', '-o', "$dir/ver.txt", '--', "$dir/vermain"],
+        env => { MCOUNT_TRACE_DIR => $ctl });
+    is($st . ' ' . $err, '0 ', 'no -pg, with a recorded library: nothing said');
+    is_deeply(counts("$dir/ver.txt"), { 'vplain <-main' => 3 }, 'no -pg, with a recorded library: traced there');
 }
 
 done_testing();
