@@ -18,6 +18,7 @@
 #define _FILE_OFFSET_BITS 64          /* a trace file past 2 GiB on a 32-bit system */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +27,7 @@
 #include <sys/auxv.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -62,6 +64,15 @@ static bool unseen_child(void)
 	return getpid() != me;
 }
 static atomic_bool tracing_off;       /* the code cannot be changed */
+/* The end of the process, once (finish): by the destructor, or for an
+ * _exit by the control thread, asked by exit_request and told by
+ * exit_done (a futex word), while control_running.  Words, not bytes:
+ * a byte's exchange is a libatomic call on riscv64. */
+static atomic_int finished, exit_request, exit_done, control_running;
+static void finish(void);
+#ifdef MT_SHARED
+static void exit_real_init(void);
+#endif
 
 void mt_msg(const char *fmt, ...)
 {
@@ -912,7 +923,13 @@ static void *control_thread(void *arg)
 			pc[np++] = c;
 		}
 		int ms = next > now ? (int)((next - now) / 1000000u) + 1 : 0;
-		int r = poll(p, np, ms);
+		/* (an _exit's request: see exit_finish) */
+		int r = poll(p, np, atomic_load(&exit_request) && !atomic_load(&exit_done) ? 0 : ms);
+		if (atomic_load(&exit_request) && !atomic_load(&exit_done)) {
+			finish();
+			atomic_store(&exit_done, 1);
+			mt_raw6(SYS_futex, (long)&exit_done, FUTEX_WAKE_PRIVATE, INT32_MAX, 0, 0, 0);
+		}
 		for (nfds_t i = 0; r > 0 && i < np; i++) {
 			if (!p[i].revents)
 				continue;
@@ -962,10 +979,13 @@ static void start_control(void)
 	pthread_attr_t at;
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &at, control_thread, NULL))
+	atomic_store(&control_running, 1);
+	if (pthread_create(&t, &at, control_thread, NULL)) {
+		atomic_store(&control_running, 0);
 		mt_msg("cannot start the control thread: no control channel");
-	else
+	} else {
 		pthread_setname_np(t, "mcount-trace");
+	}
 	pthread_attr_destroy(&at);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
@@ -1000,6 +1020,10 @@ static void atfork_child(void)
 	pthread_mutex_init(&file_lock, NULL);
 	me = getpid();
 	out_first = true;
+	atomic_store(&finished, 0);
+	atomic_store(&exit_request, 0);
+	atomic_store(&exit_done, 0);
+	atomic_store(&control_running, 0);  /* (the parent's thread: start_control makes its own) */
 	mt_unwritten_events = 0;            /* (the parent's to say) */
 	mt_untabled_events = 0;
 	memset(write_errors_said, 0, sizeof write_errors_said);
@@ -1169,15 +1193,22 @@ __attribute__((constructor(101))) static void mt_init(void)
 	pthread_mutex_unlock(&mt_reg.lock);
 	if (getpid() == owner)
 		open_output();        /* the others' files, at their first event */
+#ifdef MT_SHARED
+	exit_real_init();
+#endif
 	atomic_store(&mt_ready, !atomic_load(&tracing_off));
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	start_control();
 }
 
-__attribute__((destructor(101))) static void mt_fini(void)
+/* The end of the process, once: the rest of the trace written (a Chrome
+ * document closed), the socket removed, the counts said. */
+static void finish(void)
 {
 	if (unseen_child())
 		return;               /* nothing here is its own */
+	if (atomic_exchange(&finished, 1))
+		return;
 	pthread_mutex_lock(&file_lock);
 	drain_locked();
 	if (out_fd >= 0)
@@ -1203,6 +1234,47 @@ __attribute__((destructor(101))) static void mt_fini(void)
 		       (unsigned long long)mt_unwritten_events, strerror(write_errors_said[0]));
 	say_nobuf(true);
 	pthread_mutex_unlock(&file_lock);
+}
+
+__attribute__((destructor(101))) static void mt_fini(void)
+{
+	finish();
+}
+
+/* _exit and _Exit run neither atexit handlers nor destructors, so the
+ * end of the process is brought about here.  Not by the thread that
+ * exits, which may be in a signal handler that stopped it in malloc or
+ * holding a lock of the library's: it removes the socket itself
+ * (unlink may be called there) and leaves the rest to the control
+ * thread, which runs no signal handler and holds nothing while it
+ * waits (it sees the request within a drain's period, 20 ms).  This
+ * thread waits for that while the drain is getting on, and goes on to
+ * exit after two seconds in which it did not (a busy machine may keep
+ * the control thread waiting for a CPU that long).  Nothing to write
+ * (no trace file, nothing recorded): no wait.  A process made without the
+ * library's knowing (vfork, a raw clone: unseen_child) does nothing:
+ * the memory may be its parent's. */
+static void exit_finish(void)
+{
+	if (unseen_child() || atomic_load(&finished))
+		return;
+	if (sock_path[0])
+		unlink(sock_path);
+	if (!(out_path && *out_path && !out_ended && (out_fd >= 0 || events_pending())))
+		return;
+	if (!atomic_load(&control_running)) {
+		finish();
+		return;
+	}
+	atomic_store(&exit_request, 1);
+	unsigned long seen = atomic_load(&mt_drain_progress);
+	for (int idle = 0; !atomic_load(&exit_done) && idle < 20;) {
+		long ts[2] = { 0, 100000000 };  /* the kernel's timespec: 0.1 s */
+		mt_raw6(SYS_futex, (long)&exit_done, FUTEX_WAIT_PRIVATE, 0, (long)ts, 0, 0);
+		unsigned long now = atomic_load(&mt_drain_progress);
+		idle = now == seen ? idle + 1 : 0;
+		seen = now;
+	}
 }
 
 /* ---- the C API ---- */
@@ -1298,6 +1370,26 @@ void *(memset)(void *d, int c, size_t n)
 	while (n--)
 		*o++ = (unsigned char)c;
 	return d;
+}
+#endif
+
+#ifndef MT_SHARED
+/* Linked in, _exit cannot be wrapped but at the link: a program linked
+ * with -Wl,--wrap=_exit,--wrap=_Exit calls these instead
+ * (mcount-trace(1)), which end it as the C library's do. */
+void __wrap__exit(int status) __attribute__((noreturn));
+void __wrap__Exit(int status) __attribute__((noreturn));
+
+void __wrap__exit(int status)
+{
+	exit_finish();
+	for (;;)
+		mt_raw6(SYS_exit_group, status, 0, 0, 0, 0, 0);
+}
+
+void __wrap__Exit(int status)
+{
+	__wrap__exit(status);
 }
 #endif
 
@@ -1418,6 +1510,36 @@ int fexecve(int fd, char *const argv[], char *const envp[])
 	REAL(fexecve);
 	drain_output();
 	return real_fexecve(fd, argv, envp);
+}
+
+/* _exit, _Exit: the end of the process first (exit_finish); the C
+ * library's (or the next interposer's: a sanitizer's) found at start-up,
+ * since dlsym may take locks and _exit may be called in a signal
+ * handler. */
+static void (*real__exit)(int), (*real__Exit)(int);
+
+static void exit_real_init(void)
+{
+	real__exit = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
+	real__Exit = (void (*)(int))dlsym(RTLD_NEXT, "_Exit");
+}
+
+void _exit(int status)
+{
+	exit_finish();
+	if (real__exit)
+		real__exit(status);
+	for (;;)
+		mt_raw6(SYS_exit_group, status, 0, 0, 0, 0, 0);
+}
+
+void _Exit(int status)
+{
+	exit_finish();
+	if (real__Exit)
+		real__Exit(status);
+	for (;;)
+		mt_raw6(SYS_exit_group, status, 0, 0, 0, 0, 0);
 }
 
 /* A dlopen()ed object's sites become NOPs (or traced, by the filters so

@@ -52,6 +52,7 @@ static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned drains;               /* under way (each may have let go of
 				       * the lock to write): drain_lock */
 uint64_t mt_untabled_events;
+_Atomic unsigned long mt_drain_progress;
 uint64_t mt_unwritten_events;
 
 void mt_output_lock(void) { pthread_mutex_lock(&drain_lock); }
@@ -970,9 +971,11 @@ static void merge(struct out *o, struct doc *d, struct seg *segs, size_t nseg, s
 			heap_down(hp, 0);
 		}
 		pthread_mutex_unlock(&mt_reg.lock);
+		atomic_fetch_add_explicit(&mt_drain_progress, 1, memory_order_relaxed);
 		if (o->len >= OUT_FLUSH) {
 			pthread_mutex_unlock(&drain_lock);
 			flush(o);
+			atomic_fetch_add_explicit(&mt_drain_progress, 1, memory_order_relaxed);
 			pthread_mutex_lock(&drain_lock);
 		}
 	}

@@ -1024,6 +1024,9 @@ MT_HIDDEN extern uint64_t mt_untabled_events;
  * failed part way counts the events of that write and of every one
  * after it, not those it wrote before. */
 MT_HIDDEN extern uint64_t mt_unwritten_events;
+/* Bumped as a drain goes (each chunk of events formatted): whether one
+ * is getting on, for a thread that waits for it (control.c's exit). */
+MT_HIDDEN extern _Atomic unsigned long mt_drain_progress;
 MT_HIDDEN int mt_write_all(int fd, const char *p, size_t n);
 /* The same to a socket, each call done within ms milliseconds, or -1
  * with ETIMEDOUT; never SIGPIPE. */

@@ -4,6 +4,12 @@
 # What a tracer user meets at the edges of a program
 # (t/src/trace/qexit.c, which counts its own calls and says where its
 # functions return to):
+#  - A program that ends by _exit or _Exit (no atexit handler, no
+#    destructor: a shell's -c, or f(); _exit(0)) loses no event of its
+#    own count and leaves no socket in the control directory, run or
+#    preloaded, in the text and Chrome formats (the document closed),
+#    forked (the child's file too), behind sh -c, and linked in with
+#    -Wl,--wrap=_exit,--wrap=_Exit.
 #  - A caller outside every symbol (main's, in the C library's start-up
 #    code; a destructor's, in the dynamic linker) is named FILE+0xADDR,
 #    in text, JSON and Chrome alike: FILE and ADDR are what the kernel's
@@ -24,7 +30,7 @@ use Test::More;
 use JSON::PP ();
 use lib 't/lib';
 use TestUtil qw(must run_cmd tmpdir slurp);
-use TraceTest qw($MT $TSRC clean_env mcc_build link_prog traced read_text read_json);
+use TraceTest qw($MT $LIBA $TSRC clean_env mcc_build link_prog traced read_text read_json);
 
 clean_env();
 my $dir = tmpdir();
@@ -52,6 +58,75 @@ sub file_address {
         }
     }
     return "no mapping holds $at";
+}
+
+# The control directory's entries.
+sub sockets {
+    opendir(my $d, $ctl) or return '';
+    return join ' ', sort grep { !/\A\.\.?\z/ } readdir $d;
+}
+
+# The functions of a text trace and how many events each.
+sub counts {
+    my ($file) = @_;
+    return { missing => $file } unless -e $file;
+    my ($ev, $errs) = read_text($file);
+    my %n;
+    $n{ exists $_->{lost} ? 'LOST' : "$_->{func} <-$_->{parent}" }++ for @$ev;
+    $n{"error: $_"}++ for @$errs;
+    return \%n;
+}
+
+# ---- _exit and _Exit ----
+{
+    for my $how (qw(_exit _Exit)) {
+        for my $via ('run', 'preloaded') {
+            my $t = "$dir/q$how-$via.txt";
+            unlink $t;
+            my ($st, $out, $err) = $via eq 'run'
+                ? run_cmd([$^X, $MT, 'run', '-f', 'f', '-o', $t, '--', $prog, $how, 1000], env => { MCOUNT_TRACE_DIR => $ctl })
+                : traced([$prog, $how, 1000], env => { MCOUNT_TRACE_FILTER => 'f', MCOUNT_TRACE_OUTPUT => $t,
+                    MCOUNT_TRACE_DIR => $ctl });
+            is("$st $out$err", "0 main 1001\n", "$how, $via: runs, f called 1000 times");
+            is_deeply(counts($t), { 'f <-main' => 1000 }, "$how, $via: every call of f in the trace");
+            is(sockets(), '', "$how, $via: no socket left");
+        }
+    }
+    # the Chrome document is closed
+    my $t = "$dir/qexit.json";
+    my ($st, $out, $err) = run_cmd([$^X, $MT, 'run', '-f', 'f', '--format=chrome', '-o', $t, '--', $prog, '_exit', 7],
+        env => { MCOUNT_TRACE_DIR => $ctl });
+    my $doc = eval { JSON::PP->new->decode(slurp($t)) } // {};
+    is(scalar(grep { $_->{name} eq 'f' && $_->{ph} eq 'i' } @{ $doc->{traceEvents} // [] }), 7,
+        '_exit, chrome: a whole document, every call of f in it');
+    # forked, the child _exits too
+    $t = "$dir/qfork.txt";
+    ($st, $out, $err) = run_cmd([$^X, $MT, 'run', '-f', 'f', '-o', $t, '--', $prog, 'fork', 300],
+        env => { MCOUNT_TRACE_DIR => $ctl });
+    is("$st $out$err", "0 main 301\nchild 300\n", 'fork: runs');
+    my @kids = glob("$t.*");
+    is(scalar @kids, 1, 'fork: the child wrote a file of its own');
+    is_deeply([counts($t), map { counts($_) } @kids], [{ 'f <-main' => 300 }, { 'f <-main' => 300 }],
+        'fork: every call of f of each process in its file');
+    is(sockets(), '', 'fork: no socket left');
+    # behind sh -c (dash _exits: its socket, and the program's trace)
+    $t = "$dir/qsh.txt";
+    ($st, $out, $err) = run_cmd([$^X, $MT, 'run', '-f', 'f', '-o', $t, '--', 'sh', '-c', "$prog _exit 20; echo done"],
+        env => { MCOUNT_TRACE_DIR => $ctl });
+    is("$st $out$err", "0 main 21\ndone\n", 'sh -c: runs');
+    @kids = glob("$t.*");
+    is_deeply([map { counts($_) } @kids], [{ 'f <-main' => 20 }], 'sh -c: every call of f in the program\'s file');
+    is(sockets(), '', 'sh -c: no socket left, the shell\'s nor the program\'s');
+    # linked in, with the C library's _exit wrapped at the link
+    my $qa = link_prog("$dir/qexit_a", "$dir/qexit.o", $LIBA, '-Wl,--wrap=_exit,--wrap=_Exit', '-pthread');
+    for my $how (qw(_exit _Exit)) {
+        $t = "$dir/qa$how.txt";
+        ($st, $out, $err) = run_cmd([$qa, $how, 50], env => { MCOUNT_TRACE_DIR => $ctl, MCOUNT_TRACE_FILTER => 'f',
+            MCOUNT_TRACE_OUTPUT => $t });
+        is("$st $out$err", "0 main 51\n", "linked in, --wrap, $how: runs");
+        is_deeply(counts($t), { 'f <-main' => 50 }, "linked in, --wrap, $how: every call of f in the trace");
+        is(sockets(), '', "linked in, --wrap, $how: no socket left");
+    }
 }
 
 # ---- callers outside every symbol ----
