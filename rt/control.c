@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64          /* a trace file past 2 GiB on a 32-bit system */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -951,13 +952,65 @@ static void *control_thread(void *arg)
 	return NULL;
 }
 
-static void start_control(void)
+/* Does nothing listen on the socket at path?  (A process's socket where
+ * the process is gone refuses a connection.) */
+static bool nobody_listens(const char *path)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return false;
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+	int r = connect(fd, (struct sockaddr *)&a, sizeof a), e = errno;
+	close(fd);
+	return r && e == ECONNREFUSED;
+}
+
+/* The sockets left in the control directory by processes that are gone
+ * without their end (killed, a fatal signal, the exit system call
+ * itself) are removed by the next process that makes its own: a name
+ * that is the PID of no process, of a socket of this user's on which
+ * nothing listens (not one of a process in another PID namespace that
+ * shares the directory).  dir holds sock_path's directory. */
+static void sweep_stale(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		const char *n = e->d_name;
+		if (n[0] < '1' || n[0] > '9' || strspn(n, "0123456789") != strlen(n) || strlen(n) > 9)
+			continue;
+		pid_t pid = (pid_t)atol(n);
+		if (pid == getpid() || !kill(pid, 0) || errno != ESRCH)
+			continue;
+		char path[sizeof sock_path];
+		struct stat st;
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, n) >= sizeof path || lstat(path, &st) ||
+		    !S_ISSOCK(st.st_mode) || st.st_uid != getuid() || !nobody_listens(path))
+			continue;
+		if (kill(pid, 0) && errno == ESRCH)   /* (still no process: not one just made, its socket new) */
+			unlink(path);
+	}
+	closedir(d);
+}
+
+/* The socket and the control thread; sweep: the directory's sockets of
+ * processes gone removed first (a process the program starts does it,
+ * not every child it forks). */
+static void start_control(bool sweep)
 {
 	if (!control_on && !(out_path && *out_path))
 		return;
 	if (control_on && !socket_path()) {
 		struct sockaddr_un a = { .sun_family = AF_UNIX };
 		memcpy(a.sun_path, sock_path, sizeof a.sun_path);
+		if (sweep) {
+			char dir[sizeof sock_path];
+			snprintf(dir, sizeof dir, "%s", sock_path);
+			*strrchr(dir, '/') = 0;
+			sweep_stale(dir);
+		}
 		unlink(sock_path);
 		listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (listen_fd < 0 || bind(listen_fd, (struct sockaddr *)&a, sizeof a) ||
@@ -1040,7 +1093,7 @@ static void atfork_child(void)
 	for (size_t i = 0; i < MT_CONN_MAX; i++)
 		if (atomic_load(&conns[i].fd1))
 			conn_close(&conns[i]);
-	start_control();
+	start_control(false);
 }
 
 static bool apply_env(const char *var, int what)
@@ -1198,7 +1251,7 @@ __attribute__((constructor(101))) static void mt_init(void)
 #endif
 	atomic_store(&mt_ready, !atomic_load(&tracing_off));
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-	start_control();
+	start_control(true);
 }
 
 /* The end of the process, once: the rest of the trace written (a Chrome

@@ -9,7 +9,11 @@
 #    own count and leaves no socket in the control directory, run or
 #    preloaded, in the text and Chrome formats (the document closed),
 #    forked (the child's file too), behind sh -c, and linked in with
-#    -Wl,--wrap=_exit,--wrap=_Exit.
+#    -Wl,--wrap=_exit,--wrap=_Exit.  A process killed by SIGKILL does
+#    leave its socket (nothing of it runs), which the next process of
+#    the user removes as it makes its own; and that one leaves alone
+#    what is not a socket of a process gone: a live PID's, one that
+#    something listens on, a file.
 #  - A caller outside every symbol (main's, in the C library's start-up
 #    code; a destructor's, in the dynamic linker) is named FILE+0xADDR,
 #    in text, JSON and Chrome alike: FILE and ADDR are what the kernel's
@@ -29,8 +33,10 @@ no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 use JSON::PP ();
 use lib 't/lib';
+use POSIX ();
+use Socket qw(AF_UNIX SOCK_STREAM pack_sockaddr_un);
 use TestUtil qw(must run_cmd tmpdir slurp);
-use TraceTest qw($MT $LIBA $TSRC clean_env mcc_build link_prog traced read_text read_json);
+use TraceTest qw($MT $SO $LIBA $TSRC clean_env mcc_build link_prog traced read_text read_json wait_for start_bg stop_bg);
 
 clean_env();
 my $dir = tmpdir();
@@ -127,6 +133,49 @@ sub counts {
         is_deeply(counts($t), { 'f <-main' => 50 }, "linked in, --wrap, $how: every call of f in the trace");
         is(sockets(), '', "linked in, --wrap, $how: no socket left");
     }
+}
+
+# ---- what no exit can do: SIGKILL ----
+{
+    my $w = "$dir/wait";
+    mkdir $w or die "$w: $!";
+    my $pid = start_bg([$prog, 'wait', 1, $w], env => { LD_PRELOAD => $SO, MCOUNT_TRACE_DIR => $ctl,
+        MCOUNT_TRACE_OUTPUT => '' }, out => "$w/out");
+    ok(wait_for(60, sub { -e "$w/ready" }), 'SIGKILL: the program is running');
+    ok(-S "$ctl/$pid", 'SIGKILL: its socket is there');
+    kill 'KILL', $pid;
+    stop_bg($pid);
+    ok(-S "$ctl/$pid", 'SIGKILL: its socket is left (nothing of the process ran)');
+    # what the next process must leave: a socket named by a live PID,
+    # one of a PID gone that something listens on (another PID
+    # namespace's), a file named by a PID gone; and what it removes, a
+    # socket of a PID gone that nothing listens on
+    my @gone;
+    for (1 .. 3) {
+        my $p = fork // die;
+        POSIX::_exit(0) unless $p;
+        waitpid $p, 0;
+        push @gone, $p;
+    }
+    my $bind = sub {
+        my ($name, $listen) = @_;
+        socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die "socket: $!";
+        bind($s, pack_sockaddr_un("$ctl/$name")) or die "bind $ctl/$name: $!";
+        listen($s, 1) or die "listen: $!" if $listen;
+        return $s;
+    };
+    my $live = $bind->($$, 0);
+    my $listening = $bind->($gone[0], 1);
+    { my $s = $bind->($gone[1], 0); close $s; }
+    open(my $fh, '>', "$ctl/$gone[2]") or die;
+    close $fh;
+    my ($st, $out, $err) = traced([$prog, '_exit', 1], env => { MCOUNT_TRACE_DIR => $ctl, MCOUNT_TRACE_OUTPUT => '' });
+    is("$st $out$err", "0 main 2\n", 'the next process runs');
+    is(sockets(), join(' ', sort $$, $gone[0], $gone[2]), 'the next process removed the sockets of processes gone, '
+        . 'and nothing else');
+    close $live;
+    close $listening;
+    unlink "$ctl/$$", "$ctl/$gone[0]", "$ctl/$gone[2]";
 }
 
 # ---- callers outside every symbol ----
