@@ -567,7 +567,7 @@ size_t mt_args_format(char *out, size_t cap, const uint64_t *p, size_t nwords, b
 			str += words;
 			emit_str(&k, s, bytes, len, json, w[i]);
 		} else if (a->kind == MT_ARG_SYM) {
-			char hex[24];
+			char hex[MT_ADDR_NAME];
 			const char *name = mt_name_of((uintptr_t)w[i], hex, sizeof hex);
 			if (json)
 				emit_str(&k, (const unsigned char *)name, strlen(name), 0, true, 0);

@@ -52,6 +52,8 @@ atomic_bool mt_args_on;
 atomic_int mt_tracer;
 uint64_t mt_buffer_events = 131072;
 _Atomic unsigned long mt_nobuf_threads, mt_nobuf_lost;
+_Atomic(struct mt_spans *) mt_tabled;
+_Atomic unsigned long mt_untabled_calls;
 bool mt_use_tsc;
 bool mt_use_rdpid;
 bool mt_full_wait;
@@ -398,12 +400,39 @@ static inline bool still_its(const struct mt_shadow *s, const uintptr_t *p)
 #endif
 }
 
+/* Is ret (the address after a hook call) in the code of an object with
+ * a table?  (A few ranges: the program and the libraries recorded.) */
+static inline bool in_tabled(uintptr_t ret)
+{
+	const struct mt_spans *sp = atomic_load_explicit(&mt_tabled, memory_order_acquire);
+	for (size_t i = 0; sp && i < sp->n; i++)
+		if (ret - sp->r[i].lo < sp->r[i].hi - sp->r[i].lo)
+			return true;
+	return false;
+}
+
+/* A call from a site in no table: no event, counted (a thread with no
+ * buffer gets none for it). */
+static __attribute__((noinline, cold)) void untabled_call(struct mt_tbuf *b)
+{
+	if (!atomic_load_explicit(&mt_ready, memory_order_relaxed))
+		return;
+	if (b)
+		b->untabled++;
+	else
+		atomic_fetch_add_explicit(&mt_untabled_calls, 1, memory_order_relaxed);
+}
+
 /* The entry, in two copies: with_args is a constant, so that the common
  * one (no argument recording anywhere) carries none of its work. */
 static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs,
 							 bool with_args)
 {
 	struct mt_tbuf *b = self;
+	if (__builtin_expect(!in_tabled(ret), 0)) {
+		untabled_call(b);
+		return;
+	}
 	if (__builtin_expect(!b, 0)) {
 		if (!atomic_load_explicit(&mt_ready, memory_order_relaxed))
 			return;
@@ -706,12 +735,14 @@ void mt_buffers_after_fork(void)
 		mt_seq_store(&b->head, 0, memory_order_seq_cst);
 		mt_seq_store(&b->tail, 0, memory_order_seq_cst);
 		b->lost = b->lost_seen = 0;
+		b->untabled = 0;
 		b->tid = (int)mt_raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 		b->next = NULL;
 	}
 	self_pid = 0;
 	atomic_store(&mt_nobuf_threads, self_dead || (b && b->mask + 1 < mt_buffer_events) ? 1ul : 0ul);
 	atomic_store(&mt_nobuf_lost, 0ul);
+	atomic_store(&mt_untabled_calls, 0ul);
 	atomic_store(&mt_tbufs, b);
 	mt_gone = (struct mt_gone){ 0 };
 }

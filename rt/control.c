@@ -16,8 +16,10 @@
  */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64          /* a trace file past 2 GiB on a 32-bit system */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +28,7 @@
 #include <sys/auxv.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -62,6 +65,15 @@ static bool unseen_child(void)
 	return getpid() != me;
 }
 static atomic_bool tracing_off;       /* the code cannot be changed */
+/* The end of the process, once (finish): by the destructor, or for an
+ * _exit by the control thread, asked by exit_request and told by
+ * exit_done (a futex word), while control_running.  Words, not bytes:
+ * a byte's exchange is a libatomic call on riscv64. */
+static atomic_int finished, exit_request, exit_done, control_running;
+static void finish(void);
+#ifdef MT_SHARED
+static void exit_real_init(void);
+#endif
 
 void mt_msg(const char *fmt, ...)
 {
@@ -641,8 +653,8 @@ static void verb_status(int fd)
 	reply(fd, "return values: %s\n", atomic_load(&mt_retval) ? "on" : "off");
 	if (mt_full_wait)
 		reply(fd, "full buffers waited for in vain (0.1 s): %llu\n", (unsigned long long)wait_failed);
-	reply(fd, "events from sites without a table entry: %llu\n",
-	      (unsigned long long)mt_untabled_events);
+	reply(fd, "calls from sites in no table (not traced): %llu\n",
+	      (unsigned long long)mt_untabled_total());
 	reply(fd, "output: %s\n", out_fd >= 0 ? out_path : "(none)");
 	reply(fd, "clock: %s\n", mt_use_tsc ? mt_cpu_clock_name() : "clock_gettime");
 	pthread_mutex_unlock(&mt_reg.lock);
@@ -912,7 +924,13 @@ static void *control_thread(void *arg)
 			pc[np++] = c;
 		}
 		int ms = next > now ? (int)((next - now) / 1000000u) + 1 : 0;
-		int r = poll(p, np, ms);
+		/* (an _exit's request: see exit_finish) */
+		int r = poll(p, np, atomic_load(&exit_request) && !atomic_load(&exit_done) ? 0 : ms);
+		if (atomic_load(&exit_request) && !atomic_load(&exit_done)) {
+			finish();
+			atomic_store(&exit_done, 1);
+			mt_raw6(SYS_futex, (long)&exit_done, FUTEX_WAKE_PRIVATE, INT32_MAX, 0, 0, 0);
+		}
 		for (nfds_t i = 0; r > 0 && i < np; i++) {
 			if (!p[i].revents)
 				continue;
@@ -934,13 +952,65 @@ static void *control_thread(void *arg)
 	return NULL;
 }
 
-static void start_control(void)
+/* Does nothing listen on the socket at path?  (A process's socket where
+ * the process is gone refuses a connection.) */
+static bool nobody_listens(const char *path)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return false;
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+	int r = connect(fd, (struct sockaddr *)&a, sizeof a), e = errno;
+	close(fd);
+	return r && e == ECONNREFUSED;
+}
+
+/* The sockets left in the control directory by processes that are gone
+ * without their end (killed, a fatal signal, the exit system call
+ * itself) are removed by the next process that makes its own: a name
+ * that is the PID of no process, of a socket of this user's on which
+ * nothing listens (not one of a process in another PID namespace that
+ * shares the directory).  dir holds sock_path's directory. */
+static void sweep_stale(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d));) {
+		const char *n = e->d_name;
+		if (n[0] < '1' || n[0] > '9' || strspn(n, "0123456789") != strlen(n) || strlen(n) > 9)
+			continue;
+		pid_t pid = (pid_t)atol(n);
+		if (pid == getpid() || !kill(pid, 0) || errno != ESRCH)
+			continue;
+		char path[sizeof sock_path];
+		struct stat st;
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, n) >= sizeof path || lstat(path, &st) ||
+		    !S_ISSOCK(st.st_mode) || st.st_uid != getuid() || !nobody_listens(path))
+			continue;
+		if (kill(pid, 0) && errno == ESRCH)   /* (still no process: not one just made, its socket new) */
+			unlink(path);
+	}
+	closedir(d);
+}
+
+/* The socket and the control thread; sweep: the directory's sockets of
+ * processes gone removed first (a process the program starts does it,
+ * not every child it forks). */
+static void start_control(bool sweep)
 {
 	if (!control_on && !(out_path && *out_path))
 		return;
 	if (control_on && !socket_path()) {
 		struct sockaddr_un a = { .sun_family = AF_UNIX };
 		memcpy(a.sun_path, sock_path, sizeof a.sun_path);
+		if (sweep) {
+			char dir[sizeof sock_path];
+			snprintf(dir, sizeof dir, "%s", sock_path);
+			*strrchr(dir, '/') = 0;
+			sweep_stale(dir);
+		}
 		unlink(sock_path);
 		listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (listen_fd < 0 || bind(listen_fd, (struct sockaddr *)&a, sizeof a) ||
@@ -962,10 +1032,13 @@ static void start_control(void)
 	pthread_attr_t at;
 	pthread_attr_init(&at);
 	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &at, control_thread, NULL))
+	atomic_store(&control_running, 1);
+	if (pthread_create(&t, &at, control_thread, NULL)) {
+		atomic_store(&control_running, 0);
 		mt_msg("cannot start the control thread: no control channel");
-	else
+	} else {
 		pthread_setname_np(t, "mcount-trace");
+	}
 	pthread_attr_destroy(&at);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
@@ -1000,7 +1073,12 @@ static void atfork_child(void)
 	pthread_mutex_init(&file_lock, NULL);
 	me = getpid();
 	out_first = true;
+	atomic_store(&finished, 0);
+	atomic_store(&exit_request, 0);
+	atomic_store(&exit_done, 0);
+	atomic_store(&control_running, 0);  /* (the parent's thread: start_control makes its own) */
 	mt_unwritten_events = 0;            /* (the parent's to say) */
+	mt_untabled_events = 0;
 	memset(write_errors_said, 0, sizeof write_errors_said);
 	mt_patch_after_fork();
 	mt_buffers_after_fork();
@@ -1015,7 +1093,7 @@ static void atfork_child(void)
 	for (size_t i = 0; i < MT_CONN_MAX; i++)
 		if (atomic_load(&conns[i].fd1))
 			conn_close(&conns[i]);
-	start_control();
+	start_control(false);
 }
 
 static bool apply_env(const char *var, int what)
@@ -1049,6 +1127,32 @@ static void say_empty_filter(void)
 		mt_msg("MCOUNT_TRACE_FILTER: '%s' traces no function (objects loaded later are searched too)", v);
 }
 
+/* A program with no table that calls no hook (built without -pg), none
+ * of whose libraries has a table either, has nothing to trace (a
+ * program that only loads a recorded library is traced there): said by
+ * the process run starts, as it starts
+ * (first: no MCOUNT_TRACE_OWNER came with it), not after an exec (the
+ * last command of a shell's -c) nor by its children, nor by a program
+ * that runs others (it calls an exec or spawn function: a shell or
+ * make around the programs to trace, which get the variables too), nor
+ * by one that links the library in (its calls of the hook are not in
+ * GOT slots, so they cannot be told); registry lock held. */
+static void say_no_hook(bool first)
+{
+	const struct mt_object *o = NULL;
+	for (size_t i = 0; i < mt_reg.nobjs && !o; i++)
+		if (mt_reg.objs[i]->main)
+			o = mt_reg.objs[i];
+	if (!first || secure() || !o || !o->file || o->nhook_slots || o->ncallee_slots || o->own_hook ||
+	    o->spawns || mt_in_exec(o, (uintptr_t)say_no_hook))
+		return;
+	for (size_t i = 0; i < mt_reg.nobjs; i++)
+		if (mt_reg.objs[i]->live && mt_reg.objs[i]->table)
+			return;
+	mt_msg("%s: has no __mcount_loc table and calls no hook (built without -pg?), nor has a library it "
+	       "loaded a table: nothing can be traced", o->name);
+}
+
 /* MCOUNT_TRACE_EVENTS: prototypes separated by ';', each on its own (a
  * bad one is told and left out). */
 static void apply_env_events(void)
@@ -1069,6 +1173,7 @@ __attribute__((constructor(101))) static void mt_init(void)
 	done = true;
 	me = getpid();
 	const char *own = mt_env("MCOUNT_TRACE_OWNER");
+	bool first = !own || !*own;
 	owner = own && *own ? (pid_t)atol(own) : getpid();
 	if ((!own || !*own) && !secure())
 		set_env_me("MCOUNT_TRACE_OWNER");     /* (a privileged program's environment is its own) */
@@ -1136,19 +1241,27 @@ __attribute__((constructor(101))) static void mt_init(void)
 			mt_msg("cannot change the code: %s", strerror(errno));
 		if (filter_ok)
 			say_empty_filter();
+		say_no_hook(first);
 	}
 	pthread_mutex_unlock(&mt_reg.lock);
 	if (getpid() == owner)
 		open_output();        /* the others' files, at their first event */
+#ifdef MT_SHARED
+	exit_real_init();
+#endif
 	atomic_store(&mt_ready, !atomic_load(&tracing_off));
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-	start_control();
+	start_control(true);
 }
 
-__attribute__((destructor(101))) static void mt_fini(void)
+/* The end of the process, once: the rest of the trace written (a Chrome
+ * document closed), the socket removed, the counts said. */
+static void finish(void)
 {
 	if (unseen_child())
 		return;               /* nothing here is its own */
+	if (atomic_exchange(&finished, 1))
+		return;
 	pthread_mutex_lock(&file_lock);
 	drain_locked();
 	if (out_fd >= 0)
@@ -1163,6 +1276,10 @@ __attribute__((destructor(101))) static void mt_fini(void)
 	if (lost && out_fd >= 0)
 		mt_msg("%llu events lost: their threads' buffers were full (MCOUNT_TRACE_BUFFER)",
 		       (unsigned long long)lost);
+	uint64_t untabled = mt_untabled_total();
+	if (untabled && out_fd >= 0)
+		mt_msg("%llu calls from sites in no table were not traced (code built with -pg but not recorded)",
+		       (unsigned long long)untabled);
 	pthread_mutex_lock(&file_lock);
 	if (mt_unwritten_events)
 		mt_msg("%s: %llu events lost: they could not be written (%s)",
@@ -1170,6 +1287,47 @@ __attribute__((destructor(101))) static void mt_fini(void)
 		       (unsigned long long)mt_unwritten_events, strerror(write_errors_said[0]));
 	say_nobuf(true);
 	pthread_mutex_unlock(&file_lock);
+}
+
+__attribute__((destructor(101))) static void mt_fini(void)
+{
+	finish();
+}
+
+/* _exit and _Exit run neither atexit handlers nor destructors, so the
+ * end of the process is brought about here.  Not by the thread that
+ * exits, which may be in a signal handler that stopped it in malloc or
+ * holding a lock of the library's: it removes the socket itself
+ * (unlink may be called there) and leaves the rest to the control
+ * thread, which runs no signal handler and holds nothing while it
+ * waits (it sees the request within a drain's period, 20 ms).  This
+ * thread waits for that while the drain is getting on, and goes on to
+ * exit after two seconds in which it did not (a busy machine may keep
+ * the control thread waiting for a CPU that long).  Nothing to write
+ * (no trace file, nothing recorded): no wait.  A process made without the
+ * library's knowing (vfork, a raw clone: unseen_child) does nothing:
+ * the memory may be its parent's. */
+static void exit_finish(void)
+{
+	if (unseen_child() || atomic_load(&finished))
+		return;
+	if (sock_path[0])
+		unlink(sock_path);
+	if (!(out_path && *out_path && !out_ended && (out_fd >= 0 || events_pending())))
+		return;
+	if (!atomic_load(&control_running)) {
+		finish();
+		return;
+	}
+	atomic_store(&exit_request, 1);
+	unsigned long seen = atomic_load(&mt_drain_progress);
+	for (int idle = 0; !atomic_load(&exit_done) && idle < 20;) {
+		long ts[2] = { 0, 100000000 };  /* the kernel's timespec: 0.1 s */
+		mt_raw6(SYS_futex, (long)&exit_done, FUTEX_WAIT_PRIVATE, 0, (long)ts, 0, 0);
+		unsigned long now = atomic_load(&mt_drain_progress);
+		idle = now == seen ? idle + 1 : 0;
+		seen = now;
+	}
 }
 
 /* ---- the C API ---- */
@@ -1265,6 +1423,26 @@ void *(memset)(void *d, int c, size_t n)
 	while (n--)
 		*o++ = (unsigned char)c;
 	return d;
+}
+#endif
+
+#ifndef MT_SHARED
+/* Linked in, _exit cannot be wrapped but at the link: a program linked
+ * with -Wl,--wrap=_exit,--wrap=_Exit calls these instead
+ * (mcount-trace(1)), which end it as the C library's do. */
+void __wrap__exit(int status) __attribute__((noreturn));
+void __wrap__Exit(int status) __attribute__((noreturn));
+
+void __wrap__exit(int status)
+{
+	exit_finish();
+	for (;;)
+		mt_raw6(SYS_exit_group, status, 0, 0, 0, 0, 0);
+}
+
+void __wrap__Exit(int status)
+{
+	__wrap__exit(status);
 }
 #endif
 
@@ -1385,6 +1563,36 @@ int fexecve(int fd, char *const argv[], char *const envp[])
 	REAL(fexecve);
 	drain_output();
 	return real_fexecve(fd, argv, envp);
+}
+
+/* _exit, _Exit: the end of the process first (exit_finish); the C
+ * library's (or the next interposer's: a sanitizer's) found at start-up,
+ * since dlsym may take locks and _exit may be called in a signal
+ * handler. */
+static void (*real__exit)(int), (*real__Exit)(int);
+
+static void exit_real_init(void)
+{
+	real__exit = (void (*)(int))dlsym(RTLD_NEXT, "_exit");
+	real__Exit = (void (*)(int))dlsym(RTLD_NEXT, "_Exit");
+}
+
+void _exit(int status)
+{
+	exit_finish();
+	if (real__exit)
+		real__exit(status);
+	for (;;)
+		mt_raw6(SYS_exit_group, status, 0, 0, 0, 0, 0);
+}
+
+void _Exit(int status)
+{
+	exit_finish();
+	if (real__Exit)
+		real__Exit(status);
+	for (;;)
+		mt_raw6(SYS_exit_group, status, 0, 0, 0, 0, 0);
 }
 
 /* A dlopen()ed object's sites become NOPs (or traced, by the filters so

@@ -721,9 +721,23 @@ static bool reloc_at(const Shdr *s, const void *v, size_t j, uintptr_t *off, uns
 	return false;
 }
 
+/* A function that runs another program. */
+static bool spawner(const char *name)
+{
+	static const char *const names[] = {
+		"execve", "execv", "execvp", "execvpe", "execl", "execlp", "execle", "fexecve", "execveat",
+		"posix_spawn", "posix_spawnp", "system", "popen",
+	};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
 /* GOT slots the dynamic linker fills with a hook (JUMP_SLOT, GLOB_DAT),
  * and with the C library's function its own hook calls (rt.h's
- * mt_arch.hook_callee); a hook the object defines itself. */
+ * mt_arch.hook_callee); a hook the object defines itself; whether it
+ * calls a spawner(). */
 static void read_hook_slots(struct mt_object *o, const struct file *f)
 {
 	for (size_t i = 1; i < f->shnum; i++) {
@@ -744,6 +758,7 @@ static void read_hook_slots(struct mt_object *o, const struct file *f)
 				continue;
 			const char *name = sym_name(&t, t.sym[si].st_name);
 			bool ok = true;
+			o->spawns = o->spawns || spawner(name);
 			if (mt_is_hook_name(name)) {
 				ok = slot_add(&o->hook_slots, &o->nhook_slots, o->bias + off);
 				if (t.sym[si].st_shndx != SHN_UNDEF && t.sym[si].st_value)
@@ -789,6 +804,7 @@ static void read_mips_got_slots(struct mt_object *o, const struct file *f)
 	if (!pltgot || !dynsym || !read_symtab(f, dynsym, &t))
 		return;
 	for (size_t i = gotsym; i < symtabno && i < t.n; i++) {
+		o->spawns = o->spawns || spawner(sym_name(&t, t.sym[i].st_name));
 		if (!mt_is_hook_name(sym_name(&t, t.sym[i].st_name)))
 			continue;
 		if (!slot_add(&o->hook_slots, &o->nhook_slots, o->bias + pltgot + (local + i - gotsym) * sizeof(uintptr_t)))

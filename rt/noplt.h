@@ -21,6 +21,7 @@
 #define MCOUNT_NOPLT_H
 
 #include <ctype.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -75,6 +76,8 @@ extern void *__dso_handle __attribute__((visibility("hidden")));
 #define chmod(...) MT_GOT_CALL(chmod)(__VA_ARGS__)
 #define clock_gettime(...) MT_GOT_CALL(clock_gettime)(__VA_ARGS__)
 #define close(...) MT_GOT_CALL(close)(__VA_ARGS__)
+#define closedir(...) MT_GOT_CALL(closedir)(__VA_ARGS__)
+#define connect(...) MT_GOT_CALL(connect)(__VA_ARGS__)
 #define __ctype_b_loc(...) MT_GOT_CALL(__ctype_b_loc)(__VA_ARGS__)
 #define dl_iterate_phdr(...) MT_GOT_CALL(dl_iterate_phdr)(__VA_ARGS__)
 #define dlsym(...) MT_GOT_CALL(dlsym)(__VA_ARGS__)
@@ -92,6 +95,7 @@ extern void *__dso_handle __attribute__((visibility("hidden")));
 #define getpid(...) MT_GOT_CALL(getpid)(__VA_ARGS__)
 #define getsockopt(...) MT_GOT_CALL(getsockopt)(__VA_ARGS__)
 #define getuid(...) MT_GOT_CALL(getuid)(__VA_ARGS__)
+#define kill(...) MT_GOT_CALL(kill)(__VA_ARGS__)
 #define listen(...) MT_GOT_CALL(listen)(__VA_ARGS__)
 #define lseek(...) MT_GOT_CALL(lseek)(__VA_ARGS__)
 #define lstat(...) MT_GOT_CALL(lstat)(__VA_ARGS__)
@@ -107,6 +111,7 @@ extern void *__dso_handle __attribute__((visibility("hidden")));
 #define nanosleep(...) MT_GOT_CALL(nanosleep)(__VA_ARGS__)
 #define open(...) MT_GOT_CALL(open)(__VA_ARGS__)
 #define open_memstream(...) MT_GOT_CALL(open_memstream)(__VA_ARGS__)
+#define opendir(...) MT_GOT_CALL(opendir)(__VA_ARGS__)
 #define poll(...) MT_GOT_CALL(poll)(__VA_ARGS__)
 #define pthread_attr_destroy(...) MT_GOT_CALL(pthread_attr_destroy)(__VA_ARGS__)
 #define pthread_attr_init(...) MT_GOT_CALL(pthread_attr_init)(__VA_ARGS__)
@@ -125,6 +130,7 @@ extern void *__dso_handle __attribute__((visibility("hidden")));
 #define qsort(...) MT_GOT_CALL(qsort)(__VA_ARGS__)
 #define raise(...) MT_GOT_CALL(raise)(__VA_ARGS__)
 #define read(...) MT_GOT_CALL(read)(__VA_ARGS__)
+#define readdir(...) MT_GOT_CALL(readdir)(__VA_ARGS__)
 #define readlink(...) MT_GOT_CALL(readlink)(__VA_ARGS__)
 #define realloc(...) MT_GOT_CALL(realloc)(__VA_ARGS__)
 #define realpath(...) MT_GOT_CALL(realpath)(__VA_ARGS__)

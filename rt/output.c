@@ -52,6 +52,7 @@ static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned drains;               /* under way (each may have let go of
 				       * the lock to write): drain_lock */
 uint64_t mt_untabled_events;
+_Atomic unsigned long mt_drain_progress;
 uint64_t mt_unwritten_events;
 
 void mt_output_lock(void) { pthread_mutex_lock(&drain_lock); }
@@ -342,12 +343,21 @@ static void reap_one(struct mt_tbuf *b)
 	mt_gone.noshadow += b->noshadow;
 	mt_gone.unwound += b->unwound;
 	mt_gone.wait_failed += b->wait_failed;
+	mt_gone.untabled += b->untabled;
 	b->lost = b->lost_seen = 0;
-	b->noshadow = b->unwound = b->wait_failed = 0;
+	b->noshadow = b->unwound = b->wait_failed = b->untabled = 0;
 	b->nest = 0;
 	b->nopen = 0;
 	b->sdepth = 0;
 	atomic_store_explicit(&b->state, MT_TBUF_FREE, memory_order_release);
+}
+
+uint64_t mt_untabled_total(void)
+{
+	uint64_t n = mt_untabled_events + mt_gone.untabled + atomic_load(&mt_untabled_calls);
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next)
+		n += b->untabled;
+	return n;
 }
 
 void mt_reap(void)
@@ -514,21 +524,36 @@ static void put_json(struct out *o, const struct seg *g, unsigned cpu, double se
 	o->len = (size_t)(p - o->buf);
 }
 
-/* Parents repeat: a small cache of their names, for one drain. */
+/* Parents repeat: a small cache of their names, for one drain; a name
+ * made of an address (FILE+0xADDR) is a copy of its own, freed with the
+ * cache. */
 struct name_cache {
 	uintptr_t addr[512];
 	const char *name[512];
-	char hex[512][20];
+	char *made[512];
 };
 
 static const char *parent_name(struct name_cache *c, uintptr_t a)
 {
 	size_t k = (a >> 2) % 512;
 	if (c->addr[k] != a || !c->name[k]) {
+		char buf[MT_ADDR_NAME];
+		const char *n = mt_name_of(a, buf, sizeof buf);
+		free(c->made[k]);
+		c->made[k] = n == buf ? strdup(buf) : NULL;
 		c->addr[k] = a;
-		c->name[k] = mt_name_of(a, c->hex[k], sizeof c->hex[k]);
+		c->name[k] = n == buf ? c->made[k] : n;
+		if (!c->name[k])
+			return "?";           /* (no memory: tried again next time) */
 	}
 	return c->name[k];
+}
+
+static void name_cache_free(struct name_cache *c)
+{
+	for (size_t k = 0; k < 512; k++)
+		free(c->made[k]);
+	free(c);
 }
 
 /* A document being written: its format, the tracer whose style it has,
@@ -946,9 +971,11 @@ static void merge(struct out *o, struct doc *d, struct seg *segs, size_t nseg, s
 			heap_down(hp, 0);
 		}
 		pthread_mutex_unlock(&mt_reg.lock);
+		atomic_fetch_add_explicit(&mt_drain_progress, 1, memory_order_relaxed);
 		if (o->len >= OUT_FLUSH) {
 			pthread_mutex_unlock(&drain_lock);
 			flush(o);
+			atomic_fetch_add_explicit(&mt_drain_progress, 1, memory_order_relaxed);
 			pthread_mutex_lock(&drain_lock);
 		}
 	}
@@ -1102,7 +1129,7 @@ long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int w
 		mt_unwritten_events += o->lost;
 	free(o->buf);
 	free(o);
-	free(nc);
+	name_cache_free(nc);
 	free(v);
 	free(segs);
 	n -= d.untabled + d.payload;

@@ -380,6 +380,10 @@ struct mt_object {
 	uintptr_t own_hook;           /* a function named like a hook that the
 				       * object defines and calls through its
 				       * PLT (0: none) */
+	bool spawns;                  /* it calls (through a GOT slot) a function
+				       * that runs another program: exec*,
+				       * posix_spawn*, system, popen (a shell,
+				       * make) */
 	uintptr_t plt_lo[2], plt_hi[2];
 	uintptr_t got;                /* the GOT's base (.got.plt: i386's
 				       * _GLOBAL_OFFSET_TABLE_), 0: none */
@@ -520,6 +524,22 @@ struct mt_view {
 };
 MT_HIDDEN extern _Atomic(struct mt_view *) mt_view;
 
+/* The code of the objects that have a table (their executable
+ * segments), for the hot path: a call of the hook from anywhere else
+ * comes from a site no table records (code built with -pg but not
+ * recorded), which nothing can switch off or name.  Such a call is no
+ * event and takes no room in a buffer: it is only counted (in its
+ * thread's buffer, or in mt_untabled_calls where the thread has none).
+ * Replaced whole when objects come or go, never freed. */
+struct mt_spans {
+	size_t n;
+	struct {
+		uintptr_t lo, hi;
+	} r[];
+};
+MT_HIDDEN extern _Atomic(struct mt_spans *) mt_tabled;
+MT_HIDDEN extern _Atomic unsigned long mt_untabled_calls;
+
 struct mt_registry {
 	pthread_mutex_t lock;         /* everything below, and every patch */
 	struct mt_object **objs;
@@ -561,7 +581,10 @@ MT_HIDDEN void mt_each_changed_site(void (*fn)(struct mt_site *, void *), void *
 /* A symbol's name as shown: demangled where the program has a C++
  * runtime (MCOUNT_TRACE_DEMANGLE=0: never); registry lock held. */
 MT_HIDDEN const char *mt_shown(const char *raw);
-/* Name of the function at addr, for output ("0x..." if none, in buf). */
+/* Name of the function at addr, for output; where no symbol holds it,
+ * FILE+0xADDR (the object's file name, the address in its file) or, in
+ * no object, 0xADDR, written in buf (MT_ADDR_NAME bytes hold any). */
+#define MT_ADDR_NAME 320
 MT_HIDDEN const char *mt_name_of(uintptr_t addr, char *buf, size_t len);
 
 /* ---- patching (patch.c) ---- */
@@ -899,6 +922,7 @@ struct mt_tbuf {
 	uint64_t noshadow;            /* function_graph calls not recorded: shadow stack full */
 	uint64_t unwound;             /* hijacked frames left without returning */
 	uint64_t wait_failed;         /* MCOUNT_TRACE_FULL=wait: waits given up (lost) */
+	uint64_t untabled;            /* calls from sites in no table (mt_tabled): no events */
 	char pad[64];
 	_Atomic mt_seq tail;          /* written by the reader */
 	uint64_t lost_seen;
@@ -982,18 +1006,27 @@ MT_HIDDEN void mt_write_header(int fd, enum mt_fmt fmt, int tracer);
 MT_HIDDEN void mt_write_end(int fd, enum mt_fmt fmt);
 /* What the buffers of threads gone (and reaped) had counted. */
 struct mt_gone {
-	uint64_t lost, noshadow, unwound, wait_failed;
+	uint64_t lost, noshadow, unwound, wait_failed, untabled;
 };
 MT_HIDDEN extern struct mt_gone mt_gone;
+/* Calls of the hook from sites in no table so far: those the hot path
+ * saw (mt_tabled), and those a drain found among the events (a site a
+ * table of the object does not have, or refused); drain_lock not
+ * needed (a count read as it goes). */
+MT_HIDDEN uint64_t mt_untabled_total(void);
 /* Free the empty buffers of threads that have exited, for new threads. */
 MT_HIDDEN void mt_reap(void);
-/* Events from call sites no table records (or refused): not written. */
+/* Events from call sites no table of their object records (or
+ * refused): not written, not events; counted by the drain. */
 MT_HIDDEN extern uint64_t mt_untabled_events;
 /* Events a drain into the output file took but could not write (a full
  * file system): lost, counted (drain_lock held); a drain whose write
  * failed part way counts the events of that write and of every one
  * after it, not those it wrote before. */
 MT_HIDDEN extern uint64_t mt_unwritten_events;
+/* Bumped as a drain goes (each chunk of events formatted): whether one
+ * is getting on, for a thread that waits for it (control.c's exit). */
+MT_HIDDEN extern _Atomic unsigned long mt_drain_progress;
 MT_HIDDEN int mt_write_all(int fd, const char *p, size_t n);
 /* The same to a socket, each call done within ms milliseconds, or -1
  * with ETIMEDOUT; never SIGPIPE. */

@@ -506,7 +506,7 @@ static struct mt_site *object_sites(uint16_t oi, size_t *count)
 		const struct mt_sym *sym = mt_sym_at(o, s->addr);
 		if (!sym || sym != last) {
 			char *name = NULL;
-			if (!sym && asprintf(&name, "%#lx", (unsigned long)(s->addr - o->bias)) < 0)
+			if (!sym && asprintf(&name, "%s+%#lx", o->name, (unsigned long)(s->addr - o->bias)) < 0)
 				name = NULL;
 			func = add_func(sym ? sym->name : name ? name : "?", sym ? sym->alias : NULL,
 					sym ? sym->addr : s->addr, oi);
@@ -611,6 +611,37 @@ static const void *frame_of(const struct mt_site *s)
 }
 #endif
 
+/* The code of the live objects with a table, for the hot path
+ * (mt_tabled), made anew where it changed. */
+static void tabled_refresh(void)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < mt_reg.nobjs; i++)
+		if (mt_reg.objs[i]->live && mt_reg.objs[i]->table)
+			n += mt_reg.objs[i]->nexec;
+	struct mt_spans *sp = malloc(sizeof *sp + (n + 1) * sizeof sp->r[0]);
+	if (!sp) {
+		mt_msg("no memory for the code ranges of the objects with a table: %s", strerror(ENOMEM));
+		return;
+	}
+	sp->n = 0;
+	for (size_t i = 0; i < mt_reg.nobjs; i++) {
+		const struct mt_object *o = mt_reg.objs[i];
+		for (unsigned k = 0; o->live && o->table && k < o->nexec; k++) {
+			sp->r[sp->n].lo = o->exec_lo[k];
+			sp->r[sp->n].hi = o->exec_hi[k];
+			sp->n++;
+		}
+	}
+	const struct mt_spans *old = atomic_load_explicit(&mt_tabled, memory_order_acquire);
+	if (old && old->n == sp->n && !memcmp(old->r, sp->r, sp->n * sizeof sp->r[0])) {
+		free(sp);
+		return;
+	}
+	/* (the old one stays allocated: a hook may be reading it) */
+	atomic_store_explicit(&mt_tabled, sp, memory_order_release);
+}
+
 int mt_sites_refresh(void)
 {
 	size_t first_obj = mt_reg.nobjs, first_func = mt_reg.nfuncs;
@@ -629,6 +660,7 @@ int mt_sites_refresh(void)
 		per[i] = object_sites((uint16_t)(first_obj + i), &cnt[i]);
 		total += cnt[i];
 	}
+	tabled_refresh();
 	struct mt_view *v = malloc(sizeof *v);
 	struct mt_site *all = malloc((nold + total + 1) * sizeof *all);
 	if (!v || !all) {
@@ -929,15 +961,19 @@ const char *mt_name_of(uintptr_t addr, char *buf, size_t len)
 			const struct mt_sym *s = mt_sym_at(o, addr);
 			if (s)
 				return mt_shown(s->name);
-			if (live) {
-				mapped = o;
-				break;
-			}
+			mapped = o;
+			break;
 		}
 	}
-	/* No symbol there (a stripped object): its address in its file, as
-	 * a function without a symbol is named (and listed) after its
-	 * site's, so that the two can be matched. */
-	snprintf(buf, len, "%#lx", (unsigned long)(mapped ? addr - mapped->bias : addr));
+	/* No symbol there (a stripped object, or a function the object
+	 * keeps local, as the C library's start-up code): the object's
+	 * file name and the address in its file, FILE+0xADDR, as a
+	 * function without a symbol is named (and listed) after its
+	 * site's, so that the two can be matched with objdump -d of the
+	 * file.  An address in no object: itself. */
+	if (mapped)
+		snprintf(buf, len, "%s+%#lx", mapped->name, (unsigned long)(addr - mapped->bias));
+	else
+		snprintf(buf, len, "%#lx", (unsigned long)addr);
 	return buf;
 }

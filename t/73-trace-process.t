@@ -340,9 +340,12 @@ for my $v (['preloaded', $proc, 1], ['linked in', $proc_a, 0]) {
         is($err, "mcount-trace: notab-$name: calls the hook but has no __mcount_loc table: none of its functions "
             . "can be traced (build it through mcount-cc, or with GCC's -mrecord-mcount)\n", "no table ($name): says so, once");
     }
+    # one without -pg at all (no table, no call of a hook): said by the
+    # first process, and not by a shell around one (t/102)
     my ($st, $out, $err) = traced(['true'], env => { MCOUNT_TRACE_FILTER => 'foo_*', MCOUNT_TRACE_DIR => $ctl,
         MCOUNT_TRACE_OUTPUT => '' });
-    is("$st $err", '0 ', 'a program without -pg: nothing said');
+    is("$st $err", "0 mcount-trace: true: has no __mcount_loc table and calls no hook (built without -pg?), "
+        . "nor has a library it loaded a table: nothing can be traced\n", 'a program without -pg: says so, once');
 
     # A start-up filter with a glob the library refuses (the kernel's
     # leading !, an empty :mod:) changes nothing, not even its good globs.
@@ -372,9 +375,9 @@ for my $v (['preloaded', $proc, 1], ['linked in', $proc_a, 0]) {
 
 # ---- a stripped program: every name in its file's addresses ----
 # A function without a symbol is named after its site's address in the
-# file; a parent without one likewise, so that each event's parent is
-# the return address objdump shows after the call in the unstripped
-# program (the same code), not a run-time address.
+# file, as FILE+0xADDR; a parent without one likewise, so that each
+# event's parent is the return address objdump shows after the call in
+# the unstripped program (the same code), not a run-time address.
 {
     spit("$dir/strip.c", "#include <stdio.h>\n"
         . "__attribute__((noinline)) int leaf(int x) { __asm__ volatile(\"\"); return x + 1; }\n"
@@ -392,18 +395,18 @@ for my $v (['preloaded', $proc, 1], ['linked in', $proc_a, 0]) {
         $site{$fn} //= hex($at) if $ins =~ /\bcall\b.*<mcount(?:@|>)/;
         $after = "$fn>$1" if $ins =~ /\bcall\s+[0-9a-f]+ <(leaf|mid)>/;
     }
-    my %want = (sprintf('%#x <-%#x', $site{leaf} // 0, $ret{'mid>leaf'} // 0) => 3,
-        sprintf('%#x <-%#x', $site{mid} // 0, $ret{'main>mid'} // 0) => 3);
+    my %want = (sprintf('strip+%#x <-strip+%#x', $site{leaf} // 0, $ret{'mid>leaf'} // 0) => 3,
+        sprintf('strip+%#x <-strip+%#x', $site{mid} // 0, $ret{'main>mid'} // 0) => 3);
     my ($st, $out, $err) = traced(["$dir/strip"], env => { MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_DIR => $ctl,
         MCOUNT_TRACE_OUTPUT => "$dir/strip.txt" });
     is("$st $out", "0 12\n", 'stripped: runs');
     my %got;
     my $trace = slurp("$dir/strip.txt");
-    $got{"$1 <-$2"}++ while $trace =~ /: (0x[0-9a-f]+) <-(0x[0-9a-f]+)$/mg;
-    my %ours = map { (sprintf('%#x', $site{$_} // 0) => 1) } qw(leaf mid);
+    $got{"$1 <-$2"}++ while $trace =~ /: (strip\+0x[0-9a-f]+) <-(strip\+0x[0-9a-f]+)$/mg;
+    my %ours = map { (sprintf('strip+%#x', $site{$_} // 0) => 1) } qw(leaf mid);
     delete $got{$_} for grep { !$ours{ (split / /)[0] } } keys %got;
     is_deeply(\%got, \%want, 'stripped: leaf and mid named by their sites, their parents by return addresses, '
-        . 'all in the file\'s addresses');
+        . 'all as the file\'s name and addresses in it');
 }
 
 done_testing();

@@ -79,9 +79,11 @@ sub traced {
 # each event { comm, tid, cpu, sec (string), func, parent }; lost
 # lines are { lost => N, comm, tid }.
 # A function's name: a C symbol (name@VERSION: a hidden version's), an
-# address, or a demangled C++ name (one with "::" or a parameter list;
-# spaces allowed, no control character).
-my $NAME = qr/[A-Za-z_][\w.]*(?:\@[\w.]+)?|0x[0-9a-f]+|(?=[^\x00-\x1f]*?(?:::|\())[^\s\x00-\x1f][^\x00-\x1f]*?/;
+# address in no symbol (FILE+0xADDR: an object's file name and the
+# address in its file; 0xADDR: in no object), or a demangled C++ name
+# (one with "::" or a parameter list; spaces allowed, no control
+# character).
+my $NAME = qr/[A-Za-z_][\w.]*(?:\@[\w.]+)?|[^\s\x00-\x1f\/]+\+0x[0-9a-f]+|0x[0-9a-f]+|(?=[^\x00-\x1f]*?(?:::|\())[^\s\x00-\x1f][^\x00-\x1f]*?/;
 
 my @HEADER = ('# tracer: function', '#',
     '#           TASK-PID     CPU#     TIMESTAMP  FUNCTION',
