@@ -243,9 +243,8 @@ build/man/%.1: doc/%.pod
 #           kernels are made for this tier only)
 #   slow    make check-slow: real projects built from source, and the
 #           stress test at its full count (STRESS_FULL=1)
-# make check-all runs them all, one test at a time (CI, with
-# check-kernel); TESTS=t/NN-x.t runs those files only, with what the
-# host tier needs.
+# make check-all runs them all, JOBS at a time (CI, with check-kernel);
+# TESTS=t/NN-x.t runs those files only, with what the host tier needs.
 tier_tests = $(shell grep -l '^\# tier: $(1)$$' t/*.t)
 PROVE := prove -I lib -I t/lib $(if $(filter 1,$(V)),-v)
 JOBS ?= $(shell nproc)
@@ -270,9 +269,11 @@ check-system: all $(RT_CROSS_LIBS) $(GUEST_KERNELS)
 # (and the host tier's stress test at its full count)
 check-slow: $(CHECK_HOST)
 	@$(call timed,STRESS_FULL=1 $(PROVE) $(call tier_tests,slow) t/72-trace-stress.t,make check-slow)
+# (every file once, JOBS at a time, the longest first: the booted guests,
+# then the real projects, the other architectures, this machine's)
 check-all: $(CHECK_HOST) $(RT_CROSS_LIBS) $(SH4_PLUGIN) $(GUEST_KERNELS)
 	@$(tiered)
-	@$(call timed,$(PROVE) $(wildcard t/*.t),make check-all)
+	@$(call timed,$(PROVE) -j$(JOBS) $(foreach t,system slow cross host,$(call tier_tests,$(t))),make check-all)
 
 deps:
 	scripts/install-deps
