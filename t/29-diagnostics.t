@@ -55,6 +55,7 @@ my %HOME = (
     'lib/RecordMcount/Calls.pm'    => ['mcount-record'],
     'lib/RecordMcount/Table.pm'    => ['mcount-record'],
     'lib/RecordMcount/Link.pm'     => ['mcount-record'],
+    'lib/RecordMcount/Batch.pm'    => ['mcount-record'],
     'lib/RecordMcount/Argv.pm'     => ['mcount-cc'],
     # its only message refuses an unknown import name: a programming
     # error in this project, never a user's
