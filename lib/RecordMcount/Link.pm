@@ -31,14 +31,14 @@ use warnings;
 
 use RecordMcount::Exports;
 use RecordMcount::Run qw(run_tool temp_path basename exit_like response_file_cmd register_temp forget_temp);
-use RecordMcount::Front qw(helper_path fatal);
+use RecordMcount::Front qw(helper_path fatal error program plural);
 use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job check_tool);
-use RecordMcount::Tools qw(identify_object);
+use RecordMcount::Tools qw(identify_object find_tools);
 use RecordMcount::Elf qw(read_elf file_bytes);
 use RecordMcount::Table qw(table_entries);
 use RecordMcount::Argv qw(expand_response_files);
 
-our @EXPORT_OK = qw(record_link link_output wrapper_link first_object);
+our @EXPORT_OK = qw(record_link link_output wrapper_link first_object link_command);
 
 my $MAX_ROUNDS = 4;
 
@@ -402,6 +402,30 @@ sub _first_link {
     die RecordMcount::Error->new("$job->{label}: $why: link with another linker or layout, or record the objects "
         . "one by one (mcount-cc's MCOUNT_CC_MODE=object); the linker said:\n"
         . join('', map { "  $_\n" } split /\n/, $e->{link_stderr}));
+}
+
+# mcount-record --link: record_link of CMD with the binutils for the
+# target of its first object (OPTIONS: helper, explicit, cross, as
+# find_tools takes them), and the summary line unless quiet.  Returns the
+# exit status.
+sub link_command {
+    my ($cmd, $opt) = @_;
+    my $r = eval {
+        # the target's tools from the object the pass takes its facts from
+        my $first = first_object($cmd);
+        my $id = defined $first ? identify_object($opt->{helper}, $first) : undef;
+        my $tools = find_tools(explicit => $opt->{explicit}, cross => $opt->{cross},
+            triple => $id ? $id->{triple} : undef, file => $first);
+        record_link([@$cmd], { prog => program(), helper => $opt->{helper}, id => $id,
+            map { $_ => $tools->{$_} } grep { $tools->{$_} } qw(objdump objcopy as cc readelf) });
+    };
+    if (!$r) { error($@); return 1 }
+    unless ($opt->{quiet}) {
+        printf "%s: %s: %s, %s%s\n", program(), $r->{output},
+            plural($r->{sites}, 'call site'), plural($r->{links}, 'link'),
+            $r->{passed_over} ? ", $r->{passed_over} other references to the hook passed over" : '';
+    }
+    return 0;
 }
 
 # For a compiler wrapper: record_link with the binutils for the target
