@@ -30,10 +30,11 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Run qw(run_tool temp_path basename exit_like response_file_cmd register_temp forget_temp);
-use RecordMcount::Front qw(helper_path fatal error program plural);
+use RecordMcount::Run qw(run_tool temp_path basename exit_like response_file_cmd register_temp forget_temp
+    shell_quote);
+use RecordMcount::Front qw(helper_path fatal error program plural elf_has_section);
 use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job check_tool);
-use RecordMcount::Tools qw(identify_object find_tools);
+use RecordMcount::Tools qw(identify_object find_tools object_link_flags);
 use RecordMcount::Elf qw(read_elf file_bytes);
 use RecordMcount::Table qw(table_entries);
 use RecordMcount::Argv qw(expand_response_files);
@@ -428,20 +429,34 @@ sub link_command {
     return 0;
 }
 
-# For a compiler wrapper: record_link with the binutils for the target
-# (triple => a sub giving its triple), and the wrapper's exit contract: a
-# link that fails by itself ends this process as the compiler did (its
-# words, its status); a failure of the pass is FAIL_STATUS, with the
-# message.  Returns what record_link returns.
+# For a compiler wrapper: the link of COMMAND (the words after the
+# compiler, @response files read) by COMPILER, through record_link with
+# the binutils for the target (triple => a sub giving its triple), and
+# the wrapper's exit contract: a link that fails by itself ends this
+# process as the compiler did (its words, its status); a failure of the
+# pass is FAIL_STATUS, with the message.  Objects that bring their own
+# tables (per-object mode) get what the target's row says a link of them
+# needs (riscv: no relaxation, which would move the code their entries
+# point into); the pass itself does without.  say => a sub told what is
+# done (mcount-cc's MCOUNT_CC_VERBOSE), why => the reason for link-time
+# mode, label => the output's name.  Returns what record_link returns.
 sub wrapper_link {
-    my ($link, $fail_status, %o) = @_;
+    my ($compiler, $command, $fail_status, %o) = @_;
+    my $say = $o{say} // sub {};
+    my @extra = grep({ !/^-/ && /\.o\z/ && elf_has_section($_, '__mcount_loc') } @$command)
+        ? object_link_flags($command) : ();
+    $say->("link with @extra, as per-object tables need for this target") if @extra;
+    my @link = ($compiler, @$command, @extra);
+    $say->("link ($o{why}): " . join(' ', map { shell_quote($_) } @link));
     my $r = eval {
-        require RecordMcount::Tools;
-        my $tools = RecordMcount::Tools::find_tools(triple => $o{triple}->());
-        record_link($link, { prog => $o{prog}, helper => helper_path(),
+        my $tools = find_tools(triple => $o{triple}->());
+        record_link(\@link, { prog => $o{prog}, helper => helper_path(),
             map { $_ => $tools->{$_} } qw(objdump objcopy as readelf) });
     };
-    return $r if $r;
+    if ($r) {
+        $say->("$o{label}: $r->{sites} call sites, $r->{links} links");
+        return $r;
+    }
     my $e = $@;
     if (ref $e && defined $e->{link_status}) {
         print STDERR $e->{link_stderr};
