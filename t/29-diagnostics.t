@@ -58,6 +58,7 @@ my %HOME = (
     'lib/RecordMcount/Batch.pm'    => ['mcount-record'],
     'lib/RecordMcount/Inspect.pm'  => ['mcount-record'],
     'lib/RecordMcount/Argv.pm'     => ['mcount-cc'],
+    'lib/RecordMcount/Split.pm'    => ['mcount-cc'],
     # its only message refuses an unknown import name: a programming
     # error in this project, never a user's
     'lib/RecordMcount/Exports.pm'  => [],

@@ -22,7 +22,7 @@ use RecordMcount::Exports;
 our @EXPORT_OK = qw(run_tool start_tool finish_tool run_piped find_program
     register_temp forget_temp fork_child forget_child cleanup_temps reset_after_fork
     inherit_open interrupted basename dirname slurp_fh temp_path spawn reap
-    exit_like tool_output response_file_cmd shell_quote find_other_program);
+    exit_like tool_output response_file_cmd shell_quote find_other_program run_inherit);
 
 my %temps;        # path => 1
 my %children;     # pid => 1
@@ -283,6 +283,19 @@ sub reap {
     do { $r = waitpid $pid, 0 } while ($r == -1 && interrupted());
     delete $children{$pid};
     return $r == $pid ? $? : -1;
+}
+
+# Run a command as a compiler wrapper runs the compiler: with this
+# process's standard handles and environment, the locale included (the
+# compiler speaks to the user), and call while => SUB here as it runs.
+# cmd, path, fail_prefix, fail_status as spawn takes them.  Returns the
+# command's wait status; dies if it cannot be started.
+sub run_inherit {
+    my (%o) = @_;
+    my $pid = spawn(cmd => $o{cmd}, path => $o{path}, locale => 'inherit',
+        fail_prefix => $o{fail_prefix}, fail_status => $o{fail_status});
+    $o{while}->() if $o{while};
+    return reap($pid);
 }
 
 # Run one tool.  Returns (wait status, captured stderr, captured stdout).
