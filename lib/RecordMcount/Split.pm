@@ -5,16 +5,18 @@ package RecordMcount::Split;
 # compiled to a temporary object by mcount-cc itself, as a compile is (its
 # table, or in link-time mode its hook's calls), and the link gets those
 # objects in the sources' places.  Every source is compiled, as the
-# compiler does, before a failure ends the command.  The link itself is
-# the command's, done as a link is.
+# compiler does, before a failure ends the command.  The link is then
+# done as a link is: through the link-time pass in link-time mode
+# (RecordMcount::Link, by the caller), else as it is (link_objects).
 use strict;
 use warnings;
 
 use RecordMcount::Exports;
 use RecordMcount::Front qw(fatal);
 use RecordMcount::Run qw(run_inherit temp_path exit_like response_file_cmd shell_quote);
+use RecordMcount::Tools qw(object_link_flags);
 
-our @EXPORT_OK = qw(compile_sources);
+our @EXPORT_OK = qw(compile_sources link_objects);
 
 # compile_sources(DECISION, OPTIONS) -> the link command's words, each
 # source replaced by its object.  DECISION: classify's (command,
@@ -46,6 +48,22 @@ sub compile_sources {
     }
     exit_like($first_failure) if defined $first_failure;
     return @link;
+}
+
+# The link of LINK (compile_sources' words) in per-object mode, by
+# linker => the compiler as the command names it (path => where it is),
+# with what the target's row says objects with per-object tables need at
+# the link; no launcher (a link is not cached).  Ends this process as the
+# link ended.  OPTIONS as compile_sources takes them.
+sub link_objects {
+    my ($link, $d, %o) = @_;
+    my @extra = object_link_flags($link);
+    $o{say}->("link with @extra, as per-object tables need for this target") if @extra;
+    my @cmd = ($o{linker}, @$link, @extra);
+    $o{say}->('link: ' . join(' ', map { shell_quote($_) } @cmd));
+    my $c = response_file_cmd(\@cmd, temp_path($d->{objects}[0], 'rsp'));
+    exit_like(eval { run_inherit(cmd => $c, path => $o{path}, fail_prefix => "$o{prog}: ",
+        fail_status => $o{fail_status}) } // fatal($o{fail_status}, $@ =~ s/\n\z//r));
 }
 
 1;
