@@ -288,12 +288,17 @@ sub reap {
 # Run a command as a compiler wrapper runs the compiler: with this
 # process's standard handles and environment, the locale included (the
 # compiler speaks to the user), and call while => SUB here as it runs.
-# cmd, path, fail_prefix, fail_status as spawn takes them.  Returns the
-# command's wait status; dies if it cannot be started.
+# cmd, path as spawn takes them.  Returns the command's wait status.  A
+# command that cannot be started or run is said in a line, fail_prefix .
+# why, and ends this process with fail_status (the wrapper's own failure).
 sub run_inherit {
     my (%o) = @_;
-    my $pid = spawn(cmd => $o{cmd}, path => $o{path}, locale => 'inherit',
-        fail_prefix => $o{fail_prefix}, fail_status => $o{fail_status});
+    my $pid = eval { spawn(cmd => $o{cmd}, path => $o{path}, locale => 'inherit',
+        fail_prefix => $o{fail_prefix}, fail_status => $o{fail_status}) };
+    if (!defined $pid) {
+        print STDERR $o{fail_prefix} . $@;
+        exit $o{fail_status};
+    }
     $o{while}->() if $o{while};
     return reap($pid);
 }

@@ -12,7 +12,6 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Front qw(fatal);
 use RecordMcount::Run qw(run_inherit temp_path exit_like response_file_cmd shell_quote);
 use RecordMcount::Tools qw(object_link_flags);
 
@@ -40,8 +39,8 @@ sub compile_sources {
         local $ENV{ $o{guard}[0] } = $o{guard}[1];
         local $ENV{MCOUNT_CC_MODE} = $d->{mode} if $d->{mode};
         my $c = response_file_cmd([@{ $o{self} }, @c], temp_path($d->{objects}[0], 'rsp'));
-        my $st = eval { run_inherit(cmd => $c, path => $o{self}[0], fail_prefix => "$o{prog}: ",
-            fail_status => $o{fail_status}) } // fatal($o{fail_status}, $@ =~ s/\n\z//r);
+        my $st = run_inherit(cmd => $c, path => $o{self}[0], fail_prefix => "$o{prog}: ",
+            fail_status => $o{fail_status});
         exit_like($st) if $st & 127;
         $first_failure //= $st if $st != 0;
         $link[$at] = $obj;
@@ -62,8 +61,8 @@ sub link_objects {
     my @cmd = ($o{linker}, @$link, @extra);
     $o{say}->('link: ' . join(' ', map { shell_quote($_) } @cmd));
     my $c = response_file_cmd(\@cmd, temp_path($d->{objects}[0], 'rsp'));
-    exit_like(eval { run_inherit(cmd => $c, path => $o{path}, fail_prefix => "$o{prog}: ",
-        fail_status => $o{fail_status}) } // fatal($o{fail_status}, $@ =~ s/\n\z//r));
+    exit_like(run_inherit(cmd => $c, path => $o{path}, fail_prefix => "$o{prog}: ",
+        fail_status => $o{fail_status}));
 }
 
 1;
