@@ -55,7 +55,10 @@ my %HOME = (
     'lib/RecordMcount/Calls.pm'    => ['mcount-record'],
     'lib/RecordMcount/Table.pm'    => ['mcount-record'],
     'lib/RecordMcount/Link.pm'     => ['mcount-record'],
+    'lib/RecordMcount/Batch.pm'    => ['mcount-record'],
+    'lib/RecordMcount/Inspect.pm'  => ['mcount-record'],
     'lib/RecordMcount/Argv.pm'     => ['mcount-cc'],
+    'lib/RecordMcount/Split.pm'    => ['mcount-cc'],
     # its only message refuses an unknown import name: a programming
     # error in this project, never a user's
     'lib/RecordMcount/Exports.pm'  => [],

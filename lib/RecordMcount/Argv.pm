@@ -4,6 +4,7 @@ package RecordMcount::Argv;
 # words only (and reads @response files), runs nothing, changes nothing.
 #
 #   split_command(WORDS)  -> { launchers => [...], compiler => NAME, args => [...] }
+#   decision_text(DECISION) -> what mcount-cc --classify prints of it
 #   classify(ARGS, OPTS)  -> { action => 'record' | 'compile' | 'link' | 'split'
 #                                        | 'refuse' | 'pass', reason => NAME,
 #                              objects => [...], add_flags => [...],
@@ -34,7 +35,7 @@ use RecordMcount::Exports;
 use RecordMcount::Run qw(basename);
 
 our @EXPORT_OK = qw(split_command classify expand_response_files
-    triple_from_compiler reason_text);
+    triple_from_compiler reason_text decision_text);
 
 # Every decision has a name; mcount-cc --classify prints it, the tests
 # check it, MCOUNT_CC_VERBOSE=1 shows its text.
@@ -444,6 +445,17 @@ sub classify {
     }
     return { action => 'record', reason => 'compile', objects => \@objects,
         add_flags => \@add, insert_at => 0, %m, @nop };
+}
+
+# A decision as mcount-cc --classify prints it: "ACTION REASON OBJECT...",
+# then what it adds, its mode, its warning and its error, a line each.
+sub decision_text {
+    my ($d) = @_;
+    return join(' ', $d->{action}, $d->{reason}, @{ $d->{objects} }) . "\n"
+        . (@{ $d->{add_flags} } ? "add: @{ $d->{add_flags} }\n" : '')
+        . ($d->{mode} ? "mode: $d->{mode} ($d->{mode_why})\n" : '')
+        . ($d->{warning} ? "warning: $d->{warning}\n" : '')
+        . ($d->{error} ? "error: $d->{error}\n" : '');
 }
 
 1;

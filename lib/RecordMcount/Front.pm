@@ -18,7 +18,7 @@ use warnings;
 
 use RecordMcount::Exports;
 our @EXPORT_OK = qw(set_program program error warning fatal bad_usage print_version option_complaint_for
-    sections_spec_ok
+    sections_spec_ok plural
     helper_path trace_lib_path trace_lib_for lto_text elf_machine elf_has_section elf_static);
 
 our $VERSION = '0.1.0';
@@ -90,6 +90,9 @@ sub option_complaint {
 
 # A list of sections to record: kernel, all, or NAME,NAME*,...
 sub sections_spec_ok { return $_[0] =~ /^(?:kernel|all)\z/ || $_[0] =~ /^[^,]+(?:,[^,]+)*\z/ }
+
+# "1 call", "2 calls"
+sub plural { my ($n, $w) = @_; return "$n $w" . ($n == 1 ? '' : 's') }
 
 sub lto_text {
     return 'an LTO object has no machine code to record '

@@ -30,15 +30,16 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Run qw(run_tool temp_path basename exit_like response_file_cmd register_temp forget_temp);
-use RecordMcount::Front qw(helper_path fatal);
+use RecordMcount::Run qw(run_tool temp_path basename exit_like response_file_cmd register_temp forget_temp
+    shell_quote);
+use RecordMcount::Front qw(helper_path fatal error program plural elf_has_section);
 use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job check_tool);
-use RecordMcount::Tools qw(identify_object);
+use RecordMcount::Tools qw(identify_object find_tools object_link_flags);
 use RecordMcount::Elf qw(read_elf file_bytes);
 use RecordMcount::Table qw(table_entries);
 use RecordMcount::Argv qw(expand_response_files);
 
-our @EXPORT_OK = qw(record_link link_output wrapper_link first_object);
+our @EXPORT_OK = qw(record_link link_output wrapper_link first_object link_command);
 
 my $MAX_ROUNDS = 4;
 
@@ -404,20 +405,58 @@ sub _first_link {
         . join('', map { "  $_\n" } split /\n/, $e->{link_stderr}));
 }
 
-# For a compiler wrapper: record_link with the binutils for the target
-# (triple => a sub giving its triple), and the wrapper's exit contract: a
-# link that fails by itself ends this process as the compiler did (its
-# words, its status); a failure of the pass is FAIL_STATUS, with the
-# message.  Returns what record_link returns.
-sub wrapper_link {
-    my ($link, $fail_status, %o) = @_;
+# mcount-record --link: record_link of CMD with the binutils for the
+# target of its first object (OPTIONS: helper, explicit, cross, as
+# find_tools takes them), and the summary line unless quiet.  Returns the
+# exit status.
+sub link_command {
+    my ($cmd, $opt) = @_;
     my $r = eval {
-        require RecordMcount::Tools;
-        my $tools = RecordMcount::Tools::find_tools(triple => $o{triple}->());
-        record_link($link, { prog => $o{prog}, helper => helper_path(),
+        # the target's tools from the object the pass takes its facts from
+        my $first = first_object($cmd);
+        my $id = defined $first ? identify_object($opt->{helper}, $first) : undef;
+        my $tools = find_tools(explicit => $opt->{explicit}, cross => $opt->{cross},
+            triple => $id ? $id->{triple} : undef, file => $first);
+        record_link([@$cmd], { prog => program(), helper => $opt->{helper}, id => $id,
+            map { $_ => $tools->{$_} } grep { $tools->{$_} } qw(objdump objcopy as cc readelf) });
+    };
+    if (!$r) { error($@); return 1 }
+    unless ($opt->{quiet}) {
+        printf "%s: %s: %s, %s%s\n", program(), $r->{output},
+            plural($r->{sites}, 'call site'), plural($r->{links}, 'link'),
+            $r->{passed_over} ? ", $r->{passed_over} other references to the hook passed over" : '';
+    }
+    return 0;
+}
+
+# For a compiler wrapper: the link of COMMAND (the words after the
+# compiler, @response files read) by COMPILER, through record_link with
+# the binutils for the target (triple => a sub giving its triple), and
+# the wrapper's exit contract: a link that fails by itself ends this
+# process as the compiler did (its words, its status); a failure of the
+# pass is FAIL_STATUS, with the message.  Objects that bring their own
+# tables (per-object mode) get what the target's row says a link of them
+# needs (riscv: no relaxation, which would move the code their entries
+# point into); the pass itself does without.  say => a sub told what is
+# done (mcount-cc's MCOUNT_CC_VERBOSE), why => the reason for link-time
+# mode, label => the output's name.  Returns what record_link returns.
+sub wrapper_link {
+    my ($compiler, $command, $fail_status, %o) = @_;
+    my $say = $o{say} // sub {};
+    my @extra = grep({ !/^-/ && /\.o\z/ && elf_has_section($_, '__mcount_loc') } @$command)
+        ? object_link_flags($command) : ();
+    $say->("link with @extra, as per-object tables need for this target") if @extra;
+    my @link = ($compiler, @$command, @extra);
+    $say->("link ($o{why}): " . join(' ', map { shell_quote($_) } @link));
+    my $r = eval {
+        my $tools = find_tools(triple => $o{triple}->());
+        record_link(\@link, { prog => $o{prog}, helper => helper_path(),
             map { $_ => $tools->{$_} } qw(objdump objcopy as readelf) });
     };
-    return $r if $r;
+    if ($r) {
+        $say->("$o{label}: $r->{sites} call sites, $r->{links} links");
+        return $r;
+    }
     my $e = $@;
     if (ref $e && defined $e->{link_status}) {
         print STDERR $e->{link_stderr};

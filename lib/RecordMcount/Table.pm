@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::Table;
 # A __mcount_loc table read back, and checked against the calls to the
-# hook, for mcount-record --list and --verify.
+# hook, for mcount-record --list and --verify; or taken out (--remove).
 #
 # In an object an entry is a relocation against a symbol: it resolves to
 # (section, offset).  In a linked program, shared library or kernel image it
@@ -17,9 +17,12 @@ use warnings;
 no warnings 'portable';
 
 use RecordMcount::Exports;
-use RecordMcount::Elf qw(file_bytes word_format section_by_name section_at where);
+use RecordMcount::Elf qw(read_elf file_bytes word_format section_by_name section_at where);
+use RecordMcount::Front qw(error);
+use RecordMcount::Run qw(run_tool temp_path forget_temp);
+use RecordMcount::Tools qw(object_tools);
 
-our @EXPORT_OK = qw(table_entries section_selected verify_table);
+our @EXPORT_OK = qw(table_entries section_selected verify_table remove_tables);
 
 # The table's entries: [ { sec => section hash or undef, addr => offset in
 # section (object) or address (linked), symbol => the dynamic symbol a
@@ -203,6 +206,41 @@ sub verify_table {
             unless $count{ $key->($c->{sec}, $c->{at}) };
     }
     return (\@bad, scalar(@$entries), $expected, $nops);
+}
+
+# mcount-record --remove: each of FILES without its table (objcopy, the
+# result renamed over the file); a file with none is left as it is.
+# OPTIONS: for the tools, helper, explicit, cross.  Returns the exit
+# status (0, or 1 if a file failed).
+sub remove_tables {
+    my ($files, $opt) = @_;
+    my $failed = 0;
+    for my $file (@$files) {
+        my $ok = eval {
+            my ($id, $tools) = object_tools($file, $opt, 'objcopy');
+            my $e = read_elf($tools->{readelf}, $file, $file);
+            if (!grep { $_ && $_->{name} eq '__mcount_loc' } @{ $e->{secs} }) {
+                error("$file: note: no __mcount_loc table; left unchanged");
+                return 1;
+            }
+            die "$file: file is not writable\n" unless -w $file;
+            my $tmp = temp_path($file, 'rm');
+            my @cmd = (@{ $tools->{objcopy} }, map({ ('--remove-section', $_) }
+                qw(__mcount_loc .rela__mcount_loc .rel__mcount_loc)), $file, $tmp);
+            my ($st, $err) = run_tool(cmd => \@cmd);
+            if ($st != 0) {
+                unlink $tmp;
+                require RecordMcount::Failure;
+                die RecordMcount::Failure::tool_failure($file, 'removing the table', \@cmd, $st, $err);
+            }
+            chmod((stat $file)[2] & 07777, $tmp);
+            rename $tmp, $file or do { unlink $tmp; die "$file: cannot replace the file: $!\n" };
+            forget_temp($tmp);
+            1;
+        };
+        if (!$ok) { error($@); $failed++ }
+    }
+    return $failed ? 1 : 0;
 }
 
 1;

@@ -16,10 +16,12 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Run qw(find_program run_tool);
+use RecordMcount::Run qw(find_program run_tool shell_quote);
 use RecordMcount::Plan qw(parse_plan);
+use RecordMcount::Front qw(elf_machine helper_path);
 
-our @EXPORT_OK = qw(find_tools identify_object tool_problem);
+our @EXPORT_OK = qw(find_tools identify_object tool_problem object_tools compiler_triple
+    object_link_flags tool_env);
 
 my @TOOLS = qw(objdump objcopy ld as readelf);
 my %ENVVAR = (objdump => 'OBJDUMP', objcopy => 'OBJCOPY', ld => 'LD', as => 'AS',
@@ -127,6 +129,76 @@ sub tool_problem {
             if length $list && $list !~ /^\s+\Q$id->{'ld-emulation'}\E\s*$/m;
     }
     return undef;
+}
+
+# What a mode of mcount-record needs of one FILE: its facts (mcount-scan
+# --identify) and its tools, those of NEED checked with tool_problem;
+# dies with "FILE: message".  HOW: helper, explicit (tool => [cmd...],
+# the options), cross.
+sub object_tools {
+    my ($file, $how, @need) = @_;
+    require RecordMcount::Pipeline;
+    RecordMcount::Pipeline::readable_file($file);    # a FIFO would block the helper
+    my $id = identify_object($how->{helper}, $file) or die "$file: $@\n";
+    my $tools = find_tools(explicit => $how->{explicit}, cross => $how->{cross},
+        triple => $id->{triple}, file => $file);
+    if (my $why = tool_problem($tools, $id, $file, @need)) {
+        die "$file: $why\n";
+    }
+    return ($id, $tools);
+}
+
+# The GNU triple a compiler (COMPILER as named, PATH where it is, ARGS
+# its arguments) targets: from --target/-target, its name, or its own
+# -dumpmachine when that names another machine than this one (a native
+# compiler records with the plain binutils).  An OBJECT for the machine
+# this perl runs on needs no -dumpmachine (a process per compile): its
+# compiler is native.
+sub compiler_triple {
+    my ($compiler, $path, $args, $object) = @_;
+    for my $i (0 .. $#$args) {
+        return $1 if $args->[$i] =~ /^--?target=(.+)/;
+        return $args->[$i + 1] if $args->[$i] eq '-target' && $i < $#$args;
+    }
+    require RecordMcount::Argv;
+    my $t = RecordMcount::Argv::triple_from_compiler($compiler);
+    return $t if defined $t;
+    my $native = elf_machine($object);
+    return undef if defined $native && $native eq (elf_machine('/proc/self/exe') // '');
+    my ($st, undef, $out) = run_tool(cmd => [$path, '-dumpmachine'], capture_stdout => 1);
+    return undef if $st != 0 || !defined $out;
+    $out =~ s/\s+\z//;
+    return undef unless $out =~ /^([A-Za-z0-9_.+]+)-[A-Za-z0-9_.+-]+\z/;
+    require POSIX;
+    return undef if $1 eq (POSIX::uname())[4];
+    return $out;
+}
+
+# The flags the row of the first object of a link (ARGS; OBJ if the
+# caller has found it) says objects with per-object tables need at the
+# link (mcount-scan --identify: object-link-flags; riscv: no relaxation,
+# which would move the code their entries point into), but those ARGS
+# has; () when there are none or no object tells.
+sub object_link_flags {
+    my ($args, $obj) = @_;
+    ($obj) = grep { !/^-/ && /\.o\z/ && defined elf_machine($_) } @$args unless defined $obj;
+    return () unless defined $obj;
+    my $id = identify_object(helper_path(), $obj) or return ();
+    my %have = map { $_ => 1 } @$args;
+    return grep { !$have{$_} } split ' ', $id->{'object-link-flags'} // '';
+}
+
+# The environment variables that give these TOOLS (of find_tools) to
+# mcount-record, as shell words (VAR=value, quoted as needed): one for
+# each of objdump, objcopy, ld and as that is not the plain tool.
+sub tool_env {
+    my ($tools) = @_;
+    my @env;
+    for my $t (qw(as ld objcopy objdump)) {
+        my $cmd = join ' ', @{ $tools->{$t} };
+        push @env, "$ENVVAR{$t}=" . shell_quote($cmd) if $cmd ne $t;
+    }
+    return @env;
 }
 
 1;
