@@ -59,6 +59,7 @@ my %HOME = (
     'lib/RecordMcount/Inspect.pm'  => ['mcount-record'],
     'lib/RecordMcount/Argv.pm'     => ['mcount-cc'],
     'lib/RecordMcount/Split.pm'    => ['mcount-cc'],
+    'lib/RecordMcount/Wrapper.pm'  => ['mcount-cc'],
     # its only message refuses an unknown import name: a programming
     # error in this project, never a user's
     'lib/RecordMcount/Exports.pm'  => [],

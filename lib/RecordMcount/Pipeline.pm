@@ -3,7 +3,7 @@ package RecordMcount::Pipeline;
 # The record pipeline: the one place that turns an object compiled with -pg
 # into the same object plus a __mcount_loc table.  Every front end
 # (recordmcount.pl, mcount-record, mcount-cc) calls record_object();
-# wrapper_record() is a compiler wrapper's way to it (mcount-cc's).
+# (RecordMcount::Wrapper is a compiler wrapper's way to it, mcount-cc's.)
 #
 #   objdump -h -t -r OBJ | mcount-scan   -> table.s + plan
 #   as table.s (or CC -c table.s)        -> table.o
@@ -25,7 +25,7 @@ use RecordMcount::Run qw(run_tool start_tool finish_tool run_piped find_program
 use RecordMcount::Plan qw(parse_plan HELPER_OK HELPER_BAD_INPUT HELPER_USAGE
     HELPER_NO_LISTING);
 
-our @EXPORT_OK = qw(record_object wrapper_record readable_file scan assemble_cmd run_step cleanup_job
+our @EXPORT_OK = qw(record_object readable_file scan assemble_cmd run_step cleanup_job
     check_tool);
 
 sub _fail { my ($label, $msg) = @_; die "$label: $msg\n" }
@@ -160,63 +160,6 @@ sub record_object {
     cleanup_job(\%job);
     die $err unless $r;
     return $r;
-}
-
-# For a compiler wrapper (mcount-cc; Link.pm's wrapper_link is its link):
-# record_object(OPTIONS) of every one of OBJECTS, which a compile has just
-# written, none looking finished before its table is in it.  The caller
-# has them registered as temporary files (RecordMcount::Run), so that
-# whatever ends the process before then, a failure or a signal it can
-# catch, removes them; one it cannot catch (KILL) finds them dated 1970,
-# so make builds them again.  done => a sub told each object recorded and
-# record_object's result.  Returns () when every object is recorded (its
-# date back, no longer a temporary file); else (the object that failed,
-# the message), that object and those after it removed.
-sub wrapper_record {
-    my ($objects, $o, %how) = @_;
-    my @present;
-    for my $obj (@$objects) {
-        next unless -e $obj;
-        eval { _own_object($obj); 1 } or next;    # told when its turn comes
-        utime 0, 0, $obj;
-        push @present, $obj;
-    }
-    for my $i (0 .. $#$objects) {
-        my $obj = $objects->[$i];
-        my $r = eval {
-            _fail($obj, 'the compiler succeeded but wrote no such object') unless -e $obj;
-            _own_object($obj);
-            record_object($obj, $o);
-        };
-        if (!$r) {
-            my $err = $@;
-            unlink @$objects[$i .. $#$objects];
-            return ($obj, $err);
-        }
-        $how{done}->($obj, $r) if $how{done};
-    }
-    # the objects a record step did not replace get their date back
-    utime undef, undef, @present;
-    forget_temp(@$objects);
-    return ();
-}
-
-# A launcher may hand over an object that is not the wrapper's alone:
-# ccache with hard_link makes it a read-only link to its cache entry.
-# Give the path a private, writable copy first, so that the entry can
-# never change, not even its date (record_object would rename a new file
-# over the path anyway).
-sub _own_object {
-    my ($obj) = @_;
-    my @st = stat $obj or return;
-    return if $st[3] <= 1 && ($st[2] & 0200) && -w _;
-    my $tmp = temp_path($obj, 'own');
-    require File::Copy;
-    File::Copy::copy($obj, $tmp) or _fail($obj, "cannot copy the object before recording: $!");
-    chmod(($st[2] & 07777) | 0200, $tmp);
-    rename $tmp, $obj or _fail($obj, "cannot replace the object: $!");
-    forget_temp($tmp);
-    return;
 }
 
 # Every path of a job ends here: remove what is left of its temporary

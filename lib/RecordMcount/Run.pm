@@ -22,7 +22,7 @@ use RecordMcount::Exports;
 our @EXPORT_OK = qw(run_tool start_tool finish_tool run_piped find_program
     register_temp forget_temp fork_child forget_child cleanup_temps reset_after_fork
     inherit_open interrupted basename dirname slurp_fh temp_path spawn reap
-    exit_like tool_output response_file_cmd shell_quote find_other_program run_inherit);
+    exit_like tool_output response_file_cmd shell_quote);
 
 my %temps;        # path => 1
 my %children;     # pid => 1
@@ -208,23 +208,6 @@ sub find_program {
     return $found{$key} = undef;
 }
 
-# The first NAME on PATH that is not this program: neither the file $0
-# is (symbolic links resolved) nor one whose real name matches SELF (a
-# command named like the program it wraps finds that program).
-sub find_other_program {
-    my ($name, $self) = @_;
-    require Cwd;
-    my $me = Cwd::realpath($0) // '';
-    for my $dir (split /:/, $ENV{PATH} // '', -1) {
-        my $cand = (length $dir ? $dir : '.') . "/$name";
-        next unless -f $cand && -x _;
-        my $real = Cwd::realpath($cand) // next;
-        next if $real eq $me || basename($real) =~ $self;
-        return $cand;
-    }
-    return undef;
-}
-
 sub _anon_file {
     open(my $fh, '+>', undef) or die "cannot create a temporary file: $!\n";
     return $fh;
@@ -283,24 +266,6 @@ sub reap {
     do { $r = waitpid $pid, 0 } while ($r == -1 && interrupted());
     delete $children{$pid};
     return $r == $pid ? $? : -1;
-}
-
-# Run a command as a compiler wrapper runs the compiler: with this
-# process's standard handles and environment, the locale included (the
-# compiler speaks to the user), and call while => SUB here as it runs.
-# cmd, path as spawn takes them.  Returns the command's wait status.  A
-# command that cannot be started or run is said in a line, fail_prefix .
-# why, and ends this process with fail_status (the wrapper's own failure).
-sub run_inherit {
-    my (%o) = @_;
-    my $pid = eval { spawn(cmd => $o{cmd}, path => $o{path}, locale => 'inherit',
-        fail_prefix => $o{fail_prefix}, fail_status => $o{fail_status}) };
-    if (!defined $pid) {
-        print STDERR $o{fail_prefix} . $@;
-        exit $o{fail_status};
-    }
-    $o{while}->() if $o{while};
-    return reap($pid);
 }
 
 # Run one tool.  Returns (wait status, captured stderr, captured stdout).
