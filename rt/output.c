@@ -28,7 +28,11 @@
  *
  * A drain consumes what every thread's buffer holds (the kernel's
  * trace_pipe), in time order; events a full buffer dropped are reported
- * as "comm-tid [LOST N EVENTS]" (JSON: {"lost":N,...}), never silently.
+ * as "comm-tid [LOST N EVENTS]" (JSON: {"lost":N,...}; Chrome: an
+ * instant event), never silently, right after the thread's last event
+ * of the drain: a full buffer drops the newest events, so the losses
+ * since the last drain came after every event it kept (a thread that
+ * kept none: at the top of the drain).
  * Each entry is written in the style of the tracer it was recorded
  * under (MT_EV_GRAPH), a style at a time (mt_drain).
  */
@@ -274,6 +278,8 @@ struct seg {
 	char jprefix[128];            /* JSON: {"comm":"comm","tid":tid,"cpu": */
 	size_t jplen;
 	char gprefix[112];             /* function_graph: the thread, centred in 14 */
+	uint64_t lost;                /* events its buffer lost since the last drain:
+				       * said after its last event of this one */
 };
 
 /* The thread's name now, or the one it had at its first event. */
@@ -667,13 +673,20 @@ static void put_graph(struct out *o, const struct seg *g, unsigned cpu, bool has
 	o->len = (size_t)(p - o->buf);
 }
 
+/* The payload slots that follow an event (an entry's arguments, an
+ * exit's return value), of the left slots there are after it. */
+static size_t slots_after(const struct mt_event *e, size_t left)
+{
+	if (!(e->ip & MT_EV_ARGS) || !left)
+		return 0;
+	size_t k = e->ip & MT_EV_EXIT ? 1 : (size_t)((e[1].ip >> 16) & 0xffff);
+	return k < left ? k : left;
+}
+
 /* The payload slots that follow an entry with arguments (0: none). */
 static size_t payload_at(const struct seg *g, size_t at, const struct mt_event *e)
 {
-	if (!(e->ip & MT_EV_ARGS) || at + 1 >= g->end)
-		return 0;
-	size_t k = e->ip & MT_EV_EXIT ? 1 : (size_t)((e[1].ip >> 16) & 0xffff), left = g->end - at - 1;
-	return k < left ? k : left;
+	return at < g->end ? slots_after(e, g->end - at - 1) : 0;
 }
 
 /* The payload slots that follow an event: an entry's arguments, an
@@ -932,15 +945,36 @@ static size_t style_end(const struct seg *g, const struct mt_event *v, int s)
 		const struct mt_event *e = &v[i];
 		if (!(e->ip & MT_EV_EXIT) && style_of(e) != s)
 			break;
-		size_t k = 0;
-		if ((e->ip & MT_EV_ARGS) && i + 1 < g->stop) {
-			k = e->ip & MT_EV_EXIT ? 1 : (size_t)((e[1].ip >> 16) & 0xffff);
-			if (k > g->stop - i - 1)
-				k = g->stop - i - 1;
-		}
-		i += 1 + k;
+		i += 1 + slots_after(e, g->stop - i - 1);
 	}
 	return i;
+}
+
+/* The time of the last event of v[from, to), payload slots skipped. */
+static uint64_t last_ts(const struct mt_event *v, size_t from, size_t to)
+{
+	uint64_t ts = v[from].ts;
+	for (size_t i = from; i < to; i += 1 + slots_after(&v[i], to - i - 1))
+		ts = v[i].ts;
+	return ts;
+}
+
+/* What g's buffer lost since the last drain, said (text: in the
+ * function tracer's form whatever the style; Chrome: an instant event
+ * at ts, in ticks). */
+static void put_lost(struct out *o, const struct doc *d, const struct seg *g, uint64_t ts)
+{
+	unsigned long long n = (unsigned long long)g->lost;
+	if (d->fmt == MT_FMT_CHROME) {
+		put(o, "%s{\"name\":\"lost events\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,"
+		    "\"ts\":%.3f,\"args\":{\"lost\":%llu}}", *d->first ? "" : ",\n", d->pid, g->b->tid,
+		    mt_ticks_to_seconds(ts) * 1e6, n);
+		*d->first = false;
+	} else if (d->fmt == MT_FMT_JSON) {
+		put(o, "{\"lost\":%llu,\"comm\":\"%s\",\"tid\":%d}\n", n, g->comm, g->b->tid);
+	} else {
+		put(o, "%s[LOST %llu EVENTS]\n", g->prefix, n);
+	}
 }
 
 /* Write the events of segs[0, nseg) in time order, through a heap of
@@ -961,11 +995,15 @@ static void merge(struct out *o, struct doc *d, struct seg *segs, size_t nseg, s
 		pthread_mutex_lock(&mt_reg.lock);
 		for (size_t k = 0; k < CHUNK && hp->n && o->len < OUT_FLUSH; k++) {
 			struct seg *g = hp->s[0];
-			size_t payload = d->payload;
+			size_t payload = d->payload, at = g->at;
 			uint64_t untabled = d->untabled;
 			size_t used = (size_t)write_event(o, d, g, &hp->v[g->at]);
 			g->at += used;
 			o->held += used - (d->payload - payload) - (size_t)(d->untabled - untabled);
+			/* A full ring drops the newest events: those its
+			 * thread lost come after its last one kept. */
+			if (g->at >= g->stop && g->lost)
+				put_lost(o, d, g, last_ts(hp->v, at, g->at));
 			if (g->at >= g->end)
 				hp->s[0] = hp->s[--hp->n];
 			heap_down(hp, 0);
@@ -981,9 +1019,22 @@ static void merge(struct out *o, struct doc *d, struct seg *segs, size_t nseg, s
 	}
 }
 
+/* Room in *v for want events (no memory: false, *v as it was). */
+static bool grow(struct mt_event **v, size_t *cap, size_t want)
+{
+	if (want <= *cap)
+		return true;
+	size_t nc = want * 2 + 1024;
+	struct mt_event *nv = realloc(*v, nc * sizeof *nv);
+	if (!nv)
+		return false;
+	*v = nv;
+	*cap = nc;
+	return true;
+}
+
 long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int wait_ms)
 {
-	bool json = fmt == MT_FMT_JSON;
 	bool chrome_first = true;
 	if (!first)
 		first = &chrome_first;
@@ -1009,14 +1060,8 @@ long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int w
 		mt_seq t = atomic_load_explicit(&b->tail, memory_order_relaxed);
 		if (h == t && b->lost == b->lost_seen)
 			continue;
-		if (n + (mt_seq)(h - t) > cap) {
-			size_t nc2 = (n + (mt_seq)(h - t)) * 2 + 1024;
-			struct mt_event *nv = realloc(v, nc2 * sizeof *nv);
-			if (!nv)
-				break;
-			v = nv;
-			cap = nc2;
-		}
+		if (!grow(&v, &cap, n + (mt_seq)(h - t)))
+			break;
 		if (nseg == segcap) {
 			size_t sc = segcap ? segcap * 2 : 16;
 			struct seg *ns = realloc(segs, sc * sizeof *ns);
@@ -1028,8 +1073,18 @@ long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int w
 		struct seg *g = &segs[nseg++];
 		g->b = b;
 		g->at = n;
-		for (mt_seq i = t; i != h; i++)        /* (mt_seq wraps on o32) */
-			v[n++] = b->ev[i & b->mask];
+		/* What the thread put meanwhile is taken too, until its head
+		 * stays: a loss is then one its full ring made after the last
+		 * event taken here, or one after the tail's release (below). */
+		for (mt_seq from = t;;) {
+			for (mt_seq i = from; i != h; i++)        /* (mt_seq wraps on o32) */
+				v[n++] = b->ev[i & b->mask];
+			mt_seq h2 = atomic_load_explicit(&b->head, memory_order_acquire);
+			if (h2 == h || !grow(&v, &cap, n + (mt_seq)(h2 - h)))
+				break;
+			from = h;
+			h = h2;
+		}
 		g->end = g->stop = n;
 		atomic_store_explicit(&b->tail, h, memory_order_release);
 		char name[64];
@@ -1054,20 +1109,15 @@ long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int w
 				snprintf(b->named, sizeof b->named, "%.15s", name);
 			}
 		}
+		/* (read after the tail's release: see above) */
 		uint64_t lost = b->lost;
-		if (lost != b->lost_seen) {
-			if (fmt == MT_FMT_CHROME) {
-				unsigned cpu;
-				put(o, ",\n{\"name\":\"lost events\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,"
-				    "\"ts\":%.3f,\"args\":{\"lost\":%llu}}", d.pid, b->tid,
-				    mt_ticks_to_seconds(h > t ? v[g->at].ts : mt_clock_now(&cpu)) * 1e6,
-				    (unsigned long long)(lost - b->lost_seen));
-			} else if (json)
-				put(o, "{\"lost\":%llu,\"comm\":\"%s\",\"tid\":%d}\n",
-				    (unsigned long long)(lost - b->lost_seen), g->comm, b->tid);
-			else
-				put(o, "%s[LOST %llu EVENTS]\n", g->prefix, (unsigned long long)(lost - b->lost_seen));
-			b->lost_seen = lost;
+		g->lost = lost - b->lost_seen;
+		b->lost_seen = lost;
+		if (g->lost && g->at == g->stop) {
+			/* no event kept: said now, before the others */
+			unsigned cpu;
+			put_lost(o, &d, g, mt_clock_now(&cpu));
+			g->lost = 0;
 		}
 	}
 
