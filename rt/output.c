@@ -24,7 +24,19 @@
  * A call whose return is the thread's next event in the same drain is
  * one line (a leaf); a frame left without returning (longjmp, an
  * exception, the thread's end) is closed by a brace with no duration and
- * "NAME: unwound" in its comment.  Indentation is the thread's depth.
+ * "NAME: unwound" in its comment.  Indentation is the line's own
+ * thread's depth.  Where a line's thread is not the previous line's, the
+ * kernel's marker of a change of task comes first (trace_functions_graph.c,
+ * verif_pid): a rule, the CPU and the two threads' fields as their lines
+ * have them, a rule and an empty line,
+ *
+ *    ------------------------------------------
+ *    1)    lua-4242    =>    lua-4243
+ *    ------------------------------------------
+ *
+ * across drains too (the output's own struct mt_doc_state remembers the
+ * last line's thread), but not before the first line of a document or
+ * of a section under a new tracer's header.
  *
  * A drain consumes what every thread's buffer holds (the kernel's
  * trace_pipe), in time order; events a full buffer dropped are reported
@@ -563,11 +575,12 @@ static void name_cache_free(struct name_cache *c)
 }
 
 /* A document being written: its format, the tracer whose style it has,
- * whether a Chrome event has been written (commas), the process. */
+ * what it has so far (st: whether a Chrome event has been written, for
+ * commas; the last function_graph line's thread), the process. */
 struct doc {
 	enum mt_fmt fmt;
 	int tracer;
-	bool *first;
+	struct mt_doc_state *st;
 	int pid;
 	struct name_cache *nc;
 	size_t payload;               /* payload slots consumed: not events */
@@ -594,18 +607,39 @@ static void put_chrome(struct out *o, const struct doc *d, const struct seg *g, 
 		       double sec, const char *extra)
 {
 	char nb[4096];
-	put(o, "%s{\"name\":\"%s\",\"ph\":\"%c\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f%s}", *d->first ? "" : ",\n",
+	put(o, "%s{\"name\":\"%s\",\"ph\":\"%c\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f%s}", d->st->first ? "" : ",\n",
 	    json_str(fn, nb, sizeof nb), ph, d->pid, g->b->tid, sec * 1e6, extra);
-	*d->first = false;
+	d->st->first = false;
+}
+
+/* Where the lines of one thread follow those of another, the marker
+ * the kernel's function_graph tracer writes at a change of task: the
+ * CPU as the line has it, the previous task and this one as their lines
+ * have them, between two rules and before an empty line.  Not before the
+ * first line after a header. */
+static void put_switch(struct out *o, struct doc *d, const struct seg *g, unsigned cpu)
+{
+	struct mt_doc_state *st = d->st;
+	if (st->last_tid == g->b->tid)
+		return;
+	if (st->last_tid) {
+		static const char rule[] = " ------------------------------------------\n";
+		char c[24];
+		*put_uint(c, cpu, 2, ' ') = 0;
+		put(o, "%s%s) %s => %s\n%s\n", rule, c, st->last_task, g->gprefix, rule);
+	}
+	st->last_tid = g->b->tid;
+	snprintf(st->last_task, sizeof st->last_task, "%s", g->gprefix);
 }
 
 /* One function_graph line: the CPU, the thread, the duration (has_dur:
  * as the kernel prints it: a mark of how long, then microseconds with up
  * to three decimals, seven digits at most), the indent, the name and its tail; written
  * without printf, which the drain would spend most of its time in. */
-static void put_graph(struct out *o, const struct seg *g, unsigned cpu, bool has_dur, double dur,
-		      unsigned depth, const char *fn, const char *tail)
+static void put_graph(struct out *o, struct doc *doc, const struct seg *g, unsigned cpu, bool has_dur,
+		      double dur, unsigned depth, const char *fn, const char *tail)
 {
+	put_switch(o, doc, g, cpu);
 	char df[48];                  /* the duration's field, up to its '|' */
 	size_t dl = 16;
 	if (has_dur) {
@@ -837,11 +871,11 @@ static int write_event(struct out *o, struct doc *d, struct seg *g, const struct
 		if (leaf) {
 			char tl[64];
 			snprintf(tl, sizeof tl, "%s%s%s%s", params ? ";" : "();", xk ? " /* = " : "", rv.text, xk ? " */" : "");
-			put_graph(o, g, cpu, true, mt_ticks_to_seconds(x->ts) - sec, b->nopen, fn, tl);
+			put_graph(o, d, g, cpu, true, mt_ticks_to_seconds(x->ts) - sec, b->nopen, fn, tl);
 			d->payload += xk;
 			return used + 1 + (int)xk;
 		}
-		put_graph(o, g, cpu, false, 0, b->nopen, fn, hooked ? (params ? " {" : "() {") : (params ? ";" : "();"));
+		put_graph(o, d, g, cpu, false, 0, b->nopen, fn, hooked ? (params ? " {" : "() {") : (params ? ";" : "();"));
 		if (hooked && b->nopen < MT_SHADOW)
 			b->open[b->nopen++] = e->ts;
 		return used;
@@ -879,7 +913,7 @@ static int write_event(struct out *o, struct doc *d, struct seg *g, const struct
 	}
 	char tail[4200];
 	snprintf(tail, sizeof tail, " /* %s%s%s%s */", fn, unwound ? ": unwound" : "", k ? " = " : "", rv.text);
-	put_graph(o, g, cpu, !unwound, sec - mt_ticks_to_seconds(e->parent), known ? i - 1 : 0, "}", tail);
+	put_graph(o, d, g, cpu, !unwound, sec - mt_ticks_to_seconds(e->parent), known ? i - 1 : 0, "}", tail);
 	return 1 + (int)k;
 }
 
@@ -967,9 +1001,9 @@ static void put_lost(struct out *o, const struct doc *d, const struct seg *g, ui
 	unsigned long long n = (unsigned long long)g->lost;
 	if (d->fmt == MT_FMT_CHROME) {
 		put(o, "%s{\"name\":\"lost events\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,"
-		    "\"ts\":%.3f,\"args\":{\"lost\":%llu}}", *d->first ? "" : ",\n", d->pid, g->b->tid,
+		    "\"ts\":%.3f,\"args\":{\"lost\":%llu}}", d->st->first ? "" : ",\n", d->pid, g->b->tid,
 		    mt_ticks_to_seconds(ts) * 1e6, n);
-		*d->first = false;
+		d->st->first = false;
 	} else if (d->fmt == MT_FMT_JSON) {
 		put(o, "{\"lost\":%llu,\"comm\":\"%s\",\"tid\":%d}\n", n, g->comm, g->b->tid);
 	} else {
@@ -1033,11 +1067,8 @@ static bool grow(struct mt_event **v, size_t *cap, size_t want)
 	return true;
 }
 
-long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int wait_ms)
+long mt_drain(int fd, enum mt_fmt fmt, struct mt_doc_state *st, bool file, int wait_ms)
 {
-	bool chrome_first = true;
-	if (!first)
-		first = &chrome_first;
 	pthread_mutex_lock(&drain_lock);
 	size_t cap = 0, n = 0, nseg = 0, segcap = 0;
 	struct mt_event *v = NULL;
@@ -1052,7 +1083,7 @@ long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int w
 		return -1;
 	}
 	*o = (struct out){ .fd = fd, .wait_ms = wait_ms };
-	struct doc d = { fmt, *style, first, (int)getpid(), nc, 0, 0 };
+	struct doc d = { fmt, st->style, st, (int)getpid(), nc, 0, 0 };
 	drains++;
 	clock_refresh(false);
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
@@ -1102,8 +1133,8 @@ long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int w
 			 sp > 0 ? sp - sp / 2 : 0, "");
 		if (fmt == MT_FMT_CHROME && (!file || b->named_tid != b->tid || strncmp(b->named, name, sizeof b->named))) {
 			put(o, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-			    "\"args\":{\"name\":\"%s\"}}", *first ? "" : ",\n", d.pid, b->tid, g->comm);
-			*first = false;
+			    "\"args\":{\"name\":\"%s\"}}", st->first ? "" : ",\n", d.pid, b->tid, g->comm);
+			st->first = false;
 			if (file) {
 				b->named_tid = b->tid;
 				snprintf(b->named, sizeof b->named, "%.15s", name);
@@ -1161,9 +1192,10 @@ long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int w
 				memcpy(o->buf + o->len, h, hl);
 				o->len += hl;
 			}
+			st->last_tid = 0;     /* (a new section: no marker before its first line) */
 		}
 	}
-	*style = d.tracer;
+	st->style = d.tracer;
 	free(hp.s);
 	pthread_mutex_unlock(&drain_lock);
 	flush(o);

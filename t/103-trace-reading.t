@@ -2,13 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tier: host
 # Reading the trace of a program with threads (t/src/trace/mtread.c,
-# whose threads count their own calls):
+# whose threads count their own calls, with GCC's -finstrument-functions
+# log of the same run, t/src/trace/cyg_graph.c):
 #  - A full buffer drops the newest events: each thread's losses come
 #    after its last event kept, and its [LOST N EVENTS] line (JSON's
 #    {"lost":N}, Chrome's instant event, at that event's time) is right
 #    after that event in the merged trace, not before every thread's
 #    events; kept and lost add up to each thread's own count, and the
 #    events kept are its first calls (their arguments say which).
+#  - function_graph's text marks each change of thread as the kernel's
+#    tracer marks a change of task (a rule, "CPU) PREVIOUS => NEXT" with
+#    the tasks as their lines have them, a rule, an empty line), within a
+#    drain and across drains of the output file, never before the first
+#    line of a document or of a section under a new tracer's header; each
+#    thread's lines are indented by its own depth, and are its
+#    -finstrument-functions log, call for call and return for return.
 use strict;
 use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
@@ -16,7 +24,8 @@ use Test::More;
 use JSON::PP ();
 use lib 't/lib';
 use TestUtil qw(must tmpdir slurp);
-use TraceTest qw($TSRC clean_env mcc_build link_prog traced read_text read_json);
+use TraceTest qw($TSRC clean_env mcc_build link_prog traced read_text read_json read_graph_text nm_funcs bias_of
+    read_cyg_graph cyg_seqs first_diff);
 
 clean_env();
 my $dir = tmpdir();
@@ -129,6 +138,103 @@ sub adds_up {
         }
     }
     is_deeply(\@when, [], 'lost, Chrome: at the time of the thread\'s last event');
+}
+
+# ---- function_graph: changes of thread ---------------------------------------
+
+# Each thread's calls and returns as the text has them ("> F", "< F"),
+# and the lines not indented by their thread's own depth.
+sub graph_seqs {
+    my ($ev) = @_;
+    my (%s, %depth, @bad);
+    for my $e (grep { defined $_->{what} } @$ev) {
+        my $t = $e->{tid};
+        my $d = \$depth{$t};
+        $$d //= 0;
+        if ($e->{what} =~ /\A(\w+)\(\);\z/) {
+            push @{ $s{$t} }, "> $1", "< $1";
+        } elsif ($e->{what} =~ /\A(\w+)\(\) \{\z/) {
+            push @{ $s{$t} }, "> $1";
+            push @bad, "line $e->{line}: indented $e->{indent}, thread $t at depth $$d" if $e->{indent} != 2 * $$d;
+            $$d++;
+            next;
+        } elsif ($e->{what} =~ m{\A\} /\* (\w+) \*/\z}) {
+            push @{ $s{$t} }, "< $1";
+            $$d-- if $$d;
+        } else {
+            push @bad, "line $e->{line}: '$e->{what}'";
+        }
+        push @bad, "line $e->{line}: indented $e->{indent}, thread $t at depth $$d" if $e->{indent} != 2 * $$d;
+    }
+    return (\%s, \@bad);
+}
+
+# The log's calls and returns of work and leaf, per thread.
+sub logged {
+    my ($log) = @_;
+    my $syms = nm_funcs($prog);
+    my ($main_at, $cyg) = read_cyg_graph($log);
+    my $want = cyg_seqs($syms, bias_of($syms, 'main', $main_at), $cyg);
+    return { map { my $s = [grep { /\A[<>] (?:work|leaf)\z/ } @{ $want->{$_} }]; @$s ? ($_ => $s) : () } keys %$want };
+}
+
+sub against_log {
+    my ($tag, $got, $want) = @_;
+    my @d;
+    for my $tid (sort keys %{ { %$got, %$want } }) {
+        my $d = first_diff($got->{$tid} // [], $want->{$tid} // []);
+        push @d, "thread $tid: $d" if $d;
+    }
+    is_deeply(\@d, [], "$tag: each thread's lines are its -finstrument-functions log, call and return");
+}
+
+{
+    my ($st, $out, $err) = traced([$prog, 'burst', $NT, 200, 0], env => { MCOUNT_TRACE_FILTER => 'work leaf',
+        MCOUNT_TRACE_TRACER => 'function_graph', MCOUNT_TRACE_CONTROL => 0, MCOUNT_TRACE_DIR => $ctl,
+        CYG_LOG => "$dir/graph.cyg" });
+    is($st, 0, 'graph, one drain: exits 0') or diag $err;
+    my $f = "$dir/graph.txt";
+    open(my $fh, '>', $f) or die;
+    print $fh $out;
+    close $fh;
+    my ($ev, $errs) = read_graph_text($f, header => 0);
+    is_deeply($errs, [], 'graph, one drain: every line well formed; the kernel\'s marker at each change of '
+        . 'thread, and nowhere else') or diag(join "\n", @$errs[0 .. ($#$errs < 9 ? $#$errs : 9)]);
+    my @marks = grep { $_->{marker} } @$ev;
+    cmp_ok(scalar @marks, '>=', $NT - 1, 'graph, one drain: ' . scalar(@marks) . " changes of thread marked");
+    my ($seqs, $bad) = graph_seqs($ev);
+    is_deeply($bad, [], 'graph, one drain: each line indented by its own thread\'s depth');
+    against_log('graph, one drain', $seqs, logged("$dir/graph.cyg"));
+}
+
+# Threads one after another, 300 ms apart (the control thread drains
+# the file every 20 ms), then a switch to the function tracer for one
+# more and back to function_graph for the last.
+{
+    my $f = "$dir/phases.txt";
+    my ($st, $out, $err) = traced([$prog, 'phases', 3], env => { MCOUNT_TRACE_FILTER => 'work leaf',
+        MCOUNT_TRACE_TRACER => 'function_graph', MCOUNT_TRACE_OUTPUT => $f, MCOUNT_TRACE_DIR => $ctl,
+        CYG_LOG => "$dir/phases.cyg" });
+    is($st, 0, 'graph, drains: exits 0') or diag $err;
+    my ($ev, $errs) = read_graph_text($f);
+    is_deeply($errs, [], 'graph, drains: every line well formed, the marker at each change of thread')
+        or diag(join "\n", @$errs);
+    my %w = map { $_->{tid} => $_->{comm} } grep { defined $_->{tid} } @$ev;
+    my @marks = map { my ($a, $b) = map { /\A *(\S+)-\d+ *\z/ ? $1 : $_ } @$_{qw(from to)}; "$a => $b" }
+        grep { $_->{marker} } @$ev;
+    is_deeply(\@marks, ['mtread-w0 => mtread-w1', 'mtread-w1 => mtread-w2'],
+        'graph, drains: w0 => w1 and w1 => w2 marked, across drains; none before w4, the first of a new section');
+    is(join(' ', map { $_->{comm} } grep { $_->{func} } @$ev), join(' ', ('mtread-w3') x 9),
+        'graph, drains: the function tracer\'s section between, w3\'s 9 calls');
+    my @heads = grep { /\A# tracer: / } split /\n/, slurp($f);
+    is("@heads", '# tracer: function_graph # tracer: function # tracer: function_graph',
+        'graph, drains: the headers of the three sections');
+    my ($seqs, $bad) = graph_seqs($ev);
+    is_deeply($bad, [], 'graph, drains: each line indented by its own thread\'s depth');
+    my $want = logged("$dir/phases.cyg");
+    my ($w3) = grep { $w{$_} eq 'mtread-w3' } keys %w;
+    delete $want->{$w3} if defined $w3;
+    against_log('graph, drains', $seqs, $want);
 }
 
 done_testing();
