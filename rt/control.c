@@ -1151,7 +1151,7 @@ static void say_no_hook(bool first)
 		if (mt_reg.objs[i]->live && mt_reg.objs[i]->table)
 			return;
 	mt_msg("%s: has no __mcount_loc table and calls no hook (built without -pg?), nor has a library it "
-	       "loaded a table: nothing can be traced", o->name);
+	       "loaded a table: nothing can be traced but in a library it opens later", o->name);
 }
 
 /* MCOUNT_TRACE_EVENTS: prototypes separated by ';', each on its own (a
