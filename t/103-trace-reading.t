@@ -23,7 +23,7 @@ no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 use JSON::PP ();
 use lib 't/lib';
-use TestUtil qw(must tmpdir slurp);
+use TestUtil qw(must tmpdir slurp spit);
 use TraceTest qw($TSRC clean_env mcc_build link_prog traced read_text read_json read_graph_text nm_funcs bias_of
     read_cyg_graph cyg_seqs first_diff);
 
@@ -83,9 +83,7 @@ sub adds_up {
     is($st, 0, 'lost, text: exits 0') or diag $err;
     my $count = counted($err);
     my $f = "$dir/burst.txt";
-    open(my $fh, '>', $f) or die;
-    print $fh $out;
-    close $fh;
+    spit($f, $out);
     my ($ev, $errs) = read_text($f, header => 0);
     is_deeply($errs, [], 'lost, text: every line well formed');
     my ($kept, $lost, $bad) = placed($ev, sub { $_[0]{lost} // 0 }, sub { $_[0]{tid} });
@@ -98,9 +96,7 @@ sub adds_up {
     is($st, 0, 'lost, JSON: exits 0') or diag $err;
     my $count = counted($err);
     my $f = "$dir/burst.json";
-    open(my $fh, '>', $f) or die;
-    print $fh $out;
-    close $fh;
+    spit($f, $out);
     my ($ev, $errs) = read_json($f);
     is_deeply($errs, [], 'lost, JSON: every line well formed');
     my ($kept, $lost, $bad) = placed($ev, sub { $_[0]{lost} // 0 }, sub { $_[0]{tid} });
