@@ -269,14 +269,18 @@ check-system: all $(RT_CROSS_LIBS) $(GUEST_KERNELS)
 # (and the host tier's stress test at its full count)
 check-slow: $(CHECK_HOST)
 	@$(call timed,STRESS_FULL=1 $(PROVE) $(call tier_tests,slow) t/72-trace-stress.t,make check-slow)
-# (every file once: the host tier JOBS at a time, as make check runs it;
-# the others one at a time, as a booted guest needs the machine: two
-# guests at once on two cores outran their boot's time limit and lost
-# bytes of the files they sent over the console)
+# (every file once, in two streams side by side: the booted guests one
+# at a time, their output kept in build/check-system.log and shown at
+# the end; the host, cross and slow tiers one at a time beside them.
+# Two guests at once on two cores outran a boot's time limit and lost
+# bytes of the files a guest sends over its console.)
 check-all: $(CHECK_HOST) $(RT_CROSS_LIBS) $(SH4_PLUGIN) $(GUEST_KERNELS)
 	@$(tiered)
-	@$(call timed,st=0; $(PROVE) -j$(JOBS) $(call tier_tests,host) || st=1; \
-		$(PROVE) $(foreach t,cross slow system,$(call tier_tests,$(t))) || st=1; test $$st = 0,make check-all)
+	@$(call timed,{ $(PROVE) $(call tier_tests,system) > build/check-system.log 2>&1; \
+		echo $$? > build/check-system.status; } & \
+		st=0; $(PROVE) $(foreach t,host cross slow,$(call tier_tests,$(t))) || st=1; wait; \
+		echo '---- the system tier (build/check-system.log) ----'; cat build/check-system.log; \
+		test "$$(cat build/check-system.status)" = 0 || st=1; test $$st = 0,make check-all)
 
 deps:
 	scripts/install-deps
