@@ -261,7 +261,9 @@ sub sys_boot {
     }
     push @entries, ['jobs', 0100644, $jobs], ['proc', 040755, ''], ['tmp', 040777, ''];
     spit("$dir/initrd", _cpio(@entries));
-    my ($st, $out, $err) = run_cmd(['timeout', '-k', '10', $o{timeout} // 600,
+    # (the limit doubled: make check-all runs a guest beside another
+    # test, and a boot took three times its time on a loaded machine)
+    my ($st, $out, $err) = run_cmd(['timeout', '-k', '10', 2 * ($o{timeout} // 600),
         $s->{qemu}, '-M', $s->{board} // 'virt', $s->{machine}->($o{cpu}), '-smp', $o{smp} // $s->{smp} // 2,
         '-m', '512', '-nographic', '-no-reboot', '-kernel', $s->{kernel}, '-initrd', "$dir/initrd",
         '-append', "console=$s->{console} quiet loglevel=1 panic=-1"]);
