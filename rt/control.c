@@ -1577,22 +1577,25 @@ static void exit_real_init(void)
 	real__Exit = (void (*)(int))dlsym(RTLD_NEXT, "_Exit");
 }
 
-void _exit(int status)
+/* The end of the process, then the C library's own (or the system
+ * call, had it none). */
+static void __attribute__((noreturn)) end_by(void (*real)(int), int status)
 {
 	exit_finish();
-	if (real__exit)
-		real__exit(status);
+	if (real)
+		real(status);
 	for (;;)
 		mt_raw6(SYS_exit_group, status, 0, 0, 0, 0, 0);
 }
 
+void _exit(int status)
+{
+	end_by(real__exit, status);
+}
+
 void _Exit(int status)
 {
-	exit_finish();
-	if (real__Exit)
-		real__Exit(status);
-	for (;;)
-		mt_raw6(SYS_exit_group, status, 0, 0, 0, 0, 0);
+	end_by(real__Exit, status);
 }
 
 /* A dlopen()ed object's sites become NOPs (or traced, by the filters so
