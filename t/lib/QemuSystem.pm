@@ -223,7 +223,8 @@ sub _cpio {
 #   smp => N, cpu => QEMU_CPU, libs => [NAME...])
 # -> ({ NAME => { status, stdout, stderr, files => { PATH => data } },
 #       '(done)' => every job ran, '(damaged)' => [a file that lost
-#       lines on the console (a kernel message broke one), ...] },
+#       lines on the console (a kernel message broke one), ...],
+#       '(time)' => [[NAME, ms it ran, ms its files took to send]...] },
 #     the console, qemu's wait status)
 # Every job's program must be among the files; the dynamic linker (in
 # /lib) and the C library (in /lib/TRIPLET) are added, and the libraries
@@ -283,12 +284,14 @@ sub sys_boot {
             push @{ $r{'(damaged)'} }, "$file: $1 bytes sent, " . length($job->{files}{$file}) . ' received'
                 if $job && defined $file && exists $job->{files}{$file} && length($job->{files}{$file}) != $1;
             $file = undef;
+        } elsif ($l =~ /\A\@\@\@time (\S+) (\d+) (\d+)\z/) {
+            push @{ $r{'(time)'} }, [$1, $2, $3];
         } elsif ($l eq '@@@done') {
             $r{'(done)'} = 1;
         }
     }
     for my $name (keys %r) {
-        next unless ref $r{$name} eq 'HASH';   # not '(damaged)''s list
+        next unless ref $r{$name} eq 'HASH';   # not '(damaged)''s or '(time)''s list
         $r{$name}{stdout} = delete $r{$name}{files}{"/out/$name.stdout"} // '';
         $r{$name}{stderr} = delete $r{$name}{files}{"/out/$name.stderr"} // '';
     }

@@ -90,6 +90,8 @@ sub boot_checks {
     ok($r->{'(done)'}, "${label}the machine booted, ran every job and powered off (" . (time - $t0) . ' s)')
         or diag "qemu status $st; console:\n" . substr($console, -3000);
     is_deeply($r->{'(damaged)'} // [], [], "${label}every file came whole over the console");
+    # (where the boot's time went, for prove -v)
+    note(sprintf '%-24s %8d ms ran %8d ms sent', @$_) for @{ $r->{'(time)'} // [] };
     return $r;
 }
 
@@ -774,7 +776,9 @@ sub tear_jobs {
     my (%o) = @_;
     must($o{cc}, '-O2', static_ldflags(), '-o', "$o{dir}/tear", "$TSRC/sys/tear.c", '-lpthread');
     $o{files}{'/tear'} = "$o{dir}/tear";
-    my @jobs = map { { name => "tear$_", argv => ['/tear', $_] } } 64, 66;
+    # (20,000 writes each: a note, and each write is a system call that
+    # costs the emulated machine a millisecond)
+    my @jobs = map { { name => "tear$_", argv => ['/tear', $_, 20000] } } 64, 66;
     my @kinds = ('same', stale_run('own') eq 'own' ? 'own' : ());
     for my $v (1, 2) {
         my @cf = ('-O2', '-fno-toplevel-reorder', "-DV=$v", "$TSRC/sys/stale.c");

@@ -16,8 +16,9 @@
  * in between): "@@@job NAME status N" (a wait status), then per file
  * "@@@file NAME PATH", its bytes as "@@@x HEX" lines, "@@@eof SIZE"
  * (how many bytes were sent: a line a kernel message broke is lost, and
- * the size tells); after
- * the last job "@@@done".
+ * the size tells), then "@@@time NAME RUN SEND": the milliseconds the
+ * job ran and its files took on the console; after the last job
+ * "@@@done".
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -29,23 +30,38 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAXW 64
 
+static long long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000LL + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
 static void report_file(const char *job, const char *path)
 {
+	static const char hex[] = "0123456789abcdef";
 	printf("@@@file %s %s\n", job, path);
 	FILE *f = fopen(path, "rb");
 	unsigned long long size = 0;
 	if (f) {
-		unsigned char b[48];
+		/* (one write a line, the digits from a table: printf a byte
+		 * at a time cost more than the console under emulation) */
+		unsigned char b[240];
+		char l[6 + 2 * sizeof b + 1] = "@@@x ";
 		size_t n;
 		while ((n = fread(b, 1, sizeof b, f)) > 0) {
-			fputs("@@@x ", stdout);
-			for (size_t i = 0; i < n; i++)
-				printf("%02x", b[i]);
-			putchar('\n');
+			char *p = l + 5;
+			for (size_t i = 0; i < n; i++) {
+				*p++ = hex[b[i] >> 4];
+				*p++ = hex[b[i] & 15];
+			}
+			*p++ = '\n';
+			fwrite(l, 1, (size_t)(p - l), stdout);
 			size += n;
 		}
 		fclose(f);
@@ -110,6 +126,8 @@ int main(void)
 			snprintf(out, sizeof out, "/out/%s.stdout", name);
 			snprintf(err, sizeof err, "/out/%s.stderr", name);
 			argv[na] = envp[ne] = NULL;
+			struct timespec t0;
+			clock_gettime(CLOCK_MONOTONIC, &t0);
 			pid_t p = fork();
 			if (p == 0) {
 				int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -126,11 +144,13 @@ int main(void)
 			int st = -1;
 			if (p > 0)
 				waitpid(p, &st, 0);
+			long long ran = ms_since(&t0);
 			printf("@@@job %s status %d\n", name, st);
 			report_file(name, out);
 			report_file(name, err);
 			for (int i = 0; i < nf; i++)
 				report_files(name, files[i]);
+			printf("@@@time %s %lld %lld\n", name, ran, ms_since(&t0) - ran);
 		} else {
 			printf("@@@error bad line '%s'\n", line);
 		}

@@ -4,8 +4,8 @@
  * through /proc/self/mem (its page is read-only, as text is); a read of
  * anything else saw the write half made.  OFFSET (argv[1]) is the
  * word's place in its page: 64 (4-byte aligned) or 66 (2-byte aligned,
- * where riscv64's compressed code puts instructions).  Prints the reads
- * and the torn ones. */
+ * where riscv64's compressed code puts instructions); WRITES (argv[2],
+ * default 200000) how many writes.  Prints the reads and the torn ones. */
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64          /* a 32-bit program's addresses above 2 GiB */
 #include <fcntl.h>
@@ -17,8 +17,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#define WRITES 200000
 
 static const volatile unsigned char *word;
 static atomic_int stop;
@@ -40,6 +38,7 @@ static void *reader(void *arg)
 int main(int argc, char **argv)
 {
 	long off = argc > 1 ? atol(argv[1]) : 64;
+	long writes = argc > 2 ? atol(argv[2]) : 200000;
 	unsigned char *page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	int fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
 	if (page == MAP_FAILED || fd < 0 || off < 0 || off > 4092) {
@@ -49,7 +48,7 @@ int main(int argc, char **argv)
 	word = page + off;
 	pthread_t t;
 	pthread_create(&t, NULL, reader, NULL);
-	for (int i = 0; i < WRITES; i++) {
+	for (long i = 0; i < writes; i++) {
 		uint32_t v = (i & 1) ? 0xffffffffu : 0;
 		/* pwrite takes no offset beyond off_t's range, where sparc64
 		 * maps the page (0xfff8...); the file takes any by lseek */
