@@ -330,12 +330,14 @@ static bool thread_gone(int tid)
 
 struct mt_gone mt_gone;
 
-/* A buffer found empty whose thread has exited is reset and freed (lock
- * held: drain_lock). */
+/* A buffer whose thread has exited, found empty after that, is reset and
+ * freed (lock held: drain_lock).  The thread first: a buffer found empty
+ * while its thread still ran may get the thread's last events before it
+ * exits, and would be reset with them. */
 static void reap_one(struct mt_tbuf *b)
 {
-	if (atomic_load(&b->state) != MT_TBUF_OWNED || b->lost != b->lost_seen ||
-	    atomic_load(&b->head) != atomic_load(&b->tail) || !thread_gone(b->tid))
+	if (atomic_load(&b->state) != MT_TBUF_OWNED || !thread_gone(b->tid) || b->lost != b->lost_seen ||
+	    atomic_load(&b->head) != atomic_load(&b->tail))
 		return;
 	atomic_store(&b->head, 0);
 	atomic_store(&b->tail, 0);
