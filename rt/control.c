@@ -45,8 +45,9 @@ static int out_fd = -1;
 static dev_t out_dev;                 /* what out_fd was opened on */
 static ino_t out_ino;
 static enum mt_fmt out_fmt;
-static int out_tracer;                /* the tracer of the file's last header */
-static bool out_first = true;         /* Chrome: no event in the file yet */
+/* What the file has so far: the tracer of its last header, whether a
+ * Chrome event is in it, the thread of its last function_graph line. */
+static struct mt_doc_state out_state = MT_DOC_STATE_INIT;
 static bool out_ended;                /* the document was closed at exit */
 static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;   /* the above */
 static bool control_on = true;
@@ -254,11 +255,12 @@ static void open_output(void)
 		out_fd = -1;
 		out_path = NULL;        /* once */
 	}
-	out_tracer = atomic_load(&mt_tracer);
+	out_state.style = atomic_load(&mt_tracer);
+	out_state.last_tid = 0;
 	if (out_fd >= 0 && !again) {
-		mt_write_header(out_fd, out_fmt, out_tracer);     /* once, at the top of the file */
+		mt_write_header(out_fd, out_fmt, out_state.style);     /* once, at the top of the file */
 	} else if (out_fd >= 0 && out_fmt == MT_FMT_CHROME && !fstat(out_fd, &st)) {
-		out_first = st.st_size <= (off_t)strlen("{\"traceEvents\":[\n");
+		out_state.first = st.st_size <= (off_t)strlen("{\"traceEvents\":[\n");
 	}
 	if (out_fd >= 0 && out_fd != err_fd && !fstat(out_fd, &st)) {
 		out_dev = st.st_dev;
@@ -329,7 +331,7 @@ static long drain_locked(void)
 		return 0;
 	}
 	/* (a switch of the tracer is marked by its header as its events come) */
-	long n = out_fd >= 0 ? mt_drain(out_fd, out_fmt, &out_tracer, &out_first, true, -1) : 0;
+	long n = out_fd >= 0 ? mt_drain(out_fd, out_fmt, &out_state, true, -1) : 0;
 	if (n < 0)
 		say_write_error(errno);
 	return n;
@@ -526,13 +528,12 @@ static int tracer_of(const char *t)
  * array opened and closed. */
 static long write_doc(int fd, enum mt_fmt fmt, int wait_ms)
 {
-	bool first = true;
 	if (fmt == MT_FMT_CHROME)
 		mt_write_header(fd, fmt, 0);
 	/* (no lock held: the drain writes with none, and a show's style is
-	 * each entry's own) */
-	int style = -1;
-	long n = mt_drain(fd, fmt, &style, &first, false, wait_ms);
+	 * each entry's own; its state is its own) */
+	struct mt_doc_state st = MT_DOC_STATE_INIT;
+	long n = mt_drain(fd, fmt, &st, false, wait_ms);
 	int err = errno;
 	mt_write_end(fd, fmt);
 	errno = err;
@@ -1072,7 +1073,7 @@ static void atfork_child(void)
 	mt_output_reinit();
 	pthread_mutex_init(&file_lock, NULL);
 	me = getpid();
-	out_first = true;
+	out_state = (struct mt_doc_state)MT_DOC_STATE_INIT;
 	atomic_store(&finished, 0);
 	atomic_store(&exit_request, 0);
 	atomic_store(&exit_done, 0);

@@ -24,11 +24,27 @@
  * A call whose return is the thread's next event in the same drain is
  * one line (a leaf); a frame left without returning (longjmp, an
  * exception, the thread's end) is closed by a brace with no duration and
- * "NAME: unwound" in its comment.  Indentation is the thread's depth.
+ * "NAME: unwound" in its comment.  Indentation is the line's own
+ * thread's depth.  Where a line's thread is not the previous line's, the
+ * kernel's marker of a change of task comes first (trace_functions_graph.c,
+ * verif_pid): a rule, the CPU and the two threads' fields as their lines
+ * have them, a rule and an empty line,
+ *
+ *    ------------------------------------------
+ *    1)    lua-4242    =>    lua-4243
+ *    ------------------------------------------
+ *
+ * across drains too (the output's own struct mt_doc_state remembers the
+ * last line's thread), but not before the first line of a document or
+ * of a section under a new tracer's header.
  *
  * A drain consumes what every thread's buffer holds (the kernel's
  * trace_pipe), in time order; events a full buffer dropped are reported
- * as "comm-tid [LOST N EVENTS]" (JSON: {"lost":N,...}), never silently.
+ * as "comm-tid [LOST N EVENTS]" (JSON: {"lost":N,...}; Chrome: an
+ * instant event), never silently, right after the thread's last event
+ * of the drain: a full buffer drops the newest events, so the losses
+ * since the last drain came after every event it kept (a thread that
+ * kept none: at the top of the drain).
  * Each entry is written in the style of the tracer it was recorded
  * under (MT_EV_GRAPH), a style at a time (mt_drain).
  */
@@ -274,6 +290,8 @@ struct seg {
 	char jprefix[128];            /* JSON: {"comm":"comm","tid":tid,"cpu": */
 	size_t jplen;
 	char gprefix[112];             /* function_graph: the thread, centred in 14 */
+	uint64_t lost;                /* events its buffer lost since the last drain:
+				       * said after its last event of this one */
 };
 
 /* The thread's name now, or the one it had at its first event. */
@@ -559,11 +577,12 @@ static void name_cache_free(struct name_cache *c)
 }
 
 /* A document being written: its format, the tracer whose style it has,
- * whether a Chrome event has been written (commas), the process. */
+ * what it has so far (st: whether a Chrome event has been written, for
+ * commas; the last function_graph line's thread), the process. */
 struct doc {
 	enum mt_fmt fmt;
 	int tracer;
-	bool *first;
+	struct mt_doc_state *st;
 	int pid;
 	struct name_cache *nc;
 	size_t payload;               /* payload slots consumed: not events */
@@ -590,18 +609,39 @@ static void put_chrome(struct out *o, const struct doc *d, const struct seg *g, 
 		       double sec, const char *extra)
 {
 	char nb[4096];
-	put(o, "%s{\"name\":\"%s\",\"ph\":\"%c\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f%s}", *d->first ? "" : ",\n",
+	put(o, "%s{\"name\":\"%s\",\"ph\":\"%c\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f%s}", d->st->first ? "" : ",\n",
 	    json_str(fn, nb, sizeof nb), ph, d->pid, g->b->tid, sec * 1e6, extra);
-	*d->first = false;
+	d->st->first = false;
+}
+
+/* Where the lines of one thread follow those of another, the marker
+ * the kernel's function_graph tracer writes at a change of task: the
+ * CPU as the line has it, the previous task and this one as their lines
+ * have them, between two rules and before an empty line.  Not before the
+ * first line after a header. */
+static void put_switch(struct out *o, struct doc *d, const struct seg *g, unsigned cpu)
+{
+	struct mt_doc_state *st = d->st;
+	if (st->last_tid == g->b->tid)
+		return;
+	if (st->last_tid) {
+		static const char rule[] = " ------------------------------------------\n";
+		char c[24];
+		*put_uint(c, cpu, 2, ' ') = 0;
+		put(o, "%s%s) %s => %s\n%s\n", rule, c, st->last_task, g->gprefix, rule);
+	}
+	st->last_tid = g->b->tid;
+	snprintf(st->last_task, sizeof st->last_task, "%s", g->gprefix);
 }
 
 /* One function_graph line: the CPU, the thread, the duration (has_dur:
  * as the kernel prints it: a mark of how long, then microseconds with up
  * to three decimals, seven digits at most), the indent, the name and its tail; written
  * without printf, which the drain would spend most of its time in. */
-static void put_graph(struct out *o, const struct seg *g, unsigned cpu, bool has_dur, double dur,
-		      unsigned depth, const char *fn, const char *tail)
+static void put_graph(struct out *o, struct doc *doc, const struct seg *g, unsigned cpu, bool has_dur,
+		      double dur, unsigned depth, const char *fn, const char *tail)
 {
+	put_switch(o, doc, g, cpu);
 	char df[48];                  /* the duration's field, up to its '|' */
 	size_t dl = 16;
 	if (has_dur) {
@@ -669,13 +709,20 @@ static void put_graph(struct out *o, const struct seg *g, unsigned cpu, bool has
 	o->len = (size_t)(p - o->buf);
 }
 
+/* The payload slots that follow an event (an entry's arguments, an
+ * exit's return value), of the left slots there are after it. */
+static size_t slots_after(const struct mt_event *e, size_t left)
+{
+	if (!(e->ip & MT_EV_ARGS) || !left)
+		return 0;
+	size_t k = e->ip & MT_EV_EXIT ? 1 : (size_t)((e[1].ip >> 16) & 0xffff);
+	return k < left ? k : left;
+}
+
 /* The payload slots that follow an entry with arguments (0: none). */
 static size_t payload_at(const struct seg *g, size_t at, const struct mt_event *e)
 {
-	if (!(e->ip & MT_EV_ARGS) || at + 1 >= g->end)
-		return 0;
-	size_t k = e->ip & MT_EV_EXIT ? 1 : (size_t)((e[1].ip >> 16) & 0xffff), left = g->end - at - 1;
-	return k < left ? k : left;
+	return at < g->end ? slots_after(e, g->end - at - 1) : 0;
 }
 
 /* The payload slots that follow an event: an entry's arguments, an
@@ -826,11 +873,11 @@ static int write_event(struct out *o, struct doc *d, struct seg *g, const struct
 		if (leaf) {
 			char tl[64];
 			snprintf(tl, sizeof tl, "%s%s%s%s", params ? ";" : "();", xk ? " /* = " : "", rv.text, xk ? " */" : "");
-			put_graph(o, g, cpu, true, mt_ticks_to_seconds(x->ts) - sec, b->nopen, fn, tl);
+			put_graph(o, d, g, cpu, true, mt_ticks_to_seconds(x->ts) - sec, b->nopen, fn, tl);
 			d->payload += xk;
 			return used + 1 + (int)xk;
 		}
-		put_graph(o, g, cpu, false, 0, b->nopen, fn, hooked ? (params ? " {" : "() {") : (params ? ";" : "();"));
+		put_graph(o, d, g, cpu, false, 0, b->nopen, fn, hooked ? (params ? " {" : "() {") : (params ? ";" : "();"));
 		if (hooked && b->nopen < MT_SHADOW)
 			b->open[b->nopen++] = e->ts;
 		return used;
@@ -868,7 +915,7 @@ static int write_event(struct out *o, struct doc *d, struct seg *g, const struct
 	}
 	char tail[4200];
 	snprintf(tail, sizeof tail, " /* %s%s%s%s */", fn, unwound ? ": unwound" : "", k ? " = " : "", rv.text);
-	put_graph(o, g, cpu, !unwound, sec - mt_ticks_to_seconds(e->parent), known ? i - 1 : 0, "}", tail);
+	put_graph(o, d, g, cpu, !unwound, sec - mt_ticks_to_seconds(e->parent), known ? i - 1 : 0, "}", tail);
 	return 1 + (int)k;
 }
 
@@ -934,15 +981,36 @@ static size_t style_end(const struct seg *g, const struct mt_event *v, int s)
 		const struct mt_event *e = &v[i];
 		if (!(e->ip & MT_EV_EXIT) && style_of(e) != s)
 			break;
-		size_t k = 0;
-		if ((e->ip & MT_EV_ARGS) && i + 1 < g->stop) {
-			k = e->ip & MT_EV_EXIT ? 1 : (size_t)((e[1].ip >> 16) & 0xffff);
-			if (k > g->stop - i - 1)
-				k = g->stop - i - 1;
-		}
-		i += 1 + k;
+		i += 1 + slots_after(e, g->stop - i - 1);
 	}
 	return i;
+}
+
+/* The time of the last event of v[from, to), payload slots skipped. */
+static uint64_t last_ts(const struct mt_event *v, size_t from, size_t to)
+{
+	uint64_t ts = v[from].ts;
+	for (size_t i = from; i < to; i += 1 + slots_after(&v[i], to - i - 1))
+		ts = v[i].ts;
+	return ts;
+}
+
+/* What g's buffer lost since the last drain, said (text: in the
+ * function tracer's form whatever the style; Chrome: an instant event
+ * at ts, in ticks). */
+static void put_lost(struct out *o, const struct doc *d, const struct seg *g, uint64_t ts)
+{
+	unsigned long long n = (unsigned long long)g->lost;
+	if (d->fmt == MT_FMT_CHROME) {
+		put(o, "%s{\"name\":\"lost events\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,"
+		    "\"ts\":%.3f,\"args\":{\"lost\":%llu}}", d->st->first ? "" : ",\n", d->pid, g->b->tid,
+		    mt_ticks_to_seconds(ts) * 1e6, n);
+		d->st->first = false;
+	} else if (d->fmt == MT_FMT_JSON) {
+		put(o, "{\"lost\":%llu,\"comm\":\"%s\",\"tid\":%d}\n", n, g->comm, g->b->tid);
+	} else {
+		put(o, "%s[LOST %llu EVENTS]\n", g->prefix, n);
+	}
 }
 
 /* Write the events of segs[0, nseg) in time order, through a heap of
@@ -963,11 +1031,15 @@ static void merge(struct out *o, struct doc *d, struct seg *segs, size_t nseg, s
 		pthread_mutex_lock(&mt_reg.lock);
 		for (size_t k = 0; k < CHUNK && hp->n && o->len < OUT_FLUSH; k++) {
 			struct seg *g = hp->s[0];
-			size_t payload = d->payload;
+			size_t payload = d->payload, at = g->at;
 			uint64_t untabled = d->untabled;
 			size_t used = (size_t)write_event(o, d, g, &hp->v[g->at]);
 			g->at += used;
 			o->held += used - (d->payload - payload) - (size_t)(d->untabled - untabled);
+			/* A full ring drops the newest events: those its
+			 * thread lost come after its last one kept. */
+			if (g->at >= g->stop && g->lost)
+				put_lost(o, d, g, last_ts(hp->v, at, g->at));
 			if (g->at >= g->end)
 				hp->s[0] = hp->s[--hp->n];
 			heap_down(hp, 0);
@@ -983,12 +1055,22 @@ static void merge(struct out *o, struct doc *d, struct seg *segs, size_t nseg, s
 	}
 }
 
-long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int wait_ms)
+/* Room in *v for want events (no memory: false, *v as it was). */
+static bool grow(struct mt_event **v, size_t *cap, size_t want)
 {
-	bool json = fmt == MT_FMT_JSON;
-	bool chrome_first = true;
-	if (!first)
-		first = &chrome_first;
+	if (want <= *cap)
+		return true;
+	size_t nc = want * 2 + 1024;
+	struct mt_event *nv = realloc(*v, nc * sizeof *nv);
+	if (!nv)
+		return false;
+	*v = nv;
+	*cap = nc;
+	return true;
+}
+
+long mt_drain(int fd, enum mt_fmt fmt, struct mt_doc_state *st, bool file, int wait_ms)
+{
 	pthread_mutex_lock(&drain_lock);
 	size_t cap = 0, n = 0, nseg = 0, segcap = 0;
 	struct mt_event *v = NULL;
@@ -1003,7 +1085,7 @@ long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int w
 		return -1;
 	}
 	*o = (struct out){ .fd = fd, .wait_ms = wait_ms };
-	struct doc d = { fmt, *style, first, (int)getpid(), nc, 0, 0 };
+	struct doc d = { fmt, st->style, st, (int)getpid(), nc, 0, 0 };
 	drains++;
 	clock_refresh(false);
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
@@ -1011,14 +1093,8 @@ long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int w
 		mt_seq t = atomic_load_explicit(&b->tail, memory_order_relaxed);
 		if (h == t && b->lost == b->lost_seen)
 			continue;
-		if (n + (mt_seq)(h - t) > cap) {
-			size_t nc2 = (n + (mt_seq)(h - t)) * 2 + 1024;
-			struct mt_event *nv = realloc(v, nc2 * sizeof *nv);
-			if (!nv)
-				break;
-			v = nv;
-			cap = nc2;
-		}
+		if (!grow(&v, &cap, n + (mt_seq)(h - t)))
+			break;
 		if (nseg == segcap) {
 			size_t sc = segcap ? segcap * 2 : 16;
 			struct seg *ns = realloc(segs, sc * sizeof *ns);
@@ -1030,8 +1106,18 @@ long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int w
 		struct seg *g = &segs[nseg++];
 		g->b = b;
 		g->at = n;
-		for (mt_seq i = t; i != h; i++)        /* (mt_seq wraps on o32) */
-			v[n++] = b->ev[i & b->mask];
+		/* What the thread put meanwhile is taken too, until its head
+		 * stays: a loss is then one its full ring made after the last
+		 * event taken here, or one after the tail's release (below). */
+		for (mt_seq from = t;;) {
+			for (mt_seq i = from; i != h; i++)        /* (mt_seq wraps on o32) */
+				v[n++] = b->ev[i & b->mask];
+			mt_seq h2 = atomic_load_explicit(&b->head, memory_order_acquire);
+			if (h2 == h || !grow(&v, &cap, n + (mt_seq)(h2 - h)))
+				break;
+			from = h;
+			h = h2;
+		}
 		g->end = g->stop = n;
 		atomic_store_explicit(&b->tail, h, memory_order_release);
 		char name[64];
@@ -1049,27 +1135,22 @@ long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int w
 			 sp > 0 ? sp - sp / 2 : 0, "");
 		if (fmt == MT_FMT_CHROME && (!file || b->named_tid != b->tid || strncmp(b->named, name, sizeof b->named))) {
 			put(o, "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
-			    "\"args\":{\"name\":\"%s\"}}", *first ? "" : ",\n", d.pid, b->tid, g->comm);
-			*first = false;
+			    "\"args\":{\"name\":\"%s\"}}", st->first ? "" : ",\n", d.pid, b->tid, g->comm);
+			st->first = false;
 			if (file) {
 				b->named_tid = b->tid;
 				snprintf(b->named, sizeof b->named, "%.15s", name);
 			}
 		}
+		/* (read after the tail's release: see above) */
 		uint64_t lost = b->lost;
-		if (lost != b->lost_seen) {
-			if (fmt == MT_FMT_CHROME) {
-				unsigned cpu;
-				put(o, ",\n{\"name\":\"lost events\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,"
-				    "\"ts\":%.3f,\"args\":{\"lost\":%llu}}", d.pid, b->tid,
-				    mt_ticks_to_seconds(h > t ? v[g->at].ts : mt_clock_now(&cpu)) * 1e6,
-				    (unsigned long long)(lost - b->lost_seen));
-			} else if (json)
-				put(o, "{\"lost\":%llu,\"comm\":\"%s\",\"tid\":%d}\n",
-				    (unsigned long long)(lost - b->lost_seen), g->comm, b->tid);
-			else
-				put(o, "%s[LOST %llu EVENTS]\n", g->prefix, (unsigned long long)(lost - b->lost_seen));
-			b->lost_seen = lost;
+		g->lost = lost - b->lost_seen;
+		b->lost_seen = lost;
+		if (g->lost && g->at == g->stop) {
+			/* no event kept: said now, before the others */
+			unsigned cpu;
+			put_lost(o, &d, g, mt_clock_now(&cpu));
+			g->lost = 0;
 		}
 	}
 
@@ -1113,9 +1194,10 @@ long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int w
 				memcpy(o->buf + o->len, h, hl);
 				o->len += hl;
 			}
+			st->last_tid = 0;     /* (a new section: no marker before its first line) */
 		}
 	}
-	*style = d.tracer;
+	st->style = d.tracer;
 	free(hp.s);
 	pthread_mutex_unlock(&drain_lock);
 	flush(o);

@@ -985,21 +985,30 @@ MT_HIDDEN void mt_shadow_rehook(uintptr_t sp);
 /* ---- output (output.c) ---- */
 
 enum mt_fmt { MT_FMT_TEXT, MT_FMT_JSON, MT_FMT_CHROME };
+/* What a document written drain after drain (the output file) or at
+ * once (a show, mcount_trace_write) has so far: each output its own. */
+struct mt_doc_state {
+	int style;                    /* the tracer whose style it is in (-1: none yet) */
+	bool first;                   /* Chrome: no event in it yet (the next has no comma) */
+	int last_tid;                 /* function_graph text: the thread of the last line
+				       * (0: none since the last header) */
+	char last_task[112];          /* and its field, as the line has it */
+};
+#define MT_DOC_STATE_INIT { -1, true, 0, "" }
 /* Drain every buffer and write the events in time order, each in the
  * style of the tracer it was recorded under (function: entries only;
  * function_graph: calls and returns): first every thread's events up to
- * its first entry of the other style, then the rest, and so on.  *style
- * is the style of the document so far (-1: none yet, a show's), and is
- * left at its last; in the text format a change of style is marked by
- * the new tracer's header.  Returns the number written, -1 on a write
- * error.  *first (Chrome
- * format): no event is in the document yet (the next has no comma).
- * file: the document is the output file, written drain after drain
- * (Chrome: a thread's name once, and again when it changes).  wait_ms
- * >= 0: fd is a client's socket, and each 64 KiB written to it must be
- * taken within that time (else -1, ETIMEDOUT: the rest is not written).
- * No lock is held while it writes. */
-MT_HIDDEN long mt_drain(int fd, enum mt_fmt fmt, int *style, bool *first, bool file, int wait_ms);
+ * its first entry of the other style, then the rest, and so on.
+ * st->style is the style of the document so far, and is left at its
+ * last; in the text format a change of style is marked by the new
+ * tracer's header, and under function_graph a change of thread by the
+ * kernel's marker (st->last_tid).  Returns the number written, -1 on a
+ * write error.  file: the document is the output file, written drain
+ * after drain (Chrome: a thread's name once, and again when it
+ * changes).  wait_ms >= 0: fd is a client's socket, and each 64 KiB
+ * written to it must be taken within that time (else -1, ETIMEDOUT: the
+ * rest is not written).  No lock is held while it writes. */
+MT_HIDDEN long mt_drain(int fd, enum mt_fmt fmt, struct mt_doc_state *st, bool file, int wait_ms);
 /* The head of a document (text: the tracer's header; Chrome: the
  * opening of the array) and the Chrome document's end. */
 MT_HIDDEN void mt_write_header(int fd, enum mt_fmt fmt, int tracer);

@@ -32,7 +32,8 @@ use Test::More;
 use JSON::PP ();
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
-use TraceTest qw($MT $MCC $TSRC clean_env mcc_build link_prog traced wait_for start_bg stop_bg mt_cli read_text);
+use TraceTest qw($MT $MCC $TSRC clean_env mcc_build link_prog traced wait_for start_bg stop_bg mt_cli read_text
+    read_graph_text);
 
 clean_env();
 my $dir = tmpdir();
@@ -90,6 +91,9 @@ sub steps {
         'switch, show json: the 100 calls of leaf after the switch return');
 
     my $text = steps('text');
+    spit("$dir/steps.txt", $text);
+    my (undef, $terr) = read_graph_text("$dir/steps.txt", header => 0);
+    is_deeply($terr, [], 'switch, show text: every line the kernel\'s, of either tracer');
     my ($before, $after) = $text =~ /\A(.*?)^# tracer: function_graph\n#\n#[^\n]*\n#[^\n]*\n(.*)\z/ms;
     ok(defined $after, 'switch, show text: the calls after the switch are under function_graph\'s header')
         or diag $text;

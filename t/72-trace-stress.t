@@ -22,7 +22,8 @@
 # 4 threads x 200,000 calls into buffers of 256 events): by default the
 # events kept and the events reported lost add up to the calls, each
 # thread's to its own; with MCOUNT_TRACE_FULL=wait (run --wait) nothing
-# is lost, in the function and the function_graph tracer.  The toggling
+# is lost, in the function and the function_graph tracer (whose text
+# has the kernel's marker at each change of thread).  The toggling
 # and the full buffers again with events that carry payload slots: six
 # argument words (MCOUNT_TRACE_ARGS), return values (MCOUNT_TRACE_RETVAL).
 use strict;
@@ -246,8 +247,18 @@ for my $v (['preloaded', 1, '-ldl'], ['linked in', 0, $LIBA]) {
         my $rv = $extra && $extra->{MCOUNT_TRACE_RETVAL} ? qr/ \/\* = (?:0x[0-9a-f]+|-\d+) \*\// : qr//;
         is($st, 0, "$tag: exits 0") or diag($err);
         is($out, $want, "$tag: prints what the plain build prints");
-        my (%kept, %lost);
+        my (%kept, %lost, $prev, $mark, @unmarked);
         for (split /\n/, slurp($file)) {
+            # function_graph: a change of thread has the kernel's marker
+            # ("CPU) COMM-TID => COMM-TID" between rules) before it
+            if (/\A[ \d]\d\) +\S+-(\d+) +=> +\S+-(\d+) *\z/) {
+                $mark = [$1, $2];
+                next;
+            }
+            if (/\A[ \d]\d\) +\S+-(\d+) +\|/) {
+                push @unmarked, $_ if defined $prev && $prev != $1 && !($mark && "@$mark" eq "$prev $1");
+                ($prev, $mark) = ($1, undef);
+            }
             if (/-(\d+) +\[\d{3}\] +\d+\.\d{6}: work$args <-worker\z/) { $kept{$1}++ }      # function
             elsif (/\) +\S+-(\d+) +\| [ +!#*\@\$] [\d.]+ us +\| +work\(\);$rv\z/) { $kept{$1}++ }     # function_graph leaf
             # a call whose entry and return came in two drains: its return
@@ -256,6 +267,8 @@ for my $v (['preloaded', 1, '-ldl'], ['linked in', 0, $LIBA]) {
                 $lost{$1} += $2 / ($tracer eq 'function' ? 1 : 2);
             }
         }
+        is_deeply([@unmarked[0 .. ($#unmarked < 2 ? $#unmarked : 2)]], [], "$tag: each change of thread marked")
+            if $tracer eq 'function_graph';
         my @tids = sort keys %{ { %kept, %lost } };
         is(scalar @tids, $nt, "$tag: events of $nt threads");
         my @bad = grep { ($kept{$_} // 0) + ($lost{$_} // 0) != $calls } @tids;

@@ -36,7 +36,7 @@ use JSON::PP ();
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
 use TraceTest qw($MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced nm_funcs func_at cxxfilt
-    bias_of start_bg stop_bg wait_for mt_cli first_diff read_graph_json graph_compare graph_from_main
+    bias_of start_bg stop_bg wait_for mt_cli first_diff read_graph_json read_graph_text graph_compare graph_from_main
     hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
 
 clean_env();
@@ -101,12 +101,18 @@ oracle_variant('fentry -static linked in', '-pg -mfentry', [], ['-static'], 'a')
     is_deeply([@lines[0 .. 3]], ['# tracer: function_graph', '#',
         '# CPU  TASK/PID         DURATION                  FUNCTION CALLS',
         '# |     |    |           |   |                     |   |   |   |'], 'text: the kernel\'s header');
+    # (read_graph_text: the kernel's lines, and its marker at each change
+    # of thread, which one thread never makes)
+    my ($gev, $gerr) = read_graph_text("$od/t.txt");
+    is_deeply($gerr, [], 'text: every line the kernel\'s');
     my (@got, @bad, @stack);
-    for my $l (@lines[4 .. $#lines]) {
-        my ($dur, $ind, $what) = $l =~ /\A ?\d+\) +oracle-\d+ +\|(?: [ +!#*\@\$] (\d+(?:\.\d+)?) us +| {15})\|  ( *)(\S.*)\z/
-            or do { push @bad, "'$l'"; next };
+    for my $e (@$gev) {
+        my ($dur, $ind, $what) = @$e{qw(dur indent what)};
+        my $l = "line $e->{line}: " . ($what // $e->{func} // 'a marker');
+        push @bad, "'$l': not a function_graph line of oracle's" unless defined $what && $e->{comm} eq 'oracle';
+        next unless defined $what;
         my $depth = @stack - ($what =~ /\A\}/ ? 1 : 0);
-        push @bad, "'$l': indented " . length($ind) . ", depth $depth" if length($ind) != 2 * $depth;
+        push @bad, "'$l': indented $ind, depth $depth" if $ind != 2 * $depth;
         if ($what =~ /\A(\w+)\(\);\z/) {
             push @bad, "'$l': a leaf without its duration" unless defined $dur;
             push @got, "> $1", "< $1";

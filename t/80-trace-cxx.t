@@ -17,7 +17,7 @@ no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
-use TraceTest qw($MCC $TSRC clean_env traced read_text read_json nm_funcs func_at);
+use TraceTest qw($MCC $TSRC clean_env traced read_text read_json read_graph_text nm_funcs func_at);
 
 clean_env();
 my $dir = tmpdir();
@@ -131,7 +131,9 @@ ok(scalar(grep { $_->{func} eq 'geo::Rect::scale(long) const' && $_->{parent} eq
 is($st, 0, 'function_graph: runs traced') or diag($err);
 my %names = map { $_ => 1 } values %cxxfilt;
 my (%gseen, @gbad);
-for (grep { !/^#/ } split /\n/, slurp("$dir/g.txt")) {
+my (undef, $gerr) = read_graph_text("$dir/g.txt");
+is_deeply($gerr, [], 'function_graph: every line the kernel\'s (markers at changes of thread)');
+for (grep { !/^#/ && !/\A -{42}\z/ && !/\A[ \d]\d\) .* => / && length } split /\n/, slurp("$dir/g.txt")) {
     next if /\|\s+\} \/\* /;                    # a return
     if (/\A.*\|\s{2,}(\S.*?)(;| \{)\z/ && $names{$1}) { $gseen{$1}++ } else { push @gbad, $_ }
 }

@@ -23,7 +23,8 @@ use Math::BigInt;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
 use TraceTest qw($MCC $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced start_bg stop_bg
-    wait_for mt_cli read_log read_text_args read_json_args against_log san_prog @ARGS_PROTO %ARGS_NAMES);
+    wait_for mt_cli read_log read_text_args read_json_args read_graph_text against_log san_prog @ARGS_PROTO
+    %ARGS_NAMES);
 
 clean_env();
 my $dir = tmpdir();
@@ -129,6 +130,8 @@ for my $h (@hooks) {
     against_log('graph (JSON)', $ev, $log, \%NAMES);
     my ($tout) = run_traced('graph-text', "$dir/fentry", 'text', { MCOUNT_TRACE_EVENTS => $PROTOS,
         MCOUNT_TRACE_TRACER => 'function_graph' });
+    my (undef, $gerr) = read_graph_text($tout);
+    is_deeply($gerr, [], 'graph (text): every line the kernel\'s');
     my @lines = grep { /\|\s+(ints|strs|many|flags)\(/ } split /\n/, slurp($tout);
     is(scalar @lines, 160, 'graph (text): a line for each call, with its arguments');
     my $ok = grep { /\|\s+ints\(a=-?\d+, b=-?\d+, c=\d+, d=-?\d+, e=-?\d+, f=\d+\);\z/ } @lines;
@@ -160,6 +163,8 @@ for my $h (@hooks) {
     # text: funcgraph-retval's "name(); /* = V */", an error code in decimal
     my ($tout) = run_traced('retval-text', "$dir/fentry", 'text', { %rv,
         MCOUNT_TRACE_FILTER => "$rv{MCOUNT_TRACE_FILTER} main" });
+    my (undef, $rerr) = read_graph_text($tout);
+    is_deeply($rerr, [], 'retval (text): every line the kernel\'s');
     like(slurp($tout), qr/\|  \} \/\* main = 0x0 \*\/\n\z/, 'retval (text): } /* main = 0x0 */ at the end');
     my @v = map { /\| +(\w+)\(\); \/\* = (-?\d+|0x[0-9a-f]+) \*\/\z/ ? [$1, $2] : () } split /\n/, slurp($tout);
     is(scalar @v, scalar @$rets, 'retval (text): each call a leaf line with its value');

@@ -17,9 +17,9 @@ use Test::More ();
 use TestUtil qw($TOP run_cmd tmpdir slurp spit);
 
 our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced
-    read_text each_text_event read_json nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
+    read_text each_text_event read_graph_text read_json nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
     hook_form cxxfilt show_seq first_diff against_cyg read_cyg_graph read_graph_json graph_compare
-    trace_seqs graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND read_log read_text_args read_json_args
+    trace_seqs cyg_seqs graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND read_log read_text_args read_json_args
     against_log san_prog source_params debug_unit @ARGS_PROTO %ARGS_NAMES plan_call_forms rt_call_forms form_has);
 
 our $MCC = "$TOP/bin/mcount-cc";
@@ -112,23 +112,8 @@ sub each_text_event {
             push @err, "header line $n: '$l'" unless $l eq $HEADER[$n - 1];
             next;
         }
-        if (my @m = $l =~ /\A(.{16})-(\d+)( *) \[(\d{3})\] ( *\d+)\.(\d{6}): ($NAME) <-($NAME)\z/) {
-            my ($comm, $tid, $pad, $cpu, $s, $us, $func, $parent) = @m;
-            if (length($tid . $pad) < 7 || $pad ne '' && length($tid . $pad) != 7 || length($s) < 6) {
-                push @err, "line $n: '$l'";
-                next;
-            }
-            $comm =~ s/\A +//;
-            $each->({ comm => $comm, tid => $tid, cpu => $cpu, sec => ($s =~ s/ //gr) . ".$us",
-                func => $func, parent => $parent, line => $n });
-        } elsif (my @l = $l =~ /\A(.{16})-(\d+)( *) \[LOST (\d+) EVENTS\]\z/) {
-            my ($comm, $tid, $pad, $lost) = @l;
-            if (length($tid . $pad) < 7) {
-                push @err, "line $n: '$l'";
-                next;
-            }
-            $comm =~ s/\A +//;
-            $each->({ lost => $lost, comm => $comm, tid => $tid, line => $n });
+        if (my $e = text_line($l, $n)) {
+            $each->($e);
         } else {
             push @err, "line $n: '$l'";
         }
@@ -138,6 +123,115 @@ sub each_text_event {
         push @err, "header line $i: '(none)'";
     }
     return \@err;
+}
+
+# One line of the function tracer's text (or a lost line, in either
+# tracer's) as each_text_event gives it, or undef.
+sub text_line {
+    my ($l, $n) = @_;
+    if (my @m = $l =~ /\A(.{16})-(\d+)( *) \[(\d{3})\] ( *\d+)\.(\d{6}): ($NAME) <-($NAME)\z/) {
+        my ($comm, $tid, $pad, $cpu, $s, $us, $func, $parent) = @m;
+        return undef if length($tid . $pad) < 7 || $pad ne '' && length($tid . $pad) != 7 || length($s) < 6;
+        $comm =~ s/\A +//;
+        return { comm => $comm, tid => $tid, cpu => $cpu, sec => ($s =~ s/ //gr) . ".$us",
+            func => $func, parent => $parent, line => $n };
+    }
+    if (my @l = $l =~ /\A(.{16})-(\d+)( *) \[LOST (\d+) EVENTS\]\z/) {
+        my ($comm, $tid, $pad, $lost) = @l;
+        return undef if length($tid . $pad) < 7;
+        $comm =~ s/\A +//;
+        return { lost => $lost, comm => $comm, tid => $tid, line => $n };
+    }
+    return undef;
+}
+
+my @GRAPH_HEADER = ('# tracer: function_graph', '#',
+    '# CPU  TASK/PID         DURATION                  FUNCTION CALLS',
+    '# |     |    |           |   |                     |   |   |   |');
+my $RULE = ' ' . ('-' x 42);
+
+# The function_graph tracer's text, read strictly (header => 0: none at
+# the top, as show prints it), with the function tracer's sections that
+# switches of the tracer leave in it, each under its tracer's header.
+# A function_graph line is
+#   CPU) TASK |DURATION|  INDENT WHAT
+# (CPU two wide; TASK the thread's comm-tid, centred in 14 or wider;
+# DURATION the kernel's (a mark, microseconds, "us") or blank); a lost
+# line is as the function tracer's; and where a line's thread is not
+# the previous function_graph line's (since the last header), the
+# kernel's marker comes before it, four lines:
+#    ------------------------------------------
+#   CPU) PREVIOUS => TASK
+#    ------------------------------------------
+#   (empty)
+# CPU and TASK as the next line has them, PREVIOUS as the previous one
+# had it; and nowhere else.  Returns (\@events, \@errors): function_graph
+# lines as { cpu, task (the field), comm, tid, dur (undef: none), indent
+# (spaces), what, line }, markers as { marker => 1, from, to, line }, the
+# function tracer's lines and lost lines as each_text_event gives them.
+sub read_graph_text {
+    my ($file, %o) = @_;
+    my (@ev, @err);
+    my @l = split /\n/, slurp($file), -1;
+    push @err, 'the file does not end with a newline' if @l && $l[-1] ne '';
+    pop @l if @l && $l[-1] eq '';
+    my ($i, $prev, $mark) = (0, undef, undef);
+    push @err, "line 1: '" . ($l[0] // '(none)') . "', not a header" if ($o{header} // 1) && ($l[0] // '') !~ /\A# tracer: /;
+    while ($i < @l) {
+        my ($n, $l) = ($i + 1, $l[$i]);
+        if ($l =~ /\A# tracer: (.*)\z/) {
+            my $h = $1 eq 'function_graph' ? \@GRAPH_HEADER : $1 eq 'function' ? \@HEADER : undef;
+            if (!$h || join("\n", map { $_ // '' } @l[$i .. $i + 3]) ne join("\n", @$h)) {
+                push @err, "line $n: a header that is not the kernel's";
+            }
+            push @err, "line $n: a header after a marker" if $mark;
+            ($prev, $mark) = (undef, undef);
+            $i += 4;
+            next;
+        }
+        if ($l eq $RULE) {
+            my ($c, $from, $to) = ($l[$i + 1] // '') =~ /\A([ \d]\d)\) (.+?) => (.+)\z/;
+            if (!defined $to || ($l[$i + 2] // '') ne $RULE || ($l[$i + 3] // 'x') ne '') {
+                push @err, "line $n: a marker that is not the kernel's";
+                $i++;
+                next;
+            }
+            push @err, "line $n: a marker after a marker" if $mark;
+            push @err, "line $n: a marker before the first line of its section" unless defined $prev;
+            push @err, "line $n: a marker from '$from', the previous line's task is '" . ($prev // '') . "'"
+                if defined $prev && $from ne $prev;
+            $mark = { marker => 1, cpu => $c, from => $from, to => $to, line => $n };
+            push @ev, $mark;
+            $i += 4;
+            next;
+        }
+        $i++;
+        if (my ($cpu, $task, $dur, $ind, $what) =
+            $l =~ /\A([ \d]\d)\) (.+?) \|(?: [ +!#*\@\$] (\d+(?:\.\d+)?) us +| {15})\|  ( *)(\S.*)\z/) {
+            my ($comm, $tid) = $task =~ /\A *(.*)-(\d+) *\z/;
+            if (!defined $tid || length($task) < 14) {
+                push @err, "line $n: '$l'";
+                next;
+            }
+            if ($mark) {
+                push @err, "line $n: after a marker to '$mark->{to}' on CPU $mark->{cpu}: '$l'"
+                    unless $mark->{to} eq $task && $mark->{cpu} eq $cpu;
+                push @err, "line $n: a marker where the task did not change" if defined $prev && $prev eq $task;
+            } elsif (defined $prev && $prev ne $task) {
+                push @err, "line $n: from '$prev' to '$task' without a marker";
+            }
+            ($prev, $mark) = ($task, undef);
+            push @ev, { cpu => $cpu, task => $task, comm => $comm, tid => $tid, dur => $dur, indent => length $ind,
+                what => $what, line => $n };
+        } elsif (my $e = text_line($l, $n)) {
+            push @err, "line $n: after a marker: '$l'" if $mark && !$e->{lost};
+            push @ev, $e;
+        } else {
+            push @err, "line $n: '$l'";
+        }
+    }
+    push @err, 'a marker at the end' if $mark;
+    return (\@ev, \@err);
 }
 
 # The trace in JSON lines, each decoded strictly; (\@events, \@errors).
