@@ -89,9 +89,13 @@ build/rt/%/hook.o: $(call rt_hook_s,$(RT_ARCH)) rt/hook-table.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -fPIC -c -o $@ $<
 RT_OBJS = $(patsubst rt/%.c,build/rt/$(1)/%.o,$(RT_C) rt/buffer.c) build/rt/$(1)/hook.o
+# The shared library: initialised before every other object of the
+# process (initfirst: the constructors of the program's libraries are
+# traced; rt/control.c).
+RT_SO_LDFLAGS := -Wl,-z,now -Wl,-z,noexecstack -Wl,-z,initfirst
 build/libmcount-trace.so: $(call RT_OBJS,so)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -shared -Wl,-z,now -Wl,-z,noexecstack -o $@.tmp $^ -lpthread && mv -f $@.tmp $@
+	$(Q)$(CC) -shared $(RT_SO_LDFLAGS) -o $@.tmp $^ -lpthread && mv -f $@.tmp $@
 build/libmcount-trace.a: $(call RT_OBJS,a)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)rm -f $@.tmp && ar rcs $@.tmp $^ && mv -f $@.tmp $@
@@ -115,7 +119,7 @@ build/$(1)/rt/%/hook-$(1).o: $(call rt_hook_s,$(1)) rt/hook-table.h
 build/$(1)/libmcount-trace.so: $$(patsubst rt/%.c,build/$(1)/rt/so/%.o,$$(RT_COMMON) $$(call rt_arch_c,$(1)) rt/buffer.c) \
 		build/$(1)/rt/so/hook-$(1).o
 	@$$(if $$(Q),echo "  LD      $$@")
-	$$(Q)$$($(1)_CC) -shared -Wl,-z,now -Wl,-z,noexecstack $$($(1)_SO_LDFLAGS) -o $$@.tmp $$^ -lpthread && mv -f $$@.tmp $$@
+	$$(Q)$$($(1)_CC) -shared $(RT_SO_LDFLAGS) $$($(1)_SO_LDFLAGS) -o $$@.tmp $$^ -lpthread && mv -f $$@.tmp $$@
 build/$(1)/libmcount-trace.a: $$(patsubst rt/%.c,build/$(1)/rt/a/%.o,$$(RT_COMMON) $$(call rt_arch_c,$(1)) rt/buffer.c) \
 		build/$(1)/rt/a/hook-$(1).o
 	@$$(if $$(Q),echo "  AR      $$@")

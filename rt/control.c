@@ -2,10 +2,10 @@
 /* control.c - start-up, the environment, the control socket, the C API,
  * and what fork(), exec and dlopen() need.
  *
- * Start-up (a constructor, before main): every valid site becomes a NOP,
- * then the functions MCOUNT_TRACE_FILTER names (less MCOUNT_TRACE_NOTRACE)
- * are switched to tracing.  A control thread serves the socket
- * DIR/PID (mode 0600, in a directory of mode 0700 that must be the
+ * Start-up (before any other initialiser: mt_init): every valid site
+ * becomes a NOP, then the functions MCOUNT_TRACE_FILTER names (less
+ * MCOUNT_TRACE_NOTRACE) are switched to tracing.  A control thread
+ * serves the socket DIR/PID (mode 0600, in a directory of mode 0700 that must be the
  * user's), checks the peer's uid, and drains the buffers into
  * MCOUNT_TRACE_OUTPUT while the program runs.  The protocol: one request
  * line `VERB[ ARG...]`, one status line (`ok`, `ok N` or `error: MESSAGE`),
@@ -101,14 +101,24 @@ static bool secure(void)
 	return getauxval(AT_SECURE) != 0;
 }
 
-/* Is NAME in the environment at all (its value unread)? */
-static bool env_set(const char *name)
+/* The library's start-up may come before the C library's own
+ * initialiser (the library is the process's DF_1_INITFIRST object, or
+ * linked in, a DT_PREINIT_ARRAY entry of the program's: mt_init), which
+ * sets environ: until then (env_early), the environment is the one the
+ * process started with, which the start-up is given, and what the
+ * library sets in it for the processes the program makes waits
+ * (set_env_me), or the C library's initialiser would undo it. */
+static atomic_int env_early;          /* (a word: no byte-sized atomics) */
+static char **env_start;
+
+/* NAME's entry in the environment: its value, or NULL. */
+static const char *env_entry(const char *name)
 {
 	size_t n = strlen(name);
-	for (char **e = environ; e && *e; e++)
+	for (char **e = atomic_load(&env_early) ? env_start : environ; e && *e; e++)
 		if (!strncmp(*e, name, n) && (*e)[n] == '=')
-			return true;
-	return false;
+			return *e + n + 1;
+	return NULL;
 }
 
 /* Every variable the library reads, read here: none under AT_SECURE,
@@ -116,8 +126,8 @@ static bool env_set(const char *name)
 const char *mt_env(const char *name)
 {
 	static atomic_int said;          /* (a word: a byte's exchange is a libatomic call on riscv64) */
-	const char *v = secure_getenv(name);
-	if (!v && secure() && env_set(name) && !atomic_exchange(&said, 1))
+	const char *v = atomic_load(&env_early) ? (secure() ? NULL : env_entry(name)) : secure_getenv(name);
+	if (!v && secure() && env_entry(name) && !atomic_exchange(&said, 1))
 		mt_msg("%s ignored, as every variable of the tracer's: the program runs with privileges "
 		       "(set-user-ID, set-group-ID or capabilities)", name);
 	return v;
@@ -147,11 +157,50 @@ static bool env_is_me(const char *var)
 	return v && atol(v) == (long)getpid();
 }
 
+/* What set_env_me put off while env_early: a variable and its process. */
+static struct {
+	const char *var;
+	pid_t pid;
+} env_due[2];
+
+/* var=PID of process pid in the environment (at once, or when the C
+ * library has set it up: env_now); at start-up, or with file_lock held. */
+static void set_env_pid(const char *var, pid_t pid)
+{
+	if (atomic_load(&env_early)) {
+		for (size_t i = 0; i < sizeof env_due / sizeof *env_due; i++)
+			if (!env_due[i].var || !strcmp(env_due[i].var, var)) {
+				env_due[i].var = var;
+				env_due[i].pid = pid;
+				break;
+			}
+		return;
+	}
+	char v[24];
+	snprintf(v, sizeof v, "%d", (int)pid);
+	setenv(var, v, 1);
+}
+
 static void set_env_me(const char *var)
 {
-	char pid[24];
-	snprintf(pid, sizeof pid, "%d", (int)getpid());
-	setenv(var, pid, 1);
+	set_env_pid(var, getpid());
+}
+
+/* What set_env_pid put off, set now that the C library has set up the
+ * environment: at the program's start (preloaded, __libc_start_main;
+ * linked in, the program's constructors), and before an exec. */
+static void env_now(void)
+{
+	if (!atomic_load(&env_early) || unseen_child())
+		return;
+	pthread_mutex_lock(&file_lock);
+	atomic_store(&env_early, 0);
+	for (size_t i = 0; i < sizeof env_due / sizeof *env_due; i++)
+		if (env_due[i].var) {
+			set_env_pid(env_due[i].var, env_due[i].pid);
+			env_due[i].var = NULL;
+		}
+	pthread_mutex_unlock(&file_lock);
 }
 
 /* MCOUNT_TRACE_OUTPUT=-: the standard error the program started with,
@@ -1075,6 +1124,10 @@ static void atfork_child(void)
 	me = getpid();
 	out_state = (struct mt_doc_state)MT_DOC_STATE_INIT;
 	atomic_store(&finished, 0);
+	/* (the parent's file: not the child's to name, if still due) */
+	for (size_t i = 0; i < sizeof env_due / sizeof *env_due; i++)
+		if (env_due[i].var && !strcmp(env_due[i].var, "MCOUNT_TRACE_OPENED"))
+			env_due[i].var = NULL;
 	atomic_store(&exit_request, 0);
 	atomic_store(&exit_done, 0);
 	atomic_store(&control_running, 0);  /* (the parent's thread: start_control makes its own) */
@@ -1166,12 +1219,32 @@ static void apply_env_events(void)
 	free(copy);
 }
 
-__attribute__((constructor(101))) static void mt_init(void)
+/* Start-up, before any other initialiser of the process's: preloaded,
+ * the library is its DF_1_INITFIRST object (-z initfirst), which the
+ * dynamic linker initialises first, before the C library even, so that
+ * the constructors of the program's libraries are traced (glibc gives
+ * the place to the last object loaded that asks for it: mcount-trace(1));
+ * linked in, a DT_PREINIT_ARRAY entry of the program's runs this
+ * (mt_preinit), and the constructor at its own place only sets what had
+ * to wait for the C library's initialiser (env_now).  The C library
+ * gives each initialiser the environment the process started with
+ * (envp). */
+__attribute__((constructor(101))) static void mt_init(int argc, char **argv, char **envp)
 {
 	static bool done;
-	if (done)
+	(void)argc;
+	(void)argv;
+	if (done) {
+		env_now();
 		return;
+	}
 	done = true;
+	/* (environ is set by the C library's initialiser; a program's own
+	 * clearenv() before this is read as if it had not run, harmlessly) */
+	if (!environ && envp) {
+		env_start = envp;
+		atomic_store(&env_early, 1);
+	}
 	me = getpid();
 	const char *own = mt_env("MCOUNT_TRACE_OWNER");
 	bool first = !own || !*own;
@@ -1294,6 +1367,12 @@ __attribute__((destructor(101))) static void mt_fini(void)
 {
 	finish();
 }
+
+#ifndef MT_SHARED
+/* Linked in: the start-up at the program's DT_PREINIT_ARRAY, which
+ * only a program may have (a shared object cannot take the archive). */
+__attribute__((section(".preinit_array"), used)) static void (*mt_preinit)(int, char **, char **) = mt_init;
+#endif
 
 /* _exit and _Exit run neither atexit handlers nor destructors, so the
  * end of the process is brought about here.  Not by the thread that
@@ -1457,11 +1536,26 @@ void __wrap__Exit(int status)
 	if (!real_##name) \
 		real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name)
 
+/* The program's start, called by its _start once every library's
+ * initialiser has run (the dynamic linker's), before its own
+ * constructors: what the library's start-up could not set in the
+ * environment before the C library's initialiser, set now (env_now).
+ * Its arguments are seven words on every architecture, passed on. */
+typedef uintptr_t mt_word;
+int __libc_start_main(mt_word a, mt_word b, mt_word c, mt_word d, mt_word e, mt_word f, mt_word g);
+int __libc_start_main(mt_word a, mt_word b, mt_word c, mt_word d, mt_word e, mt_word f, mt_word g)
+{
+	REAL(__libc_start_main);
+	env_now();
+	return real___libc_start_main(a, b, c, d, e, f, g);
+}
+
 /* exec replaces the process without running destructors: write the
- * trace first. */
+ * trace first (and set in the environment what is due: env_now). */
 int execve(const char *path, char *const argv[], char *const envp[])
 {
 	REAL(execve);
+	env_now();
 	drain_output();
 	return real_execve(path, argv, envp);
 }
@@ -1469,6 +1563,7 @@ int execve(const char *path, char *const argv[], char *const envp[])
 int execv(const char *path, char *const argv[])
 {
 	REAL(execv);
+	env_now();
 	drain_output();
 	return real_execv(path, argv);
 }
@@ -1476,6 +1571,7 @@ int execv(const char *path, char *const argv[])
 int execvp(const char *file, char *const argv[])
 {
 	REAL(execvp);
+	env_now();
 	drain_output();
 	return real_execvp(file, argv);
 }
@@ -1483,6 +1579,7 @@ int execvp(const char *file, char *const argv[])
 int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	REAL(execvpe);
+	env_now();
 	drain_output();
 	return real_execvpe(file, argv, envp);
 }
@@ -1562,6 +1659,7 @@ int execle(const char *path, const char *arg, ...)
 int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	REAL(fexecve);
+	env_now();
 	drain_output();
 	return real_fexecve(fd, argv, envp);
 }

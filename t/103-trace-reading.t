@@ -17,14 +17,20 @@
 #    line of a document or of a section under a new tracer's header; each
 #    thread's lines are indented by its own depth, and are its
 #    -finstrument-functions log, call for call and return for return.
+#  - The start of a process (t/src/trace/ctor_main.cc and ctor_lib.cc,
+#    which log their own calls): a shared library's constructor and its
+#    static objects' constructors, which run before the program's, are
+#    traced, preloaded and linked in; the environment the library sets
+#    for the programs the process runs survives the C library's
+#    initialiser (a program system() runs writes FILE.PID).
 use strict;
 use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 use JSON::PP ();
 use lib 't/lib';
-use TestUtil qw(must tmpdir slurp spit);
-use TraceTest qw($TSRC clean_env mcc_build link_prog traced read_text read_json read_graph_text nm_funcs bias_of
+use TestUtil qw(must run_cmd tmpdir slurp spit);
+use TraceTest qw($MCC $LIBA $TSRC clean_env mcc_build link_prog traced read_text read_json read_graph_text nm_funcs bias_of
     read_cyg_graph cyg_seqs first_diff);
 
 clean_env();
@@ -231,6 +237,68 @@ sub against_log {
     my ($w3) = grep { $w{$_} eq 'mtread-w3' } keys %w;
     delete $want->{$w3} if defined $w3;
     against_log('graph, drains', $seqs, $want);
+}
+
+# ---- the start of the process: initialisers ----------------------------------
+# A shared library's constructor and its static objects' constructors
+# (_GLOBAL__sub_I_*), and the program's static object, each call a
+# traced function that logs its call (t/src/trace/ctor_lib.cc,
+# ctor_main.cc): the trace has every call the log has up to main's, in
+# its order, preloaded (the library initialised first, DF_1_INITFIRST)
+# and linked in (DT_PREINIT_ARRAY).
+sub mcc_cxx {
+    my ($st, $o, $e) = run_cmd([$MCC, 'g++', @_], env => { MCOUNT_CC_FLAGS => '-pg -mfentry' });
+    die "mcount-cc g++ @_: $o$e" if $st != 0;
+}
+mcc_cxx('-O2', '-fPIC', '-shared', '-o', "$dir/libctor.so", "$TSRC/ctor_lib.cc");
+mcc_cxx('-O2', '-o', "$dir/ctor", "$TSRC/ctor_main.cc", "-L$dir", '-lctor', "-Wl,-rpath,$dir");
+mcc_cxx('-O2', '-o', "$dir/ctor_a", "$TSRC/ctor_main.cc", "-L$dir", '-lctor', "-Wl,-rpath,$dir", $LIBA, '-lpthread');
+
+# The calls a trace in JSON lines has, as the log says them ("FUNC
+# PHASE"), up to main's last (phase 3).
+sub trace_calls {
+    my ($file) = @_;
+    my ($ev, $errs) = read_json($file);
+    return ([map { "$_->{func} " . hex($_->{args}[0] // -1) } grep { $_->{func} } @$ev], $errs);
+}
+sub upto_main {
+    my @l = @_;
+    my ($last) = grep { $l[$_] eq 'lib_work 3' } 0 .. $#l;
+    return [@l[0 .. ($last // $#l)]];
+}
+
+my %ends = (MCOUNT_TRACE_FILTER => 'main_work lib_work', MCOUNT_TRACE_ARGS => 1, MCOUNT_TRACE_FORMAT => 'json',
+    MCOUNT_TRACE_CONTROL => 0, MCOUNT_TRACE_DIR => $ctl);
+for my $v (['preloaded', "$dir/ctor", 1], ['linked in', "$dir/ctor_a", 0]) {
+    my ($tag, $p, $pre) = @$v;
+    my $f = "$dir/ends-$pre.json";
+    my ($st, $out, $err) = traced([$p], preload => $pre, env => { %ends, MCOUNT_TRACE_OUTPUT => $f });
+    is("$st $err", '0 ', "ends, $tag: exits 0, nothing said");
+    my @log = split /\n/, $out;
+    is(scalar(@log), 13, "ends, $tag: the program logs 13 calls");
+    my ($got, $errs) = trace_calls($f);
+    is_deeply($errs, [], "ends, $tag: every line well formed");
+    is(first_diff(upto_main(@$got), upto_main(@log)), '', "ends, $tag: the trace has every call of the log "
+        . 'up to main\'s, in order: the library\'s constructors and static objects\' before the program\'s');
+}
+
+# The environment the library sets for the processes the program makes
+# (MCOUNT_TRACE_OWNER: the first process writes FILE, the others
+# FILE.PID) survives the C library's initialiser, which runs after the
+# library's: a program run by system() (no exec of the program's own,
+# through sh) knows it is not the first.
+{
+    my $f = "$dir/sys.json";
+    my ($st, $out, $err) = traced(["$dir/ctor", "$dir/ctor > $dir/child.log"],
+        env => { %ends, MCOUNT_TRACE_OUTPUT => $f });
+    is("$st $err", '0 ', 'ends, system(): exits 0, nothing said');
+    my @child = glob "$f.*";
+    is(scalar @child, 1, 'ends, system(): the child\'s trace is FILE.PID, FILE the first process\'s');
+    my ($got) = trace_calls($f);
+    is(first_diff(upto_main(@$got), upto_main(split /\n/, $out)), '', 'ends, system(): the first process\'s calls in FILE');
+    ($got) = trace_calls($child[0] // "$f.none");
+    is(first_diff(upto_main(@$got), upto_main(split /\n/, slurp("$dir/child.log"))), '',
+        'ends, system(): the child\'s in FILE.PID');
 }
 
 done_testing();

@@ -38,7 +38,9 @@ my $proc = link_prog("$dir/proc", '-rdynamic', "$dir/proc.o", "$dir/badsite.o", 
 my $proc_a = link_prog("$dir/proc_a", '-rdynamic', "$dir/proc.o", "$dir/badsite.o", $LIBA, '-pthread', '-ldl');
 mcc_build('-pg -mfentry', "$dir/plug.o", "$TSRC/plug.c", '-O2', '-fPIC');
 link_prog("$dir/libplug.so", '-shared', "$dir/plug.o");
-must('gcc', '-O2', '-shared', '-fPIC', '-o', "$dir/libearly.so", "$TSRC/early.c", '-ldl');
+# (initialised first: glibc so initialises the last object loaded that
+# asks for it, which libearly.so is, preloaded after the library)
+must('gcc', '-O2', '-shared', '-fPIC', '-Wl,-z,initfirst', '-o', "$dir/libearly.so", "$TSRC/early.c", '-ldl');
 
 # The events of a text trace: (\@events, \@errors), and how many of each function.
 sub counts {

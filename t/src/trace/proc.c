@@ -285,17 +285,21 @@ static void install(int with_sigaction)
 	}
 }
 
-/* "early" modes install from a constructor that runs before the
- * library's start-up: priority 100 in a program linked with the static
- * library (its start-up is 101); a preloaded library runs its start-up
- * before any of the program's, so there the test preloads
- * t/src/trace/early.c's library first. */
-__attribute__((constructor(100))) static void early_install(void)
+/* "early" modes install before the library's start-up.  Linked in,
+ * that is the program's DT_PREINIT_ARRAY entry, and this object's comes
+ * before it (first in the link): it is given the environment, which the
+ * C library has not set up yet.  A preloaded library runs its start-up
+ * before any other object's initialiser, so there the test preloads
+ * t/src/trace/early.c's library, an object initialised first itself. */
+static void early_install(int argc, char **argv, char **envp)
 {
-	const char *m = getenv("PROC_TRAP_EARLY");
-	if (m && *m)
-		install(!strcmp(m, "sigaction"));
+	(void)argc;
+	(void)argv;
+	for (char **e = envp; e && *e; e++)
+		if (!strncmp(*e, "PROC_TRAP_EARLY=", 16) && (*e)[16])
+			install(!strcmp(*e + 16, "sigaction"));
 }
+__attribute__((section(".preinit_array"), used)) static void (*early_entry)(int, char **, char **) = early_install;
 
 F int toggled(int x) { return x + 10; }
 
@@ -318,8 +322,8 @@ static int trap_main(const char *how)
 {
 	if (!strcmp(how, "sigaction") || !strcmp(how, "signal"))
 		install(!strcmp(how, "sigaction"));
-	else if (!strcmp(how, "early"))
-		found_before = getenv("PROC_TRAP_FOUND") ? getenv("PROC_TRAP_FOUND") : found_before;
+	else if (!strcmp(how, "early") && dlsym(RTLD_DEFAULT, "early_found"))
+		found_before = *(const char **)dlsym(RTLD_DEFAULT, "early_found");  /* early.c's */
 	else if (!strcmp(how, "ign"))
 		signal(SIGTRAP, SIG_IGN);
 	if (!strcmp(how, "dfl-int3")) {
