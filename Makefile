@@ -91,8 +91,9 @@ build/rt/%/hook.o: $(call rt_hook_s,$(RT_ARCH)) rt/hook-table.h
 RT_OBJS = $(patsubst rt/%.c,build/rt/$(1)/%.o,$(RT_C) rt/buffer.c) build/rt/$(1)/hook.o
 # The shared library: initialised before every other object of the
 # process (initfirst: the constructors of the program's libraries are
-# traced; rt/control.c).
-RT_SO_LDFLAGS := -Wl,-z,now -Wl,-z,noexecstack -Wl,-z,initfirst
+# traced) and never unloaded (nodelete: its control thread runs in it,
+# and its exit handler is the process's last; rt/control.c).
+RT_SO_LDFLAGS := -Wl,-z,now -Wl,-z,noexecstack -Wl,-z,initfirst -Wl,-z,nodelete
 build/libmcount-trace.so: $(call RT_OBJS,so)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared $(RT_SO_LDFLAGS) -o $@.tmp $^ -lpthread && mv -f $@.tmp $@

@@ -4,8 +4,9 @@
  *
  * Start-up (before any other initialiser: mt_init): every valid site
  * becomes a NOP, then the functions MCOUNT_TRACE_FILTER names (less
- * MCOUNT_TRACE_NOTRACE) are switched to tracing.  A control thread
- * serves the socket DIR/PID (mode 0600, in a directory of mode 0700 that must be the
+ * MCOUNT_TRACE_NOTRACE) are switched to tracing; the end comes after
+ * every finaliser (end_one).  A control thread serves the socket
+ * DIR/PID (mode 0600, in a directory of mode 0700 that must be the
  * user's), checks the peer's uid, and drains the buffers into
  * MCOUNT_TRACE_OUTPUT while the program runs.  The protocol: one request
  * line `VERB[ ARG...]`, one status line (`ok`, `ok N` or `error: MESSAGE`),
@@ -60,6 +61,11 @@ static pid_t owner;                   /* the process the socket and output belon
  * copy of the parent's buffers, descriptors and socket name, none of
  * them its own, so it writes no trace and removes no socket. */
 static pid_t me;
+#ifndef MCOUNT_NOPLT_H
+/* The C++ ABI's registration of an exit handler (atexit takes the
+ * calling object's handle; end_late wants none). */
+int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
+#endif
 
 static bool unseen_child(void)
 {
@@ -72,6 +78,8 @@ static atomic_bool tracing_off;       /* the code cannot be changed */
  * a byte's exchange is a libatomic call on riscv64. */
 static atomic_int finished, exit_request, exit_done, control_running;
 static void finish(void);
+/* Of the two ends at exit, those there are and those run (end_one). */
+static atomic_int ends_due = 1, ends_seen;
 #ifdef MT_SHARED
 static void exit_real_init(void);
 #endif
@@ -1124,6 +1132,7 @@ static void atfork_child(void)
 	me = getpid();
 	out_state = (struct mt_doc_state)MT_DOC_STATE_INIT;
 	atomic_store(&finished, 0);
+	atomic_store(&ends_seen, 0);
 	/* (the parent's file: not the child's to name, if still due) */
 	for (size_t i = 0; i < sizeof env_due / sizeof *env_due; i++)
 		if (env_due[i].var && !strcmp(env_due[i].var, "MCOUNT_TRACE_OPENED"))
@@ -1219,6 +1228,32 @@ static void apply_env_events(void)
 	free(copy);
 }
 
+/* The end of the process comes at whichever of two runs last: the
+ * library's destructor (mt_fini), which the dynamic linker's pass over
+ * every object's finalisers runs at the library's turn (linked
+ * statically: the program's last destructor), and end_late, a handler
+ * registered at start-up with no object's handle, which exit runs after
+ * every handler registered later.  Registered while the dynamic linker
+ * runs the initialisers (preloaded, or linked in through
+ * DT_PREINIT_ARRAY), that is after the dynamic linker's own handler,
+ * that pass, which the C library registers once they have run: so the
+ * destructors and static objects' destructors of every object, and the
+ * handlers registered after the library's start-up, are traced.  The
+ * first of the two writes what there is so far (ends_due, ends_seen). */
+static void end_one(void)
+{
+	if (atomic_fetch_add(&ends_seen, 1) + 1 >= atomic_load(&ends_due))
+		finish();
+	else
+		drain_output();
+}
+
+static void end_late(void *arg)
+{
+	(void)arg;
+	end_one();
+}
+
 /* Start-up, before any other initialiser of the process's: preloaded,
  * the library is its DF_1_INITFIRST object (-z initfirst), which the
  * dynamic linker initialises first, before the C library even, so that
@@ -1246,6 +1281,8 @@ __attribute__((constructor(101))) static void mt_init(int argc, char **argv, cha
 		atomic_store(&env_early, 1);
 	}
 	me = getpid();
+	if (!__cxa_atexit(end_late, NULL, NULL))
+		atomic_store(&ends_due, 2);
 	const char *own = mt_env("MCOUNT_TRACE_OWNER");
 	bool first = !own || !*own;
 	owner = own && *own ? (pid_t)atol(own) : getpid();
@@ -1365,7 +1402,7 @@ static void finish(void)
 
 __attribute__((destructor(101))) static void mt_fini(void)
 {
-	finish();
+	end_one();
 }
 
 #ifndef MT_SHARED

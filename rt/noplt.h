@@ -67,6 +67,9 @@ extern void *__dso_handle __attribute__((visibility("hidden")));
 #define pthread_atfork(prepare, parent, child) \
 	MT_GOT_CALL(__register_atfork)(prepare, parent, child, __dso_handle)
 
+extern int __cxa_atexit(void (*)(void *), void *, void *);
+#define __cxa_atexit(...) MT_GOT_CALL(__cxa_atexit)(__VA_ARGS__)
+
 #define abort(...) MT_GOT_CALL(abort)(__VA_ARGS__)
 #define accept4(...) MT_GOT_CALL(accept4)(__VA_ARGS__)
 #define asprintf(...) MT_GOT_CALL(asprintf)(__VA_ARGS__)

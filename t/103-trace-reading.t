@@ -17,10 +17,12 @@
 #    line of a document or of a section under a new tracer's header; each
 #    thread's lines are indented by its own depth, and are its
 #    -finstrument-functions log, call for call and return for return.
-#  - The start of a process (t/src/trace/ctor_main.cc and ctor_lib.cc,
+#  - The ends of a process (t/src/trace/ctor_main.cc and ctor_lib.cc,
 #    which log their own calls): a shared library's constructor and its
 #    static objects' constructors, which run before the program's, are
-#    traced, preloaded and linked in; the environment the library sets
+#    traced, and so are the destructors, static objects' destructors
+#    and exit handlers of the library and of the program, whatever their
+#    order, preloaded, linked in and linked statically; the environment the library sets
 #    for the programs the process runs survives the C library's
 #    initialiser (a program system() runs writes FILE.PID).
 use strict;
@@ -239,13 +241,16 @@ sub against_log {
     against_log('graph, drains', $seqs, $want);
 }
 
-# ---- the start of the process: initialisers ----------------------------------
-# A shared library's constructor and its static objects' constructors
-# (_GLOBAL__sub_I_*), and the program's static object, each call a
-# traced function that logs its call (t/src/trace/ctor_lib.cc,
-# ctor_main.cc): the trace has every call the log has up to main's, in
-# its order, preloaded (the library initialised first, DF_1_INITFIRST)
-# and linked in (DT_PREINIT_ARRAY).
+# ---- the ends of the process: initialisers and finalisers -------------------
+# A shared library's constructor, its static objects' constructors
+# (_GLOBAL__sub_I_*) and destructors (__tcf_0), its destructor and the
+# atexit handler it registers, and the program's static object, its
+# destructor and its atexit handler, each call a traced function that
+# logs its call (t/src/trace/ctor_lib.cc, ctor_main.cc): the trace has
+# every call the log has, in its order, preloaded (the library
+# initialised first, DF_1_INITFIRST) and linked in (DT_PREINIT_ARRAY),
+# and in a static program with the library's code in it; its end is
+# written after every finaliser.
 sub mcc_cxx {
     my ($st, $o, $e) = run_cmd([$MCC, 'g++', @_], env => { MCOUNT_CC_FLAGS => '-pg -mfentry' });
     die "mcount-cc g++ @_: $o$e" if $st != 0;
@@ -253,33 +258,29 @@ sub mcc_cxx {
 mcc_cxx('-O2', '-fPIC', '-shared', '-o', "$dir/libctor.so", "$TSRC/ctor_lib.cc");
 mcc_cxx('-O2', '-o', "$dir/ctor", "$TSRC/ctor_main.cc", "-L$dir", '-lctor', "-Wl,-rpath,$dir");
 mcc_cxx('-O2', '-o', "$dir/ctor_a", "$TSRC/ctor_main.cc", "-L$dir", '-lctor', "-Wl,-rpath,$dir", $LIBA, '-lpthread');
+# (the library's code in the program itself, linked statically)
+mcc_cxx('-O2', '-static', '-o', "$dir/ctor_s", "$TSRC/ctor_main.cc", "$TSRC/ctor_lib.cc", $LIBA, '-lpthread');
 
-# The calls a trace in JSON lines has, as the log says them ("FUNC
-# PHASE"), up to main's last (phase 3).
+# The calls a trace in JSON lines has, as the log says them ("FUNC PHASE").
 sub trace_calls {
     my ($file) = @_;
     my ($ev, $errs) = read_json($file);
     return ([map { "$_->{func} " . hex($_->{args}[0] // -1) } grep { $_->{func} } @$ev], $errs);
 }
-sub upto_main {
-    my @l = @_;
-    my ($last) = grep { $l[$_] eq 'lib_work 3' } 0 .. $#l;
-    return [@l[0 .. ($last // $#l)]];
-}
 
 my %ends = (MCOUNT_TRACE_FILTER => 'main_work lib_work', MCOUNT_TRACE_ARGS => 1, MCOUNT_TRACE_FORMAT => 'json',
     MCOUNT_TRACE_CONTROL => 0, MCOUNT_TRACE_DIR => $ctl);
-for my $v (['preloaded', "$dir/ctor", 1], ['linked in', "$dir/ctor_a", 0]) {
+for my $v (['preloaded', "$dir/ctor", 1], ['linked in', "$dir/ctor_a", 0], ['static', "$dir/ctor_s", 0]) {
     my ($tag, $p, $pre) = @$v;
-    my $f = "$dir/ends-$pre.json";
+    (my $f = "$dir/ends-$tag.json") =~ s/ /-/g;
     my ($st, $out, $err) = traced([$p], preload => $pre, env => { %ends, MCOUNT_TRACE_OUTPUT => $f });
     is("$st $err", '0 ', "ends, $tag: exits 0, nothing said");
     my @log = split /\n/, $out;
     is(scalar(@log), 13, "ends, $tag: the program logs 13 calls");
     my ($got, $errs) = trace_calls($f);
     is_deeply($errs, [], "ends, $tag: every line well formed");
-    is(first_diff(upto_main(@$got), upto_main(@log)), '', "ends, $tag: the trace has every call of the log "
-        . 'up to main\'s, in order: the library\'s constructors and static objects\' before the program\'s');
+    is(first_diff($got, \@log), '', "ends, $tag: the trace has every call of the log, in order: the library's "
+        . 'constructors and static objects\' before the program\'s, every destructor and exit handler after');
 }
 
 # The environment the library sets for the processes the program makes
@@ -295,10 +296,9 @@ for my $v (['preloaded', "$dir/ctor", 1], ['linked in', "$dir/ctor_a", 0]) {
     my @child = glob "$f.*";
     is(scalar @child, 1, 'ends, system(): the child\'s trace is FILE.PID, FILE the first process\'s');
     my ($got) = trace_calls($f);
-    is(first_diff(upto_main(@$got), upto_main(split /\n/, $out)), '', 'ends, system(): the first process\'s calls in FILE');
+    is(first_diff($got, [split /\n/, $out]), '', 'ends, system(): the first process\'s calls in FILE');
     ($got) = trace_calls($child[0] // "$f.none");
-    is(first_diff(upto_main(@$got), upto_main(split /\n/, slurp("$dir/child.log"))), '',
-        'ends, system(): the child\'s in FILE.PID');
+    is(first_diff($got, [split /\n/, slurp("$dir/child.log")]), '', 'ends, system(): the child\'s in FILE.PID');
 }
 
 done_testing();
