@@ -30,7 +30,7 @@ SRCS := src/main.c src/objdump.c src/scan.c src/emit.c src/arch.c src/elfpeek.c 
 HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
-.PHONY: all check check-cross check-system check-slow check-all check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64 rt-arm rt-i386 \
+.PHONY: all check check-cross check-system check-slow check-all check-all-build check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64 rt-arm rt-i386 \
 	rt-ppc64le rt-ppc64 rt-ppc rt-mips64el rt-mipsel rt-mips rt-s390x rt-sparc64
 all: $(HELPER) man rt
 
@@ -279,8 +279,12 @@ check-slow: $(CHECK_HOST)
 # the end; the host, cross and slow tiers one at a time beside them.
 # Two guests at once on two cores outran a boot's time limit and lost
 # bytes of the files a guest sends over its console.)
-check-all: $(CHECK_HOST) $(RT_CROSS_LIBS) $(SH4_PLUGIN) $(GUEST_KERNELS)
+# (what every tier needs, built JOBS at a time even when make was not
+# given -j: a dozen libraries for other architectures)
+check-all-build: $(CHECK_HOST) $(RT_CROSS_LIBS) $(SH4_PLUGIN) $(GUEST_KERNELS)
+check-all:
 	@$(tiered)
+	@$(MAKE) --no-print-directory -j$(JOBS) check-all-build
 	@$(call timed,{ $(PROVE) $(call tier_tests,system) > build/check-system.log 2>&1; \
 		echo $$? > build/check-system.status; } & \
 		st=0; $(PROVE) $(foreach t,host cross slow,$(call tier_tests,$(t))) || st=1; wait; \
