@@ -14,7 +14,7 @@ use POSIX ();
 use Test::More ();
 
 our @EXPORT_OK = qw($TOP $SRC run_cmd must compile record_pl tmpdir slurp spit
-    flag_matrix arch_of_flags ld_emulation leftovers which have run_prog host_runs_i386);
+    flag_matrix arch_of_flags ld_emulation leftovers which have need run_prog host_runs_i386);
 
 our $TOP = abs_path(dirname(__FILE__) . '/../..');
 our $SRC = "$TOP/t/src";
@@ -76,6 +76,15 @@ sub which {
 }
 
 sub have { return defined which($_[0]) }
+
+# need(PROG...): die unless every PROG is on PATH, naming the missing
+# ones: a cross test's tools are installed with the rest
+# (scripts/deps/*.list), never skipped for.
+sub need {
+    my @missing = grep { !have($_) } @_;
+    die "not installed: @missing (run scripts/install-deps)\n" if @missing;
+    return;
+}
 
 # compile(SRC, OUT, FLAGS...); a first flag 'clang' compiles with clang
 sub compile {

@@ -1,0 +1,36 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tier: cross
+# make install with the other architectures' tracing libraries built
+# (make check-cross builds them): each goes to libexec/ARCH/, and the
+# installed mcount-trace, run with no path to the tree, preloads the
+# i386 library into an i386 program and the s390x one into an s390x
+# program (built with their cross compilers); make uninstall takes them
+# away again.  (The rest of make install: t/27-install.t.)
+use strict;
+use warnings;
+use Test::More;
+use lib 't/lib';
+use TestUtil qw(must tmpdir spit need);
+use InstallTest qw(install_ok uninstall_ok libexec_of installed_preload);
+
+delete $ENV{RECORDMCOUNT_TRACE_LIB};
+need('i686-linux-gnu-gcc-12', 's390x-linux-gnu-gcc-12');
+my $dir = tmpdir();
+my $prefix = "$dir/prefix";
+install_ok($prefix);
+
+my $libexec = libexec_of($prefix);
+for my $a (qw(i386 aarch64 arm riscv64 ppc64le s390x sparc64)) {
+    ok(-f "$libexec/$a/libmcount-trace.so" && -f "$libexec/$a/libmcount-trace.a", "libmcount-trace for $a installed");
+}
+spit("$dir/m.c", "int main(void) { return 0; }\n");
+must('i686-linux-gnu-gcc-12', '-o', "$dir/m32", "$dir/m.c");
+is(installed_preload($prefix, "$dir/m32"), "$libexec/i386/libmcount-trace.so",
+    'the installed mcount-trace preloads the i386 library into an i386 program');
+must('s390x-linux-gnu-gcc-12', '-o', "$dir/mz", "$dir/m.c");
+is(installed_preload($prefix, "$dir/mz"), "$libexec/s390x/libmcount-trace.so",
+    'the installed mcount-trace preloads the s390x library into an s390x program');
+
+uninstall_ok($prefix);
+done_testing();
