@@ -6,8 +6,8 @@
 # with the right message: an entry moved by one byte, a missing entry, a
 # duplicate, an entry outside text.  The broken tables are hand-written
 # .s files whose entries come from GCC's own table of the same code.
-# GCC's -mnop-mcount tables (x86_64, i386, s390x) verify, their NOPs
-# counted.
+# GCC's -mnop-mcount tables (x86_64, i386; s390x: t/52-cross-verify.t)
+# verify, their NOPs counted.
 use strict;
 use warnings;
 no warnings 'portable';
@@ -15,17 +15,7 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw(must tmpdir spit ld_emulation);
 use Oracle qw(table_sites symbols);
-use RecordTest qw(mr build_objects);
-
-my $SRC = <<'END';
-extern int ext(int);
-int fa(int x) { return ext(x) + 1; }
-int fb(int x) { return ext(x) * 2; }
-int fc(int x) { return ext(x) - 3; }
-int ext(int x) { return x ^ 1; }
-int table_data = 5;
-int main(int c, char **v) { (void)v; return (fa(c) + fb(c) + fc(c)) & 1; }
-END
+use RecordTest qw(mr build_objects $VERIFY_C nop_mcount_ok);
 
 for my $flags (['-O2', '-pg', '-fno-pie', '-no-pie'], ['-O2', '-pg', '-mfentry'],
                ['-m32', '-O2', '-pg'], ['-m32', '-O2', '-pg', '-mfentry', '-fno-pie', '-no-pie']) {
@@ -34,7 +24,7 @@ for my $flags (['-O2', '-pg', '-fno-pie', '-no-pie'], ['-O2', '-pg', '-mfentry']
     my $word = $m32 ? '.long' : '.quad';
     my @cflags = grep { $_ ne '-no-pie' } @$flags;
     my $dir = tmpdir();
-    spit("$dir/v.c", $SRC);
+    spit("$dir/v.c", $VERIFY_C);
     must('gcc', @cflags, '-c', "$dir/v.c", '-o', "$dir/v.o");
     must('gcc', @cflags, '-mrecord-mcount', '-c', "$dir/v.c", '-o', "$dir/v.gcc.o");
 
@@ -136,44 +126,10 @@ for my $flags (['-O2', '-pg', '-fno-pie', '-no-pie'], ['-O2', '-pg', '-mfentry']
     like($err, qr/prog\.none: no __mcount_loc table \(5 calls to the hook\)/, "$tag: and says how many calls");
 }
 
-# GCC's -mnop-mcount with its own table: each entry is at the NOP GCC
-# left instead of the call (src/arch.c's compiler-nop), and there is no
-# call.  The count to expect is GCC's table's (readelf); an entry a byte
-# into one of those NOPs is still wrong.
-for my $v (['x86_64', 'gcc', ['-fno-pie'], ['-no-pie'], '.quad'], ['i386', 'gcc', ['-m32', '-fno-pie'],
-           ['-m32', '-no-pie'], '.long'], ['s390x', 's390x-linux-gnu-gcc-12', [], undef, '.quad']) {
-    my ($arch, $cc, $cf, $lf, $word) = @$v;
-    my $dir = tmpdir();
-    spit("$dir/v.c", $SRC);
-    for my $fentry ('-mfentry', ()) {
-        my $tag = "$arch -mnop-mcount" . ($fentry ? " $fentry" : '');
-        next if $arch eq 'i386' && $fentry;       # (the same code at another place)
-        my @f = ('-O2', '-pg', $fentry // (), '-mnop-mcount', @$cf);
-        must($cc, @f, '-mrecord-mcount', '-c', "$dir/v.c", '-o', "$dir/n.o");
-        my $n = scalar @{ table_sites("$dir/n.o") };
-        is($n, 5, "$tag: GCC's table has an entry for each of the 5 functions");
-        my ($st, $out, $err) = mr('--verify', "$dir/n.o");
-        is($st, 0, "$tag: GCC's object verifies") or diag $err;
-        is($out, "$dir/n.o: OK, $n entries for 0 calls to the hook and $n NOPs of GCC's -mnop-mcount\n",
-            "$tag: the summary counts the NOPs");
-        next unless $lf;
-        must($cc, @$lf, '-o', "$dir/prog", "$dir/n.o");
-        ($st, $out, $err) = mr('--verify', "$dir/prog");
-        is($out, "$dir/prog: OK, $n entries for 0 calls to the hook and $n NOPs of GCC's -mnop-mcount\n",
-            "$tag: and its program") or diag $err;
-        # a byte into fa's NOP
-        must($cc, @f, '-c', "$dir/v.c", '-o', "$dir/bare.o");
-        spit("$dir/moved.s", "\t.section __mcount_loc,\"a\",\@progbits\n"
-            . join('', map { "\t$word $_\n" } 'fa + 1', 'fb', 'fc', 'ext', 'main')
-            . "\t.section .note.GNU-stack,\"\",\@progbits\n");
-        must($cc, @$cf, '-c', "$dir/moved.s", '-o', "$dir/moved.o");
-        must($cc, @$lf, '-o', "$dir/moved", "$dir/bare.o", "$dir/moved.o");
-        ($st, $out, $err) = mr('--verify', "$dir/moved");
-        is($st, 1, "$tag: an entry a byte into a NOP: exit 1");
-        like($err, qr/^mcount-record: \Q$dir\E\/moved: 0x[0-9a-f]+ fa\+0x1\/0x[0-9a-f]+: entry is not at the start of an instruction \(it is 1 byte into the instruction at 0x[0-9a-f]+\)$/m,
-            "$tag: an entry a byte into a NOP: named") or diag $err;
-    }
-}
+# GCC's -mnop-mcount with its own table (t/lib/RecordTest.pm); s390x's:
+# t/52-cross-verify.t
+nop_mcount_ok('x86_64', 'gcc', ['-fno-pie'], ['-no-pie'], '.quad');
+nop_mcount_ok('i386', 'gcc', ['-m32', '-fno-pie'], ['-m32', '-no-pie'], '.long');
 
 sub section_name {
     my ($obj, $ndx) = @_;

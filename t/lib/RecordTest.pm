@@ -8,11 +8,12 @@ use warnings;
 no warnings 'portable';
 
 use Exporter 'import';
+use Test::More;
 use TestUtil qw($TOP run_cmd must tmpdir slurp spit);
 use Oracle qw(table_sites filter_sites kernel_section code_bytes section_headers);
 
 our @EXPORT_OK = qw(mr write_project build_objects gcc_sites gcc_program_addresses
-    list_sites FLAG_SETS);
+    list_sites FLAG_SETS $VERIFY_C nop_mcount_ok);
 
 # x86_64 and i386, mcount and __fentry__, PIE (Debian's default) and not.
 use constant FLAG_SETS => (
@@ -96,6 +97,61 @@ sub list_sites {
         push @s, sprintf('%s+0x%x', $1, hex $2);
     }
     return [sort @s];
+}
+
+# The program of the --verify tests (t/32-record-verify.t,
+# t/52-cross-verify.t): five global functions, each with a call to the
+# hook, and a word of data.
+our $VERIFY_C = <<'END';
+extern int ext(int);
+int fa(int x) { return ext(x) + 1; }
+int fb(int x) { return ext(x) * 2; }
+int fc(int x) { return ext(x) - 3; }
+int ext(int x) { return x ^ 1; }
+int table_data = 5;
+int main(int c, char **v) { (void)v; return (fa(c) + fb(c) + fc(c)) & 1; }
+END
+
+# nop_mcount_ok(ARCH, CC, CFLAGS, LDFLAGS, WORD): GCC's -mnop-mcount with
+# its own table, built by CC with CFLAGS: each entry is at the NOP GCC
+# left instead of the call (src/arch.c's compiler-nop), and there is no
+# call.  The count to expect is GCC's table's (readelf).  With LDFLAGS
+# (undef: the object only), its program verifies too, and a program
+# whose table has an entry a byte into one of those NOPs (WORD: .quad or
+# .long) is still wrong.
+sub nop_mcount_ok {
+    my ($arch, $cc, $cf, $lf, $word) = @_;
+    my $dir = tmpdir();
+    spit("$dir/v.c", $VERIFY_C);
+    for my $fentry ('-mfentry', ()) {
+        my $tag = "$arch -mnop-mcount" . ($fentry ? " $fentry" : '');
+        next if $arch eq 'i386' && $fentry;       # (the same code at another place)
+        my @f = ('-O2', '-pg', $fentry // (), '-mnop-mcount', @$cf);
+        must($cc, @f, '-mrecord-mcount', '-c', "$dir/v.c", '-o', "$dir/n.o");
+        my $n = scalar @{ table_sites("$dir/n.o") };
+        is($n, 5, "$tag: GCC's table has an entry for each of the 5 functions");
+        my ($st, $out, $err) = mr('--verify', "$dir/n.o");
+        is($st, 0, "$tag: GCC's object verifies") or diag $err;
+        is($out, "$dir/n.o: OK, $n entries for 0 calls to the hook and $n NOPs of GCC's -mnop-mcount\n",
+            "$tag: the summary counts the NOPs");
+        next unless $lf;
+        must($cc, @$lf, '-o', "$dir/prog", "$dir/n.o");
+        ($st, $out, $err) = mr('--verify', "$dir/prog");
+        is($out, "$dir/prog: OK, $n entries for 0 calls to the hook and $n NOPs of GCC's -mnop-mcount\n",
+            "$tag: and its program") or diag $err;
+        # a byte into fa's NOP
+        must($cc, @f, '-c', "$dir/v.c", '-o', "$dir/bare.o");
+        spit("$dir/moved.s", "\t.section __mcount_loc,\"a\",\@progbits\n"
+            . join('', map { "\t$word $_\n" } 'fa + 1', 'fb', 'fc', 'ext', 'main')
+            . "\t.section .note.GNU-stack,\"\",\@progbits\n");
+        must($cc, @$cf, '-c', "$dir/moved.s", '-o', "$dir/moved.o");
+        must($cc, @$lf, '-o', "$dir/moved", "$dir/bare.o", "$dir/moved.o");
+        ($st, $out, $err) = mr('--verify', "$dir/moved");
+        is($st, 1, "$tag: an entry a byte into a NOP: exit 1");
+        like($err, qr/^mcount-record: \Q$dir\E\/moved: 0x[0-9a-f]+ fa\+0x1\/0x[0-9a-f]+: entry is not at the start of an instruction \(it is 1 byte into the instruction at 0x[0-9a-f]+\)$/m,
+            "$tag: an entry a byte into a NOP: named") or diag $err;
+    }
+    return;
 }
 
 1;
