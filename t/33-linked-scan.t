@@ -6,23 +6,16 @@
 # of the same layout a first link reserves.  The answers come from GCC's
 # own -mrecord-mcount table of the same objects, mapped through the same
 # link, and from the linked code's disassembly (the calls whose target is
-# the hook's address or its GOT slot).
+# the hook's address or its GOT slot).  x86_64 and i386 here; aarch64
+# and riscv64, with their cross compilers: t/52-cross-linked-scan.t.
 use strict;
 use warnings;
 use Test::More;
 use lib 't/lib';
-use TestUtil qw($TOP run_cmd must tmpdir spit slurp have);
+use TestUtil qw($TOP run_cmd must spit slurp have);
+use LinkedScan qw($HELPER $DIR placeholder obj scan base_of disasm_calls hook_addr sorted linked_case);
 
-my $helper = "$TOP/build/mcount-scan";
-my $dir = tmpdir();
-
-spit("$dir/prog.c", <<'EOF');
-static int __attribute__((noinline)) twice(int x) { return x * 2; }
-int __attribute__((noinline)) add(int a, int b) { return twice(a) + b; }
-int __attribute__((noinline, cold)) rare(int x) { return x - 7; }
-int __attribute__((noinline)) pick(int x) { return x > 100 ? rare(x) : add(x, 1); }
-int main(int argc, char **argv) { (void)argv; return pick(argc) == 3; }
-EOF
+my ($helper, $dir) = ($HELPER, $DIR);    # (prog.c is there)
 # the hook, defined in the program: a PIE's GOT calls become direct calls
 spit("$dir/hook.S", <<'EOF');
 	.text
@@ -87,40 +80,6 @@ edge3:
 	.section .note.GNU-stack,"",@progbits
 EOF
 
-# the placeholder's object for ARCH and N entries
-sub placeholder {
-    my ($arch, $n, $cc, @ccflags) = @_;
-    my $s = "$dir/ph-$arch-$n.s";
-    must($helper, "--placeholder=$n", "--arch=$arch", '-o', $s);
-    must(@$cc, @ccflags, '-c', $s, '-o', "$s.o");
-    return "$s.o";
-}
-
-# helper --linked over objdump's -r or -dr listing:
-# (exit status, {plan}, [entry addresses], stderr)
-sub scan {
-    my ($image, $objdump, $mode) = @_;
-    my $listing = "$image.$mode.txt";
-    spit($listing, must($objdump, '-h', '-t', $mode, $image));
-    my ($st, $out, $err) = run_cmd([$helper, '--linked', '--object', $image, '--plan',
-        '-o', "$image.s", $listing]);
-    my %plan = map { split /\t/, $_, 2 } split /\n/, $out;
-    my @entries;
-    if ($st == 0) {
-        my $base = base_of($image, $objdump);
-        for (split /\n/, slurp("$image.s")) {
-            push @entries, $base + hex($1) if /^\t\.(?:quad|long) __ehdr_start \+ 0x([0-9a-f]+)$/;
-        }
-    }
-    return ($st, \%plan, \@entries, $err);
-}
-
-sub base_of {
-    my ($image, $objdump) = @_;
-    my ($v) = must($objdump, '-t', $image) =~ /^([0-9a-f]+) .*\s__ehdr_start$/m;
-    return hex($v // 0);
-}
-
 # the words of the image's __mcount_loc, less the placeholder's (the
 # value of __ehdr_start): GCC's -mrecord-mcount entries
 sub gcc_table {
@@ -136,78 +95,6 @@ sub gcc_table {
         push @w, hex $le;
     }
     return [sort { $a <=> $b } grep { $_ != $base } @w];
-}
-
-# the calls to the hook in objdump -d: direct calls naming it, GOT calls
-# whose slot names it (x86), bl/jal to its address, jalr of an auipc pair
-sub disasm_calls {
-    my ($image, $objdump, $hook_addr) = @_;
-    my @calls;
-    for (split /\n/, must($objdump, '-d', $image)) {
-        next unless /^\s*([0-9a-f]+):\t/;
-        my $at = hex $1;
-        if (/\t(?:addr(?:16|32) )?call\s+\*?[^<]*<(?:__fentry__|mcount)(?:@[^>]*)?>/
-            || (defined $hook_addr && /\t(?:bl|jal)\s+([0-9a-f]+) </ && hex($1) == $hook_addr)) {
-            push @calls, $at;
-        } elsif (defined $hook_addr && /\tjalr\s.*# ([0-9a-f]+) </ && hex($1) == $hook_addr) {
-            push @calls, $at - 4;    # the entry is the auipc before it
-        }
-    }
-    return [sort { $a <=> $b } @calls];
-}
-
-sub hook_addr {
-    my ($image, $objdump, $name) = @_;
-    my ($v) = must($objdump, '-t', $image) =~ /^([0-9a-f]+) .*\s\Q$name\E$/m;
-    return defined $v ? hex $v : undef;
-}
-
-sub sorted { return [sort { $a <=> $b } @{ $_[0] }] }
-
-# one linked case: link, scan with -r and -dr, compare with the oracles
-sub linked_case {
-    my (%c) = @_;
-    my $name = $c{name};
-    my $objdump = $c{objdump} // 'objdump';
-    my $image = "$dir/$name";
-    my ($lst, $lout, $lerr) = run_cmd([@{ $c{cc} }, @{ $c{link} }, '-Wl,-q', '-o', $image,
-        @{ $c{objs} }]);
-    if ($lst != 0) {
-        fail("$name: links (scripts/install-deps installs what it needs)");
-        diag $lerr;
-        return;
-    }
-    my $want = $c{oracle}->($image, $objdump);
-    ok(@$want > 0, "$name: the oracle has calls (" . scalar(@$want) . ')');
-    for my $mode ('-r', '-dr') {
-        my ($st, $plan, $entries, $err) = scan($image, $objdump, $mode);
-        is($st, 0, "$name $mode: exit 0") or diag $err;
-        is($plan->{status}, 'recorded', "$name $mode: status recorded");
-        is($plan->{'entry-base'}, '__ehdr_start', "$name $mode: entry-base");
-        is($plan->{sites}, scalar(@$entries), "$name $mode: sites counts the entries");
-        is($plan->{'passed-over'}, $c{passed} // 0, "$name $mode: passed-over");
-        # without -d: the calls whose start only the disassembly can tell
-        # (a relaxed `67 e8` or `90 e8` is also a plain e8 after a 0x67 or
-        # 0x90 byte), for the pass to disassemble only when it must
-        if ($mode eq '-dr') {
-            ok(!exists $plan->{ambiguous}, "$name $mode: no ambiguous count with a disassembly");
-        } elsif (defined $c{ambiguous}) {
-            is($plan->{ambiguous}, $c{ambiguous} eq 'all' ? $plan->{sites} : $c{ambiguous},
-                "$name $mode: ambiguous $c{ambiguous}");
-        } else {
-            ok(defined $plan->{ambiguous} && $plan->{ambiguous} =~ /^\d+\z/
-                && $plan->{ambiguous} <= $plan->{sites}, "$name $mode: ambiguous counted");
-        }
-        is_deeply(sorted($entries), $want, "$name $mode: the sites are the oracle's")
-            or diag sprintf "got %s\nwant %s", join(' ', map { sprintf '%x', $_ } @$entries),
-                join(' ', map { sprintf '%x', $_ } @$want);
-        my @notes = $err =~ /^mcount-scan: [^:]+: note: (.*)$/mg;
-        is(scalar(@notes), $c{passed} // 0, "$name $mode: a note per reference passed over");
-        like($_, qr/^\.text: R_\S+ relocation against the profiling hook at 0x[0-9a-f]+ is not on a call: passed over$/,
-            "$name $mode: note names section, relocation, address") for @notes;
-    }
-    $c{also}->($image, $objdump) if $c{also};
-    return $image;
 }
 
 # the bytes at a list of addresses (the first N of each), as hex strings
@@ -233,12 +120,6 @@ my @cc64 = ('gcc');
 my $ph64 = placeholder('x86_64', 64, \@cc64);
 my $ph0 = placeholder('x86_64', 0, \@cc64);
 my %o;
-sub obj {
-    my ($cc, $tag, $src, @flags) = @_;
-    my $out = "$dir/$tag.o";
-    must(@$cc, @flags, '-c', $src, '-o', $out);
-    return $out;
-}
 $o{fentry} = obj(\@cc64, 'fentry', "$dir/prog.c", qw(-O2 -pg -mfentry -mrecord-mcount));
 $o{mcount} = obj(\@cc64, 'mcount', "$dir/prog.c", qw(-O2 -pg -mrecord-mcount));
 $o{nopie} = obj(\@cc64, 'nopie', "$dir/prog.c", qw(-O2 -pg -mfentry -mrecord-mcount -fno-pie));
@@ -335,26 +216,7 @@ if (have('ld.gold')) {
         oracle => $or);
 }
 
-# aarch64 (static): bl _mcount, R_AARCH64_CALL26
-for my $t (['aarch64', 'aarch64-linux-gnu', '_mcount', []],
-           ['riscv64', 'riscv64-linux-gnu', '_mcount', []],
-           ['riscv64', 'riscv64-linux-gnu', '_mcount', ['-Wl,--no-relax']]) {
-    my ($arch, $triple, $hook, $extra) = @$t;
-    my $cc = "$triple-gcc-12";
-    my $objdump = "$triple-objdump";
-    my $tag = "$arch" . (@$extra ? '-norelax' : '');
-    {
-        unless (have($cc) && have($objdump)) {
-            fail("$cc or $objdump is not installed (run scripts/install-deps)");
-            last;
-        }
-        my $ph = placeholder($arch, 8, [$cc]);
-        my $o = obj([$cc], $tag, "$dir/prog.c", qw(-O2 -pg));
-        linked_case(name => "$tag-static", cc => [$cc], link => ['-static', @$extra],
-            objs => [$o, $ph], objdump => $objdump,
-            oracle => sub { disasm_calls($_[0], $_[1], hook_addr($_[0], $_[1], $hook)) });
-    }
-}
+# aarch64 and riscv64: t/52-cross-linked-scan.t
 
 # the placeholder: same section, same size, same dynamic relocations as
 # the real table it stands for, and the second link moves nothing
