@@ -9,12 +9,13 @@ use warnings;
 
 use Exporter 'import';
 use POSIX ();
-use TestUtil qw($TOP run_cmd tmpdir slurp spit);
+use Test::More;
+use TestUtil qw($TOP run_cmd tmpdir slurp spit leftovers);
 use Oracle qw(table_sites filter_sites kernel_section);
 use ObjDiff qw(diff_objects);
 
 our @EXPORT_OK = qw(@FRONT_ENDS front_end fake_cc sig_wrapper oracle_of is_recorded
-    state_of script);
+    state_of script refused);
 
 # recordmcount.pl (pl), mcount-record (mr), mcount-cc (mcc)
 our @FRONT_ENDS = qw(pl mr mcc);
@@ -102,6 +103,25 @@ sub front_end {
         die "unknown front end $fe";
     }
     return run_cmd([@{ $o{wrap} // [] }, @cmd], env => \%env);
+}
+
+# refused(DIR, FE, FILE, NAME, STATUS, STDERR, RE, BEFORE): front end FE
+# refused FILE (in DIR) as it must refuse bad input: exit 1 (mcount-cc:
+# 100), its message naming FILE and matching RE, FILE as it was (BEFORE,
+# its bytes; mcount-cc removes it) and no temporary file left in DIR.
+my %PROG = (pl => 'recordmcount', mr => 'mcount-record', mcc => 'mcount-cc');
+sub refused {
+    my ($dir, $fe, $f, $name, $st, $err, $re, $before) = @_;
+    my $want = $fe eq 'mcc' ? 100 : 1;
+    is($st >> 8, $want, "$fe, $name: exit $want") or diag $err;
+    like($err, qr/^\Q$PROG{$fe}\E: \Q$f\E: (?:.*)?$re/m, "$fe, $name: message") or diag $err;
+    if ($fe eq 'mcc') {
+        ok(!-e $f, "$fe, $name: the object is removed");
+    } else {
+        ok(slurp($f) eq $before, "$fe, $name: file unchanged");
+    }
+    is_deeply([leftovers($dir)], [], "$fe, $name: no temporary files");
+    return;
 }
 
 # GCC's own table for SRC built with FLAGS, as the record step must make it.
