@@ -535,9 +535,16 @@ sub stop_bg {
     }
 }
 
-# bin/mcount-trace ARGS -> (exit code, stdout, stderr)
+# mt_cli([{NAME => VALUE}], ARGS): bin/mcount-trace ARGS, with the
+# environment changed by the hash first if there is one (a VALUE of
+# undef: NAME unset) -> (exit code, stdout, stderr)
 sub mt_cli {
     my (@args) = @_;
+    my $env = ref $args[0] eq 'HASH' ? shift @args : {};
+    local %ENV = %ENV;
+    for my $k (keys %$env) {
+        if (defined $env->{$k}) { $ENV{$k} = $env->{$k} } else { delete $ENV{$k} }
+    }
     my ($st, $out, $err) = run_cmd([$^X, $MT, @args]);
     return (($st & 127) ? 128 + ($st & 127) : $st >> 8, $out, $err);
 }
