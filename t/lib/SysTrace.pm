@@ -664,7 +664,9 @@ sub lua_checks {
     }
 }
 
-my $QUICK = 100;
+# (the quick rounds: 20 by default, 100 with STRESS_FULL=1; a round
+# costs a loaded emulated machine seconds)
+my $QUICK = $ENV{STRESS_FULL} ? 100 : 20;
 my @TFILES = ('/tmp/rapid.json',
     map { ("/tmp/on-$_.json", "/tmp/settle-$_.json", "/tmp/stale-$_.json", "/tmp/off-$_.json") } 0 .. 7);
 
@@ -776,9 +778,9 @@ sub tear_jobs {
     my (%o) = @_;
     must($o{cc}, '-O2', static_ldflags(), '-o', "$o{dir}/tear", "$TSRC/sys/tear.c", '-lpthread');
     $o{files}{'/tear'} = "$o{dir}/tear";
-    # (20,000 writes each: a note, and each write is a system call that
-    # costs the emulated machine a millisecond)
-    my @jobs = map { { name => "tear$_", argv => ['/tear', $_, 20000] } } 64, 66;
+    # (20,000 writes each, 200,000 with STRESS_FULL=1: a note, and each
+    # write is a system call that costs the emulated machine a millisecond)
+    my @jobs = map { { name => "tear$_", argv => ['/tear', $_, $ENV{STRESS_FULL} ? 200_000 : 20_000] } } 64, 66;
     my @kinds = ('same', stale_run('own') eq 'own' ? 'own' : ());
     for my $v (1, 2) {
         my @cf = ('-O2', '-fno-toplevel-reorder', "-DV=$v", "$TSRC/sys/stale.c");

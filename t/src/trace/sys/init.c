@@ -14,9 +14,9 @@
  *   run             run it
  * The report, every line starting with "@@@" (kernel messages may come
  * in between): "@@@job NAME status N" (a wait status), then per file
- * "@@@file NAME PATH", its bytes as "@@@x HEX" lines, "@@@eof SIZE"
- * (how many bytes were sent: a line a kernel message broke is lost, and
- * the size tells), then "@@@time NAME RUN SEND": the milliseconds the
+ * "@@@file NAME PATH", its bytes as a zlib stream (RFC 1950) in base64
+ * lines "@@@z B64", "@@@eof SIZE" (the file's size: a line a kernel
+ * message broke is lost, and what inflates tells), then "@@@time NAME RUN SEND": the milliseconds the
  * job ran and its files took on the console; after the last job
  * "@@@done".
  */
@@ -42,33 +42,173 @@ static long long ms_since(const struct timespec *t0)
 	return (t.tv_sec - t0->tv_sec) * 1000LL + (t.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
+/* Raw deflate (RFC 1951) with the fixed codes: greedy LZ77 matches in a
+ * 32 KiB window found through a hash of three bytes.  A trace shrinks to
+ * a sixth or less, and the console, not the machine, is what a boot
+ * waits on. */
+struct bits {
+	unsigned char *p;
+	unsigned long acc;
+	int n;
+};
+
+static void put(struct bits *b, unsigned long v, int n)
+{
+	b->acc |= v << b->n;
+	b->n += n;
+	while (b->n >= 8) {
+		*b->p++ = (unsigned char)b->acc;
+		b->acc >>= 8;
+		b->n -= 8;
+	}
+}
+
+/* A Huffman code: its first bit is the code's highest. */
+static void put_code(struct bits *b, unsigned code, int len)
+{
+	unsigned r = 0;
+	for (int i = 0; i < len; i++)
+		r |= ((code >> i) & 1) << (len - 1 - i);
+	put(b, r, len);
+}
+
+static void put_sym(struct bits *b, int c)
+{
+	if (c < 144)
+		put_code(b, 0x30 + c, 8);
+	else if (c < 256)
+		put_code(b, 0x190 + c - 144, 9);
+	else if (c < 280)
+		put_code(b, c - 256, 7);
+	else
+		put_code(b, 0xc0 + c - 280, 8);
+}
+
+static const unsigned short len_base[29] = { 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43,
+	51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258 };
+static const unsigned char len_extra[29] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3,
+	4, 4, 4, 4, 5, 5, 5, 5, 0 };
+static const unsigned short dist_base[30] = { 1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193,
+	257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577 };
+static const unsigned char dist_extra[30] = { 0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8,
+	9, 9, 10, 10, 11, 11, 12, 12, 13, 13 };
+
+#define WIN 32768
+#define HASH(p) ((((unsigned)(p)[0] << 10) ^ ((unsigned)(p)[1] << 5) ^ (p)[2]) & (WIN - 1))
+
+/* in[0..n) deflated into out (room for n + n / 8 + 58 bytes): its size. */
+static size_t deflate_fixed(const unsigned char *in, size_t n, unsigned char *out)
+{
+	static int head[WIN], prev[WIN];
+	struct bits b = { out, 0, 0 };
+	for (size_t i = 0; i < WIN; i++)
+		head[i] = -1;
+	put(&b, 1, 1);        /* the last block */
+	put(&b, 1, 2);        /* fixed codes */
+	size_t i = 0;
+	while (i < n) {
+		size_t best = 0, dist = 0;
+		if (i + 3 <= n) {
+			unsigned h = HASH(in + i);
+			int c = head[h];
+			for (int chain = 0; c >= 0 && i - (size_t)c <= WIN && chain < 32; chain++) {
+				size_t l = 0, max = n - i < 258 ? n - i : 258;
+				while (l < max && in[c + l] == in[i + l])
+					l++;
+				if (l > best) {
+					best = l;
+					dist = i - (size_t)c;
+				}
+				c = prev[c & (WIN - 1)];
+			}
+		}
+		size_t step = best >= 3 ? best : 1;
+		if (best >= 3) {
+			int k = 28;
+			while (len_base[k] > best)
+				k--;
+			put_sym(&b, 257 + k);
+			put(&b, best - len_base[k], len_extra[k]);
+			int d = 29;
+			while (dist_base[d] > dist)
+				d--;
+			put_code(&b, (unsigned)d, 5);
+			put(&b, dist - dist_base[d], dist_extra[d]);
+		} else {
+			put_sym(&b, in[i]);
+		}
+		for (size_t j = 0; j < step; j++, i++) {
+			if (i + 3 > n)
+				continue;
+			unsigned h = HASH(in + i);
+			prev[i & (WIN - 1)] = head[h];
+			head[h] = (int)i;
+		}
+	}
+	put_sym(&b, 256);
+	put(&b, 0, 7);        /* to a byte */
+	return (size_t)(b.p - out);
+}
+
+/* in[0..n) as a zlib stream (RFC 1950: its Adler-32 tells a stream that
+ * lost a line) into out (room for n + n / 8 + 64 bytes): its size. */
+static size_t zlib_fixed(const unsigned char *in, size_t n, unsigned char *out)
+{
+	unsigned long a = 1, b = 0;
+	for (size_t i = 0; i < n; i++) {
+		a = (a + in[i]) % 65521;
+		b = (b + a) % 65521;
+	}
+	out[0] = 0x78;
+	out[1] = 0x01;
+	size_t z = 2 + deflate_fixed(in, n, out + 2);
+	unsigned long ad = b << 16 | a;
+	for (int i = 3; i >= 0; i--)
+		out[z++] = (unsigned char)(ad >> (8 * i));
+	return z;
+}
+
+/* The file as a zlib stream, in base64 lines "@@@z ..."; "@@@eof SIZE"
+ * its size. */
 static void report_file(const char *job, const char *path)
 {
-	static const char hex[] = "0123456789abcdef";
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	printf("@@@file %s %s\n", job, path);
-	FILE *f = fopen(path, "rb");
-	unsigned long long size = 0;
-	if (f) {
-		/* (one write a line, the digits from a table: printf a byte
-		 * at a time cost more than the console under emulation) */
-		unsigned char b[240];
-		char l[6 + 2 * sizeof b + 1] = "@@@x ";
-		size_t n;
-		while ((n = fread(b, 1, sizeof b, f)) > 0) {
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	unsigned char *in = NULL, *z = NULL;
+	size_t n = 0;
+	if (fd >= 0 && !fstat(fd, &st) && (in = malloc((size_t)st.st_size + 1))) {
+		ssize_t r;
+		while ((r = read(fd, in + n, (size_t)st.st_size + 1 - n)) > 0 && n + (size_t)r <= (size_t)st.st_size)
+			n += (size_t)r;
+	}
+	if (fd < 0) {
+		printf("@@@missing\n@@@eof 0\n");
+	} else if (!in || !(z = malloc(n + n / 8 + 64))) {
+		/* (nothing sent: the size tells it did not come) */
+		printf("@@@eof %llu\n", (unsigned long long)st.st_size);
+	} else {
+		size_t zn = zlib_fixed(in, n, z);
+		char l[5 + 76 + 2] = "@@@z ";
+		for (size_t i = 0; i < zn; i += 57) {
 			char *p = l + 5;
-			for (size_t i = 0; i < n; i++) {
-				*p++ = hex[b[i] >> 4];
-				*p++ = hex[b[i] & 15];
+			for (size_t j = i; j < i + 57 && j < zn; j += 3) {
+				unsigned v = (unsigned)z[j] << 16 | (j + 1 < zn ? z[j + 1] << 8 : 0) | (j + 2 < zn ? z[j + 2] : 0);
+				*p++ = b64[v >> 18];
+				*p++ = b64[(v >> 12) & 63];
+				*p++ = j + 1 < zn ? b64[(v >> 6) & 63] : '=';
+				*p++ = j + 2 < zn ? b64[v & 63] : '=';
 			}
 			*p++ = '\n';
 			fwrite(l, 1, (size_t)(p - l), stdout);
-			size += n;
 		}
-		fclose(f);
-	} else {
-		printf("@@@missing\n");
+		printf("@@@eof %zu\n", n);
 	}
-	printf("@@@eof %llu\n", size);
+	free(z);
+	free(in);
+	if (fd >= 0)
+		close(fd);
 }
 
 /* PATH, or with a final '*' each file whose path starts with the rest. */
