@@ -16,6 +16,11 @@ use Test::More ();
 our @EXPORT_OK = qw($TOP $SRC run_cmd must compile record_pl tmpdir slurp spit
     flag_matrix arch_of_flags ld_emulation leftovers which have need run_prog host_runs_i386);
 
+# (a shell starts background commands with SIGINT and SIGQUIT ignored,
+# and the programs the tests start would inherit that: the signal tests
+# send them those signals)
+$SIG{$_} = 'DEFAULT' for qw(INT QUIT);
+
 our $TOP = abs_path(dirname(__FILE__) . '/../..');
 our $SRC = "$TOP/t/src";
 
