@@ -10,7 +10,7 @@ no warnings 'portable';
 use Exporter 'import';
 use Test::More;
 use TestUtil qw($TOP run_cmd must tmpdir slurp spit);
-use Oracle qw(table_sites filter_sites kernel_section code_bytes section_headers);
+use Oracle qw(table_sites filter_sites kernel_section code_bytes section_headers symbols);
 
 our @EXPORT_OK = qw(mr write_project build_objects gcc_sites gcc_program_addresses
     list_sites FLAG_SETS $VERIFY_C nop_mcount_ok);
@@ -113,7 +113,8 @@ int main(int c, char **v) { (void)v; return (fa(c) + fb(c) + fc(c)) & 1; }
 END
 
 # nop_mcount_ok(ARCH, CC, CFLAGS, LDFLAGS, WORD): GCC's -mnop-mcount with
-# its own table, built by CC with CFLAGS: each entry is at the NOP GCC
+# its own table, built by CC with CFLAGS, with -mfentry (not on i386,
+# where it is the same code elsewhere) and without: each entry is at the NOP GCC
 # left instead of the call (src/arch.c's compiler-nop), and there is no
 # call.  The count to expect is GCC's table's (readelf).  With LDFLAGS
 # (undef: the object only), its program verifies too, and a program
@@ -123,7 +124,7 @@ sub nop_mcount_ok {
     my ($arch, $cc, $cf, $lf, $word) = @_;
     my $dir = tmpdir();
     spit("$dir/v.c", $VERIFY_C);
-    for my $fentry ('-mfentry', ()) {
+    for my $fentry ('-mfentry', undef) {
         my $tag = "$arch -mnop-mcount" . ($fentry ? " $fentry" : '');
         next if $arch eq 'i386' && $fentry;       # (the same code at another place)
         my @f = ('-O2', '-pg', $fentry // (), '-mnop-mcount', @$cf);
@@ -139,16 +140,28 @@ sub nop_mcount_ok {
         ($st, $out, $err) = mr('--verify', "$dir/prog");
         is($out, "$dir/prog: OK, $n entries for 0 calls to the hook and $n NOPs of GCC's -mnop-mcount\n",
             "$tag: and its program") or diag $err;
-        # a byte into fa's NOP
+        # a byte into fa's NOP: GCC's entries as FUNCTION + OFFSET (its
+        # NOP is the function's first instruction with -mfentry, after
+        # the frame's set-up without)
         must($cc, @f, '-c', "$dir/v.c", '-o', "$dir/bare.o");
+        my $secs = section_headers("$dir/n.o");
+        my @func = grep { $_->{type} eq 'FUNC' } @{ symbols("$dir/n.o") };
+        my @at = map {
+            my ($sec, $off) = /\A(.*)\+0x([0-9a-f]+)\z/;
+            my ($fn) = sort { $b->{value} <=> $a->{value} }
+                grep { $secs->[ $_->{ndx} ] && $secs->[ $_->{ndx} ]{name} eq $sec && $_->{value} <= hex $off } @func;
+            [$fn->{name}, hex($off) - $fn->{value}]
+        } @{ table_sites("$dir/n.o") };
+        $_->[1] += $_->[0] eq 'fa' for @at;
+        my ($fa) = map { sprintf '%x', $_->[1] } grep { $_->[0] eq 'fa' } @at;
         spit("$dir/moved.s", "\t.section __mcount_loc,\"a\",\@progbits\n"
-            . join('', map { "\t$word $_\n" } 'fa + 1', 'fb', 'fc', 'ext', 'main')
+            . join('', map { "\t$word $_->[0] + $_->[1]\n" } @at)
             . "\t.section .note.GNU-stack,\"\",\@progbits\n");
         must($cc, @$cf, '-c', "$dir/moved.s", '-o', "$dir/moved.o");
         must($cc, @$lf, '-o', "$dir/moved", "$dir/bare.o", "$dir/moved.o");
         ($st, $out, $err) = mr('--verify', "$dir/moved");
         is($st, 1, "$tag: an entry a byte into a NOP: exit 1");
-        like($err, qr/^mcount-record: \Q$dir\E\/moved: 0x[0-9a-f]+ fa\+0x1\/0x[0-9a-f]+: entry is not at the start of an instruction \(it is 1 byte into the instruction at 0x[0-9a-f]+\)$/m,
+        like($err, qr/^mcount-record: \Q$dir\E\/moved: 0x[0-9a-f]+ fa\+0x$fa\/0x[0-9a-f]+: entry is not at the start of an instruction \(it is 1 byte into the instruction at 0x[0-9a-f]+\)$/m,
             "$tag: an entry a byte into a NOP: named") or diag $err;
     }
     return;
