@@ -135,10 +135,19 @@ for my $case (map { my $s = $_; map { [$s, $_] } qw(group parent) } qw(INT TERM)
     copy($orig, $_) or die for @objs;
     my $mark = "$wd/mark-j";
     unlink $mark;
+    # (the wrapper passes a signal on to its ld and waits for it, as
+    # mcount-record does with its children: a shell that died alone
+    # would leave its ld writing a temporary file after the worker that
+    # named it removed it)
     my $ld = script("$wd/group-ld", <<"SH");
 #!/bin/sh
-'$real{ld}' "\$@"
+ld=
+trap '[ -n "\$ld" ] && kill -TERM \$ld 2>/dev/null; [ -n "\$ld" ] && wait \$ld; exit 143' TERM INT
+'$real{ld}' "\$@" &
+ld=\$!
+wait \$ld
 st=\$?
+ld=
 touch '$mark'
 if [ '$to' = group ]; then kill -$sig -\$(ps -o pgid= \$\$ | tr -d ' '); else kill -$sig \$MR_PID; fi
 sleep 0.2
