@@ -60,6 +60,8 @@ my %HOME = (
     'lib/RecordMcount/Argv.pm'     => ['mcount-cc'],
     'lib/RecordMcount/Split.pm'    => ['mcount-cc'],
     'lib/RecordMcount/Wrapper.pm'  => ['mcount-cc'],
+    'lib/RecordMcount/Trace.pm'    => ['mcount-trace'],
+    'lib/RecordMcount/Control.pm'  => ['mcount-trace'],
     # its only message refuses an unknown import name: a programming
     # error in this project, never a user's
     'lib/RecordMcount/Exports.pm'  => [],

@@ -1,0 +1,239 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+package RecordMcount::Trace;
+# mcount-trace's modes: run (the program, with libmcount-trace.so
+# preloaded and the library's variables set from the options, exec'd in
+# this process's place), and the verbs of the control socket (list,
+# enable, disable, notrace, show, tracer, event, args, retval, stop,
+# status): their arguments checked, the request sent through
+# RecordMcount::Control, the answer printed as it comes.
+use strict;
+use warnings;
+
+use Errno qw(EISDIR EACCES ENOENT);
+use RecordMcount::Exports;
+use RecordMcount::Front qw(error warning fatal bad_usage plural trace_lib_for elf_has_section elf_static);
+use RecordMcount::Control qw(split_globs control_request request_line REQUEST_MAX);
+
+our @EXPORT_OK = qw(run_program control_command tracer_known);
+
+my %TRACER = map { $_ => 1 } qw(function function_graph);
+
+sub tracer_known { return $TRACER{ $_[0] } }
+
+# The globs of the arguments (RecordMcount::Control's split_globs),
+# checked for what the protocol cannot carry.
+sub _globs {
+    my (@args) = @_;
+    my @g;
+    for my $arg (@args) {
+        my @parts = split_globs($arg);
+        bad_usage("empty GLOB '$arg'") unless @parts;
+        for my $g (@parts) {
+            bad_usage("'$g': a leading ! is not supported (use disable or notrace)") if $g =~ /^!/;
+            bad_usage("'$g': :mod: needs a module name, as in 'parse_*:mod:libfoo.so'")
+                if $g =~ /(?<![:\\]):mod:\z/;
+            push @g, $g;
+        }
+    }
+    return @g;
+}
+
+# Prototypes of function events, checked for what the protocol cannot
+# carry (the library checks the rest).
+sub _prototypes {
+    my (@args) = @_;
+    for my $p (@args) {
+        bad_usage("'$p': a PROTOTYPE has no ';' or newline (give each one its own argument)")
+            if $p =~ /[;\n]/;
+        bad_usage("'$p': not FUNCTION(TYPE NAME, ...), GLOB or !GLOB")
+            unless $p =~ /\)\s*\z/ || $p =~ /\A\s*!\S/ || $p =~ /\A\s*[^\s!()][^()]*\z/;
+    }
+    return @args;
+}
+
+# ---- run --------------------------------------------------------------------
+
+# run_program(OPTIONS, [PROGRAM, ARG...]): PROGRAM exec'd with the
+# library preloaded; returns only if it could not be, with the exit
+# status to end with (1, or 126/127 as a shell's).  OPTIONS: the
+# command's (filter, notrace, event, args, retval, output, format,
+# tracer, buffer, wait, no_demangle, no_control, pid_file, verbose).
+sub run_program {
+    my ($opt, $argv) = @_;
+    bad_usage('no PROGRAM given (mcount-trace run -- PROGRAM [ARG]...)') unless @$argv;
+    my @filter = _globs(@{ $opt->{filter} });
+    my @notrace = _globs(@{ $opt->{notrace} });
+    my @event = _prototypes(@{ $opt->{event} });
+    bad_usage("--args must be a number of argument words from 0 to 8, not '$opt->{args}'")
+        if defined $opt->{args} && $opt->{args} !~ /^[0-8]\z/;
+    # (the library's bounds)
+    bad_usage("--buffer must be a number of events from 16 to 2^30, not '$opt->{buffer}'")
+        if defined $opt->{buffer}
+        && ($opt->{buffer} !~ /^[1-9][0-9]{0,9}\z/ || $opt->{buffer} < 16 || $opt->{buffer} > 2**30);
+    bad_usage('--pid-file needs a file name') if defined $opt->{pid_file} && !length $opt->{pid_file};
+
+    require Cwd;
+    require File::Spec;
+    # the program's own file, as exec finds it: the library is the one
+    # built for its architecture (an i386 program on x86_64)
+    my $file = $argv->[0];
+    if ($file !~ m{/}) {
+        ($file) = grep { -f $_ && -x _ } map { (length $_ ? $_ : '.') . "/$argv->[0]" }
+            split /:/, $ENV{PATH} // '', -1;
+    }
+    # a program that links the library in (its code's own section) is
+    # not given a second copy: two would each take the same sites
+    if (!(defined $file && elf_has_section($file, 'mt_fence_text'))) {
+        my ($lib, $no_lib) = trace_lib_for($file // $argv->[0]);
+        if (!defined $lib) {
+            error($no_lib);
+            return 1;
+        }
+        # no dynamic linker reads LD_PRELOAD for a static program: it
+        # runs untraced (said), and passes the variables on to the
+        # dynamic programs it runs, which are traced (a static shell,
+        # busybox, a launcher)
+        if (defined $file && elf_static($file)) {
+            warning($file, 'statically linked: LD_PRELOAD cannot load libmcount-trace.so into it, so it is '
+                . 'not traced (the dynamic programs it runs are); link libmcount-trace.a in to trace it');
+        }
+        if (!-f $lib || !-r _) {
+            error("$lib: tracing library not found (run make, or set RECORDMCOUNT_TRACE_LIB)");
+            return 1;
+        }
+        $lib = Cwd::abs_path($lib) // $lib;
+        # the program may change directory, and its children load it too
+        if ($lib =~ /[\s:]/) {
+            error("$lib: the library's path has a space or a colon, which LD_PRELOAD cannot hold");
+            return 1;
+        }
+        my @preload = grep { length } split /[\s:]+/, $ENV{LD_PRELOAD} // '';
+        $ENV{LD_PRELOAD} = join ' ', @preload, $lib unless grep { $_ eq $lib } @preload;
+    } elsif ($opt->{verbose}) {
+        error("$file links the library in: nothing preloaded");
+    }
+
+    # every variable of the library's is set from the options here, or
+    # removed: none is inherited by chance (MCOUNT_TRACE_DIR excepted)
+    my %env = (
+        MCOUNT_TRACE_FILTER  => @filter ? join(' ', @filter) : undef,
+        MCOUNT_TRACE_NOTRACE => @notrace ? join(' ', @notrace) : undef,
+        MCOUNT_TRACE_EVENTS  => @event ? join(';', @event) : undef,
+        MCOUNT_TRACE_ARGS    => $opt->{args},
+        MCOUNT_TRACE_RETVAL  => $opt->{retval} ? 1 : undef,
+        MCOUNT_TRACE_FORMAT  => $opt->{format},
+        MCOUNT_TRACE_TRACER  => $opt->{tracer},
+        MCOUNT_TRACE_BUFFER  => $opt->{buffer},
+        MCOUNT_TRACE_FULL    => $opt->{wait} ? 'wait' : undef,
+        MCOUNT_TRACE_DEMANGLE => $opt->{no_demangle} ? '0' : undef,
+        MCOUNT_TRACE_CONTROL => $opt->{no_control} ? '0' : undef,
+        # set by the library for the programs a traced one runs: the
+        # program run here is a first traced process, whatever ran us
+        MCOUNT_TRACE_OWNER   => undef,
+        MCOUNT_TRACE_OPENED  => undef,
+    );
+    my $out = $opt->{output} // { text => 'mcount-trace.txt', json => 'mcount-trace.json',
+        chrome => 'mcount-trace.chrome.json' }->{ $opt->{format} };
+    # absolute: a child that forks after a chdir writes FILE.PID
+    $env{MCOUNT_TRACE_OUTPUT} = !length $out ? undef : $out eq '-' ? '-' : File::Spec->rel2abs($out);
+    for my $k (sort keys %env) {
+        if (defined $env{$k}) { $ENV{$k} = $env{$k} } else { delete $ENV{$k} }
+    }
+    if ($opt->{verbose}) {
+        error("$_=$ENV{$_}") for grep { defined $ENV{$_} } 'LD_PRELOAD', sort keys %env;
+    }
+    # the trace's file, which the library opens: one that cannot be
+    # written stops the run before the program starts, rather than the
+    # trace being lost (looked at, not made: the program may never start)
+    if (defined $env{MCOUNT_TRACE_OUTPUT} && $env{MCOUNT_TRACE_OUTPUT} ne '-') {
+        my $f = $env{MCOUNT_TRACE_OUTPUT};
+        my $d = $f =~ s{/[^/]*\z}{}r || '/';
+        local $!;
+        if (-e $f ? (-d _ ? ($! = EISDIR) : !-w _ ? ($! = EACCES) : 0)
+            : !-d $d ? ($! = ENOENT) : !(-w _ && -x _) ? ($! = EACCES) : 0) {
+            error("$f: cannot write the trace: $!");
+            return 1;
+        }
+    }
+    if (defined $opt->{pid_file}) {
+        my $fh;
+        unless (open($fh, '>', $opt->{pid_file}) && print({$fh} "$$\n") && close($fh)) {
+            error("$opt->{pid_file}: cannot write the process ID: $!");
+            return 1;
+        }
+    }
+    my $prog = $argv->[0];
+    { no warnings 'exec'; exec { $prog } @$argv; }
+    my $why = $!;
+    my $status = $!{ENOENT} ? 127 : 126;
+    unlink $opt->{pid_file} if defined $opt->{pid_file};
+    error("$prog: cannot run: $why");
+    return $status;
+}
+
+# ---- the verbs of the control socket ---------------------------------------
+
+# What a verb's "ok N" counts, for its messages.
+my %DONE = (enable => 'enabled', disable => 'disabled', notrace => 'marked notrace',
+    event => 'given or relieved of a prototype',
+    stop => 'disabled; tracing stopped');
+
+# control_command(VERB, OPTIONS, [PID, ARG...]) -> exit status (0; a
+# failure exits 1, bad usage 2).  OPTIONS: format, timeout, verbose.
+sub control_command {
+    my ($verb, $opt, $argv) = @_;
+    my @argv = @$argv;
+    bad_usage("--timeout must be a number of seconds, not '$opt->{timeout}'")
+        unless $opt->{timeout} =~ /^[0-9]+\z/;
+    bad_usage('--format applies to show only') if $opt->{format} ne 'text' && $verb ne 'show';
+    bad_usage('no PID given') unless @argv;
+    my $pid = shift @argv;
+    bad_usage("'$pid' is not a process ID") unless $pid =~ /^[1-9][0-9]{0,9}\z/;
+    my @args;
+    if ($verb =~ /^(enable|disable|notrace)\z/) {
+        bad_usage("$verb needs a GLOB (mcount-trace $verb PID GLOB...)") unless @argv;
+        @args = _globs(@argv);
+    } elsif ($verb eq 'event') {
+        bad_usage('event needs a PROTOTYPE (mcount-trace event PID PROTOTYPE...)') unless @argv;
+        @args = (join ';', _prototypes(@argv));
+    } elsif ($verb eq 'args') {
+        bad_usage('too many arguments: args takes a PID and a number') if @argv > 1;
+        bad_usage("'$argv[0]' is not a number of argument words from 0 to 8") if @argv && $argv[0] !~ /^[0-8]\z/;
+        @args = @argv;
+    } elsif ($verb eq 'retval') {
+        bad_usage('too many arguments: retval takes a PID and on or off') if @argv > 1;
+        bad_usage("'$argv[0]' is neither on nor off") if @argv && $argv[0] !~ /^(on|off)\z/;
+        @args = @argv;
+    } elsif ($verb eq 'tracer') {
+        bad_usage('too many arguments: tracer takes a PID and a tracer name') if @argv > 1;
+        bad_usage("unknown tracer '$argv[0]' (function or function_graph)") if @argv && !$TRACER{ $argv[0] };
+        @args = @argv;
+    } else {
+        bad_usage("too many arguments: $verb takes a PID only") if @argv;
+        @args = ($opt->{format}) if $verb eq 'show' && $opt->{format} ne 'text';
+    }
+    my $len = length request_line($verb, @args);
+    bad_usage("the request is $len bytes, more than the " . REQUEST_MAX
+        . ' a process takes: give the globs in several calls') if $len > REQUEST_MAX;
+
+    # the payload printed as it comes
+    local $| = 1;
+    my $answer = eval { control_request($pid, $verb, \@args, timeout => $opt->{timeout},
+        payload => sub { print $_[0] }) };
+    fatal(1, $@) unless $answer;
+    fatal(1, "$pid: $answer->{error}") if defined $answer->{error};
+    my ($count, $lines) = @$answer{qw(count lines)};
+    if ($verb eq 'list' && defined $count && $lines != $count) {
+        fatal(1, "$pid: the list ended after $lines of $count functions");
+    }
+    if ($DONE{$verb} && defined $count) {
+        if ($count == 0 && $verb ne 'stop') {
+            warning($pid, "no function $DONE{$verb}: no function matches, or each one already was");
+        } elsif ($opt->{verbose}) {
+            error(plural($count, 'function') . " $DONE{$verb}");
+        }
+    }
+    return 0;
+}
+
+1;
