@@ -52,7 +52,7 @@ all: $(HELPER) man rt
 # path: no vector registers (-mno-vx; the floating-point ones the hooks
 # keep).
 RT_ARCH ?= $(patsubst i%86,i386,$(shell uname -m))
-RT_COMMON := rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/cfi.c rt/debugfile.c rt/inflate.c rt/output.c rt/control.c
+RT_COMMON := rt/base.c rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/cfi.c rt/debugfile.c rt/inflate.c rt/output.c rt/control.c
 # The files of an architecture's opcodes and hook: x86_64 and i386
 # share one of opcodes, mips64el, mipsel and mips one of each, ppc64le
 # (ELFv2) and ppc64 (ELFv1) one of each.
@@ -99,8 +99,14 @@ build/libmcount-trace.so: $(call RT_OBJS,so)
 	$(Q)$(CC) -shared $(RT_SO_LDFLAGS) -o $@.tmp $^ -lpthread && mv -f $@.tmp $@
 build/libmcount-trace.a: $(call RT_OBJS,a)
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)rm -f $@.tmp && ar rcs $@.tmp $^ && mv -f $@.tmp $@
+	$(Q)$(call rt_archive,,$@,$^)
 
+# The static library holds one object, the whole library linked -r: a
+# program that calls the hook gets all of it, start-up included, though
+# no file of the library calls up into the one that starts it.
+# $(call rt_archive,TOOL-PREFIX,ARCHIVE,OBJECTS)
+rt_archive = rm -f $(2).tmp $(dir $(2))mcount-trace.o && $(1)ld -r -o $(dir $(2))mcount-trace.o $(3) && \
+	$(1)ar rcs $(2).tmp $(dir $(2))mcount-trace.o && rm -f $(dir $(2))mcount-trace.o && mv -f $(2).tmp $(2)
 # The library for another architecture, cross-compiled the same way into
 # build/ARCH/: $(call rt_cross,ARCH,TRIPLE).  make rt-ARCH builds it.
 define rt_cross
@@ -124,7 +130,7 @@ build/$(1)/libmcount-trace.so: $$(patsubst rt/%.c,build/$(1)/rt/so/%.o,$$(RT_COM
 build/$(1)/libmcount-trace.a: $$(patsubst rt/%.c,build/$(1)/rt/a/%.o,$$(RT_COMMON) $$(call rt_arch_c,$(1)) rt/buffer.c) \
 		build/$(1)/rt/a/hook-$(1).o
 	@$$(if $$(Q),echo "  AR      $$@")
-	$$(Q)rm -f $$@.tmp && $(2)-ar rcs $$@.tmp $$^ && mv -f $$@.tmp $$@
+	$$(Q)$$(call rt_archive,$(2)-,$$@,$$^)
 endef
 $(eval $(call rt_cross,aarch64,aarch64-linux-gnu))
 $(eval $(call rt_cross,riscv64,riscv64-linux-gnu))
@@ -202,7 +208,7 @@ build/rt/asan/%.o: rt/%.c $(RT_HDRS)
 build/asan/libmcount-trace.a: $(call RT_OBJS,asan)
 	$(Q)mkdir -p $(@D)
 	@$(if $(Q),echo "  AR      $@ (ASan+UBSan)")
-	$(Q)rm -f $@.tmp && ar rcs $@.tmp $^ && mv -f $@.tmp $@
+	$(Q)$(call rt_archive,,$@,$^)
 
 build:
 	$(Q)mkdir -p build

@@ -164,21 +164,6 @@ static int parse_arg(char *s, unsigned i, struct mt_arg *a, char *err, size_t er
 	return 0;
 }
 
-void mt_proto_sized(struct mt_proto *p)
-{
-	/* the ABI's words: a 64-bit argument takes two of 32 bits */
-	unsigned w = 0;
-	for (unsigned i = 0; i < p->n; i++) {
-		bool pair = mt_arg_pair(&p->a[i]);
-#ifdef MT_ARG_PAIR_EVEN
-		w += pair && (w & 1);
-#endif
-		p->a[i].word = (uint8_t)w;
-		w += pair ? 2 : 1;
-	}
-	p->max_slots = (2 + p->n + p->nstr * (1 + MT_STR_MAX / 8) + 2) / 3;
-}
-
 /* A prototype that did not come to be (p may be NULL). */
 static void proto_free(struct mt_proto *p)
 {

@@ -338,11 +338,29 @@ static const struct fde *fde_at(const struct mt_object *co, uint64_t pc, const s
 	return &x->f[lo - 1];
 }
 
-uint64_t mt_fde_start(const struct mt_object *o, uint64_t pc)
+/* The first address (link-time) of the FDE of the object's .eh_frame or
+ * .debug_frame that covers pc: where its function starts; 0 if none. */
+static uint64_t fde_start(const struct mt_object *o, uint64_t pc)
 {
 	const struct mt_cfi *x;
 	const struct fde *f = fde_at(o, pc, &x);
 	return f ? f->lo : 0;
+}
+
+uintptr_t mt_func_start(const struct mt_object *o, uintptr_t site)
+{
+	const struct mt_sym *f = mt_sym_at(o, site);
+	uintptr_t start = f ? f->addr : 0;
+	if (!start && site >= o->bias) {
+		uint64_t lo = fde_start(o, site - o->bias);
+		start = lo ? o->bias + (uintptr_t)lo : 0;
+	}
+	if (!start || start > site || site - start > MT_FUNC_REACH)
+		return 0;
+	for (unsigned i = 0; i < o->nexec; i++)
+		if (site >= o->exec_lo[i] && site < o->exec_hi[i])
+			return start >= o->exec_lo[i] ? start : 0;
+	return 0;
 }
 
 bool mt_cfa_at(struct mt_object *o, uint64_t pc, unsigned *reg, int64_t *off)

@@ -37,10 +37,6 @@
 #include "cpu.h"
 #include "rt.h"
 
-/* Defined here so that a program linked with libmcount-trace.a, whose
- * hooks use it, gets this file's start-up too. */
-atomic_int mt_ready;
-
 static char *out_path;                /* MCOUNT_TRACE_OUTPUT as given */
 static int out_fd = -1;
 static dev_t out_dev;                 /* what out_fd was opened on */
@@ -84,63 +80,6 @@ static atomic_int ends_due = 1, ends_seen;
 static void exit_real_init(void);
 #endif
 
-void mt_msg(const char *fmt, ...)
-{
-	char buf[1024];
-	int n = snprintf(buf, sizeof buf, "mcount-trace: ");
-	va_list ap;
-	va_start(ap, fmt);
-	int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
-	va_end(ap);
-	size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m < sizeof buf - (size_t)n - 1 ? (size_t)m
-			: sizeof buf - (size_t)n - 2);
-	buf[len++] = '\n';
-	mt_write_all(2, buf, len);
-}
-
-/* ---- the environment ---- */
-
-/* A program that runs with privileges its user has not (AT_SECURE:
- * set-user-ID, set-group-ID, file capabilities) is its own: its user
- * must not choose the files it writes, the directory it makes, what it
- * traces or who may read that.  Its C API still serves it. */
-static bool secure(void)
-{
-	return getauxval(AT_SECURE) != 0;
-}
-
-/* The library's start-up may come before the C library's own
- * initialiser (the library is the process's DF_1_INITFIRST object, or
- * linked in, a DT_PREINIT_ARRAY entry of the program's: mt_init), which
- * sets environ: until then (env_early), the environment is the one the
- * process started with, which the start-up is given, and what the
- * library sets in it for the processes the program makes waits
- * (set_env_me), or the C library's initialiser would undo it. */
-static atomic_int env_early;          /* (a word: no byte-sized atomics) */
-static char **env_start;
-
-/* NAME's entry in the environment: its value, or NULL. */
-static const char *env_entry(const char *name)
-{
-	size_t n = strlen(name);
-	for (char **e = atomic_load(&env_early) ? env_start : environ; e && *e; e++)
-		if (!strncmp(*e, name, n) && (*e)[n] == '=')
-			return *e + n + 1;
-	return NULL;
-}
-
-/* Every variable the library reads, read here: none under AT_SECURE,
- * said once when one is set. */
-const char *mt_env(const char *name)
-{
-	static atomic_int said;          /* (a word: a byte's exchange is a libatomic call on riscv64) */
-	const char *v = atomic_load(&env_early) ? (secure() ? NULL : env_entry(name)) : secure_getenv(name);
-	if (!v && secure() && env_entry(name) && !atomic_exchange(&said, 1))
-		mt_msg("%s ignored, as every variable of the tracer's: the program runs with privileges "
-		       "(set-user-ID, set-group-ID or capabilities)", name);
-	return v;
-}
-
 /* ---- the output file ---- */
 
 /* Is there anything to write?  A process that never makes an event (a
@@ -165,7 +104,8 @@ static bool env_is_me(const char *var)
 	return v && atol(v) == (long)getpid();
 }
 
-/* What set_env_me put off while env_early: a variable and its process. */
+/* What set_env_me put off while the environment is early (mt_env_is_early): a
+ * variable and its process. */
 static struct {
 	const char *var;
 	pid_t pid;
@@ -175,7 +115,7 @@ static struct {
  * library has set it up: env_now); at start-up, or with file_lock held. */
 static void set_env_pid(const char *var, pid_t pid)
 {
-	if (atomic_load(&env_early)) {
+	if (mt_env_is_early()) {
 		for (size_t i = 0; i < sizeof env_due / sizeof *env_due; i++)
 			if (!env_due[i].var || !strcmp(env_due[i].var, var)) {
 				env_due[i].var = var;
@@ -199,10 +139,10 @@ static void set_env_me(const char *var)
  * linked in, the program's constructors), and before an exec. */
 static void env_now(void)
 {
-	if (!atomic_load(&env_early) || unseen_child())
+	if (!mt_env_is_early() || unseen_child())
 		return;
 	pthread_mutex_lock(&file_lock);
-	atomic_store(&env_early, 0);
+	mt_env_late();
 	for (size_t i = 0; i < sizeof env_due / sizeof *env_due; i++)
 		if (env_due[i].var) {
 			set_env_pid(env_due[i].var, env_due[i].pid);
@@ -1159,6 +1099,18 @@ static void atfork_child(void)
 	start_control(false);
 }
 
+/* The objects loaded since the last time, their sites and functions
+ * found (each a NOP), the filters and function events given so far
+ * replayed on them, and the code made to follow (mt_reg.lock held). */
+static int refresh(void)
+{
+	size_t first;
+	if (mt_sites_refresh(&first))
+		return -1;
+	mt_protos_refresh(first);
+	return mt_apply();
+}
+
 static bool apply_env(const char *var, int what)
 {
 	const char *v = mt_env(var);
@@ -1206,7 +1158,7 @@ static void say_no_hook(bool first)
 	for (size_t i = 0; i < mt_reg.nobjs && !o; i++)
 		if (mt_reg.objs[i]->main)
 			o = mt_reg.objs[i];
-	if (!first || secure() || !o || !o->file || o->nhook_slots || o->ncallee_slots || o->own_hook ||
+	if (!first || mt_secure() || !o || !o->file || o->nhook_slots || o->ncallee_slots || o->own_hook ||
 	    o->spawns || mt_in_exec(o, (uintptr_t)say_no_hook))
 		return;
 	for (size_t i = 0; i < mt_reg.nobjs; i++)
@@ -1277,8 +1229,7 @@ __attribute__((constructor(101))) static void mt_init(int argc, char **argv, cha
 	/* (environ is set by the C library's initialiser; a program's own
 	 * clearenv() before this is read as if it had not run, harmlessly) */
 	if (!environ && envp) {
-		env_start = envp;
-		atomic_store(&env_early, 1);
+		mt_env_early(envp);
 	}
 	me = getpid();
 	if (!__cxa_atexit(end_late, NULL, NULL))
@@ -1286,7 +1237,7 @@ __attribute__((constructor(101))) static void mt_init(int argc, char **argv, cha
 	const char *own = mt_env("MCOUNT_TRACE_OWNER");
 	bool first = !own || !*own;
 	owner = own && *own ? (pid_t)atol(own) : getpid();
-	if ((!own || !*own) && !secure())
+	if ((!own || !*own) && !mt_secure())
 		set_env_me("MCOUNT_TRACE_OWNER");     /* (a privileged program's environment is its own) */
 	const char *b = mt_env("MCOUNT_TRACE_BUFFER");
 	if (b && *b) {
@@ -1326,7 +1277,7 @@ __attribute__((constructor(101))) static void mt_init(int argc, char **argv, cha
 	/* (no socket in a privileged program: its user would read and
 	 * change it with the program's privileges) */
 	const char *c = mt_env("MCOUNT_TRACE_CONTROL");
-	control_on = !(c && !strcmp(c, "0")) && !secure();
+	control_on = !(c && !strcmp(c, "0")) && !mt_secure();
 	const char *o = mt_env("MCOUNT_TRACE_OUTPUT");
 	out_path = o ? strdup(o) : NULL;
 	if (out_path && !strcmp(out_path, "-"))
@@ -1348,7 +1299,7 @@ __attribute__((constructor(101))) static void mt_init(int argc, char **argv, cha
 		apply_env("MCOUNT_TRACE_NOTRACE", 2);
 		bool filter_ok = apply_env("MCOUNT_TRACE_FILTER", 1);
 		apply_env_events();
-		if (mt_sites_refresh())
+		if (refresh())
 			mt_msg("cannot change the code: %s", strerror(errno));
 		if (filter_ok)
 			say_empty_filter();
@@ -1743,7 +1694,7 @@ void *dlopen(const char *file, int flags)
 	void *h = real_dlopen(file, flags);
 	if (h && atomic_load(&mt_ready)) {
 		pthread_mutex_lock(&mt_reg.lock);
-		if (mt_sites_refresh())
+		if (refresh())
 			mt_msg("%s: cannot change its code: %s", file ? file : "(program)", strerror(errno));
 		pthread_mutex_unlock(&mt_reg.lock);
 	}
@@ -1756,7 +1707,7 @@ int dlclose(void *h)
 	pthread_mutex_lock(&mt_reg.lock);
 	int r = real_dlclose(h);
 	if (atomic_load(&mt_ready))
-		mt_sites_refresh();
+		refresh();
 	pthread_mutex_unlock(&mt_reg.lock);
 	return r;
 }

@@ -1124,31 +1124,6 @@ static const struct entry *find(const struct mt_dwarf *d, uint64_t pc)
 	return lo < d->ne && d->e[lo].low_pc == pc ? &d->e[lo] : NULL;
 }
 
-/* Remembered by the file, not the object: a library dlopen()ed again is
- * a new object, not news. */
-bool mt_told(const char *path, const char *func)
-{
-	static char **seen;
-	static size_t nseen;
-	if (!path)
-		return false;
-	size_t pl = strlen(path), fl = func ? strlen(func) : 0;
-	for (size_t i = 0; i < nseen; i++)
-		if (!strcmp(seen[i], path) && !strcmp(seen[i] + strlen(seen[i]) + 1, func ? func : ""))
-			return true;
-	char *k = malloc(pl + fl + 2);
-	char **nv = k ? realloc(seen, (nseen + 1) * sizeof *nv) : NULL;
-	if (!nv) {
-		free(k);
-		return false;
-	}
-	memcpy(k, path, pl + 1);
-	memcpy(k + pl + 1, func ? func : "", fl + 1);
-	seen = nv;
-	seen[nseen++] = k;
-	return false;
-}
-
 /* f's subprogram in its object's index (*dp: the object's DWARF), or
  * NULL, told why (once per object). */
 static struct entry *entry_of(const struct mt_func *f, struct mt_dwarf **dp)

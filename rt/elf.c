@@ -649,22 +649,6 @@ uintptr_t mt_prologue_of(const struct mt_object *o, uintptr_t site, uintptr_t al
 	return f->addr;
 }
 
-uintptr_t mt_func_start(const struct mt_object *o, uintptr_t site)
-{
-	const struct mt_sym *f = mt_sym_at(o, site);
-	uintptr_t start = f ? f->addr : 0;
-	if (!start && site >= o->bias) {
-		uint64_t lo = mt_fde_start(o, site - o->bias);
-		start = lo ? o->bias + (uintptr_t)lo : 0;
-	}
-	if (!start || start > site || site - start > MT_FUNC_REACH)
-		return 0;
-	for (unsigned i = 0; i < o->nexec; i++)
-		if (site >= o->exec_lo[i] && site < o->exec_hi[i])
-			return start >= o->exec_lo[i] ? start : 0;
-	return 0;
-}
-
 bool mt_in_plt(const struct mt_object *o, uintptr_t a)
 {
 	for (int i = 0; i < 2; i++)

@@ -163,21 +163,6 @@ double mt_ticks_to_seconds(uint64_t ts)
 
 /* ---- writing ---- */
 
-int mt_write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* n bytes to the socket fd, each call done within ms milliseconds or
  * ETIMEDOUT: a client that does not read cannot hold the writer for
  * longer (MSG_NOSIGNAL: one that closed is EPIPE, not a signal). */
@@ -345,8 +330,6 @@ static bool thread_gone(int tid)
 {
 	return syscall(SYS_tgkill, getpid(), tid, 0) && errno == ESRCH;
 }
-
-struct mt_gone mt_gone;
 
 /* A buffer whose thread has exited, found empty after that, is reset and
  * freed (lock held: drain_lock).  The thread first: a buffer found empty

@@ -8,6 +8,7 @@
  * Everything that knows an opcode is behind struct mt_arch (arch-*.c);
  * the hook trampolines are in hook-*.S.
  *
+ *   base.c     messages, the environment, writes, sorting (calls no other)
  *   elf.c      the loaded objects, their __mcount_loc tables and symbols
  *   sites.c    the site and function registry, filters, start-up checks
  *   patch.c    writing code (/proc/self/mem), the breakpoint protocol,
@@ -20,7 +21,7 @@
  *   debugfile.c  an object's separate debug file (build-id, debuglink)
  *   inflate.c  compressed debug sections' zlib streams
  *   output.c   the trace formats (kernel text, JSON lines, Chrome JSON)
- *   control.c  start-up, environment, the control socket, the C API,
+ *   control.c  start-up, the control socket, the C API,
  *              fork/exec/dlopen
  */
 #ifndef MCOUNT_RT_H
@@ -43,6 +44,30 @@
 #else
 #define MT_ELFV1 0
 #endif
+
+/* ---- the bottom: messages, the environment, writes, sorting (base.c) ----
+ * base.c calls into no other file of the library. */
+MT_HIDDEN void mt_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Has this been told about the file at path (and what, or NULL: the file
+ * itself)?  Remembered from the first call on. */
+MT_HIDDEN bool mt_told(const char *path, const char *what);
+/* A variable of the environment, NULL if it is not set, or if the
+ * program runs with privileges (AT_SECURE): every variable the library
+ * reads is read through this. */
+MT_HIDDEN const char *mt_env(const char *name);
+MT_HIDDEN bool mt_secure(void);                 /* AT_SECURE */
+/* Before the C library has set environ, the environment is the one the
+ * process started with (envp): mt_env_early(envp) until mt_env_late(). */
+MT_HIDDEN void mt_env_early(char **envp);
+MT_HIDDEN bool mt_env_is_early(void);
+MT_HIDDEN void mt_env_late(void);
+/* All n bytes to fd (EINTR retried), or -1. */
+MT_HIDDEN int mt_write_all(int fd, const char *p, size_t n);
+/* Sort n elements of size bytes by the address of ksize bytes at offset
+ * off (a uintptr_t or a uint64_t; cmp compares two of them the same
+ * way: the fallback without memory). */
+MT_HIDDEN void mt_sort_by_addr(void *base, size_t n, size_t size, size_t off, size_t ksize,
+			       int (*cmp)(const void *, const void *));
 
 /* ---- architecture (arch-*.c) ---- */
 
@@ -405,13 +430,6 @@ MT_HIDDEN const struct mt_sym *mt_sym_at(const struct mt_object *o, uintptr_t ad
  * (arch-*.c): 0 unless the object names it, it is aligned to align and
  * in the object's code, and the site is at most 4 KiB into it. */
 MT_HIDDEN uintptr_t mt_prologue_of(const struct mt_object *o, uintptr_t site, uintptr_t align);
-/* The start of the function that holds a site, for finding where its
- * instructions start (arch-*.c): its symbol's, or where none holds the
- * site (a stripped object), its frame description's (.eh_frame); 0 if
- * neither is known, or the site is more than MT_FUNC_REACH bytes into
- * it, or the two are not in one range of the object's code. */
-#define MT_FUNC_REACH 4096
-MT_HIDDEN uintptr_t mt_func_start(const struct mt_object *o, uintptr_t site);
 MT_HIDDEN bool mt_in_exec(const struct mt_object *o, uintptr_t addr);
 MT_HIDDEN bool mt_is_hook_name(const char *name);
 /* The library's own hooks (hook-ARCH.S) by address, in the order the
@@ -550,14 +568,11 @@ struct mt_registry {
 };
 MT_HIDDEN extern struct mt_registry mt_reg;
 
-/* Find the new objects and their sites (lock held); NOP them. */
-MT_HIDDEN int mt_sites_refresh(void);
+/* Find the new objects and their sites (lock held), the filters given
+ * so far replayed on their functions (not yet in the code: mt_apply);
+ * *first: the first new function's index. */
+MT_HIDDEN int mt_sites_refresh(size_t *first);
 MT_HIDDEN const struct mt_site *mt_site_at(uintptr_t addr);
-/* Sort n elements of size bytes by the address of ksize bytes at offset
- * off (a uintptr_t or a uint64_t; cmp compares two of them the same
- * way: the fallback without memory). */
-MT_HIDDEN void mt_sort_by_addr(void *base, size_t n, size_t size, size_t off, size_t ksize,
-			       int (*cmp)(const void *, const void *));
 /* A site of function f (the first), or NULL. */
 MT_HIDDEN const struct mt_site *mt_func_site(const struct mt_func *f);
 /* The site a hook call returned to (the address after the call). */
@@ -819,6 +834,24 @@ struct mt_proto {
 				       * argument is (MT_ARGS_LOCATED) */
 	struct mt_loc loc[MT_MAX_ARGS];
 };
+/* Set each argument's word and p->max_slots from its arguments: the
+ * payload (see above) of the argument words and of each string's length
+ * and MT_STR_MAX bytes (args.c's prototypes and dwarf.c's). */
+static inline void mt_proto_sized(struct mt_proto *p)
+{
+	/* the ABI's words: a 64-bit argument takes two of 32 bits */
+	unsigned w = 0;
+	for (unsigned i = 0; i < p->n; i++) {
+		bool pair = mt_arg_pair(&p->a[i]);
+#ifdef MT_ARG_PAIR_EVEN
+		w += pair && (w & 1);
+#endif
+		p->a[i].word = (uint8_t)w;
+		w += pair ? 2 : 1;
+	}
+	p->max_slots = (2 + p->n + p->nstr * (1 + MT_STR_MAX / 8) + 2) / 3;
+}
+
 /* The hot path's view: the address after each site of a function with
  * a prototype, hashed; replaced whole (never freed) on every change. */
 MT_HIDDEN extern _Atomic(struct mt_retmap *) mt_argmap;
@@ -834,9 +867,6 @@ MT_HIDDEN int mt_args_set_raw(int n);
  * map rebuilt (after objects came or went); lock held. */
 MT_HIDDEN void mt_protos_refresh(size_t from);
 MT_HIDDEN size_t mt_protos_count(void);
-/* Set p->max_slots from its arguments: the payload (see above) of the
- * argument words and of each string's length and MT_STR_MAX bytes. */
-MT_HIDDEN void mt_proto_sized(struct mt_proto *p);
 /* The arguments of an entry's payload p (words), as "(a=1, s=\"x\")"
  * (json: as a JSON value: an object of typed ones, an array of raw
  * ones), into out; returns its length (cut to fit cap). */
@@ -854,17 +884,18 @@ MT_HIDDEN const struct mt_proto *mt_dwarf_locate(const struct mt_func *f, const 
  * link-time addresses) from its .eh_frame: the DWARF register and the
  * offset; false if none is found or it is not register + offset. */
 MT_HIDDEN bool mt_cfa_at(struct mt_object *o, uint64_t pc, unsigned *reg, int64_t *off);
-/* The first address (link-time) of the FDE of the object's .eh_frame or
- * .debug_frame that covers pc: where its function starts; 0 if none. */
-MT_HIDDEN uint64_t mt_fde_start(const struct mt_object *o, uint64_t pc);
+/* The start of the function that holds a site, for finding where its
+ * instructions start (arch-*.c): its symbol's, or where none holds the
+ * site (a stripped object), its frame description's (.eh_frame or
+ * .debug_frame); 0 if neither is known, or the site is more than
+ * MT_FUNC_REACH bytes into it, or the two are not in one range of the
+ * object's code. */
+#define MT_FUNC_REACH 4096
+MT_HIDDEN uintptr_t mt_func_start(const struct mt_object *o, uintptr_t site);
 /* Inflate the zlib stream in (inlen bytes, untrusted) into exactly
  * outlen bytes at out; false if it is not a valid one (RFC 1950, 1951)
  * or its data are not of that size (inflate.c). */
 MT_HIDDEN bool mt_inflate(const unsigned char *in, size_t inlen, unsigned char *out, size_t outlen);
-
-/* Has this been told about the file at path (and what, or NULL: the file
- * itself)?  Remembered from the first call on. */
-MT_HIDDEN bool mt_told(const char *path, const char *what);
 
 /* An object's separate debug file (debugfile.c), when the object's own
  * file has no DWARF: by build-id, else by .gnu_debuglink. */
@@ -936,6 +967,11 @@ struct mt_tbuf {
 
 MT_HIDDEN extern struct mt_tbuf *_Atomic mt_tbufs;
 MT_HIDDEN extern atomic_int mt_ready;
+/* What the buffers of threads gone (and reaped: output.c) had counted. */
+struct mt_gone {
+	uint64_t lost, noshadow, unwound, wait_failed, untabled;
+};
+MT_HIDDEN extern struct mt_gone mt_gone;
 MT_HIDDEN extern uint64_t mt_buffer_events;
 /* Threads whose buffer could not be mapped (too large a
  * MCOUNT_TRACE_BUFFER for the memory there is): each gets a ring of
@@ -1013,11 +1049,6 @@ MT_HIDDEN long mt_drain(int fd, enum mt_fmt fmt, struct mt_doc_state *st, bool f
  * opening of the array) and the Chrome document's end. */
 MT_HIDDEN void mt_write_header(int fd, enum mt_fmt fmt, int tracer);
 MT_HIDDEN void mt_write_end(int fd, enum mt_fmt fmt);
-/* What the buffers of threads gone (and reaped) had counted. */
-struct mt_gone {
-	uint64_t lost, noshadow, unwound, wait_failed, untabled;
-};
-MT_HIDDEN extern struct mt_gone mt_gone;
 /* Calls of the hook from sites in no table so far: those the hot path
  * saw (mt_tabled), and those a drain found among the events (a site a
  * table of the object does not have, or refused); drain_lock not
@@ -1036,19 +1067,11 @@ MT_HIDDEN extern uint64_t mt_unwritten_events;
 /* Bumped as a drain goes (each chunk of events formatted): whether one
  * is getting on, for a thread that waits for it (control.c's exit). */
 MT_HIDDEN extern _Atomic unsigned long mt_drain_progress;
-MT_HIDDEN int mt_write_all(int fd, const char *p, size_t n);
 /* The same to a socket, each call done within ms milliseconds, or -1
  * with ETIMEDOUT; never SIGPIPE. */
 MT_HIDDEN int mt_send_all(int fd, const char *p, size_t n, int ms);
 MT_HIDDEN void mt_output_lock(void);            /* around fork() */
 MT_HIDDEN void mt_output_unlock(void);
 MT_HIDDEN void mt_output_reinit(void);          /* in a forked child */
-
-/* ---- messages and the environment (control.c) ---- */
-MT_HIDDEN void mt_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* A variable of the environment, NULL if it is not set, or if the
- * program runs with privileges (AT_SECURE): every variable the library
- * reads is read through this. */
-MT_HIDDEN const char *mt_env(const char *name);
 
 #endif

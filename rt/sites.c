@@ -5,7 +5,8 @@
  * be a call to the hook (mt_arch.decode) before it is ever written; an
  * entry that is not is reported once and never touched.  Each good site
  * belongs to the function symbol that holds it.  A filter only sets
- * want/notrace on functions; mt_apply() (patch.c) makes the code follow.
+ * want/notrace on functions; mt_apply() (patch.c) makes the code follow,
+ * called by what set them.
  * The filters given so far are kept and replayed on the functions of
  * objects loaded later, so that dlopen()ed code obeys them too.
  */
@@ -381,65 +382,6 @@ static void report_bad(const struct mt_object *o, uintptr_t addr, const char *wh
 		mt_msg("%s: %#lx: %s%s: left alone", o->name, (unsigned long)addr, why, bytes);
 }
 
-/* The key at p: an address of ksize bytes (a uintptr_t, or a 64-bit
- * link-time address, which on a 32-bit machine is wider). */
-static inline uint64_t key_at(const unsigned char *p, size_t ksize)
-{
-	if (ksize == sizeof(uint64_t)) {
-		uint64_t k;
-		memcpy(&k, p, sizeof k);
-		return k;
-	}
-	uintptr_t k;
-	memcpy(&k, p, sizeof k);
-	return k;
-}
-
-void mt_sort_by_addr(void *base, size_t n, size_t size, size_t off, size_t ksize,
-		     int (*cmp)(const void *, const void *))
-{
-	unsigned char *v = base;
-	uint64_t lo = UINT64_MAX, hi = 0, prev = 0;
-	bool sorted = true;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t k = key_at(v + i * size + off, ksize);
-		sorted = sorted && (!i || prev <= k);
-		prev = k;
-		lo = k < lo ? k : lo;
-		hi = k > hi ? k : hi;
-	}
-	if (sorted)
-		return;                       /* tables mostly come in address order */
-	unsigned char *tmp = malloc(n * size);
-	if (!tmp) {
-		qsort(base, n, size, cmp);
-		return;
-	}
-	/* Least significant byte first, up to the highest byte in which two
-	 * keys differ: two or three passes for the addresses of one object. */
-	unsigned top = 0;
-	for (uint64_t d = lo ^ hi; d >> 8; d >>= 8)
-		top++;
-	unsigned char *src = v, *dst = tmp;
-	for (unsigned b = 0; b <= top; b++) {
-		size_t count[257] = { 0 };
-		for (size_t i = 0; i < n; i++)
-			count[((key_at(src + i * size + off, ksize) >> (8 * b)) & 0xff) + 1]++;
-		for (unsigned c = 0; c < 256; c++)
-			count[c + 1] += count[c];
-		for (size_t i = 0; i < n; i++) {
-			uint64_t k = key_at(src + i * size + off, ksize);
-			memcpy(dst + count[(k >> (8 * b)) & 0xff]++ * size, src + i * size, size);
-		}
-		unsigned char *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * size);
-	free(tmp);
-}
-
 static int addr_cmp(const void *a, const void *b)
 {
 	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
@@ -596,6 +538,7 @@ struct mt_retmap *mt_retmap_of(const void *(*value)(const struct mt_site *))
 }
 
 _Atomic(struct mt_retmap *) mt_nohook;
+_Atomic(struct mt_spans *) mt_tabled;
 
 static const void *nohook_of(const struct mt_site *s)
 {
@@ -642,9 +585,9 @@ static void tabled_refresh(void)
 	atomic_store_explicit(&mt_tabled, sp, memory_order_release);
 }
 
-int mt_sites_refresh(void)
+int mt_sites_refresh(size_t *first)
 {
-	size_t first_obj = mt_reg.nobjs, first_func = mt_reg.nfuncs;
+	size_t first_obj = mt_reg.nobjs, first_func = *first = mt_reg.nfuncs;
 	size_t added = mt_objects_refresh(&mt_reg.objs, &mt_reg.nobjs);
 	struct mt_view *old = atomic_load_explicit(&mt_view, memory_order_acquire);
 	size_t total = 0, nold = old ? old->n : 0;
@@ -704,12 +647,11 @@ int mt_sites_refresh(void)
 	all_dirty = true;
 	for (size_t r = 0; r < nrules; r++)
 		apply_rule(&rules[r], first_func);
-	mt_protos_refresh(first_func);
 	atomic_store_explicit(&mt_nohook, mt_retmap_of(nohook_of), memory_order_release);
 #ifdef MT_SLOT_FRAME
 	atomic_store_explicit(&mt_frames, mt_retmap_of(frame_of), memory_order_release);
 #endif
-	return mt_apply();
+	return 0;
 }
 
 /* An enable or disable of the same glob (or of every function) makes
