@@ -611,10 +611,16 @@ static void verb_list(int fd)
 
 static void verb_status(int fd)
 {
+	/* Counted with the drain's lock (a reaped thread's counts move to
+	 * mt_gone) and the registry's, in that order; written after both
+	 * are released: a client that reads slowly holds up no one. */
+	mt_output_lock();
 	pthread_mutex_lock(&mt_reg.lock);
-	size_t objs = 0, funcs = 0, on = 0, sites = 0, threads = 0;
+	size_t objs = 0, funcs = 0, on = 0, sites = 0, threads = 0, bad = mt_reg.bad_sites;
 	uint64_t buffered = 0, lost = mt_gone.lost, noshadow = mt_gone.noshadow, unwound = mt_gone.unwound,
-		 wait_failed = mt_gone.wait_failed;
+		 wait_failed = mt_gone.wait_failed, untabled = mt_untabled_total();
+	char program[256];
+	snprintf(program, sizeof program, "%s", mt_reg.nobjs ? mt_reg.objs[0]->name : "?");
 	for (size_t i = 0; i < mt_reg.nobjs; i++)
 		objs += mt_reg.objs[i]->live && mt_reg.objs[i]->table;
 	for (size_t i = 0; i < mt_reg.nfuncs; i++) {
@@ -631,12 +637,15 @@ static void verb_status(int fd)
 		unwound += b->unwound;
 		wait_failed += b->wait_failed;
 	}
+	size_t protos = mt_protos_count();
+	pthread_mutex_unlock(&mt_reg.lock);
+	mt_output_unlock();
 	reply(fd, "ok\n");
 	reply(fd, "pid: %d\n", (int)getpid());
-	reply(fd, "program: %s\n", mt_reg.nobjs ? mt_reg.objs[0]->name : "?");
+	reply(fd, "program: %s\n", program);
 	reply(fd, "objects with tables: %zu\n", objs);
 	reply(fd, "sites: %zu\n", sites);
-	reply(fd, "sites refused: %zu\n", mt_reg.bad_sites);
+	reply(fd, "sites refused: %zu\n", bad);
 	reply(fd, "functions: %zu\n", funcs);
 	reply(fd, "functions traced: %zu\n", on);
 	reply(fd, "threads: %zu\n", threads);
@@ -646,16 +655,14 @@ static void verb_status(int fd)
 	reply(fd, "tracer: %s\n", atomic_load(&mt_tracer) == MT_TRACER_GRAPH ? "function_graph" : "function");
 	reply(fd, "calls not recorded, shadow stack full: %llu\n", (unsigned long long)noshadow);
 	reply(fd, "frames left without returning: %llu\n", (unsigned long long)unwound);
-	reply(fd, "function event prototypes: %zu\n", mt_protos_count());
+	reply(fd, "function event prototypes: %zu\n", protos);
 	reply(fd, "argument words of other functions: %d\n", atomic_load(&mt_args_raw));
 	reply(fd, "return values: %s\n", atomic_load(&mt_retval) ? "on" : "off");
 	if (mt_full_wait)
 		reply(fd, "full buffers waited for in vain (0.1 s): %llu\n", (unsigned long long)wait_failed);
-	reply(fd, "calls from sites in no table (not traced): %llu\n",
-	      (unsigned long long)mt_untabled_total());
+	reply(fd, "calls from sites in no table (not traced): %llu\n", (unsigned long long)untabled);
 	reply(fd, "output: %s\n", out_fd >= 0 ? out_path : "(none)");
 	reply(fd, "clock: %s\n", mt_use_tsc ? mt_cpu_clock_name() : "clock_gettime");
-	pthread_mutex_unlock(&mt_reg.lock);
 }
 
 /* One request line (without its newline), answered on fd. */
@@ -1332,13 +1339,14 @@ static void finish(void)
 	pthread_mutex_unlock(&file_lock);
 	if (sock_path[0])
 		unlink(sock_path);
-	uint64_t lost = mt_gone.lost;
+	mt_output_lock();             /* (a thread reaped moves its counts) */
+	uint64_t lost = mt_gone.lost, untabled = mt_untabled_total();
 	for (struct mt_tbuf *t = atomic_load(&mt_tbufs); t; t = t->next)
 		lost += t->lost;
+	mt_output_unlock();
 	if (lost && out_fd >= 0)
 		mt_msg("%llu events lost: their threads' buffers were full (MCOUNT_TRACE_BUFFER)",
 		       (unsigned long long)lost);
-	uint64_t untabled = mt_untabled_total();
 	if (untabled && out_fd >= 0)
 		mt_msg("%llu calls from sites in no table were not traced (code built with -pg but not recorded)",
 		       (unsigned long long)untabled);

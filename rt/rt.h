@@ -1051,8 +1051,8 @@ MT_HIDDEN void mt_write_header(int fd, enum mt_fmt fmt, int tracer);
 MT_HIDDEN void mt_write_end(int fd, enum mt_fmt fmt);
 /* Calls of the hook from sites in no table so far: those the hot path
  * saw (mt_tabled), and those a drain found among the events (a site a
- * table of the object does not have, or refused); drain_lock not
- * needed (a count read as it goes). */
+ * table of the object does not have, or refused); drain_lock held
+ * (mt_output_lock: a thread reaped moves its count to mt_gone). */
 MT_HIDDEN uint64_t mt_untabled_total(void);
 /* Free the empty buffers of threads that have exited, for new threads. */
 MT_HIDDEN void mt_reap(void);
@@ -1070,7 +1070,7 @@ MT_HIDDEN extern _Atomic unsigned long mt_drain_progress;
 /* The same to a socket, each call done within ms milliseconds, or -1
  * with ETIMEDOUT; never SIGPIPE. */
 MT_HIDDEN int mt_send_all(int fd, const char *p, size_t n, int ms);
-MT_HIDDEN void mt_output_lock(void);            /* around fork() */
+MT_HIDDEN void mt_output_lock(void);            /* drain_lock: around fork(); counts */
 MT_HIDDEN void mt_output_unlock(void);
 MT_HIDDEN void mt_output_reinit(void);          /* in a forked child */
 
