@@ -313,17 +313,19 @@ bench: all
 
 COMMANDS := recordmcount.pl bin/mcount-cc bin/mcount-record bin/mcount-trace
 
-install: all
+# (the libraries of the other architectures that were built here are
+# installed, each made up to date first: a .so without its .a, or older
+# than the sources, is never installed as it is)
+RT_CROSS_HERE = $(foreach a,$(RT_CROSS_ARCHS),$(if $(wildcard build/$(a)/libmcount-trace.so),$(a)))
+install: all $(foreach a,$(RT_CROSS_HERE),rt-$(a))
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGDIR)/bin $(DESTDIR)$(PKGDIR)/libexec \
 		$(DESTDIR)$(PKGDIR)/lib/RecordMcount $(DESTDIR)$(MAN1DIR)
 	install -m 755 $(HELPER) $(DESTDIR)$(PKGDIR)/libexec/mcount-scan
 	$(if $(RT_BUILT),install -m 644 $(RT_BUILT) rt/mcount-trace.h $(DESTDIR)$(PKGDIR)/libexec/)
-	for a in $(RT_CROSS_ARCHS); do \
-		if [ -f build/$$a/libmcount-trace.so ]; then \
-			install -d $(DESTDIR)$(PKGDIR)/libexec/$$a && \
-			install -m 644 build/$$a/libmcount-trace.so build/$$a/libmcount-trace.a \
-				$(DESTDIR)$(PKGDIR)/libexec/$$a/ || exit 1; \
-		fi; \
+	for a in $(RT_CROSS_HERE); do \
+		install -d $(DESTDIR)$(PKGDIR)/libexec/$$a && \
+		install -m 644 build/$$a/libmcount-trace.so build/$$a/libmcount-trace.a \
+			$(DESTDIR)$(PKGDIR)/libexec/$$a/ || exit 1; \
 	done
 	install -m 644 lib/RecordMcount/*.pm $(DESTDIR)$(PKGDIR)/lib/RecordMcount/
 	for f in $(COMMANDS); do \
