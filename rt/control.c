@@ -413,13 +413,25 @@ static int socket_path(void)
 static void reply(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void reply(int fd, const char *fmt, ...)
 {
-	char buf[512];
+	char small[512], *buf = small;
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
 	va_end(ap);
+	if (n >= (int)sizeof small && (buf = malloc((size_t)n + 1))) {
+		va_start(ap, fmt);
+		vsnprintf(buf, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	} else if (n >= (int)sizeof small) {
+		/* no memory: the line cut, but a line still */
+		buf = small;
+		n = sizeof small - 1;
+		buf[n - 1] = '\n';
+	}
 	if (n > 0)
-		mt_write_all(fd, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
+		mt_write_all(fd, buf, (size_t)n);
+	if (buf != small)
+		free(buf);
 }
 
 /* Why a pass failed, as it failed (registry lock held): the site it
@@ -673,7 +685,14 @@ static void serve(int fd, char *line)
 		*args++ = 0;
 	else
 		args = line + strlen(line);
-	if (atomic_load(&tracing_off) && strcmp(line, "status") && strcmp(line, "list")) {
+	static const char *const verbs[] = { "list", "enable", "disable", "notrace", "stop", "show", "tracer",
+					     "event", "args", "retval", "status" };
+	bool known = false;
+	for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
+		known = known || !strcmp(line, verbs[i]);
+	if (!known) {
+		reply(fd, "error: unknown request '%s'\n", line);
+	} else if (atomic_load(&tracing_off) && strcmp(line, "status") && strcmp(line, "list")) {
 		reply(fd, "error: tracing is off in this process (its code cannot be changed)\n");
 	} else if (!strcmp(line, "list")) {
 		verb_list(fd);
@@ -712,7 +731,7 @@ static void serve(int fd, char *line)
 	} else if (!strcmp(line, "args")) {
 		char *end;
 		long words = *args ? strtol(args, &end, 10) : atomic_load(&mt_args_raw);
-		if (*args && MT_ARGS_LOCATED && !(*end || words)) {
+		if (*args && MT_ARGS_LOCATED && !*end && words) {
 			reply(fd, "error: raw argument words are not recorded on %s: give a prototype\n", mt_arch.name);
 			return;
 		}
@@ -729,10 +748,8 @@ static void serve(int fd, char *line)
 			return;
 		}
 		reply(fd, "ok\n%s\n", atomic_load(&mt_retval) ? "on" : "off");
-	} else if (!strcmp(line, "status")) {
-		verb_status(fd);
 	} else {
-		reply(fd, "error: unknown request '%s'\n", line);
+		verb_status(fd);
 	}
 }
 

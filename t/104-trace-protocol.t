@@ -301,6 +301,7 @@ my @P = grep { /\Ap_/ } @HOOKED;
 {
     my @cases = (
         [['frobnicate'], "unknown request 'frobnicate'"],
+        [['x' x 600], "unknown request '" . ('x' x 600) . "'"],
         [[''], "unknown request ''"],
         [['show', 'xml'], "unknown format 'xml'"],
         [['tracer', 'nope'], "unknown tracer 'nope' (function or function_graph)"],
@@ -346,12 +347,23 @@ my @P = grep { /\Ap_/ } @HOOKED;
 
 {
     my @idle = map { open_control($pid, 10) } 1 .. 32;
-    # (told at once, and closed: a request sent meanwhile may find the
-    # connection closed, so none is)
+    # (told at once, and closed)
     my $fh = open_control($pid, 10);
     is(read_answer($fh, $pid, 10)->{error}, '32 connections open already, the most there may be: try again',
         'a 33rd connection is refused');
     close $fh;
+    # a request sent after the refusal was closed: the refusal is read
+    # all the same, not a broken pipe
+    $fh = open_control($pid, 10);
+    select undef, undef, undef, 0.3;
+    my $sent = send_request($fh, $pid, "status\n" x 100000);
+    my $r0 = read_answer($fh, $pid, 10);
+    is($r0->{error}, '32 connections open already, the most there may be: try again',
+        'a request written to a refused connection: the refusal is read' . ($sent ? '' : ' (after EPIPE)'));
+    close $fh;
+    my $a33 = control_request($pid, 'status');
+    is($a33->{error}, '32 connections open already, the most there may be: try again',
+        'control_request on a refused connection: the refusal, not a broken pipe');
     my $t = time;
     my $r = read_answer($idle[0], $pid, 20);
     is($r->{error}, 'no request line in 5 s', 'a connection that sends nothing is closed, said so');

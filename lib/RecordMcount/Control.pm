@@ -200,17 +200,20 @@ sub open_control {
 }
 
 # send_request(FH, PID, BYTES): BYTES (a request line, or anything
-# else) written whole.
+# else) written whole -> 1; 0 with $! set if the process closed the
+# connection first (it may have said why: a refusal is sent and closed
+# before any request is read).
 sub send_request {
     my ($fh, $pid, $request) = @_;
     local $SIG{PIPE} = 'IGNORE';
     my $at = 0;
     while ($at < length $request) {
         my $n = syswrite($fh, $request, length($request) - $at, $at);
+        return 0 if !defined $n && ($!{EPIPE} || $!{ECONNRESET});
         _fail($pid, "cannot send the request: $!") unless defined $n;
         $at += $n;
     }
-    return;
+    return 1;
 }
 
 # The next bytes from FH ('' at its end); fails after TIMEOUT seconds
@@ -281,7 +284,14 @@ sub control_request {
         . ' a process takes: give the globs in several calls') if length($request) > REQUEST_MAX;
     my $timeout = $o{timeout} // 10;
     my $fh = open_control($pid, $timeout);
-    send_request($fh, $pid, $request);
+    if (!send_request($fh, $pid, $request)) {
+        # the refusal it sent before closing, if it did
+        my $why = "$!";
+        my $answer = eval { read_answer($fh, $pid, $timeout) };
+        close $fh;
+        return $answer if $answer && $answer->{error};
+        _fail($pid, "cannot send the request: $why");
+    }
     my $answer = read_answer($fh, $pid, $timeout, $o{payload});
     close $fh;
     return $answer;
