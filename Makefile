@@ -328,6 +328,7 @@ install: all $(foreach a,$(RT_CROSS_HERE),rt-$(a))
 			$(DESTDIR)$(PKGDIR)/libexec/$$a/ || exit 1; \
 	done
 	install -m 644 lib/RecordMcount/*.pm $(DESTDIR)$(PKGDIR)/lib/RecordMcount/
+	install -m 644 arches.tab $(DESTDIR)$(PKGDIR)/
 	for f in $(COMMANDS); do \
 		install -m 755 $$f $(DESTDIR)$(PKGDIR)/$$f && \
 		ln -sf $(PKGDIR)/$$f $(DESTDIR)$(BINDIR)/$$(basename $$f) || exit 1; \

@@ -91,10 +91,11 @@ my %DIR = (MCOUNT_TRACE_DIR => $ctl);
     ($pre) = $e =~ /^mcount-trace: LD_PRELOAD=(\S+)$/m;
     is($pre, Cwd::abs_path("$TOP/build/sparc64/libmcount-trace.so"),
         'run: a sparc64 program preloads build/sparc64/libmcount-trace.so');
-    # a copy of the commands beside a build/ that has no i386 library
+    # a copy of the commands (bin/, lib/ and the arches.tab their modules
+    # read) beside a build/ that has no i386 library
     my $tree = "$tmp/tree";
     mkdir $_ or die "$_: $!" for $tree, "$tree/build";
-    system('cp', '-R', "$TOP/bin", "$TOP/lib", $tree) == 0 or die 'cp';
+    system('cp', '-R', "$TOP/bin", "$TOP/lib", "$TOP/arches.tab", $tree) == 0 or die 'cp';
     system('cp', "$TOP/build/libmcount-trace.so", "$tree/build/") == 0 or die 'cp';
     ($st, $o, $e) = run_cmd([$^X, "$tree/bin/mcount-trace", 'run', '-o', '/dev/null', '--', "$tmp/prog-i386"]);
     is($st >> 8, 1, 'run: an i386 program without its library: exit status 1');

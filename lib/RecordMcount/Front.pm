@@ -209,30 +209,22 @@ sub elf_static {
 }
 
 # The architecture of an ELF file, as the tracer's libraries are named
-# (i386, x86_64, aarch64, arm, riscv64, ppc64le, ppc64, ppc, mips64el, mipsel, mips, s390x; others by their usual
-# names, or "machine N"; a 32-bit MIPS file of the n32 ABI, EF_MIPS_ABI2
-# in its e_flags, mipsn32 or mipsn32el, not o32's mips or mipsel); undef
+# (arches.tab's tracer column: RecordMcount::Arch's arch_of_elf, which
+# names what no row describes too, mips n32 say, or "machine N"); undef
 # for a file that is none (a script) or cannot be read.
 sub elf_arch {
     my ($file) = @_;
     my ($class, $data, $m) = split /:/, elf_machine($file) // return undef;
-    my $bits = $class == 2 ? 64 : 32;
-    my $mips32 = 'mips';
-    if ($m == 8 && $bits == 32 && open(my $fh, '<:raw', $file)) {
+    my $flags = 0;
+    if (open(my $fh, '<:raw', $file)) {
+        my $at = $class == 2 ? 48 : 36;    # e_flags
         my $h;
-        $mips32 = 'mipsn32'
-            if (read($fh, $h, 40) // 0) == 40 && unpack($data == 2 ? 'N' : 'V', substr($h, 36, 4)) & 0x20;
+        $flags = unpack($data == 2 ? 'N' : 'V', substr($h, $at, 4))
+            if (read($fh, $h, $at + 4) // 0) == $at + 4;
     }
-    my %name = (3 => 'i386', 62 => 'x86_64', 183 => 'aarch64', 40 => 'arm', 243 => "riscv$bits",
-        21 => $data == 1 ? 'ppc64le' : 'ppc64', 20 => 'ppc',
-        8 => ($bits == 64 ? 'mips64' : $mips32) . ($data == 1 ? 'el' : ''),
-        2 => 'sparc', 18 => 'sparc', 43 => 'sparc64', 22 => $bits == 64 ? 's390x' : 's390', 42 => 'sh');
-    return $name{$m} // "machine $m";
+    require RecordMcount::Arch;
+    return RecordMcount::Arch::arch_of_elf($class, $data, $m, $flags);
 }
-
-# The architectures libmcount-trace is built for (make rt-ARCH).
-my %TRACE_ARCH = map { ($_ => 1) } qw(x86_64 i386 aarch64 arm riscv64 ppc64le ppc64 ppc mips64el mipsel mips s390x
-    sparc64);
 
 # The tracing library for PROGRAM (a path): trace_lib_path's, or where
 # the program is of another architecture than that one, the library
@@ -246,7 +238,7 @@ sub trace_lib_for {
     my $have = elf_arch($lib);
     return ($lib, undef) if !defined $want || !defined $have || $want eq $have;
     return (undef, "$prog: a program for $want, which libmcount-trace is not built for")
-        unless $TRACE_ARCH{$want};
+        unless RecordMcount::Arch::arch_traced($want);
     my $other = ($lib =~ s{[^/]*\z}{}r) . "$want/libmcount-trace.so";
     return ($other, undef) if -f $other;
     return (undef, "$prog: a program for $want, and no tracing library for it at $other "
