@@ -30,53 +30,60 @@ SRCS := src/main.c src/objdump.c src/scan.c src/emit.c src/arch.c src/elfpeek.c 
 HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
-.PHONY: all check check-cross check-system check-slow check-all check-all-build check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt rt-aarch64 rt-riscv64 rt-arm rt-i386 \
-	rt-ppc64le rt-ppc64 rt-ppc rt-mips64el rt-mipsel rt-mips rt-s390x rt-sparc64
+.PHONY: all check check-cross check-system check-slow check-all check-all-build check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt
 all: $(HELPER) man rt
 
 # libmcount-trace (rt/): the tracer's run-time library, preloaded
 # (build/libmcount-trace.so, with the interposers of -DMT_SHARED) or
-# linked in (build/libmcount-trace.a).  buffer.c is the hot path, which
-# the hooks enter without saving the vector registers: general registers
-# only (where the compiler has a flag for it; riscv64's hook is an
-# ordinary call, rt/hook-riscv64.S; ppc64le's GCC has no such flag: no
-# vector registers there).  Built for the host where it is x86_64, i386,
-# aarch64, riscv64 or ppc64le (RT_ARCH; i686 and the like are i386), and
-# for aarch64, riscv64, 32-bit arm (armhf), ppc64le, ppc64 (big-endian,
-# ELFv1), ppc (32-bit), mips64el (n64), mipsel and mips (o32) and s390x
-# with cross compilers into build/ARCH/, and i386
-# the same way (i686-linux-gnu-gcc-12: gcc -m32 needs gcc-multilib, which
-# Debian will not install beside the other cross compilers) (tested under
-# full-system emulation, t/79, t/83, t/86, t/87, t/89, t/90, t/92-t/95, and natively and under
-# full-system emulation, t/88; see doc/architectures.md).  s390x's hot
-# path: no vector registers (-mno-vx; the floating-point ones the hooks
-# keep).
+# linked in (build/libmcount-trace.a).  Each architecture's files, GNU
+# triple and flags are its row of arches.tab: built for the host where
+# `uname -m` names a row built "host" or "both" (RT_ARCH; i686 and the
+# like are i386), and with cross compilers into build/ARCH/ for the rows
+# built "cross" or "both" (make rt-ARCH; i386 with i686-linux-gnu-gcc-12:
+# gcc -m32 needs gcc-multilib, which Debian will not install beside the
+# other cross compilers).  buffer.c is the hot path, which the hooks
+# enter without saving the vector registers: general registers only,
+# where the compiler has a flag for it (the row's hot= flags).  Each is
+# tested under full-system emulation (doc/architectures.md).
 RT_ARCH ?= $(patsubst i%86,i386,$(shell uname -m))
 RT_COMMON := rt/base.c rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/cfi.c rt/debugfile.c rt/inflate.c rt/output.c rt/control.c
-# The files of an architecture's opcodes and hook: x86_64 and i386
-# share one of opcodes, mips64el, mipsel and mips one of each, ppc64le
-# (ELFv2) and ppc64 (ELFv1) one of each.
-rt_arch_name = $(if $(filter x86_64 i386,$(1)),x86,$(if $(filter mips64el mipsel mips,$(1)),mips,$(if \
-	$(filter ppc64le,$(1)),ppc64,$(1))))
-rt_arch_c = rt/arch-$(call rt_arch_name,$(1)).c
-rt_hook_s = rt/hook-$(if $(filter mips64el mipsel mips,$(1)),mips,$(if $(filter ppc64le,$(1)),ppc64,$(1))).S
+# The rows of arches.tab, a word each (its fields joined by '|'); for
+# each row with a tracer (by its tracer name T): RT_FILE_T and RT_HOOK_T
+# (its rt/arch-*.c and rt/hook-*.S), RT_TRIPLE_T, and its flags
+# RT_HOT_T, RT_CFLAGS_T, RT_SO_CFLAGS_T and RT_SO_LDFLAGS_T
+ARCH_ROWS := $(shell sed -n '/^[a-z0-9_]/{s/[[:space:]][[:space:]]*$$//;s/[[:space:]][[:space:]]*/|/g;p;}' arches.tab)
+arch_keys = $(patsubst $(1)=%,%,$(filter $(1)=%,$(2)))
+define arch_row
+ifneq ($(word 11,$(1)),-)
+RT_FILE_$(word 2,$(1)) := $(word 11,$(1))
+RT_HOOK_$(word 2,$(1)) := $(word 12,$(1))
+RT_TRIPLE_$(word 2,$(1)) := $(word 8,$(1))
+RT_HOT_$(word 2,$(1)) := $(call arch_keys,hot,$(1))
+RT_CFLAGS_$(word 2,$(1)) := $(call arch_keys,cflags,$(1))
+RT_SO_CFLAGS_$(word 2,$(1)) := $(call arch_keys,so_cflags,$(1))
+RT_SO_LDFLAGS_$(word 2,$(1)) := $(call arch_keys,so_ldflags,$(1))
+RT_HOST_NAMES += $(if $(filter host both,$(word 13,$(1))),$(word 2,$(1)))
+RT_CROSS_NAMES += $(if $(filter cross both,$(word 13,$(1))),$(word 2,$(1)))
+endif
+endef
+$(foreach r,$(ARCH_ROWS),$(eval $(call arch_row,$(subst |, ,$(r)))))
+rt_arch_c = rt/arch-$(RT_FILE_$(1)).c
+rt_hook_s = rt/hook-$(RT_HOOK_$(1)).S
 RT_C    := $(RT_COMMON) $(call rt_arch_c,$(RT_ARCH))
 RT_HDRS := $(wildcard rt/*.h)
 RT_LIB  := build/libmcount-trace.so build/libmcount-trace.a
-ifneq ($(filter $(RT_ARCH),x86_64 i386 aarch64 riscv64 ppc64le ppc64),)
+ifneq ($(filter $(RT_ARCH),$(RT_HOST_NAMES)),)
 RT_BUILT := $(RT_LIB)
 endif
-# Per architecture and file: general registers only in the hot path
-# (where the compiler has a flag for it; riscv64's hook is an ordinary
-# call; the mips hook keeps the floating-point argument registers
-# itself, rt/hook-mips.S; ppc64le, ppc64: no VSX or AltiVec); unwind tables, as a C++ exception
-# goes through the library's wrappers of the unwinder (riscv64's GCC
-# makes none for C by default); i386: no note that GCC 11 changed the
-# alignment of _Atomic 64-bit members (the library's own structures).
-rt_gpr_only = $(if $(filter riscv64 mips64el mipsel mips ppc sparc64,$(1)),,$(if $(filter ppc64le ppc64,$(1)),-mno-vsx -mno-altivec,$(if \
-	$(filter s390x,$(1)),-mno-vx,-mgeneral-regs-only)))
-rt_archflags = $(if $(filter buffer,$(2)),$(call rt_gpr_only,$(1))) \
-	-fasynchronous-unwind-tables $(if $(filter i386,$(1)),-Wno-psabi)
+# Per architecture and file: buffer.c's hot= flags (riscv64's hook is an
+# ordinary call; the mips hook keeps the floating-point argument
+# registers itself, rt/hook-mips.S; ppc64le, ppc64: no VSX or AltiVec;
+# s390x: no vector registers, the floating-point ones the hooks keep);
+# unwind tables, as a C++ exception goes through the library's wrappers
+# of the unwinder (riscv64's GCC makes none for C by default); the row's
+# cflags= (i386: no note that GCC 11 changed the alignment of _Atomic
+# 64-bit members, the library's own structures).
+rt_archflags = $(if $(filter buffer,$(2)),$(RT_HOT_$(1))) -fasynchronous-unwind-tables $(RT_CFLAGS_$(1))
 rt: $(RT_BUILT)
 RT_CFLAGS = $(WARN) -fPIC -fno-omit-frame-pointer $(CFLAGS)
 build/rt/so/%.o: rt/%.c $(RT_HDRS)
@@ -108,15 +115,19 @@ build/libmcount-trace.a: $(call RT_OBJS,a)
 rt_archive = rm -f $(2).tmp $(dir $(2))mcount-trace.o && $(1)ld -r -o $(dir $(2))mcount-trace.o $(3) && \
 	$(1)ar rcs $(2).tmp $(dir $(2))mcount-trace.o && rm -f $(dir $(2))mcount-trace.o && mv -f $(2).tmp $(2)
 # The library for another architecture, cross-compiled the same way into
-# build/ARCH/: $(call rt_cross,ARCH,TRIPLE).  make rt-ARCH builds it.
+# build/ARCH/: $(call rt_cross,ARCH,TRIPLE), for each row of arches.tab
+# built "cross" or "both" (with its so_cflags= and so_ldflags=: sparc64's
+# shared object has no PLT, whose code the dynamic linker would write;
+# rt/noplt.h says how).  make rt-ARCH builds it.
 define rt_cross
 $(1)_CC ?= $(2)-gcc-12
 RT_CROSS_LIBS += build/$(1)/libmcount-trace.so build/$(1)/libmcount-trace.a
 RT_CROSS_ARCHS += $(1)
+.PHONY: rt-$(1)
 rt-$(1): build/$(1)/libmcount-trace.so build/$(1)/libmcount-trace.a
 build/$(1)/rt/so/%.o: rt/%.c $$(RT_HDRS)
 	$$(Q)mkdir -p $$(@D)
-	$$(Q)$$($(1)_CC) $$(RT_CFLAGS) -DMT_SHARED $$(call rt_archflags,$(1),$$*) $$($(1)_SO_CFLAGS) -c -o $$@ $$<
+	$$(Q)$$($(1)_CC) $$(RT_CFLAGS) -DMT_SHARED $$(call rt_archflags,$(1),$$*) $$(RT_SO_CFLAGS_$(1)) -c -o $$@ $$<
 build/$(1)/rt/a/%.o: rt/%.c $$(RT_HDRS)
 	$$(Q)mkdir -p $$(@D)
 	$$(Q)$$($(1)_CC) $$(RT_CFLAGS) $$(call rt_archflags,$(1),$$*) -c -o $$@ $$<
@@ -126,28 +137,13 @@ build/$(1)/rt/%/hook-$(1).o: $(call rt_hook_s,$(1)) rt/hook-table.h
 build/$(1)/libmcount-trace.so: $$(patsubst rt/%.c,build/$(1)/rt/so/%.o,$$(RT_COMMON) $$(call rt_arch_c,$(1)) rt/buffer.c) \
 		build/$(1)/rt/so/hook-$(1).o
 	@$$(if $$(Q),echo "  LD      $$@")
-	$$(Q)$$($(1)_CC) -shared $(RT_SO_LDFLAGS) $$($(1)_SO_LDFLAGS) -o $$@.tmp $$^ -lpthread && mv -f $$@.tmp $$@
+	$$(Q)$$($(1)_CC) -shared $(RT_SO_LDFLAGS) $$(RT_SO_LDFLAGS_$(1)) -o $$@.tmp $$^ -lpthread && mv -f $$@.tmp $$@
 build/$(1)/libmcount-trace.a: $$(patsubst rt/%.c,build/$(1)/rt/a/%.o,$$(RT_COMMON) $$(call rt_arch_c,$(1)) rt/buffer.c) \
 		build/$(1)/rt/a/hook-$(1).o
 	@$$(if $$(Q),echo "  AR      $$@")
 	$$(Q)$$(call rt_archive,$(2)-,$$@,$$^)
 endef
-$(eval $(call rt_cross,aarch64,aarch64-linux-gnu))
-$(eval $(call rt_cross,riscv64,riscv64-linux-gnu))
-$(eval $(call rt_cross,arm,arm-linux-gnueabihf))
-$(eval $(call rt_cross,i386,i686-linux-gnu))
-$(eval $(call rt_cross,ppc64le,powerpc64le-linux-gnu))
-$(eval $(call rt_cross,ppc64,powerpc64-linux-gnu))
-$(eval $(call rt_cross,ppc,powerpc-linux-gnu))
-$(eval $(call rt_cross,mips64el,mips64el-linux-gnuabi64))
-$(eval $(call rt_cross,mipsel,mipsel-linux-gnu))
-$(eval $(call rt_cross,mips,mips-linux-gnu))
-$(eval $(call rt_cross,s390x,s390x-linux-gnu))
-# sparc64: a shared object with no PLT, whose code the dynamic linker
-# would write (rt/noplt.h says how)
-sparc64_SO_CFLAGS := -D_GNU_SOURCE= -fno-builtin -include rt/noplt.h
-sparc64_SO_LDFLAGS := -nostartfiles -Wl,-Bsymbolic-functions
-$(eval $(call rt_cross,sparc64,sparc64-linux-gnu))
+$(foreach a,$(RT_CROSS_NAMES),$(eval $(call rt_cross,$(a),$(RT_TRIPLE_$(a)))))
 # sh4: Debian 12's cross compiler (12.2.0-13) deletes the load and the
 # test of `if (*p)` at -O1 and above; the GCC plugin of
 # scripts/gcc-sh4-treg-off.cc turns the passes that do it off
