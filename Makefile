@@ -31,7 +31,7 @@ HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 
 .PHONY: all check check-cross check-system check-slow check-all check-all-build check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt
-all: $(HELPER) man rt
+all: $(HELPER) man rt build/arches.ok
 
 # libmcount-trace (rt/): the tracer's run-time library, preloaded
 # (build/libmcount-trace.so, with the interposers of -DMT_SHARED) or
@@ -212,6 +212,16 @@ build:
 $(HELPER): $(SRCS) $(HDRS) | build
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@.tmp $(SRCS) && mv -f $@.tmp $@
+
+# src/arch.c's rows and arches.tab agree: build/arch-check says where
+# not, from build/arches.h (a line per row of the table)
+build/arches.h: arches.tab | build
+	$(Q)awk '/^[a-z0-9_]/ { printf "ARCHES_ROW(\"%s\", \"%s\", %s, %s, %s, \"%s\")\n", \
+		$$1, $$3, $$4, $$5, ($$6 == "big" ? "true" : "false"), $$8 }' arches.tab > $@.tmp && mv -f $@.tmp $@
+build/arch-check: src/arch-check.c src/arch.c src/util.c $(HDRS) build/arches.h
+	$(Q)$(CC) $(ALL_CFLAGS) -Ibuild $(LDFLAGS) -o $@.tmp src/arch-check.c src/arch.c src/util.c && mv -f $@.tmp $@
+build/arches.ok: build/arch-check
+	$(Q)build/arch-check && touch $@
 
 build/asan/mcount-scan: $(SRCS) $(HDRS)
 	$(Q)mkdir -p build/asan

@@ -347,6 +347,11 @@ static const struct arch arches[] = {
 
 #define NARCHES (sizeof(arches) / sizeof(arches[0]))
 
+const struct arch *arch_at(size_t i)
+{
+	return i < NARCHES ? &arches[i] : NULL;
+}
+
 /* Is the n-byte name one of the '|'-separated names in list? */
 static bool in_bar_list_n(const char *list, const char *name, size_t n)
 {

@@ -5,7 +5,8 @@
  * arch.c: hook names, the relocation types that mark a call to a hook, where
  * the relocated field sits inside the call instruction, the opcode that call
  * starts with, the table entry directive, and the flags the assembler and
- * linker need.  Adding an architecture means adding a row there.
+ * linker need.  Adding an architecture means adding a row there, and its
+ * row of arches.tab (which build/arch-check holds these rows to).
  */
 #ifndef MCOUNT_ARCH_H
 #define MCOUNT_ARCH_H
@@ -128,6 +129,8 @@ struct arch {
 				       * with linked word, got:, gprel: or abs16: (0: none) */
 };
 
+/* The table's i-th row, NULL past its end (src/arch-check.c walks it). */
+const struct arch *arch_at(size_t i);
 /* Find an architecture by canonical or kernel name; bits (0, 32, 64) and
  * big_endian (-1: either) resolve kernel names shared by several rows
  * (x86, powerpc, mips).  NULL if unknown. */
