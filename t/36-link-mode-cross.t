@@ -20,38 +20,45 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP $SRC must tmpdir run_cmd run_prog have spit);
 use LinkDiff qw(link_diff);
+use RecordMcount::Arch qw(arch_row);
 
 my $dir = tmpdir();
+# name (arches.tab's row, unless arch names it), rt => 1 (the tracing
+# library's test too), hook (t/src/arch/HOOK), ...; the row gives the
+# triple, qemu-user and the library's name (rt)
 my @targets = (
-    { name => 'aarch64', rt => 'aarch64', triple => 'aarch64-linux-gnu', qemu => 'qemu-aarch64', hook => 'aarch64' },
-    { name => 'riscv64', rt => 'riscv64', triple => 'riscv64-linux-gnu', qemu => 'qemu-riscv64', hook => 'riscv64' },
+    { name => 'aarch64', rt => 1, hook => 'aarch64' },
+    { name => 'riscv64', rt => 1, hook => 'riscv64' },
     # Thumb-2 (the compiler's default) and ARM state: the entries of
     # Thumb code have bit 0 set, as the per-object tables' do
-    { name => 'arm', rt => 'arm', triple => 'arm-linux-gnueabihf', qemu => 'qemu-arm', hook => 'arm' },
-    { name => 'arm -marm', triple => 'arm-linux-gnueabihf', qemu => 'qemu-arm', hook => 'arm', cflags => ['-marm'] },
-    { name => 'ppc64le', rt => 'ppc64le', triple => 'powerpc64le-linux-gnu', qemu => 'qemu-ppc64le', hook => 'powerpc' },
+    { name => 'arm', rt => 1, hook => 'arm' },
+    { name => 'arm -marm', arch => 'arm', hook => 'arm', cflags => ['-marm'] },
+    { name => 'ppc64le', rt => 1, hook => 'powerpc' },
     # ELFv1: functions are descriptors in .opd, the calls go to their code
-    { name => 'ppc64', rt => 'ppc64', triple => 'powerpc64-linux-gnu', qemu => 'qemu-ppc64', hook => 'powerpc' },
-    { name => 'ppc32', rt => 'ppc', triple => 'powerpc-linux-gnu', qemu => 'qemu-ppc', hook => 'powerpc' },
+    { name => 'ppc64', rt => 1, hook => 'powerpc' },
+    { name => 'ppc32', rt => 1, hook => 'powerpc' },
     # PIC calls through the GOT (lw/ld t9 from gp), or jal (-fno-pic);
     # dynamic: also a dynamic program, below
-    { name => 'mips', rt => 'mips', triple => 'mips-linux-gnu', qemu => 'qemu-mips', hook => 'mips', dynamic => 1 },
-    { name => 'mipsel', rt => 'mipsel', triple => 'mipsel-linux-gnu', qemu => 'qemu-mipsel', hook => 'mips', dynamic => 1 },
-    { name => 'mips64el', rt => 'mips64el', triple => 'mips64el-linux-gnuabi64', qemu => 'qemu-mips64el', hook => 'mips',
-      dynamic => 1 },
+    { name => 'mips', rt => 1, hook => 'mips', dynamic => 1 },
+    { name => 'mipsel', rt => 1, hook => 'mips', dynamic => 1 },
+    { name => 'mips64el', rt => 1, hook => 'mips', dynamic => 1 },
     # call _mcount after the save (through the PLT in a dynamic program)
-    { name => 'sparc64', rt => 'sparc64', triple => 'sparc64-linux-gnu', qemu => 'qemu-sparc64', hook => 'sparc64', dynamic => 1 },
+    { name => 'sparc64', rt => 1, hook => 'sparc64', dynamic => 1 },
     # _mcount's sequence (the entry is its stg, 6 bytes before the call)
     # and -mfentry's brasl %r0
-    { name => 's390x', rt => 's390x', triple => 's390x-linux-gnu', qemu => 'qemu-s390x', hook => 's390x' },
-    { name => 's390x -mfentry', triple => 's390x-linux-gnu', qemu => 'qemu-s390x', hook => 's390x',
-      cflags => ['-mfentry'] },
+    { name => 's390x', rt => 1, hook => 's390x' },
+    { name => 's390x -mfentry', arch => 's390x', hook => 's390x', cflags => ['-mfentry'] },
     # the literal word a jmp @r1 uses (-fPIC: its GOT offset); compiled
     # with t/50-arch-sh4's GCC plugin, and static programs without
     # Debian 12's sh4 glibc, which runs nothing under qemu-sh4 (t/50)
-    { name => 'sh4', triple => 'sh4-linux-gnu', qemu => 'qemu-sh4', hook => 'sh4', dynamic => 1,
+    { name => 'sh4', hook => 'sh4', dynamic => 1,
       plugin => "$TOP/build/sh4/treg-off.so", freestanding => ['start.S', 'mini_libc.c'] },
 );
+for my $t (@targets) {
+    my $row = arch_row($t->{arch} // $t->{name}) // die "$t->{name}: no row in arches.tab\n";
+    @$t{qw(triple qemu)} = @$row{qw(triple qemu)};
+    $t->{rt} = $row->{tracer} if $t->{rt};
+}
 
 for my $t (@targets) {
     my @missing = grep { !have($_) } "$t->{triple}-gcc-12", "$t->{triple}-objdump", $t->{qemu};

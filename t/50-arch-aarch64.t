@@ -7,6 +7,5 @@ use warnings;
 use lib 't/lib';
 use ArchTest qw(check_target);
 
-check_target(name => 'aarch64', triple => 'aarch64-linux-gnu', karch => 'arm64',
-    endian => 'little', bits => 64, qemu => 'qemu-aarch64', hook => 'aarch64',
+check_target(name => 'aarch64', hook => 'aarch64',
     models => [['-O2'], ['-O0', '-fno-pic'], ['-Os', '-fno-pic', '-ffunction-sections']]);

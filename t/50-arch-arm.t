@@ -7,8 +7,7 @@ use warnings;
 use lib 't/lib';
 use ArchTest qw(check_target);
 
-check_target(name => 'arm', triple => 'arm-linux-gnueabihf', karch => 'arm',
-    endian => 'little', bits => 32, qemu => 'qemu-arm', hook => 'arm',
+check_target(name => 'arm', hook => 'arm',
     models => [['-O2'], ['-O2', '-marm', '-fno-pic'], ['-Os', '-mthumb', '-fPIC', '-ffunction-sections'],
         ['-O0', '-marm', '-mlong-calls']],
     thumb => 1);

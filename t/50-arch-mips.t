@@ -7,7 +7,6 @@ use warnings;
 use lib 't/lib';
 use ArchTest qw(check_target);
 
-check_target(name => 'mips', triple => 'mips-linux-gnu', karch => 'mips',
-    endian => 'big', bits => 32, qemu => 'qemu-mips', hook => 'mips', pic_runtime => 1,
+check_target(name => 'mips', hook => 'mips', pic_runtime => 1,
     models => [['-O2'], ['-O2', '-mno-abicalls', '-fno-pic'],
         ['-O2', '-mno-abicalls', '-fno-pic', '-mlong-calls'], ['-Os', '-mlong-calls']]);

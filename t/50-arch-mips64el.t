@@ -7,8 +7,7 @@ use warnings;
 use lib 't/lib';
 use ArchTest qw(check_target);
 
-check_target(name => 'mips64el', triple => 'mips64el-linux-gnuabi64', karch => 'mips',
-    endian => 'little', bits => 64, qemu => 'qemu-mips64el', hook => 'mips', pic_runtime => 1,
+check_target(name => 'mips64el', hook => 'mips', pic_runtime => 1,
     models => [['-O2'], ['-O2', '-mno-abicalls', '-fno-pic'],
         ['-O2', '-mno-abicalls', '-fno-pic', '-mlong-calls'], ['-Os', '-mlong-calls']],
     # the table's object brings its own ODK_REGINFO record, which ld -r

@@ -7,7 +7,6 @@ use warnings;
 use lib 't/lib';
 use ArchTest qw(check_target);
 
-check_target(name => 'mipsel', triple => 'mipsel-linux-gnu', karch => 'mips',
-    endian => 'little', bits => 32, qemu => 'qemu-mipsel', hook => 'mips', pic_runtime => 1,
+check_target(name => 'mipsel', hook => 'mips', pic_runtime => 1,
     models => [['-O2'], ['-O0', '-mno-abicalls', '-fno-pic'],
         ['-Os', '-mno-abicalls', '-fno-pic', '-mlong-calls', '-ffunction-sections']]);

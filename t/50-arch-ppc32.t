@@ -7,6 +7,5 @@ use warnings;
 use lib 't/lib';
 use ArchTest qw(check_target);
 
-check_target(name => 'ppc32', triple => 'powerpc-linux-gnu', karch => 'powerpc',
-    endian => 'big', bits => 32, qemu => 'qemu-ppc', hook => 'powerpc',
+check_target(name => 'ppc32', hook => 'powerpc',
     models => [['-O2'], ['-O2', '-fno-pic'], ['-Os', '-fPIC'], ['-O0', '-fno-pic', '-ffunction-sections']]);

@@ -7,6 +7,5 @@ use warnings;
 use lib 't/lib';
 use ArchTest qw(check_target);
 
-check_target(name => 'ppc64', triple => 'powerpc64-linux-gnu', karch => 'powerpc',
-    endian => 'big', bits => 64, qemu => 'qemu-ppc64', hook => 'powerpc',
+check_target(name => 'ppc64', hook => 'powerpc',
     models => [['-O2'], ['-Os', '-fno-pic', '-ffunction-sections'], ['-O0', '-fPIC']]);

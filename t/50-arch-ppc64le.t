@@ -7,6 +7,5 @@ use warnings;
 use lib 't/lib';
 use ArchTest qw(check_target);
 
-check_target(name => 'ppc64le', triple => 'powerpc64le-linux-gnu', karch => 'powerpc',
-    endian => 'little', bits => 64, qemu => 'qemu-ppc64le', hook => 'powerpc',
+check_target(name => 'ppc64le', hook => 'powerpc',
     models => [['-O2'], ['-O0', '-fno-pic'], ['-Os', '-fPIC', '-ffunction-sections']]);

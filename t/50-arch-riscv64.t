@@ -7,7 +7,6 @@ use warnings;
 use lib 't/lib';
 use ArchTest qw(check_target);
 
-check_target(name => 'riscv64', triple => 'riscv64-linux-gnu', karch => 'riscv',
-    endian => 'little', bits => 64, qemu => 'qemu-riscv64', hook => 'riscv64',
+check_target(name => 'riscv64', hook => 'riscv64',
     models => [['-O2'], ['-O0', '-fno-pic'], ['-Os', '-fPIC', '-ffunction-sections']],
     link => ['-Wl,--no-relax']);

@@ -7,6 +7,5 @@ use warnings;
 use lib 't/lib';
 use ArchTest qw(check_target);
 
-check_target(name => 's390x', triple => 's390x-linux-gnu', karch => 's390',
-    endian => 'big', bits => 64, qemu => 'qemu-s390x', hook => 's390x', gcc_oracle => 1,
+check_target(name => 's390x', hook => 's390x', gcc_oracle => 1,
     models => [['-O2'], ['-O2', '-fno-pic'], ['-O0', '-mfentry'], ['-Os', '-mfentry', '-fPIC', '-ffunction-sections']]);

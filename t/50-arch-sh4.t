@@ -38,8 +38,7 @@ if (have($gcc) && -f $plugin) {
         . " ($ops{0})");
 }
 
-check_target(name => 'sh4', triple => 'sh4-linux-gnu', karch => 'sh',
-    endian => 'little', bits => 32, qemu => 'qemu-sh4', hook => 'sh4',
+check_target(name => 'sh4', hook => 'sh4',
     models => [['-O0', '-fno-pic'], ['-O0', '-fPIC', '-ffunction-sections'], ['-O2'], ['-Os', '-fPIC']],
     plugin => $plugin,
     # Debian 12's sh4 glibc programs hang or crash at start under qemu-sh4

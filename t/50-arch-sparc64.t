@@ -7,6 +7,5 @@ use warnings;
 use lib 't/lib';
 use ArchTest qw(check_target);
 
-check_target(name => 'sparc64', triple => 'sparc64-linux-gnu', karch => 'sparc64',
-    endian => 'big', bits => 64, qemu => 'qemu-sparc64', hook => 'sparc64',
+check_target(name => 'sparc64', hook => 'sparc64',
     models => [['-O2'], ['-O2', '-fno-pic'], ['-Os', '-fPIC', '-ffunction-sections']]);

@@ -12,25 +12,15 @@ use Test::More;
 use File::Copy qw(copy);
 use lib 't/lib';
 use TestUtil qw($TOP run_cmd must tmpdir slurp spit have);
+use RecordMcount::Arch qw(arch_rows);
 
 my $dir = tmpdir();
 my $scan = "$TOP/build/mcount-scan";
 
-# target, triple, kernel ARCH, endian, bits
-my @targets = (
-    ['aarch64', 'aarch64-linux-gnu', 'arm64', 'little', 64],
-    ['arm', 'arm-linux-gnueabihf', 'arm', 'little', 32],
-    ['riscv64', 'riscv64-linux-gnu', 'riscv', 'little', 64],
-    ['ppc64le', 'powerpc64le-linux-gnu', 'powerpc', 'little', 64],
-    ['ppc64', 'powerpc64-linux-gnu', 'powerpc', 'big', 64],
-    ['ppc32', 'powerpc-linux-gnu', 'powerpc', 'big', 32],
-    ['s390x', 's390x-linux-gnu', 's390', 'big', 64],
-    ['mips', 'mips-linux-gnu', 'mips', 'big', 32],
-    ['mipsel', 'mipsel-linux-gnu', 'mips', 'little', 32],
-    ['mips64el', 'mips64el-linux-gnuabi64', 'mips', 'little', 64],
-    ['sparc64', 'sparc64-linux-gnu', 'sparc64', 'big', 64],
-    ['sh4', 'sh4-linux-gnu', 'sh', 'little', 32],
-);
+# target, triple, kernel ARCH, endian, bits: every row of arches.tab
+# but x86's (x86_64 and i386, the host tier's)
+my @targets = map { [$_->{name}, $_->{triple}, $_->{kernel}, $_->{endian}, $_->{class}] }
+    grep { $_->{name} ne 'x86_64' && $_->{name} ne 'i386' } arch_rows();
 
 my $list = must($scan, '--list-arches');
 for my $t (@targets, ['x86_64'], ['i386']) {

@@ -26,6 +26,7 @@ use Test::More;
 use TestUtil qw($TOP $SRC run_cmd must have run_prog tmpdir spit);
 use Oracle qw(table_sites filter_sites kernel_section section_headers);
 use ObjDiff qw(diff_objects);
+use RecordMcount::Arch qw(arch_row);
 
 our @EXPORT_OK = qw(check_target);
 
@@ -64,8 +65,7 @@ sub _entries {
     return $t ? $t->{size} / $word : 0;
 }
 
-# check_target(name => 'aarch64', triple => ..., karch => 'arm64',
-#   endian => 'little', bits => 64, qemu => 'qemu-aarch64', hook => 'aarch64',
+# check_target(name => 'aarch64', hook => 'aarch64',
 #   models => [[flags...], ...], link => [extra link flags], gcc_oracle => 0|1,
 #   thumb => 1 (arm: Thumb-2 models must give entries with bit 0 set),
 #   allow => [qr/diff line/...] (differences documented as the scheme's),
@@ -75,9 +75,14 @@ sub _entries {
 #   are recorded and compared, but whose programs cannot run),
 #   freestanding => [sources in t/src/arch/HOOK/] (link without the C
 #   library, with these instead; give link => ['-nostdlib']),
-#   plugin => PATH (a GCC plugin every compile loads: -fplugin=PATH))
+#   plugin => PATH (a GCC plugin every compile loads: -fplugin=PATH));
+# the rest is the row of arches.tab of that name: its triple (the cross
+# tools), kernel ARCH (karch), endian, bits and qemu-user.
 sub check_target {
     my (%t) = @_;
+    my $row = arch_row($t{name}) // die "$t{name}: no row in arches.tab\n";
+    %t = (triple => $row->{triple}, karch => $row->{kernel}, endian => $row->{endian},
+        bits => $row->{class}, qemu => $row->{qemu}, %t);
     my $gcc = "$t{triple}-gcc-12";
     my @missing = grep { !have($_) } $gcc, "$t{triple}-objdump", "$t{triple}-ld", $t{qemu};
     # every compile, the recorder's too, with the plugin
