@@ -14,7 +14,8 @@ BEGIN {   # lib/ beside this script, symbolic links resolved (see RecordMcount::
     $me = readlink($me) =~ s{^(?!/)}{$me =~ s{[^/]*\z}{}r}er while -l $me;
     unshift @INC, ($me =~ s{[^/]*\z}{}r || './') . 'lib';
 }
-use RecordMcount::Front qw(set_program option_complaint_for error bad_usage print_version helper_path lto_text);
+use RecordMcount::Message qw(set_program option_complaint_for fatal bad_usage caught);
+use RecordMcount::Front qw(print_version helper_path lto_text);
 use RecordMcount::Pipeline qw(record_object);
 
 # Text::ParseWords' shellwords, which only quotes and backslashes need.
@@ -106,15 +107,9 @@ my %o = (
 
 my $r = eval { record_object($file, \%o) };
 if (!$r) {
-    my $e = $@;
-    if (ref $e && $e->{usage}) {
-        bad_usage($e =~ s/\n\z//r);
-    }
-    error($e);
-    exit 1;
+    my $e = caught($@);
+    bad_usage("$e") if $e->{usage};
+    fatal(1, $e);
 }
-if ($r->{status} eq 'lto') {
-    error("$file: " . lto_text());
-    exit 1;
-}
+fatal(1, "$file: " . lto_text()) if $r->{status} eq 'lto';
 exit 0;

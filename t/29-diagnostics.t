@@ -27,7 +27,7 @@
 # command's own messages in its page; the record pipeline's shared
 # modules in recordmcount.pl(1); the modules of --list, --verify and
 # --remove in mcount-record(1); mcount-cc's classifier in mcount-cc(1);
-# the message form (Front.pm) in every page.  mcount-trace runs no record
+# the message form (Message.pm) in every page.  mcount-trace runs no record
 # pipeline, so its page does not point to recordmcount.pl(1).  A message reached through a
 # sub of another file belongs where the expression that prints it is.
 use strict;
@@ -45,11 +45,10 @@ my %HOME = (
     'bin/mcount-cc'              => ['mcount-cc'],
     'bin/mcount-trace'           => ['mcount-trace'],
     'lib/RecordMcount/Front.pm'    => [@PAGES],
+    'lib/RecordMcount/Message.pm'  => [@PAGES],
     'lib/RecordMcount/Pipeline.pm' => ['recordmcount.pl'],
     'lib/RecordMcount/Run.pm'      => ['recordmcount.pl'],
-    'lib/RecordMcount/Failure.pm'  => ['recordmcount.pl'],
     'lib/RecordMcount/Plan.pm'     => ['recordmcount.pl'],
-    'lib/RecordMcount/Error.pm'    => ['recordmcount.pl'],
     'lib/RecordMcount/Tools.pm'    => ['mcount-record'],
     'lib/RecordMcount/Elf.pm'      => ['mcount-record'],
     'lib/RecordMcount/Calls.pm'    => ['mcount-record'],

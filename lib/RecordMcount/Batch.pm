@@ -9,7 +9,8 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Front qw(program error lto_text plural);
+use RecordMcount::Front qw(lto_text plural);
+use RecordMcount::Message qw(program error throw caught status_text);
 use RecordMcount::Pipeline qw(record_object);
 use RecordMcount::Run qw(fork_child forget_child reset_after_fork slurp_fh);
 use RecordMcount::Tools qw(object_tools);
@@ -36,7 +37,7 @@ sub record_files {
     return $sum->{errors} ? 1 : 0;
 }
 
-# Record one file.  Returns (status, sites, assembly); dies with "FILE: msg".
+# Record one file.  Returns (status, sites, assembly); throws "FILE: msg".
 sub _record_one {
     my ($file, $opt) = @_;
     my ($id, $tools) = object_tools($file, $opt, $opt->{dry_run} ? ('objdump') : qw(objdump objcopy ld as));
@@ -46,7 +47,7 @@ sub _record_one {
         map { $_ => $tools->{$_} } qw(objdump objcopy ld));
     if ($tools->{cc}) { $o{cc} = $tools->{cc} } else { $o{as} = $tools->{as} }
     my $r = record_object($file, \%o);
-    die "$file: " . lto_text() . "\n" if $r->{status} eq 'lto';
+    throw("$file: " . lto_text()) if $r->{status} eq 'lto';
     return ($r->{status}, $r->{sites}, $r->{assembly});
 }
 
@@ -83,7 +84,7 @@ sub _serial {
         _show_progress($b, $file);
         _clear_progress($b);
         my ($st, $n, $asm) = eval { _record_one($file, $b->{opt}) };
-        if (!defined $st) { error($@); $st = 'error' }
+        if (!defined $st) { error(caught($@)); $st = 'error' }
         _account($b, $file, $st, $n, $asm);
     }
     return;
@@ -98,7 +99,7 @@ sub _worker {
     reset_after_fork();
     POSIX::dup2(fileno $out, 1) && POSIX::dup2(fileno $err, 2) or POSIX::_exit(127);
     my ($st, $n, $asm) = eval { _record_one($file, $opt) };
-    if (!defined $st) { error($@); print "error\t0\n"; exit 1 }
+    if (!defined $st) { error(caught($@)); print "error\t0\n"; exit 1 }
     print "$st\t$n\n", $asm // '';
     exit 0;
 }
@@ -123,11 +124,11 @@ sub _parallel {
             my $file = $files->[$i];
             my ($out, $err, $pid);
             eval {
-                open($out, '+>', undef) or die "cannot create a temporary file: $!\n";
-                open($err, '+>', undef) or die "cannot create a temporary file: $!\n";
+                open($out, '+>', undef) or throw("cannot create a temporary file: $!");
+                open($err, '+>', undef) or throw("cannot create a temporary file: $!");
                 $pid = fork_child();
                 1;
-            } or do { error($@); exit 1 };
+            } or do { error(caught($@)); exit 1 };
             _worker($file, $opt, $out, $err) if $pid == 0;
             $running{$pid} = [$i, $out, $err];
         }
@@ -144,10 +145,7 @@ sub _parallel {
             print STDERR $etext;
             my ($st, $n, $asm) = $res =~ /\A(\S+)\t(\d+)\n(.*)\z/s ? ($1, $2, $3) : ('error', 0, '');
             if ($st ne 'error' && $status != 0) { $st = 'error' }
-            if ($st eq 'error' && !length $etext) {
-                require RecordMcount::Failure;
-                error("$file: worker " . RecordMcount::Failure::status_text($status));
-            }
+            error("$file: worker " . status_text($status)) if $st eq 'error' && !length $etext;
             _account($b, $file, $st, $n, $asm);
         }
     }

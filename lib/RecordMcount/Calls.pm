@@ -18,6 +18,7 @@ no warnings 'portable';
 
 use RecordMcount::Exports;
 use RecordMcount::Run qw(tool_output);
+use RecordMcount::Message qw(throw);
 use RecordMcount::Elf qw(word_format file_bytes section_by_name bytes_at describe);
 
 our @EXPORT_OK = qw(hook_calls call_forms);
@@ -184,7 +185,7 @@ sub _scan_sites {
     my @site = grep { !$_->{companion} && $_->{linked} =~ /^(word|got:|gprel:|abs16:)/ } @$forms;
     return [] unless @site && (%{ $k->{hookdef} } || %{ $k->{hookslot} });
     my $step = $id->{'scan-align'}
-        or die "$e->{file}: mcount-scan gave no scan-align for $id->{arch}, whose call forms need a scan\n";
+        or throw("$e->{file}: mcount-scan gave no scan-align for $id->{arch}, whose call forms need a scan");
     my %s = (e => $e, hookdef => $k->{hookdef}, hookslot => $k->{hookslot}, sym => $k->{sym},
         abs_comp => [grep { $_->{companion} && $_->{linked} =~ /^abs16:/ } @$forms],
         w32 => $e->{endian} eq 'big' ? 'N' : 'V',
@@ -342,7 +343,7 @@ sub _named_sites {
 # instruction that holds each, as objdump decodes them (_disassembly).
 sub hook_calls {
     my ($e, $objdump, $id, $label, $at) = @_;
-    die "$label: mcount-scan did not name the hook for $id->{arch}\n" unless hook_names($id);
+    throw("$label: mcount-scan did not name the hook for $id->{arch}") unless hook_names($id);
     my $hook_of = _hook_matcher($id);
     my $k = $e->{rel} ? { hookaddr => {} } : _hook_addresses($e, $hook_of, $id);
     my ($calls, $named) = _disassembly($e, $objdump, $id, $label, $hook_of, $k, $at);

@@ -10,6 +10,7 @@ no warnings 'portable';
 
 use RecordMcount::Exports;
 use RecordMcount::Run qw(tool_output);
+use RecordMcount::Message qw(throw);
 
 our @EXPORT_OK = qw(read_elf file_bytes word_format section_by_name section_at bytes_at
     describe where);
@@ -75,17 +76,17 @@ sub read_elf {
             $e{dynamic}{$1} = _num($2);    # the tags --verify needs are numbers
         }
     }
-    die "$label: readelf printed no section headers\n" unless @{ $e{secs} };
+    throw("$label: readelf printed no section headers") unless @{ $e{secs} };
     $e{rel} = ($e{type} // '') eq 'REL';
     return \%e;
 }
 
 sub file_bytes {
     my ($e, $off, $len) = @_;
-    open(my $fh, '<:raw', $e->{file}) or die "$e->{file}: cannot open: $!\n";
-    sysseek($fh, $off, 0) or die "$e->{file}: cannot seek: $!\n";
+    open(my $fh, '<:raw', $e->{file}) or throw("$e->{file}: cannot open: $!");
+    sysseek($fh, $off, 0) or throw("$e->{file}: cannot seek: $!");
     my $got = sysread($fh, my $buf, $len) // -1;
-    die "$e->{file}: file truncated\n" if $got != $len;
+    throw("$e->{file}: file truncated") if $got != $len;
     return $buf;
 }
 

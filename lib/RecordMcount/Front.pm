@@ -1,12 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::Front;
-# What the commands share: the version, where the helper is, how
-# messages look, usage errors, and the messages more than one prints.
-#
-# Messages follow binutils: "PROG: FILE: message" for an error,
-# "PROG: FILE: warning: message" and "PROG: FILE: note: message" (FILE
-# where there is one); a usage error adds "Try 'CMD --help' for more
-# information." and exits 2.
+# What the commands share: the version, where the helper and the tracing
+# library are, the words more than one of them says, and a quick look at
+# an ELF file.  How a message looks is RecordMcount::Message's; the names
+# mcount-trace takes from here for it (set_program, error, ...) are its,
+# handed on.
 #
 # Each command finds this module with the three lines of its BEGIN block
 # (its own directory, symbolic links resolved, then lib/ or ../lib): they
@@ -17,76 +15,14 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-our @EXPORT_OK = qw(set_program program error warning fatal bad_usage print_version option_complaint_for
-    sections_spec_ok plural
-    helper_path trace_lib_path trace_lib_for lto_text elf_machine elf_has_section elf_static);
+use RecordMcount::Message qw(set_program program error warning fatal bad_usage option_complaint_for);
+our @EXPORT_OK = qw(print_version sections_spec_ok plural helper_path trace_lib_path trace_lib_for lto_text
+    elf_machine elf_has_section elf_static
+    set_program program error warning fatal bad_usage option_complaint_for);
 
 our $VERSION = '0.1.0';
 
-my ($PROG, $CMD) = ('recordmcount', 'recordmcount');
-
-# The name messages start with, and the command the usage hint names.
-sub set_program { ($PROG, $CMD) = ($_[0], $_[1] // $_[0]); return }
-sub program { return $PROG }
-
-sub print_version { print "$CMD (recordmcount) $VERSION\n"; return }
-
-# One message line (or more: a tool's own words indented under it).
-sub error {
-    my ($msg) = @_;
-    $msg =~ s/\n?\z/\n/;
-    print STDERR "$PROG: $msg";
-    return;
-}
-
-sub warning {
-    my ($file, $msg) = @_;
-    error(defined $file ? "$file: warning: $msg" : "warning: $msg");
-    return;
-}
-
-sub fatal {
-    my ($status, $msg) = @_;
-    error($msg);
-    exit $status;
-}
-
-sub bad_usage {
-    my ($msg) = @_;
-    error($msg) if defined $msg;
-    print STDERR "Try '$CMD --help' for more information.\n";
-    exit 2;
-}
-
-# A complaint of Getopt::Long's, said in GNU getopt's words (they name
-# the option as it is written): local $SIG{__WARN__} =
-# option_complaint_for(\@ARGV) while the options are read from @ARGV.
-# Getopt::Long names an unknown option without its dashes; the word it
-# was reading tells a long one of one letter ("--x") from a letter in a
-# bundle.  That word is the last one taken off the array so far (the
-# array is only ever shortened from its front while options are read).
-sub option_complaint_for {
-    my ($args) = @_;
-    my @words = @$args;
-    return sub {
-        my $taken = @words - @$args;
-        option_complaint($_[0], $taken > 0 ? $words[$taken - 1] : '');
-    };
-}
-
-sub option_complaint {
-    my ($w, $word) = @_;
-    my $long = sub { length $_[0] > 1 || ($word // '') =~ /^--/ };
-    my $opt = sub { $long->($_[0]) ? "'--$_[0]'" : "'-$_[0]'" };
-    $w =~ s/^Unknown option: (\S+)$/$long->($1) ? "unrecognized option '--$1'" : "invalid option -- '$1'"/me
-        or $w =~ s/^Option (\S+) requires an argument$/$long->($1) ? "option '--$1' requires an argument"
-            : "option requires an argument -- '$1'"/me
-        or $w =~ s/^Option (\S+) does not take an argument$/'option ' . $opt->($1) . " doesn't allow an argument"/me
-        or $w =~ s/^Option (\S+) is ambiguous \((.*)\)$/"option '--$1' is ambiguous; possibilities: "
-            . join(' ', map { "'--$_'" } split m{, }, $2)/me;
-    error($w);
-    return;
-}
+sub print_version { print RecordMcount::Message::command(), " (recordmcount) $VERSION\n"; return }
 
 # A list of sections to record: kernel, all, or NAME,NAME*,...
 sub sections_spec_ok { return $_[0] =~ /^(?:kernel|all)\z/ || $_[0] =~ /^[^,]+(?:,[^,]+)*\z/ }

@@ -9,7 +9,8 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Front qw(error warning plural);
+use RecordMcount::Front qw(plural);
+use RecordMcount::Message qw(error warning caught);
 use RecordMcount::Tools qw(object_tools tool_problem);
 use RecordMcount::Table qw(table_entries section_selected verify_table);
 use RecordMcount::Elf qw(read_elf describe);
@@ -26,7 +27,7 @@ sub show_tools {
     my $failed = 0;
     for my $file (@$files) {
         my ($id, $tools) = eval { object_tools($file, $opt) };
-        if (!$id) { error($@); $failed++; next }
+        if (!$id) { error(caught($@)); $failed++; next }
         print "$file: $id->{arch} ($id->{bits}-bit $id->{endian}-endian, $id->{triple})\n";
         for my $t (qw(objdump objcopy ld as cc readelf)) {
             next unless $tools->{$t};
@@ -39,7 +40,7 @@ sub show_tools {
 }
 
 # A file's table, and with NEED_CALLS its calls to the hook: (facts, ELF
-# view, entries, calls, problems met reading the table); dies with
+# view, entries, calls, problems met reading the table); throws
 # "FILE: message".
 sub _load {
     my ($file, $opt, $need_calls) = @_;
@@ -78,7 +79,7 @@ sub list_files {
     my @json;
     for my $file (@$files) {
         my ($id, $e, $ent, undef, $bad) = eval { _load($file, $opt, 0) };
-        if (!$id) { error($@); $failed++; next }
+        if (!$id) { error(caught($@)); $failed++; next }
         warning($file, $_) for @$bad;
         if (!$ent) { error("$file: no __mcount_loc table"); $failed++; next }
         my @rows = sort { $a->{secidx} <=> $b->{secidx} || $a->{address} <=> $b->{address} }
@@ -117,7 +118,7 @@ sub verify_files {
     my $failed = 0;
     for my $file (@$files) {
         my ($id, $e, $ent, $calls, $bad) = eval { _load($file, $opt, 1) };
-        if (!$id) { error($@); $failed++; next }
+        if (!$id) { error(caught($@)); $failed++; next }
         my $n = grep { section_selected($_->{sec}{name}, $opt->{sections},
             $id->{'kernel-sections'}) } @$calls;
         if (!$ent) {
@@ -137,7 +138,7 @@ sub verify_files {
                 kernel => $id->{'kernel-sections'}, label => $file,
                 flag_bits => $id->{'entry-flag-bits'} // 0, nop => $id->{'compiler-nop'});
         };
-        if (!$problems) { error($@); $failed++; next }
+        if (!$problems) { error(caught($@)); $failed++; next }
         my @all = (@$bad, @$problems);
         if (@all) {
             error("$file: $_") for @all;

@@ -32,7 +32,8 @@ use warnings;
 use RecordMcount::Exports;
 use RecordMcount::Run qw(run_tool temp_path basename exit_like response_file_cmd register_temp forget_temp
     shell_quote);
-use RecordMcount::Front qw(helper_path fatal error program plural elf_has_section);
+use RecordMcount::Front qw(helper_path plural elf_has_section);
+use RecordMcount::Message qw(program error fatal throw caught tool_failure);
 use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job check_tool);
 use RecordMcount::Tools qw(identify_object find_tools object_link_flags);
 use RecordMcount::Elf qw(read_elf file_bytes);
@@ -42,8 +43,6 @@ use RecordMcount::Argv qw(expand_response_files);
 our @EXPORT_OK = qw(record_link link_output wrapper_link first_object link_command);
 
 my $MAX_ROUNDS = 4;
-
-sub _fail { my ($label, $msg) = @_; die "$label: $msg\n" }
 
 # The file a link command writes: its -o (--output), else a.out.
 sub link_output {
@@ -243,17 +242,18 @@ sub record_link {
     # (@response files read, for the output's name and the inputs; the
     # links get theirs again when the command is long: _link)
     my ($words, $bad) = expand_response_files([@$cmd[1 .. $#$cmd]]);
-    _fail($o->{label} // link_output($cmd), "$bad: cannot read the response file: $!") unless $words;
-    $cmd = [$cmd->[0], @$words];
+    my $why = $words ? undef : "$bad: cannot read the response file: $!";
+    $cmd = [$cmd->[0], @$words] if $words;
     my $out = link_output($cmd);
     my %job = (o => { %$o, listing => 'relocs' }, label => $o->{label} // $out, tmp => {}, out => $out);
+    throw("$job{label}: $why") if defined $why;
     my $r = eval { _record_link($cmd, $out, \%job) };
-    my $err = $@;
+    my $err = $r ? undef : caught($@);
     cleanup_job(\%job);
     # a link that fails by itself leaves no output, as ld removes it
     # first: an old one would look up to date to make
-    unlink $out if !$r && ref $err && defined $err->{link_status} && -f $out && !-l $out;
-    die $err unless $r;
+    unlink $out if defined $err && defined $err->{link_status} && -f $out && !-l $out;
+    die $err if defined $err;
     return $r;
 }
 
@@ -276,13 +276,13 @@ sub _record_link {
         _link($job, 'linking (round 0)', _link_cmd($cmd, $job->{tmp}{img}), first => 1);
         $first = $job->{tmp}{img};
     }
-    my $id = ($o->{id} && $first ne $job->{tmp}{img} ? $o->{id} : identify_object($o->{helper}, $first))
-        or _fail($label, "$first: $@");
+    my $id = $o->{id} && $first ne $job->{tmp}{img} ? $o->{id}
+        : eval { identify_object($o->{helper}, $first) } // throw("$label: " . caught($@));
 
     # Link with a placeholder of the last count until the count holds.
     my ($n, $plan, $rounds) = (1, undef, 0);
     while (1) {
-        _fail($label, "the number of calls to the hook still changed after $MAX_ROUNDS links")
+        throw("$label: the number of calls to the hook still changed after $MAX_ROUNDS links")
             if ++$rounds > $MAX_ROUNDS + 1;
         _placeholder($job, $id, $first, $n);
         my $round = _link_cmd($qcmd, $job->{tmp}{img}, @q, $job->{tmp}{po});
@@ -360,7 +360,7 @@ sub _link {
     my ($job, $what, $cmd, %o) = @_;
     # a long command (the build gave it in a response file) in one again
     $cmd = eval { response_file_cmd($cmd, $job->{tmp}{rsp} //= temp_path($job->{out}, 'rsp')) }
-        // _fail($job->{label}, "writing the link's response file: $@" =~ s/\n\z//r);
+        // throw("$job->{label}: writing the link's response file: " . caught($@));
     # (what the linker prints, a map with -M say, once: for the output)
     my ($st, $err, $out) = run_tool(cmd => $cmd, capture_stdout => !$o{show});
     $job->{links}++;
@@ -368,12 +368,8 @@ sub _link {
     for my $t (grep { defined } @{ $job->{tmp} }{qw(img fq out)}) {
         $err =~ s/\Q$t\E/$job->{out}/g;
     }
-    if ($st != 0) {
-        require RecordMcount::Failure;
-        require RecordMcount::Error;
-        my $msg = RecordMcount::Failure::tool_failure($job->{label}, $what, $cmd, $st, $err);
-        die RecordMcount::Error->new($msg, $o{first} ? (link_status => $st, link_stderr => $err) : ());
-    }
+    throw(tool_failure($job->{label}, $what, $cmd, $st, $err),
+        $o{first} ? (link_status => $st, link_stderr => $err) : ()) if $st != 0;
     print STDERR $err if $o{show} && length $err;
     return;
 }
@@ -387,8 +383,8 @@ sub _link {
 sub _first_link {
     my ($job, $what, $cmd, $round, $q, $po) = @_;
     return if eval { _link($job, $what, $round, first => 1); 1 };
-    my $e = $@;
-    die $e unless ref $e && defined $e->{link_status};
+    my $e = caught($@);
+    die $e unless defined $e->{link_status};
     my $plain = sub {
         my ($st) = run_tool(cmd => _link_cmd($cmd, $job->{tmp}{out}, @_), capture_stdout => 1);
         unlink $job->{tmp}{out};
@@ -399,8 +395,7 @@ sub _first_link {
         ? "the link fails with the table's object (__mcount_loc, entries against __ehdr_start), and not without it"
         : $q ? "the link fails with -q (its relocations kept), which the link-time pass needs, and not without it"
         : die $e;
-    require RecordMcount::Error;
-    die RecordMcount::Error->new("$job->{label}: $why: link with another linker or layout, or record the objects "
+    throw("$job->{label}: $why: link with another linker or layout, or record the objects "
         . "one by one (mcount-cc's MCOUNT_CC_MODE=object); the linker said:\n"
         . join('', map { "  $_\n" } split /\n/, $e->{link_stderr}));
 }
@@ -414,13 +409,14 @@ sub link_command {
     my $r = eval {
         # the target's tools from the object the pass takes its facts from
         my $first = first_object($cmd);
-        my $id = defined $first ? identify_object($opt->{helper}, $first) : undef;
+        # (one that cannot be identified is said by record_link)
+        my $id = defined $first ? eval { identify_object($opt->{helper}, $first) } : undef;
         my $tools = find_tools(explicit => $opt->{explicit}, cross => $opt->{cross},
             triple => $id ? $id->{triple} : undef, file => $first);
         record_link([@$cmd], { prog => program(), helper => $opt->{helper}, id => $id,
             map { $_ => $tools->{$_} } grep { $tools->{$_} } qw(objdump objcopy as cc readelf) });
     };
-    if (!$r) { error($@); return 1 }
+    if (!$r) { error(caught($@)); return 1 }
     unless ($opt->{quiet}) {
         printf "%s: %s: %s, %s%s\n", program(), $r->{output},
             plural($r->{sites}, 'call site'), plural($r->{links}, 'link'),
@@ -457,12 +453,12 @@ sub wrapper_link {
         $say->("$o{label}: $r->{sites} call sites, $r->{links} links");
         return $r;
     }
-    my $e = $@;
-    if (ref $e && defined $e->{link_status}) {
+    my $e = caught($@);
+    if (defined $e->{link_status}) {
         print STDERR $e->{link_stderr};
         exit_like($e->{link_status});
     }
-    fatal($fail_status, "$e");
+    fatal($fail_status, $e);
 }
 
 # Objects recorded one by one (mcount-cc's per-object mode, GCC's
@@ -485,9 +481,9 @@ sub _tabled {
     my ($base) = map { $_->{value} } grep { $_ && $_->{name} eq '__ehdr_start' } @{ $e->{symtab} };
     my @addr = grep { !defined $base || $_ != $base } map { $_->{addr} & ~$flags } @{ table_entries($e, []) // [] };
     return () unless @addr;
-    open(my $fh, '>', $job->{tmp}{tab}) or _fail($label, "$job->{tmp}{tab}: $!");
+    open(my $fh, '>', $job->{tmp}{tab}) or throw("$label: $job->{tmp}{tab}: $!");
     printf {$fh} "%x\n", $_ for @addr;
-    close($fh) or _fail($label, "$job->{tmp}{tab}: $!");
+    close($fh) or throw("$label: $job->{tmp}{tab}: $!");
     return ("--tabled=$job->{tmp}{tab}");
 }
 
@@ -518,8 +514,8 @@ sub _code_moves {
                @{ $a->{secs} }) {
         my $where = sprintf '%s (0x%x, %d bytes)', $s->{name}, $s->{addr}, $s->{size};
         my $t = shift @{ $by{ $s->{name} } // [] }
-            or _fail($label, "the link without -q lost section $where");
-        _fail($label, sprintf('the link without -q made %s %d bytes', $where, $t->{size}))
+            or throw("$label: the link without -q lost section $where");
+        throw(sprintf('%s: the link without -q made %s %d bytes', $label, $where, $t->{size}))
             if $t->{size} != $s->{size};
         my $delta = $t->{addr} - $s->{addr};
         push @moves, [$s->{addr}, $s->{size}, $delta,
@@ -539,26 +535,26 @@ sub _shift_table {
     my $readelf = $job->{o}{readelf} // ['readelf'];
     my ($base) = map { $_->{value} } grep { $_ && $_->{name} eq '__ehdr_start' }
         @{ read_elf($readelf, $tmp->{img}, $label)->{symtab} };
-    _fail($label, 'the image has no __ehdr_start') unless defined $base;
+    throw("$label: the image has no __ehdr_start") unless defined $base;
     my $flags = 0 + ($id->{'entry-flag-bits'} // 0);
-    open(my $in, '<', $tmp->{s}) or _fail($label, "$tmp->{s}: $!");
+    open(my $in, '<', $tmp->{s}) or throw("$label: $tmp->{s}: $!");
     my @lines = <$in>;
     close $in;
     for (@lines) {
         next unless /^(\s*\S+\s+__ehdr_start\s*)([+-])\s*0x([0-9a-fA-F]+)\s*\z/;
         my ($head, $e) = ($1, $2 eq '+' ? $base + hex $3 : $base - hex $3);
         my ($m) = grep { ($e & ~$flags) >= $_->[0] && ($e & ~$flags) < $_->[0] + $_->[1] } @moves;
-        _fail($label, sprintf('the table entry 0x%x is in no code section', $e)) unless $m;
+        throw(sprintf('%s: the table entry 0x%x is in no code section', $label, $e)) unless $m;
         $e += $m->[2];
         $_ = sprintf("%s%s 0x%x\n", $head, $e >= $base ? '+' : '-', $e >= $base ? $e - $base : $base - $e);
     }
-    open(my $w, '>', $tmp->{s}) or _fail($label, "$tmp->{s}: $!");
+    open(my $w, '>', $tmp->{s}) or throw("$label: $tmp->{s}: $!");
     print {$w} @lines;
-    close($w) or _fail($label, "$tmp->{s}: $!");
+    close($w) or throw("$label: $tmp->{s}: $!");
     run_step($label, 'assembling the table, its code moved', assemble_cmd($job));
     my $out = $job->{out};
     require File::Copy;
-    File::Copy::copy($out, $tmp->{fq}) or _fail($label, "$out: cannot copy: $!");
+    File::Copy::copy($out, $tmp->{fq}) or throw("$label: $out: cannot copy: $!");
     _link($job, 'linking with the table, its code moved', _link_cmd($cmd, $out, $tmp->{o}));
     _same_layout($job, $tmp->{fq}, $out);
     require RecordMcount::Calls;
@@ -570,7 +566,7 @@ sub _shift_table {
         sections => $job->{o}{sections} // 'kernel', kernel => $id->{'kernel-sections'}, label => $label, flag_bits => $flags,
         nop => $id->{'compiler-nop'});
     push @bad, @$problems;
-    _fail($label, "the table moved with the code does not match its calls: $bad[0]"
+    throw("$label: the table moved with the code does not match its calls: $bad[0]"
         . (@bad > 1 ? sprintf(' (and %d more)', @bad - 1) : '')) if @bad;
     return;
 }
@@ -589,17 +585,17 @@ sub _same_layout {
     for my $s ($laid->($a)) {
         my $t = delete $in_b{ $s->{name} };
         my $where = sprintf '%s (0x%x, %d bytes)', $s->{name}, $s->{addr}, $s->{size};
-        _fail($label, "the link with the table lost section $where") unless $t;
-        _fail($label, sprintf('the link with the table moved %s to 0x%x, %d bytes', $where,
+        throw("$label: the link with the table lost section $where") unless $t;
+        throw(sprintf('%s: the link with the table moved %s to 0x%x, %d bytes', $label, $where,
             $t->{addr}, $t->{size})) if $t->{addr} != $s->{addr} || $t->{size} != $s->{size};
         # the table, its relocations' addends and the build ID (a hash of
         # the whole output) are what may differ
         next if $s->{type} eq 'NOBITS'
             || $s->{name} =~ /^(?:__mcount_loc|\.rela?\.dyn|\.note\.gnu\.build-id)\z/;
-        _fail($label, "the link with the table changed the contents of $where")
+        throw("$label: the link with the table changed the contents of $where")
             if file_bytes($a, $s->{off}, $s->{size}) ne file_bytes($b, $t->{off}, $t->{size});
     }
-    _fail($label, 'the link with the table added section ' . join(', ', sort keys %in_b))
+    throw("$label: the link with the table added section " . join(', ', sort keys %in_b))
         if %in_b;
     return;
 }

@@ -24,17 +24,16 @@ use RecordMcount::Run qw(run_tool start_tool finish_tool run_piped find_program
     temp_path forget_temp inherit_open basename dirname);
 use RecordMcount::Plan qw(parse_plan HELPER_OK HELPER_BAD_INPUT HELPER_USAGE
     HELPER_NO_LISTING);
+use RecordMcount::Message qw(throw caught status_text tool_name tool_text tool_failure helper_message);
 
 our @EXPORT_OK = qw(record_object readable_file scan assemble_cmd run_step cleanup_job
     check_tool);
 
-sub _fail { my ($label, $msg) = @_; die "$label: $msg\n" }
-
 sub check_tool {
     my ($label, $cmd, $what) = @_;
-    _fail($label, "no $what command given") unless @$cmd && length $cmd->[0];
+    throw("$label: no $what command given") unless @$cmd && length $cmd->[0];
     find_program($cmd->[0])
-        or _fail($label, "$cmd->[0]: not found (needed as $what; is it installed and on PATH?)");
+        or throw("$label: $cmd->[0]: not found (needed as $what; is it installed and on PATH?)");
     return;
 }
 
@@ -48,10 +47,7 @@ sub run_step {
 # stderr (warnings) on.
 sub _step_done {
     my ($label, $what, $cmd, $st, $err) = @_;
-    if ($st != 0) {
-        require RecordMcount::Failure;
-        die RecordMcount::Failure::tool_failure($label, $what, $cmd, $st, $err);
-    }
+    throw(tool_failure($label, $what, $cmd, $st, $err)) if $st != 0;
     print STDERR $err if length $err;
     return;
 }
@@ -117,16 +113,16 @@ sub _driver_as {
 sub readable_file {
     my ($file, $label) = @_;
     $label //= $file;
-    _fail($label, 'no such file') unless -e $file || -l $file;
+    throw("$label: no such file") unless -e $file || -l $file;
     my $path = $file;
     if (-l $file) {
         require Cwd;
         $path = Cwd::realpath($file);
-        _fail($label, 'dangling symbolic link') unless defined $path && -e $path;
+        throw("$label: dangling symbolic link") unless defined $path && -e $path;
     }
-    _fail($label, 'is a directory') if -d $path;
-    _fail($label, 'not a regular file') unless -f $path;
-    _fail($label, 'permission denied (cannot read)') unless -r $path;
+    throw("$label: is a directory") if -d $path;
+    throw("$label: not a regular file") unless -f $path;
+    throw("$label: permission denied (cannot read)") unless -r $path;
     return $path;
 }
 
@@ -135,17 +131,17 @@ sub _check_input {
     my $path = readable_file($file, $label);
     # -w alone says yes to root; a file without write bits was made
     # read-only on purpose, and rename() would replace it all the same.
-    _fail($label, 'file is not writable') unless -w $path && ((stat _)[2] & 0222);
+    throw("$label: file is not writable") unless -w $path && ((stat _)[2] & 0222);
     my $dir = dirname($path);
-    _fail($label, "directory $dir is not writable (the new object is renamed into place)")
+    throw("$label: directory $dir is not writable (the new object is renamed into place)")
         unless -w $dir && -x $dir;
     return $path;
 }
 
 # record_object(FILE, OPTIONS) -> { status, sites, arch, plan, assembly? }
 #   status: recorded | no-sites | already-recorded | lto | dry-run
-# A failure dies with "FILE: message\n", or with a RecordMcount::Error
-# (same text when printed) whose {usage} is true for bad arguments.
+# A failure throws a RecordMcount::Error ("FILE: message"; {usage} for
+# bad arguments: then the message has no FILE).
 # Options: helper, objdump, objcopy, cc (or as), ld (command lists), arch,
 # bits, endian, entry (call|reloc), sections, listing (relocs|disasm),
 # writable_table (an "aw" table: no text relocations in a PIE or shared
@@ -158,7 +154,7 @@ sub record_object {
     my $r = eval { _record($file, \%job) };
     my $err = $@;
     cleanup_job(\%job);
-    die $err unless $r;
+    die caught($err) unless $r;
     return $r;
 }
 
@@ -183,7 +179,7 @@ sub _record {
         arch => $plan->{arch}, plan => $plan, passed_over => $plan->{'passed-over'} // 0);
     return \%result if $result{status} ne 'recorded';
     if ($job->{o}{dry_run}) {
-        open(my $fh, '<', $job->{tmp}{s}) or _fail($job->{label}, "cannot read $job->{tmp}{s}: $!");
+        open(my $fh, '<', $job->{tmp}{s}) or throw("$job->{label}: cannot read $job->{tmp}{s}: $!");
         local $/;
         $result{assembly} = <$fh>;
         $result{status} = 'dry-run';
@@ -202,7 +198,7 @@ sub _open_input {
     my ($file, $job) = @_;
     my $label = $job->{label};
     $job->{path} = _check_input($file, $label);
-    $job->{orig} = inherit_open($job->{path}) or _fail($label, "cannot open: $!");
+    $job->{orig} = inherit_open($job->{path}) or throw("$label: cannot open: $!");
     $job->{snap} = '/dev/fd/' . fileno($job->{orig});
     $job->{mode} = (stat $job->{orig})[2] & 07777;
     check_tool($label, $job->{o}{objdump}, 'objdump');
@@ -243,24 +239,19 @@ sub scan {
 sub _scan_failed {
     my ($job, $objdump, $pst, $perr, $sst, $serr, $code) = @_;
     my $label = $job->{label};
-    require RecordMcount::Failure;
-    RecordMcount::Failure->import(qw(status_text tool_name tool_text helper_message));
     if ($code != HELPER_OK && $code != HELPER_NO_LISTING) {
         my ($first, $rest) = helper_message($serr, $label);
         # bad arguments (an unknown ARCH, a bad section list): usage
-        if ($code == HELPER_USAGE && length $first) {
-            require RecordMcount::Error;
-            die RecordMcount::Error->new("$first\n", usage => 1);
-        }
-        die "$label: $first\n$rest" if $code == HELPER_BAD_INPUT && length $first;
-        die "$label: mcount-scan failed (" . status_text($sst) . ")\n" . tool_text($serr);
+        throw($first, usage => 1) if $code == HELPER_USAGE && length $first;
+        throw("$label: $first\n$rest") if $code == HELPER_BAD_INPUT && length $first;
+        throw("$label: mcount-scan failed (" . status_text($sst) . ")\n" . tool_text($serr));
     }
     $perr =~ s/\Q$job->{target}\E/$label/g;
     my @lines = grep { /\S/ } split /\n/, $perr;
     my $first = shift(@lines) // 'no output';
     $first =~ s/^.*?\Q$label\E: //;
-    die "$label: objdump: $first (" . tool_name($objdump) . ' ' . status_text($pst) . ")\n"
-        . tool_text(join "\n", @lines);
+    throw("$label: objdump: $first (" . tool_name($objdump) . ' ' . status_text($pst) . ")\n"
+        . tool_text(join "\n", @lines));
 }
 
 # The command that assembles table.s into table.o: the assembler (with
@@ -367,7 +358,7 @@ sub _finish {
         $final = $tmp->{l};
     }
     chmod $job->{mode}, $final;
-    rename $final, $job->{path} or _fail($label, "cannot replace the object: $!");
+    rename $final, $job->{path} or throw("$label: cannot replace the object: $!");
     return;
 }
 

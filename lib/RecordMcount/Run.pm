@@ -13,6 +13,7 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
+use RecordMcount::Message qw(error throw tool_failure);
 # Start-up time is most of a record step's Perl time, and every front end
 # runs once per object: POSIX, Errno and Config are loaded only where they
 # are needed (a signal, a failed call), Fcntl not at all (inherit_open
@@ -52,9 +53,9 @@ sub forget_child   { delete $children{$_} for @_; return }
 # temporary files after they were removed).  Returns the child's PID here,
 # 0 in the child; dies if the fork fails.
 sub fork_child {
-    pipe(my $r, my $w) or die "cannot create a pipe: $!\n";
+    pipe(my $r, my $w) or throw("cannot create a pipe: $!");
     my $pid = fork;
-    die "cannot fork: $!\n" unless defined $pid;
+    throw("cannot fork: $!") unless defined $pid;
     if ($pid == 0) {
         close $w;
         if (!sysread $r, my $go, 1) {
@@ -142,9 +143,9 @@ sub response_file_cmd {
     my $len = 0;
     $len += length($_) + 1 for @$cmd;
     return $cmd if $len <= ($over // 100_000);
-    open(my $fh, '>', $file) or die "$file: $!\n";
+    open(my $fh, '>', $file) or throw("$file: $!");
     print {$fh} join(' ', map { length $_ ? s/([\\\s'"])/\\$1/gr : "''" } @$cmd[1 .. $#$cmd]), "\n";
-    close($fh) or die "$file: $!\n";
+    close($fh) or throw("$file: $!");
     return [$cmd->[0], "\@$file"];
 }
 
@@ -177,15 +178,12 @@ sub inherit_open {
     return $fh;
 }
 
-# Run a tool for its output; dies as RecordMcount::Failure tells a
-# failed tool.
+# Run a tool for its output; a failed tool is thrown as
+# RecordMcount::Message's tool_failure tells it.
 sub tool_output {
     my ($label, $what, $cmd) = @_;
     my ($st, $err, $out) = run_tool(cmd => $cmd, capture_stdout => 1);
-    if ($st != 0) {
-        require RecordMcount::Failure;
-        die RecordMcount::Failure::tool_failure($label, $what, $cmd, $st, $err);
-    }
+    throw(tool_failure($label, $what, $cmd, $st, $err)) if $st != 0;
     return $out;
 }
 
@@ -209,7 +207,7 @@ sub find_program {
 }
 
 sub _anon_file {
-    open(my $fh, '+>', undef) or die "cannot create a temporary file: $!\n";
+    open(my $fh, '+>', undef) or throw("cannot create a temporary file: $!");
     return $fh;
 }
 
@@ -228,8 +226,9 @@ sub slurp_fh {
 # inherit_open stay open in it.  Tools run with LC_ALL=C (their output is
 # parsed); locale => 'inherit' leaves the environment alone (a compiler
 # speaking to the user).  path => the program to run (default: cmd's
-# first word, looked up in PATH); if it cannot be run, the child prints
-# fail_prefix . "cannot run NAME: why" and exits fail_status (127).
+# first word, looked up in PATH); if it cannot be run, the child says
+# "cannot run NAME: why" (as this command's own message with own_failure,
+# else bare, as a tool's words are) and exits fail_status (127).
 sub spawn {
     my (%o) = @_;
     my @cmd = @{ $o{cmd} };
@@ -245,7 +244,8 @@ sub spawn {
         # by its path: the kernel's execvp would try each PATH entry in turn
         my $prog = $o{path} // find_program($cmd[0]) // $cmd[0];
         { no warnings 'exec'; exec { $prog } @cmd; }
-        print STDERR +($o{fail_prefix} // '') . "cannot run $cmd[0]: $!\n";
+        my $why = "cannot run $cmd[0]: $!";
+        if ($o{own_failure}) { error($why) } else { print STDERR "$why\n" }
         require POSIX;
         POSIX::_exit($o{fail_status} // 127);
     }
@@ -294,7 +294,7 @@ sub finish_tool {
 # status, its stderr, its stdout).
 sub run_piped {
     my (%o) = @_;
-    pipe(my $r, my $w) or die "cannot create a pipe: $!\n";
+    pipe(my $r, my $w) or throw("cannot create a pipe: $!");
     my ($perr, $cerr, $cout) = (_anon_file(), _anon_file(), _anon_file());
     my $ppid = spawn(cmd => $o{producer}, out => $w, err => $perr);
     my $cpid = spawn(cmd => $o{consumer}, in => $r, out => $cout, err => $cerr);

@@ -24,7 +24,7 @@ our @EXPORT_OK = qw(compile_sources link_objects);
 # that run mcount-cc as it was run (itself, then its launchers and the
 # compiler unless in masquerade), compiler => the compiler's name,
 # guard => [VAR, DEPTH] (a compile runs at the depth this command was
-# called at), prog, fail_status (when a compiler cannot be run), say =>
+# called at), fail_status (when a compiler cannot be run), say =>
 # a sub told what is done.  A compile that fails ends this process as the
 # first that failed did, once every source is compiled; one killed by a
 # signal, at once.
@@ -40,8 +40,7 @@ sub compile_sources {
         local $ENV{ $o{guard}[0] } = $o{guard}[1];
         local $ENV{MCOUNT_CC_MODE} = $d->{mode} if $d->{mode};
         my $c = response_file_cmd([@{ $o{self} }, @c], temp_path($d->{objects}[0], 'rsp'));
-        my $st = run_inherit(cmd => $c, path => $o{self}[0], fail_prefix => "$o{prog}: ",
-            fail_status => $o{fail_status});
+        my $st = run_inherit(cmd => $c, path => $o{self}[0], fail_status => $o{fail_status});
         exit_like($st) if $st & 127;
         $first_failure //= $st if $st != 0;
         $link[$at] = $obj;
@@ -62,8 +61,7 @@ sub link_objects {
     my @cmd = ($o{linker}, @$link, @extra);
     $o{say}->('link: ' . join(' ', map { shell_quote($_) } @cmd));
     my $c = response_file_cmd(\@cmd, temp_path($d->{objects}[0], 'rsp'));
-    exit_like(run_inherit(cmd => $c, path => $o{path}, fail_prefix => "$o{prog}: ",
-        fail_status => $o{fail_status}));
+    exit_like(run_inherit(cmd => $c, path => $o{path}, fail_status => $o{fail_status}));
 }
 
 1;

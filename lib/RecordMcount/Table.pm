@@ -18,7 +18,7 @@ no warnings 'portable';
 
 use RecordMcount::Exports;
 use RecordMcount::Elf qw(read_elf file_bytes word_format section_by_name section_at where);
-use RecordMcount::Front qw(error);
+use RecordMcount::Message qw(error throw caught tool_failure);
 use RecordMcount::Run qw(run_tool temp_path forget_temp);
 use RecordMcount::Tools qw(object_tools);
 
@@ -76,8 +76,8 @@ sub table_entries {
         $len = $sym{__stop_mcount_loc}{value} - $start;
         my $s = section_at($e, $start);
         return [] if $len == 0;
-        die "$e->{file}: __start_mcount_loc is in no section\n" unless $s && $len > 0;
-        die "$e->{file}: the table is in $s->{name}, which has no file contents\n"
+        throw("$e->{file}: __start_mcount_loc is in no section") unless $s && $len > 0;
+        throw("$e->{file}: the table is in $s->{name}, which has no file contents")
             if $s->{type} eq 'NOBITS';
         $off = $s->{off} + $start - $s->{addr};
     }
@@ -142,8 +142,8 @@ sub verify_table {
     for my $c (@$calls) {
         my $at = $o{entry} eq 'reloc' ? $c->{field} : $c->{addr};
         if (!defined $at) {
-            die "$o{label}: cannot tell where the relocated field of the call at "
-                . where($e, $c->{sec}, $c->{addr}) . " is (--entry=reloc)\n";
+            throw("$o{label}: cannot tell where the relocated field of the call at "
+                . where($e, $c->{sec}, $c->{addr}) . ' is (--entry=reloc)');
         }
         $c->{at} = $at;
         $call_at{ $key->($c->{sec}, $at) } = $c;
@@ -223,22 +223,21 @@ sub remove_tables {
                 error("$file: note: no __mcount_loc table; left unchanged");
                 return 1;
             }
-            die "$file: file is not writable\n" unless -w $file;
+            throw("$file: file is not writable") unless -w $file;
             my $tmp = temp_path($file, 'rm');
             my @cmd = (@{ $tools->{objcopy} }, map({ ('--remove-section', $_) }
                 qw(__mcount_loc .rela__mcount_loc .rel__mcount_loc)), $file, $tmp);
             my ($st, $err) = run_tool(cmd => \@cmd);
             if ($st != 0) {
                 unlink $tmp;
-                require RecordMcount::Failure;
-                die RecordMcount::Failure::tool_failure($file, 'removing the table', \@cmd, $st, $err);
+                throw(tool_failure($file, 'removing the table', \@cmd, $st, $err));
             }
             chmod((stat $file)[2] & 07777, $tmp);
-            rename $tmp, $file or do { unlink $tmp; die "$file: cannot replace the file: $!\n" };
+            rename $tmp, $file or do { unlink $tmp; throw("$file: cannot replace the file: $!") };
             forget_temp($tmp);
             1;
         };
-        if (!$ok) { error($@); $failed++ }
+        if (!$ok) { error(caught($@)); $failed++ }
     }
     return $failed ? 1 : 0;
 }

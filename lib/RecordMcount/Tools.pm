@@ -19,6 +19,7 @@ use RecordMcount::Exports;
 use RecordMcount::Run qw(find_program run_tool shell_quote);
 use RecordMcount::Plan qw(parse_plan);
 use RecordMcount::Front qw(elf_machine helper_path);
+use RecordMcount::Message qw(throw helper_message);
 
 our @EXPORT_OK = qw(find_tools identify_object tool_problem object_tools compiler_triple
     object_link_flags tool_env);
@@ -29,19 +30,15 @@ my %ENVVAR = (objdump => 'OBJDUMP', objcopy => 'OBJCOPY', ld => 'LD', as => 'AS'
 
 # The architecture facts mcount-scan reads from an object's ELF header
 # (a plan, see RecordMcount::Plan: arch, bits, endian, triple,
-# ld-emulation, hooks, call-forms, ...), or undef with $@ set to the
-# helper's message.
+# ld-emulation, hooks, call-forms, ...); throws "FILE: the helper's
+# message".
 sub identify_object {
     my ($helper, $file) = @_;
     my ($st, $err, $out) = run_tool(cmd => [$helper, '--identify', '--object', $file],
         capture_stdout => 1);
     if ($st != 0) {
-        require RecordMcount::Failure;
-        my ($first, $rest) = RecordMcount::Failure::helper_message($err, $file);
-        $rest =~ s/\n\z//;
-        $@ = !length $first ? 'cannot identify the object'
-            : length $rest ? "$first\n$rest" : $first;
-        return undef;
+        my ($first, $rest) = helper_message($err, $file);
+        throw(length $first ? "$file: $first\n$rest" : "$file: cannot identify the object");
     }
     return parse_plan($out);
 }
@@ -139,11 +136,11 @@ sub object_tools {
     my ($file, $how, @need) = @_;
     require RecordMcount::Pipeline;
     RecordMcount::Pipeline::readable_file($file);    # a FIFO would block the helper
-    my $id = identify_object($how->{helper}, $file) or die "$file: $@\n";
+    my $id = identify_object($how->{helper}, $file);
     my $tools = find_tools(explicit => $how->{explicit}, cross => $how->{cross},
         triple => $id->{triple}, file => $file);
     if (my $why = tool_problem($tools, $id, $file, @need)) {
-        die "$file: $why\n";
+        throw("$file: $why");
     }
     return ($id, $tools);
 }
@@ -183,7 +180,7 @@ sub object_link_flags {
     my ($args, $obj) = @_;
     ($obj) = grep { !/^-/ && /\.o\z/ && defined elf_machine($_) } @$args unless defined $obj;
     return () unless defined $obj;
-    my $id = identify_object(helper_path(), $obj) or return ();
+    my $id = eval { identify_object(helper_path(), $obj) } or return ();
     my %have = map { $_ => 1 } @$args;
     return grep { !$have{$_} } split ' ', $id->{'object-link-flags'} // '';
 }

@@ -10,12 +10,11 @@ use warnings;
 
 use RecordMcount::Exports;
 use RecordMcount::Run qw(spawn reap temp_path forget_temp basename);
+use RecordMcount::Message qw(fatal throw caught);
 # (RecordMcount::Pipeline is not loaded here: the wrapper requires it
 # while the compiler runs, and only for a compile that records)
 
 our @EXPORT_OK = qw(find_other_program run_inherit wrapper_record);
-
-sub _fail { my ($label, $msg) = @_; die "$label: $msg\n" }
 
 # The first NAME on PATH that is not this program: neither the file $0
 # is (symbolic links resolved) nor one whose real name matches SELF (a
@@ -38,16 +37,14 @@ sub find_other_program {
 # process's standard handles and environment, the locale included (the
 # compiler speaks to the user), and call while => SUB here as it runs.
 # cmd, path as spawn takes them.  Returns the command's wait status.  A
-# command that cannot be started or run is said in a line, fail_prefix .
-# why, and ends this process with fail_status (the wrapper's own failure).
+# command that cannot be started or run is said as this command's own
+# message, and ends this process with fail_status (the wrapper's own
+# failure).
 sub run_inherit {
     my (%o) = @_;
     my $pid = eval { spawn(cmd => $o{cmd}, path => $o{path}, locale => 'inherit',
-        fail_prefix => $o{fail_prefix}, fail_status => $o{fail_status}) };
-    if (!defined $pid) {
-        print STDERR $o{fail_prefix} . $@;
-        exit $o{fail_status};
-    }
+        own_failure => 1, fail_status => $o{fail_status}) };
+    fatal($o{fail_status}, caught($@)) unless defined $pid;
     $o{while}->() if $o{while};
     return reap($pid);
 }
@@ -73,12 +70,12 @@ sub wrapper_record {
     for my $i (0 .. $#$objects) {
         my $obj = $objects->[$i];
         my $r = eval {
-            _fail($obj, 'the compiler succeeded but wrote no such object') unless -e $obj;
+            throw("$obj: the compiler succeeded but wrote no such object") unless -e $obj;
             _own_object($obj);
             RecordMcount::Pipeline::record_object($obj, $o);
         };
         if (!$r) {
-            my $err = $@;
+            my $err = caught($@);
             unlink @$objects[$i .. $#$objects];
             return ($obj, $err);
         }
@@ -101,9 +98,9 @@ sub _own_object {
     return if $st[3] <= 1 && ($st[2] & 0200) && -w _;
     my $tmp = temp_path($obj, 'own');
     require File::Copy;
-    File::Copy::copy($obj, $tmp) or _fail($obj, "cannot copy the object before recording: $!");
+    File::Copy::copy($obj, $tmp) or throw("$obj: cannot copy the object before recording: $!");
     chmod(($st[2] & 07777) | 0200, $tmp);
-    rename $tmp, $obj or _fail($obj, "cannot replace the object: $!");
+    rename $tmp, $obj or throw("$obj: cannot replace the object: $!");
     forget_temp($tmp);
     return;
 }
