@@ -32,11 +32,11 @@ use warnings;
 use RecordMcount::Exports;
 use RecordMcount::Run qw(run_tool temp_path basename exit_like response_file_cmd register_temp forget_temp
     shell_quote);
-use RecordMcount::Front qw(helper_path plural elf_has_section);
+use RecordMcount::Front qw(helper_path plural);
 use RecordMcount::Message qw(program error fatal throw caught tool_failure);
 use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job check_tool);
 use RecordMcount::Tools qw(identify_object find_tools object_link_flags);
-use RecordMcount::Elf qw(read_elf file_bytes);
+use RecordMcount::Elf qw(elf_header elf_has_section read_elf file_bytes);
 use RecordMcount::Table qw(table_entries);
 use RecordMcount::Argv qw(expand_response_files);
 
@@ -224,10 +224,7 @@ sub first_object {
     my ($words) = expand_response_files([@$cmd[1 .. $#$cmd]]);
     for my $a (@{ $words // [] }) {
         next if $a =~ /^-/ || $a !~ /\.o\z/;
-        open(my $fh, '<:raw', $a) or next;
-        my $magic = '';
-        read($fh, $magic, 4);
-        return $a if $magic eq "\x7fELF";
+        return $a if elf_header($a);
     }
     return undef;
 }

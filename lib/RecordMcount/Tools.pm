@@ -18,7 +18,8 @@ use warnings;
 use RecordMcount::Exports;
 use RecordMcount::Run qw(find_program run_tool shell_quote);
 use RecordMcount::Plan qw(parse_plan);
-use RecordMcount::Front qw(elf_machine helper_path);
+use RecordMcount::Front qw(helper_path);
+use RecordMcount::Elf qw(elf_machine);
 use RecordMcount::Message qw(throw helper_message);
 
 our @EXPORT_OK = qw(find_tools identify_object tool_problem object_tools compiler_triple
