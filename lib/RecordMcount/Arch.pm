@@ -21,8 +21,8 @@ my @ROWS;
 
 # A table that cannot be read: the tree or the installation is broken.
 sub _broken {
-    my $prog = defined &RecordMcount::Front::program ? RecordMcount::Front::program() : 'recordmcount';
-    die "$prog: $_[0]\n";
+    require RecordMcount::Message;
+    RecordMcount::Message::fatal(1, $_[0]);
 }
 
 # The rows in the table's order: hashes of the columns ("-" becomes
