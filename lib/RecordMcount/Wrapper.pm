@@ -1,20 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::Wrapper;
-# What a compiler wrapper does around the compiler (mcount-cc; its link
-# through the pass is RecordMcount::Link's wrapper_link): find the real
-# compiler on PATH, run it as the user would, record the objects it
-# wrote.  A module of its own so that recordmcount.pl and mcount-record,
+# What a compiler wrapper does around the compiler (mcount-cc: the
+# command reads its options, run_wrapper does the rest; its link through
+# the pass is RecordMcount::Link's wrapper_link): find the real compiler
+# on PATH, decide (RecordMcount::Argv), run it as the user would, record
+# the objects it wrote.  A module of its own so that recordmcount.pl and mcount-record,
 # which load the record pipeline for every object, do not compile it.
 use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Run qw(spawn reap temp_path forget_temp basename);
-use RecordMcount::Message qw(fatal throw caught);
+use RecordMcount::Run qw(spawn reap temp_path forget_temp basename find_program register_temp exit_like
+    shell_quote);
+use RecordMcount::Message qw(program error warning inform fatal bad_usage throw caught);
+use RecordMcount::Front qw(helper_path lto_text sections_spec_ok plural);
+use RecordMcount::Argv qw(split_command classify reason_text decision_text);
 # (RecordMcount::Pipeline is not loaded here: the wrapper requires it
 # while the compiler runs, and only for a compile that records)
 
-our @EXPORT_OK = qw(find_other_program run_inherit wrapper_record);
+our @EXPORT_OK = qw(run_wrapper find_other_program run_inherit wrapper_record);
 
 # The first NAME on PATH that is not this program: neither the file $0
 # is (symbolic links resolved) nor one whose real name matches SELF (a
@@ -103,6 +107,188 @@ sub _own_object {
     rename $tmp, $obj or throw("$obj: cannot replace the object: $!");
     forget_temp($tmp);
     return;
+}
+
+# ---- mcount-cc: a command's words through the wrapper -------------------
+
+my $GUARD = 'MCOUNT_CC_ACTIVE';   # how deep we are inside mcount-cc
+my $GUARD_LIMIT = 4;
+
+# Exit statuses of the wrapper's own failures (distcc's range; 2 is bad
+# usage, from bad_usage()); everything else is the compiler's own status,
+# or its signal.
+my $EXIT_RECORD = 100;
+my $EXIT_NO_COMPILER = 110;
+my $EXIT_RECURSION = 111;
+
+sub verbose {
+    inform($_[0]) if $ENV{MCOUNT_CC_VERBOSE};
+    return;
+}
+
+sub run_exec {
+    my ($path, @cmd) = @_;
+    { no warnings 'exec'; exec { $path } @cmd; }
+    fatal($EXIT_NO_COMPILER, "cannot run $cmd[0]: $!");
+}
+
+# The record pipeline's modules are loaded only where they are needed; an
+# installation that lacks one says so in one line, exit status 100.
+sub pipeline_missing {
+    my ($err) = @_;
+    fatal($EXIT_RECORD, 'cannot load the record pipeline (is recordmcount installed completely?): '
+        . ("$err" =~ s/\n.*//sr));
+}
+
+sub need_modules {
+    my (@names) = @_;
+    eval { require "RecordMcount/$_.pm" for @names; 1 } or pipeline_missing($@);
+    return;
+}
+
+# The flags the row of the first object of a link says per-object tables
+# need at the link, but those the command has (RecordMcount::Tools, loaded
+# only for a link that names an object to ask).
+sub object_link_flags {
+    my ($args) = @_;
+    return () unless grep { !/^-/ && /\.o\z/ } @$args;
+    need_modules('Tools');
+    return RecordMcount::Tools::object_link_flags($args);
+}
+
+# run_wrapper(WORDS, masquerade => BOOL, classify_only => BOOL): mcount-cc
+# on a command's words ([LAUNCHER]... COMPILER ARG...): the decision
+# printed (classify_only), or the compiler run, exec'd in this process's
+# place where nothing is recorded, and the objects or the link recorded.
+# Does not return.
+sub run_wrapper {
+    my ($words, %how) = @_;
+    my ($masquerade, $classify_only) = @how{qw(masquerade classify_only)};
+    my $PROG = program();
+    my @words = @$words;
+    my $cmd = split_command(\@words);
+    my ($compiler, @launchers) = ($cmd->{compiler}, @{ $cmd->{launchers} });
+    my @args = @{ $cmd->{args} };
+
+    my $depth = ($ENV{$GUARD} // '') =~ /^([0-9]+)\z/ ? $1 : 0;
+    if ($depth >= $GUARD_LIMIT) {
+        fatal($EXIT_RECURSION, "$compiler: recursive invocation ($GUARD=$depth): the "
+            . "'$compiler' found on PATH leads back to mcount-cc; put the real compiler "
+            . "first on PATH or name it by its full path");
+    }
+
+    # Where the compiler is: in masquerade mode the first one on PATH that is
+    # not us; else as named (PATH is searched by exec).
+    my $compiler_path = $compiler;
+    if ($masquerade) {
+        $compiler_path = find_other_program($compiler, qr/^mcount-cc\b/)
+            // fatal($EXIT_NO_COMPILER, "$compiler: no real compiler of that name on PATH "
+                . "(only mcount-cc itself)");
+    } elsif ($compiler !~ m{/}) {
+        $compiler_path = find_program($compiler) // $compiler;
+    }
+
+    my @hook = ('-pg');
+    if (defined $ENV{MCOUNT_CC_FLAGS}) {
+        require Text::ParseWords;
+        @hook = Text::ParseWords::shellwords($ENV{MCOUNT_CC_FLAGS});
+    }
+    @hook = ('-pg') unless @hook;
+    my $mode = $ENV{MCOUNT_CC_MODE} // '';
+    $mode = 'auto' unless length $mode;
+    bad_usage("MCOUNT_CC_MODE must be object, link or auto, not '$mode'")
+        unless $mode =~ /^(?:object|link|auto)\z/;
+    my $sections = $ENV{MCOUNT_CC_SECTIONS} // '';
+    $sections = 'kernel' unless length $sections;
+    bad_usage("MCOUNT_CC_SECTIONS must be kernel, all, or NAME,NAME*,..., not '$sections'")
+        unless sections_spec_ok($sections);
+    my $table = $ENV{MCOUNT_CC_TABLE} // '';
+    $table = 'writable' unless length $table;
+    bad_usage("MCOUNT_CC_TABLE must be writable or readonly, not '$table'") unless $table =~ /^(?:writable|readonly)\z/;
+    my $d = classify(\@args, hook_flags => \@hook, nested => $depth > 0, mode => $mode,
+        compiler => $compiler);
+
+    if ($classify_only) { print decision_text($d); exit 0 }
+
+    $ENV{$GUARD} = $depth + 1;
+    my @exec = @launchers ? (find_program($launchers[0]) // $launchers[0]) : ($compiler_path);
+    my @run = (@launchers, $masquerade ? $compiler_path : $compiler);
+
+    warning(undef, $d->{warning}) if $d->{warning};
+    fatal($EXIT_RECORD, "$d->{objects}[0]: $d->{error}") if $d->{action} eq 'refuse';
+    if ($d->{action} eq 'pass') {
+        verbose("pass: " . reason_text($d->{reason}));
+        # a link of objects with per-object tables: what the target's row says
+        # such a link needs (riscv: no relaxation, which would move the code
+        # the entries point into)
+        my @extra = $d->{reason} eq 'link' && ($d->{mode} // '') eq 'object' ? object_link_flags(\@args) : ();
+        verbose("link with @extra, as per-object tables need for this target") if @extra;
+        run_exec(@exec, @run, @args, @extra);
+    }
+    my @cargs = @args;
+    splice @cargs, $d->{insert_at}, 0, @{ $d->{add_flags} };
+    if ($d->{action} eq 'compile') {
+        # link-time mode: the objects get the calls, the link their table
+        verbose(($d->{reason} eq 'autoconf-test' ? 'compile (' . reason_text($d->{reason}) . '): '
+            : "compile ($d->{mode_why}; the link records): ") . join(' ', map { shell_quote($_) } @run, @cargs));
+        run_exec(@exec, @run, @cargs);
+    }
+    # link-time mode: the link command (no launcher: a link is not cached)
+    # through the link-time pass
+    my $link_through_pass = sub {
+        my ($command) = @_;
+        need_modules('Link');
+        RecordMcount::Link::wrapper_link($masquerade ? $compiler_path : $compiler, $command, $EXIT_RECORD,
+            prog => $PROG, why => $d->{mode_why}, label => $d->{objects}[0], say => \&verbose,
+            triple => sub { RecordMcount::Tools::compiler_triple($compiler, $compiler_path, \@args, undef) });
+        exit 0;
+    };
+    $link_through_pass->($d->{command}) if $d->{action} eq 'link';
+    if ($d->{action} eq 'split') {
+        # compiled and linked in one step: the sources compiled first (a broken
+        # installation said once, before anything is compiled), then the link
+        need_modules(($d->{mode} // '') eq 'link' ? ('Link') : ('Pipeline', 'Tools'), 'Split');
+        my %o = (compiler => $compiler, fail_status => $EXIT_NO_COMPILER, say => \&verbose);
+        my @link = RecordMcount::Split::compile_sources($d, %o, guard => [$GUARD, $depth],
+            self => [$0, $masquerade ? () : (@launchers, $compiler)]);
+        $link_through_pass->(\@link) if ($d->{mode} // '') eq 'link';
+        RecordMcount::Split::link_objects(\@link, $d, %o, path => $compiler_path,
+            linker => $masquerade ? $compiler_path : $compiler);
+    }
+
+    # compile, then record every object
+    my @compile = (@run, @cargs);
+    verbose("record: " . join(' ', map { shell_quote($_) } @compile));
+    # The pipeline's modules load while the compiler runs; a failure to load
+    # them (a broken installation) is reported once the compiler is done.
+    my $load_error;
+    my $st = run_inherit(cmd => \@compile, path => $exec[0], fail_status => $EXIT_NO_COMPILER, while => sub {
+        eval { require RecordMcount::Pipeline; require RecordMcount::Tools; 1 } or $load_error = $@;
+    });
+    exit_like($st) if $st != 0;
+    my @objects = @{ $d->{objects} };
+    # no object may look finished before its table is in it: every way out
+    # of this process before then removes them (Wrapper::wrapper_record)
+    register_temp(@objects);
+    pipeline_missing($load_error) if defined $load_error;
+    my $tools = eval { RecordMcount::Tools::find_tools(triple => RecordMcount::Tools::compiler_triple(
+        $compiler, $compiler_path, \@args, $objects[0])) } // fatal($EXIT_RECORD, caught($@));
+    # (programs are PIE by default: a writable table needs no text relocations)
+    my %opts = (prog => $PROG, helper => helper_path(), (map { $_ => $tools->{$_} } qw(objdump objcopy ld as)),
+        entry => 'call', sections => $sections, listing => 'relocs', writable_table => $table eq 'writable');
+    my ($failed, $err) = RecordMcount::Wrapper::wrapper_record(\@objects, \%opts, done => sub {
+        my ($obj, $r) = @_;
+        warning($obj, lto_text()) if $r->{status} eq 'lto';
+        verbose("$obj: $r->{status}" . ($r->{sites} ? ' (' . plural($r->{sites}, 'call site') . ')' : '')
+            . ' with ' . join(', ', map { $_->[0] } @{$tools}{qw(objdump objcopy ld as)}));
+    });
+    exit 0 unless defined $failed;
+    error($err);
+    # the commands that redo the failed step by hand, with its settings
+    my @o = ($opts{writable_table} ? ('--writable-table') : (), $sections ne 'kernel' ? ("--sections=$sections") : ());
+    error('the object was removed; to reproduce: ' . join(' ', map { shell_quote($_) } @compile) . ' && '
+        . join(' ', RecordMcount::Tools::tool_env($tools), 'mcount-record', @o, shell_quote($failed)));
+    exit $EXIT_RECORD;
 }
 
 1;
