@@ -16,6 +16,7 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP $SRC run_cmd must tmpdir slurp);
 use JSON::PP ();
+use TraceTest qw(json_line);
 
 my $dir = tmpdir();
 my $asan = "$TOP/build/asan/libmcount-trace.a";
@@ -66,7 +67,7 @@ for my $pie (['-pie'], ['-no-pie']) {
         or diag($err);
     my $js = JSON::PP->new;
     my @l = split /\n/, slurp($trace);
-    my @ev = grep { ref eq 'HASH' } map { my $l = $_; scalar eval { $js->decode($l) } } @l;
+    my @ev = grep { defined } map { json_line($js, $_) } @l;
     is(scalar @ev, scalar @l, 'function_graph: every line is a JSON object');
     ok(scalar(grep { exists $_->{exit} } @ev), 'function_graph: the trace has returns');
 }
