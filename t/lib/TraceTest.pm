@@ -98,19 +98,29 @@ sub read_text {
 
 # The same, read a line at a time: EACH(EVENT) for each event, in order;
 # returns \@errors.  (A stress test's trace is gigabytes: its events are
-# not all kept.)
+# not all kept.)  fast => [REGEX, TAKE], for a test that knows the shape
+# of most of its lines: a line after the header that REGEX matches is
+# first offered to TAKE(LINE_NUMBER, CAPTURES...), which returns true
+# where it took the line (did for it what EACH would do with its event)
+# and false to have it read as any other.  TAKE must take no line that
+# text_line refuses or reads otherwise.  (No hash an event, no general
+# pattern: a trace of a million lines read in a third of the time.)
 sub each_text_event {
     my ($file, $each, %o) = @_;
     my @err;
     open(my $fh, '<:raw', $file) or die "$file: $!";
     my $n = 0;
     my $header = $o{header} // 1 ? scalar @HEADER : 0;
+    my ($fast, $take) = @{ $o{fast} // [qr/(?!)/, undef] };
     while (defined(my $l = <$fh>)) {
         $n++;
         push @err, 'the file does not end with a newline' unless $l =~ s/\n\z//;
         if ($n <= $header) {
             push @err, "header line $n: '$l'" unless $l eq $HEADER[$n - 1];
             next;
+        }
+        if (my @c = $l =~ $fast) {
+            next if $take->($n, @c);
         }
         if (my $e = text_line($l, $n)) {
             $each->($e);
