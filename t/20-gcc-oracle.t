@@ -14,7 +14,7 @@ use File::Copy qw(copy);
 use lib 't/lib';
 use TestUtil qw($SRC run_cmd must compile record_pl tmpdir flag_matrix leftovers arch_of_flags
     ld_emulation);
-use Oracle qw(table_sites filter_sites kernel_section section_headers code_bytes);
+use Oracle qw(table_sites filter_sites kernel_section section_headers code_bytes sections_bytes);
 use ObjDiff qw(diff_objects);
 
 my $ANCHOR = qr/^\$mcount_anchor\S* \d+ 0 NOTYPE LOCAL DEFAULT /;
@@ -30,10 +30,10 @@ sub code_sections {
 # that call (e8 rel32: +1; ff 15 / ff 9x: +2): the 2008 convention's entry.
 sub reloc_entries {
     my ($obj, $sites) = @_;
-    my @out;
+    my (@out, %code);
     for (@$sites) {
         my ($sec, $off) = /^(.*)\+0x([0-9a-f]+)$/ or die;
-        my $code = code_bytes($obj, $sec);
+        my $code = $code{$sec} //= code_bytes($obj, $sec);
         my $b0 = ord substr($code, hex $off, 1);
         my $field = $b0 == 0xe8 ? 1 : $b0 == 0xff ? 2 : die "no call at $_";
         push @out, sprintf('%s+0x%x', $sec, hex($off) + $field);
@@ -82,9 +82,12 @@ for my $flags (flag_matrix()) {
         my ($plain, $gcc) = build($what, $flags, $tag);
 
         # the oracle's premise: -mrecord-mcount changes no code
-        for my $sec (code_sections($plain)) {
-            is(unpack('H*', code_bytes($gcc, $sec) // ''), unpack('H*', code_bytes($plain, $sec)),
-                "$name: GCC's oracle object has the same code in $sec");
+        my @secs = code_sections($plain);
+        my @gcc_code = sections_bytes($gcc, @secs);
+        my @plain_code = sections_bytes($plain, @secs);
+        for my $i (0 .. $#secs) {
+            is(unpack('H*', $gcc_code[$i] // ''), unpack('H*', $plain_code[$i]),
+                "$name: GCC's oracle object has the same code in $secs[$i]");
         }
         my $oracle = table_sites($gcc);
         ok(@$oracle >= ($what eq 'corpus' ? 12 : 4), "$name: oracle has call sites (" . @$oracle . ')');

@@ -8,7 +8,7 @@ use warnings;
 no warnings "portable";
 
 use Exporter 'import';
-our @EXPORT_OK = qw(readelf table_sites section_headers symbols code_bytes
+our @EXPORT_OK = qw(readelf table_sites section_headers symbols code_bytes sections_bytes
     kernel_section filter_sites);
 
 sub readelf {
@@ -67,6 +67,29 @@ sub code_bytes {
     my ($s) = grep { $_->{name} eq $name } @{ section_headers($file) };
     return undef unless $s;
     return _contents($file, $s->{idx});
+}
+
+# The same for several sections, read by one readelf: the bytes of each
+# of NAMES in their order (undef where FILE has no section of the name).
+sub sections_bytes {
+    my ($file, @names) = @_;
+    my %idx;
+    $idx{ $_->{name} } //= $_->{idx} for @{ section_headers($file) };
+    my %seen;
+    my @idx = grep { defined && !$seen{$_}++ } map { $idx{$_} } @names;
+    my (%hex, $cur);
+    for (@idx ? split(/\n/, readelf(map({ ('-x', $_) } @idx), $file)) : ()) {
+        if (/^Hex dump of section '(.*)':$/) {
+            $cur = $1;
+            $hex{$cur} //= '';
+        } elsif (/^Section '(.*)' has no data to dump\.$/) {
+            ($cur, $hex{$1}) = (undef, '');
+        } elsif (defined $cur && /^\s+0x[0-9a-f]+ ((?:[0-9a-f]{2,8} ){1,4})/) {
+            (my $h = $1) =~ s/ //g;
+            $hex{$cur} .= $h;
+        }
+    }
+    return map { defined $idx{$_} ? pack('H*', $hex{$_} // die "$file: readelf dumped no $_\n") : undef } @names;
 }
 
 # The entries of FILE's table (section named $table, default __mcount_loc)
