@@ -37,7 +37,7 @@ use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
 use TraceTest qw($MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced nm_funcs func_at cxxfilt
     bias_of start_bg stop_bg wait_for mt_cli first_diff read_graph_json read_graph_text graph_compare graph_from_main
-    hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND);
+    hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND chrome_doc);
 
 clean_env();
 my $dir = tmpdir();
@@ -250,7 +250,7 @@ for my $v (['fentry PIE', '-pg -mfentry'], ['mcount PIE', '-pg']) {
     is($st, 0, 'stress: exits 0') or diag $err;
     is($out, "stress done: bad 0 api errors 0 signals handled\n",
         'stress: every result right, every switch answered, signals handled');
-    my $doc = eval { JSON::PP->new->decode(slurp("$d/trace.json")) };
+    my $doc = eval { chrome_doc(JSON::PP->new, slurp("$d/trace.json")) };
     ok($doc, 'stress: the Chrome trace is one JSON document') or diag $@;
     my (%open, @bad, %n, %named);
     for my $e (@{ $doc->{traceEvents} // [] }) {
@@ -339,7 +339,7 @@ for my $v (['fentry PIE', '-pg -mfentry'], ['mcount PIE', '-pg']) {
     is($st, 2, 'tracer PID nonsense: bad usage');
     ($st, $out, $err) = mt_cli('show', '--format=chrome', $pid);
     is($st, 0, 'show --format=chrome: exits 0') or diag $err;
-    my $sd = eval { JSON::PP->new->decode($out) };
+    my $sd = eval { chrome_doc(JSON::PP->new, $out) };
     ok($sd && ref $sd->{traceEvents} eq 'ARRAY', 'show --format=chrome: a whole Chrome document') or diag $@;
     ($st, $out) = mt_cli('status', $pid);
     like($out, qr/^tracer: function(_graph)?$/m, 'status names the tracer');

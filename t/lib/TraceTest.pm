@@ -17,7 +17,7 @@ use Test::More ();
 use TestUtil qw($TOP run_cmd tmpdir slurp spit);
 
 our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced
-    read_text each_text_event read_graph_text read_json json_line nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
+    read_text each_text_event read_graph_text read_json json_line chrome_doc nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
     hook_form cxxfilt show_seq first_diff against_cyg read_cyg_graph read_graph_json graph_compare
     trace_seqs cyg_seqs graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND read_log read_text_args read_json_args
     against_log san_prog source_params debug_unit @ARGS_PROTO %ARGS_NAMES plan_call_forms rt_call_forms form_has);
@@ -246,38 +246,64 @@ sub read_graph_text {
 
 # json_line(JSON_PP, LINE): LINE decoded as JSON_PP (a JSON::PP object)
 # decodes it, or undef where that fails or gives no object.  Most of a
-# trace's lines are flat objects whose keys and string values are
-# printable ASCII with no escape and whose other values are numbers:
-# those are read by a pattern, to the same hash (a number as JSON::PP
-# makes it: a fraction divided by 1.0, any other 0+ itself); every other
-# line goes to JSON_PP.  (JSON::PP takes 100 us and more a line: half a
-# minute for the 270,000 lines of t/75's trace, 5 s this way.)
+# trace's lines are objects of printable ASCII strings with no escape,
+# numbers, and objects of those (a Chrome event's args): those are read
+# by a pattern, to the same hash (a number as JSON::PP makes it: a
+# fraction divided by 1.0, any other 0+ itself); every other line goes
+# to JSON_PP.  (JSON::PP takes 100 us and more a line: half a minute
+# for the 270,000 lines of t/75's trace, 5 s this way.)
 my $JSTR = qr/"[\x20\x21\x23-\x5b\x5d-\x7e]*"/;
 my $JNUM = qr/-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?/;
-my $JFLAT = qr/\A\{(?:$JSTR:(?:$JSTR|$JNUM)(?:,$JSTR:(?:$JSTR|$JNUM))*)?\}\z/;
+my $JVAL = qr/$JSTR|$JNUM/;
+my $JOBJ = qr/\{(?:$JSTR:$JVAL(?:,$JSTR:$JVAL)*)?\}/;
+my $JLINE = qr/\A\{(?:$JSTR:(?:$JVAL|$JOBJ)(?:,$JSTR:(?:$JVAL|$JOBJ))*)?\}\z/;
+
+# The members of an object that $JLINE or $JOBJ matched, as a hash; undef
+# for a long integer (JSON::PP's own rule: left to it).
+sub json_members {
+    my ($text) = @_;
+    # (key, string, object, number: one of the last three defined)
+    my @m = $text =~ /\G[{,]"([^"]*)":(?:"([^"]*)"|($JOBJ)|([^,}]+))/g;
+    my %h;
+    for (my $i = 0; $i < @m; $i += 4) {
+        my ($k, $s, $o, $v) = @m[$i .. $i + 3];
+        if (defined $s) {
+            $h{$k} = $s;
+        } elsif (defined $o) {
+            $h{$k} = json_members($o) // return undef;
+        } elsif ($v =~ /\./) {
+            $h{$k} = $v / 1.0;
+        } elsif (length $v <= 15 || $v =~ /[eE]/) {
+            $h{$k} = 0 + $v;
+        } else {
+            return undef;
+        }
+    }
+    return \%h;
+}
 
 sub json_line {
     my ($js, $l) = @_;
-    if ($l =~ $JFLAT) {
-        # (key, string or undef, number or undef) for each member
-        my @m = $l =~ /\G[{,]"([^"]*)":(?:"([^"]*)"|([^,}]+))/g;
-        my (%h, $other);
-        for (my $i = 0; $i < @m; $i += 3) {
-            my $v = $m[$i + 2];
-            if (!defined $v) {
-                $h{ $m[$i] } = $m[$i + 1];
-            } elsif ($v =~ /\./) {
-                $h{ $m[$i] } = $v / 1.0;
-            } elsif (length $v <= 15 || $v =~ /[eE]/) {
-                $h{ $m[$i] } = 0 + $v;
-            } else {
-                $other = 1;     # (a long integer: JSON::PP's own rule)
-            }
-        }
-        return \%h if @m && !$other;
+    if ($l =~ $JLINE) {
+        my $h = json_members($l);
+        return $h if $h;
     }
     my $e = eval { $js->decode($l) };
     return ref $e eq 'HASH' ? $e : undef;
+}
+
+# chrome_doc(JSON_PP, TEXT): TEXT decoded as JSON_PP decodes it (dies
+# where that fails).  A Chrome document as the library writes one, an
+# object of traceEvents, one event a line, has its events read by
+# json_line; any other text, or one with a line that is no object, is
+# JSON_PP's.  (JSON::PP took 8 s for t/78's 125,000 events.)
+sub chrome_doc {
+    my ($js, $text) = @_;
+    if ($text =~ /\A\{"traceEvents":\[\n(.+)\n\]\}\n?\z/s) {
+        my @ev = map { json_line($js, $_) } split /,\n/, $1, -1;
+        return { traceEvents => \@ev } unless grep { !defined } @ev;
+    }
+    return $js->decode($text);
 }
 
 # The trace in JSON lines, each decoded strictly; (\@events, \@errors).
