@@ -202,6 +202,9 @@ for my $case (['preloaded', $prog, 1], ['linked in', $prog_a, 0]) {
     sleep 2;
     touch("$d/stop");
     my $st = stop_bg($pid, 60);
+    # (the program is gone: the drip, which would send its last bytes
+    # for another 10 s, has nobody to send them to)
+    kill 'KILL', $drip;
     waitpid $drip, 0;
     close $_ for @idle;
     is($st, 0, 'dawdlers: the program exits 0') or diag slurp_or("$d/err");
