@@ -574,8 +574,9 @@ sub wait_for {
     }
 }
 
-# start_bg([CMD...], env => {...}, out => FILE, err => FILE) -> PID of a
-# child running CMD (exec'd: the PID is the traced program's).
+# start_bg([CMD...], env => {...}, out => FILE, err => FILE, nice => N)
+# -> PID of a child running CMD (exec'd: the PID is the traced
+# program's), N nicer than the test where nice is given.
 sub start_bg {
     my ($cmd, %o) = @_;
     my $pid = fork // die "fork: $!";
@@ -583,6 +584,7 @@ sub start_bg {
         open STDIN, '<', '/dev/null' or POSIX::_exit(126);
         open STDOUT, '>', $o{out} or POSIX::_exit(126) if $o{out};
         open STDERR, '>', $o{err} or POSIX::_exit(126) if $o{err};
+        defined POSIX::nice($o{nice}) or POSIX::_exit(126) if $o{nice};
         $ENV{$_} = $o{env}{$_} for keys %{ $o{env} // {} };
         { no warnings 'exec'; exec { $cmd->[0] } @$cmd; }
         POSIX::_exit(127);
