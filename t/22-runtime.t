@@ -32,6 +32,31 @@ my @variants = (
     ['clang', '-Os', '-pg', '-ffunction-sections'], ['clang', '-m32', '-O2', '-pg'],
 );
 
+# record(OBJ, FLAGS, OPTS...): OBJ recorded by recordmcount.pl as an
+# object built with FLAGS, and nothing but its table changed (a copy of
+# it before: OBJ.plain.o); dies otherwise.
+sub record {
+    my ($obj, $flags, @record_opts) = @_;
+    (my $plain = $obj) =~ s/\.o\z/.plain.o/;
+    copy($obj, $plain) or die;
+    my ($st, undef, $err) = record_pl($obj, $flags, @record_opts);
+    die "recording $obj (@$flags) failed: $err" if $st != 0;
+    die "recording $obj (@$flags) said: $err" if length $err;
+    my @d = diff_objects($plain, $obj, qr/^\$mcount_anchor\S* \d+ 0 NOTYPE LOCAL DEFAULT /);
+    die "recording $obj (@$flags) changed more than the table:\n" . join("\n", @d) . "\n" if @d;
+    return $obj;
+}
+
+# The objects whose input does not change with the optimisation or
+# code model, built (and asm_cases.o recorded) once for each word size,
+# recording command (its compiler assembles: gcc or clang) and options.
+my %shared;
+sub shared {
+    my ($what, $key, $make) = @_;
+    my $d = "$dir/shared-" . ("$what @$key" =~ s/[^A-Za-z0-9]+/_/gr);
+    return $shared{$d} //= do { mkdir $d or die; $make->($d) };
+}
+
 sub build_and_run {
     my ($flags, $exotic, @record_opts) = @_;
     my @f = @$flags;
@@ -44,20 +69,16 @@ sub build_and_run {
     compile("$SRC/$_.c", "$d/$_.o", @cc, @f) for qw(corpus prog_main dup_a dup_b);
     must('ld', '-m', ld_emulation(@f), '-r', '-o', "$d/dup.o",
         "$d/dup_a.o", "$d/dup_b.o");
-    compile("$SRC/asm_cases.S", "$d/asm_cases.o", @m, '-Wa,-L');
-    for my $o (qw(corpus prog_main dup asm_cases)) {
-        copy("$d/$o.o", "$d/$o.plain.o") or die;
-        my ($st, undef, $err) = record_pl("$d/$o.o", $flags, @record_opts);
-        die "recording $o.o (@$flags) failed: $err" if $st != 0;
-        die "recording $o.o (@$flags) said: $err" if length $err;
-        my @d = diff_objects("$d/$o.plain.o", "$d/$o.o", qr/^\$mcount_anchor\S* \d+ 0 NOTYPE LOCAL DEFAULT /);
-        die "recording $o.o (@$flags) changed more than the table:\n" . join("\n", @d) . "\n" if @d;
+    for my $o (qw(corpus prog_main dup)) {
+        record("$d/$o.o", $flags, @record_opts);
     }
-    compile("$SRC/hook.S", "$d/hook.o", @m);
-    compile("$SRC/hook_check.c", "$d/hook_check.o", @m, '-O2', '-mgeneral-regs-only',
-        "-DEXOTIC_RECORDED=$exotic");
-    must('gcc', @m, '-static', '-o', "$d/prog", map({ "$d/$_.o" } qw(corpus prog_main dup
-        asm_cases hook hook_check)));
+    my $asm = shared('asm', [@cc, @m, @record_opts], sub {
+        record(compile("$SRC/asm_cases.S", "$_[0]/asm_cases.o", @m, '-Wa,-L'), $flags, @record_opts) });
+    my $hook = shared('hook', [@m], sub { compile("$SRC/hook.S", "$_[0]/hook.o", @m) });
+    my $check = shared('check', [@m, $exotic], sub {
+        compile("$SRC/hook_check.c", "$_[0]/hook_check.o", @m, '-O2', '-mgeneral-regs-only',
+            "-DEXOTIC_RECORDED=$exotic") });
+    must('gcc', @m, '-static', '-o', "$d/prog", map({ "$d/$_.o" } qw(corpus prog_main dup)), $asm, $hook, $check);
     return run_prog(["$d/prog"], arch => $arch);
 }
 
