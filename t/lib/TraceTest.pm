@@ -262,21 +262,22 @@ my $JLINE = qr/\A\{(?:$JSTR:(?:$JVAL|$JOBJ)(?:,$JSTR:(?:$JVAL|$JOBJ))*)?\}\z/;
 # for a long integer (JSON::PP's own rule: left to it).
 sub json_members {
     my ($text) = @_;
-    # (key, string, object, number: one of the last three defined)
-    my @m = $text =~ /\G[{,]"([^"]*)":(?:"([^"]*)"|($JOBJ)|([^,}]+))/g;
+    # (key, then a string, a number or an object: one of the three defined)
+    my @m = $text =~ /\G[{,]"([^"]*)":(?:"([^"]*)"|(-?[0-9][^,}]*)|($JOBJ))/g;
     my %h;
     for (my $i = 0; $i < @m; $i += 4) {
-        my ($k, $s, $o, $v) = @m[$i .. $i + 3];
-        if (defined $s) {
-            $h{$k} = $s;
-        } elsif (defined $o) {
-            $h{$k} = json_members($o) // return undef;
-        } elsif ($v =~ /\./) {
-            $h{$k} = $v / 1.0;
-        } elsif (length $v <= 15 || $v =~ /[eE]/) {
-            $h{$k} = 0 + $v;
+        if (defined $m[$i + 1]) {
+            $h{ $m[$i] } = $m[$i + 1];
+        } elsif (defined(my $v = $m[$i + 2])) {
+            if (index($v, '.') >= 0) {
+                $h{ $m[$i] } = $v / 1.0;
+            } elsif (length $v <= 15 || $v =~ /[eE]/) {
+                $h{ $m[$i] } = 0 + $v;
+            } else {
+                return undef;
+            }
         } else {
-            return undef;
+            $h{ $m[$i] } = json_members($m[$i + 3]) // return undef;
         }
     }
     return \%h;
