@@ -259,7 +259,7 @@ build/man/%.1: doc/%.pod
 #   system  make check-system: the tracer in booted guests (the guest
 #           kernels are made for this tier only)
 #   slow    make check-slow: real projects built from source, and the
-#           stress test at its full count (STRESS_FULL=1)
+#           stress tests at their full counts (STRESS_FULL=1: t/72, t/75)
 # make check-all runs them all (CI, with check-kernel);
 # TESTS=t/NN-x.t runs those files only, with what the host tier needs.
 tier_tests = $(shell grep -l '^\# tier: $(1)$$' t/*.t)
@@ -283,9 +283,9 @@ check-cross: all $(RT_CROSS_LIBS) $(SH4_PLUGIN)
 	@$(call timed,$(PROVE) $(call tier_tests,cross),make check-cross)
 check-system: all $(RT_CROSS_LIBS) $(GUEST_KERNELS)
 	@$(call timed,$(PROVE) $(call tier_tests,system),make check-system)
-# (and the host tier's stress test at its full count)
+# (and the host tier's stress tests at their full counts)
 check-slow: $(CHECK_HOST)
-	@$(call timed,STRESS_FULL=1 $(PROVE) $(call tier_tests,slow) t/72-trace-stress.t,make check-slow)
+	@$(call timed,STRESS_FULL=1 $(PROVE) $(call tier_tests,slow) t/72-trace-stress.t t/75-trace-sanitizers.t,make check-slow)
 # (every file once, in two streams side by side: the booted guests one
 # at a time, their output kept in build/check-system.log and shown at
 # the end; the host, cross and slow tiers one at a time beside them.

@@ -3,12 +3,14 @@
 # tier: host
 # libmcount-trace's own code under AddressSanitizer and UBSan
 # (build/asan/libmcount-trace.a, made by make check): threads calling
-# traced functions while filters are switched through the C API, the
-# trace written, and a fork.  The oracle is the sanitizers: any report
-# fails.  Then under valgrind (the static library linked into a program that
-# is traced from start-up to exit; one worker thread, and valgrind's
-# fair scheduling, without which a spinning thread can starve the rest;
-# full buffers wait for the drain, which valgrind slows down most).  Both
+# traced functions while filters are switched through the C API (1,000
+# rounds, 500 with the function_graph tracer; 2,000 and 1,000 with
+# STRESS_FULL=1, as make check-slow runs it), the trace written, and a
+# fork.  The oracle is the sanitizers: any report fails.  Then under
+# valgrind (the static library linked into a program that is traced
+# from start-up to exit; one worker thread, and valgrind's fair
+# scheduling, without which a spinning thread can starve the rest; full
+# buffers wait for the drain, which valgrind slows down most).  Both
 # with the function_graph tracer too.
 use strict;
 use warnings;
@@ -26,6 +28,10 @@ delete $ENV{LD_PRELOAD};
 local $ENV{MCOUNT_TRACE_DIR} = "$dir/sock";
 
 my $src = "$SRC/trace/san_toggle.c";
+# (a round's switches keep both processors busy while four threads
+# spin, and the drain writes a trace of some 500 lines a round)
+my $ROUNDS = $ENV{STRESS_FULL} ? 2000 : 1000;
+my $GRAPH_ROUNDS = $ROUNDS / 2;
 my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-cc", 'gcc', '-O1', '-g', "-I$TOP/rt",
     '-fsanitize=address,undefined', '-c', $src, '-o', "$dir/san_toggle.o"],
     env => { MCOUNT_CC_FLAGS => '-pg -mfentry' });
@@ -36,11 +42,11 @@ for my $pie (['-pie'], ['-no-pie']) {
     must('gcc', @$pie, '-fsanitize=address,undefined', '-o', $prog, "$dir/san_toggle.o",
         $asan, '-lpthread');
     my $trace = "$dir/trace$pie->[0].txt";
-    ($st, $out, $err) = run_cmd([$prog, '2000'], env => {
+    ($st, $out, $err) = run_cmd([$prog, $ROUNDS], env => {
         MCOUNT_TRACE_OUTPUT => $trace, MCOUNT_TRACE_BUFFER => 4096,
         ASAN_OPTIONS => 'detect_leaks=0:abort_on_error=0',
         UBSAN_OPTIONS => 'print_stacktrace=1:halt_on_error=1' });
-    is($st, 0, "$pie->[0]: 2000 rounds of switching with 4 threads running: exit 0");
+    is($st, 0, "$pie->[0]: $ROUNDS rounds of switching with 4 threads running: exit 0");
     is($out, "toggles done: 0 0\n", "$pie->[0]: every API call answered as documented");
     unlike($err, qr/AddressSanitizer|runtime error|LeakSanitizer/, "$pie->[0]: no sanitizer report")
         or diag($err);
@@ -56,12 +62,12 @@ for my $pie (['-pie'], ['-no-pie']) {
 {
     my $prog = "$dir/san_toggle-pie";
     my $trace = "$dir/graph.json";
-    ($st, $out, $err) = run_cmd([$prog, '1000'], env => {
+    ($st, $out, $err) = run_cmd([$prog, $GRAPH_ROUNDS], env => {
         MCOUNT_TRACE_OUTPUT => $trace, MCOUNT_TRACE_BUFFER => 4096, MCOUNT_TRACE_FORMAT => 'json',
         MCOUNT_TRACE_TRACER => 'function_graph',
         ASAN_OPTIONS => 'detect_leaks=0:abort_on_error=0',
         UBSAN_OPTIONS => 'print_stacktrace=1:halt_on_error=1' });
-    is($st, 0, 'function_graph: 1000 rounds of switching with 4 threads running: exit 0');
+    is($st, 0, "function_graph: $GRAPH_ROUNDS rounds of switching with 4 threads running: exit 0");
     is($out, "toggles done: 0 0\n", 'function_graph: every API call answered as documented');
     unlike($err, qr/AddressSanitizer|runtime error|LeakSanitizer/, 'function_graph: no sanitizer report')
         or diag($err);
