@@ -276,9 +276,15 @@ tiered = test -z "$(untiered)" || { echo "tests that name no tier (\# tier: host
 CHECK_HOST := all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short
 # (the time a tier took, said at its end; its status kept)
 timed = start=$$(date +%s); $(1); st=$$?; echo "$(2): $$(( $$(date +%s) - start )) s"; exit $$st
+# (prove -j starts the files in the order given: the longest first, so
+# that none of them is left running alone at the end; t/99 mostly waits,
+# beside t/72, which keeps both processors of a 2-core machine busy)
+HOST_FIRST := t/72-trace-stress.t t/99-trace-robust.t t/75-trace-sanitizers.t t/20-gcc-oracle.t \
+	t/35-cc-link-mode.t t/62-input.t t/60-faults.t t/39-link-mode-edges.t t/78-trace-graph.t t/22-runtime.t
+first_of = $(foreach t,$(1),$(filter $(t),$(2))) $(filter-out $(1),$(2))
 check: $(CHECK_HOST)
 	@$(tiered)
-	@$(call timed,$(PROVE) -j$(JOBS) $(or $(TESTS),$(call tier_tests,host)),make check)
+	@$(call timed,$(PROVE) -j$(JOBS) $(or $(TESTS),$(call first_of,$(HOST_FIRST),$(call tier_tests,host))),make check)
 check-cross: all $(RT_CROSS_LIBS) $(SH4_PLUGIN)
 	@$(call timed,$(PROVE) $(call tier_tests,cross),make check-cross)
 check-system: all $(RT_CROSS_LIBS) $(GUEST_KERNELS)
