@@ -156,8 +156,8 @@ for my $r (sort keys %chrome) {
 # ---- malformed lines ----
 
 my $line = (grep { /"func":"say".*"s":"plain"/ } split /\n/, $jsonl{function})[0];
-my $plain = (grep { /"func":"work"/ && !/"args"/ } split /\n/, $jsonl{function})[0];
-ok(defined $line && defined $plain, 'the lines the malformed ones are made of');
+my $noargs = (grep { /"func":"work"/ && !/"args"/ } split /\n/, $jsonl{function})[0];
+ok(defined $line && defined $noargs, 'the lines the malformed ones are made of');
 my @bad = (
     '', ' ', '{', '}', '{}', '[]', '[{"a":1}]', '"a"', '1', 'null', 'true', '{"a":1}{"b":2}', '{"a":1},',
     '{"a":1} ', ' {"a":1}', "{\"a\":1}\t", '{"a" :1}', '{"a": 1}', '{ "a":1}', '{"a":1 }', '{"a":1,}', '{,"a":1}',
@@ -173,10 +173,10 @@ my @bad = (
     '{"a":{"b":1}', '{"a":{"b":1}}}', '{"a":{"b":1,}}', '{"a":{"b"}}', '{"a":{"b":1} }', '{"":1}', '{"":""}',
     '{"a":"}","b":"{"}', '{"a":",\\"b\\":1"}', '{"a":"\\\\"}', '{"a":"\\\\\\""}', '{"a":1}x', "{\"a\":1}\0",
     "\x{feff}{\"a\":1}", "\xef\xbb\xbf{\"a\":1}", '{"a":true}', '{"a":false}', '{"a":null}', '{"a":[1,2]}',
-    $line, $plain, substr($line, 0, -1), "$line}", "$line,", ",$line", $line =~ s/"cpu":\d+/"cpu":01/r,
+    $line, $noargs, substr($line, 0, -1), "$line}", "$line,", ",$line", $line =~ s/"cpu":\d+/"cpu":01/r,
     $line =~ s/"tid":(\d+)/"tid":"$1/r, $line =~ s/"s":"plain"/"s":"pla\\in"/r, $line =~ s/"s":"plain"/"s":plain/r,
     $line =~ s/"args":\{/"args":[/r, $line =~ s/\}\}\z/}/r, $line =~ s/"comm"/"comm\\u0000"/r,
-    $plain =~ s/"ts":(\d+)\.(\d+)/"ts":$1.$2e5/r, $plain =~ s/"ts":(\d+)\.(\d+)/"ts":$1$2$2/r,
+    $noargs =~ s/"ts":(\d+)\.(\d+)/"ts":$1.$2e5/r, $noargs =~ s/"ts":(\d+)\.(\d+)/"ts":$1$2$2/r,
 );
 my ($bflat, @bdiff) = compare_lines(undef, @bad);
 is_deeply(\@bdiff, [], scalar(@bad) . ' lines made by hand: each read as JSON::PP reads it, or not at all');
