@@ -337,7 +337,7 @@ sub json_members {
 
 # json_flat(LINE): LINE read by the pattern alone, as JSON::PP would
 # read it; undef where the pattern does not take it (json_line then asks
-# JSON::PP).  t/104 holds it to JSON::PP's reading.
+# JSON::PP).  t/105 holds it to JSON::PP's reading.
 sub json_flat {
     my ($l) = @_;
     return $l =~ $JLINE ? json_members($l) : undef;
