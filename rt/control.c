@@ -623,14 +623,13 @@ static void verb_list(int fd)
 
 static void verb_status(int fd)
 {
-	/* Counted with the drain's lock (a reaped thread's counts move to
-	 * mt_gone) and the registry's, in that order; written after both
+	/* The registry's counts with its lock, then the threads' with the
+	 * drain's (a reaped thread's counts move to mt_gone), never both
+	 * held at once: dlclose() holds the registry's while the library's
+	 * destructors run, which may write the trace.  Written after both
 	 * are released: a client that reads slowly holds up no one. */
-	mt_output_lock();
 	pthread_mutex_lock(&mt_reg.lock);
 	size_t objs = 0, funcs = 0, on = 0, sites = 0, threads = 0, bad = mt_reg.bad_sites;
-	uint64_t buffered = 0, lost = mt_gone.lost, noshadow = mt_gone.noshadow, unwound = mt_gone.unwound,
-		 wait_failed = mt_gone.wait_failed, untabled = mt_untabled_total();
 	char program[256];
 	snprintf(program, sizeof program, "%s", mt_reg.nobjs ? mt_reg.objs[0]->name : "?");
 	for (size_t i = 0; i < mt_reg.nobjs; i++)
@@ -641,6 +640,11 @@ static void verb_status(int fd)
 	}
 	struct mt_view *v = atomic_load(&mt_view);
 	sites = v ? v->n : 0;
+	size_t protos = mt_protos_count();
+	pthread_mutex_unlock(&mt_reg.lock);
+	mt_output_lock();
+	uint64_t buffered = 0, lost = mt_gone.lost, noshadow = mt_gone.noshadow, unwound = mt_gone.unwound,
+		 wait_failed = mt_gone.wait_failed, untabled = mt_untabled_total();
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
 		threads++;
 		buffered += (mt_seq)(atomic_load(&b->head) - atomic_load(&b->tail));
@@ -649,8 +653,6 @@ static void verb_status(int fd)
 		unwound += b->unwound;
 		wait_failed += b->wait_failed;
 	}
-	size_t protos = mt_protos_count();
-	pthread_mutex_unlock(&mt_reg.lock);
 	mt_output_unlock();
 	reply(fd, "ok\n");
 	reply(fd, "pid: %d\n", (int)getpid());
