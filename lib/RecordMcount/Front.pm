@@ -79,6 +79,12 @@ sub trace_lib_for {
     my ($prog) = @_;
     my $lib = trace_lib_path();
     return ($lib, undef) if defined $ENV{RECORDMCOUNT_TRACE_LIB};
+    # (the library's own kind of ELF file: no need of arches.tab)
+    require RecordMcount::Elf;
+    my ($hp, $hl) = map { RecordMcount::Elf::elf_header($_) } $prog, $lib;
+    return ($lib, undef) if !$hp || !$hl
+        || join(':', map { $_ // '' } @$hp{qw(class data machine flags)})
+        eq join(':', map { $_ // '' } @$hl{qw(class data machine flags)});
     my $want = elf_arch($prog);
     my $have = elf_arch($lib);
     return ($lib, undef) if !defined $want || !defined $have || $want eq $have;
