@@ -106,13 +106,21 @@ build/libmcount-trace.so: $(call RT_OBJS,so)
 	$(Q)$(CC) -shared $(RT_SO_LDFLAGS) -o $@.tmp $^ -lpthread && mv -f $@.tmp $@
 build/libmcount-trace.a: $(call RT_OBJS,a)
 	@$(if $(Q),echo "  AR      $@")
-	$(Q)$(call rt_archive,,$@,$^)
+	$(Q)$(call rt_archive,,$@,$^,$(CC))
 
 # The static library holds one object, the whole library linked -r: a
 # program that calls the hook gets all of it, start-up included, though
-# no file of the library calls up into the one that starts it.
-# $(call rt_archive,TOOL-PREFIX,ARCHIVE,OBJECTS)
-rt_archive = rm -f $(2).tmp $(dir $(2))mcount-trace.o && $(1)ld -r -o $(dir $(2))mcount-trace.o $(3) && \
+# no file of the library calls up into the one that starts it.  The hook
+# comes first, so that it is next to the program's code, as it was when
+# its object was the first a link took from the archive: mips's linker
+# turns a jalr to it into a bal only within 128 KiB.
+# $(call rt_archive,AR-PREFIX,ARCHIVE,OBJECTS,COMPILER)
+# (linked by the compiler's driver, which knows the linker and the
+# emulation its objects need, and an LTO plugin)
+rt_hook_objs = %/hook.o $(foreach a,$(RT_CROSS_ARCHS),%/hook-$(a).o)
+rt_archive = rm -f $(2).tmp $(dir $(2))mcount-trace.o && \
+	$(4) -r -nostdlib -o $(dir $(2))mcount-trace.o $(filter $(rt_hook_objs),$(3)) \
+		$(filter-out $(rt_hook_objs),$(3)) && \
 	$(1)ar rcs $(2).tmp $(dir $(2))mcount-trace.o && rm -f $(dir $(2))mcount-trace.o && mv -f $(2).tmp $(2)
 # The library for another architecture, cross-compiled the same way into
 # build/ARCH/: $(call rt_cross,ARCH,TRIPLE), for each row of arches.tab
@@ -141,7 +149,7 @@ build/$(1)/libmcount-trace.so: $$(patsubst rt/%.c,build/$(1)/rt/so/%.o,$$(RT_COM
 build/$(1)/libmcount-trace.a: $$(patsubst rt/%.c,build/$(1)/rt/a/%.o,$$(RT_COMMON) $$(call rt_arch_c,$(1)) rt/buffer.c) \
 		build/$(1)/rt/a/hook-$(1).o
 	@$$(if $$(Q),echo "  AR      $$@")
-	$$(Q)$$(call rt_archive,$(2)-,$$@,$$^)
+	$$(Q)$$(call rt_archive,$(2)-,$$@,$$^,$$($(1)_CC))
 endef
 $(foreach a,$(RT_CROSS_NAMES),$(eval $(call rt_cross,$(a),$(RT_TRIPLE_$(a)))))
 # sh4: Debian 12's cross compiler (12.2.0-13) deletes the load and the
@@ -204,7 +212,7 @@ build/rt/asan/%.o: rt/%.c $(RT_HDRS)
 build/asan/libmcount-trace.a: $(call RT_OBJS,asan)
 	$(Q)mkdir -p $(@D)
 	@$(if $(Q),echo "  AR      $@ (ASan+UBSan)")
-	$(Q)$(call rt_archive,,$@,$^)
+	$(Q)$(call rt_archive,,$@,$^,$(CC))
 
 build:
 	$(Q)mkdir -p build
@@ -218,8 +226,11 @@ $(HELPER): $(SRCS) $(HDRS) | build
 build/arches.h: arches.tab | build
 	$(Q)awk '/^[a-z0-9_]/ { printf "ARCHES_ROW(\"%s\", \"%s\", %s, %s, %s, \"%s\")\n", \
 		$$1, $$3, $$4, $$5, ($$6 == "big" ? "true" : "false"), $$8 }' arches.tab > $@.tmp && mv -f $@.tmp $@
+# (run here, so built by this machine's compiler: CC may be a cross one)
+HOSTCC ?= cc
 build/arch-check: src/arch-check.c src/arch.c src/util.c $(HDRS) build/arches.h
-	$(Q)$(CC) $(ALL_CFLAGS) -Ibuild $(LDFLAGS) -o $@.tmp src/arch-check.c src/arch.c src/util.c && mv -f $@.tmp $@
+	$(Q)$(HOSTCC) $(WARN) -O2 -DVERSION='"$(VERSION)"' -Ibuild -o $@.tmp src/arch-check.c src/arch.c src/util.c && \
+		mv -f $@.tmp $@
 build/arches.ok: build/arch-check
 	$(Q)build/arch-check && touch $@
 
