@@ -13,7 +13,7 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Message qw(error throw tool_failure);
+use RecordMcount::Message qw(error throw tool_failure fatal caught);
 # Start-up time is most of a record step's Perl time, and every front end
 # runs once per object: POSIX, Errno and Config are loaded only where they
 # are needed (a signal, a failed call), Fcntl not at all (inherit_open
@@ -23,7 +23,7 @@ use RecordMcount::Message qw(error throw tool_failure);
 our @EXPORT_OK = qw(run_tool start_tool finish_tool run_piped find_program
     register_temp forget_temp fork_child forget_child cleanup_temps reset_after_fork
     inherit_open interrupted basename dirname slurp_fh temp_path spawn reap
-    exit_like tool_output response_file_cmd shell_quote);
+    exit_like tool_output response_file_cmd shell_quote run_inherit);
 
 my %temps;        # path => 1
 my %children;     # pid => 1
@@ -303,6 +303,23 @@ sub run_piped {
     my $cst = reap($cpid);
     my $pst = reap($ppid);
     return ($pst, slurp_fh($perr), $cst, slurp_fh($cerr), slurp_fh($cout));
+}
+
+# Run a command as a compiler wrapper runs the compiler (mcount-cc's
+# compiles, the split's): with this process's standard handles and
+# environment, the locale included (the compiler speaks to the user),
+# and call while => SUB here as it runs.
+# cmd, path as spawn takes them.  Returns the command's wait status.  A
+# command that cannot be started or run is said as this command's own
+# message, and ends this process with fail_status (the wrapper's own
+# failure).
+sub run_inherit {
+    my (%o) = @_;
+    my $pid = eval { spawn(cmd => $o{cmd}, path => $o{path}, locale => 'inherit',
+        own_failure => 1, fail_status => $o{fail_status}) };
+    fatal($o{fail_status}, caught($@)) unless defined $pid;
+    $o{while}->() if $o{while};
+    return reap($pid);
 }
 
 1;

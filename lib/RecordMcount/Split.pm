@@ -12,8 +12,7 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Run qw(temp_path exit_like response_file_cmd shell_quote);
-use RecordMcount::Wrapper qw(run_inherit);
+use RecordMcount::Run qw(temp_path exit_like response_file_cmd shell_quote run_inherit);
 use RecordMcount::Tools qw(object_link_flags);
 
 our @EXPORT_OK = qw(compile_sources link_objects);

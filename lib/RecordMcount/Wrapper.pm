@@ -10,7 +10,7 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Run qw(spawn reap temp_path forget_temp basename find_program register_temp exit_like
+use RecordMcount::Run qw(run_inherit temp_path forget_temp basename find_program register_temp exit_like
     shell_quote);
 use RecordMcount::Message qw(program error warning inform fatal bad_usage throw caught);
 use RecordMcount::Front qw(helper_path lto_text sections_spec_ok plural);
@@ -18,7 +18,7 @@ use RecordMcount::Argv qw(split_command classify reason_text decision_text);
 # (RecordMcount::Pipeline is not loaded here: the wrapper requires it
 # while the compiler runs, and only for a compile that records)
 
-our @EXPORT_OK = qw(run_wrapper find_other_program run_inherit wrapper_record);
+our @EXPORT_OK = qw(run_wrapper find_other_program wrapper_record);
 
 # The first NAME on PATH that is not this program: neither the file $0
 # is (symbolic links resolved) nor one whose real name matches SELF (a
@@ -35,22 +35,6 @@ sub find_other_program {
         return $cand;
     }
     return undef;
-}
-
-# Run a command as a compiler wrapper runs the compiler: with this
-# process's standard handles and environment, the locale included (the
-# compiler speaks to the user), and call while => SUB here as it runs.
-# cmd, path as spawn takes them.  Returns the command's wait status.  A
-# command that cannot be started or run is said as this command's own
-# message, and ends this process with fail_status (the wrapper's own
-# failure).
-sub run_inherit {
-    my (%o) = @_;
-    my $pid = eval { spawn(cmd => $o{cmd}, path => $o{path}, locale => 'inherit',
-        own_failure => 1, fail_status => $o{fail_status}) };
-    fatal($o{fail_status}, caught($@)) unless defined $pid;
-    $o{while}->() if $o{while};
-    return reap($pid);
 }
 
 # record_object(OPTIONS) of every one of OBJECTS, which a compile has just
