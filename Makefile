@@ -115,11 +115,11 @@ build/libmcount-trace.a: $(call RT_OBJS,a)
 # its object was the first a link took from the archive: mips's linker
 # turns a jalr to it into a bal only within 128 KiB.
 # $(call rt_archive,AR-PREFIX,ARCHIVE,OBJECTS,COMPILER)
-# (linked by the compiler's driver, which knows the linker and the
-# emulation its objects need, and an LTO plugin)
+# (linked by the compiler's driver, with CFLAGS: it knows the linker and
+# the emulation its objects need, and with -flto the LTO plugin)
 rt_hook_objs = %/hook.o $(foreach a,$(RT_CROSS_ARCHS),%/hook-$(a).o)
 rt_archive = rm -f $(2).tmp $(dir $(2))mcount-trace.o && \
-	$(4) -r -nostdlib -o $(dir $(2))mcount-trace.o $(filter $(rt_hook_objs),$(3)) \
+	$(4) $(CFLAGS) -r -nostdlib -o $(dir $(2))mcount-trace.o $(filter $(rt_hook_objs),$(3)) \
 		$(filter-out $(rt_hook_objs),$(3)) && \
 	$(1)ar rcs $(2).tmp $(dir $(2))mcount-trace.o && rm -f $(dir $(2))mcount-trace.o && mv -f $(2).tmp $(2)
 # The library for another architecture, cross-compiled the same way into
