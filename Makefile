@@ -284,7 +284,10 @@ untiered = $(filter-out $(foreach t,host cross system slow,$(call tier_tests,$(t
 tiered = test -z "$(untiered)" || { echo "tests that name no tier (\# tier: host|cross|system|slow): $(untiered)"; exit 1; }
 # (nothing for another architecture: the host tier needs no cross
 # compiler; the cross tier builds the other architectures' libraries)
-CHECK_HOST := all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) fuzz-short
+CHECK_HOST := all build/asan/mcount-scan $(if $(RT_BUILT),build/asan/libmcount-trace.a) build/fuzz/fuzz_scan
+# (the fuzzer on mcount-scan's parser, SECONDS of it, FUZZ_SECONDS if set:
+# 10 in make check, 25 in check-slow and check-all, in the time said)
+fuzz_for = src/fuzz/run $(or $(FUZZ_SECONDS),$(1))
 # (the time a tier took, said at its end; its status kept)
 timed = start=$$(date +%s); $(1); st=$$?; echo "$(2): $$(( $$(date +%s) - start )) s"; exit $$st
 # (prove -j starts the files in the order given: the longest first, so
@@ -297,14 +300,15 @@ HOST_FIRST := t/72-trace-stress.t t/99-trace-robust.t t/20-gcc-oracle.t t/35-cc-
 first_of = $(foreach t,$(1),$(filter $(t),$(2))) $(filter-out $(1),$(2))
 check: $(CHECK_HOST)
 	@$(tiered)
-	@$(call timed,$(PROVE) -j$(JOBS) $(or $(TESTS),$(call first_of,$(HOST_FIRST),$(call tier_tests,host))),make check)
+	@$(call timed,$(if $(TESTS),,$(call fuzz_for,10) && )$(PROVE) -j$(JOBS) $(or $(TESTS),$(call first_of,$(HOST_FIRST),$(call tier_tests,host))),make check)
 check-cross: all $(RT_CROSS_LIBS) $(SH4_PLUGIN)
 	@$(call timed,$(PROVE) $(call tier_tests,cross),make check-cross)
 check-system: all $(RT_CROSS_LIBS) $(GUEST_KERNELS)
 	@$(call timed,$(PROVE) $(call tier_tests,system),make check-system)
 # (and the host tier's stress tests at their full counts)
 check-slow: $(CHECK_HOST)
-	@$(call timed,STRESS_FULL=1 $(PROVE) $(call tier_tests,slow) t/72-trace-stress.t t/75-trace-sanitizers.t,make check-slow)
+	@$(call timed,$(call fuzz_for,25) && STRESS_FULL=1 $(PROVE) $(call tier_tests,slow) t/72-trace-stress.t \
+		t/75-trace-sanitizers.t,make check-slow)
 # (every file once, in two streams side by side: the booted guests one
 # at a time, their output kept in build/check-system.log and shown at
 # the end; the host, cross and slow tiers one at a time beside them.
@@ -318,7 +322,7 @@ check-all:
 	@$(MAKE) --no-print-directory -j$(JOBS) check-all-build
 	@$(call timed,{ $(PROVE) $(call tier_tests,system) > build/check-system.log 2>&1; \
 		echo $$? > build/check-system.status; } & \
-		st=0; $(PROVE) $(foreach t,host cross slow,$(call tier_tests,$(t))) || st=1; wait; \
+		st=0; $(call fuzz_for,25) || st=1; $(PROVE) $(foreach t,host cross slow,$(call tier_tests,$(t))) || st=1; wait; \
 		echo '---- the system tier (build/check-system.log) ----'; cat build/check-system.log; \
 		test "$$(cat build/check-system.status)" = 0 || st=1; test $$st = 0,make check-all)
 
