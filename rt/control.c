@@ -573,8 +573,9 @@ static void say_dropped(const char *verb)
 /* Written after the lock is released: a client that reads slowly must
  * not hold up the program's own calls to the API; it has MT_SEND_MS to
  * take each 64 KiB, as a show's. */
-static void verb_list(int fd)
+static void verb_list(int fd, const char *args)
 {
+	(void)args;
 	char *text = NULL;
 	size_t len = 0, n = 0;
 	FILE *m = open_memstream(&text, &len);
@@ -621,8 +622,9 @@ static void verb_list(int fd)
 	free(text);
 }
 
-static void verb_status(int fd)
+static void verb_status(int fd, const char *args)
 {
+	(void)args;
 	/* The registry's counts with its lock, then the threads' with the
 	 * drain's (a reaped thread's counts move to mt_gone), never both
 	 * held at once: dlclose() holds the registry's while the library's
@@ -679,6 +681,85 @@ static void verb_status(int fd)
 	reply(fd, "clock: %s\n", mt_use_tsc ? mt_cpu_clock_name() : "clock_gettime");
 }
 
+static void verb_show(int fd, const char *args)
+{
+	int fmt = format_of(*args ? args : "text");
+	if (fmt < 0) {
+		reply(fd, "error: unknown format '%s'\n", args);
+		return;
+	}
+	reply(fd, "ok\n");
+	if (write_doc(fd, (enum mt_fmt)fmt, MT_SEND_MS) < 0 && errno == ETIMEDOUT)
+		say_dropped("show");
+}
+
+static void verb_tracer(int fd, const char *args)
+{
+	int t = *args ? tracer_of(args) : atomic_load(&mt_tracer);
+	if (t < 0) {
+		reply(fd, "error: unknown tracer '%s' (function or function_graph)\n", args);
+		return;
+	}
+	set_tracer(t);
+	reply(fd, "ok\n%s\n", t == MT_TRACER_GRAPH ? "function_graph" : "function");
+}
+
+static void verb_event(int fd, const char *args)
+{
+	char err[256];
+	long changed = events_apply(args, err, sizeof err);
+	if (changed < 0)
+		reply(fd, "error: %s\n", err);
+	else
+		reply(fd, "ok %ld\n", changed);
+}
+
+static void verb_args(int fd, const char *args)
+{
+	char *end;
+	long words = *args ? strtol(args, &end, 10) : atomic_load(&mt_args_raw);
+	if (*args && MT_ARGS_LOCATED && !*end && words) {
+		reply(fd, "error: raw argument words are not recorded on %s: give a prototype\n", mt_arch.name);
+		return;
+	}
+	if (*args && (*end || words > MT_RAW_WORDS || mt_args_set_raw((int)words))) {
+		reply(fd, "error: '%s' is not a number of argument words from 0 to %d\n", args, MT_RAW_WORDS);
+		return;
+	}
+	reply(fd, "ok\n%ld\n", words);
+}
+
+static void verb_retval(int fd, const char *args)
+{
+	bool on = !strcmp(args, "on");
+	if (*args && ((!on && strcmp(args, "off")) || mt_set_retval(on))) {
+		reply(fd, "error: '%s': %s\n", args, MT_HAVE_RETVAL ? "not on or off"
+		      : "return values are not recorded on this architecture");
+		return;
+	}
+	reply(fd, "ok\n%s\n", atomic_load(&mt_retval) ? "on" : "off");
+}
+
+static void verb_enable(int fd, const char *args) { verb_filter(fd, args, 1); }
+static void verb_disable(int fd, const char *args) { verb_filter(fd, args, 0); }
+static void verb_notrace(int fd, const char *args) { verb_filter(fd, args, 2); }
+static void verb_stop(int fd, const char *args) { (void)args; verb_filter(fd, "*", 0); }
+
+/* The verbs: each with its arguments (the rest of the line), and
+ * whether a process whose code cannot be changed still answers it. */
+static const struct {
+	const char *name;
+	void (*serve)(int fd, const char *args);
+	bool when_off;
+} verbs[] = {
+	{ "list", verb_list, true },        { "status", verb_status, true },
+	{ "enable", verb_enable, false },   { "disable", verb_disable, false },
+	{ "notrace", verb_notrace, false }, { "stop", verb_stop, false },
+	{ "show", verb_show, false },       { "tracer", verb_tracer, false },
+	{ "event", verb_event, false },     { "args", verb_args, false },
+	{ "retval", verb_retval, false },
+};
+
 /* One request line (without its newline), answered on fd. */
 static void serve(int fd, char *line)
 {
@@ -687,72 +768,16 @@ static void serve(int fd, char *line)
 		*args++ = 0;
 	else
 		args = line + strlen(line);
-	static const char *const verbs[] = { "list", "enable", "disable", "notrace", "stop", "show", "tracer",
-					     "event", "args", "retval", "status" };
-	bool known = false;
-	for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
-		known = known || !strcmp(line, verbs[i]);
-	if (!known) {
-		reply(fd, "error: unknown request '%s'\n", line);
-	} else if (atomic_load(&tracing_off) && strcmp(line, "status") && strcmp(line, "list")) {
-		reply(fd, "error: tracing is off in this process (its code cannot be changed)\n");
-	} else if (!strcmp(line, "list")) {
-		verb_list(fd);
-	} else if (!strcmp(line, "enable")) {
-		verb_filter(fd, args, 1);
-	} else if (!strcmp(line, "disable")) {
-		verb_filter(fd, args, 0);
-	} else if (!strcmp(line, "notrace")) {
-		verb_filter(fd, args, 2);
-	} else if (!strcmp(line, "stop")) {
-		verb_filter(fd, "*", 0);
-	} else if (!strcmp(line, "show")) {
-		int fmt = format_of(*args ? args : "text");
-		if (fmt < 0) {
-			reply(fd, "error: unknown format '%s'\n", args);
-			return;
-		}
-		reply(fd, "ok\n");
-		if (write_doc(fd, (enum mt_fmt)fmt, MT_SEND_MS) < 0 && errno == ETIMEDOUT)
-			say_dropped("show");
-	} else if (!strcmp(line, "tracer")) {
-		int t = *args ? tracer_of(args) : atomic_load(&mt_tracer);
-		if (t < 0) {
-			reply(fd, "error: unknown tracer '%s' (function or function_graph)\n", args);
-			return;
-		}
-		set_tracer(t);
-		reply(fd, "ok\n%s\n", t == MT_TRACER_GRAPH ? "function_graph" : "function");
-	} else if (!strcmp(line, "event")) {
-		char err[256];
-		long changed = events_apply(args, err, sizeof err);
-		if (changed < 0)
-			reply(fd, "error: %s\n", err);
+	for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++) {
+		if (strcmp(line, verbs[i].name))
+			continue;
+		if (atomic_load(&tracing_off) && !verbs[i].when_off)
+			reply(fd, "error: tracing is off in this process (its code cannot be changed)\n");
 		else
-			reply(fd, "ok %ld\n", changed);
-	} else if (!strcmp(line, "args")) {
-		char *end;
-		long words = *args ? strtol(args, &end, 10) : atomic_load(&mt_args_raw);
-		if (*args && MT_ARGS_LOCATED && !*end && words) {
-			reply(fd, "error: raw argument words are not recorded on %s: give a prototype\n", mt_arch.name);
-			return;
-		}
-		if (*args && (*end || words > MT_RAW_WORDS || mt_args_set_raw((int)words))) {
-			reply(fd, "error: '%s' is not a number of argument words from 0 to %d\n", args, MT_RAW_WORDS);
-			return;
-		}
-		reply(fd, "ok\n%ld\n", words);
-	} else if (!strcmp(line, "retval")) {
-		bool on = !strcmp(args, "on");
-		if (*args && ((!on && strcmp(args, "off")) || mt_set_retval(on))) {
-			reply(fd, "error: '%s': %s\n", args, MT_HAVE_RETVAL ? "not on or off"
-			      : "return values are not recorded on this architecture");
-			return;
-		}
-		reply(fd, "ok\n%s\n", atomic_load(&mt_retval) ? "on" : "off");
-	} else {
-		verb_status(fd);
+			verbs[i].serve(fd, args);
+		return;
 	}
+	reply(fd, "error: unknown request '%s'\n", line);
 }
 
 /* The connections: a request line is read by the control thread, with
