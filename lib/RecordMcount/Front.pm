@@ -64,11 +64,15 @@ sub trace_lib_path { return _beside('RECORDMCOUNT_TRACE_LIB', 'libmcount-trace.s
 sub elf_arch {
     my ($file) = @_;
     require RecordMcount::Elf;
-    my $h = RecordMcount::Elf::elf_header($file) // return undef;
-    my ($class, $data, $m) = @$h{qw(class data machine)};
-    return undef unless defined $m;
+    return _arch_of_header(RecordMcount::Elf::elf_header($file));
+}
+
+# The same of a header elf_header read (undef: none).
+sub _arch_of_header {
+    my ($h) = @_;
+    return undef unless $h && defined $h->{machine};
     require RecordMcount::Arch;
-    return RecordMcount::Arch::arch_of_elf($class, $data, $m, $h->{flags} // 0);
+    return RecordMcount::Arch::arch_of_elf(@$h{qw(class data machine)}, $h->{flags} // 0);
 }
 
 # The tracing library for PROGRAM (a path): trace_lib_path's, or where
@@ -85,8 +89,7 @@ sub trace_lib_for {
     return ($lib, undef) if !$hp || !$hl
         || join(':', map { $_ // '' } @$hp{qw(class data machine flags)})
         eq join(':', map { $_ // '' } @$hl{qw(class data machine flags)});
-    my $want = elf_arch($prog);
-    my $have = elf_arch($lib);
+    my ($want, $have) = map { _arch_of_header($_) } $hp, $hl;
     return ($lib, undef) if !defined $want || !defined $have || $want eq $have;
     return (undef, "$prog: a program for $want, which libmcount-trace is not built for")
         unless RecordMcount::Arch::arch_traced($want);
