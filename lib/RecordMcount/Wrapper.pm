@@ -4,8 +4,9 @@ package RecordMcount::Wrapper;
 # command reads its options, run_wrapper does the rest; its link through
 # the pass is RecordMcount::Link's wrapper_link): find the real compiler
 # on PATH, decide (RecordMcount::Argv), run it as the user would, record
-# the objects it wrote.  A module of its own so that recordmcount.pl and mcount-record,
-# which load the record pipeline for every object, do not compile it.
+# the objects it wrote.  A module of its own so that recordmcount.pl and
+# mcount-record, which load the record pipeline for every object, do not
+# compile it.
 use strict;
 use warnings;
 
