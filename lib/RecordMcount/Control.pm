@@ -17,9 +17,10 @@ use warnings;
 use Socket qw(AF_UNIX SOCK_STREAM pack_sockaddr_un);
 use RecordMcount::Exports;
 use RecordMcount::Front qw(plural);
+use RecordMcount::Message qw(throw);
 
 our @EXPORT_OK = qw(control_dir open_control send_request read_answer control_request
-    request_line split_globs REQUEST_MAX SUN_PATH_MAX);
+    request_line request_too_long split_globs REQUEST_MAX);
 
 # A request is one line of at most 4095 bytes with its newline (the
 # library's buffer); a socket's address holds a path of 107 bytes.
@@ -34,12 +35,20 @@ sub control_dir {
 }
 
 # One failure of the request to PID.
-sub _fail { my ($pid, $msg) = @_; die "$pid: $msg\n" }
+sub _fail { my ($pid, $msg) = @_; throw("$pid: $msg") }
 
 # The request line of VERB and its ARGS, newline included.
 sub request_line {
     my ($verb, @args) = @_;
     return join(' ', $verb, @args) . "\n";
+}
+
+# Why the request VERB ARGS is more than a process takes, or undef.
+sub request_too_long {
+    my $len = length request_line(@_);
+    return undef if $len <= REQUEST_MAX;
+    return "the request is $len bytes, more than the " . REQUEST_MAX
+        . ' a process takes: give the globs in several calls';
 }
 
 # ---- globs on the request line ----------------------------------------------
@@ -280,8 +289,8 @@ sub read_answer {
 sub control_request {
     my ($pid, $verb, $args, %o) = @_;
     my $request = request_line($verb, @{ $args // [] });
-    _fail($pid, 'the request is ' . length($request) . ' bytes, more than the ' . REQUEST_MAX
-        . ' a process takes: give the globs in several calls') if length($request) > REQUEST_MAX;
+    my $long = request_too_long($verb, @{ $args // [] });
+    _fail($pid, $long) if defined $long;
     my $timeout = $o{timeout} // 10;
     my $fh = open_control($pid, $timeout);
     if (!send_request($fh, $pid, $request)) {

@@ -11,8 +11,10 @@ use warnings;
 
 use Errno qw(EISDIR EACCES ENOENT);
 use RecordMcount::Exports;
-use RecordMcount::Front qw(error warning fatal bad_usage plural trace_lib_for elf_has_section elf_static);
-use RecordMcount::Control qw(split_globs control_request request_line REQUEST_MAX);
+use RecordMcount::Front qw(plural trace_lib_for);
+use RecordMcount::Message qw(error warning fatal bad_usage);
+# (RecordMcount::Elf is loaded by run alone: the other verbs read no file)
+use RecordMcount::Control qw(split_globs control_request request_too_long);
 
 our @EXPORT_OK = qw(run_program control_command tracer_known);
 
@@ -83,7 +85,8 @@ sub run_program {
     }
     # a program that links the library in (its code's own section) is
     # not given a second copy: two would each take the same sites
-    if (!(defined $file && elf_has_section($file, 'mt_fence_text'))) {
+    require RecordMcount::Elf;
+    if (!(defined $file && RecordMcount::Elf::elf_has_section($file, 'mt_fence_text'))) {
         my ($lib, $no_lib) = trace_lib_for($file // $argv->[0]);
         if (!defined $lib) {
             error($no_lib);
@@ -93,7 +96,7 @@ sub run_program {
         # runs untraced (said), and passes the variables on to the
         # dynamic programs it runs, which are traced (a static shell,
         # busybox, a launcher)
-        if (defined $file && elf_static($file)) {
+        if (defined $file && RecordMcount::Elf::elf_static($file)) {
             warning($file, 'statically linked: LD_PRELOAD cannot load libmcount-trace.so into it, so it is '
                 . 'not traced (the dynamic programs it runs are); link libmcount-trace.a in to trace it');
         }
@@ -212,9 +215,8 @@ sub control_command {
         bad_usage("too many arguments: $verb takes a PID only") if @argv;
         @args = ($opt->{format}) if $verb eq 'show' && $opt->{format} ne 'text';
     }
-    my $len = length request_line($verb, @args);
-    bad_usage("the request is $len bytes, more than the " . REQUEST_MAX
-        . ' a process takes: give the globs in several calls') if $len > REQUEST_MAX;
+    my $long = request_too_long($verb, @args);
+    bad_usage($long) if defined $long;
 
     # the payload printed as it comes
     local $| = 1;
