@@ -16,18 +16,12 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Message qw(set_program program error warning fatal bad_usage option_complaint_for);
-our @EXPORT_OK = qw(print_version sections_spec_ok plural helper_path trace_lib_path trace_lib_for lto_text
-    set_program program error warning fatal bad_usage option_complaint_for elf_has_section elf_static);
+use RecordMcount::Message ();
+our @EXPORT_OK = qw(print_version sections_spec_ok plural helper_path trace_lib_path trace_lib_for lto_text);
 
 our $VERSION = '0.1.0';
 
 sub print_version { print RecordMcount::Message::command(), " (recordmcount) $VERSION\n"; return }
-
-# RecordMcount::Elf's quick look, loaded when first asked (a command that
-# only speaks to a running program never reads a file).
-sub elf_has_section { require RecordMcount::Elf; goto &RecordMcount::Elf::elf_has_section }
-sub elf_static { require RecordMcount::Elf; goto &RecordMcount::Elf::elf_static }
 
 # A list of sections to record: kernel, all, or NAME,NAME*,...
 sub sections_spec_ok { return $_[0] =~ /^(?:kernel|all)\z/ || $_[0] =~ /^[^,]+(?:,[^,]+)*\z/ }

@@ -19,7 +19,7 @@ use RecordMcount::Argv qw(split_command classify reason_text decision_text);
 # (RecordMcount::Pipeline is not loaded here: the wrapper requires it
 # while the compiler runs, and only for a compile that records)
 
-our @EXPORT_OK = qw(run_wrapper find_other_program wrapper_record);
+our @EXPORT_OK = qw(run_wrapper);
 
 # The first NAME on PATH that is not this program: neither the file $0
 # is (symbolic links resolved) nor one whose real name matches SELF (a
