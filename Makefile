@@ -117,7 +117,7 @@ build/libmcount-trace.a: $(call RT_OBJS,a)
 # $(call rt_archive,AR-PREFIX,ARCHIVE,OBJECTS,COMPILER)
 # (linked by the compiler's driver, with CFLAGS: it knows the linker and
 # the emulation its objects need, and with -flto the LTO plugin)
-rt_hook_objs = %/hook.o $(foreach a,$(RT_CROSS_ARCHS),%/hook-$(a).o)
+rt_hook_objs = %/hook.o $(foreach a,$(RT_CROSS_NAMES),%/hook-$(a).o)
 rt_archive = rm -f $(2).tmp $(dir $(2))mcount-trace.o && \
 	$(4) $(CFLAGS) -r -nostdlib -o $(dir $(2))mcount-trace.o $(filter $(rt_hook_objs),$(3)) \
 		$(filter-out $(rt_hook_objs),$(3)) && \
@@ -130,7 +130,6 @@ rt_archive = rm -f $(2).tmp $(dir $(2))mcount-trace.o && \
 define rt_cross
 $(1)_CC ?= $(2)-gcc-12
 RT_CROSS_LIBS += build/$(1)/libmcount-trace.so build/$(1)/libmcount-trace.a
-RT_CROSS_ARCHS += $(1)
 .PHONY: rt-$(1)
 rt-$(1): build/$(1)/libmcount-trace.so build/$(1)/libmcount-trace.a
 build/$(1)/rt/so/%.o: rt/%.c $$(RT_HDRS)
@@ -229,7 +228,7 @@ build/arches.h: arches.tab | build
 # (run here, so built by this machine's compiler: CC may be a cross one)
 HOSTCC ?= cc
 build/arch-check: src/arch-check.c src/arch.c src/util.c $(HDRS) build/arches.h
-	$(Q)$(HOSTCC) $(WARN) -O2 -DVERSION='"$(VERSION)"' -Ibuild -o $@.tmp src/arch-check.c src/arch.c src/util.c && \
+	$(Q)$(HOSTCC) $(WARN) -O2 -Ibuild -o $@.tmp src/arch-check.c src/arch.c src/util.c && \
 		mv -f $@.tmp $@
 build/arches.ok: build/arch-check
 	$(Q)build/arch-check && touch $@
@@ -251,9 +250,9 @@ build/fuzz/fuzz_scan: src/fuzz/fuzz_scan.c $(filter-out src/main.c,$(SRCS)) $(HD
 	$(Q)$(FUZZ_CC) $(WARN) -DVERSION='"fuzz"' $(FUZZ_SAN) -Dexit=mcount_fuzz_exit \
 		-Dgetline=mcount_fuzz_getline -o $@ build/fuzz/fuzz_scan.o $(filter-out src/main.c,$(SRCS))
 fuzz-short: build/fuzz/fuzz_scan
-	$(Q)src/fuzz/run $(or $(FUZZ_SECONDS),25)
+	$(Q)$(call fuzz_for,25)
 fuzz: build/fuzz/fuzz_scan
-	$(Q)src/fuzz/run $(or $(FUZZ_SECONDS),1800)
+	$(Q)$(call fuzz_for,1800)
 
 MANS := $(patsubst doc/%.pod,build/man/%.1,$(wildcard doc/*.pod))
 man: $(MANS)
@@ -345,7 +344,7 @@ COMMANDS := recordmcount.pl bin/mcount-cc bin/mcount-record bin/mcount-trace
 # (the libraries of the other architectures that were built here are
 # installed, each made up to date first: a .so without its .a, or older
 # than the sources, is never installed as it is)
-RT_CROSS_HERE = $(foreach a,$(RT_CROSS_ARCHS),$(if $(wildcard build/$(a)/libmcount-trace.so),$(a)))
+RT_CROSS_HERE = $(foreach a,$(RT_CROSS_NAMES),$(if $(wildcard build/$(a)/libmcount-trace.so),$(a)))
 install: all $(foreach a,$(RT_CROSS_HERE),rt-$(a))
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGDIR)/bin $(DESTDIR)$(PKGDIR)/libexec \
 		$(DESTDIR)$(PKGDIR)/lib/RecordMcount $(DESTDIR)$(MAN1DIR)

@@ -69,7 +69,10 @@ for my $f (map { s{^\Q$TOP\E/}{}r } glob("$TOP/rt/arch-*.c $TOP/rt/hook-*.S")) {
     delete @ENV{qw(MAKEFLAGS MFLAGS MAKELEVEL)};    # (under make check: a make of its own)
     ($st, $out, $err) = run_cmd(['make', '-C', $TOP, '-s', '-n', '-p', '-f', 'Makefile', 'build/arches.ok']);
 }
-my ($cross) = $out =~ /^RT_CROSS_ARCHS = ?(.*)$/m;
+my ($cross) = $out =~ /^RT_CROSS_NAMES = ?(.*)$/m;
+my ($host) = $out =~ /^RT_HOST_NAMES = ?(.*)$/m;
+# (what the Makefile builds a tracing library for, here or by rt-ARCH)
+my %built = map { $_ => 1 } split ' ', ($cross // '') . ' ' . ($host // '');
 is_deeply([split ' ', $cross // ''],
     [map { $_->{tracer} } grep { ($_->{build} // '') =~ /^(?:cross|both)$/ } @rows],
     "the Makefile's cross builds are the rows built cross or both (@{[ $cross // '' ]})");
@@ -93,8 +96,9 @@ for my $r (@rows) {
     my ($flags) = ($r->{eflags} // '0=0') =~ /=(\S+)$/;
     is(arch_of($r->{class} == 64 ? 2 : 1, $r->{endian} eq 'big' ? 2 : 1, $r->{machine}, oct $flags), $r->{tracer},
         "an ELF header of $r->{name}'s machine, class, byte order and e_flags: $r->{tracer}");
-    is(arch_traced($r->{tracer}), defined $r->{rt} ? 1 : 0,
-        "$r->{tracer}: " . (defined $r->{rt} ? 'a tracing library is built for it' : 'no tracing library'));
+    is(arch_traced($r->{tracer}), $built{ $r->{tracer} } ? 1 : 0,
+        "$r->{tracer}: " . ($built{ $r->{tracer} } ? 'the Makefile builds a tracing library for it'
+            : 'the Makefile builds no tracing library for it'));
     is(arch_row($r->{tracer})->{name}, $r->{name}, "$r->{tracer}: its row is $r->{name}'s");
 }
 # what no row describes, named for the messages
