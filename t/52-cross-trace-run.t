@@ -19,10 +19,13 @@ use Cwd ();
 use lib 't/lib';
 use TestUtil qw($TOP run_cmd tmpdir spit need);
 use TraceTest qw(clean_env mt_cli);
+use RecordMcount::Arch qw(arch_row);
+
+# each architecture's C compiler, by its row of arches.tab
+my %gcc = map { $_ => arch_row($_)->{triple} . '-gcc-12' } qw(i386 mips mips64el mipsel ppc sparc64);
 
 clean_env();
-need(map { "$_-gcc-12" } qw(i686-linux-gnu mips-linux-gnu mips64el-linux-gnuabi64 mipsel-linux-gnu
-    powerpc-linux-gnu sparc64-linux-gnu));
+need(map { $gcc{$_} } sort keys %gcc);
 my $tmp = tmpdir();
 my $ctl = "$tmp/ctl";
 mkdir $ctl or die "$ctl: $!";
@@ -33,8 +36,7 @@ my %DIR = (MCOUNT_TRACE_DIR => $ctl);
 {
     my $c = "$tmp/m.c";
     spit($c, "int main(void) { return 0; }\n");
-    my %cc = (i386 => 'i686-linux-gnu-gcc-12', mips => 'mips-linux-gnu-gcc-12',
-        mips64el => 'mips64el-linux-gnuabi64-gcc-12', mipsel => 'mipsel-linux-gnu-gcc-12');
+    my %cc = map { $_ => $gcc{$_} } qw(i386 mips mips64el mipsel);
     for my $a (sort keys %cc) {
         my ($st, $o, $e) = run_cmd([$cc{$a}, '-o', "$tmp/prog-$a", $c]);
         is($st, 0, "$cc{$a} builds a program for $a") or diag $e;
@@ -61,9 +63,9 @@ my %DIR = (MCOUNT_TRACE_DIR => $ctl);
     is($pre, Cwd::abs_path("$TOP/build/mipsel/libmcount-trace.so"),
         'run: a mipsel program preloads build/mipsel/libmcount-trace.so');
     # an n32 one (32-bit, little-endian too, EF_MIPS_ABI2) is not mipsel's (o32)
-    ($st, $o, $e) = run_cmd(['mips64el-linux-gnuabi64-gcc-12', '-mabi=n32', '-nostdlib', '-static', '-e', 'main',
+    ($st, $o, $e) = run_cmd([$gcc{mips64el}, '-mabi=n32', '-nostdlib', '-static', '-e', 'main',
         '-o', "$tmp/prog-n32", $c]);
-    is($st, 0, 'mips64el-linux-gnuabi64-gcc-12 -mabi=n32 builds a program (no C library)') or diag $e;
+    is($st, 0, "$gcc{mips64el} -mabi=n32 builds a program (no C library)") or diag $e;
     ($st, $o, $e) = mt_cli({ %DIR }, 'run', '-v', '-o', '/dev/null', '--', "$tmp/prog-n32");
     is($e, "mcount-trace: $tmp/prog-n32: a program for mipsn32el, which libmcount-trace is not built for\n",
         'run: an n32 program: not run, and why (not given the o32 library)');
@@ -75,8 +77,8 @@ my %DIR = (MCOUNT_TRACE_DIR => $ctl);
     # a ppc32 one, whose -pg code calls the C library's own _mcount,
     # linked in: the library gets the calls through __mcount_internal
     # (t/95), so it is preloaded as elsewhere
-    ($st, $o, $e) = run_cmd(['powerpc-linux-gnu-gcc-12', '-pg', '-o', "$tmp/prog-ppc", $c]);
-    is($st, 0, 'powerpc-linux-gnu-gcc-12 builds a -pg program') or diag $e;
+    ($st, $o, $e) = run_cmd([$gcc{ppc}, '-pg', '-o', "$tmp/prog-ppc", $c]);
+    is($st, 0, "$gcc{ppc} builds a -pg program") or diag $e;
     ($st, $o, $e) = mt_cli({ %DIR }, 'run', '-v', '-o', '/dev/null', '--', "$tmp/prog-ppc");
     ($pre) = $e =~ /^mcount-trace: LD_PRELOAD=(\S+)$/m;
     is($pre, Cwd::abs_path("$TOP/build/ppc/libmcount-trace.so"),
@@ -84,9 +86,9 @@ my %DIR = (MCOUNT_TRACE_DIR => $ctl);
     # a sparc64 one gets build/sparc64/'s (a library with no PLT:
     # rt/noplt.h); linked dynamically, with a PT_INTERP (a static one is
     # refused)
-    ($st, $o, $e) = run_cmd(['sparc64-linux-gnu-gcc-12', '-nostdlib', '-e', 'main',
+    ($st, $o, $e) = run_cmd([$gcc{sparc64}, '-nostdlib', '-e', 'main',
         '-o', "$tmp/prog-sparc64", $c]);
-    is($st, 0, 'sparc64-linux-gnu-gcc-12 builds a program (no C library)') or diag $e;
+    is($st, 0, "$gcc{sparc64} builds a program (no C library)") or diag $e;
     ($st, $o, $e) = mt_cli({ %DIR }, 'run', '-v', '-o', '/dev/null', '--', "$tmp/prog-sparc64");
     ($pre) = $e =~ /^mcount-trace: LD_PRELOAD=(\S+)$/m;
     is($pre, Cwd::abs_path("$TOP/build/sparc64/libmcount-trace.so"),
