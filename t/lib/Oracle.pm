@@ -50,35 +50,15 @@ sub symbols {
     return \@syms;
 }
 
-sub _contents {
-    my ($file, $secidx) = @_;
-    my $hex = '';
-    for (split /\n/, readelf('-x', $secidx, $file)) {
-        next unless /^\s+0x[0-9a-f]+ ((?:[0-9a-f]{2,8} ){1,4})/;
-        (my $h = $1) =~ s/ //g;
-        $hex .= $h;
-    }
-    return pack 'H*', $hex;
-}
-
-# The raw bytes of a section, by name (first of that name).
-sub code_bytes {
-    my ($file, $name) = @_;
-    my ($s) = grep { $_->{name} eq $name } @{ section_headers($file) };
-    return undef unless $s;
-    return _contents($file, $s->{idx});
-}
-
-# The same for several sections, read by one readelf: the bytes of each
-# of NAMES in their order (undef where FILE has no section of the name).
-sub sections_bytes {
-    my ($file, @names) = @_;
-    my %idx;
-    $idx{ $_->{name} } //= $_->{idx} for @{ section_headers($file) };
-    my %seen;
-    my @idx = grep { defined && !$seen{$_}++ } map { $idx{$_} } @names;
+# The raw bytes of FILE's sections SECS (section_headers' entries), read
+# by one readelf: { index => bytes }.
+sub _dump {
+    my ($file, @secs) = @_;
+    my %name = map { $_->{idx} => $_->{name} } @secs;
+    my @idx = sort { $a <=> $b } keys %name;
+    return {} unless @idx;
     my (%hex, $cur);
-    for (@idx ? split(/\n/, readelf(map({ ('-x', $_) } @idx), $file)) : ()) {
+    for (split /\n/, readelf(map({ ('-x', $_) } @idx), $file)) {
         if (/^Hex dump of section '(.*)':$/) {
             $cur = $1;
             $hex{$cur} //= '';
@@ -89,7 +69,24 @@ sub sections_bytes {
             $hex{$cur} .= $h;
         }
     }
-    return map { defined $idx{$_} ? pack('H*', $hex{$_} // die "$file: readelf dumped no $_\n") : undef } @names;
+    # (readelf names each dump by the section's name)
+    return { map { $_ => pack('H*', $hex{ $name{$_} } // die "$file: readelf dumped no $name{$_}\n") } @idx };
+}
+
+# The raw bytes of a section, by name (first of that name).
+sub code_bytes {
+    my ($file, $name) = @_;
+    return (sections_bytes($file, $name))[0];
+}
+
+# Several sections' bytes, read by one readelf: the bytes of each of
+# NAMES in their order (undef where FILE has no section of the name).
+sub sections_bytes {
+    my ($file, @names) = @_;
+    my %sec;
+    $sec{ $_->{name} } //= $_ for @{ section_headers($file) };
+    my $bytes = _dump($file, grep { defined } map { $sec{$_} } @names);
+    return map { $sec{$_} ? $bytes->{ $sec{$_}{idx} } : undef } @names;
 }
 
 # The entries of FILE's table (section named $table, default __mcount_loc)
@@ -108,7 +105,7 @@ sub table_sites {
     my $class64 = $head =~ /Class:\s+ELF64/;
     my $e = $head =~ /Data:.*big endian/ ? '>' : '<';
     my $word = $class64 ? 8 : 4;
-    my $data = _contents($file, $tab->{idx});
+    my $data = _dump($file, $tab)->{ $tab->{idx} };
     die "$file: $table size $tab->{size} is not a multiple of $word\n" if $tab->{size} % $word;
 
     my @sites;
