@@ -32,7 +32,7 @@ use Test::More;
 use lib 't/lib';
 use Time::HiRes qw(time);
 use TestUtil qw(must run_cmd tmpdir slurp spit);
-use TraceTest qw($SO $LIBA $TSRC clean_env mcc_build link_prog traced read_text each_text_event wait_for
+use TraceTest qw($SO $LIBA $TSRC clean_env mcc_build link_prog traced read_text each_text_event text_line wait_for
     start_bg stop_bg mt_cli mt_request);
 
 clean_env();
@@ -73,18 +73,8 @@ sub trace_ok {
     # take among them)
     my $body = qr/ {9}hammer\d-(?|(\d{7,})|(?=[\d ]{7} \[)(\d{1,6}) +) \[\d{3}\] (?=[ \d]{6})( *\d+)\.(\d{6}): f[0-7] <-(?:round_of|f2|f6)/;
     my $quick = qr/\A$body\z/;
-    # (the seconds' leading spaces are none of the number's digits)
-    my $take = sub {
-        my ($line, $tid, $s, $us) = @_;
-        return 1 if @bad > 10;
-        $n++;
-        my $t = $s . $us;
-        push @bad, "line $line: thread $tid went back in time (" . ($s =~ tr/ //dr) . ".$us)"
-            if defined $last{$tid} && $t < $last{$tid};
-        $last{$tid} = $t;
-        return 1;
-    };
-    # (and a few MB of such lines at a time)
+    # (the seconds' leading spaces are none of the number's digits; a
+    # few MB of such lines at a time, or one)
     my $take_all = sub {
         my ($line, $c) = @_;
         for (my $i = 0; $i < @$c && @bad <= 10; $i += 3) {
@@ -96,6 +86,7 @@ sub trace_ok {
         }
         return 1;
     };
+    my $take = sub { my $line = shift; $take_all->($line, [@_]) };
     my $errs = each_text_event($file, sub {
         my ($e) = @_;
         return if @bad > 10;
@@ -113,6 +104,21 @@ sub trace_ok {
             if defined $last{ $e->{tid} } && $us < $last{ $e->{tid} };
         $last{ $e->{tid} } = $us;
     }, fast => [$quick, $take], block => [$body, 3, $take_all]);
+    # (the quick way's lines are lines the strict reader takes: its first
+    # 2,000 each read by text_line too)
+    my (@refused, $k);
+    if (open(my $fh, '<', $file)) {
+        $k = 0;
+        while (defined(my $l = <$fh>) && $k < 2000) {
+            chomp $l;
+            next unless $l =~ $quick;
+            $k++;
+            my $e = text_line($l);
+            push @refused, $l unless $e && $F{ $e->{func} } && $PARENT{ $e->{parent} };
+        }
+    }
+    ok(($k // 0) > 0 && !@refused, "$name: the lines read the quick way ($k of them) are events the strict "
+        . 'reader reads') or diag explain [@refused[0 .. ($#refused < 2 ? $#refused : 2)]];
     is_deeply([@$errs[0 .. ($#$errs < 4 ? $#$errs : 4)]], [], "$name: every line of the trace is well formed"
         . (@$errs ? ' (' . scalar(@$errs) . ' bad)' : ''));
     is_deeply(\@bad, [], "$name: each event is f0..f7 <- round_of/f2/f6 of a hammering thread, "

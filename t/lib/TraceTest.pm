@@ -17,7 +17,7 @@ use Test::More ();
 use TestUtil qw($TOP run_cmd tmpdir slurp spit);
 
 our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced
-    read_text each_text_event read_graph_text read_json json_line json_flat chrome_doc nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
+    read_text text_line each_text_event read_graph_text read_json json_line json_flat chrome_doc nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
     hook_form cxxfilt show_seq first_diff against_cyg read_cyg_graph read_graph_json graph_compare
     trace_seqs cyg_seqs graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND read_log read_text_args read_json_args
     against_log san_prog source_params debug_unit @ARGS_PROTO %ARGS_NAMES plan_call_forms rt_call_forms form_has);
