@@ -14,6 +14,7 @@ BINDIR     ?= $(PREFIX)/bin
 PKGDIR     ?= $(PREFIX)/lib/recordmcount
 MANDIR     ?= $(PREFIX)/share/man
 MAN1DIR    ?= $(MANDIR)/man1
+MAN3DIR    ?= $(MANDIR)/man3
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -46,7 +47,7 @@ all: $(HELPER) man rt build/arches.ok
 # where the compiler has a flag for it (the row's hot= flags).  Each is
 # tested under full-system emulation (doc/architectures.md).
 RT_ARCH ?= $(patsubst i%86,i386,$(shell uname -m))
-RT_COMMON := rt/base.c rt/elf.c rt/sites.c rt/patch.c rt/args.c rt/dwarf.c rt/cfi.c rt/debugfile.c rt/inflate.c rt/output.c rt/control.c
+RT_COMMON := rt/base.c rt/elf.c rt/sites.c rt/ops.c rt/patch.c rt/args.c rt/dwarf.c rt/cfi.c rt/debugfile.c rt/inflate.c rt/output.c rt/control.c rt/hooks.c
 # The rows of arches.tab, a word each (its fields joined by '|'); for
 # each row with a tracer (by its tracer name T): RT_FILE_T and RT_HOOK_T
 # (its rt/arch-*.c and rt/hook-*.S), RT_TRIPLE_T, and its flags
@@ -254,11 +255,19 @@ fuzz-short: build/fuzz/fuzz_scan
 fuzz: build/fuzz/fuzz_scan
 	$(Q)$(call fuzz_for,1800)
 
-MANS := $(patsubst doc/%.pod,build/man/%.1,$(wildcard doc/*.pod))
+# doc/NAME.pod: a command's page (section 1); doc/NAME.3.pod: the
+# library's C API (section 3).
+MANS3 := $(patsubst doc/%.pod,build/man/%,$(wildcard doc/*.3.pod))
+MANS1 := $(patsubst doc/%.pod,build/man/%.1,$(filter-out %.3.pod,$(wildcard doc/*.pod)))
+MANS := $(MANS1) $(MANS3)
 man: $(MANS)
 build/man/%.1: doc/%.pod
 	$(Q)mkdir -p build/man
 	$(Q)pod2man --section=1 --center="recordmcount" --release="recordmcount $(VERSION)" \
+		--name=$(shell echo $* | tr a-z A-Z) $< $@
+build/man/%.3: doc/%.3.pod
+	$(Q)mkdir -p build/man
+	$(Q)pod2man --section=3 --center="recordmcount" --release="recordmcount $(VERSION)" \
 		--name=$(shell echo $* | tr a-z A-Z) $< $@
 
 # The tests, in tiers: each t/*.t names its own in its header (a line
@@ -269,7 +278,8 @@ build/man/%.1: doc/%.pod
 #   system  make check-system: the tracer in booted guests (the guest
 #           kernels are made for this tier only)
 #   slow    make check-slow: real projects built from source, and the
-#           stress tests at their full counts (STRESS_FULL=1: t/72, t/75)
+#           stress tests at their full counts (STRESS_FULL=1: t/72, t/75,
+#           t/106)
 # make check-all runs them all (CI, with check-kernel);
 # TESTS=t/NN-x.t runs those files only, with what the host tier needs.
 tier_tests = $(shell grep -l '^\# tier: $(1)$$' t/*.t)
@@ -307,7 +317,7 @@ check-system: all $(RT_CROSS_LIBS) $(GUEST_KERNELS)
 # (and the host tier's stress tests at their full counts)
 check-slow: $(CHECK_HOST)
 	@$(call timed,$(call fuzz_for,25) && STRESS_FULL=1 $(PROVE) $(call tier_tests,slow) t/72-trace-stress.t \
-		t/75-trace-sanitizers.t,make check-slow)
+		t/75-trace-sanitizers.t t/106-trace-hooks.t,make check-slow)
 # (every file once, in two streams side by side: the booted guests one
 # at a time, their output kept in build/check-system.log and shown at
 # the end; the host, cross and slow tiers one at a time beside them.
@@ -347,9 +357,9 @@ COMMANDS := recordmcount.pl bin/mcount-cc bin/mcount-record bin/mcount-trace
 RT_CROSS_HERE = $(foreach a,$(RT_CROSS_NAMES),$(if $(wildcard build/$(a)/libmcount-trace.so),$(a)))
 install: all $(foreach a,$(RT_CROSS_HERE),rt-$(a))
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGDIR)/bin $(DESTDIR)$(PKGDIR)/libexec \
-		$(DESTDIR)$(PKGDIR)/lib/RecordMcount $(DESTDIR)$(MAN1DIR)
+		$(DESTDIR)$(PKGDIR)/lib/RecordMcount $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(MAN3DIR)
 	install -m 755 $(HELPER) $(DESTDIR)$(PKGDIR)/libexec/mcount-scan
-	$(if $(RT_BUILT),install -m 644 $(RT_BUILT) rt/mcount-trace.h $(DESTDIR)$(PKGDIR)/libexec/)
+	$(if $(RT_BUILT),install -m 644 $(RT_BUILT) rt/mcount-trace.h rt/mcount-hooks.h $(DESTDIR)$(PKGDIR)/libexec/)
 	for a in $(RT_CROSS_HERE); do \
 		install -d $(DESTDIR)$(PKGDIR)/libexec/$$a && \
 		install -m 644 build/$$a/libmcount-trace.so build/$$a/libmcount-trace.a \
@@ -361,11 +371,13 @@ install: all $(foreach a,$(RT_CROSS_HERE),rt-$(a))
 		install -m 755 $$f $(DESTDIR)$(PKGDIR)/$$f && \
 		ln -sf $(PKGDIR)/$$f $(DESTDIR)$(BINDIR)/$$(basename $$f) || exit 1; \
 	done
-	install -m 644 $(MANS) $(DESTDIR)$(MAN1DIR)/
+	install -m 644 $(MANS1) $(DESTDIR)$(MAN1DIR)/
+	install -m 644 $(MANS3) $(DESTDIR)$(MAN3DIR)/
 
 uninstall:
 	for f in $(COMMANDS); do rm -f $(DESTDIR)$(BINDIR)/$$(basename $$f); done
-	for f in $(MANS); do rm -f $(DESTDIR)$(MAN1DIR)/$$(basename $$f); done
+	for f in $(MANS1); do rm -f $(DESTDIR)$(MAN1DIR)/$$(basename $$f); done
+	for f in $(MANS3); do rm -f $(DESTDIR)$(MAN3DIR)/$$(basename $$f); done
 	rm -rf $(DESTDIR)$(PKGDIR)
 
 clean:

@@ -34,6 +34,8 @@
  * clock_gettime(), which the vDSO serves with general registers only.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <linux/membarrier.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -178,7 +180,8 @@ static void pop_unwound(struct mt_tbuf *b, uint32_t d, bool nested, uint64_t now
 {
 	while (b->sdepth > d) {
 		struct mt_shadow *s = &b->shadow[--b->sdepth];
-		put_exit(b, nested, now, cpu, s->ip, MT_EV_UNWOUND, s->ts, NULL);
+		if (s->users & 1)
+			put_exit(b, nested, now, cpu, s->ip, MT_EV_UNWOUND, s->ts, NULL);
 		b->unwound++;
 	}
 }
@@ -424,8 +427,164 @@ static __attribute__((noinline, cold)) void untabled_call(struct mt_tbuf *b)
 		atomic_fetch_add_explicit(&mt_untabled_calls, 1, memory_order_relaxed);
 }
 
+/* ---- hooks' callbacks ----
+ *
+ * A thread runs them with its buffer's nest at 2 (a call they make of a
+ * hooked function is counted as recursion and serves no one) and its
+ * held count odd from before it looked its hooks up until after the
+ * last callback returned: mt_grace waits for that.  The registers a
+ * callback may change and the function still needs are kept around
+ * them (cpu.h, MT_FP_SAVE). */
+static bool fenced_holds;             /* no membarrier: each hold is fenced */
+
+static inline void hold(struct mt_tbuf *b)
+{
+	atomic_store_explicit(&b->held, atomic_load_explicit(&b->held, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	if (fenced_holds)
+		atomic_thread_fence(memory_order_seq_cst);
+	else
+		atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline void unhold(struct mt_tbuf *b)
+{
+	atomic_store_explicit(&b->held, atomic_load_explicit(&b->held, memory_order_relaxed) + 1,
+			      memory_order_release);
+}
+
+/* The entry callbacks of the hooks in users (bit 0, the tracer's, not
+ * one), registered by gen. */
+static __attribute__((noinline)) void call_entries(struct mt_tbuf *b, uint64_t users, unsigned long func,
+						   uintptr_t parent, struct mcount_regs *r)
+{
+	struct mt_fp fp;
+	mt_fp_save(&fp);
+	b->nest = 2;
+	atomic_signal_fence(memory_order_seq_cst);
+	for (uint64_t u = users & ~(uint64_t)1; u; u &= u - 1) {
+		struct mt_op *op = atomic_load_explicit(&mt_ops[__builtin_ctzll(u)], memory_order_acquire);
+		if (op && op->entry)
+			op->entry(func, parent, op->data, r);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	b->nest = 1;
+	mt_fp_restore(&fp);
+}
+
+/* The exit callbacks of a frame's hooks: those registered when it was
+ * entered, and still. */
+static __attribute__((noinline)) void call_exits(struct mt_tbuf *b, const struct mt_shadow *s, uintptr_t retval)
+{
+	struct mt_fp fp;
+	mt_fp_save(&fp);
+	hold(b);
+	int nested = b->nest;
+	b->nest = 2;
+	atomic_signal_fence(memory_order_seq_cst);
+	struct mcount_regs r = { .regs = NULL, .args = NULL, .ret = retval, .exit = true };
+	struct mt_hooktab *t = atomic_load_explicit(&mt_hooktab, memory_order_acquire);
+	const struct mt_fhook *fh = t ? mt_retmap_find(t->map, s->ip) : NULL;
+	for (uint64_t u = s->users & ~(uint64_t)1; u; u &= u - 1) {
+		struct mt_op *op = atomic_load_explicit(&mt_ops[__builtin_ctzll(u)], memory_order_acquire);
+		if (op && op->exit && op->gen <= s->gen)
+			op->exit(fh ? fh->addr : s->ip, s->orig, op->data, &r);
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	b->nest = nested;
+	unhold(b);
+	mt_fp_restore(&fp);
+}
+
+bool mt_in_callback(void)
+{
+	return self && self->nest == 2;
+}
+
+/* Every thread that held its hooks at the call has let them go: after
+ * one barrier on every running thread (membarrier; without it each hold
+ * is fenced), a thread whose count is even holds none it took before,
+ * and one that takes them from now on reads what was published before
+ * the call. */
+static int barrier_cmd = -1;          /* the membarrier command, 0: none */
+
+void mt_grace_ready(void)
+{
+	if (barrier_cmd < 0) {
+		long q = mt_raw6(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0, 0, 0, 0);
+		if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+		    !mt_raw6(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0, 0, 0, 0))
+			barrier_cmd = MEMBARRIER_CMD_PRIVATE_EXPEDITED;
+		else if (q > 0 && (q & MEMBARRIER_CMD_GLOBAL))
+			barrier_cmd = MEMBARRIER_CMD_GLOBAL;
+		else
+			barrier_cmd = 0;
+		/* (before the first hook is registered: no thread holds one
+		 * without the fence yet) */
+		if (!barrier_cmd)
+			fenced_holds = true;
+	}
+}
+
+void mt_grace(void)
+{
+	mt_grace_ready();
+	if (barrier_cmd)
+		mt_raw6(SYS_membarrier, barrier_cmd, 0, 0, 0, 0, 0);
+	atomic_thread_fence(memory_order_seq_cst);
+	struct mt_tbuf *me = self;
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
+		unsigned long h = atomic_load_explicit(&b->held, memory_order_acquire);
+		if (b == me || !(h & 1))
+			continue;
+		for (unsigned spins = 0; atomic_load_explicit(&b->held, memory_order_acquire) == h; spins++) {
+			if (spins < 64) {
+				mt_raw6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+			} else {
+#ifdef SYS_nanosleep
+				struct timespec ts = { 0, 100000 };
+				mt_raw6(SYS_nanosleep, (long)&ts, 0, 0, 0, 0, 0);
+#else
+				mt_raw6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+#endif
+			}
+		}
+	}
+}
+
+/* Argument word n at an entry (mcount-hooks.h). */
+unsigned long mcount_regs_arg(struct mcount_regs *r, int n)
+{
+	if (!r || r->exit || n < 0 || n >= MT_MAX_ARGS) {
+		errno = EINVAL;
+		return 0;
+	}
+#if !MT_HAVE_ARGS || MT_ARGS_LOCATED
+	errno = ENOTSUP;
+	return 0;
+#else
+	if ((unsigned)n >= MT_REG_ARGS && !r->args) {
+		errno = ENODATA;
+		return 0;
+	}
+	return (unsigned long)arg_word(r->regs, r->args, (unsigned)n);
+#endif
+}
+
+unsigned long mcount_regs_return(struct mcount_regs *r)
+{
+	if (!r || !r->exit) {
+		errno = EINVAL;
+		return 0;
+	}
+	return (unsigned long)r->ret;
+}
+
 /* The entry, in two copies: with_args is a constant, so that the common
- * one (no argument recording anywhere) carries none of its work. */
+ * one (no argument recording anywhere) carries none of its work.  Its
+ * users: the tracer (bit 0) and the hooks, from the site's function's
+ * mask once any hook is registered, else the tracer alone (every site
+ * that calls is then its). */
 static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs,
 							 bool with_args)
 {
@@ -445,21 +604,42 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		}
 	}
 	if (b->nest) {
-		b->lost++;
+		if (b->nest == 2)
+			b->recursion++;
+		else
+			b->lost++;
 		return;
 	}
 	b->nest = 1;
 	atomic_signal_fence(memory_order_seq_cst);
+	uint64_t users = 1, exits = 0;
+	const struct mt_fhook *fh = NULL;
+	bool held = false;
+	if (__builtin_expect(atomic_load_explicit(&mt_ops_on, memory_order_relaxed), 0)) {
+		hold(b);
+		held = true;
+		struct mt_hooktab *t = atomic_load_explicit(&mt_hooktab, memory_order_acquire);
+		fh = t ? mt_retmap_find(t->map, ret) : NULL;
+		/* (a site of an object its pass has not reached yet: as before
+		 * any hook, the tracer's) */
+		users = fh ? atomic_load_explicit(&fh->mask, memory_order_relaxed) : 1;
+		exits = users & atomic_load_explicit(&mt_ops_exits, memory_order_relaxed);
+		if (!users)
+			goto out;
+	}
+	bool tracer = users & 1;
 	/* A copy of the return address, not the frame's slot: never hijacked. */
 	bool keep = MT_SLOT_COPY && ((uintptr_t)slot & MT_SLOT_KEEP);
 	slot = (uintptr_t *)((uintptr_t)slot & ~(uintptr_t)(MT_SLOT_COPY ? MT_SLOT_KEEP : 0));
 	uintptr_t key = SLOT_KEY(slot);
 	uintptr_t parent = *slot;
-	bool graph = atomic_load_explicit(&mt_tracer, memory_order_relaxed) == MT_TRACER_GRAPH;
+	bool graph = tracer && atomic_load_explicit(&mt_tracer, memory_order_relaxed) == MT_TRACER_GRAPH;
+	/* The return is hooked for function_graph, or a hook's exit. */
+	bool frame = graph || exits;
 #ifdef MT_REG_FP
 	/* The frame's own slot, where its function keeps s0 at its CFA
 	 * (rt.h): read only then. */
-	if (keep && graph && !mt_retmap_find(atomic_load_explicit(&mt_nohook, memory_order_acquire), ret)) {
+	if (keep && frame && !mt_retmap_find(atomic_load_explicit(&mt_nohook, memory_order_acquire), ret)) {
 		uintptr_t *fs = (uintptr_t *)regs[MT_REG_FP] - 1;
 		if (*fs == parent) {
 			slot = fs;
@@ -478,7 +658,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 	 * prologue not read), the frame's own slot where the function is not
 	 * nohook (mips64el), its key (arm). */
 	uintptr_t *above = NULL;
-	if (keep && (graph || with_args)) {
+	if (keep && (frame || with_args || users > 1)) {
 		const struct mt_site *si = mt_retmap_find(atomic_load_explicit(&mt_frames, memory_order_acquire), ret);
 		uintptr_t *fs = NULL;
 		if (si) {
@@ -492,7 +672,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 			fs = above;
 #endif
 		}
-		if (si && graph && !si->nohook && *fs == parent) {
+		if (si && frame && !si->nohook && *fs == parent) {
 			slot = fs;
 			keep = false;
 #ifndef MT_SLOT_DEAD
@@ -508,11 +688,11 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 #endif
 	if (__builtin_expect(parent == (uintptr_t)mt_return_trampoline, 0))
 		parent = shadow_orig(b, key, keep ? 0 : (uintptr_t)slot | marks);
-	bool hook = graph && !keep;
+	bool hook = frame && !keep;
 #if MT_HAVE_NOHOOK
 	/* Looked up once: a frame never hijacked, and on i386 one whose slot
 	 * is a copy with no arguments above it (MT_NOHOOK_NO_ARGS). */
-	if ((hook || (MT_NOHOOK_NO_ARGS && with_args)) &&
+	if ((hook || (MT_NOHOOK_NO_ARGS && (with_args || users > 1))) &&
 	    mt_retmap_find(atomic_load_explicit(&mt_nohook, memory_order_acquire), ret)) {
 		hook = false;
 		if (MT_NOHOOK_NO_ARGS)
@@ -522,21 +702,30 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 	/* Arguments: the entry's payload slots, at most. */
 	const struct mt_proto *proto = NULL;
 	unsigned raw = 0, extra = 0;
-	if (with_args) {
+	if (with_args && tracer) {
 		proto = proto_for(ret);
 		raw = proto ? 0 : (unsigned)atomic_load_explicit(&mt_args_raw, memory_order_relaxed);
 		extra = proto ? proto->max_slots : raw ? (raw + 4) / 3 : 0;
 	}
 	mt_seq h = mt_seq_load(&b->head, memory_order_relaxed);
-	if (full(b, h + extra)) {
+	bool rec = tracer;
+	if (rec && full(b, h + extra)) {
 		b->lost++;
-	} else if (hook && b->sdepth >= MT_SHADOW) {
-		b->lost++;
+		rec = false;
+		hook &= !graph;
+	}
+	if (hook && b->sdepth >= MT_SHADOW) {
 		b->noshadow++;
-	} else {
+		hook = false;
+		if (graph && rec) {
+			b->lost++;
+			rec = false;
+		}
+	}
+	if (rec || hook) {
 		unsigned cpu;
 		uint64_t ts = mt_clock_now(&cpu);
-		if (graph) {
+		if (b->sdepth) {
 			/* A frame with the key of an older entry whose slot no
 			 * longer holds the trampoline (not a tail call): that
 			 * entry and those above it were left by a longjmp. */
@@ -547,26 +736,31 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 					break;
 				}
 		}
-		struct mt_event *e = &b->ev[h & b->mask];
-		if (full(b, h + extra)) {
+		if (rec && full(b, h + extra)) {
 			b->lost++;
-			goto out;
+			rec = false;
+			hook &= !graph;
 		}
 		mt_seq next = h + 1;
-		uint64_t kind = (hook ? MT_EV_HOOKED : 0) | (graph ? MT_EV_GRAPH : 0);
-		if (proto || raw) {
-			next += put_args(b, h, proto, raw, regs, args_slot);
-			kind |= MT_EV_ARGS;
+		if (rec) {
+			struct mt_event *e = &b->ev[h & b->mask];
+			uint64_t kind = (hook && graph ? MT_EV_HOOKED : 0) | (graph ? MT_EV_GRAPH : 0);
+			if (proto || raw) {
+				next += put_args(b, h, proto, raw, regs, args_slot);
+				kind |= MT_EV_ARGS;
+			}
+			e->ts = ts;
+			e->ip = mt_ev_addr(ret) | (uint64_t)cpu << MT_CPU_SHIFT | kind;
+			e->parent = parent;
 		}
-		e->ts = ts;
-		e->ip = mt_ev_addr(ret) | (uint64_t)cpu << MT_CPU_SHIFT | kind;
-		e->parent = parent;
 		if (hook) {
 			struct mt_shadow *s = &b->shadow[b->sdepth];
 			s->orig = *slot;
 			s->slot = (uintptr_t)slot | marks;
 			s->ip = ret;
 			s->ts = ts;
+			s->users = exits | (rec && graph);
+			s->gen = atomic_load_explicit(&mt_ops_gen, memory_order_relaxed);
 #if !MT_KEY_IS_SLOT
 			s->key = key;
 #endif
@@ -574,9 +768,16 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 			atomic_signal_fence(memory_order_seq_cst);
 			*slot = (uintptr_t)mt_return_trampoline;
 		}
-		mt_seq_store(&b->head, next, memory_order_release);
+		if (rec)
+			mt_seq_store(&b->head, next, memory_order_release);
+	}
+	if (users > 1) {
+		struct mcount_regs r = { .regs = regs, .args = args_slot, .ret = 0, .exit = false };
+		call_entries(b, users, fh->addr, parent, &r);
 	}
 out:
+	if (held)
+		unhold(b);
 	atomic_signal_fence(memory_order_seq_cst);
 	b->nest = 0;
 }
@@ -633,7 +834,10 @@ uintptr_t mt_exit(uintptr_t key, uintptr_t retval)
 	struct mt_shadow *s = &b->shadow[i - 1];
 	uintptr_t orig = s->orig;
 	bool rv = MT_HAVE_RETVAL && atomic_load_explicit(&mt_retval, memory_order_relaxed);
-	put_exit(b, nested, now, cpu, s->ip, 0, s->ts, rv ? &retval : NULL);
+	if (s->users & 1)
+		put_exit(b, nested, now, cpu, s->ip, 0, s->ts, rv ? &retval : NULL);
+	if ((s->users & ~(uint64_t)1) && !nested)
+		call_exits(b, s, retval);
 	b->sdepth = i - 1;
 	atomic_signal_fence(memory_order_seq_cst);
 	b->nest = nested;

@@ -631,7 +631,7 @@ static void verb_status(int fd, const char *args)
 	 * destructors run, which may write the trace.  Written after both
 	 * are released: a client that reads slowly holds up no one. */
 	pthread_mutex_lock(&mt_reg.lock);
-	size_t objs = 0, funcs = 0, on = 0, sites = 0, threads = 0, bad = mt_reg.bad_sites;
+	size_t objs = 0, funcs = 0, on = 0, hooked = 0, sites = 0, threads = 0, bad = mt_reg.bad_sites;
 	char program[256];
 	snprintf(program, sizeof program, "%s", mt_reg.nobjs ? mt_reg.objs[0]->name : "?");
 	for (size_t i = 0; i < mt_reg.nobjs; i++)
@@ -639,14 +639,18 @@ static void verb_status(int fd, const char *args)
 	for (size_t i = 0; i < mt_reg.nfuncs; i++) {
 		funcs += mt_reg.objs[mt_reg.funcs[i].obj]->live;
 		on += mt_reg.objs[mt_reg.funcs[i].obj]->live && mt_reg.funcs[i].want;
+		hooked += mt_reg.objs[mt_reg.funcs[i].obj]->live && mt_reg.funcs[i].hooks;
 	}
+	size_t nhooks = 0;
+	for (int i = 1; i < MT_OPS_MAX; i++)
+		nhooks += atomic_load(&mt_ops[i]) != NULL;
 	struct mt_view *v = atomic_load(&mt_view);
 	sites = v ? v->n : 0;
 	size_t protos = mt_protos_count();
 	pthread_mutex_unlock(&mt_reg.lock);
 	mt_output_lock();
 	uint64_t buffered = 0, lost = mt_gone.lost, noshadow = mt_gone.noshadow, unwound = mt_gone.unwound,
-		 wait_failed = mt_gone.wait_failed, untabled = mt_untabled_total();
+		 wait_failed = mt_gone.wait_failed, untabled = mt_untabled_total(), recursion = mt_gone.recursion;
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
 		threads++;
 		buffered += (mt_seq)(atomic_load(&b->head) - atomic_load(&b->tail));
@@ -654,6 +658,7 @@ static void verb_status(int fd, const char *args)
 		noshadow += b->noshadow;
 		unwound += b->unwound;
 		wait_failed += b->wait_failed;
+		recursion += b->recursion;
 	}
 	mt_output_unlock();
 	reply(fd, "ok\n");
@@ -677,6 +682,9 @@ static void verb_status(int fd, const char *args)
 	if (mt_full_wait)
 		reply(fd, "full buffers waited for in vain (0.1 s): %llu\n", (unsigned long long)wait_failed);
 	reply(fd, "calls from sites in no table (not traced): %llu\n", (unsigned long long)untabled);
+	reply(fd, "hooks registered: %zu\n", nhooks);
+	reply(fd, "functions hooked: %zu\n", hooked);
+	reply(fd, "calls from hooks' callbacks (not hooked): %llu\n", (unsigned long long)recursion);
 	reply(fd, "output: %s\n", out_fd >= 0 ? out_path : "(none)");
 	reply(fd, "clock: %s\n", mt_use_tsc ? mt_cpu_clock_name() : "clock_gettime");
 }
@@ -1159,7 +1167,8 @@ static int refresh(void)
 	if (mt_sites_refresh(&first))
 		return -1;
 	mt_protos_refresh(first);
-	return mt_apply();
+	int r = mt_ops_refresh(first);
+	return mt_apply() || r ? -1 : 0;
 }
 
 static bool apply_env(const char *var, int what)

@@ -511,4 +511,51 @@ static inline long mt_raw_mmap_anon(size_t size)
 #endif
 }
 
+/* The floating-point and vector registers that carry arguments and
+ * return values, kept around a hook's callbacks (buffer.c): a callback
+ * is the program's code, compiled to use them, and the hooks (hook-*.S)
+ * save only the general registers.
+ *   x86_64   xmm0-xmm7 (arguments; xmm0, xmm1 return values); the
+ *            upper halves of ymm and zmm are a callback's to keep (a
+ *            function compiled for AVX passes __m256 in ymm0-7)
+ *   i386     none: arguments on the stack, float returns in st(0),
+ *            which code that uses the x87 stack leaves as it found it
+ *   aarch64  q0-q7 (arguments and return values; d8-d15 are
+ *            callee-saved) */
+struct mt_fp {
+	unsigned char b[128];
+} __attribute__((aligned(16)));
+static inline __attribute__((always_inline)) void mt_fp_save(struct mt_fp *f)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("movdqu %%xmm0, 0(%0)\n\tmovdqu %%xmm1, 16(%0)\n\t"
+			 "movdqu %%xmm2, 32(%0)\n\tmovdqu %%xmm3, 48(%0)\n\t"
+			 "movdqu %%xmm4, 64(%0)\n\tmovdqu %%xmm5, 80(%0)\n\t"
+			 "movdqu %%xmm6, 96(%0)\n\tmovdqu %%xmm7, 112(%0)"
+			 : : "r"(f->b) : "memory");
+#elif defined(__aarch64__)
+	__asm__ volatile("stp q0, q1, [%0]\n\tstp q2, q3, [%0, #32]\n\t"
+			 "stp q4, q5, [%0, #64]\n\tstp q6, q7, [%0, #96]"
+			 : : "r"(f->b) : "memory");
+#else
+	(void)f;
+#endif
+}
+static inline __attribute__((always_inline)) void mt_fp_restore(const struct mt_fp *f)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("movdqu 0(%0), %%xmm0\n\tmovdqu 16(%0), %%xmm1\n\t"
+			 "movdqu 32(%0), %%xmm2\n\tmovdqu 48(%0), %%xmm3\n\t"
+			 "movdqu 64(%0), %%xmm4\n\tmovdqu 80(%0), %%xmm5\n\t"
+			 "movdqu 96(%0), %%xmm6\n\tmovdqu 112(%0), %%xmm7"
+			 : : "r"(f->b) : "memory");
+#elif defined(__aarch64__)
+	__asm__ volatile("ldp q0, q1, [%0]\n\tldp q2, q3, [%0, #32]\n\t"
+			 "ldp q4, q5, [%0, #64]\n\tldp q6, q7, [%0, #96]"
+			 : : "r"(f->b) : "memory");
+#else
+	(void)f;
+#endif
+}
+
 #endif

@@ -347,8 +347,9 @@ static void reap_one(struct mt_tbuf *b)
 	mt_gone.unwound += b->unwound;
 	mt_gone.wait_failed += b->wait_failed;
 	mt_gone.untabled += b->untabled;
+	mt_gone.recursion += b->recursion;
 	b->lost = b->lost_seen = 0;
-	b->noshadow = b->unwound = b->wait_failed = b->untabled = 0;
+	b->noshadow = b->unwound = b->wait_failed = b->untabled = b->recursion = 0;
 	b->nest = 0;
 	b->nopen = 0;
 	b->sdepth = 0;

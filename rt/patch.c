@@ -650,7 +650,8 @@ static void sites_read(struct mt_site *const *batch, size_t n, struct poke *pk, 
 static void unreadable_now(const struct mt_site *s, int err)
 {
 	const struct mt_object *o = mt_reg.objs[s->obj];
-	mt_reg.funcs[s->func].want = atomic_load(&s->state) == MT_CALL;
+	if (!mt_reg.funcs[s->func].hooks)
+		mt_reg.funcs[s->func].want = atomic_load(&s->state) == MT_CALL;
 	char why[sizeof apply_why];
 	snprintf(why, sizeof why, "%s: %#lx <%s>: cannot be read (%s): left as it is", o->name,
 		 (unsigned long)s->addr, mt_reg.funcs[s->func].name, strerror(err));
@@ -899,7 +900,9 @@ struct collect {
 static void collect_site(struct mt_site *s, void *arg)
 {
 	struct collect *c = arg;
-	enum mt_state want = mt_reg.funcs[s->func].want ? MT_CALL : MT_NOP;
+	/* (its users as the hot path will see them, before its code changes) */
+	mt_ops_publish(s->func);
+	enum mt_state want = mt_func_on(&mt_reg.funcs[s->func]) ? MT_CALL : MT_NOP;
 	enum mt_state now = (enum mt_state)atomic_load(&s->state);
 	if (now == want || atomic_load(&s->refused))
 		return;
@@ -1086,8 +1089,10 @@ static void want_as_is(struct mt_site **batch, size_t n)
 		struct mt_func *f = &mt_reg.funcs[batch[i]->func];
 		bool want = f->want;
 		size_t j = i;
+		/* (a function a hook selects keeps its flags: the pass tries
+		 * again each time) */
 		for (; j < n && batch[j]->func == batch[i]->func; j++)
-			if ((atomic_load(&batch[j]->state) == MT_CALL) != want)
+			if ((atomic_load(&batch[j]->state) == MT_CALL) != want && !f->hooks)
 				f->want = !want;
 		i = j;
 	}

@@ -11,6 +11,8 @@
  *   base.c     messages, the environment, writes, sorting (calls no other)
  *   elf.c      the loaded objects, their __mcount_loc tables and symbols
  *   sites.c    the site and function registry, filters, start-up checks
+ *   ops.c      the hooks layer: which users (the tracer, hooks) each
+ *              function's sites serve
  *   patch.c    writing code (/proc/self/mem), the breakpoint protocol,
  *              the SIGTRAP handler, trampoline pages
  *   buffer.c   the clock, the per-thread event buffers and shadow stacks
@@ -23,6 +25,7 @@
  *   output.c   the trace formats (kernel text, JSON lines, Chrome JSON)
  *   control.c  start-up, the control socket, the C API,
  *              fork/exec/dlopen
+ *   hooks.c    the C API of mcount-hooks.h
  */
 #ifndef MCOUNT_RT_H
 #define MCOUNT_RT_H
@@ -496,11 +499,19 @@ struct mt_func {
 	uintptr_t addr;
 	uint16_t obj;
 	bool want;                    /* traced */
+	uint64_t hooks;               /* the hooks that select it (ops.c): bit id */
 	bool notrace;
 	bool unfit;                   /* a site of it where no event can hold the
 				       * address (mt_ev_holds): never traced */
 	const struct mt_proto *proto; /* its arguments are recorded so (args.c) */
 };
+
+/* Does any user want the function's sites to call the hook: the
+ * tracer, or a hook (ops.c)? */
+static inline bool mt_func_on(const struct mt_func *f)
+{
+	return f->want || f->hooks;
+}
 
 /* A map for the hot path, from the address after a site (what the hook
  * is given) to a value: open addressing, replaced whole and never freed
@@ -577,6 +588,19 @@ MT_HIDDEN const struct mt_site *mt_site_at(uintptr_t addr);
 MT_HIDDEN const struct mt_site *mt_func_site(const struct mt_func *f);
 /* The site a hook call returned to (the address after the call). */
 MT_HIDDEN const struct mt_site *mt_site_before(uintptr_t ret);
+/* Every glob of a filter, checked first (none if one is bad: -1,
+ * EINVAL), then passed to fn with its :mod: glob or NULL; fn's first
+ * failure (not 0) ends the walk and is returned.  The glob and mod
+ * passed are fn's for the call only. */
+MT_HIDDEN long mt_filter_each(const char *filter, long (*fn)(const char *glob, const char *mod, void *arg),
+			      void *arg);
+/* Calls fn with each live function that a glob (and a :mod: glob or
+ * NULL) names, from index from on (0: through the name index); lock
+ * held. */
+MT_HIDDEN void mt_glob_funcs(const char *glob, const char *mod, size_t from, void (*fn)(uint32_t, void *),
+			     void *arg);
+/* Function i's sites are looked at by the next pass. */
+MT_HIDDEN void mt_func_dirty(uint32_t i);
 /* Apply a filter: enable (1), disable (0) or notrace (2); lock held.
  * Returns the functions changed, -1 for a bad filter. */
 MT_HIDDEN long mt_filter(const char *filter, int what);
@@ -601,6 +625,74 @@ MT_HIDDEN const char *mt_shown(const char *raw);
  * no object, 0xADDR, written in buf (MT_ADDR_NAME bytes hold any). */
 #define MT_ADDR_NAME 320
 MT_HIDDEN const char *mt_name_of(uintptr_t addr, char *buf, size_t len);
+
+/* ---- hooks (ops.c): the users of each function's sites ----
+ *
+ * A function's sites serve the tracer (struct mt_func.want) and the
+ * hooks of mcount-hooks.h whose filters select it (mt_func.hooks, a bit
+ * a hook: ids 1 to MT_OPS_MAX - 1).  A site calls the hook while any of
+ * them wants it (mt_func_on).  The hot path learns a call's users from
+ * mt_hooktab, once any hook is registered (mt_ops_on): the address after
+ * the site gives its function's mask, bit 0 the tracer, published by the
+ * pass (mt_ops_publish) before the site's code changes, so that a call
+ * still under way when a user leaves serves no one it should not. */
+#include "mcount-hooks.h"
+#define MT_OPS_MAX 64
+/* A registered hook as the hot path reads it; gen: its registration's
+ * number (an exit runs only for a registration as old as its entry). */
+struct mt_op {
+	mcount_hook_fn entry, exit;
+	void *data;
+	unsigned long gen;
+};
+MT_HIDDEN extern _Atomic(struct mt_op *) mt_ops[MT_OPS_MAX];
+MT_HIDDEN extern _Atomic unsigned long mt_ops_gen;
+MT_HIDDEN extern atomic_bool mt_ops_on;
+/* The ids of the registered hooks that have an exit callback. */
+MT_HIDDEN extern _Atomic uint64_t mt_ops_exits;
+struct mt_fhook {
+	_Atomic uint64_t mask;        /* its users: bit 0 the tracer, bit id a hook */
+	uintptr_t addr;               /* the function's address (a callback's ip) */
+};
+struct mt_hooktab {
+	struct mt_retmap *map;        /* the address after a site -> &f[its function] */
+	size_t n;
+	struct mt_fhook f[];
+};
+MT_HIDDEN extern _Atomic(struct mt_hooktab *) mt_hooktab;
+/* What a callback is given (mcount-hooks.h): the registers the hook
+ * kept, where the stack's arguments begin (NULL: not known), and at an
+ * exit the return value. */
+struct mcount_regs {
+	const uintptr_t *regs;
+	const uintptr_t *args;
+	uintptr_t ret;
+	bool exit;
+};
+/* Registry lock held for all of these. */
+/* Function i's users as the hot path will see them (the pass, before
+ * it changes i's sites). */
+MT_HIDDEN void mt_ops_publish(uint32_t i);
+/* A hook's id taken and its filter applied (the code: mt_apply); -1
+ * with errno (ENOSPC, ENOMEM, EINVAL). */
+MT_HIDDEN int mt_ops_add(struct mt_op *op, const char *filter, const char *notrace);
+/* Is a filter good (0), or not (-1, EINVAL)? */
+MT_HIDDEN int mt_ops_check(const char *filter);
+/* Its filter and notrace changed. */
+MT_HIDDEN int mt_ops_select(int id, const char *filter, const char *notrace);
+/* It selects nothing any more and its id is free (the code: mt_apply,
+ * then the grace period before op may go: mt_grace). */
+MT_HIDDEN void mt_ops_remove(int id);
+/* After the pass that followed the last removal: the hot path stops
+ * looking sites up. */
+MT_HIDDEN void mt_ops_idle(void);
+/* After objects came (their functions from first on) or went: the
+ * hooks' filters replayed on the new functions, the hot path's table
+ * made anew. */
+MT_HIDDEN int mt_ops_refresh(size_t first);
+/* Tables the hot path may still read, handed over (with the lock) to
+ * be freed after the next grace period; NULL-terminated list. */
+MT_HIDDEN void **mt_ops_retired(void);
 
 /* ---- patching (patch.c) ---- */
 
@@ -923,6 +1015,8 @@ struct mt_shadow {
 	uintptr_t slot;
 	uintptr_t ip;
 	uint64_t ts;
+	uint64_t users;               /* whose exits run: bit 0 the tracer, bit id a hook */
+	unsigned long gen;            /* mt_ops_gen at the entry */
 #if !MT_KEY_IS_SLOT
 	uintptr_t key;
 #endif
@@ -954,6 +1048,8 @@ struct mt_tbuf {
 	uint64_t unwound;             /* hijacked frames left without returning */
 	uint64_t wait_failed;         /* MCOUNT_TRACE_FULL=wait: waits given up (lost) */
 	uint64_t untabled;            /* calls from sites in no table (mt_tabled): no events */
+	uint64_t recursion;           /* calls from a hook's callback: no callback, no event */
+	_Atomic unsigned long held;   /* odd while it runs hooks' callbacks (mt_grace) */
 	char pad[64];
 	_Atomic mt_seq tail;          /* written by the reader */
 	uint64_t lost_seen;
@@ -969,7 +1065,7 @@ MT_HIDDEN extern struct mt_tbuf *_Atomic mt_tbufs;
 MT_HIDDEN extern atomic_int mt_ready;
 /* What the buffers of threads gone (and reaped: output.c) had counted. */
 struct mt_gone {
-	uint64_t lost, noshadow, unwound, wait_failed, untabled;
+	uint64_t lost, noshadow, unwound, wait_failed, untabled, recursion;
 };
 MT_HIDDEN extern struct mt_gone mt_gone;
 MT_HIDDEN extern uint64_t mt_buffer_events;
@@ -1017,6 +1113,25 @@ MT_HIDDEN void mt_return_trampoline(void);
  * trampoline, which has its return address. */
 MT_HIDDEN void mt_shadow_unhook(uintptr_t sp, bool all);
 MT_HIDDEN void mt_shadow_rehook(uintptr_t sp);
+/* Returns once no thread is still running a hook's callback it was
+ * running, or had looked its hooks up for, at the call (the hooks'
+ * grace period: internals.md). */
+MT_HIDDEN void mt_grace(void);
+/* Before the first hook is registered: how mt_grace will reach every
+ * thread (membarrier, or a fence at each hold where there is none). */
+MT_HIDDEN void mt_grace_ready(void);
+/* Is the calling thread in a hook's callback? */
+MT_HIDDEN bool mt_in_callback(void);
+/* Where hooks can run: the hook keeps every register a callback may
+ * change that the function still needs (buffer.c saves the vector
+ * argument registers around callbacks, cpu.h: mt_fp_save), and a test
+ * has run them (t/106; i386 and aarch64, whose registers are kept,
+ * await their booted guests' runs). */
+#if defined(__x86_64__)
+#define MT_HAVE_HOOKS 1
+#else
+#define MT_HAVE_HOOKS 0
+#endif
 
 /* ---- output (output.c) ---- */
 

@@ -281,6 +281,11 @@ static void mark_dirty(uint32_t f)
 	dirty[ndirty++] = f;
 }
 
+void mt_func_dirty(uint32_t i)
+{
+	mark_dirty(i);
+}
+
 static bool apply_one(const struct rule *r, uint32_t i)
 {
 	struct mt_func *f = &mt_reg.funcs[i];
@@ -301,37 +306,76 @@ static bool apply_one(const struct rule *r, uint32_t i)
 	return want != f->want || marked != f->notrace;
 }
 
-/* Apply one rule to functions [from, nfuncs) (from 0: through the name
- * index, built on the first rule after objects came: a program started
- * without filters never sorts its names); returns how many changed. */
-static long apply_rule(const struct rule *r, size_t from)
+/* Calls fn with each function from index from on that a glob (and a
+ * :mod: glob) may name: every one from from on, or (from 0) those the
+ * name index narrows it to by the glob's literal prefix (built on the
+ * first walk after objects came: a program started without filters
+ * never sorts its names).  fn checks the match itself. */
+static void each_candidate(const char *glob, size_t from, void (*fn)(uint32_t, void *), void *arg)
 {
-	long changed = 0;
 	if (!from && nby_name != mt_reg.nfuncs)
 		index_names();
 	if (from || nby_name != mt_reg.nfuncs) {
 		for (size_t i = from; i < mt_reg.nfuncs; i++)
-			changed += apply_one(r, (uint32_t)i);
-		return changed;
+			fn((uint32_t)i, arg);
+		return;
 	}
-	size_t plen = strcspn(r->glob, "*?[\\");
-	if (!r->glob[plen])
+	size_t plen = strcspn(glob, "*?[\\");
+	if (!glob[plen])
 		plen++;                       /* no wildcard: the name itself, NUL included */
-	size_t lo = name_bound(by_name, nby_name, false, r->glob, plen, false);
-	size_t hi = name_bound(by_name, nby_name, false, r->glob, plen, true);
+	size_t lo = name_bound(by_name, nby_name, false, glob, plen, false);
+	size_t hi = name_bound(by_name, nby_name, false, glob, plen, true);
 	for (size_t k = lo; k < hi; k++)
-		changed += apply_one(r, by_name[k]);
-	lo = name_bound(by_shown, nby_shown, true, r->glob, plen, false);
-	hi = name_bound(by_shown, nby_shown, true, r->glob, plen, true);
+		fn(by_name[k], arg);
+	lo = name_bound(by_shown, nby_shown, true, glob, plen, false);
+	hi = name_bound(by_shown, nby_shown, true, glob, plen, true);
 	for (size_t k = lo; k < hi; k++)
-		changed += apply_one(r, by_shown[k]);
+		fn(by_shown[k], arg);
 	/* A versioned name (a glob whose fixed part has the @ of one; one
 	 * whose fixed part ends before it finds its function above, whose
 	 * plain name has that part too). */
-	if (memchr(r->glob, '@', strcspn(r->glob, "*?[\\")))
+	if (memchr(glob, '@', strcspn(glob, "*?[\\")))
 		for (size_t k = 0; k < nby_alias; k++)
-			changed += apply_one(r, by_alias[k]);
-	return changed;
+			fn(by_alias[k], arg);
+}
+
+struct rule_walk {
+	const struct rule *r;
+	long changed;
+};
+
+static void rule_one(uint32_t i, void *arg)
+{
+	struct rule_walk *w = arg;
+	w->changed += apply_one(w->r, i);
+}
+
+/* Apply one rule to functions [from, nfuncs); returns how many changed. */
+static long apply_rule(const struct rule *r, size_t from)
+{
+	struct rule_walk w = { r, 0 };
+	each_candidate(r->glob, from, rule_one, &w);
+	return w.changed;
+}
+
+struct glob_walk {
+	const char *glob, *mod;
+	void (*fn)(uint32_t, void *);
+	void *arg;
+};
+
+static void glob_one(uint32_t i, void *arg)
+{
+	struct glob_walk *w = arg;
+	const struct mt_func *f = &mt_reg.funcs[i];
+	if (mt_reg.objs[f->obj]->live && !f->unfit && mt_func_matches(w->glob, w->mod, f))
+		w->fn(i, w->arg);
+}
+
+void mt_glob_funcs(const char *glob, const char *mod, size_t from, void (*fn)(uint32_t, void *), void *arg)
+{
+	struct glob_walk w = { glob, mod, fn, arg };
+	each_candidate(glob, from, glob_one, &w);
 }
 
 void mt_sites_all_dirty(void)
@@ -830,7 +874,7 @@ size_t mt_glob_quote(const char *name, char *out, size_t cap)
 	return n;
 }
 
-long mt_filter(const char *filter, int what)
+long mt_filter_each(const char *filter, long (*fn)(const char *glob, const char *mod, void *arg), void *arg)
 {
 	char *copy = strdup(filter ? filter : "");
 	/* (a glob and its module a pair; a glob has a separator after it) */
@@ -869,24 +913,51 @@ long mt_filter(const char *filter, int what)
 		g = copy + ++i;
 		gs = (struct gscan){ 0, 0, 0, 0 };
 	}
-	long changed = 0;
-	size_t done = 0;
+	long r = bad ? -1 : 0;
 	int err = EINVAL;
-	for (size_t i = 0; i < n && !bad; i++, done++) {
-		long c = mt_filter_glob(pair[2 * i], pair[2 * i + 1], what);
-		if (c < 0) {
+	for (size_t i = 0; i < n && !bad; i++) {
+		r = fn(pair[2 * i], pair[2 * i + 1], arg);
+		if (r) {
 			err = errno;
 			break;
 		}
-		changed += c;
 	}
 	free(pair);
 	free(copy);
-	if (!done) {
+	if (r)
 		errno = err;
+	return r;
+}
+
+struct filter_walk {
+	int what;
+	long changed;
+	size_t done;
+};
+
+static long filter_one(const char *glob, const char *mod, void *arg)
+{
+	struct filter_walk *w = arg;
+	long c = mt_filter_glob(glob, mod, w->what);
+	if (c < 0)
+		return -1;
+	w->changed += c;
+	w->done++;
+	return 0;
+}
+
+long mt_filter(const char *filter, int what)
+{
+	struct filter_walk w = { what, 0, 0 };
+	long r = mt_filter_each(filter, filter_one, &w);
+	/* (a filter of no glob: EINVAL; the globs applied before one that
+	 * failed stay applied, and count) */
+	if (!w.done) {
+		if (!r)
+			errno = EINVAL;
 		return -1;
 	}
-	return changed;
+	return w.changed;
 }
 
 const char *mt_name_of(uintptr_t addr, char *buf, size_t len)

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* hooks.c - the C API of mcount-hooks.h: a client of the hooks layer
+ * (ops.c), the pass (patch.c) and the grace period (buffer.c), beside
+ * the tracer's control (control.c).
+ *
+ * Each call that changes what functions a hook selects takes the
+ * registry's lock, changes the flags (ops.c) and runs the pass, as a
+ * filter of the tracer does.  Unregister waits, after it has let the
+ * lock go, for the threads that may still be in the hook's callbacks
+ * (mt_grace): a callback may call this API, or take a lock of the
+ * program's that the caller holds, only while it is not being
+ * unregistered by a thread it waits for. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+struct mcount_hook {
+	struct mt_op op;
+	int id;                       /* 0: not registered */
+	char *filter, *notrace;
+};
+
+/* The lock, where the library runs (the code can be changed). */
+static int lock_ready(void)
+{
+	if (!atomic_load(&mt_ready)) {
+		errno = EPERM;
+		return -1;
+	}
+	pthread_mutex_lock(&mt_reg.lock);
+	return 0;
+}
+
+static int unlock_with(int r)
+{
+	int err = errno;
+	pthread_mutex_unlock(&mt_reg.lock);
+	errno = err;
+	return r;
+}
+
+/* Free what the hot path may have read before now (tables replaced). */
+static void free_retired(void)
+{
+	pthread_mutex_lock(&mt_reg.lock);
+	void **r = mt_ops_retired();
+	pthread_mutex_unlock(&mt_reg.lock);
+	if (!r)
+		return;
+	mt_grace();
+	for (void **p = r; *p; p++)
+		free(*p);
+	free(r);
+}
+
+struct mcount_hook *mcount_hook_create(mcount_hook_fn entry, mcount_hook_fn exit, void *data, unsigned flags)
+{
+	if ((!entry && !exit) || flags) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!MT_HAVE_HOOKS || (exit && !MT_HAVE_GRAPH)) {
+		errno = ENOTSUP;
+		return NULL;
+	}
+	struct mcount_hook *h = calloc(1, sizeof *h);
+	if (!h || !(h->filter = strdup("")) || !(h->notrace = strdup(""))) {
+		if (h)
+			free(h->filter);
+		free(h);
+		errno = ENOMEM;
+		return NULL;
+	}
+	h->op = (struct mt_op){ .entry = entry, .exit = exit, .data = data };
+	return h;
+}
+
+/* A new filter (which 0) or notrace (1), applied where the hook is
+ * registered. */
+static int set_filter(struct mcount_hook *h, const char *filter, int which)
+{
+	if (!h || !filter) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (lock_ready())
+		return -1;
+	char *c = strdup(filter);
+	if (!c) {
+		errno = ENOMEM;
+		return unlock_with(-1);
+	}
+	/* (a hook not registered has its filter checked now all the same) */
+	if (h->id ? mt_ops_select(h->id, which ? h->filter : c, which ? c : h->notrace) : mt_ops_check(c)) {
+		free(c);
+		return unlock_with(-1);
+	}
+	char **slot = which ? &h->notrace : &h->filter;
+	free(*slot);
+	*slot = c;
+	int r = h->id && mt_apply() ? -1 : 0;
+	return unlock_with(r);
+}
+
+int mcount_hook_filter(struct mcount_hook *h, const char *filter)
+{
+	return set_filter(h, filter, 0);
+}
+
+int mcount_hook_notrace(struct mcount_hook *h, const char *filter)
+{
+	return set_filter(h, filter, 1);
+}
+
+int mcount_hook_register(struct mcount_hook *h)
+{
+	if (!h) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (lock_ready())
+		return -1;
+	if (h->id) {
+		errno = EINVAL;
+		return unlock_with(-1);
+	}
+	mt_grace_ready();
+	int id = mt_ops_add(&h->op, h->filter, h->notrace);
+	if (id < 0)
+		return unlock_with(-1);
+	h->id = id;
+	if (mt_apply()) {
+		/* (the code could not follow: nothing is left hooked) */
+		int err = errno;
+		mt_ops_remove(id);
+		mt_apply();
+		mt_ops_idle();
+		h->id = 0;
+		pthread_mutex_unlock(&mt_reg.lock);
+		mt_grace();
+		errno = err;
+		return -1;
+	}
+	return unlock_with(0);
+}
+
+int mcount_hook_unregister(struct mcount_hook *h)
+{
+	if (!h) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (mt_in_callback()) {
+		errno = EDEADLK;
+		return -1;
+	}
+	if (lock_ready())
+		return -1;
+	if (!h->id) {
+		errno = EINVAL;
+		return unlock_with(-1);
+	}
+	mt_ops_remove(h->id);
+	h->id = 0;
+	int r = mt_apply() ? -1 : 0;
+	int err = errno;
+	mt_ops_idle();
+	pthread_mutex_unlock(&mt_reg.lock);
+	/* (whatever the pass did: the hook's callbacks are never entered
+	 * again, and those under way end before this returns) */
+	mt_grace();
+	free_retired();
+	errno = err;
+	return r;
+}
+
+void mcount_hook_destroy(struct mcount_hook *h)
+{
+	if (!h || h->id)
+		return;
+	free(h->filter);
+	free(h->notrace);
+	free(h);
+}
+
+int mcount_hook_redirect(const char *function, void *replacement)
+{
+	(void)function;
+	(void)replacement;
+	errno = ENOTSUP;
+	return -1;
+}
+
+int mcount_hook_unredirect(const char *function)
+{
+	(void)function;
+	errno = ENOTSUP;
+	return -1;
+}

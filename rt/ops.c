@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ops.c - the hooks layer: which users each function's sites serve.
+ *
+ * The kernel's ftrace_ops, for a program: each registered hook (an id,
+ * 1 to MT_OPS_MAX - 1) has a filter and a notrace, which select
+ * functions as the tracer's filters do; a function's bit id says the
+ * hook selects it (struct mt_func.hooks), beside the tracer's own flag
+ * (want).  Nothing here writes code: the pass (patch.c) brings each
+ * site to mt_func_on(), and publishes each changed function's users to
+ * the hot path's table (mt_ops_publish) before it changes the site.
+ *
+ * The table (struct mt_hooktab) is made once a hook is registered, and
+ * anew when objects come or go: the address after each site, to its
+ * function's entry (an atomic mask of its users and the function's
+ * address).  A table replaced, and a hook unregistered, may still be
+ * read by a thread that looked it up before: what goes is freed after a
+ * grace period (mt_grace, buffer.c), by the caller, never here. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt.h"
+
+_Atomic(struct mt_op *) mt_ops[MT_OPS_MAX];
+_Atomic unsigned long mt_ops_gen;
+atomic_bool mt_ops_on;
+_Atomic uint64_t mt_ops_exits;
+_Atomic(struct mt_hooktab *) mt_hooktab;
+
+/* Each registered hook's filter and notrace, for the functions of
+ * objects that come later. */
+static struct {
+	char *filter, *notrace;
+} sel[MT_OPS_MAX];
+static unsigned nregistered;
+
+/* Tables replaced, to be freed after the next grace period. */
+static void **retired;
+static size_t nretired;
+
+void mt_ops_publish(uint32_t i)
+{
+	struct mt_hooktab *t = atomic_load_explicit(&mt_hooktab, memory_order_relaxed);
+	if (!t || i >= t->n)
+		return;
+	const struct mt_func *f = &mt_reg.funcs[i];
+	atomic_store_explicit(&t->f[i].mask, f->hooks | (uint64_t)f->want, memory_order_release);
+}
+
+static struct mt_hooktab *building;
+
+static const void *entry_of(const struct mt_site *s)
+{
+	return &building->f[s->func];
+}
+
+/* A table and its map, to be freed after the next grace period. */
+static int retire(struct mt_hooktab *t)
+{
+	void **nv = realloc(retired, (nretired + 3) * sizeof *nv);
+	if (!nv)
+		return -1;
+	retired = nv;
+	if (t->map)
+		retired[nretired++] = t->map;
+	retired[nretired++] = t;
+	retired[nretired] = NULL;
+	return 0;
+}
+
+void **mt_ops_retired(void)
+{
+	void **r = retired;
+	retired = NULL;
+	nretired = 0;
+	return r;
+}
+
+/* The hot path's table, made for the sites there are now. */
+static int table_anew(void)
+{
+	size_t n = mt_reg.nfuncs;
+	struct mt_hooktab *t = calloc(1, sizeof *t + (n + 1) * sizeof t->f[0]);
+	if (!t) {
+		errno = ENOMEM;
+		return -1;
+	}
+	t->n = n;
+	for (size_t i = 0; i < n; i++) {
+		const struct mt_func *f = &mt_reg.funcs[i];
+		atomic_init(&t->f[i].mask, f->hooks | (uint64_t)f->want);
+		t->f[i].addr = f->addr;
+	}
+	building = t;
+	t->map = mt_retmap_of(entry_of);
+	building = NULL;
+	struct mt_view *v = atomic_load_explicit(&mt_view, memory_order_acquire);
+	if (!t->map && v && v->n) {
+		free(t);
+		errno = ENOMEM;
+		return -1;
+	}
+	struct mt_hooktab *old = atomic_load_explicit(&mt_hooktab, memory_order_relaxed);
+	if (old && retire(old)) {
+		free(t->map);
+		free(t);
+		errno = ENOMEM;
+		return -1;
+	}
+	atomic_store_explicit(&mt_hooktab, t, memory_order_release);
+	return 0;
+}
+
+/* ---- a hook's functions ---- */
+
+struct pick {
+	unsigned char *mark;          /* per function from `from`: 1 selected */
+	size_t from;
+	unsigned char to;
+};
+
+static void mark_one(uint32_t i, void *arg)
+{
+	struct pick *p = arg;
+	p->mark[i - p->from] = p->to;
+}
+
+static long mark_glob(const char *glob, const char *mod, void *arg)
+{
+	struct pick *p = arg;
+	mt_glob_funcs(glob, mod, p->from, mark_one, p);
+	return 0;
+}
+
+/* Hook id's bit on functions [from, nfuncs) as its filter and notrace
+ * say now; those that change are the pass's. */
+static int select_from(int id, size_t from)
+{
+	size_t n = mt_reg.nfuncs - from;
+	struct pick p = { calloc(n + 1, 1), from, 1 };
+	if (!p.mark) {
+		errno = ENOMEM;
+		return -1;
+	}
+	const char *filter = sel[id].filter, *notrace = sel[id].notrace;
+	if (!filter[strspn(filter, " \t\n,")]) {
+		/* the empty filter: every function, as the kernel's */
+		for (size_t i = 0; i < n; i++)
+			p.mark[i] = mt_reg.objs[mt_reg.funcs[from + i].obj]->live && !mt_reg.funcs[from + i].unfit;
+	} else if (mt_filter_each(filter, mark_glob, &p)) {
+		free(p.mark);
+		return -1;
+	}
+	p.to = 0;
+	if (notrace[strspn(notrace, " \t\n,")] && mt_filter_each(notrace, mark_glob, &p)) {
+		free(p.mark);
+		return -1;
+	}
+	uint64_t bit = (uint64_t)1 << id;
+	for (size_t i = 0; i < n; i++) {
+		struct mt_func *f = &mt_reg.funcs[from + i];
+		if (!!(f->hooks & bit) == p.mark[i])
+			continue;
+		f->hooks ^= bit;
+		mt_func_dirty((uint32_t)(from + i));
+	}
+	free(p.mark);
+	return 0;
+}
+
+/* A filter's copy, checked (a bad one: EINVAL, nothing kept). */
+static long check_glob(const char *glob, const char *mod, void *arg)
+{
+	(void)glob;
+	(void)mod;
+	(void)arg;
+	return 0;
+}
+
+int mt_ops_check(const char *filter)
+{
+	return filter[strspn(filter, " \t\n,")] && mt_filter_each(filter, check_glob, NULL) ? -1 : 0;
+}
+
+static char *checked(const char *filter)
+{
+	if (!filter)
+		filter = "";
+	if (mt_ops_check(filter))
+		return NULL;
+	char *c = strdup(filter);
+	if (!c)
+		errno = ENOMEM;
+	return c;
+}
+
+int mt_ops_select(int id, const char *filter, const char *notrace)
+{
+	char *f = checked(filter), *nt = f ? checked(notrace) : NULL;
+	if (!f || !nt) {
+		free(f);
+		return -1;
+	}
+	char *of = sel[id].filter, *on = sel[id].notrace;
+	sel[id].filter = f;
+	sel[id].notrace = nt;
+	if (select_from(id, 0)) {
+		sel[id].filter = of;
+		sel[id].notrace = on;
+		free(f);
+		free(nt);
+		return -1;
+	}
+	free(of);
+	free(on);
+	return 0;
+}
+
+int mt_ops_add(struct mt_op *op, const char *filter, const char *notrace)
+{
+	int id = 1;
+	while (id < MT_OPS_MAX && atomic_load(&mt_ops[id]))
+		id++;
+	if (id == MT_OPS_MAX) {
+		errno = ENOSPC;
+		return -1;
+	}
+	if (!atomic_load(&mt_hooktab) && table_anew())
+		return -1;
+	if (mt_ops_select(id, filter, notrace))
+		return -1;
+	op->gen = atomic_fetch_add(&mt_ops_gen, 1) + 1;
+	if (op->exit)
+		atomic_fetch_or(&mt_ops_exits, (uint64_t)1 << id);
+	atomic_store_explicit(&mt_ops[id], op, memory_order_release);
+	nregistered++;
+	atomic_store(&mt_ops_on, true);
+	return id;
+}
+
+void mt_ops_remove(int id)
+{
+	atomic_store_explicit(&mt_ops[id], NULL, memory_order_release);
+	atomic_fetch_and(&mt_ops_exits, ~((uint64_t)1 << id));
+	uint64_t bit = (uint64_t)1 << id;
+	for (size_t i = 0; i < mt_reg.nfuncs; i++)
+		if (mt_reg.funcs[i].hooks & bit) {
+			mt_reg.funcs[i].hooks &= ~bit;
+			mt_func_dirty((uint32_t)i);
+		}
+	free(sel[id].filter);
+	free(sel[id].notrace);
+	sel[id].filter = sel[id].notrace = NULL;
+	nregistered--;
+}
+
+void mt_ops_idle(void)
+{
+	/* (the hot path reads no table from the next call on; a call
+	 * under way still may, which the caller's grace covers) */
+	if (!nregistered)
+		atomic_store(&mt_ops_on, false);
+}
+
+int mt_ops_refresh(size_t first)
+{
+	if (!nregistered) {
+		/* (made anew by the next hook registered) */
+		struct mt_hooktab *old = atomic_load_explicit(&mt_hooktab, memory_order_relaxed);
+		if (old && !retire(old))
+			atomic_store(&mt_hooktab, NULL);
+		return 0;
+	}
+	int r = 0;
+	for (int id = 1; id < MT_OPS_MAX; id++)
+		if (atomic_load(&mt_ops[id]) && select_from(id, first))
+			r = -1;
+	if (table_anew())
+		r = -1;
+	return r;
+}
