@@ -24,6 +24,7 @@ for my $f ('bin/recordmcount.pl', 'bin/mcount-record', 'bin/mcount-cc', 'lib/rec
 for my $m (qw(recordmcount.pl mcount-record mcount-cc)) {
     ok(-s "$prefix/share/man/man1/$m.1", "man page $m.1 installed");
 }
+ok(-s "$prefix/share/man/man3/mcount_hook.3", 'man page mcount_hook.3 installed');
 
 # run the installed recordmcount.pl from elsewhere, with no path to the tree
 my $o = compile("$SRC/corpus.c", "$dir/c.o", '-O2', '-pg', '-mfentry');

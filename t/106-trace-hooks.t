@@ -1,0 +1,119 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
+# Hooks (mcount-hooks.h, mcount_hook(3)): a program's own callbacks on
+# its own functions, against the functions' own counts
+# (t/src/trace/hooks.c: each of f0-f7 counts its calls, keeps the value
+# it returns, and checks the argument its hook read before it ran).
+# Built with -pg -mfentry and with -pg (mcount), linked with the static
+# library, and with the shared one.
+#  - Two hooks with overlapping filters, 8 threads: in rounds fenced by
+#    the program (the threads wait at a barrier while one hook's filter
+#    changes), each hook's count of each function equals the function's
+#    own, and is 0 for a function its filter does not select; exits
+#    equal entries, each with the value the function returned; argument
+#    0 as the function got it.  Then the one hook's filter changed
+#    thousands of times while the threads run: the other's counts still equal
+#    the functions', the churned one's are never above them.
+#  - Unregister: register and unregister cycles while 8 threads run the
+#    hooked functions, each hook's data freed the moment unregister
+#    returns, under ASan and UBSan (the library's hot path built with
+#    them too: build/asan): no use after free, no report.
+#  - longjmp through hooked frames: exits of the functions that
+#    returned, each once, with its value; none of the frames left.
+#  - The errors of mcount-hooks.h a program can see.
+#  - The tracer beside the hooks, on the same sites: MCOUNT_TRACE_FILTER
+#    f3 while both hooks run: the trace has f3's calls, as many as f3
+#    counted, and no other function (function and function_graph, whose
+#    exits share the frames' return with the hook's exits).
+# STRESS_FULL=1 (make check-slow): 10,000 filter changes under load and
+# 10,000 register/unregister cycles, for the -mfentry program and under
+# ASan (the host tier: 2,000 and 1,000).
+use strict;
+use warnings;
+use Test::More;
+use lib 't/lib';
+use TestUtil qw($TOP must run_cmd tmpdir slurp);
+use TraceTest qw($SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog read_json read_graph_json);
+
+clean_env();
+my $dir = tmpdir();
+my $src = "$TSRC/hooks.c";
+my $asan = "$TOP/build/asan/libmcount-trace.a";
+die "$asan: run make check (or make $asan) first\n" unless -f $asan;
+my $FULL = $ENV{STRESS_FULL};
+
+my %prog;
+for my $h (['fentry', '-pg -mfentry'], ['mcount', '-pg']) {
+    my ($hn, $flags) = @$h;
+    mcc_build($flags, "$dir/$hn.o", $src, '-O2', "-I$RTINC");
+    $prog{"$hn-static"} = link_prog("$dir/$hn-static", "$dir/$hn.o", $LIBA, '-lpthread');
+}
+# the shared library, as a program links it (its directory on the run path)
+(my $sodir = $SO) =~ s{/[^/]+\z}{};
+$prog{'fentry-shared'} = link_prog("$dir/fentry-shared", "$dir/fentry.o", "-L$sodir", '-lmcount-trace',
+    "-Wl,-rpath,$sodir", '-lpthread');
+mcc_build('-pg -mfentry', "$dir/san.o", $src, '-O1', '-g', "-I$RTINC", '-fsanitize=address,undefined');
+$prog{asan} = link_prog("$dir/asan", "$dir/san.o", '-fsanitize=address,undefined', $asan, '-lpthread');
+
+# run(PROG, ARGS..., {env}) -> (status, stdout, stderr)
+sub run_prog {
+    my ($p, @args) = @_;
+    my $env = ref $args[-1] eq 'HASH' ? pop @args : {};
+    return run_cmd(['timeout', '-k', '10', '600', 'env', map({ "$_=$env->{$_}" } sort keys %$env), $p, @args]);
+}
+
+sub clean_run {
+    my ($name, $p, @args) = @_;
+    my ($st, $out, $err) = run_prog($p, @args);
+    is($st, 0, "$name: exit status 0") or diag("$out$err");
+    unlike($out, qr/^FAIL/m, "$name: every count as the functions' own") or diag($out);
+    is($err, '', "$name: nothing on standard error") or diag($err);
+    return $out;
+}
+
+# The full counts for the -mfentry program and the one under ASan; the
+# others (the same code through another form of site, or the shared
+# library) fewer.
+for my $k (sort keys %prog) {
+    my $p = $prog{$k};
+    my $main = $k eq 'asan' || $k eq 'fentry-static';
+    my ($rounds, $churn) = $main ? (200, $FULL ? 10000 : 2000) : (50, 500);
+    my $out = clean_run("$k count", $p, 'count', $rounds, $churn);
+    my $calls = $rounds * 3200;
+    like($out, qr/^ok fenced rounds=$rounds calls=$calls$/m, "$k: $rounds fenced rounds, $calls calls counted");
+    like($out, qr/^ok churn=$churn A-hits=[1-9]\d* arguments=[1-9]\d* calls=\d+$/m,
+        "$k: $churn filter changes under load, the churned hook saw calls, arguments checked");
+    my $cycles = $main ? ($FULL ? 10000 : 1000) : 200;
+    $out = clean_run("$k unreg", $p, 'unreg', $cycles);
+    like($out, qr/^ok unreg cycles=$cycles callbacks=[1-9]\d*$/m, "$k: $cycles register/unregister cycles");
+    $out = clean_run("$k unwind", $p, 'unwind', 3000);
+    like($out, qr/^ok unwind rounds=3000 longjmps=1000 exits=7000$/m,
+        "$k: 1,000 longjmps through hooked frames; 7,000 exits, each of a function that returned");
+    $out = clean_run("$k errors", $p, 'errors');
+    like($out, qr/^ok errors$/m, "$k: the errors");
+}
+
+# ---- the tracer beside the hooks ----
+for my $tracer ('function', 'function_graph') {
+    my $file = "$dir/trace-$tracer.json";
+    my $out = clean_run("tracer $tracer beside the hooks", $prog{'fentry-static'}, 'count', 100, 0,
+        { MCOUNT_TRACE_FILTER => 'f3', MCOUNT_TRACE_OUTPUT => $file, MCOUNT_TRACE_FORMAT => 'json',
+          MCOUNT_TRACE_TRACER => $tracer });
+    my ($own) = $out =~ /^own .*\bf3=(\d+)\b/m;
+    ok($own, "$tracer: f3 counted its calls ($own)");
+    my ($ev, $err) = $tracer eq 'function' ? read_json($file) : read_graph_json($file);
+    is_deeply($err, [], "$tracer: the trace is well formed");
+    my @lost = grep { exists $_->{lost} } @$ev;
+    is(scalar @lost, 0, "$tracer: no event lost");
+    my @entries = grep { exists $_->{func} } @$ev;
+    my @other = grep { $_->{func} ne 'f3' } @entries;
+    is(scalar @entries, $own, "$tracer: the trace's calls of f3 are f3's own count");
+    is(scalar @other, 0, "$tracer: no other function traced") or diag("$other[0]{func}");
+    if ($tracer eq 'function_graph') {
+        my @exits = grep { exists $_->{exit} && !exists $_->{unwound} } @$ev;
+        is(scalar @exits, $own, "function_graph: as many returns of f3");
+    }
+}
+
+done_testing();

@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* hooks.c - a program that hooks its own functions (mcount-hooks.h)
+ * and counts their calls itself: each of f0-f7 counts its calls, keeps
+ * the value it returns, and checks the argument its hooks read.  What
+ * the hooks count must be what the functions counted.
+ *
+ *   hooks count ROUNDS CHURN   8 threads; hook A (entry) with a filter
+ *       changed every round while the threads wait at a barrier, hook B
+ *       (entry and exit) on f3-f7 throughout: each round, A's and B's
+ *       counts equal the functions' own, function by function; then A's
+ *       filter changed CHURN times while the threads run: B's counts
+ *       still equal, A's at most the functions'.
+ *   hooks unreg CYCLES   8 threads calling f0-f7; CYCLES times a hook
+ *       is made with fresh data, registered, unregistered, its data
+ *       freed (built with ASan: a callback that writes after that is a
+ *       use after free).
+ *   hooks unwind ROUNDS   longjmp through hooked frames: every exit
+ *       callback is of a function that returned, once, with its value.
+ *   hooks errors   each errno of mcount-hooks.h that a program can see.
+ * Prints "ok ..." lines, or "FAIL ..." and exits 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcount-hooks.h"
+
+#define NF 8
+#define NT 8
+#define NI __attribute__((no_instrument_function))
+
+static _Atomic unsigned long own[NF];     /* each function's own count */
+static _Atomic unsigned long returned[NF];
+static _Atomic unsigned long bad_arg, checked_arg;
+static __thread unsigned long last_ret, seen_arg;
+static __thread int seen_set;
+static int failed;
+
+#define FN(i)                                                                  \
+	__attribute__((noinline)) unsigned long f##i(unsigned long x)          \
+	{                                                                      \
+		atomic_fetch_add_explicit(&own[i], 1, memory_order_relaxed);   \
+		if (seen_set) {                                                \
+			atomic_fetch_add_explicit(&checked_arg, 1, memory_order_relaxed); \
+			if (seen_arg != x)                                     \
+				atomic_fetch_add_explicit(&bad_arg, 1, memory_order_relaxed); \
+			seen_set = 0;                                          \
+		}                                                              \
+		unsigned long r = x * 3 + i;                                   \
+		last_ret = r;                                                  \
+		atomic_fetch_add_explicit(&returned[i], 1, memory_order_relaxed); \
+		return r;                                                      \
+	}
+FN(0) FN(1) FN(2) FN(3) FN(4) FN(5) FN(6) FN(7)
+static unsigned long (*const fns[NF])(unsigned long) = { f0, f1, f2, f3, f4, f5, f6, f7 };
+
+struct counts {
+	_Atomic unsigned long in[NF], out[NF], bad_ret;
+	int check_args;
+};
+
+NI static int index_of(unsigned long ip)
+{
+	for (int i = 0; i < NF; i++)
+		if ((unsigned long)fns[i] == ip)
+			return i;
+	return -1;
+}
+
+NI static void on_entry(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
+{
+	(void)parent;
+	struct counts *c = data;
+	int i = index_of(ip);
+	if (i < 0)
+		return;
+	atomic_fetch_add_explicit(&c->in[i], 1, memory_order_relaxed);
+	if (c->check_args) {
+		seen_arg = mcount_regs_arg(r, 0);
+		seen_set = 1;
+	}
+}
+
+NI static void on_exit_cb(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
+{
+	(void)parent;
+	struct counts *c = data;
+	int i = index_of(ip);
+	if (i < 0)
+		return;
+	atomic_fetch_add_explicit(&c->out[i], 1, memory_order_relaxed);
+	if (mcount_regs_return(r) != last_ret)
+		atomic_fetch_add_explicit(&c->bad_ret, 1, memory_order_relaxed);
+}
+
+NI static void fail(const char *what, int i, unsigned long got, unsigned long want)
+{
+	printf("FAIL %s f%d: %lu, want %lu\n", what, i, got, want);
+	failed = 1;
+}
+
+/* ---- count ---- */
+
+static pthread_barrier_t bar;
+static atomic_int phase;                  /* 0 rounds, 1 churn, 2 stop */
+static atomic_int churn_over;
+static int per_round = 50;
+
+NI static void *worker(void *arg)
+{
+	unsigned long x = (unsigned long)(size_t)arg;
+	for (;;) {
+		pthread_barrier_wait(&bar);
+		int ph = atomic_load(&phase);
+		if (ph == 2)
+			return NULL;
+		if (ph == 0) {
+			for (int k = 0; k < per_round; k++)
+				for (int i = 0; i < NF; i++)
+					fns[i](x++);
+		} else {
+			while (!atomic_load_explicit(&churn_over, memory_order_relaxed))
+				for (int i = 0; i < NF; i++)
+					fns[i](x++);
+		}
+		pthread_barrier_wait(&bar);
+	}
+}
+
+NI static void filter_of(unsigned sel, char *buf)
+{
+	buf[0] = 0;
+	for (int i = 0; i < NF; i++)
+		if (sel & (1u << i))
+			sprintf(buf + strlen(buf), "%sf%d", buf[0] ? "," : "", i);
+	if (!buf[0])
+		strcpy(buf, "no_such_function");
+}
+
+NI static int count(int rounds, int churn)
+{
+	static struct counts a, b;
+	b.check_args = 1;
+	struct mcount_hook *ha = mcount_hook_create(on_entry, NULL, &a, 0);
+	struct mcount_hook *hb = mcount_hook_create(on_entry, on_exit_cb, &b, 0);
+	if (!ha || !hb || mcount_hook_filter(hb, "f[3-7]") || mcount_hook_register(hb) ||
+	    mcount_hook_filter(ha, "no_such_function") || mcount_hook_register(ha)) {
+		printf("FAIL setup: %s\n", strerror(errno));
+		return 1;
+	}
+	pthread_barrier_init(&bar, NULL, NT + 1);
+	pthread_t t[NT];
+	for (int i = 0; i < NT; i++)
+		pthread_create(&t[i], NULL, worker, (void *)(size_t)(i * 1000003));
+	unsigned long calls = 0;
+	for (int r = 0; r < rounds && !failed; r++) {
+		unsigned sel = (unsigned)(r * 37 + 11) & 0xff;
+		char f[64];
+		filter_of(sel, f);
+		if (mcount_hook_filter(ha, f)) {
+			printf("FAIL filter %s: %s\n", f, strerror(errno));
+			return 1;
+		}
+		unsigned long o0[NF], a0[NF], b0[NF], x0[NF];
+		for (int i = 0; i < NF; i++) {
+			o0[i] = own[i];
+			a0[i] = a.in[i];
+			b0[i] = b.in[i];
+			x0[i] = b.out[i];
+		}
+		atomic_store(&phase, 0);
+		pthread_barrier_wait(&bar);
+		pthread_barrier_wait(&bar);
+		for (int i = 0; i < NF; i++) {
+			unsigned long d = own[i] - o0[i];
+			calls += d;
+			if (d != (unsigned long)NT * per_round)
+				fail("own count", i, d, (unsigned long)NT * per_round);
+			if (a.in[i] - a0[i] != (sel & (1u << i) ? d : 0))
+				fail("hook A (fenced round)", i, a.in[i] - a0[i], sel & (1u << i) ? d : 0);
+			if (b.in[i] - b0[i] != (i >= 3 ? d : 0))
+				fail("hook B entries (fenced round)", i, b.in[i] - b0[i], i >= 3 ? d : 0);
+			if (b.out[i] - x0[i] != (i >= 3 ? d : 0))
+				fail("hook B exits (fenced round)", i, b.out[i] - x0[i], i >= 3 ? d : 0);
+		}
+	}
+	printf("ok fenced rounds=%d calls=%lu\n", rounds, calls);
+	/* the churn: B's counts from here on against the functions' */
+	unsigned long o0[NF], a0[NF], b0[NF], x0[NF];
+	for (int i = 0; i < NF; i++) {
+		o0[i] = own[i];
+		a0[i] = a.in[i];
+		b0[i] = b.in[i];
+		x0[i] = b.out[i];
+	}
+	atomic_store(&phase, 1);
+	pthread_barrier_wait(&bar);
+	for (int c = 0; c < churn; c++) {
+		char f[64];
+		filter_of((unsigned)(c * 13 + 5) & 0xff, f);
+		if (mcount_hook_filter(ha, c % 7 == 6 ? "f*" : f)) {
+			printf("FAIL churn filter %s: %s\n", f, strerror(errno));
+			return 1;
+		}
+	}
+	atomic_store(&churn_over, 1);
+	pthread_barrier_wait(&bar);
+	atomic_store(&phase, 2);
+	pthread_barrier_wait(&bar);
+	for (int i = 0; i < NT; i++)
+		pthread_join(t[i], NULL);
+	unsigned long ahits = 0;
+	for (int i = 0; i < NF; i++) {
+		unsigned long d = own[i] - o0[i];
+		calls += d;
+		ahits += a.in[i] - a0[i];
+		if (a.in[i] - a0[i] > d)
+			fail("hook A (churn) above the calls", i, a.in[i] - a0[i], d);
+		if (b.in[i] - b0[i] != (i >= 3 ? d : 0))
+			fail("hook B entries (churn)", i, b.in[i] - b0[i], i >= 3 ? d : 0);
+		if (b.out[i] - x0[i] != (i >= 3 ? d : 0))
+			fail("hook B exits (churn)", i, b.out[i] - x0[i], i >= 3 ? d : 0);
+	}
+	if (b.bad_ret)
+		fail("hook B return values", -1, b.bad_ret, 0);
+	if (bad_arg || !checked_arg)
+		fail("hook B arguments (wrong, checked)", -1, bad_arg, checked_arg);
+	if (mcount_hook_unregister(ha) || mcount_hook_unregister(hb)) {
+		printf("FAIL unregister: %s\n", strerror(errno));
+		return 1;
+	}
+	mcount_hook_destroy(ha);
+	mcount_hook_destroy(hb);
+	/* unregistered: no callback any more */
+	unsigned long before = b.in[3];
+	f3(1);
+	if (b.in[3] != before)
+		fail("hook B after unregister", 3, b.in[3], before);
+	printf("ok churn=%d A-hits=%lu arguments=%lu calls=%lu\n", churn, ahits, (unsigned long)checked_arg, calls);
+	printf("own");
+	for (int i = 0; i < NF; i++)
+		printf(" f%d=%lu", i, (unsigned long)own[i]);
+	printf("\n");
+	return failed;
+}
+
+/* ---- unreg ---- */
+
+static atomic_int stop;
+
+NI static void *spinner(void *arg)
+{
+	unsigned long x = (unsigned long)(size_t)arg;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed))
+		for (int i = 0; i < NF; i++)
+			fns[i](x++);
+	return NULL;
+}
+
+NI static int unreg(int cycles)
+{
+	pthread_t t[NT];
+	for (int i = 0; i < NT; i++)
+		pthread_create(&t[i], NULL, spinner, (void *)(size_t)i);
+	unsigned long seen = 0;
+	for (int c = 0; c < cycles; c++) {
+		struct counts *d = calloc(1, sizeof *d);
+		struct mcount_hook *h = mcount_hook_create(on_entry, on_exit_cb, d, 0);
+		if (!d || !h || mcount_hook_filter(h, c & 1 ? "f*" : "f[1357]") || mcount_hook_register(h)) {
+			printf("FAIL cycle %d: %s\n", c, strerror(errno));
+			return 1;
+		}
+		for (int k = 0; k < 50; k++)
+			f0((unsigned long)k);
+		if (mcount_hook_unregister(h)) {
+			printf("FAIL unregister %d: %s\n", c, strerror(errno));
+			return 1;
+		}
+		for (int i = 0; i < NF; i++)
+			seen += d->in[i];
+		mcount_hook_destroy(h);
+		memset(d, 0xa5, sizeof *d);
+		free(d);
+	}
+	atomic_store(&stop, 1);
+	for (int i = 0; i < NT; i++)
+		pthread_join(t[i], NULL);
+	if (!seen)
+		fail("callbacks seen", -1, 0, 1);
+	printf("ok unreg cycles=%d callbacks=%lu\n", cycles, seen);
+	return failed;
+}
+
+/* ---- unwind ---- */
+
+static jmp_buf jb;
+
+__attribute__((noinline)) unsigned long g_jump(unsigned long x)
+{
+	if (x % 3 == 0)
+		longjmp(jb, 1);
+	return f5(x) + 1;
+}
+
+__attribute__((noinline)) unsigned long g_mid(unsigned long x)
+{
+	unsigned long r = f4(x) + g_jump(x);
+	last_ret = r;
+	return r;
+}
+
+NI static int unwind(int rounds)
+{
+	static struct counts c;
+	struct mcount_hook *h = mcount_hook_create(on_entry, on_exit_cb, &c, 0);
+	if (!h || mcount_hook_filter(h, "f[0-7],g_*") || mcount_hook_register(h)) {
+		printf("FAIL setup: %s\n", strerror(errno));
+		return 1;
+	}
+	unsigned long r0[NF];
+	for (int i = 0; i < NF; i++)
+		r0[i] = returned[i];
+	int jumps = 0;
+	for (int k = 0; k < rounds; k++) {
+		if (setjmp(jb)) {
+			jumps++;
+			continue;
+		}
+		/* f4 returns; g_jump longjmps (x % 3 == 0) or calls f5 */
+		(void)g_mid((unsigned long)k);
+		(void)f6((unsigned long)k);
+	}
+	mcount_hook_unregister(h);
+	mcount_hook_destroy(h);
+	for (int i = 0; i < NF; i++) {
+		unsigned long d = returned[i] - r0[i];
+		if (c.out[i] != d)
+			fail("exits against returns", i, c.out[i], d);
+		if (c.in[i] != d)
+			fail("entries against calls", i, c.in[i], d);
+	}
+	if (c.bad_ret)
+		fail("return values", -1, c.bad_ret, 0);
+	printf("ok unwind rounds=%d longjmps=%d exits=%lu\n", rounds, jumps,
+	       (unsigned long)(c.out[4] + c.out[5] + c.out[6]));
+	return failed;
+}
+
+/* ---- errors ---- */
+
+static int in_cb_errno = -1;
+static struct mcount_hook *selfish;
+
+NI static void self_unregister(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
+{
+	(void)ip;
+	(void)parent;
+	(void)data;
+	if (in_cb_errno < 0)
+		in_cb_errno = mcount_hook_unregister(selfish) ? errno : 0;
+	errno = 0;
+	if (mcount_regs_return(r) || errno != EINVAL)
+		fail("regs_return at an entry", -1, (unsigned long)errno, EINVAL);
+}
+
+NI static int expect(const char *what, int rc, int want_errno)
+{
+	if (rc != -1 || errno != want_errno) {
+		printf("FAIL %s: %d, errno %d (%s), want -1 errno %d\n", what, rc, errno, strerror(errno), want_errno);
+		failed = 1;
+	}
+	return 0;
+}
+
+NI static int errors(void)
+{
+	errno = 0;
+	if (mcount_hook_create(NULL, NULL, NULL, 0) || errno != EINVAL)
+		fail("create without callbacks", -1, (unsigned long)errno, EINVAL);
+	errno = 0;
+	if (mcount_hook_create(on_entry, NULL, NULL, 1) || errno != EINVAL)
+		fail("create with flags", -1, (unsigned long)errno, EINVAL);
+	static struct counts c;
+	struct mcount_hook *h = mcount_hook_create(on_entry, NULL, &c, 0);
+	expect("filter !f1", mcount_hook_filter(h, "!f1"), EINVAL);
+	expect("notrace f1:mod:", mcount_hook_notrace(h, "f1:mod:"), EINVAL);
+	expect("filter NULL hook", mcount_hook_filter(NULL, "f0"), EINVAL);
+	expect("unregister, not registered", mcount_hook_unregister(h), EINVAL);
+	expect("register NULL", mcount_hook_register(NULL), EINVAL);
+	if (mcount_hook_register(h))
+		fail("register", -1, (unsigned long)errno, 0);
+	expect("register twice", mcount_hook_register(h), EINVAL);
+	/* 63 at most: this one and 62 more */
+	struct mcount_hook *more[63];
+	int n = 0;
+	for (; n < 63; n++) {
+		more[n] = mcount_hook_create(on_entry, NULL, &c, 0);
+		mcount_hook_filter(more[n], "f1");
+		if (mcount_hook_register(more[n]))
+			break;
+	}
+	if (n != 62 || errno != ENOSPC)
+		fail("hooks registered before ENOSPC", -1, (unsigned long)n, 62);
+	for (int i = 0; i < n; i++)
+		mcount_hook_unregister(more[i]);
+	for (int i = 0; i <= n && i < 63; i++)
+		mcount_hook_destroy(more[i]);
+	mcount_hook_unregister(h);
+	mcount_hook_destroy(h);
+	expect("redirect", mcount_hook_redirect("f1", (void *)f2), ENOTSUP);
+	expect("unredirect", mcount_hook_unredirect("f1"), ENOTSUP);
+	errno = 0;
+	if (mcount_regs_arg(NULL, 0) || errno != EINVAL)
+		fail("regs_arg NULL", -1, (unsigned long)errno, EINVAL);
+	/* unregister from inside a callback */
+	struct mcount_hook *s = selfish = mcount_hook_create(self_unregister, NULL, NULL, 0);
+	mcount_hook_filter(s, "f2");
+	mcount_hook_register(s);
+	f2(1);
+	if (in_cb_errno != EDEADLK)
+		fail("unregister inside a callback: errno", -1, (unsigned long)in_cb_errno, EDEADLK);
+	if (mcount_hook_unregister(s))
+		fail("unregister after", -1, (unsigned long)errno, 0);
+	mcount_hook_destroy(s);
+	printf("ok errors\n");
+	return failed;
+}
+
+NI int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 4 && !strcmp(argv[1], "count"))
+		return count(atoi(argv[2]), atoi(argv[3]));
+	if (argc >= 3 && !strcmp(argv[1], "unreg"))
+		return unreg(atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "unwind"))
+		return unwind(atoi(argv[2]));
+	if (argc >= 2 && !strcmp(argv[1], "errors"))
+		return errors();
+	fprintf(stderr, "usage: hooks count ROUNDS CHURN | unreg CYCLES | unwind ROUNDS | errors\n");
+	return 2;
+}
