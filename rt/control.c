@@ -350,9 +350,8 @@ static long drain_output(void)
  * a thread was doing at the switch.  The output file gets them first. */
 static void set_tracer(int t)
 {
-	/* (never waits: a drain may be in progress, holding the file and
-	 * then the registry, while the caller, a destructor in a dlclose,
-	 * holds the registry) */
+	/* (never waits for a drain in progress: the events keep their own
+	 * style, written first or not) */
 	if (pthread_mutex_trylock(&file_lock)) {
 		atomic_store(&mt_tracer, t);
 		return;
@@ -450,6 +449,7 @@ static void why_not(char *out, size_t len)
  * failed in why (if not NULL; 256 bytes). */
 static long filter_apply(const char *filter, int what, bool *bad, char *why)
 {
+	pthread_mutex_lock(&mt_reg.pass);
 	pthread_mutex_lock(&mt_reg.lock);
 	long n = mt_filter(filter, what);
 	*bad = n < 0;
@@ -460,6 +460,7 @@ static long filter_apply(const char *filter, int what, bool *bad, char *why)
 	}
 	int err = errno;
 	pthread_mutex_unlock(&mt_reg.lock);
+	pthread_mutex_unlock(&mt_reg.pass);
 	errno = err;
 	return n;
 }
@@ -478,6 +479,7 @@ static long events_apply(const char *list, char *err, size_t errlen)
 	long total = 0;
 	size_t given = 0;
 	char *save = NULL;
+	pthread_mutex_lock(&mt_reg.pass);
 	pthread_mutex_lock(&mt_reg.lock);
 	for (char *s = strtok_r(copy, ";", &save); s && total >= 0; s = strtok_r(NULL, ";", &save)) {
 		if (!s[strspn(s, " \t\n")])
@@ -504,6 +506,7 @@ static long events_apply(const char *list, char *err, size_t errlen)
 	}
 	int e = errno;
 	pthread_mutex_unlock(&mt_reg.lock);
+	pthread_mutex_unlock(&mt_reg.pass);
 	free(copy);
 	errno = e;
 	return total;
@@ -627,8 +630,7 @@ static void verb_status(int fd, const char *args)
 	(void)args;
 	/* The registry's counts with its lock, then the threads' with the
 	 * drain's (a reaped thread's counts move to mt_gone), never both
-	 * held at once: dlclose() holds the registry's while the library's
-	 * destructors run, which may write the trace.  Written after both
+	 * held at once: the drain's comes first (rt.h).  Written after both
 	 * are released: a client that reads slowly holds up no one. */
 	pthread_mutex_lock(&mt_reg.lock);
 	size_t objs = 0, funcs = 0, on = 0, sites = 0, threads = 0, bad = mt_reg.bad_sites;
@@ -1099,6 +1101,7 @@ static void start_control(bool sweep)
  * the path. */
 static void atfork_prepare(void)
 {
+	pthread_mutex_lock(&mt_reg.pass);
 	mt_output_lock();
 	pthread_mutex_lock(&mt_reg.lock);
 }
@@ -1107,6 +1110,7 @@ static void atfork_parent(void)
 {
 	pthread_mutex_unlock(&mt_reg.lock);
 	mt_output_unlock();
+	pthread_mutex_unlock(&mt_reg.pass);
 }
 
 /* The child's thread is not the owner of the parent's locks (a
@@ -1116,6 +1120,7 @@ static void atfork_child(void)
 	pthread_mutexattr_t a;
 	pthread_mutexattr_init(&a);
 	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&mt_reg.pass, &a);
 	pthread_mutex_init(&mt_reg.lock, &a);
 	pthread_mutexattr_destroy(&a);
 	mt_output_reinit();
@@ -1152,7 +1157,8 @@ static void atfork_child(void)
 
 /* The objects loaded since the last time, their sites and functions
  * found (each a NOP), the filters and function events given so far
- * replayed on them, and the code made to follow (mt_reg.lock held). */
+ * replayed on them, and the code made to follow (mt_reg.pass and
+ * mt_reg.lock held). */
 static int refresh(void)
 {
 	size_t first;
@@ -1342,6 +1348,7 @@ __attribute__((constructor(101))) static void mt_init(int argc, char **argv, cha
 		mt_full_wait = full && !strcmp(full, "wait");
 	mt_clock_init();
 
+	pthread_mutex_lock(&mt_reg.pass);
 	pthread_mutex_lock(&mt_reg.lock);
 	if (mt_patch_init()) {
 		mt_msg("/proc/self/mem: %s: the code cannot be changed, nothing is traced", strerror(errno));
@@ -1357,6 +1364,7 @@ __attribute__((constructor(101))) static void mt_init(int argc, char **argv, cha
 		say_no_hook(first);
 	}
 	pthread_mutex_unlock(&mt_reg.lock);
+	pthread_mutex_unlock(&mt_reg.pass);
 	if (getpid() == owner)
 		open_output();        /* the others' files, at their first event */
 #ifdef MT_SHARED
@@ -1739,16 +1747,22 @@ void _Exit(int status)
 
 /* A dlopen()ed object's sites become NOPs (or traced, by the filters so
  * far) before dlopen() returns; an object dlclose() unloads leaves the
- * registry before anything else can be mapped at its addresses. */
+ * registry before any pass can see what is mapped at its addresses
+ * next.  The C library's dlclose runs the objects' destructors, which
+ * may call the API (and write the trace: a drain, which names events
+ * with the registry's lock): only the pass lock is held across it
+ * (rt.h: the order of the locks). */
 void *dlopen(const char *file, int flags)
 {
 	REAL(dlopen);
 	void *h = real_dlopen(file, flags);
 	if (h && atomic_load(&mt_ready)) {
+		pthread_mutex_lock(&mt_reg.pass);
 		pthread_mutex_lock(&mt_reg.lock);
 		if (refresh())
 			mt_msg("%s: cannot change its code: %s", file ? file : "(program)", strerror(errno));
 		pthread_mutex_unlock(&mt_reg.lock);
+		pthread_mutex_unlock(&mt_reg.pass);
 	}
 	return h;
 }
@@ -1756,11 +1770,14 @@ void *dlopen(const char *file, int flags)
 int dlclose(void *h)
 {
 	REAL(dlclose);
-	pthread_mutex_lock(&mt_reg.lock);
+	pthread_mutex_lock(&mt_reg.pass);
 	int r = real_dlclose(h);
-	if (atomic_load(&mt_ready))
+	if (atomic_load(&mt_ready)) {
+		pthread_mutex_lock(&mt_reg.lock);
 		refresh();
-	pthread_mutex_unlock(&mt_reg.lock);
+		pthread_mutex_unlock(&mt_reg.lock);
+	}
+	pthread_mutex_unlock(&mt_reg.pass);
 	return r;
 }
 /* ---- unwinding through hijacked frames (function_graph) ----
