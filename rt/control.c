@@ -443,13 +443,46 @@ static void why_not(char *out, size_t len)
 	errno = e;
 }
 
+/* The pass lock (rt.h: the order of the locks), but for one case.  A
+ * thread in the C library's dlopen or dlclose (through ours: in_dl)
+ * runs the program's code there, constructors and destructors, holding
+ * the dynamic linker's lock; another thread's dlclose() may hold the
+ * pass lock while it waits for that lock, to enter the C library's
+ * dlclose (closer_waits: the holder is at or in it).  The first does
+ * not wait for the second then, and goes on without the pass lock (and
+ * false is returned): until it leaves the dynamic linker the closer can
+ * neither unmap an object nor run a pass, and no other thread holds the
+ * pass lock. */
+static __thread unsigned in_dl __attribute__((tls_model("initial-exec")));
+static atomic_int closer_waits;
+
+static bool pass_lock(void)
+{
+	if (!in_dl) {
+		pthread_mutex_lock(&mt_reg.pass);
+		return true;
+	}
+	while (pthread_mutex_trylock(&mt_reg.pass))
+		if (atomic_load(&closer_waits))
+			return false;
+		else
+			poll(NULL, 0, 1);
+	return true;
+}
+
+static void pass_unlock(bool held)
+{
+	if (held)
+		pthread_mutex_unlock(&mt_reg.pass);
+}
+
 /* A filter and the pass that makes the code follow it, for the socket
  * and the API alike: the functions changed, or -1 with errno set and
  * *bad saying whether the filter (not the pass) failed, and why a pass
  * failed in why (if not NULL; 256 bytes). */
 static long filter_apply(const char *filter, int what, bool *bad, char *why)
 {
-	pthread_mutex_lock(&mt_reg.pass);
+	bool pass = pass_lock();
 	pthread_mutex_lock(&mt_reg.lock);
 	long n = mt_filter(filter, what);
 	*bad = n < 0;
@@ -460,7 +493,7 @@ static long filter_apply(const char *filter, int what, bool *bad, char *why)
 	}
 	int err = errno;
 	pthread_mutex_unlock(&mt_reg.lock);
-	pthread_mutex_unlock(&mt_reg.pass);
+	pass_unlock(pass);
 	errno = err;
 	return n;
 }
@@ -479,7 +512,7 @@ static long events_apply(const char *list, char *err, size_t errlen)
 	long total = 0;
 	size_t given = 0;
 	char *save = NULL;
-	pthread_mutex_lock(&mt_reg.pass);
+	bool pass = pass_lock();
 	pthread_mutex_lock(&mt_reg.lock);
 	for (char *s = strtok_r(copy, ";", &save); s && total >= 0; s = strtok_r(NULL, ";", &save)) {
 		if (!s[strspn(s, " \t\n")])
@@ -506,7 +539,7 @@ static long events_apply(const char *list, char *err, size_t errlen)
 	}
 	int e = errno;
 	pthread_mutex_unlock(&mt_reg.lock);
-	pthread_mutex_unlock(&mt_reg.pass);
+	pass_unlock(pass);
 	free(copy);
 	errno = e;
 	return total;
@@ -1099,9 +1132,11 @@ static void start_control(bool sweep)
 /* Not the file's lock, which a drain holds while it writes the file:
  * the child makes its own file, and takes nothing of the parent's but
  * the path. */
+static __thread bool fork_pass __attribute__((tls_model("initial-exec")));
+
 static void atfork_prepare(void)
 {
-	pthread_mutex_lock(&mt_reg.pass);
+	fork_pass = pass_lock();
 	mt_output_lock();
 	pthread_mutex_lock(&mt_reg.lock);
 }
@@ -1110,7 +1145,7 @@ static void atfork_parent(void)
 {
 	pthread_mutex_unlock(&mt_reg.lock);
 	mt_output_unlock();
-	pthread_mutex_unlock(&mt_reg.pass);
+	pass_unlock(fork_pass);
 }
 
 /* The child's thread is not the owner of the parent's locks (a
@@ -1123,6 +1158,7 @@ static void atfork_child(void)
 	pthread_mutex_init(&mt_reg.pass, &a);
 	pthread_mutex_init(&mt_reg.lock, &a);
 	pthread_mutexattr_destroy(&a);
+	atomic_store(&closer_waits, 0);
 	mt_output_reinit();
 	pthread_mutex_init(&file_lock, NULL);
 	me = getpid();
@@ -1751,18 +1787,21 @@ void _Exit(int status)
  * next.  The C library's dlclose runs the objects' destructors, which
  * may call the API (and write the trace: a drain, which names events
  * with the registry's lock): only the pass lock is held across it
- * (rt.h: the order of the locks). */
+ * (rt.h: the order of the locks; pass_lock: a constructor's or
+ * destructor's pass while another thread's dlclose() waits). */
 void *dlopen(const char *file, int flags)
 {
 	REAL(dlopen);
+	in_dl++;
 	void *h = real_dlopen(file, flags);
+	in_dl--;
 	if (h && atomic_load(&mt_ready)) {
-		pthread_mutex_lock(&mt_reg.pass);
+		bool pass = pass_lock();
 		pthread_mutex_lock(&mt_reg.lock);
 		if (refresh())
 			mt_msg("%s: cannot change its code: %s", file ? file : "(program)", strerror(errno));
 		pthread_mutex_unlock(&mt_reg.lock);
-		pthread_mutex_unlock(&mt_reg.pass);
+		pass_unlock(pass);
 	}
 	return h;
 }
@@ -1770,14 +1809,20 @@ void *dlopen(const char *file, int flags)
 int dlclose(void *h)
 {
 	REAL(dlclose);
-	pthread_mutex_lock(&mt_reg.pass);
+	bool pass = pass_lock();
+	if (pass)
+		atomic_fetch_add(&closer_waits, 1);
+	in_dl++;
 	int r = real_dlclose(h);
+	in_dl--;
+	if (pass)
+		atomic_fetch_sub(&closer_waits, 1);
 	if (atomic_load(&mt_ready)) {
 		pthread_mutex_lock(&mt_reg.lock);
 		refresh();
 		pthread_mutex_unlock(&mt_reg.lock);
 	}
-	pthread_mutex_unlock(&mt_reg.pass);
+	pass_unlock(pass);
 	return r;
 }
 /* ---- unwinding through hijacked frames (function_graph) ----

@@ -570,7 +570,11 @@ MT_HIDDEN extern _Atomic unsigned long mt_untabled_calls;
  *                 refresh after: no pass writes into an object being
  *                 unmapped, and the objects unmapped leave the registry
  *                 before any pass sees their addresses again.  Recursive:
- *                 a destructor may call the API.
+ *                 a destructor may call the API.  A constructor's or
+ *                 destructor's call, which holds the dynamic linker's
+ *                 lock, goes on without it while its holder is a
+ *                 dlclose() that waits for that lock (control.c,
+ *                 pass_lock).
  *   file_lock     the output file (control.c)
  *   drain_lock    the threads' buffers, every drain (output.c,
  *                 mt_output_lock)
