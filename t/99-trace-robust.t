@@ -25,6 +25,11 @@
 #     opened and closed 1,000 times while a thread makes events and the
 #     output file is drained: dlclose() returns every time (it holds no
 #     lock a drain waits for while the destructors run);
+#   - a library whose constructor enables its own function through the
+#     C API, opened and closed 1,000 times while another thread opens
+#     and closes libm: dlopen() returns every time (the constructor,
+#     which runs holding the dynamic linker's lock, does not wait for a
+#     dlclose() that waits for that lock);
 #   - a fuzz of the protocol: random verbs and arguments, partial lines,
 #     stalls and many connections at once against a running program,
 #     which keeps its output and exit status, while well-formed requests
@@ -321,6 +326,27 @@ for my $case (['preloaded', $prog, 1], ['linked in', $prog_a, 0]) {
     is(slurp_or("$d/err"), '', 'dtor: no message (every mcount_trace_write() in a destructor wrote)');
     my ($n, $lost, $err) = counts("$d/trace");
     is_deeply($err, [], 'dtor: the output file is well formed');
+}
+
+# ---- a library's constructor enables tracing while another thread closes one ----
+# The constructor runs inside dlopen(), holding the dynamic linker's lock;
+# the other thread's dlclose() held the pass lock while it waited for
+# that one, and the constructor's enable waited for the pass lock: the
+# program hung for good within a few hundred rounds.
+{
+    my $d = tmpdir();
+    mcc_build('-pg -mfentry', "$d/enable_lib.o", "$TSRC/enable_lib.c", '-O2', '-fPIC', "-I$RTINC");
+    link_prog("$d/libenable.so", '-shared', "$d/enable_lib.o");
+    my $pid = start_bg([$prog, 'ctor', $d, "$d/libenable.so", 1000], out => "$d/out", err => "$d/err",
+        env => { LD_PRELOAD => $SO, MCOUNT_TRACE_OUTPUT => "$d/trace" });
+    is(stop_bg($pid, 60), 0, 'ctor: 1,000 dlopen() whose constructor enables a function, while another thread '
+        . 'closes a library: the program exits 0 (in 60 s)') or diag slurp_or("$d/err");
+    is(slurp_or("$d/out"), "opened 1000\n", 'ctor: every dlopen() and dlclose() of the library worked');
+    is_deeply([grep { /enable_lib:/ } split /\n/, slurp_or("$d/err")], [],
+        'ctor: every mcount_trace_enable() in a constructor worked') or diag slurp_or("$d/err");
+    my ($n, $lost, $err) = counts("$d/trace");
+    is_deeply($err, [], 'ctor: the output file is well formed');
+    ok(($n->{enabled_fn} // 0) > 0, 'ctor: and has the events of the function the constructor enabled');
 }
 
 # ---- a fuzz of the protocol ----

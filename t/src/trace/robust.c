@@ -28,6 +28,11 @@
  *                      opened, lib_work(2000) called and LIB closed
  *                      again (its destructor writes the trace through
  *                      the C API), N times; "closed N"
+ *   robust ctor DIR LIB N  a thread opens and closes libm.so.6 over and
+ *                      over; meanwhile LIB (enable_lib.c, whose
+ *                      constructor enables enabled_fn) is opened,
+ *                      enabled_fn() called once and LIB closed, N times;
+ *                      "opened N"
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -114,6 +119,17 @@ static void *busy_thread(void *arg)
 }
 
 static atomic_bool churn_done;
+
+static void *reopen_thread(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&churn_done)) {
+		void *h = dlopen("libm.so.6", RTLD_NOW);
+		if (h)
+			dlclose(h);
+	}
+	return NULL;
+}
 
 static void *churn_thread(void *arg)
 {
@@ -241,6 +257,26 @@ int main(int argc, char **argv)
 		atomic_store(&churn_done, true);
 		pthread_join(t, NULL);
 		printf("closed %ld\n", closed);
+		return 0;
+	}
+	if (!strcmp(argv[1], "ctor") && argc == 5) {
+		long n = atol(argv[4]), opened = 0;
+		pthread_t t;
+		if (pthread_create(&t, NULL, reopen_thread, NULL))
+			return 1;
+		for (long i = 0; i < n; i++) {
+			void *h = dlopen(argv[3], RTLD_NOW);
+			void (*fn)(long) = h ? (void (*)(long))dlsym(h, "enabled_fn") : NULL;
+			if (!fn) {
+				fprintf(stderr, "robust: %s\n", dlerror());
+				return 1;
+			}
+			fn(i);
+			opened += !dlclose(h);
+		}
+		atomic_store(&churn_done, true);
+		pthread_join(t, NULL);
+		printf("opened %ld\n", opened);
 		return 0;
 	}
 	fprintf(stderr, "robust: unknown mode %s\n", argv[1]);
