@@ -448,13 +448,16 @@ static void why_not(char *out, size_t len)
  * runs the program's code there, constructors and destructors, holding
  * the dynamic linker's lock; another thread's dlclose() may hold the
  * pass lock while it waits for that lock, to enter the C library's
- * dlclose (closer_waits: the holder is at or in it).  The first does
- * not wait for the second then, and goes on without the pass lock (and
- * false is returned): until it leaves the dynamic linker the closer can
- * neither unmap an object nor run a pass, and no other thread holds the
- * pass lock. */
+ * dlclose (closer_waits: the holder is at or in it, or has just come
+ * out, its objects unmapped, the registry not yet told).  The first
+ * does not wait for the second then, and goes on without the pass lock
+ * (false is returned), the objects read again first (refresh_bypass,
+ * with the registry's lock): until it leaves the dynamic linker nothing
+ * is mapped or unmapped, the closer runs no pass, and no other thread
+ * holds the pass lock. */
 static __thread unsigned in_dl __attribute__((tls_model("initial-exec")));
 static atomic_int closer_waits;
+static int refresh(void);
 
 static bool pass_lock(void)
 {
@@ -476,6 +479,14 @@ static void pass_unlock(bool held)
 		pthread_mutex_unlock(&mt_reg.pass);
 }
 
+/* Without the pass lock (pass_lock returned false): the registry made
+ * to hold what is mapped now, before a pass (registry lock held). */
+static void refresh_bypass(bool held)
+{
+	if (!held && atomic_load(&mt_ready) && refresh())
+		mt_msg("cannot change the code: %s", strerror(errno));
+}
+
 /* A filter and the pass that makes the code follow it, for the socket
  * and the API alike: the functions changed, or -1 with errno set and
  * *bad saying whether the filter (not the pass) failed, and why a pass
@@ -484,6 +495,7 @@ static long filter_apply(const char *filter, int what, bool *bad, char *why)
 {
 	bool pass = pass_lock();
 	pthread_mutex_lock(&mt_reg.lock);
+	refresh_bypass(pass);
 	long n = mt_filter(filter, what);
 	*bad = n < 0;
 	if (n >= 0 && mt_apply()) {
@@ -514,6 +526,7 @@ static long events_apply(const char *list, char *err, size_t errlen)
 	char *save = NULL;
 	bool pass = pass_lock();
 	pthread_mutex_lock(&mt_reg.lock);
+	refresh_bypass(pass);
 	for (char *s = strtok_r(copy, ";", &save); s && total >= 0; s = strtok_r(NULL, ";", &save)) {
 		if (!s[strspn(s, " \t\n")])
 			continue;
@@ -1139,6 +1152,7 @@ static void atfork_prepare(void)
 	fork_pass = pass_lock();
 	mt_output_lock();
 	pthread_mutex_lock(&mt_reg.lock);
+	refresh_bypass(fork_pass);    /* (for the child too) */
 }
 
 static void atfork_parent(void)

@@ -573,8 +573,8 @@ MT_HIDDEN extern _Atomic unsigned long mt_untabled_calls;
  *                 a destructor may call the API.  A constructor's or
  *                 destructor's call, which holds the dynamic linker's
  *                 lock, goes on without it while its holder is a
- *                 dlclose() that waits for that lock (control.c,
- *                 pass_lock).
+ *                 dlclose() that waits for that lock, the objects read
+ *                 again first (control.c, pass_lock).
  *   file_lock     the output file (control.c)
  *   drain_lock    the threads' buffers, every drain (output.c,
  *                 mt_output_lock)
