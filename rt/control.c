@@ -350,9 +350,8 @@ static long drain_output(void)
  * a thread was doing at the switch.  The output file gets them first. */
 static void set_tracer(int t)
 {
-	/* (never waits: a drain may be in progress, holding the file and
-	 * then the registry, while the caller, a destructor in a dlclose,
-	 * holds the registry) */
+	/* (never waits for a drain in progress: the events keep their own
+	 * style, written first or not) */
 	if (pthread_mutex_trylock(&file_lock)) {
 		atomic_store(&mt_tracer, t);
 		return;
@@ -444,13 +443,59 @@ static void why_not(char *out, size_t len)
 	errno = e;
 }
 
+/* The pass lock (rt.h: the order of the locks), but for one case.  A
+ * thread in the C library's dlopen or dlclose (through ours: in_dl)
+ * runs the program's code there, constructors and destructors, holding
+ * the dynamic linker's lock; another thread's dlclose() may hold the
+ * pass lock while it waits for that lock, to enter the C library's
+ * dlclose (closer_waits: the holder is at or in it, or has just come
+ * out, its objects unmapped, the registry not yet told).  The first
+ * does not wait for the second then, and goes on without the pass lock
+ * (false is returned), the objects read again first (refresh_bypass,
+ * with the registry's lock): until it leaves the dynamic linker nothing
+ * is mapped or unmapped, the closer runs no pass, and no other thread
+ * holds the pass lock. */
+static __thread unsigned in_dl __attribute__((tls_model("initial-exec")));
+static atomic_int closer_waits;
+static int refresh(void);
+
+static bool pass_lock(void)
+{
+	if (!in_dl) {
+		pthread_mutex_lock(&mt_reg.pass);
+		return true;
+	}
+	while (pthread_mutex_trylock(&mt_reg.pass))
+		if (atomic_load(&closer_waits))
+			return false;
+		else
+			poll(NULL, 0, 1);
+	return true;
+}
+
+static void pass_unlock(bool held)
+{
+	if (held)
+		pthread_mutex_unlock(&mt_reg.pass);
+}
+
+/* Without the pass lock (pass_lock returned false): the registry made
+ * to hold what is mapped now, before a pass (registry lock held). */
+static void refresh_bypass(bool held)
+{
+	if (!held && atomic_load(&mt_ready) && refresh())
+		mt_msg("cannot change the code: %s", strerror(errno));
+}
+
 /* A filter and the pass that makes the code follow it, for the socket
  * and the API alike: the functions changed, or -1 with errno set and
  * *bad saying whether the filter (not the pass) failed, and why a pass
  * failed in why (if not NULL; 256 bytes). */
 static long filter_apply(const char *filter, int what, bool *bad, char *why)
 {
+	bool pass = pass_lock();
 	pthread_mutex_lock(&mt_reg.lock);
+	refresh_bypass(pass);
 	long n = mt_filter(filter, what);
 	*bad = n < 0;
 	if (n >= 0 && mt_apply()) {
@@ -460,6 +505,7 @@ static long filter_apply(const char *filter, int what, bool *bad, char *why)
 	}
 	int err = errno;
 	pthread_mutex_unlock(&mt_reg.lock);
+	pass_unlock(pass);
 	errno = err;
 	return n;
 }
@@ -478,7 +524,9 @@ static long events_apply(const char *list, char *err, size_t errlen)
 	long total = 0;
 	size_t given = 0;
 	char *save = NULL;
+	bool pass = pass_lock();
 	pthread_mutex_lock(&mt_reg.lock);
+	refresh_bypass(pass);
 	for (char *s = strtok_r(copy, ";", &save); s && total >= 0; s = strtok_r(NULL, ";", &save)) {
 		if (!s[strspn(s, " \t\n")])
 			continue;
@@ -504,6 +552,7 @@ static long events_apply(const char *list, char *err, size_t errlen)
 	}
 	int e = errno;
 	pthread_mutex_unlock(&mt_reg.lock);
+	pass_unlock(pass);
 	free(copy);
 	errno = e;
 	return total;
@@ -627,8 +676,7 @@ static void verb_status(int fd, const char *args)
 	(void)args;
 	/* The registry's counts with its lock, then the threads' with the
 	 * drain's (a reaped thread's counts move to mt_gone), never both
-	 * held at once: dlclose() holds the registry's while the library's
-	 * destructors run, which may write the trace.  Written after both
+	 * held at once: the drain's comes first (rt.h).  Written after both
 	 * are released: a client that reads slowly holds up no one. */
 	pthread_mutex_lock(&mt_reg.lock);
 	size_t objs = 0, funcs = 0, on = 0, hooked = 0, sites = 0, threads = 0, bad = mt_reg.bad_sites;
@@ -1105,16 +1153,21 @@ static void start_control(bool sweep)
 /* Not the file's lock, which a drain holds while it writes the file:
  * the child makes its own file, and takes nothing of the parent's but
  * the path. */
+static __thread bool fork_pass __attribute__((tls_model("initial-exec")));
+
 static void atfork_prepare(void)
 {
+	fork_pass = pass_lock();
 	mt_output_lock();
 	pthread_mutex_lock(&mt_reg.lock);
+	refresh_bypass(fork_pass);    /* (for the child too) */
 }
 
 static void atfork_parent(void)
 {
 	pthread_mutex_unlock(&mt_reg.lock);
 	mt_output_unlock();
+	pass_unlock(fork_pass);
 }
 
 /* The child's thread is not the owner of the parent's locks (a
@@ -1124,8 +1177,10 @@ static void atfork_child(void)
 	pthread_mutexattr_t a;
 	pthread_mutexattr_init(&a);
 	pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&mt_reg.pass, &a);
 	pthread_mutex_init(&mt_reg.lock, &a);
 	pthread_mutexattr_destroy(&a);
+	atomic_store(&closer_waits, 0);
 	mt_output_reinit();
 	pthread_mutex_init(&file_lock, NULL);
 	me = getpid();
@@ -1160,7 +1215,8 @@ static void atfork_child(void)
 
 /* The objects loaded since the last time, their sites and functions
  * found (each a NOP), the filters and function events given so far
- * replayed on them, and the code made to follow (mt_reg.lock held). */
+ * replayed on them, and the code made to follow (mt_reg.pass and
+ * mt_reg.lock held). */
 static int refresh(void)
 {
 	size_t first;
@@ -1351,6 +1407,7 @@ __attribute__((constructor(101))) static void mt_init(int argc, char **argv, cha
 		mt_full_wait = full && !strcmp(full, "wait");
 	mt_clock_init();
 
+	pthread_mutex_lock(&mt_reg.pass);
 	pthread_mutex_lock(&mt_reg.lock);
 	if (mt_patch_init()) {
 		mt_msg("/proc/self/mem: %s: the code cannot be changed, nothing is traced", strerror(errno));
@@ -1366,6 +1423,7 @@ __attribute__((constructor(101))) static void mt_init(int argc, char **argv, cha
 		say_no_hook(first);
 	}
 	pthread_mutex_unlock(&mt_reg.lock);
+	pthread_mutex_unlock(&mt_reg.pass);
 	if (getpid() == owner)
 		open_output();        /* the others' files, at their first event */
 #ifdef MT_SHARED
@@ -1748,16 +1806,25 @@ void _Exit(int status)
 
 /* A dlopen()ed object's sites become NOPs (or traced, by the filters so
  * far) before dlopen() returns; an object dlclose() unloads leaves the
- * registry before anything else can be mapped at its addresses. */
+ * registry before any pass can see what is mapped at its addresses
+ * next.  The C library's dlclose runs the objects' destructors, which
+ * may call the API (and write the trace: a drain, which names events
+ * with the registry's lock): only the pass lock is held across it
+ * (rt.h: the order of the locks; pass_lock: a constructor's or
+ * destructor's pass while another thread's dlclose() waits). */
 void *dlopen(const char *file, int flags)
 {
 	REAL(dlopen);
+	in_dl++;
 	void *h = real_dlopen(file, flags);
+	in_dl--;
 	if (h && atomic_load(&mt_ready)) {
+		bool pass = pass_lock();
 		pthread_mutex_lock(&mt_reg.lock);
 		if (refresh())
 			mt_msg("%s: cannot change its code: %s", file ? file : "(program)", strerror(errno));
 		pthread_mutex_unlock(&mt_reg.lock);
+		pass_unlock(pass);
 	}
 	return h;
 }
@@ -1765,11 +1832,20 @@ void *dlopen(const char *file, int flags)
 int dlclose(void *h)
 {
 	REAL(dlclose);
-	pthread_mutex_lock(&mt_reg.lock);
+	bool pass = pass_lock();
+	if (pass)
+		atomic_fetch_add(&closer_waits, 1);
+	in_dl++;
 	int r = real_dlclose(h);
-	if (atomic_load(&mt_ready))
+	in_dl--;
+	if (pass)
+		atomic_fetch_sub(&closer_waits, 1);
+	if (atomic_load(&mt_ready)) {
+		pthread_mutex_lock(&mt_reg.lock);
 		refresh();
-	pthread_mutex_unlock(&mt_reg.lock);
+		pthread_mutex_unlock(&mt_reg.lock);
+	}
+	pass_unlock(pass);
 	return r;
 }
 /* ---- unwinding through hijacked frames (function_graph) ----

@@ -569,7 +569,36 @@ struct mt_spans {
 MT_HIDDEN extern _Atomic(struct mt_spans *) mt_tabled;
 MT_HIDDEN extern _Atomic unsigned long mt_untabled_calls;
 
+/* The library's locks, and the one order in which a thread takes them
+ * (any of them alone, or several in this order, never back):
+ *
+ *   mt_reg.pass   a pass (mt_apply) and a change of the objects
+ *                 (mt_sites_refresh), with mt_reg.lock inside: control.c's
+ *                 filters, function events, start-up, dlopen() and
+ *                 dlclose(), and fork() (its atfork handlers).  dlclose()
+ *                 holds it across the C library's dlclose, whose
+ *                 destructors run and which unmaps the objects, and its
+ *                 refresh after: no pass writes into an object being
+ *                 unmapped, and the objects unmapped leave the registry
+ *                 before any pass sees their addresses again.  Recursive:
+ *                 a destructor may call the API.  A constructor's or
+ *                 destructor's call, which holds the dynamic linker's
+ *                 lock, goes on without it while its holder is a
+ *                 dlclose() that waits for that lock, the objects read
+ *                 again first (control.c, pass_lock).
+ *   file_lock     the output file (control.c)
+ *   drain_lock    the threads' buffers, every drain (output.c,
+ *                 mt_output_lock)
+ *   mt_reg.lock   the registry below, every patch; a drain takes it to
+ *                 name its events
+ *
+ * No lock but mt_reg.pass is held while code of the program's runs (a
+ * library's constructors and destructors in dlopen() and dlclose()),
+ * which may call the C API and so take any of the others: so no thread
+ * that holds file_lock, drain_lock or mt_reg.lock ever waits for
+ * mt_reg.pass. */
 struct mt_registry {
+	pthread_mutex_t pass;         /* passes and refreshes (above) */
 	pthread_mutex_t lock;         /* everything below, and every patch */
 	struct mt_object **objs;
 	size_t nobjs;
@@ -579,9 +608,9 @@ struct mt_registry {
 };
 MT_HIDDEN extern struct mt_registry mt_reg;
 
-/* Find the new objects and their sites (lock held), the filters given
- * so far replayed on their functions (not yet in the code: mt_apply);
- * *first: the first new function's index. */
+/* Find the new objects and their sites (pass and lock held), the
+ * filters given so far replayed on their functions (not yet in the
+ * code: mt_apply); *first: the first new function's index. */
 MT_HIDDEN int mt_sites_refresh(size_t *first);
 MT_HIDDEN const struct mt_site *mt_site_at(uintptr_t addr);
 /* A site of function f (the first), or NULL. */
@@ -699,9 +728,10 @@ MT_HIDDEN void **mt_ops_retired(void);
 MT_HIDDEN int mt_patch_init(void);
 MT_HIDDEN void mt_patch_after_fork(void);
 /* Bring every live site to its function's wanted state, with the
- * breakpoint protocol; lock held.  Returns 0 or -1 with errno.  A
- * site's bytes are read only as they are written, through the kernel
- * (a page the program made unreadable is an error, never a fault). */
+ * breakpoint protocol; pass and lock held.  Returns 0 or -1 with
+ * errno.  A site's bytes are read only as they are written, through the
+ * kernel (a page the program made unreadable is an error, never a
+ * fault). */
 MT_HIDDEN int mt_apply(void);
 /* After mt_apply failed with EFAULT: which site it could not read (its
  * page made inaccessible by the program), as a message; the sites it

@@ -20,8 +20,10 @@
 
 #include "rt.h"
 
-/* Recursive: a library's destructors, run inside dlclose(), may call the API. */
-struct mt_registry mt_reg = { .lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP };
+/* Recursive: a library's destructors, run inside dlclose(), which holds
+ * the pass lock, may call the API (rt.h: the order of the locks). */
+struct mt_registry mt_reg = { .pass = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
+			      .lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP };
 _Atomic(struct mt_view *) mt_view;
 
 /* The filters applied so far, in order. */

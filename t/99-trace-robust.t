@@ -21,6 +21,15 @@
 #   - a program that closes every descriptor while clients wait: the
 #     numbers of their connections, now the program's files, are
 #     neither written nor closed by the library;
+#   - a library whose destructor writes the trace through the C API,
+#     opened and closed 1,000 times while a thread makes events and the
+#     output file is drained: dlclose() returns every time (it holds no
+#     lock a drain waits for while the destructors run);
+#   - a library whose constructor enables its own function through the
+#     C API, opened and closed 1,000 times while another thread opens
+#     and closes libm: dlopen() returns every time (the constructor,
+#     which runs holding the dynamic linker's lock, does not wait for a
+#     dlclose() that waits for that lock);
 #   - a fuzz of the protocol: random verbs and arguments, partial lines,
 #     stalls and many connections at once against a running program,
 #     which keeps its output and exit status, while well-formed requests
@@ -37,7 +46,7 @@ use Fcntl qw(F_GETFL F_SETFL O_NONBLOCK);
 use Socket qw(AF_UNIX SOCK_STREAM pack_sockaddr_un);
 use Time::HiRes qw(time sleep);
 use TestUtil qw(must run_cmd tmpdir slurp spit);
-use TraceTest qw($SO $LIBA $TSRC clean_env mcc_build link_prog each_text_event wait_for start_bg stop_bg mt_cli);
+use TraceTest qw($SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog each_text_event wait_for start_bg stop_bg mt_cli);
 
 clean_env();
 $SIG{PIPE} = 'IGNORE';     # (a refused connection is closed under a write)
@@ -298,6 +307,46 @@ for my $case (['preloaded', $prog, 1], ['linked in', $prog_a, 0]) {
     close $_ for @idle;
     like(slurp_or("$d/out"), qr/^kept 16$/m, "closeall: the program's 16 files stayed open");
     is(slurp_or("$d/mine"), "kept\n" x 16, 'closeall: and hold only what the program wrote');
+}
+
+# ---- a library's destructor writes the trace while dlclose() unloads it ----
+# The drain into the output file (every 20 ms, the events of spin() and
+# lib_leaf() to write) names the events with the registry's lock; a
+# dlclose() that held that lock while the destructor waited for the
+# drain's hung for good within a few hundred rounds.
+{
+    my $d = tmpdir();
+    mcc_build('-pg -mfentry', "$d/dtor_lib.o", "$TSRC/dtor_lib.c", '-O2', '-fPIC', "-I$RTINC");
+    link_prog("$d/libdtor.so", '-shared', "$d/dtor_lib.o");
+    my $pid = start_bg([$prog, 'dtor', $d, "$d/libdtor.so", 1000], out => "$d/out", err => "$d/err",
+        env => { LD_PRELOAD => $SO, MCOUNT_TRACE_OUTPUT => "$d/trace", MCOUNT_TRACE_FILTER => 'spin,lib_*' });
+    is(stop_bg($pid, 60), 0, 'dtor: 1,000 dlclose() whose destructor writes the trace, while it is drained: '
+        . 'the program exits 0 (in 60 s)') or diag slurp_or("$d/err");
+    is(slurp_or("$d/out"), "closed 1000\n", 'dtor: every dlclose() returned 0');
+    is(slurp_or("$d/err"), '', 'dtor: no message (every mcount_trace_write() in a destructor wrote)');
+    my ($n, $lost, $err) = counts("$d/trace");
+    is_deeply($err, [], 'dtor: the output file is well formed');
+}
+
+# ---- a library's constructor enables tracing while another thread closes one ----
+# The constructor runs inside dlopen(), holding the dynamic linker's lock;
+# the other thread's dlclose() held the pass lock while it waited for
+# that one, and the constructor's enable waited for the pass lock: the
+# program hung for good within a few hundred rounds.
+{
+    my $d = tmpdir();
+    mcc_build('-pg -mfentry', "$d/enable_lib.o", "$TSRC/enable_lib.c", '-O2', '-fPIC', "-I$RTINC");
+    link_prog("$d/libenable.so", '-shared', "$d/enable_lib.o");
+    my $pid = start_bg([$prog, 'ctor', $d, "$d/libenable.so", 1000], out => "$d/out", err => "$d/err",
+        env => { LD_PRELOAD => $SO, MCOUNT_TRACE_OUTPUT => "$d/trace" });
+    is(stop_bg($pid, 60), 0, 'ctor: 1,000 dlopen() whose constructor enables a function, while another thread '
+        . 'closes a library: the program exits 0 (in 60 s)') or diag slurp_or("$d/err");
+    is(slurp_or("$d/out"), "opened 1000\n", 'ctor: every dlopen() and dlclose() of the library worked');
+    is_deeply([grep { /enable_lib:/ } split /\n/, slurp_or("$d/err")], [],
+        'ctor: every mcount_trace_enable() in a constructor worked') or diag slurp_or("$d/err");
+    my ($n, $lost, $err) = counts("$d/trace");
+    is_deeply($err, [], 'ctor: the output file is well formed');
+    ok(($n->{enabled_fn} // 0) > 0, 'ctor: and has the events of the function the constructor enabled');
 }
 
 # ---- a fuzz of the protocol ----

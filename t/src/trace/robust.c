@@ -23,12 +23,23 @@
  *                      above 2 (the library's among them), opens
  *                      DIR/mine 16 times (the numbers just freed), waits
  *                      7 s, writes "kept" through each; "kept N"
+ *   robust dtor DIR LIB N  a thread calls spin() x1000 and sleeps 1 ms,
+ *                      over and over; meanwhile LIB (dtor_lib.c) is
+ *                      opened, lib_work(2000) called and LIB closed
+ *                      again (its destructor writes the trace through
+ *                      the C API), N times; "closed N"
+ *   robust ctor DIR LIB N  a thread opens and closes libm.so.6 over and
+ *                      over; meanwhile LIB (enable_lib.c, whose
+ *                      constructor enables enabled_fn) is opened,
+ *                      enabled_fn() called once and LIB closed, N times;
+ *                      "opened N"
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +115,30 @@ static void *busy_thread(void *arg)
 		nap_ms(1);
 	}
 	atomic_fetch_add(&busy_calls, n);
+	return NULL;
+}
+
+static atomic_bool churn_done;
+
+static void *reopen_thread(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&churn_done)) {
+		void *h = dlopen("libm.so.6", RTLD_NOW);
+		if (h)
+			dlclose(h);
+	}
+	return NULL;
+}
+
+static void *churn_thread(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&churn_done)) {
+		for (int i = 0; i < 1000; i++)
+			spin(i);
+		nap_ms(1);
+	}
 	return NULL;
 }
 
@@ -202,6 +237,46 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 16; i++)
 			kept += fds[i] >= 0 && write(fds[i], "kept\n", 5) == 5;
 		printf("kept %d\n", kept);
+		return 0;
+	}
+	if (!strcmp(argv[1], "dtor") && argc == 5) {
+		long n = atol(argv[4]), closed = 0;
+		pthread_t t;
+		if (pthread_create(&t, NULL, churn_thread, NULL))
+			return 1;
+		for (long i = 0; i < n; i++) {
+			void *h = dlopen(argv[3], RTLD_NOW);
+			long (*work_fn)(long) = h ? (long (*)(long))dlsym(h, "lib_work") : NULL;
+			if (!work_fn) {
+				fprintf(stderr, "robust: %s\n", dlerror());
+				return 1;
+			}
+			work_fn(2000);
+			closed += !dlclose(h);
+		}
+		atomic_store(&churn_done, true);
+		pthread_join(t, NULL);
+		printf("closed %ld\n", closed);
+		return 0;
+	}
+	if (!strcmp(argv[1], "ctor") && argc == 5) {
+		long n = atol(argv[4]), opened = 0;
+		pthread_t t;
+		if (pthread_create(&t, NULL, reopen_thread, NULL))
+			return 1;
+		for (long i = 0; i < n; i++) {
+			void *h = dlopen(argv[3], RTLD_NOW);
+			void (*fn)(long) = h ? (void (*)(long))dlsym(h, "enabled_fn") : NULL;
+			if (!fn) {
+				fprintf(stderr, "robust: %s\n", dlerror());
+				return 1;
+			}
+			fn(i);
+			opened += !dlclose(h);
+		}
+		atomic_store(&churn_done, true);
+		pthread_join(t, NULL);
+		printf("opened %ld\n", opened);
 		return 0;
 	}
 	fprintf(stderr, "robust: unknown mode %s\n", argv[1]);
