@@ -323,7 +323,11 @@ for my $case (['preloaded', $prog, 1], ['linked in', $prog_a, 0]) {
     is(stop_bg($pid, 60), 0, 'dtor: 1,000 dlclose() whose destructor writes the trace, while it is drained: '
         . 'the program exits 0 (in 60 s)') or diag slurp_or("$d/err");
     is(slurp_or("$d/out"), "closed 1000\n", 'dtor: every dlclose() returned 0');
-    is(slurp_or("$d/err"), '', 'dtor: no message (every mcount_trace_write() in a destructor wrote)');
+    # (a busy machine's drain may fall behind spin(): the events lost are
+    # said, and are no failure of a destructor's write)
+    my $msg = join '', grep { !/^mcount-trace: \d+ events lost: their threads' buffers were full/ }
+        split /^/, slurp_or("$d/err");
+    is($msg, '', 'dtor: no other message (every mcount_trace_write() in a destructor wrote)');
     my ($n, $lost, $err) = counts("$d/trace");
     is_deeply($err, [], 'dtor: the output file is well formed');
 }
