@@ -536,8 +536,17 @@ static void x86_emulate(const struct mt_site *s, enum mt_state st, void *ucv)
 	g[REG_PC] = (greg_t)to;
 }
 
+/* The site is its function's first instruction (after an endbr):
+ * -mfentry's __fentry__, called before the function has touched its
+ * stack or its registers. */
+static bool x86_at_entry(const struct mt_site *s, uintptr_t func)
+{
+	return s->addr == func || (s->addr == func + 4 && endbr_at((const unsigned char *)func));
+}
+
 const struct mt_arch mt_arch = {
 	.name = X86_NAME,
+	.at_entry = x86_at_entry,
 	.trap = { 0xcc },
 	.trap_len = 1,
 	.jump_slot = X86_JUMP_SLOT,

@@ -496,6 +496,33 @@ static __attribute__((noinline)) void call_exits(struct mt_tbuf *b, const struct
 	mt_fp_restore(&fp);
 }
 
+/* A redirected function's call (mt_fhook.redirect): the hook returns
+ * to `to`, not to the function's body.  Its own return address is the
+ * word below the function's (MT_HAVE_REDIRECT), and must be the address
+ * after the site (ret): a site at the function's entry. */
+static inline void redirect_to(uintptr_t ret, uintptr_t *slot, uintptr_t to)
+{
+#if MT_HAVE_REDIRECT
+	if (to && slot[-1] == ret)
+		slot[-1] = to;
+#else
+	(void)ret;
+	(void)slot;
+	(void)to;
+#endif
+}
+
+/* The same for a call the recursion guard stops (a callback's, or a
+ * signal handler's inside the hook): redirected all the same, from the
+ * table the thread holds already. */
+static __attribute__((noinline, cold)) void redirect_nested(uintptr_t ret, uintptr_t *slot)
+{
+	struct mt_hooktab *t = atomic_load_explicit(&mt_hooktab, memory_order_acquire);
+	const struct mt_fhook *fh = t ? mt_retmap_find(t->map, ret) : NULL;
+	if (fh)
+		redirect_to(ret, slot, atomic_load_explicit(&fh->redirect, memory_order_acquire));
+}
+
 bool mt_in_callback(void)
 {
 	return self && self->nest == 2;
@@ -608,6 +635,8 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 			b->recursion++;
 		else
 			b->lost++;
+		if (MT_HAVE_REDIRECT && (atomic_load_explicit(&b->held, memory_order_relaxed) & 1))
+			redirect_nested(ret, slot);
 		return;
 	}
 	b->nest = 1;
@@ -615,6 +644,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 	uint64_t users = 1, exits = 0;
 	const struct mt_fhook *fh = NULL;
 	bool held = false;
+	uintptr_t *const hook_slot = slot, redirect = 0;
 	if (__builtin_expect(atomic_load_explicit(&mt_ops_on, memory_order_relaxed), 0)) {
 		hold(b);
 		held = true;
@@ -624,6 +654,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		 * any hook, the tracer's) */
 		users = fh ? atomic_load_explicit(&fh->mask, memory_order_relaxed) : 1;
 		exits = users & atomic_load_explicit(&mt_ops_exits, memory_order_relaxed);
+		redirect = fh ? atomic_load_explicit(&fh->redirect, memory_order_relaxed) : 0;
 		if (!users)
 			goto out;
 	}
@@ -776,6 +807,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		call_entries(b, users, fh->addr, parent, &r);
 	}
 out:
+	redirect_to(ret, hook_slot, redirect);
 	if (held)
 		unhold(b);
 	atomic_signal_fence(memory_order_seq_cst);

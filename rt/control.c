@@ -18,8 +18,10 @@
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64          /* a trace file past 2 GiB on a 32-bit system */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -34,6 +36,7 @@
 #include <unistd.h>
 
 #include "mcount-trace.h"
+#include "mcount-hooks.h"
 #include "cpu.h"
 #include "rt.h"
 
@@ -443,59 +446,13 @@ static void why_not(char *out, size_t len)
 	errno = e;
 }
 
-/* The pass lock (rt.h: the order of the locks), but for one case.  A
- * thread in the C library's dlopen or dlclose (through ours: in_dl)
- * runs the program's code there, constructors and destructors, holding
- * the dynamic linker's lock; another thread's dlclose() may hold the
- * pass lock while it waits for that lock, to enter the C library's
- * dlclose (closer_waits: the holder is at or in it, or has just come
- * out, its objects unmapped, the registry not yet told).  The first
- * does not wait for the second then, and goes on without the pass lock
- * (false is returned), the objects read again first (refresh_bypass,
- * with the registry's lock): until it leaves the dynamic linker nothing
- * is mapped or unmapped, the closer runs no pass, and no other thread
- * holds the pass lock. */
-static __thread unsigned in_dl __attribute__((tls_model("initial-exec")));
-static atomic_int closer_waits;
-static int refresh(void);
-
-static bool pass_lock(void)
-{
-	if (!in_dl) {
-		pthread_mutex_lock(&mt_reg.pass);
-		return true;
-	}
-	while (pthread_mutex_trylock(&mt_reg.pass))
-		if (atomic_load(&closer_waits))
-			return false;
-		else
-			poll(NULL, 0, 1);
-	return true;
-}
-
-static void pass_unlock(bool held)
-{
-	if (held)
-		pthread_mutex_unlock(&mt_reg.pass);
-}
-
-/* Without the pass lock (pass_lock returned false): the registry made
- * to hold what is mapped now, before a pass (registry lock held). */
-static void refresh_bypass(bool held)
-{
-	if (!held && atomic_load(&mt_ready) && refresh())
-		mt_msg("cannot change the code: %s", strerror(errno));
-}
-
 /* A filter and the pass that makes the code follow it, for the socket
  * and the API alike: the functions changed, or -1 with errno set and
  * *bad saying whether the filter (not the pass) failed, and why a pass
  * failed in why (if not NULL; 256 bytes). */
 static long filter_apply(const char *filter, int what, bool *bad, char *why)
 {
-	bool pass = pass_lock();
-	pthread_mutex_lock(&mt_reg.lock);
-	refresh_bypass(pass);
+	bool pass = mt_change_begin();
 	long n = mt_filter(filter, what);
 	*bad = n < 0;
 	if (n >= 0 && mt_apply()) {
@@ -503,10 +460,7 @@ static long filter_apply(const char *filter, int what, bool *bad, char *why)
 		if (why)
 			why_not(why, 256);
 	}
-	int err = errno;
-	pthread_mutex_unlock(&mt_reg.lock);
-	pass_unlock(pass);
-	errno = err;
+	mt_change_end(pass);
 	return n;
 }
 
@@ -524,9 +478,7 @@ static long events_apply(const char *list, char *err, size_t errlen)
 	long total = 0;
 	size_t given = 0;
 	char *save = NULL;
-	bool pass = pass_lock();
-	pthread_mutex_lock(&mt_reg.lock);
-	refresh_bypass(pass);
+	bool pass = mt_change_begin();
 	for (char *s = strtok_r(copy, ";", &save); s && total >= 0; s = strtok_r(NULL, ";", &save)) {
 		if (!s[strspn(s, " \t\n")])
 			continue;
@@ -550,9 +502,8 @@ static long events_apply(const char *list, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot change the code: %.200s", why);
 		total = -1;
 	}
+	mt_change_end(pass);
 	int e = errno;
-	pthread_mutex_unlock(&mt_reg.lock);
-	pass_unlock(pass);
 	free(copy);
 	errno = e;
 	return total;
@@ -801,6 +752,83 @@ static void verb_disable(int fd, const char *args) { verb_filter(fd, args, 0); }
 static void verb_notrace(int fd, const char *args) { verb_filter(fd, args, 2); }
 static void verb_stop(int fd, const char *args) { (void)args; verb_filter(fd, "*", 0); }
 
+/* patch FUNCTION LIBRARY[:SYMBOL]: LIBRARY (an absolute path) loaded
+ * into the process and FUNCTION's calls sent to its SYMBOL (FUNCTION's
+ * own name by default): live patching (mcount_hook_redirect).  The
+ * library must be a regular file, not a link, owned by the process's
+ * user or root and writable by no one else: the process runs what it
+ * holds.  Never in a process that runs with privileges.  The library
+ * stays loaded after an unpatch: a call may still be on its way there. */
+static void verb_patch(int fd, const char *args)
+{
+	char func[256], lib[PATH_MAX];
+	int fl = 0, ll = 0;
+	if (sscanf(args, "%255s%n %4095s%n", func, &fl, lib, &ll) != 2 || args[ll]) {
+		reply(fd, "error: patch needs FUNCTION and LIBRARY[:SYMBOL]\n");
+		return;
+	}
+	(void)fl;
+	if (mt_secure()) {
+		reply(fd, "error: the process runs with privileges: it loads no library on request\n");
+		return;
+	}
+	const char *sym = func;
+	char *colon = strrchr(lib, ':');
+	if (colon && !strchr(colon, '/')) {
+		*colon = 0;
+		sym = colon + 1;
+	}
+	struct stat st;
+	if (lib[0] != '/' || lstat(lib, &st)) {
+		reply(fd, "error: %s: %s\n", lib, lib[0] != '/' ? "not an absolute path" : strerror(errno));
+		return;
+	}
+	if (!S_ISREG(st.st_mode) || (st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		reply(fd, "error: %s: %s\n", lib, S_ISLNK(st.st_mode) ? "a symbolic link: give the file itself"
+		      : !S_ISREG(st.st_mode) ? "not a regular file"
+		      : "owned by another user, or writable by others: not loaded");
+		return;
+	}
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+		reply(fd, "error: cannot load it: %s\n", e ? e : lib);
+		return;
+	}
+	void *to = *sym ? dlsym(h, sym) : NULL;
+	if (!to) {
+		reply(fd, "error: %s: no symbol '%s'\n", lib, sym);
+		dlclose(h);
+		return;
+	}
+	if (mcount_hook_redirect(func, to)) {
+		int e = errno;
+		reply(fd, "error: '%s': %s\n", func,
+		      e == ENOENT ? "no function of a table has that name (mcount-trace list shows them)"
+		      : e == EBUSY ? "patched already (unpatch it first)"
+		      : e == ENOTSUP ? "its call site is not at its entry (built with -pg but without -mfentry?): "
+				       "cannot be redirected"
+		      : e == EINVAL ? "names several functions (add :mod:MODULE), or the symbol is no code"
+		      : strerror(e));
+		dlclose(h);
+		return;
+	}
+	reply(fd, "ok\n");
+}
+
+static void verb_unpatch(int fd, const char *args)
+{
+	if (!*args || strchr(args, ' ')) {
+		reply(fd, "error: unpatch needs FUNCTION\n");
+		return;
+	}
+	if (mcount_hook_unredirect(args))
+		reply(fd, "error: '%s': %s\n", args, errno == EINVAL ? "not patched, or it names several functions"
+		      : errno == ENOENT ? "no function of a table has that name" : strerror(errno));
+	else
+		reply(fd, "ok\n");
+}
+
 /* The verbs: each with its arguments (the rest of the line), and
  * whether a process whose code cannot be changed still answers it. */
 static const struct {
@@ -813,7 +841,8 @@ static const struct {
 	{ "notrace", verb_notrace, false }, { "stop", verb_stop, false },
 	{ "show", verb_show, false },       { "tracer", verb_tracer, false },
 	{ "event", verb_event, false },     { "args", verb_args, false },
-	{ "retval", verb_retval, false },
+	{ "retval", verb_retval, false },   { "patch", verb_patch, false },
+	{ "unpatch", verb_unpatch, false },
 };
 
 /* One request line (without its newline), answered on fd. */
@@ -1157,17 +1186,17 @@ static __thread bool fork_pass __attribute__((tls_model("initial-exec")));
 
 static void atfork_prepare(void)
 {
-	fork_pass = pass_lock();
+	fork_pass = mt_pass_lock();
 	mt_output_lock();
 	pthread_mutex_lock(&mt_reg.lock);
-	refresh_bypass(fork_pass);    /* (for the child too) */
+	mt_refresh_bypass(fork_pass); /* (for the child too) */
 }
 
 static void atfork_parent(void)
 {
 	pthread_mutex_unlock(&mt_reg.lock);
 	mt_output_unlock();
-	pass_unlock(fork_pass);
+	mt_pass_unlock(fork_pass);
 }
 
 /* The child's thread is not the owner of the parent's locks (a
@@ -1180,7 +1209,7 @@ static void atfork_child(void)
 	pthread_mutex_init(&mt_reg.pass, &a);
 	pthread_mutex_init(&mt_reg.lock, &a);
 	pthread_mutexattr_destroy(&a);
-	atomic_store(&closer_waits, 0);
+	mt_change_after_fork();
 	mt_output_reinit();
 	pthread_mutex_init(&file_lock, NULL);
 	me = getpid();
@@ -1211,20 +1240,6 @@ static void atfork_child(void)
 		if (atomic_load(&conns[i].fd1))
 			conn_close(&conns[i]);
 	start_control(false);
-}
-
-/* The objects loaded since the last time, their sites and functions
- * found (each a NOP), the filters and function events given so far
- * replayed on them, and the code made to follow (mt_reg.pass and
- * mt_reg.lock held). */
-static int refresh(void)
-{
-	size_t first;
-	if (mt_sites_refresh(&first))
-		return -1;
-	mt_protos_refresh(first);
-	int r = mt_ops_refresh(first);
-	return mt_apply() || r ? -1 : 0;
 }
 
 static bool apply_env(const char *var, int what)
@@ -1416,7 +1431,7 @@ __attribute__((constructor(101))) static void mt_init(int argc, char **argv, cha
 		apply_env("MCOUNT_TRACE_NOTRACE", 2);
 		bool filter_ok = apply_env("MCOUNT_TRACE_FILTER", 1);
 		apply_env_events();
-		if (refresh())
+		if (mt_refresh())
 			mt_msg("cannot change the code: %s", strerror(errno));
 		if (filter_ok)
 			say_empty_filter();
@@ -1810,21 +1825,21 @@ void _Exit(int status)
  * next.  The C library's dlclose runs the objects' destructors, which
  * may call the API (and write the trace: a drain, which names events
  * with the registry's lock): only the pass lock is held across it
- * (rt.h: the order of the locks; pass_lock: a constructor's or
+ * (rt.h: the order of the locks; change.c: a constructor's or
  * destructor's pass while another thread's dlclose() waits). */
 void *dlopen(const char *file, int flags)
 {
 	REAL(dlopen);
-	in_dl++;
+	mt_dl_enter();
 	void *h = real_dlopen(file, flags);
-	in_dl--;
+	mt_dl_leave();
 	if (h && atomic_load(&mt_ready)) {
-		bool pass = pass_lock();
+		bool pass = mt_pass_lock();
 		pthread_mutex_lock(&mt_reg.lock);
-		if (refresh())
+		if (mt_refresh())
 			mt_msg("%s: cannot change its code: %s", file ? file : "(program)", strerror(errno));
 		pthread_mutex_unlock(&mt_reg.lock);
-		pass_unlock(pass);
+		mt_pass_unlock(pass);
 	}
 	return h;
 }
@@ -1832,20 +1847,9 @@ void *dlopen(const char *file, int flags)
 int dlclose(void *h)
 {
 	REAL(dlclose);
-	bool pass = pass_lock();
-	if (pass)
-		atomic_fetch_add(&closer_waits, 1);
-	in_dl++;
+	bool pass = mt_close_begin();
 	int r = real_dlclose(h);
-	in_dl--;
-	if (pass)
-		atomic_fetch_sub(&closer_waits, 1);
-	if (atomic_load(&mt_ready)) {
-		pthread_mutex_lock(&mt_reg.lock);
-		refresh();
-		pthread_mutex_unlock(&mt_reg.lock);
-	}
-	pass_unlock(pass);
+	mt_close_end(pass);
 	return r;
 }
 /* ---- unwinding through hijacked frames (function_graph) ----

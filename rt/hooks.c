@@ -24,29 +24,28 @@ struct mcount_hook {
 	char *filter, *notrace;
 };
 
-/* The lock, where the library runs (the code can be changed). */
-static int lock_ready(void)
+/* The locks of a change (control.c), where the library runs (the
+ * code can be changed); *pass for unlock_with. */
+static int lock_ready(bool *pass)
 {
 	if (!atomic_load(&mt_ready)) {
 		errno = EPERM;
 		return -1;
 	}
-	pthread_mutex_lock(&mt_reg.lock);
+	*pass = mt_change_begin();
 	return 0;
 }
 
-static int unlock_with(int r)
+static int unlock_with(bool pass, int r)
 {
-	int err = errno;
-	pthread_mutex_unlock(&mt_reg.lock);
-	errno = err;
+	mt_change_end(pass);
 	return r;
 }
 
 /* Free what the hot path may have read before now (tables replaced). */
 static void free_retired(void)
 {
-	pthread_mutex_lock(&mt_reg.lock);
+	pthread_mutex_lock(&mt_reg.lock);     /* (no pass: the registry's alone) */
 	void **r = mt_ops_retired();
 	pthread_mutex_unlock(&mt_reg.lock);
 	if (!r)
@@ -87,23 +86,24 @@ static int set_filter(struct mcount_hook *h, const char *filter, int which)
 		errno = EINVAL;
 		return -1;
 	}
-	if (lock_ready())
+	bool pass;
+	if (lock_ready(&pass))
 		return -1;
 	char *c = strdup(filter);
 	if (!c) {
 		errno = ENOMEM;
-		return unlock_with(-1);
+		return unlock_with(pass, -1);
 	}
 	/* (a hook not registered has its filter checked now all the same) */
 	if (h->id ? mt_ops_select(h->id, which ? h->filter : c, which ? c : h->notrace) : mt_ops_check(c)) {
 		free(c);
-		return unlock_with(-1);
+		return unlock_with(pass, -1);
 	}
 	char **slot = which ? &h->notrace : &h->filter;
 	free(*slot);
 	*slot = c;
 	int r = h->id && mt_apply() ? -1 : 0;
-	return unlock_with(r);
+	return unlock_with(pass, r);
 }
 
 int mcount_hook_filter(struct mcount_hook *h, const char *filter)
@@ -122,16 +122,17 @@ int mcount_hook_register(struct mcount_hook *h)
 		errno = EINVAL;
 		return -1;
 	}
-	if (lock_ready())
+	bool pass;
+	if (lock_ready(&pass))
 		return -1;
 	if (h->id) {
 		errno = EINVAL;
-		return unlock_with(-1);
+		return unlock_with(pass, -1);
 	}
 	mt_grace_ready();
 	int id = mt_ops_add(&h->op, h->filter, h->notrace);
 	if (id < 0)
-		return unlock_with(-1);
+		return unlock_with(pass, -1);
 	h->id = id;
 	if (mt_apply()) {
 		/* (the code could not follow: nothing is left hooked) */
@@ -140,12 +141,12 @@ int mcount_hook_register(struct mcount_hook *h)
 		mt_apply();
 		mt_ops_idle();
 		h->id = 0;
-		pthread_mutex_unlock(&mt_reg.lock);
+		mt_change_end(pass);
 		mt_grace();
 		errno = err;
 		return -1;
 	}
-	return unlock_with(0);
+	return unlock_with(pass, 0);
 }
 
 int mcount_hook_unregister(struct mcount_hook *h)
@@ -158,18 +159,19 @@ int mcount_hook_unregister(struct mcount_hook *h)
 		errno = EDEADLK;
 		return -1;
 	}
-	if (lock_ready())
+	bool pass;
+	if (lock_ready(&pass))
 		return -1;
 	if (!h->id) {
 		errno = EINVAL;
-		return unlock_with(-1);
+		return unlock_with(pass, -1);
 	}
 	mt_ops_remove(h->id);
 	h->id = 0;
 	int r = mt_apply() ? -1 : 0;
 	int err = errno;
 	mt_ops_idle();
-	pthread_mutex_unlock(&mt_reg.lock);
+	mt_change_end(pass);
 	/* (whatever the pass did: the hook's callbacks are never entered
 	 * again, and those under way end before this returns) */
 	mt_grace();
@@ -187,17 +189,45 @@ void mcount_hook_destroy(struct mcount_hook *h)
 	free(h);
 }
 
+/* A redirect (to 0: none) and its pass; an unredirect waits for the
+ * calls that read the old target in the hook (not for those already in
+ * the replacement: its code must stay). */
+static int set_redirect(const char *function, uintptr_t to)
+{
+	if (!function) {
+		errno = EINVAL;
+		return -1;
+	}
+	bool pass;
+	if (lock_ready(&pass))
+		return -1;
+	if (to)
+		mt_grace_ready();
+	if (mt_ops_redirect(function, to))
+		return unlock_with(pass, -1);
+	int r = mt_apply() ? -1 : 0;
+	if (!to)
+		mt_ops_idle();
+	mt_change_end(pass);
+	if (!to)
+		mt_grace();
+	return r;
+}
+
 int mcount_hook_redirect(const char *function, void *replacement)
 {
-	(void)function;
-	(void)replacement;
-	errno = ENOTSUP;
-	return -1;
+	if (!replacement) {
+		errno = EINVAL;
+		return -1;
+	}
+#if MT_ELFV1
+	/* (a pointer to a function is its descriptor: its code is the first word) */
+	replacement = *(void **)replacement;
+#endif
+	return set_redirect(function, (uintptr_t)replacement);
 }
 
 int mcount_hook_unredirect(const char *function)
 {
-	(void)function;
-	errno = ENOTSUP;
-	return -1;
+	return set_redirect(function, 0);
 }

@@ -17,7 +17,8 @@
  *   ENOMEM   no memory
  *   ENOSPC   63 hooks are registered already
  *   ENOTSUP  not on this architecture (x86_64 has hooks; the others of
- *            mcount-trace(1) follow), or not yet (redirect)
+ *            mcount-trace(1) follow)
+ *   ENOENT   a redirect of a function that is in no table
  *   EPERM    the program's code cannot be changed (mcount-trace(1): no
  *            /proc/self/mem), or the library has not started
  *   EDEADLK  unregister from inside a hook's callback (it would wait
@@ -76,8 +77,15 @@ unsigned long mcount_regs_arg(struct mcount_regs *r, int n);
  * register); 0 and errno EINVAL in an entry callback. */
 unsigned long mcount_regs_return(struct mcount_regs *r);
 
-/* Calls of function go to replacement instead (live patching), and
- * back.  Not yet: -1 with ENOTSUP. */
+/* Calls of function (a glob that names one function, :mod: allowed) go
+ * to replacement instead (live patching), and back, under the
+ * breakpoint protocol while the program runs.  Hooks on the function
+ * still see each call (and its return, from the replacement).  Errors:
+ * ENOENT (no such function), EINVAL (a glob naming several, a
+ * replacement in no object's code), EBUSY (a redirect there already),
+ * ENOTSUP (the function's site is not at its entry: -pg without
+ * -mfentry).  The replacement's code must stay: a call may still be on
+ * its way there when unredirect returns. */
 int mcount_hook_redirect(const char *function, void *replacement);
 int mcount_hook_unredirect(const char *function);
 

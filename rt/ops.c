@@ -33,7 +33,7 @@ _Atomic(struct mt_hooktab *) mt_hooktab;
 static struct {
 	char *filter, *notrace;
 } sel[MT_OPS_MAX];
-static unsigned nregistered;
+static unsigned nregistered, nredirects;
 
 /* Tables replaced, to be freed after the next grace period. */
 static void **retired;
@@ -45,6 +45,7 @@ void mt_ops_publish(uint32_t i)
 	if (!t || i >= t->n)
 		return;
 	const struct mt_func *f = &mt_reg.funcs[i];
+	atomic_store_explicit(&t->f[i].redirect, f->redirect, memory_order_release);
 	atomic_store_explicit(&t->f[i].mask, f->hooks | (uint64_t)f->want, memory_order_release);
 }
 
@@ -90,6 +91,7 @@ static int table_anew(void)
 	for (size_t i = 0; i < n; i++) {
 		const struct mt_func *f = &mt_reg.funcs[i];
 		atomic_init(&t->f[i].mask, f->hooks | (uint64_t)f->want);
+		atomic_init(&t->f[i].redirect, f->redirect);
 		t->f[i].addr = f->addr;
 	}
 	building = t;
@@ -259,13 +261,85 @@ void mt_ops_idle(void)
 {
 	/* (the hot path reads no table from the next call on; a call
 	 * under way still may, which the caller's grace covers) */
-	if (!nregistered)
+	if (!nregistered && !nredirects)
 		atomic_store(&mt_ops_on, false);
+}
+
+/* ---- redirects ---- */
+
+struct found {
+	uint32_t n, i;
+};
+
+static void found_one(uint32_t i, void *arg)
+{
+	struct found *f = arg;
+	if (f->n && f->i == i)
+		return;               /* (the name index may give one twice) */
+	f->n++;
+	f->i = i;
+}
+
+static long find_glob(const char *glob, const char *mod, void *arg)
+{
+	mt_glob_funcs(glob, mod, 0, found_one, arg);
+	return 0;
+}
+
+int mt_ops_redirect(const char *function, uintptr_t to)
+{
+	struct found fd = { 0, 0 };
+	if (!function || !*function || mt_filter_each(function, find_glob, &fd)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!fd.n) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (fd.n > 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	struct mt_func *f = &mt_reg.funcs[fd.i];
+	if (!to) {
+		if (!f->redirect) {
+			errno = EINVAL;
+			return -1;
+		}
+		f->redirect = 0;
+		nredirects--;
+		mt_func_dirty(fd.i);
+		return 0;
+	}
+	if (f->redirect) {
+		errno = EBUSY;
+		return -1;
+	}
+	const struct mt_site *s = mt_func_site(f);
+	if (!MT_HAVE_REDIRECT || !mt_arch.at_entry || !s || !mt_arch.at_entry(s, f->addr)) {
+		errno = ENOTSUP;
+		return -1;
+	}
+	bool code = false;
+	for (size_t k = 0; k < mt_reg.nobjs && !code; k++)
+		code = mt_reg.objs[k]->live && mt_in_exec(mt_reg.objs[k], to);
+	if (!code) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!atomic_load(&mt_hooktab) && table_anew())
+		return -1;
+	f->redirect = to;
+	nredirects++;
+	mt_func_dirty(fd.i);
+	atomic_store(&mt_ops_on, true);
+	return 0;
 }
 
 int mt_ops_refresh(size_t first)
 {
-	if (!nregistered) {
+	if (!nregistered && !nredirects) {
 		/* (made anew by the next hook registered) */
 		struct mt_hooktab *old = atomic_load_explicit(&mt_hooktab, memory_order_relaxed);
 		if (old && !retire(old))

@@ -23,6 +23,7 @@
  *   debugfile.c  an object's separate debug file (build-id, debuglink)
  *   inflate.c  compressed debug sections' zlib streams
  *   output.c   the trace formats (kernel text, JSON lines, Chrome JSON)
+ *   change.c   a change of the code: its locks, the registry refreshed
  *   control.c  start-up, the control socket, the C API,
  *              fork/exec/dlopen
  *   hooks.c    the C API of mcount-hooks.h
@@ -157,6 +158,10 @@ struct mt_arch {
 	 * value at the function's entry: dwarf.c follows the copies the
 	 * code before the site made of it). */
 	void (*insn)(uintptr_t a, struct mt_insn *out);
+	/* Is the site at its function's (at func) entry, before the
+	 * function has changed its stack or registers, so that the hook
+	 * may send the call elsewhere (a redirect)?  NULL: never. */
+	bool (*at_entry)(const struct mt_site *s, uintptr_t func);
 };
 /* For the instruction decoders: register r written. */
 static inline void mt_insn_w(struct mt_insn *o, unsigned r)
@@ -500,6 +505,7 @@ struct mt_func {
 	uint16_t obj;
 	bool want;                    /* traced */
 	uint64_t hooks;               /* the hooks that select it (ops.c): bit id */
+	uintptr_t redirect;           /* its calls go there instead (ops.c), or 0 */
 	bool notrace;
 	bool unfit;                   /* a site of it where no event can hold the
 				       * address (mt_ev_holds): never traced */
@@ -510,7 +516,7 @@ struct mt_func {
  * tracer, or a hook (ops.c)? */
 static inline bool mt_func_on(const struct mt_func *f)
 {
-	return f->want || f->hooks;
+	return f->want || f->hooks || f->redirect;
 }
 
 /* A map for the hot path, from the address after a site (what the hook
@@ -682,6 +688,7 @@ MT_HIDDEN extern _Atomic uint64_t mt_ops_exits;
 struct mt_fhook {
 	_Atomic uint64_t mask;        /* its users: bit 0 the tracer, bit id a hook */
 	uintptr_t addr;               /* the function's address (a callback's ip) */
+	_Atomic uintptr_t redirect;   /* where its calls go instead, or 0 */
 };
 struct mt_hooktab {
 	struct mt_retmap *map;        /* the address after a site -> &f[its function] */
@@ -719,6 +726,12 @@ MT_HIDDEN void mt_ops_idle(void);
  * hooks' filters replayed on the new functions, the hot path's table
  * made anew. */
 MT_HIDDEN int mt_ops_refresh(size_t first);
+/* Calls of the one live function a glob names (FUNCTION or
+ * FUNCTION:mod:MODULE) go to `to` instead, or (to 0) no longer.  -1
+ * with errno: ENOENT (no such function), EINVAL (several, or `to` in no
+ * object's code, or none set), EBUSY (one set already), ENOTSUP (its
+ * site is not at its entry: MT_HAVE_REDIRECT). */
+MT_HIDDEN int mt_ops_redirect(const char *function, uintptr_t to);
 /* Tables the hot path may still read, handed over (with the lock) to
  * be freed after the next grace period; NULL-terminated list. */
 MT_HIDDEN void **mt_ops_retired(void);
@@ -1162,6 +1175,37 @@ MT_HIDDEN bool mt_in_callback(void);
 #else
 #define MT_HAVE_HOOKS 0
 #endif
+/* A redirect: at a site at its function's entry (mt_arch.at_entry) the
+ * hook returns to the replacement instead of the function's body, the
+ * stack and the argument registers as the caller left them (x86_64:
+ * the hook's own return address is the word below the slot). */
+#define MT_HAVE_REDIRECT MT_HAVE_HOOKS
+
+/* ---- changes of the code (change.c) ---- */
+
+/* Before a change of what the code does (a filter, prototypes, a
+ * hook) and its pass: the pass lock and the registry's, in their order
+ * (struct mt_registry), or the registry's alone where the pass lock's
+ * holder waits for the dynamic linker this thread holds; returns
+ * which, for mt_change_end.  errno is kept across the end. */
+MT_HIDDEN bool mt_change_begin(void);
+MT_HIDDEN void mt_change_end(bool pass);
+/* Their parts: the pass lock (false: gone on without it), and, without
+ * it, the registry read again (registry lock held). */
+MT_HIDDEN bool mt_pass_lock(void);
+MT_HIDDEN void mt_pass_unlock(bool held);
+MT_HIDDEN void mt_refresh_bypass(bool held);
+/* The objects loaded since the last time, their sites found and the
+ * code made to follow (both locks held); -1 with errno. */
+MT_HIDDEN int mt_refresh(void);
+/* The C library's dlopen runs between these; its dlclose between
+ * mt_close_begin, which returns whether it took the pass lock, and
+ * mt_close_end, which refreshes the registry. */
+MT_HIDDEN void mt_dl_enter(void);
+MT_HIDDEN void mt_dl_leave(void);
+MT_HIDDEN bool mt_close_begin(void);
+MT_HIDDEN void mt_close_end(bool pass);
+MT_HIDDEN void mt_change_after_fork(void);
 
 /* ---- output (output.c) ---- */
 

@@ -21,6 +21,14 @@
 #    them too: build/asan): no use after free, no report.
 #  - longjmp through hooked frames: exits of the functions that
 #    returned, each once, with its value; none of the frames left.
+#  - Live patching (mcount_hook_redirect): 8 threads call f1 while it is
+#    redirected to a fixed copy and back, 50 times: every answer is the
+#    old one or the new one, and a call that starts and ends between a
+#    redirect's return and the unredirect gives the new one, between an
+#    unredirect's return and the next redirect the old one; f1's body
+#    and the copy ran as many times as the calls made; a hook on f1 saw
+#    each call, and its exit the value each returned.  The errors of a
+#    redirect.  With -pg (mcount after the prologue): ENOTSUP.
 #  - The errors of mcount-hooks.h a program can see.
 #  - The tracer beside the hooks, on the same sites: MCOUNT_TRACE_FILTER
 #    f3 while both hooks run: the trace has f3's calls, as many as f3
@@ -90,6 +98,14 @@ for my $k (sort keys %prog) {
     $out = clean_run("$k unwind", $p, 'unwind', 3000);
     like($out, qr/^ok unwind rounds=3000 longjmps=1000 exits=7000$/m,
         "$k: 1,000 longjmps through hooked frames; 7,000 exits, each of a function that returned");
+    if ($k =~ /\Amcount/) {
+        $out = clean_run("$k redirect", $p, 'redirect', 1, 'enotsup');
+        like($out, qr/^ok redirect ENOTSUP$/m, "$k: no redirect where the site is after the prologue");
+    } else {
+        $out = clean_run("$k redirect", $p, 'redirect', 50);
+        like($out, qr/^ok redirect rounds=50 calls=[1-9]\d* redirected=[1-9]\d*$/m,
+            "$k: 50 redirects and unredirects under load, each answer as the switch says");
+    }
     $out = clean_run("$k errors", $p, 'errors');
     like($out, qr/^ok errors$/m, "$k: the errors");
 }

@@ -16,6 +16,12 @@
  *       use after free).
  *   hooks unwind ROUNDS   longjmp through hooked frames: every exit
  *       callback is of a function that returned, once, with its value.
+ *   hooks redirect ROUNDS   8 threads calling f1, which main redirects
+ *       to fixed1 and back ROUNDS times (mcount_hook_redirect): every
+ *       answer the old one or the new one, the new one from each
+ *       redirect's return to its unredirect, the old one after; a hook
+ *       on f1 sees every call, its exit the value the call returned.
+ *       A program built with -pg (mcount after the prologue): ENOTSUP.
  *   hooks errors   each errno of mcount-hooks.h that a program can see.
  * Prints "ok ..." lines, or "FAIL ..." and exits 1.
  */
@@ -24,9 +30,11 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mcount-hooks.h"
 
@@ -351,6 +359,116 @@ NI static int unwind(int rounds)
 	return failed;
 }
 
+NI static int expect(const char *what, int rc, int want_errno);
+
+/* ---- redirect ---- */
+
+static _Atomic unsigned long fixed_calls;
+
+NI unsigned long fixed1(unsigned long x)
+{
+	atomic_fetch_add_explicit(&fixed_calls, 1, memory_order_relaxed);
+	unsigned long r = x * 3 + 100;
+	last_ret = r;
+	return r;
+}
+
+/* Main's steps, counted: 4k the old answer expected, 4k + 2 the new one,
+ * odd either (a switch under way); a call whose step is the same before
+ * and after it must give that step's answer. */
+static atomic_ulong step;
+static _Atomic unsigned long bad_answer, calls_made, new_seen;
+
+NI static void *asker(void *arg)
+{
+	unsigned long x = (unsigned long)(size_t)arg * 1000003;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		unsigned long s0 = atomic_load(&step);
+		unsigned long r = f1(++x);
+		unsigned long s1 = atomic_load(&step);
+		atomic_fetch_add_explicit(&calls_made, 1, memory_order_relaxed);
+		bool is_new = r == x * 3 + 100, is_old = r == x * 3 + 1;
+		new_seen += is_new;
+		bool settled = s0 == s1 && !(s0 & 1);
+		if ((!is_new && !is_old) || (settled && (s0 & 2 ? !is_new : !is_old)))
+			atomic_fetch_add_explicit(&bad_answer, 1, memory_order_relaxed);
+	}
+	return NULL;
+}
+
+NI static int redirect(int rounds, int want_enotsup)
+{
+	if (want_enotsup) {
+		int rc = mcount_hook_redirect("f1", (void *)fixed1);
+		if (rc != -1 || errno != ENOTSUP)
+			fail("redirect of an mcount site: errno", -1, (unsigned long)errno, ENOTSUP);
+		printf("ok redirect ENOTSUP\n");
+		return failed;
+	}
+	static struct counts c;
+	struct mcount_hook *h = mcount_hook_create(on_entry, on_exit_cb, &c, 0);
+	if (!h || mcount_hook_filter(h, "f1") || mcount_hook_register(h)) {
+		printf("FAIL setup: %s\n", strerror(errno));
+		return 1;
+	}
+	unsigned long own0 = own[1];
+	pthread_t t[NT];
+	for (int i = 0; i < NT; i++)
+		pthread_create(&t[i], NULL, asker, (void *)(size_t)i);
+	struct timespec ms = { 0, 1000000 };
+	for (int r = 0; r < rounds && !failed; r++) {
+		atomic_fetch_add(&step, 1);
+		if (mcount_hook_redirect("f1", (void *)fixed1)) {
+			printf("FAIL redirect: %s\n", strerror(errno));
+			failed = 1;
+			break;
+		}
+		atomic_fetch_add(&step, 1);
+		nanosleep(&ms, NULL);
+		atomic_fetch_add(&step, 1);
+		if (mcount_hook_unredirect("f1")) {
+			printf("FAIL unredirect: %s\n", strerror(errno));
+			failed = 1;
+			break;
+		}
+		atomic_fetch_add(&step, 1);
+		nanosleep(&ms, NULL);
+	}
+	atomic_store(&stop, 1);
+	for (int i = 0; i < NT; i++)
+		pthread_join(t[i], NULL);
+	mcount_hook_unregister(h);
+	mcount_hook_destroy(h);
+	unsigned long made = calls_made, body = own[1] - own0;
+	if (bad_answer)
+		fail("answers neither the old nor the new one, or the wrong one", 1, bad_answer, 0);
+	if (!new_seen || !fixed_calls)
+		fail("calls redirected", 1, new_seen, 1);
+	if (body + fixed_calls != made)
+		fail("calls of f1's body and fixed1's against the calls made", 1, body + fixed_calls, made);
+	if (c.in[1] != made)
+		fail("hook entries against the calls made", 1, c.in[1], made);
+	if (c.out[1] != made)
+		fail("hook exits against the calls made", 1, c.out[1], made);
+	if (c.bad_ret)
+		fail("exit values", 1, c.bad_ret, 0);
+	/* the errors of a redirect */
+	expect("redirect of no function", mcount_hook_redirect("no_such_function", (void *)fixed1), ENOENT);
+	expect("redirect of several", mcount_hook_redirect("f*", (void *)fixed1), EINVAL);
+	expect("redirect to data", mcount_hook_redirect("f2", (void *)&own[0]), EINVAL);
+	expect("redirect to NULL", mcount_hook_redirect("f2", NULL), EINVAL);
+	expect("unredirect of one not redirected", mcount_hook_unredirect("f2"), EINVAL);
+	if (mcount_hook_redirect("f2", (void *)fixed1))
+		fail("redirect f2", 2, (unsigned long)errno, 0);
+	expect("redirect twice", mcount_hook_redirect("f2", (void *)fixed1), EBUSY);
+	if (f2(1) != 103)
+		fail("f2 redirected", 2, f2(1), 103);
+	if (mcount_hook_unredirect("f2") || f2(1) != 5)
+		fail("f2 back", 2, f2(1), 5);
+	printf("ok redirect rounds=%d calls=%lu redirected=%lu\n", rounds, made, (unsigned long)fixed_calls);
+	return failed;
+}
+
 /* ---- errors ---- */
 
 static int in_cb_errno = -1;
@@ -412,8 +530,6 @@ NI static int errors(void)
 		mcount_hook_destroy(more[i]);
 	mcount_hook_unregister(h);
 	mcount_hook_destroy(h);
-	expect("redirect", mcount_hook_redirect("f1", (void *)f2), ENOTSUP);
-	expect("unredirect", mcount_hook_unredirect("f1"), ENOTSUP);
 	errno = 0;
 	if (mcount_regs_arg(NULL, 0) || errno != EINVAL)
 		fail("regs_arg NULL", -1, (unsigned long)errno, EINVAL);
@@ -440,8 +556,11 @@ NI int main(int argc, char **argv)
 		return unreg(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "unwind"))
 		return unwind(atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "redirect"))
+		return redirect(atoi(argv[2]), argc >= 4 && !strcmp(argv[3], "enotsup"));
 	if (argc >= 2 && !strcmp(argv[1], "errors"))
 		return errors();
-	fprintf(stderr, "usage: hooks count ROUNDS CHURN | unreg CYCLES | unwind ROUNDS | errors\n");
+	fprintf(stderr, "usage: hooks count ROUNDS CHURN | unreg CYCLES | unwind ROUNDS | redirect ROUNDS [enotsup] | "
+		"errors\n");
 	return 2;
 }
