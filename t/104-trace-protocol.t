@@ -310,6 +310,14 @@ my @P = grep { /\Ap_/ } @HOOKED;
         [['args', 9], "'9' is not a number of argument words from 0 to 6"],
         [['retval', 'maybe'], "'maybe': not on or off"],
         [['event'], 'no prototype given'],
+        # (patch and unpatch at work: t/107)
+        [['patch'], 'patch needs FUNCTION and LIBRARY[:SYMBOL]'],
+        [['patch', 'p_alpha', 'lib.so'], 'lib.so: not an absolute path'],
+        [['patch', 'p_alpha', "$dir/none.so"], "$dir/none.so: No such file or directory"],
+        [['patch', 'p_alpha', $dir], "$dir: not a regular file"],
+        [['unpatch'], 'unpatch needs FUNCTION'],
+        [['unpatch', 'p_alpha'], "'p_alpha': not patched, or it names several functions"],
+        [['unpatch', 'no_such_function'], "'no_such_function': no function of a table has that name"],
     );
     for my $c (@cases) {
         my ($verb, @args) = @{ $c->[0] };

@@ -8,6 +8,7 @@ package RecordMcount::Trace;
 # RecordMcount::Control, the answer printed as it comes.
 use strict;
 use warnings;
+use Cwd ();
 
 use Errno qw(EISDIR EACCES ENOENT);
 use RecordMcount::Exports;
@@ -207,6 +208,20 @@ sub control_command {
         bad_usage('too many arguments: retval takes a PID and on or off') if @argv > 1;
         bad_usage("'$argv[0]' is neither on nor off") if @argv && $argv[0] !~ /^(on|off)\z/;
         @args = @argv;
+    } elsif ($verb eq 'patch') {
+        bad_usage('patch needs FUNCTION and LIBRARY[:SYMBOL] (mcount-trace patch PID FUNCTION LIBRARY[:SYMBOL])')
+            unless @argv == 2;
+        my ($func, $lib) = @argv;
+        my $sym;
+        ($lib, $sym) = ($1, $2) if $lib =~ m{\A(.+):([^/:]+)\z};
+        bad_usage("'$func' is not a function's name (no white space)") if $func =~ /\s/ || $func eq '';
+        # the process is given the file itself, by its absolute path
+        my $abs = Cwd::abs_path($lib);
+        fatal(1, "$lib: " . ($! || 'No such file or directory')) unless defined $abs && -f $abs;
+        @args = ($func, defined $sym ? "$abs:$sym" : $abs);
+    } elsif ($verb eq 'unpatch') {
+        bad_usage('unpatch needs one FUNCTION (mcount-trace unpatch PID FUNCTION)') unless @argv == 1;
+        @args = @argv;
     } elsif ($verb eq 'tracer') {
         bad_usage('too many arguments: tracer takes a PID and a tracer name') if @argv > 1;
         bad_usage("unknown tracer '$argv[0]' (function or function_graph)") if @argv && !$TRACER{ $argv[0] };
@@ -228,6 +243,7 @@ sub control_command {
     if ($verb eq 'list' && defined $count && $lines != $count) {
         fatal(1, "$pid: the list ended after $lines of $count functions");
     }
+    error("$args[0] " . ($verb eq 'patch' ? 'patched' : 'unpatched')) if $verb =~ /patch\z/ && $opt->{verbose};
     if ($DONE{$verb} && defined $count) {
         if ($count == 0 && $verb ne 'stop') {
             warning($pid, "no function $DONE{$verb}: no function matches, or each one already was");
