@@ -24,9 +24,9 @@
  *   inflate.c  compressed debug sections' zlib streams
  *   output.c   the trace formats (kernel text, JSON lines, Chrome JSON)
  *   change.c   a change of the code: its locks, the registry refreshed
+ *   hooks.c    the C API of mcount-hooks.h
  *   control.c  start-up, the control socket, the C API,
  *              fork/exec/dlopen
- *   hooks.c    the C API of mcount-hooks.h
  */
 #ifndef MCOUNT_RT_H
 #define MCOUNT_RT_H
