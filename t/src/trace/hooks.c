@@ -140,6 +140,34 @@ NI static void *worker(void *arg)
 	}
 }
 
+/* The counts at a moment: the functions' own, hook A's entries, hook
+ * B's entries and exits. */
+struct snap {
+	unsigned long own[NF], a[NF], b[NF], x[NF];
+};
+
+NI static void take(struct snap *s, const struct counts *a, const struct counts *b)
+{
+	for (int i = 0; i < NF; i++) {
+		s->own[i] = own[i];
+		s->a[i] = a->in[i];
+		s->b[i] = b->in[i];
+		s->x[i] = b->out[i];
+	}
+}
+
+/* Hook B (f3-f7) saw each call since s, entry and exit: d of f_i. */
+NI static void check_b(const char *when, const struct snap *s, const struct counts *b, int i, unsigned long d)
+{
+	char what[64];
+	snprintf(what, sizeof what, "hook B entries (%s)", when);
+	if (b->in[i] - s->b[i] != (i >= 3 ? d : 0))
+		fail(what, i, b->in[i] - s->b[i], i >= 3 ? d : 0);
+	snprintf(what, sizeof what, "hook B exits (%s)", when);
+	if (b->out[i] - s->x[i] != (i >= 3 ? d : 0))
+		fail(what, i, b->out[i] - s->x[i], i >= 3 ? d : 0);
+}
+
 NI static void filter_of(unsigned sel, char *buf)
 {
 	buf[0] = 0;
@@ -174,38 +202,25 @@ NI static int count(int rounds, int churn)
 			printf("FAIL filter %s: %s\n", f, strerror(errno));
 			return 1;
 		}
-		unsigned long o0[NF], a0[NF], b0[NF], x0[NF];
-		for (int i = 0; i < NF; i++) {
-			o0[i] = own[i];
-			a0[i] = a.in[i];
-			b0[i] = b.in[i];
-			x0[i] = b.out[i];
-		}
+		struct snap s0;
+		take(&s0, &a, &b);
 		atomic_store(&phase, 0);
 		pthread_barrier_wait(&bar);
 		pthread_barrier_wait(&bar);
 		for (int i = 0; i < NF; i++) {
-			unsigned long d = own[i] - o0[i];
+			unsigned long d = own[i] - s0.own[i];
 			calls += d;
 			if (d != (unsigned long)NT * per_round)
 				fail("own count", i, d, (unsigned long)NT * per_round);
-			if (a.in[i] - a0[i] != (sel & (1u << i) ? d : 0))
-				fail("hook A (fenced round)", i, a.in[i] - a0[i], sel & (1u << i) ? d : 0);
-			if (b.in[i] - b0[i] != (i >= 3 ? d : 0))
-				fail("hook B entries (fenced round)", i, b.in[i] - b0[i], i >= 3 ? d : 0);
-			if (b.out[i] - x0[i] != (i >= 3 ? d : 0))
-				fail("hook B exits (fenced round)", i, b.out[i] - x0[i], i >= 3 ? d : 0);
+			if (a.in[i] - s0.a[i] != (sel & (1u << i) ? d : 0))
+				fail("hook A (fenced round)", i, a.in[i] - s0.a[i], sel & (1u << i) ? d : 0);
+			check_b("fenced round", &s0, &b, i, d);
 		}
 	}
 	printf("ok fenced rounds=%d calls=%lu\n", rounds, calls);
 	/* the churn: B's counts from here on against the functions' */
-	unsigned long o0[NF], a0[NF], b0[NF], x0[NF];
-	for (int i = 0; i < NF; i++) {
-		o0[i] = own[i];
-		a0[i] = a.in[i];
-		b0[i] = b.in[i];
-		x0[i] = b.out[i];
-	}
+	struct snap s0;
+	take(&s0, &a, &b);
 	atomic_store(&phase, 1);
 	pthread_barrier_wait(&bar);
 	for (int c = 0; c < churn; c++) {
@@ -224,15 +239,12 @@ NI static int count(int rounds, int churn)
 		pthread_join(t[i], NULL);
 	unsigned long ahits = 0;
 	for (int i = 0; i < NF; i++) {
-		unsigned long d = own[i] - o0[i];
+		unsigned long d = own[i] - s0.own[i];
 		calls += d;
-		ahits += a.in[i] - a0[i];
-		if (a.in[i] - a0[i] > d)
-			fail("hook A (churn) above the calls", i, a.in[i] - a0[i], d);
-		if (b.in[i] - b0[i] != (i >= 3 ? d : 0))
-			fail("hook B entries (churn)", i, b.in[i] - b0[i], i >= 3 ? d : 0);
-		if (b.out[i] - x0[i] != (i >= 3 ? d : 0))
-			fail("hook B exits (churn)", i, b.out[i] - x0[i], i >= 3 ? d : 0);
+		ahits += a.in[i] - s0.a[i];
+		if (a.in[i] - s0.a[i] > d)
+			fail("hook A (churn) above the calls", i, a.in[i] - s0.a[i], d);
+		check_b("churn", &s0, &b, i, d);
 	}
 	if (b.bad_ret)
 		fail("hook B return values", -1, b.bad_ret, 0);
