@@ -77,6 +77,7 @@ static atomic_bool tracing_off;       /* the code cannot be changed */
  * a byte's exchange is a libatomic call on riscv64. */
 static atomic_int finished, exit_request, exit_done, control_running;
 static void finish(void);
+static void stat_from_env(void);
 /* Of the two ends at exit, those there are and those run (end_one). */
 static atomic_int ends_due = 1, ends_seen;
 #ifdef MT_SHARED
@@ -570,6 +571,21 @@ static void say_dropped(const char *verb)
 	       MT_SEND_MS / 1000, verb, strcmp(verb, "show") ? "" : ", with the events it was sent");
 }
 
+/* A payload of len bytes, 64 KiB at a time, each within MT_SEND_MS (a
+ * client that reads too slowly is dropped, and said: verb's). */
+static void send_text(int fd, const char *text, size_t len, const char *verb)
+{
+	for (size_t at = 0; at < len;) {
+		size_t k = len - at < 65536 ? len - at : 65536;
+		if (mt_send_all(fd, text + at, k, MT_SEND_MS)) {
+			if (errno == ETIMEDOUT)
+				say_dropped(verb);
+			break;
+		}
+		at += k;
+	}
+}
+
 /* Written after the lock is released: a client that reads slowly must
  * not hold up the program's own calls to the API; it has MT_SEND_MS to
  * take each 64 KiB, as a show's. */
@@ -610,15 +626,7 @@ static void verb_list(int fd, const char *args)
 		return;
 	}
 	reply(fd, "ok %zu\n", n);
-	for (size_t at = 0; at < len;) {
-		size_t k = len - at < 65536 ? len - at : 65536;
-		if (mt_send_all(fd, text + at, k, MT_SEND_MS)) {
-			if (errno == ETIMEDOUT)
-				say_dropped("list");
-			break;
-		}
-		at += k;
-	}
+	send_text(fd, text, len, "list");
 	free(text);
 }
 
@@ -829,6 +837,50 @@ static void verb_unpatch(int fd, const char *args)
 		reply(fd, "ok\n");
 }
 
+/* stat on [GLOBS] | stat off [KEY] | stat [KEY]: the function profiler
+ * (profile.c) started on the functions the globs name (all: none
+ * given), stopped, and its table so far sorted by KEY (hits, time, avg,
+ * s2, self; time by default). */
+static void verb_stat(int fd, const char *args)
+{
+	char word[8] = "";
+	int n = 0;
+	sscanf(args, "%7s%n", word, &n);
+	const char *rest = args + n;
+	rest += strspn(rest, " ");
+	if (!strcmp(word, "on")) {
+		if (mt_prof_start(rest))
+			reply(fd, "error: %s\n", errno == EINVAL ? "a glob it cannot take (a leading !, an empty :mod:)"
+			      : errno == ENOTSUP ? "hooks are not available on this architecture" : strerror(errno));
+		else
+			reply(fd, "ok\n");
+		return;
+	}
+	bool off = !strcmp(word, "off");
+	const char *key = off ? rest : args;
+	int k = *key ? mt_prof_sort_of(key) : 1;
+	if (k < 0) {
+		reply(fd, "error: unknown sort key '%s' (hits, time, avg, s2 or self)\n", key);
+		return;
+	}
+	if (off && mt_prof_stop()) {
+		reply(fd, "error: %s\n", errno == EINVAL ? "the profiler is not running" : strerror(errno));
+		return;
+	}
+	if (!mt_prof_ran()) {
+		reply(fd, "error: the profiler has not run (stat on)\n");
+		return;
+	}
+	char *text = mt_prof_table(k);
+	if (!text) {
+		reply(fd, "error: %s\n", strerror(ENOMEM));
+		return;
+	}
+	reply(fd, "ok\n");
+	send_text(fd, text, strlen(text), "stat");
+	free(text);
+}
+
 /* The verbs: each with its arguments (the rest of the line), and
  * whether a process whose code cannot be changed still answers it. */
 static const struct {
@@ -842,7 +894,7 @@ static const struct {
 	{ "show", verb_show, false },       { "tracer", verb_tracer, false },
 	{ "event", verb_event, false },     { "args", verb_args, false },
 	{ "retval", verb_retval, false },   { "patch", verb_patch, false },
-	{ "unpatch", verb_unpatch, false },
+	{ "unpatch", verb_unpatch, false }, { "stat", verb_stat, false },
 };
 
 /* One request line (without its newline), answered on fd. */
@@ -1447,6 +1499,38 @@ __attribute__((constructor(101))) static void mt_init(int argc, char **argv, cha
 	atomic_store(&mt_ready, !atomic_load(&tracing_off));
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	start_control(true);
+	stat_from_env();
+}
+
+/* MCOUNT_TRACE_STAT=GLOBS (mcount-trace run --stat): the profiler from
+ * the start, on those functions ("" or "*": every one), its table on
+ * standard error at the end, sorted by MCOUNT_TRACE_STAT_SORT. */
+static const char *stat_env;
+
+static void stat_from_env(void)
+{
+	stat_env = mt_env("MCOUNT_TRACE_STAT");
+	if (!stat_env || getpid() != owner)
+		return;
+	if (!atomic_load(&mt_ready) || mt_prof_start(strcmp(stat_env, "*") ? stat_env : "")) {
+		mt_msg("MCOUNT_TRACE_STAT: '%s': %s", stat_env,
+		       !atomic_load(&mt_ready) ? "the code cannot be changed" : strerror(errno));
+		stat_env = NULL;
+	}
+}
+
+static void stat_report(void)
+{
+	if (!stat_env || getpid() != owner || mt_prof_stop())
+		return;
+	const char *key = mt_env("MCOUNT_TRACE_STAT_SORT");
+	int k = key && *key ? mt_prof_sort_of(key) : 1;
+	char *text = mt_prof_table(k < 0 ? 1 : k);
+	if (text) {
+		mt_msg("the function profile (MCOUNT_TRACE_STAT):");
+		mt_write_all(2, text, strlen(text));
+	}
+	free(text);
 }
 
 /* The end of the process, once: the rest of the trace written (a Chrome
@@ -1487,6 +1571,7 @@ static void finish(void)
 
 __attribute__((destructor(101))) static void mt_fini(void)
 {
+	stat_report();
 	end_one();
 }
 

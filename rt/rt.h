@@ -25,6 +25,7 @@
  *   output.c   the trace formats (kernel text, JSON lines, Chrome JSON)
  *   change.c   a change of the code: its locks, the registry refreshed
  *   hooks.c    the C API of mcount-hooks.h
+ *   profile.c  the function profiler (mcount-trace stat), a hook
  *   control.c  start-up, the control socket, the C API,
  *              fork/exec/dlopen
  */
@@ -1206,6 +1207,20 @@ MT_HIDDEN void mt_dl_leave(void);
 MT_HIDDEN bool mt_close_begin(void);
 MT_HIDDEN void mt_close_end(bool pass);
 MT_HIDDEN void mt_change_after_fork(void);
+
+/* ---- the function profiler (profile.c: a client of the hooks) ---- */
+
+/* Start it on the functions a filter selects ("": every one), its
+ * counts zeroed, or give it a new filter; stop it (its counts stay).
+ * 0, or -1 with errno (mcount-hooks.h's; EINVAL: not started). */
+MT_HIDDEN int mt_prof_start(const char *filter);
+MT_HIDDEN int mt_prof_stop(void);
+/* Has it run in this process (is there a table)? */
+MT_HIDDEN bool mt_prof_ran(void);
+/* Its sort keys, "hits", "time", "avg", "s2", "self": 0-4, -1 for another. */
+MT_HIDDEN int mt_prof_sort_of(const char *key);
+/* Its table so far, sorted by a key, a string to free (NULL: no memory). */
+MT_HIDDEN char *mt_prof_table(int key);
 
 /* ---- output (output.c) ---- */
 

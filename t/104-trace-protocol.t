@@ -318,6 +318,11 @@ my @P = grep { /\Ap_/ } @HOOKED;
         [['unpatch'], 'unpatch needs FUNCTION'],
         [['unpatch', 'p_alpha'], "'p_alpha': not patched, or it names several functions"],
         [['unpatch', 'no_such_function'], "'no_such_function': no function of a table has that name"],
+        # (stat at work: t/108)
+        [['stat'], 'the profiler has not run (stat on)'],
+        [['stat', 'off'], 'the profiler is not running'],
+        [['stat', 'bogus'], "unknown sort key 'bogus' (hits, time, avg, s2 or self)"],
+        [['stat', 'on', '!p_alpha'], 'a glob it cannot take (a leading !, an empty :mod:)'],
     );
     for my $c (@cases) {
         my ($verb, @args) = @{ $c->[0] };

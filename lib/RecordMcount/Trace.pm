@@ -74,6 +74,8 @@ sub run_program {
         if defined $opt->{buffer}
         && ($opt->{buffer} !~ /^[1-9][0-9]{0,9}\z/ || $opt->{buffer} < 16 || $opt->{buffer} > 2**30);
     bad_usage('--pid-file needs a file name') if defined $opt->{pid_file} && !length $opt->{pid_file};
+    _sort_key($opt->{sort});
+    bad_usage('--sort applies to --stat only') if defined $opt->{sort} && !defined $opt->{stat};
 
     require Cwd;
     require File::Spec;
@@ -131,6 +133,9 @@ sub run_program {
         MCOUNT_TRACE_FULL    => $opt->{wait} ? 'wait' : undef,
         MCOUNT_TRACE_DEMANGLE => $opt->{no_demangle} ? '0' : undef,
         MCOUNT_TRACE_CONTROL => $opt->{no_control} ? '0' : undef,
+        MCOUNT_TRACE_STAT    => defined $opt->{stat} ? (length $opt->{stat} ? join(' ', _globs($opt->{stat})) : '*')
+            : undef,
+        MCOUNT_TRACE_STAT_SORT => $opt->{sort},
         # set by the library for the programs a traced one runs: the
         # program run here is a first traced process, whatever ran us
         MCOUNT_TRACE_OWNER   => undef,
@@ -177,6 +182,14 @@ sub run_program {
 
 # ---- the verbs of the control socket ---------------------------------------
 
+# The profiler's sort keys (stat --sort, run --sort).
+my %SORT = map { $_ => 1 } qw(hits time avg s2 self);
+sub _sort_key {
+    my ($k) = @_;
+    bad_usage("--sort must be hits, time, avg, s2 or self, not '$k'") if defined $k && !$SORT{$k};
+    return;
+}
+
 # What a verb's "ok N" counts, for its messages.
 my %DONE = (enable => 'enabled', disable => 'disabled', notrace => 'marked notrace',
     event => 'given or relieved of a prototype',
@@ -190,6 +203,7 @@ sub control_command {
     bad_usage("--timeout must be a number of seconds, not '$opt->{timeout}'")
         unless $opt->{timeout} =~ /^[0-9]+\z/;
     bad_usage('--format applies to show only') if $opt->{format} ne 'text' && $verb ne 'show';
+    $opt->{sort} //= undef;
     bad_usage('no PID given') unless @argv;
     my $pid = shift @argv;
     bad_usage("'$pid' is not a process ID") unless $pid =~ /^[1-9][0-9]{0,9}\z/;
@@ -219,6 +233,12 @@ sub control_command {
         my $abs = Cwd::abs_path($lib);
         fatal(1, "$lib: " . ($! || 'No such file or directory')) unless defined $abs && -f $abs;
         @args = ($func, defined $sym ? "$abs:$sym" : $abs);
+    } elsif ($verb eq 'stat') {
+        _sort_key($opt->{sort});
+        bad_usage('--show and --off go alone') if $opt->{show} && $opt->{off};
+        bad_usage('--show and --off take no GLOB') if ($opt->{show} || $opt->{off}) && @argv;
+        bad_usage('--sort applies to --show and --off') if defined $opt->{sort} && !$opt->{show} && !$opt->{off};
+        @args = $opt->{off} ? ('off', $opt->{sort} // ()) : $opt->{show} ? ($opt->{sort} // ()) : ('on', _globs(@argv));
     } elsif ($verb eq 'unpatch') {
         bad_usage('unpatch needs one FUNCTION (mcount-trace unpatch PID FUNCTION)') unless @argv == 1;
         @args = @argv;
@@ -244,6 +264,7 @@ sub control_command {
         fatal(1, "$pid: the list ended after $lines of $count functions");
     }
     error("$args[0] " . ($verb eq 'patch' ? 'patched' : 'unpatched')) if $verb =~ /patch\z/ && $opt->{verbose};
+    error('the profiler is on') if $verb eq 'stat' && $args[0] && $args[0] eq 'on' && $opt->{verbose};
     if ($DONE{$verb} && defined $count) {
         if ($count == 0 && $verb ne 'stop') {
             warning($pid, "no function $DONE{$verb}: no function matches, or each one already was");
