@@ -769,13 +769,17 @@ static void verb_stop(int fd, const char *args) { (void)args; verb_filter(fd, "*
  * stays loaded after an unpatch: a call may still be on its way there. */
 static void verb_patch(int fd, const char *args)
 {
+	/* two words: FUNCTION, LIBRARY[:SYMBOL] */
 	char func[256], lib[PATH_MAX];
-	int fl = 0, ll = 0;
-	if (sscanf(args, "%255s%n %4095s%n", func, &fl, lib, &ll) != 2 || args[ll]) {
+	size_t fl = strcspn(args, " "), at = fl + strspn(args + fl, " "), ll = strcspn(args + at, " ");
+	if (!fl || fl >= sizeof func || !ll || ll >= sizeof lib || args[at + ll]) {
 		reply(fd, "error: patch needs FUNCTION and LIBRARY[:SYMBOL]\n");
 		return;
 	}
-	(void)fl;
+	memcpy(func, args, fl);
+	func[fl] = 0;
+	memcpy(lib, args + at, ll);
+	lib[ll] = 0;
 	if (mt_secure()) {
 		reply(fd, "error: the process runs with privileges: it loads no library on request\n");
 		return;
@@ -843,12 +847,9 @@ static void verb_unpatch(int fd, const char *args)
  * s2, self; time by default). */
 static void verb_stat(int fd, const char *args)
 {
-	char word[8] = "";
-	int n = 0;
-	sscanf(args, "%7s%n", word, &n);
-	const char *rest = args + n;
-	rest += strspn(rest, " ");
-	if (!strcmp(word, "on")) {
+	size_t n = strcspn(args, " ");
+	const char *rest = args + n + strspn(args + n, " ");
+	if (n == 2 && !strncmp(args, "on", 2)) {
 		if (mt_prof_start(rest))
 			reply(fd, "error: %s\n", errno == EINVAL ? "a glob it cannot take (a leading !, an empty :mod:)"
 			      : errno == ENOTSUP ? "hooks are not available on this architecture" : strerror(errno));
@@ -856,7 +857,7 @@ static void verb_stat(int fd, const char *args)
 			reply(fd, "ok\n");
 		return;
 	}
-	bool off = !strcmp(word, "off");
+	bool off = n == 3 && !strncmp(args, "off", 3);
 	const char *key = off ? rest : args;
 	int k = *key ? mt_prof_sort_of(key) : 1;
 	if (k < 0) {
