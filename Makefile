@@ -154,7 +154,7 @@ $(foreach a,$(RT_CROSS_NAMES),$(eval $(call rt_cross,$(a),$(RT_TRIPLE_$(a)))))
 # sh4: Debian 12's cross compiler (12.2.0-13) deletes the load and the
 # test of `if (*p)` at -O1 and above; the GCC plugin of
 # scripts/gcc-sh4-treg-off.cc turns the passes that do it off
-# (t/50-arch-sh4 builds its programs with it).
+# (t/50-arch.t's sh4 row builds its programs with it).
 SH4_PLUGIN := build/sh4/treg-off.so
 $(SH4_PLUGIN): scripts/gcc-sh4-treg-off.cc
 	$(Q)mkdir -p $(@D)

@@ -49,7 +49,7 @@ my @targets = (
     { name => 's390x', rt => 1, hook => 's390x' },
     { name => 's390x -mfentry', arch => 's390x', hook => 's390x', cflags => ['-mfentry'] },
     # the literal word a jmp @r1 uses (-fPIC: its GOT offset); compiled
-    # with t/50-arch-sh4's GCC plugin, and static programs without
+    # with t/50-arch.t's GCC plugin for sh4, and static programs without
     # Debian 12's sh4 glibc, which runs nothing under qemu-sh4 (t/50)
     { name => 'sh4', hook => 'sh4', dynamic => 1,
       plugin => "$TOP/build/sh4/treg-off.so", freestanding => ['start.S', 'mini_libc.c'] },
