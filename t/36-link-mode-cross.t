@@ -196,7 +196,7 @@ for my $t (@targets) {
 # dynamic symbols), sparc64's through the PLT, sh4's literal word holds
 # the address of mcount's PLT entry (not PIC) or the offset of its GOT
 # slot (PIE).  (They are not run: sh4's C library runs nothing under
-# qemu-sh4, the others' tracers run theirs, t/90-t/93.)  The table a link-time
+# qemu-sh4, the others' tracers run theirs, the mips guests of the aarch64 guest.)  The table a link-time
 # pass builds from the relocations -q keeps, and the one of the objects
 # recorded one by one and linked the same way, must be the same table,
 # and mcount-record --verify must find every entry a call to the hook.
