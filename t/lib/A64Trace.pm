@@ -167,8 +167,8 @@ sub checks {
         { name => 'bti', argv => ['/bti', 'run', 3], env => { %GRAPH_ENV, MCOUNT_TRACE_OUTPUT => '/tmp/bti.json' },
             files => ['/tmp/bti.json'] });
     my %mfiles = map { ($_ => $files->{$_}) } $PRE, '/lib/mt/libbti.so', map { $_->{argv}[0] } @mjobs;
-    my $m = boot_checks("-cpu $MAXCPU: ", sub { sys_boot('aarch64', @_) }, files => \%mfiles, jobs => \@mjobs, timeout => 900,
-        cpu => $MAXCPU);
+    my $m = boot_checks("-cpu $MAXCPU: ", sub { sys_boot('aarch64', @_) }, files => \%mfiles, jobs => \@mjobs,
+        timeout => $c->{guest}{timeout}, cpu => $MAXCPU);
 
     {
         my $j = $r->{'args-nog'} // {};

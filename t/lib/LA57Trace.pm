@@ -54,7 +54,7 @@ sub run {
         map({ { name => "traced-$_", argv => ['/plug_main', 5],
             env => { %env, LD_LIBRARY_PATH => "/lib/$_", MCOUNT_TRACE_OUTPUT => "/tmp/$_.json" },
             files => ["/tmp/$_.json"] } } qw(lo hi)));
-    my $r = boot_checks('', sub { sys_boot('la57', @_) }, timeout => 900, jobs => \@jobs,
+    my $r = boot_checks('', sub { sys_boot('la57', @_) }, timeout => $c->{guest}{timeout}, jobs => \@jobs,
         files => { '/probe' => "$dir/probe", '/plug_main' => "$dir/plug_main",
             '/lib/mt/libmcount-trace.so' => "$TOP/build/libmcount-trace.so",
             '/lib/lo/libplug.so' => "$dir/lo/libplug.so", '/lib/hi/libplug.so' => "$dir/hi/libplug.so" });
@@ -62,7 +62,6 @@ sub run {
     my $p = $r->{probe} // {};
     is($p->{stdout} // '', sprintf("la57 1\nmapped at %#x\n", $HIGH), 'the machine has 5-level page tables and maps at 2^52')
         or diag $p->{stderr};
-
 
     for my $lib (qw(lo hi)) {
         my ($plain, $j) = map { $r->{"$_-$lib"} // {} } qw(plain traced);

@@ -82,8 +82,9 @@ sub static_ldflags {
 }
 
 # boot_checks(LABEL, BOOT_FN, OPTIONS...) -> the boot's results: the
-# boot (A64System's a64_boot, ...) with OPTIONS, and that it ran every job
-# and that every file came whole over the console (QemuSystem).
+# boot (QemuSystem's sys_boot for a guest, or sys_native) with OPTIONS,
+# and that it ran every job and that every file came whole over the
+# console (QemuSystem).
 sub boot_checks {
     my ($label, $boot, @opt) = @_;
     my $t0 = time;
