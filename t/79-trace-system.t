@@ -40,7 +40,8 @@ for my $name (@GUESTS) {
     subtest $name => sub {
         note "$name: $SYS{$name}{arch} programs, $SYS{$name}{qemu} -M $SYS{$name}{board}, "
             . ($SYS{$name}{kernel} =~ s{.*/build/}{build/}r) . " ($SYS{$name}{source}), $SYS{$name}{module}";
-        guest_run($name);
+        # (a guest whose builds die fails, and the next guests run)
+        eval { guest_run($name); 1 } or fail("$name: $@");
         done_testing();
     };
 }
