@@ -155,52 +155,37 @@ $(foreach a,$(RT_CROSS_NAMES),$(eval $(call rt_cross,$(a),$(RT_TRIPLE_$(a)))))
 # sh4: Debian 12's cross compiler (12.2.0-13) deletes the load and the
 # test of `if (*p)` at -O1 and above; the GCC plugin of
 # scripts/gcc-sh4-treg-off.cc turns the passes that do it off
-# (t/50-arch-sh4 builds its programs with it).
+# (t/50-arch.t's sh4 row builds its programs with it).
 SH4_PLUGIN := build/sh4/treg-off.so
 $(SH4_PLUGIN): scripts/gcc-sh4-treg-off.cc
 	$(Q)mkdir -p $(@D)
 	$(Q)g++-12 -Wall -Wextra -shared -fPIC -fno-rtti -O2 -I"$$(sh4-linux-gnu-gcc-12 -print-file-name=plugin)/include" \
 		-o $@.tmp $< && mv -f $@.tmp $@
 
-# The kernels the full-system tests boot: Debian's arm64 image (t/79,
-# qemu-system-aarch64; t/86 runs armhf programs on it), its riscv64
-# one (t/83, qemu-system-riscv64), its ppc64el one (t/87,
-# qemu-system-ppc64), its amd64 one (t/88), its mips64el one (t/90) and
-# its mipsel one (t/92).
-build/aarch64/vmlinuz: scripts/fetch-kernel
-	$(Q)scripts/fetch-kernel arm64 $@
-build/riscv64/vmlinux: scripts/fetch-kernel
-	$(Q)scripts/fetch-kernel riscv64 $@
-build/ppc64le/vmlinux: scripts/fetch-kernel
-	$(Q)scripts/fetch-kernel ppc64el $@
-# Debian's mips64el kernel of the malta board's flavour (t/90,
-# qemu-system-mips64el)
-build/mips64el/vmlinux: scripts/fetch-kernel
-	$(Q)scripts/fetch-kernel mips64el $@
-# Debian's mipsel kernel of the malta board's 32-bit flavour (t/92,
-# qemu-system-mipsel)
-build/mipsel/vmlinux: scripts/fetch-kernel
-	$(Q)scripts/fetch-kernel mipsel $@
-# Debian 12 has no big-endian mips kernel: one built from linux-source-6.1
-# for the same board (t/93, qemu-system-mips)
-build/mips/vmlinux: scripts/build-kernel t/kernel/guest.config t/kernel/guest-mips.config
-	$(Q)scripts/build-kernel mips $@
-# Debian 12 has no big-endian ppc64 kernel: one built from
-# linux-source-6.1 for the pseries machine (t/94, and t/95's 32-bit
-# programs; qemu-system-ppc64)
-build/ppc64/vmlinux: scripts/build-kernel t/kernel/guest.config t/kernel/guest-ppc64.config
-	$(Q)scripts/build-kernel ppc64 $@
-# Debian 12 has no sparc64 kernel: one built from linux-source-6.1 for
-# the sun4u board (qemu-system-sparc64)
-build/sparc64/vmlinux: scripts/build-kernel t/kernel/guest.config t/kernel/guest-sparc64.config
-	$(Q)scripts/build-kernel sparc64 $@
-# Debian's s390x kernel (t/89, qemu-system-s390x)
-build/s390x/vmlinuz: scripts/fetch-kernel
-	$(Q)scripts/fetch-kernel s390x $@
-# Debian's amd64 kernel, which runs i386 programs (t/88, where the host
-# cannot run them itself, or told to boot: qemu-system-x86_64)
-build/i386/vmlinuz: scripts/fetch-kernel
-	$(Q)scripts/fetch-kernel amd64 $@
+# The kernels the booted guests boot (t/79-trace-system.t): each row of
+# guests.tab names one (its kernel column, under build/) and where it
+# comes from (its source): fetch:DEBARCH, Debian's package of that
+# architecture (scripts/fetch-kernel), or build:NAME, one built from
+# linux-source-6.1 with t/kernel/guest.config and guest-NAME.config
+# (scripts/build-kernel; Debian 12 has no big-endian mips or ppc64
+# kernel, and no sparc64 one).  Guests that share a kernel (arm's
+# armhf programs on arm64's, ppc's on ppc64's, i386's and la57's on
+# Debian's amd64 one) name the same file and source.
+GUEST_ROWS := $(shell sed -n '/^[a-z0-9_]/{s/[[:space:]][[:space:]]*$$//;s/[[:space:]][[:space:]]*/|/g;p;}' guests.tab)
+GUEST_KERNELS := $(sort $(foreach r,$(GUEST_ROWS),$(word 6,$(subst |, ,$(r)))))
+define guest_kernel
+ifeq ($(filter $(1),$(GUEST_KERNEL_RULES)),)
+GUEST_KERNEL_RULES += $(1)
+ifeq ($(firstword $(subst :, ,$(2))),build)
+$(1): scripts/build-kernel t/kernel/guest.config t/kernel/guest-$(lastword $(subst :, ,$(2))).config
+	$$(Q)scripts/build-kernel $(lastword $(subst :, ,$(2))) $$@
+else
+$(1): scripts/fetch-kernel
+	$$(Q)scripts/fetch-kernel $(lastword $(subst :, ,$(2))) $$@
+endif
+endif
+endef
+$(foreach r,$(GUEST_ROWS),$(eval $(call guest_kernel,$(word 6,$(subst |, ,$(r))),$(word 7,$(subst |, ,$(r))))))
 
 # The same under ASan and UBSan, for t/75 (the hot path, buffer.c, is
 # not instrumented: it runs inside any function of the program, signal
@@ -285,9 +270,6 @@ build/man/%.3: doc/%.3.pod
 tier_tests = $(shell grep -l '^\# tier: $(1)$$' t/*.t)
 PROVE := prove -I lib -I t/lib $(if $(filter 1,$(V)),-v)
 JOBS ?= $(shell nproc)
-GUEST_KERNELS := build/aarch64/vmlinuz build/riscv64/vmlinux build/ppc64le/vmlinux build/i386/vmlinuz \
-	build/mips64el/vmlinux build/mipsel/vmlinux build/mips/vmlinux build/ppc64/vmlinux build/s390x/vmlinuz \
-	build/sparc64/vmlinux
 # (a test file that names no tier would run in check-all only: refused)
 untiered = $(filter-out $(foreach t,host cross system slow,$(call tier_tests,$(t))),$(wildcard t/*.t))
 tiered = test -z "$(untiered)" || { echo "tests that name no tier (\# tier: host|cross|system|slow): $(untiered)"; exit 1; }

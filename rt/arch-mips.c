@@ -131,7 +131,7 @@ static bool hook_at(const struct mt_object *o, uintptr_t t)
  * the first call.  That resolver keeps the argument registers, not at
  * (GCC's text call counts on at, and the resolver is C code and may
  * make system calls, whose return Linux does not restore at through),
- * so a first call of _mcount could come with its parent lost: t/90
+ * so a first call of _mcount could come with its parent lost: the mips64el guest
  * without this loses it under function_graph (the first function's
  * frame not taken) and in a threaded program (a parent of 0x1, or a
  * crash).  Such a slot is bound here,

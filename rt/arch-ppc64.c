@@ -52,7 +52,7 @@
  * a write through /proc/self/mem, and a context synchronisation of the
  * others).  bl, b .+8 and nop are all patch class, each site is one
  * aligned word, and patch.c writes each site alone (one pwrite of 4
- * bytes, which t/87 measures with t/src/trace/sys/tear.c), then
+ * bytes, which the ppc64le guest measures with t/src/trace/sys/tear.c), then
  * sync_self over it (dcbst, sync, icbi, isync: GCC's
  * __builtin___clear_cache is empty here), and one sync of every thread
  * for the batch (membarrier SYNC_CORE where the kernel has it, isync

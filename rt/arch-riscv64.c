@@ -21,7 +21,7 @@
  *
  * Neither state can replace the other while another hart may run it:
  * a write of 4 bytes through /proc/self/mem is not one access here
- * (t/src/trace/sys/tear.c, in t/83: another thread read such a word
+ * (t/src/trace/sys/tear.c, in the riscv64 guest: another thread read such a word
  * half old, half new, 44,781 times in 549 million reads with the word
  * 2-byte aligned, as the C extension leaves instructions, and 368 times
  * even 4-byte aligned; on aarch64, 4-byte aligned, never).  RISC-V

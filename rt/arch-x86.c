@@ -3,7 +3,7 @@
  *
  * The forms a table entry may point at are the rows of x86_forms below,
  * the same as src/arch.c's x86_64 and i386 rows and their linker-made
- * forms (t/71 and t/88 read both tables and check that they agree):
+ * forms (t/71 and the i386 guest read both tables and check that they agree):
  *   e8 rel32          call hook (or its PLT entry)              5 bytes
  *   x86_64:
  *   ff 15 disp32      call *hook@GOTPCREL(%rip)  (PIE, -fno-plt) 6 bytes

@@ -15,7 +15,7 @@
  * __dso_handle is the library's own (control.c), and pthread_atfork,
  * a libc_nonshared.a function that calls __register_atfork through the
  * PLT, is that call made here.  A function added to the library's calls
- * must be added below: t/97 fails on a .plt in the library.
+ * must be added below: the sparc64 guest fails on a .plt in the library.
  */
 #ifndef MCOUNT_NOPLT_H
 #define MCOUNT_NOPLT_H

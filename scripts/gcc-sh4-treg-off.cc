@@ -4,7 +4,7 @@
 // sh_treg_combine passes, which there take a load that feeds a test of
 // the T bit for a store of T and delete both: `if (*p)` and `if (!v)`
 // (v a global) are compiled to a branch on whatever T was (at -O1 and
-// above; t/50-arch-sh4 shows it on a probe, and its -O2 programs crash
+// above; t/50-arch.t shows it on a probe, and its -O2 programs crash
 // under qemu-sh4 without the plugin).  The passes only optimise:
 // without them the code is what GCC meant.  Built by make
 // (build/sh4/treg-off.so); used as -fplugin=FILE.

@@ -49,7 +49,7 @@ my @targets = (
     { name => 's390x', rt => 1, hook => 's390x' },
     { name => 's390x -mfentry', arch => 's390x', hook => 's390x', cflags => ['-mfentry'] },
     # the literal word a jmp @r1 uses (-fPIC: its GOT offset); compiled
-    # with t/50-arch-sh4's GCC plugin, and static programs without
+    # with t/50-arch.t's GCC plugin for sh4, and static programs without
     # Debian 12's sh4 glibc, which runs nothing under qemu-sh4 (t/50)
     { name => 'sh4', hook => 'sh4', dynamic => 1,
       plugin => "$TOP/build/sh4/treg-off.so", freestanding => ['start.S', 'mini_libc.c'] },
@@ -196,7 +196,7 @@ for my $t (@targets) {
 # dynamic symbols), sparc64's through the PLT, sh4's literal word holds
 # the address of mcount's PLT entry (not PIC) or the offset of its GOT
 # slot (PIE).  (They are not run: sh4's C library runs nothing under
-# qemu-sh4, the others' tracers run theirs, t/90-t/93.)  The table a link-time
+# qemu-sh4, the others' tracers run theirs, the mips guests of the aarch64 guest.)  The table a link-time
 # pass builds from the relocations -q keeps, and the one of the objects
 # recorded one by one and linked the same way, must be the same table,
 # and mcount-record --verify must find every entry a call to the hook.

@@ -76,7 +76,7 @@ my %DIR = (MCOUNT_TRACE_DIR => $ctl);
         'run: a mips program preloads build/mips/libmcount-trace.so');
     # a ppc32 one, whose -pg code calls the C library's own _mcount,
     # linked in: the library gets the calls through __mcount_internal
-    # (t/95), so it is preloaded as elsewhere
+    # (the ppc guest), so it is preloaded as elsewhere
     ($st, $o, $e) = run_cmd([$gcc{ppc}, '-pg', '-o', "$tmp/prog-ppc", $c]);
     is($st, 0, "$gcc{ppc} builds a -pg program") or diag $e;
     ($st, $o, $e) = mt_cli({ %DIR }, 'run', '-v', '-o', '/dev/null', '--', "$tmp/prog-ppc");

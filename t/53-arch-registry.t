@@ -8,7 +8,10 @@
 # the Makefile's cross builds (make rt-ARCH for the rows built "cross" or
 # "both"), and the architecture the front ends give an ELF header
 # (RecordMcount::Front's elf_arch, through RecordMcount::Arch): each
-# row's own name, and a name for what no row describes.
+# row's own name, and a name for what no row describes.  And guests.tab,
+# the booted guests (t/79-trace-system.t): each names a row of arches.tab
+# the tracer is built for, a module of t/lib, SysTrace's check sets, and
+# a kernel the Makefile has a rule for.
 use strict;
 use warnings;
 use Test::More;
@@ -76,6 +79,26 @@ my %built = map { $_ => 1 } split ' ', ($cross // '') . ' ' . ($host // '');
 is_deeply([split ' ', $cross // ''],
     [map { $_->{tracer} } grep { ($_->{build} // '') =~ /^(?:cross|both)$/ } @rows],
     "the Makefile's cross builds are the rows built cross or both (@{[ $cross // '' ]})");
+
+# the guests: their rows of arches.tab, modules, check sets and kernels
+{
+    require QemuSystem;
+    require SysTrace;
+    my %sets = map { ($_ => 1) } @SysTrace::CHECK_SETS;
+    my ($kernels) = $out =~ /^GUEST_KERNELS := ?(.*)$/m;
+    my %rule = map { ($_ => 1) } split ' ', $kernels // '';
+    ok(@QemuSystem::GUESTS >= 1, 'guests.tab has rows (' . scalar(@QemuSystem::GUESTS) . ')');
+    for my $n (@QemuSystem::GUESTS) {
+        my $g = $QemuSystem::SYS{$n};
+        my $row = arch_row($g->{arch});
+        ok($row && defined $row->{rt}, "guest $n: its arch, $g->{arch}, is a row of arches.tab with a tracer");
+        ok(-f "$TOP/t/lib/$g->{module}.pm", "guest $n: its module, t/lib/$g->{module}.pm, exists");
+        is_deeply([grep { !$sets{$_} } @{ $g->{checks} }], [], "guest $n: its check sets are SysTrace's");
+        like($g->{source}, qr/\A(?:fetch|build):[\w.-]+\z/, "guest $n: its kernel's source is fetch: or build:");
+        (my $k = $g->{kernel}) =~ s{\A\Q$TOP\E/}{};
+        ok($rule{$k}, "guest $n: the Makefile has a rule for its kernel, $k");
+    }
+}
 
 # the architecture the front ends read from an ELF header
 my $dir = tmpdir();

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package ArchTest;
-# The cross-architecture checks of t/50-arch-*.t, one target per test file.
+# The cross-architecture checks of t/50-arch.t, one target (a row of
+# arches.tab, and its row there) at a time, in a subtest of its own.
 # For each code model of a target: the core corpus compiled once with the
 # cross GCC, recorded with recordmcount.pl in its kernel form (kernel ARCH
 # name, ENDIAN, BITS, the cross tools, CC with the model's flags), then
@@ -16,7 +17,8 @@ package ArchTest;
 # Once per target, a negative control: the same program with one object
 # left unrecorded must report calls from sites not in the table, and
 # mcount-record --verify must fail on it.
-# Missing cross tools skip the file, except under CI, where they fail it.
+# Where a GCC plugin is given, a probe's code shows what it changes.
+# Missing cross tools skip the target, except under CI, where they fail it.
 use strict;
 use warnings;
 
@@ -65,6 +67,27 @@ sub _entries {
     return $t ? $t->{size} / $word : 0;
 }
 
+# The plugin's probe (check_target's probe): its instructions with the
+# plugin and without.
+sub _probe {
+    my ($gcc, $objdump, $plugin, $p) = @_;
+    my $dir = tmpdir();
+    spit("$dir/probe.c", $p->{source});
+    my %ops;
+    for my $with (0, 1) {
+        must($gcc, @{ $p->{flags} }, $with ? "-fplugin=$plugin" : (), '-c', '-o', "$dir/probe$with.o", "$dir/probe.c");
+        my (undef, $dis) = run_cmd([$objdump, '-d', "$dir/probe$with.o"]);
+        my ($body) = $dis =~ /<probe>:\n(.*?)(?:\n\n|\z)/s;
+        $ops{$with} = join '; ', map { /\A\s*[0-9a-f]+:\s+[0-9a-f]{2} [0-9a-f]{2}\s+(\S+(?:\s+\S+)?)/ ? $1 =~ s/\s+/ /r : () }
+            split /\n/, $body // '';
+    }
+    like($ops{1}, $p->{want}, "with the plugin, $gcc @{ $p->{flags} } $p->{what} ($ops{1})");
+    # what the compiler does without it (a note: a fixed compiler is no failure)
+    note(($ops{0} =~ $p->{without} ? "without the plugin it $p->{without_what}" : "without the plugin it $p->{without_else}")
+        . " ($ops{0})");
+    return;
+}
+
 # check_target(name => 'aarch64', hook => 'aarch64',
 #   models => [[flags...], ...], link => [extra link flags], gcc_oracle => 0|1,
 #   thumb => 1 (arm: Thumb-2 models must give entries with bit 0 set),
@@ -75,7 +98,12 @@ sub _entries {
 #   are recorded and compared, but whose programs cannot run),
 #   freestanding => [sources in t/src/arch/HOOK/] (link without the C
 #   library, with these instead; give link => ['-nostdlib']),
-#   plugin => PATH (a GCC plugin every compile loads: -fplugin=PATH));
+#   plugin => PATH (a GCC plugin every compile loads: -fplugin=PATH),
+#   probe => { source => C, flags => [...], want => qr/the code with the
+#   plugin/, what => its words, without => qr/without it/, without_what,
+#   without_else: words for each case)
+#   (a function compiled with and without the plugin: objdump's
+#   instructions must match want with it; without it, a note));
 # the rest is the row of arches.tab of that name: its triple (the cross
 # tools), kernel ARCH (karch), endian, bits and qemu-user.
 sub check_target {
@@ -101,6 +129,7 @@ sub check_target {
         done_testing();
         return;
     }
+    _probe($gcc, "$t{triple}-objdump", $t{plugin}, $t{probe}) if $t{probe};
     my $dir = tmpdir();
     my $word = $t{bits} / 8;
     my @tool = map { "$t{triple}-$_" } qw(objdump objcopy);

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package SysTrace;
-# The tracer's checks that every architecture under full-system
-# emulation runs (t/79, t/83, t/86 to t/90, t/92 to t/95), in one boot each: the
-# jobs' builds (a cross compiler through mcount-cc) and, after the boot,
-# the checks of their results.
+# The tracer's checks in booted guests (t/79-trace-system.t, a row of
+# guests.tab each), in one boot each: the jobs' builds (a cross compiler
+# through mcount-cc) and, after the boot, the checks of their results;
+# the check sets a row names, run by guest_run (at the end), are written
+# once, here:
 #
 #  oracle: t/src/trace/oracle.c built with -pg and -finstrument-functions;
 #    traced with every function on, the trace is the enter log, function
@@ -39,7 +40,7 @@ use Test::More;
 
 use Exporter 'import';
 use TestUtil qw($TOP must run_cmd spit tmpdir have);
-use QemuSystem qw(%SYS sys_missing);
+use QemuSystem qw(%SYS sys_missing sys_boot);
 use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg
     graph_compare graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND
     read_log read_text_args read_json_args against_log @ARGS_PROTO %ARGS_NAMES trace_seqs read_graph_json);
@@ -47,29 +48,29 @@ use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq f
 our @EXPORT_OK = qw(sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
     oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks
     tear_jobs tear_notes static_ldflags args_jobs args_checks lua_jobs lua_checks trace_bias badsite_job
-    badsite_checks stripped_job stripped_checks guest_jobs plug_jobs plug_checks plug_trace_is);
+    badsite_checks stripped_job stripped_checks plug_jobs plug_checks plug_trace_is guest_run @CHECK_SETS);
 
-# sys_start(ARCH, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
-# its package]...]) -> a temporary directory.  What is missing to test
-# the tracer on ARCH fails the test file, named, and ends it (no skip);
-# the tracer's and mcount-cc's variables are cleared.
-my $ARCH;    # the system sys_start named
+# sys_start(GUEST, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
+# its package]...]) -> a temporary directory, or undef: what is missing
+# to test the tracer in GUEST (a row of guests.tab) fails the test,
+# named (no skip); the tracer's and mcount-cc's variables are cleared.
+my $ARCH;    # the guest sys_start named
 
 sub sys_start {
     my ($arch, %o) = @_;
     $ARCH = $arch;
     my @m = grep { $_ ne '' } sys_missing($arch);
     push @m, map { "$_->[0] ($_->[1])" } grep { !have($_->[0]) } @{ $o{tools} // [] };
-    push @m, "$o{lib}/libmcount-trace.so and .a: run make rt-$arch"
+    push @m, "$o{lib}/libmcount-trace.so and .a: run make rt-$SYS{$arch}{tracer}"
         unless -f "$o{lib}/libmcount-trace.so" && -f "$o{lib}/libmcount-trace.a";
     if (@m) {
         fail(join '; ', @m);
-        done_testing();
-        exit;
+        return undef;
     }
     delete $ENV{$_} for grep { /^(MCOUNT_TRACE_|MCOUNT_CC_)/ } keys %ENV;
     return tmpdir();
 }
+
 
 # static_ldflags() -> the flags that link a static program for the
 # system: '-static', and where the machine may run stale code
@@ -81,8 +82,9 @@ sub static_ldflags {
 }
 
 # boot_checks(LABEL, BOOT_FN, OPTIONS...) -> the boot's results: the
-# boot (A64System's a64_boot, ...) with OPTIONS, and that it ran every job
-# and that every file came whole over the console (QemuSystem).
+# boot (QemuSystem's sys_boot for a guest, or sys_native) with OPTIONS,
+# and that it ran every job and that every file came whole over the
+# console (QemuSystem).
 sub boot_checks {
     my ($label, $boot, @opt) = @_;
     my $t0 = time;
@@ -187,33 +189,6 @@ sub oracle_jobs {
         push @jobs, $job->("$name-g", "$name-g", %on, MCOUNT_TRACE_TRACER => 'function_graph') if $graph;
     }
     return @jobs;
-}
-
-# guest_jobs(cc => CC, cxx => CXX, lib => DIR, dir => TMP, files =>
-#   \%files, variants => [...] (oracle_jobs'), badsite => its assembly,
-#   strip => STRIP, args2 => [NAME, CFLAGS, DWARF] (default args-O0 with
-#   -g -O0)) -> the jobs of one boot, in order: smc (the machine runs
-#   code changed through /proc/self/mem), tear, oracle with every
-#   variant under function_graph too, hazards, toggle linked in and
-#   shared, badsite, stripped (from the first variant), args (-g, bare
-#   globs too) and args2, lua, plug.
-sub guest_jobs {
-    my (%o) = @_;
-    my ($cc, $dir, $files) = @o{qw(cc dir files)};
-    my %c = (cc => $cc, dir => $dir, files => $files);
-    my ($a2, $a2cf, $a2dwarf) = @{ $o{args2} // ['args-O0', ['-g', '-O0']] };
-    must($cc, '-O2', static_ldflags(), '-o', "$dir/smc", "$TSRC/sys/smc.c");
-    $files->{'/smc'} = "$dir/smc";
-    return ({ name => 'smc', argv => ['/smc'] }, tear_jobs(%c),
-        oracle_jobs(%c, lib => $o{lib}, variants => $o{variants}, graph => 1),
-        hazards_jobs(%c, cxx => $o{cxx}),
-        toggle_jobs(%c, lib => $o{lib}),
-        toggle_jobs(%c, lib => $o{lib}, name => 'toggle-so', shared => 1),
-        badsite_job(%c, asm => $o{badsite}),
-        stripped_job(%c, strip => $o{strip}, from => $o{variants}[0][0]),
-        args_jobs(%c, name => 'args', cflags => ['-g'], dwarf => 1),
-        args_jobs(%c, name => $a2, cflags => $a2cf, dwarf => $a2dwarf),
-        lua_jobs(%c, name => 'lua'), plug_jobs(%c));
 }
 
 # plug_jobs(cc => CC, dir => TMP, files => \%files) -> jobs plug-plain,
@@ -836,6 +811,119 @@ sub stale_checks {
     } else {
         is($stale{same}, 0, "$what (static programs may share their addresses)");
     }
+}
+
+# guest_run(GUEST): every check of one guest, a row of guests.tab, in
+# its boot: the check sets its row names, written here once, with what
+# its module (t/lib/MODULE.pm, the row's) gives them.  MODULE::guest(ROW)
+# returns { variants => [oracle_jobs' code models], graph_all => every
+# variant also under function_graph (default 1), hazards_cflags =>
+# [...], toggles => [toggle_jobs' options, a build each] (default one:
+# toggle), badsite => its assembly (default t/src/trace/GUEST/badsite.S),
+# refused => [badsite_checks' refused], args => [args_jobs' options, a
+# build each] (default args with -g, args-O0 with -g -O0, both by
+# DWARF), lua_cflags => [...], lua_noexit => [...], graph_noexit =>
+# [...], hazards_noexit => [...] or a function of the context; and
+# functions of the context (a hash: guest => ROW, dir, files, jobs, cc,
+# cxx, lib, objdump, variants; after the boot r (its results), uout (the
+# plain program's output) and ust (its exit status under qemu-user)):
+# jobs (builds and jobs of its own, after the sets'), forms (after the
+# machine's checks: the site forms objdump shows), graph (in place of
+# the graph set's checks), checks (its own, last), runs (in place of the
+# one boot: [[LABEL, BOOT]...], each run a subtest of that label), run
+# (in place of everything after sys_start) }.
+our @CHECK_SETS = qw(machine smc oracle graph hazards toggle badsite stripped args lua plug);
+sub guest_run {
+    my ($name) = @_;
+    my $g = $SYS{$name} // die "SysTrace: no guest '$name'";
+    my %set = map { ($_ => 1) } @{ $g->{checks} };
+    my %known = map { ($_ => 1) } @CHECK_SETS;
+    die "SysTrace: $name: no check set '$_' (guests.tab)\n" for grep { !$known{$_} } sort keys %set;
+    require "$g->{module}.pm";
+    my $m = $g->{module}->can('guest')->($g);
+    my ($cc, $cxx, $lib) = @$g{qw(cc cxx lib)};
+    my $objdump = "$g->{triple}-objdump";
+    my $dir = sys_start($name, lib => $lib, tools => [$set{machine} ? [$g->{qemu_user}, 'qemu-user'] : (),
+        %set ? ([$objdump, "binutils-$g->{triple}"], [$cxx, "g++-12-$g->{triple}"]) : ()]) // return;
+    my (%files, @jobs);
+    my $c = { guest => $g, dir => $dir, files => \%files, jobs => \@jobs, cc => $cc, cxx => $cxx, lib => $lib,
+        objdump => $objdump, variants => $m->{variants} };
+    return $m->{run}->($c) if $m->{run};
+    my %c = (cc => $cc, dir => $dir, files => \%files);
+    my @toggles = @{ $m->{toggles} // [{}] };
+    my @args = @{ $m->{args} // [{ name => 'args', cflags => ['-g'], dwarf => 1 },
+        { name => 'args-O0', cflags => ['-g', '-O0'], dwarf => 1 }] };
+    my $graph_all = $set{graph} ? $m->{graph_all} // 1 : 0;
+
+    # ---- builds: the sets' jobs, then the guest's own ----
+    if ($set{machine} || $set{smc}) {
+        # the machine runs code changed through /proc/self/mem; tear.c, stale.c
+        must($cc, '-O2', static_ldflags(), '-o', "$dir/smc", "$TSRC/sys/smc.c");
+        $files{'/smc'} = "$dir/smc";
+        push @jobs, { name => 'smc', argv => ['/smc'] }, tear_jobs(%c);
+    }
+    push @jobs, oracle_jobs(%c, lib => $lib, variants => $m->{variants}, graph => $graph_all) if $set{oracle};
+    push @jobs, hazards_jobs(%c, cxx => $cxx, cflags => $m->{hazards_cflags}) if $set{hazards};
+    push @jobs, map { toggle_jobs(%c, lib => $lib, %$_) } @toggles if $set{toggle};
+    push @jobs, badsite_job(%c, asm => $m->{badsite} // "$TSRC/$name/badsite.S") if $set{badsite};
+    push @jobs, stripped_job(%c, strip => "$g->{triple}-strip", from => $m->{variants}[0][0]) if $set{stripped};
+    push @jobs, map { args_jobs(%c, %$_) } @args if $set{args};
+    push @jobs, lua_jobs(%c, name => 'lua', cflags => $m->{lua_cflags}) if $set{lua};
+    push @jobs, plug_jobs(%c) if $set{plug};
+    $m->{jobs}->($c) if $m->{jobs};
+
+    # ---- one boot (or the module's runs), and the checks ----
+    my @runs = $m->{runs} ? $m->{runs}->($c) : (['', sub { sys_boot($name, @_) }]);
+    for my $run (@runs) {
+        my ($how, $boot) = @$run;
+        my $checks = sub {
+            my $r = $c->{r} = boot_checks($how eq '' ? '' : "$how: ", $boot, files => \%files, jobs => \@jobs,
+                timeout => $g->{timeout}, libs => \@HAZARDS_LIBS);
+            my $uout;
+            if ($set{machine}) {
+                ($uout, $c->{ust}) = machine_checks($r, dir => $dir, qemu_user => $g->{qemu_user},
+                    sysroot => $g->{sysroot}, ldso => $g->{ldso});
+            } elsif ($set{smc}) {
+                is($r->{smc}{stdout}, "f 1 2 3\n",
+                    'the emulated machine runs code changed through /proc/self/mem (as the tracer writes it)');
+                tear_notes($r);
+                $uout = $r->{plain}{stdout} // '';
+                like($uout, qr/\Aresult -?\d+ \d+\.\d{4}\n\z/, "the plain $g->{arch} program prints $uout");
+            }
+            $c->{uout} = $uout;
+            $m->{forms}->($c) if $m->{forms};
+            oracle_checks($r, dir => $dir, variants => $m->{variants}, want_out => $uout) if $set{oracle};
+            stripped_checks($r, dir => $dir, want_out => $uout) if $set{stripped};
+            badsite_checks($r, refused => $m->{refused}) if $set{badsite};
+            if ($set{graph}) {
+                if ($m->{graph}) {
+                    $m->{graph}->($c);
+                } else {
+                    graph_checks($r, dir => $dir, variants => $m->{variants}, graph => $graph_all, want_out => $uout,
+                        noexit => $m->{graph_noexit});
+                }
+            }
+            if ($set{hazards}) {
+                my $noexit = $m->{hazards_noexit};
+                hazards_checks($r, dir => $dir, noexit => ref $noexit eq 'CODE' ? $noexit->($c) : $noexit);
+            }
+            if ($set{toggle}) {
+                toggle_checks($r, dir => $dir, name => $_->{name}) for @toggles;
+            }
+            if ($set{args}) {
+                args_checks($r, dir => $dir, name => $_->{name}, dwarf => $_->{dwarf}) for @args;
+            }
+            lua_checks($r, dir => $dir, name => 'lua', noexit => $m->{lua_noexit}) if $set{lua};
+            plug_checks($r, dir => $dir) if $set{plug};
+            $m->{checks}->($c) if $m->{checks};
+        };
+        if ($how eq '') {
+            $checks->();
+        } else {
+            subtest $how => $checks;
+        }
+    }
+    return;
 }
 
 1;

@@ -709,7 +709,7 @@ sub mt_request {
 
 # The function_graph tracer against GCC's -finstrument-functions enter
 # and exit log of the same run (t/src/trace/cyg_graph.c), for t/78 and
-# t/79.
+# the aarch64 guest.
 #
 # read_cyg_graph(FILE): the log as (main's run-time address, [[DIR, FN,
 # SITE, TID]...]).

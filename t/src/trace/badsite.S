@@ -3,7 +3,7 @@
  * t/73-trace-process.t: one at a mov, one at a call of another function,
  * two at a 5-byte NOP where GCC's -mnop-mcount puts none (after a mov,
  * in a function that sets up no frame pointer, and in one that does, but
- * after a mov that follows it); on i386 (t/88) also one
+ * after a mov that follows it); on i386 (the i386 guest) also one
  * at a call through the GOT slot of a function of the C library
  * (getpid: preemptible, so the linker leaves the ff 93 call as it is).
  * Assembled as it is (not through mcount-cc): its __mcount_loc words are

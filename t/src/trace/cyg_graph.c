@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cyg_graph.c - the -finstrument-functions oracle of t/78 and t/79,
+/* cyg_graph.c - the -finstrument-functions oracle of t/78 and the aarch64 guest,
  * compiled without -pg and without -finstrument-functions.  Each entry
  * and each exit GCC's instrumentation reports is written to $CYG_LOG as
  * "> FN CALL_SITE TID" or "< FN CALL_SITE TID" (run-time addresses, one

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* leaves.c - functions that never save their return address, each with
- * another prologue (t/86: on 32-bit Arm they keep it in lr, and
+ * another prologue (the arm guest: on 32-bit Arm they keep it in lr, and
  * function_graph hijacks it there, rt/rt.h): nothing pushed, registers
  * pushed, stack reserved, both, a variadic one's argument registers,
  * and two that end in a tail call, one after pushing registers.  Each but the last writes its

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // leaves_eh.cc - C++ exceptions through the frames of functions that
-// keep their return address in lr (t/86): tailer, which pushes nothing
+// keep their return address in lr (the arm guest): tailer, which pushes nothing
 // and ends in a tail call to thrower (at -O2), and va_thrower, variadic,
 // which saves lr after its argument registers.  Each round throws
 // through both, and catcher catches; leaf returns in between.

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* toggle.c - switching sites live while other threads run them (t/79 on
- * aarch64, t/83 on riscv64, t/86 on arm, t/87 on ppc64le, t/88 on i386,
- * t/89 on s390x).
+/* toggle.c - switching sites live while other threads run them (the
+ * booted guests of t/79-trace-system.t but la57).
  * NT workers call hot_b (which calls hot_a) and cold in a loop; main, built
  * with -DWITH_API and libmcount-trace.a, switches hot_* on and off through
  * the C API:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bti.c - function_graph's returns into code guarded by Branch Target
- * Identification (t/79).  The library part (the default) is built with
+ * Identification (the aarch64 guest).  The library part (the default) is built with
  * -pg -mbranch-protection=bti into a shared library with no start files,
  * so that every input is marked for BTI and, on a CPU with BTI, the
  * dynamic linker maps its text guarded: there an indirect jump (br) to

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pac.c - does this machine sign return addresses?  Built with
- * -mbranch-protection=pac-ret (t/79): a non-leaf function's prologue
+ * -mbranch-protection=pac-ret (the aarch64 guest): a non-leaf function's prologue
  * signs x30 (paciasp) before its frame record saves it, which is a NOP
  * on a CPU without pointer authentication.  Prints "pac on" when the
  * record's x30 differs from itself stripped of a signature (xpaclri,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // tailcall.cc - tail calls between traced functions under the
-// function_graph tracer (t/79): a hijacked function whose last act is a
+// function_graph tracer (the aarch64 guest): a hijacked function whose last act is a
 // jump to another traced function leaves its frame to that one, which
 // saves the trampoline as its own return address.  Both ways round (the
 // caller's frame larger, and smaller, than the callee's: on aarch64 the
@@ -8,7 +8,7 @@
 // exception thrown below such a callee and caught in main (the unwinder
 // must find the real return address in the callee's frame).  Built
 // without -finstrument-functions (its exit hook would follow every call:
-// no tail call), so t/79 checks the compiler made each tail call, and the
+// no tail call), so the aarch64 guest checks the compiler made each tail call, and the
 // trace against the calls this source makes.  Prints what it computed.
 #include <cstdio>
 #include <stdexcept>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* badsite.S - __mcount_loc entries at words that are not calls to the
- * hook, for t/90 (mips64el, n64) and t/92 (mipsel, o32), PIC: the
+ * hook, for the mips64el guest (n64) and the mipsel and mips guests (o32), PIC: the
  * library must refuse each with a message and never write it.  Each
  * function returns 42 plus its number only if its code ran as written
  * (t/src/trace/sys/badsite.c prints them).  On o32 each entry follows

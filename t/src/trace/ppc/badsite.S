@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* badsite.S - __mcount_loc entries at words that are not calls to the
- * hook, for t/95 (ppc32): the library must refuse each with a message
+ * hook, for the ppc guest (ppc32): the library must refuse each with a message
  * and never write it.  Each function returns 42 plus its number only if
  * its call ran (t/src/trace/sys/badsite.c prints them).
  *   bad_local   mflr r0; stw r0,4(r1); bl to a function that is no hook

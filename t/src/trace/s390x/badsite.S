@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* badsite.S - __mcount_loc entries at code that is not a call to the
- * hook, for t/89 (s390x): the library must refuse each with a message
+ * hook, for the s390x guest: the library must refuse each with a message
  * and never write it.  Each function returns 42 plus its number only
  * if its call ran (t/src/trace/sys/badsite.c prints them).  An entry
  * points at the stg of GCC's sequence, as GCC's and the kernel's

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* badsite.S - __mcount_loc entries at code that is not a call to the
- * hook, for t/97 (sparc64): the library must refuse each with a message
+ * hook, for the sparc64 guest: the library must refuse each with a message
  * and never write it.  Each function returns 42 plus its number only
  * if its code ran as written (t/src/trace/sys/badsite.c prints them).
  * An entry points at the call, as the tables do:

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* badsite.c - calls the functions of an architecture's badsite.S (t/87:
+/* badsite.c - calls the functions of an architecture's badsite.S (the ppc64le guest:
  * t/src/trace/ppc64le/badsite.S), whose table entries the library must
  * refuse and leave alone: each returns 42 + its number when its code
  * ran as written.  Prints "bad 42 43 44 45", then 46 where badsite.S

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* la57.c ADDRESS - whether the machine has 5-level page tables (la57 in
  * /proc/cpuinfo's flags) and maps a page at ADDRESS when mmap's hint
- * asks for it (t/96-trace-la57.t). */
+ * asks for it (the la57 guest of t/79-trace-system.t). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

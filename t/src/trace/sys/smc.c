@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* smc.c - does the machine run code changed through /proc/self/mem?
- * (t/79, t/83, t/86, t/87, t/88, t/89: the emulator must, or live switching cannot be
- * tested on it.)  f returns 1; once it has run often enough to be translated, its
- * first instruction becomes one that puts 2 in the return register and
+ * (the booted guests of t/79-trace-system.t but la57: the emulator must,
+ * or live switching cannot be tested on it.)  f returns 1; once it has
+ * run often enough to be translated, its first instruction becomes one
+ * that puts 2 in the return register and
  * then one that puts 3, written as the tracer writes code (the page
  * stays read and execute, never writable), the instruction cache synced
  * (__builtin___clear_cache: aarch64 cleans and invalidates the line;

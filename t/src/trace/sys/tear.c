@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* tear.c - is a 4-byte write through /proc/self/mem one access?  (t/83)
+/* tear.c - is a 4-byte write through /proc/self/mem one access?  (the riscv64 guest)
  * A thread reads a word while main writes 0 and ~0 over it, alternately,
  * through /proc/self/mem (its page is read-only, as text is); a read of
  * anything else saw the write half made.  OFFSET (argv[1]) is the

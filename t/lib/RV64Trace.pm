@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+package RV64Trace;
+# The riscv64 guest of t/79-trace-system.t (its row of guests.tab; the
+# check sets it names are SysTrace's, the rest is here).  What is checked:
+# libmcount-trace on riscv64 (build/riscv64/), under full-system
+# emulation: Debian's riscv64 kernel booted by qemu-system-riscv64
+# through OpenSBI (t/lib/QemuSystem.pm says why not qemu-user).
+#
+#  - The machine runs code changed through /proc/self/mem, as the tracer
+#    changes it (t/src/trace/sys/smc.c: a function's first instruction
+#    rewritten twice through /proc/self/mem, its page never writable,
+#    the instruction cache synced by riscv_flush_icache): "f 1 2 3";
+#    under qemu-riscv64 the same program prints "f 1 1 1".  tear.c shows
+#    (a note, not a check) how often another thread reads such a 4-byte
+#    write half made, at a 4-aligned and at a 2-aligned address.
+#  - A dynamically linked riscv64 program (t/src/trace/oracle.c, -O2, no
+#    tracer) runs in the guest through the dynamic linker and C library
+#    the initramfs lays out as Debian does, and its output and exit
+#    status are those of the same program under qemu-riscv64 with the
+#    cross C library: an outside oracle that the boot, the dynamic
+#    linking and the console capture work.  Run again with a library
+#    (t/src/trace/plug.c) preloaded from /lib/mt/: the dynamic linker
+#    says it loaded and initialised it (LD_DEBUG=files).
+#  - The -finstrument-functions oracle (t/lib/SysTrace.pm): oracle.c
+#    built through mcount-cc, traced with every function on, gives the
+#    enter log event for event.  Both forms of a site: per-object tables
+#    (mcount-cc links without relaxation: auipc ra + jalr ra) and
+#    link-time mode (a relaxing link: jal ra), which objdump shows;
+#    preloaded (through _mcount's PLT entry), linked in as PIE and
+#    -static (switched on live from main by the C API).
+#  - function_graph (SysTrace) where functions keep a frame pointer:
+#    oracle.c against its enter and exit log, preloaded, linked in and
+#    static; the variadic sum_va, whose return the library cannot find,
+#    says noexit.  hazards.c and unwind.cc built the same way: longjmp,
+#    siglongjmp, fork, backtrace, pthread_exit, cancellation and C++
+#    exceptions through hijacked frames.
+#  - Live switching under load (t/src/trace/toggle.c, SysTrace): threads
+#    run the functions whose sites main switches on and off through the
+#    library's fenced pages (rt/patch.c); no crash, every event well
+#    formed, events after each enable, none after each disable; the
+#    program's own SIGTRAP handler gets its ebreak and raise(), and its
+#    own SIGSEGV handler each fault of a worker that writes to a
+#    read-only page while the library's SIGSEGV handler is installed.
+#  - Function events (SysTrace): t/src/trace/args.c's arguments against
+#    its own log, built with -g at -O2 (moved into callee-saved
+#    registers, or only "the entry value of a0" to DWARF, which the
+#    library follows through the prologue's copies; the ninth on the
+#    caller's stack) and at -O0 (the frame base from .debug_frame: GCC
+#    writes no .eh_frame for C here); prototypes given and bare globs,
+#    text, JSON and function_graph.
+#  - Lua 5.4 (Debian's source, built through mcount-cc) running a script
+#    with every function traced, under each tracer (SysTrace's
+#    lua_checks): its output unchanged, every event of a function nm
+#    shows, and under function_graph every hooked call returns (built with frame pointers).
+# Everything runs in one boot: a check of another program is one more
+# job in @jobs, its files in %files, and its checks after the boot.
+#  - A -pg shared library beside its program, preloaded, bound lazily
+#    and at start-up: every event of its functions (SysTrace's plug).
+#  - Table entries that are no calls to the hook (riscv64/badsite.S),
+#    one of them a call to a function named _mcount two bytes into a
+#    4-byte instruction: each refused with a message, never written.
+#  - The preloaded program stripped: no symbol and no .eh_frame for its
+#    functions (GCC writes none for riscv64 C), every site still taken.
+use strict;
+use warnings;
+use Test::More;
+
+use TestUtil qw($TOP run_cmd);
+
+# the library the preload job loads: the plug set's -pg shared library
+my $PRE = '/lib/mt/libplug.so';
+
+# guest(ROW): what SysTrace's guest_run takes of this guest.
+sub guest {
+    # name, compile flags, link flags, 'so' or 'a', job env, mcount-cc env
+    my %LINK = (MCOUNT_CC_MODE => 'link');
+    # (function_graph: the programs that keep a frame pointer, whose return
+    # addresses the library can find and hijack; SysTrace, rt.h)
+    my @FP = ('-fno-omit-frame-pointer');
+    return { variants => [['pie-preloaded', [], [], 'so'], ['pie-linked', [], [], 'a'],
+            ['static-linked', [], ['-static'], 'a'], ['link-preloaded', [], [], 'so', {}, \%LINK],
+            ['link-static', [], ['-static'], 'a', {}, \%LINK], ['fp-preloaded', \@FP, [], 'so', {}, {}, 1],
+            ['fp-linked', \@FP, [], 'a', {}, {}, 1], ['fp-link-static', \@FP, ['-static'], 'a', {}, \%LINK, 1]],
+        # function_graph for the frame-pointer variants only (their 1)
+        graph_all => 0, hazards_cflags => \@FP,
+        # a real program nobody here wrote, with frame pointers (function_graph)
+        lua_cflags => \@FP,
+        # sum_va, variadic, saves its argument registers at the top of its
+        # frame and points s0 below them, not at the CFA: its return-address
+        # slot is not just below its caller's sp, where the trampoline would
+        # look
+        graph_noexit => ['sum_va'],
+        # table entries that are no calls to the hook, or not at an
+        # instruction (bad_more1's entry is a call to a function named
+        # _mcount, two bytes into a 4-byte instruction: --verify says the
+        # same of it, from objdump); the program stripped (no symbol, no
+        # .eh_frame for its functions: where its instructions start is read
+        # back from each site)
+        refused => [['bad_local', 'a call to something other than the hook'],
+            ['bad_stub', 'a call to something other than the hook'], ['bad_next', 'an auipc ra not followed by jalr ra'],
+            ['bad_word', 'not a call instruction'],
+            ['bad_more1', 'not at the start of an instruction (decoded back from it)']],
+        jobs => \&jobs, forms => \&forms, checks => \&checks };
+}
+
+# the plain program with a library preloaded (LD_DEBUG=files)
+sub jobs {
+    my ($c) = @_;
+    push @{ $c->{jobs} }, { name => 'preload', argv => ['/plain', 3], env => { LD_PRELOAD => $PRE, LD_DEBUG => 'files' } };
+    return;
+}
+
+# (tear.c's notes, the machine set's: why the library fences pages,
+# rt/arch-riscv64.c)
+sub forms {
+    my ($c) = @_;
+    my ($dir, $r, $uout, $ust) = @$c{qw(dir r uout ust)};
+    my $q = $r->{preload} // {};
+    is($q->{status}, $ust, "with $PRE preloaded it exits the same") or diag $q->{stderr} // '';
+    is($q->{stdout}, $uout, 'and prints the same');
+    like($q->{stderr} // '', qr{calling init: \Q$PRE\E}, "the dynamic linker loaded and initialised $PRE")
+        or diag $q->{stderr} // '';
+
+    # ---- the tracer: the oracle, both forms of a site ----
+    # objdump's view of each variant's calls to the hook: the relaxed `jal`
+    # or the pair (whose jalr objdump annotates with the target).
+    for my $v (@{ $c->{variants} }) {
+        my ($name, undef, undef, undef, undef, $ccenv) = @$v;
+        my ($dst, $dis) = run_cmd(['riscv64-linux-gnu-objdump', '-d', "$dir/$name"]);
+        my %form;
+        for (split /\n/, $dis) {
+            $form{jal}++ if /\tjal\s+\S+ <_?mcount(?:\@plt)?>/;
+            $form{pair}++ if /\tjalr\s+(?:ra|-?\d+\(ra\)) # \S+ <_?mcount(?:\@plt)?>/;
+        }
+        my $link = %{ $ccenv // {} } ? 1 : 0;
+        my $want = $link ? 'jal' : 'pair';
+        ok($form{$want} && $form{$want} >= 8 && !$form{ $want eq 'jal' ? 'pair' : 'jal' },
+            "$name: objdump shows its sites as " . ($link ? 'jal ra (a relaxing link)' : 'auipc ra + jalr ra')
+            . ' (' . join(', ', map { "$_ $form{$_}" } sort keys %form) . ')');
+    }
+    return;
+}
+
+sub checks {
+    my ($c) = @_;
+    my $dir = $c->{dir};
+    my ($st, undef, $err) = run_cmd([$^X, "$TOP/bin/mcount-record", '--verify', "$dir/badsite"]);
+    like($err, qr/^mcount-record: \S+: 0x[0-9a-f]+ bad_more1\+0xa\/0x[0-9a-f]+: entry is not at the start of an instruction \(it is 2 bytes into the instruction at 0x[0-9a-f]+\)$/m,
+        'badsite: mcount-record --verify: bad_more1\'s entry is 2 bytes into an instruction') or diag $err;
+    return;
+}
+
+1;
