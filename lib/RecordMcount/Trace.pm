@@ -263,7 +263,7 @@ sub control_command {
     if ($verb eq 'list' && defined $count && $lines != $count) {
         fatal(1, "$pid: the list ended after $lines of $count functions");
     }
-    error("$args[0] " . ($verb eq 'patch' ? 'patched' : 'unpatched')) if $verb =~ /patch\z/ && $opt->{verbose};
+    error("$args[0] ${verb}ed") if $verb =~ /patch\z/ && $opt->{verbose};
     error('the profiler is on') if $verb eq 'stat' && $args[0] && $args[0] eq 'on' && $opt->{verbose};
     if ($DONE{$verb} && defined $count) {
         if ($count == 0 && $verb ne 'stop') {
