@@ -284,8 +284,8 @@ timed = start=$$(date +%s); $(1); st=$$?; echo "$(2): $$(( $$(date +%s) - start 
 # (prove -j starts the files in the order given: the longest first, so
 # that none of them is left running alone at the end; t/99 mostly waits,
 # beside t/72, which keeps both processors of a 2-core machine busy)
-HOST_FIRST := t/72-trace-stress.t t/99-trace-robust.t t/20-gcc-oracle.t t/35-cc-link-mode.t t/62-input.t \
-	t/75-trace-sanitizers.t t/39-link-mode-edges.t t/22-runtime.t t/100-trace-sites.t t/34-link-mode.t \
+HOST_FIRST := t/72-trace-stress.t t/99-trace-robust.t t/20-gcc-oracle.t t/106-trace-hooks.t t/35-cc-link-mode.t \
+	t/62-input.t t/75-trace-sanitizers.t t/39-link-mode-edges.t t/22-runtime.t t/100-trace-sites.t t/34-link-mode.t \
 	t/91-trace-cfi.t t/60-faults.t t/78-trace-graph.t t/82-trace-dwarf.t t/85-trace-inflate.t \
 	t/84-trace-debugfile.t t/105-trace-json.t
 first_of = $(foreach t,$(1),$(filter $(t),$(2))) $(filter-out $(1),$(2))

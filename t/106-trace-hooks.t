@@ -36,7 +36,7 @@
 #    exits share the frames' return with the hook's exits).
 # STRESS_FULL=1 (make check-slow): 10,000 filter changes under load and
 # 10,000 register/unregister cycles, for the -mfentry program and under
-# ASan (the host tier: 2,000 and 1,000).
+# ASan (the host tier: 1,000 and 500).
 use strict;
 use warnings;
 use Test::More;
@@ -86,13 +86,13 @@ sub clean_run {
 for my $k (sort keys %prog) {
     my $p = $prog{$k};
     my $main = $k eq 'asan' || $k eq 'fentry-static';
-    my ($rounds, $churn) = $main ? (200, $FULL ? 10000 : 2000) : (50, 500);
+    my ($rounds, $churn) = $main ? (200, $FULL ? 10000 : 1000) : (50, 500);
     my $out = clean_run("$k count", $p, 'count', $rounds, $churn);
     my $calls = $rounds * 3200;
     like($out, qr/^ok fenced rounds=$rounds calls=$calls$/m, "$k: $rounds fenced rounds, $calls calls counted");
     like($out, qr/^ok churn=$churn A-hits=[1-9]\d* arguments=[1-9]\d* calls=\d+$/m,
         "$k: $churn filter changes under load, the churned hook saw calls, arguments checked");
-    my $cycles = $main ? ($FULL ? 10000 : 1000) : 200;
+    my $cycles = $main ? ($FULL ? 10000 : 500) : 200;
     $out = clean_run("$k unreg", $p, 'unreg', $cycles);
     like($out, qr/^ok unreg cycles=$cycles callbacks=[1-9]\d*$/m, "$k: $cycles register/unregister cycles");
     $out = clean_run("$k unwind", $p, 'unwind', 3000);
