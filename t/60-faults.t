@@ -138,11 +138,12 @@ for my $case (map { my $s = $_; map { [$s, $_] } qw(group parent) } qw(INT TERM)
     # (the wrapper passes a signal on to its ld and waits for it, as
     # mcount-record does with its children: a shell that died alone
     # would leave its ld writing a temporary file after the worker that
-    # named it removed it)
+    # named it removed it; $!, not $ld: a signal may come between the
+    # fork and the assignment)
     my $ld = script("$wd/group-ld", <<"SH");
 #!/bin/sh
 ld=
-trap '[ -n "\$ld" ] && kill -TERM \$ld 2>/dev/null; [ -n "\$ld" ] && wait \$ld; exit 143' TERM INT
+trap '[ -n "\$!" ] && kill -TERM \$! 2>/dev/null; wait; exit 143' TERM INT
 '$real{ld}' "\$@" &
 ld=\$!
 wait \$ld
