@@ -90,6 +90,8 @@ static struct mt_tbuf *tbuf_new(void)
 			b->tid = (int)mt_raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 			mt_raw6(SYS_prctl, PR_GET_NAME, (long)b->comm, 0, 0, 0, 0);
 			b->sdepth = 0;
+			/* (a thread that ended inside a callback left it odd) */
+			atomic_store(&b->held, (atomic_load(&b->held) | 1) + 1);
 			self = b;
 			return b;
 		}
@@ -455,7 +457,17 @@ static inline void unhold(struct mt_tbuf *b)
 
 /* The entry callbacks of the hooks in users (bit 0, the tracer's, not
  * one), registered by gen. */
-static __attribute__((noinline)) void call_entries(struct mt_tbuf *b, uint64_t users, unsigned long func,
+/* (x86: a hook may be entered with the stack 8 bytes off the ABI's 16:
+ * GCC calls a function of its own unit that needs no alignment without
+ * aligning, and that function's -pg call follows.  The callbacks are
+ * the program's code, which may need it: realigned here.) */
+#if defined(__x86_64__) || defined(__i386__)
+#define MT_REALIGN __attribute__((force_align_arg_pointer))
+#else
+#define MT_REALIGN
+#endif
+
+static __attribute__((noinline)) MT_REALIGN void call_entries(struct mt_tbuf *b, uint64_t users, unsigned long func,
 						   uintptr_t parent, struct mcount_regs *r)
 {
 	struct mt_fp fp;
@@ -474,7 +486,8 @@ static __attribute__((noinline)) void call_entries(struct mt_tbuf *b, uint64_t u
 
 /* The exit callbacks of a frame's hooks: those registered when it was
  * entered, and still. */
-static __attribute__((noinline)) void call_exits(struct mt_tbuf *b, const struct mt_shadow *s, uintptr_t retval)
+static __attribute__((noinline)) MT_REALIGN void call_exits(struct mt_tbuf *b, const struct mt_shadow *s,
+							  uintptr_t retval)
 {
 	struct mt_fp fp;
 	mt_fp_save(&fp);
@@ -513,8 +526,8 @@ static inline void redirect_to(uintptr_t ret, uintptr_t *slot, uintptr_t to)
 }
 
 /* The same for a call the recursion guard stops (a callback's, or a
- * signal handler's inside the hook): redirected all the same, from the
- * table the thread holds already. */
+ * signal handler's inside the hook): redirected all the same (the
+ * caller holds the table). */
 static __attribute__((noinline, cold)) void redirect_nested(uintptr_t ret, uintptr_t *slot)
 {
 	struct mt_hooktab *t = atomic_load_explicit(&mt_hooktab, memory_order_acquire);
@@ -556,15 +569,24 @@ void mt_grace_ready(void)
 void mt_grace(void)
 {
 	mt_grace_ready();
-	if (barrier_cmd)
-		mt_raw6(SYS_membarrier, barrier_cmd, 0, 0, 0, 0, 0);
+	if (barrier_cmd && mt_raw6(SYS_membarrier, barrier_cmd, 0, 0, 0, 0, 0) < 0) {
+		/* (it failed: the holds are fenced from now on, and a thread
+		 * that held before is waited for however long it takes) */
+		fenced_holds = true;
+		barrier_cmd = 0;
+	}
 	atomic_thread_fence(memory_order_seq_cst);
 	struct mt_tbuf *me = self;
+	long pid = mt_raw6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
 		unsigned long h = atomic_load_explicit(&b->held, memory_order_acquire);
-		if (b == me || !(h & 1))
+		if (b == me || !(h & 1) || atomic_load(&b->state) == MT_TBUF_FREE)
 			continue;
+		/* (a thread that ended inside a callback, by pthread_exit or
+		 * cancellation, holds nothing: not waited for) */
 		for (unsigned spins = 0; atomic_load_explicit(&b->held, memory_order_acquire) == h; spins++) {
+			if ((spins & 63) == 63 && mt_raw6(SYS_tgkill, pid, b->tid, 0, 0, 0, 0) == -ESRCH)
+				break;
 			if (spins < 64) {
 				mt_raw6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 			} else {
@@ -635,8 +657,15 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 			b->recursion++;
 		else
 			b->lost++;
-		if (MT_HAVE_REDIRECT && (atomic_load_explicit(&b->held, memory_order_relaxed) & 1))
+		if (MT_HAVE_REDIRECT && atomic_load_explicit(&mt_ops_on, memory_order_relaxed)) {
+			/* (held already, or for the look-up alone) */
+			bool mine = !(atomic_load_explicit(&b->held, memory_order_relaxed) & 1);
+			if (mine)
+				hold(b);
 			redirect_nested(ret, slot);
+			if (mine)
+				unhold(b);
+		}
 		return;
 	}
 	b->nest = 1;
@@ -743,7 +772,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 	if (rec && full(b, h + extra)) {
 		b->lost++;
 		rec = false;
-		hook &= !graph;
+		hook &= !graph || exits;
 	}
 	if (hook && b->sdepth >= MT_SHADOW) {
 		b->noshadow++;
@@ -770,7 +799,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		if (rec && full(b, h + extra)) {
 			b->lost++;
 			rec = false;
-			hook &= !graph;
+			hook &= !graph || exits;
 		}
 		mt_seq next = h + 1;
 		if (rec) {

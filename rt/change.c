@@ -87,6 +87,11 @@ void mt_change_end(bool pass)
 	errno = err;
 }
 
+bool mt_in_dl(void)
+{
+	return in_dl != 0;
+}
+
 void mt_dl_enter(void)
 {
 	in_dl++;

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -765,8 +766,9 @@ static void verb_stop(int fd, const char *args) { (void)args; verb_filter(fd, "*
  * own name by default): live patching (mcount_hook_redirect).  The
  * library must be a regular file, not a link, owned by the process's
  * user or root and writable by no one else: the process runs what it
- * holds.  Never in a process that runs with privileges.  The library
- * stays loaded after an unpatch: a call may still be on its way there. */
+ * holds.  Never in a process that runs with privileges or that is not
+ * dumpable.  The library stays loaded for good: a call may still be on
+ * its way there after an unpatch (RTLD_NODELETE). */
 static void verb_patch(int fd, const char *args)
 {
 	/* two words: FUNCTION, LIBRARY[:SYMBOL] */
@@ -790,18 +792,34 @@ static void verb_patch(int fd, const char *args)
 		*colon = 0;
 		sym = colon + 1;
 	}
+	/* (a process its user may not look into: not made to load code by
+	 * a request) */
+	if (!prctl(PR_GET_DUMPABLE, 0, 0, 0, 0)) {
+		reply(fd, "error: the process is not dumpable: it loads no library on request\n");
+		return;
+	}
+	/* The file checked is the file loaded: opened without following
+	 * a link, checked through the descriptor, loaded by it. */
 	struct stat st;
-	if (lib[0] != '/' || lstat(lib, &st)) {
-		reply(fd, "error: %s: %s\n", lib, lib[0] != '/' ? "not an absolute path" : strerror(errno));
+	int lfd = lib[0] == '/' ? open(lib, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	if (lfd < 0 || fstat(lfd, &st)) {
+		reply(fd, "error: %s: %s\n", lib, lib[0] != '/' ? "not an absolute path"
+		      : errno == ELOOP ? "a symbolic link: give the file itself" : strerror(errno));
+		if (lfd >= 0)
+			close(lfd);
 		return;
 	}
 	if (!S_ISREG(st.st_mode) || (st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		reply(fd, "error: %s: %s\n", lib, S_ISLNK(st.st_mode) ? "a symbolic link: give the file itself"
-		      : !S_ISREG(st.st_mode) ? "not a regular file"
+		reply(fd, "error: %s: %s\n", lib, !S_ISREG(st.st_mode) ? "not a regular file"
 		      : "owned by another user, or writable by others: not loaded");
+		close(lfd);
 		return;
 	}
-	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	char byfd[64];
+	snprintf(byfd, sizeof byfd, "/proc/self/fd/%d", lfd);
+	/* (never unloaded: a call may still be on its way into it) */
+	void *h = dlopen(byfd, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	close(lfd);
 	if (!h) {
 		const char *e = dlerror();
 		reply(fd, "error: cannot load it: %s\n", e ? e : lib);
@@ -822,7 +840,6 @@ static void verb_patch(int fd, const char *args)
 				       "cannot be redirected"
 		      : e == EINVAL ? "names several functions (add :mod:MODULE), or the symbol is no code"
 		      : strerror(e));
-		dlclose(h);
 		return;
 	}
 	reply(fd, "ok\n");

@@ -8,7 +8,9 @@
  * keep every argument register (and %rax, %r10: a variadic call's vector
  * count, a nested function's static chain); mt_entry is compiled with
  * general registers only, so the vector registers are never touched.
- * At entry %rsp is 8 mod 16; nine pushes make it 16-aligned for the call.
+ * At entry %rsp is 8 mod 16 (or 0: GCC calls a function of its own unit
+ * that needs no alignment without aligning; buffer.c realigns before
+ * it runs the program's callbacks); nine pushes make it 16-aligned.
  * mt_entry gets the address of the slot that holds the function's return
  * address, which the function_graph tracer replaces with
  * mt_return_trampoline's, and the saved argument registers.

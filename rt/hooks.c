@@ -155,7 +155,9 @@ int mcount_hook_unregister(struct mcount_hook *h)
 		errno = EINVAL;
 		return -1;
 	}
-	if (mt_in_callback()) {
+	/* (a callback, or a constructor or destructor inside the dynamic
+	 * linker, whose lock a callback under way may wait for) */
+	if (mt_in_callback() || mt_in_dl()) {
 		errno = EDEADLK;
 		return -1;
 	}
@@ -168,16 +170,17 @@ int mcount_hook_unregister(struct mcount_hook *h)
 	}
 	mt_ops_remove(h->id);
 	h->id = 0;
-	int r = mt_apply() ? -1 : 0;
-	int err = errno;
+	/* (a pass that fails leaves sites calling for no one: said, and
+	 * harmless; the hook is unregistered all the same) */
+	if (mt_apply())
+		mt_msg("mcount_hook_unregister: the code could not follow: %s", strerror(errno));
 	mt_ops_idle();
 	mt_change_end(pass);
-	/* (whatever the pass did: the hook's callbacks are never entered
-	 * again, and those under way end before this returns) */
+	/* the hook's callbacks are never entered again, and those under
+	 * way end before this returns */
 	mt_grace();
 	free_retired();
-	errno = err;
-	return r;
+	return 0;
 }
 
 void mcount_hook_destroy(struct mcount_hook *h)
@@ -194,8 +197,16 @@ void mcount_hook_destroy(struct mcount_hook *h)
  * the replacement: its code must stay). */
 static int set_redirect(const char *function, uintptr_t to)
 {
+	if (!MT_HAVE_REDIRECT) {
+		errno = ENOTSUP;
+		return -1;
+	}
 	if (!function) {
 		errno = EINVAL;
+		return -1;
+	}
+	if (!to && (mt_in_callback() || mt_in_dl())) {
+		errno = EDEADLK;
 		return -1;
 	}
 	bool pass;
@@ -205,7 +216,23 @@ static int set_redirect(const char *function, uintptr_t to)
 		mt_grace_ready();
 	if (mt_ops_redirect(function, to))
 		return unlock_with(pass, -1);
-	int r = mt_apply() ? -1 : 0;
+	int r = 0;
+	if (mt_apply()) {
+		int err = errno;
+		if (to) {
+			/* (the code could not follow: no redirect is left, the
+			 * target's calls under way end before this returns) */
+			mt_ops_redirect(function, 0);
+			mt_apply();
+			mt_ops_idle();
+			mt_change_end(pass);
+			mt_grace();
+			errno = err;
+			return -1;
+		}
+		/* (unredirect: the redirect is gone whatever the code does) */
+		mt_msg("mcount_hook_unredirect: the code could not follow: %s", strerror(err));
+	}
 	if (!to)
 		mt_ops_idle();
 	mt_change_end(pass);

@@ -351,6 +351,8 @@ static void reap_one(struct mt_tbuf *b)
 	b->lost = b->lost_seen = 0;
 	b->noshadow = b->unwound = b->wait_failed = b->untabled = b->recursion = 0;
 	b->nest = 0;
+	/* (a thread that ended inside a callback left it odd: mt_grace) */
+	atomic_store(&b->held, (atomic_load(&b->held) | 1) + 1);
 	b->nopen = 0;
 	b->sdepth = 0;
 	atomic_store_explicit(&b->state, MT_TBUF_FREE, memory_order_release);

@@ -28,7 +28,7 @@
 
 struct pstat {
 	_Atomic uintptr_t ip;
-	_Atomic uint64_t hits, total, self, sq;  /* sq: the sum of squares, in ns^2 / 1024 */
+	_Atomic uint64_t hits, total, self, sq;  /* sq: the sum of squares, in units of (256 ns)^2 */
 };
 
 static struct pstat *table;
@@ -42,6 +42,10 @@ struct pframe {
 };
 static __thread struct pframe stack[MT_PROF_DEPTH] __attribute__((tls_model("initial-exec")));
 static __thread unsigned depth __attribute__((tls_model("initial-exec")));
+/* The run a thread's stack is of: a frame under way when the profiler
+ * stopped never returned to it, so a new run starts with an empty one. */
+static _Atomic unsigned run;
+static __thread unsigned stack_run __attribute__((tls_model("initial-exec")));
 
 static uint64_t now_ns(void)
 {
@@ -66,7 +70,9 @@ static void count(uintptr_t ip, uint64_t dt, uint64_t self)
 		atomic_fetch_add_explicit(&p->hits, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&p->total, dt, memory_order_relaxed);
 		atomic_fetch_add_explicit(&p->self, self, memory_order_relaxed);
-		atomic_fetch_add_explicit(&p->sq, dt < (UINT64_C(1) << 32) ? dt * dt >> 10 : UINT64_MAX >> 8,
+		/* (in 256 ns steps: 65,000 calls of 4 s before it wraps) */
+		uint64_t q = dt >> 8;
+		atomic_fetch_add_explicit(&p->sq, q < (UINT64_C(1) << 31) ? q * q : UINT64_C(1) << 62,
 					  memory_order_relaxed);
 		return;
 	}
@@ -78,6 +84,11 @@ static void prof_entry(unsigned long ip, unsigned long parent, void *data, struc
 	(void)parent;
 	(void)data;
 	(void)r;
+	unsigned now_run = atomic_load_explicit(&run, memory_order_relaxed);
+	if (stack_run != now_run) {
+		stack_run = now_run;
+		depth = 0;
+	}
 	if (depth < MT_PROF_DEPTH)
 		stack[depth] = (struct pframe){ ip, now_ns(), 0 };
 	depth++;
@@ -89,6 +100,8 @@ static void prof_exit(unsigned long ip, unsigned long parent, void *data, struct
 	(void)data;
 	(void)r;
 	uint64_t t = now_ns();
+	if (stack_run != atomic_load_explicit(&run, memory_order_relaxed))
+		return;               /* (a frame of an earlier run) */
 	if (depth > MT_PROF_DEPTH) {
 		depth--;
 		return;
@@ -119,6 +132,7 @@ int mt_prof_start(const char *filter)
 			/* (no callback runs: the table is the new run's) */
 			memset((void *)table, 0, MT_PROF_SLOTS * sizeof *table);
 			atomic_store(&dropped, 0);
+			atomic_fetch_add(&run, 1);
 			hook = mcount_hook_create(prof_entry, prof_exit, NULL, 0);
 			if (!hook || mcount_hook_filter(hook, filter) || mcount_hook_register(hook)) {
 				int e = errno;
@@ -144,6 +158,8 @@ int mt_prof_stop(void)
 		mcount_hook_destroy(hook);
 		hook = NULL;
 	}
+	/* (EDEADLK: called by a callback or inside the dynamic linker; it
+	 * runs on) */
 	pthread_mutex_unlock(&prof_lock);
 	return r;
 }
@@ -161,23 +177,28 @@ struct prow {
 	uint64_t hits, total, self, sq;
 };
 
-static int sort_key;
-
-static double key_of(const struct prow *r)
+/* A row's sample variance in ns^2 (0 for fewer than 2 calls). */
+static double variance(const struct prow *r)
 {
 	double avg = (double)r->total / (double)r->hits;
-	switch (sort_key) {
+	double v = r->hits > 1 ? ((double)r->sq * 65536 - avg * avg * (double)r->hits) / (double)(r->hits - 1) : 0;
+	return v > 0 ? v : 0;
+}
+
+static double key_of(const struct prow *r, int key)
+{
+	switch (key) {
 	case 0: return (double)r->hits;
-	case 2: return avg;
-	case 3: return (double)r->sq * 1024 / (double)r->hits - avg * avg;
+	case 2: return (double)r->total / (double)r->hits;
+	case 3: return variance(r);
 	case 4: return (double)r->self;
 	default: return (double)r->total;
 	}
 }
 
-static int row_cmp(const void *a, const void *b)
+static int row_cmp(const void *a, const void *b, void *key)
 {
-	double x = key_of(a), y = key_of(b);
+	double x = key_of(a, *(int *)key), y = key_of(b, *(int *)key);
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -208,9 +229,8 @@ char *mt_prof_table(int key)
 		}
 	}
 	pthread_mutex_unlock(&prof_lock);
-	sort_key = key;
 	if (n)
-		qsort(rows, n, sizeof *rows, row_cmp);
+		qsort_r(rows, n, sizeof *rows, row_cmp, &key);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
@@ -225,10 +245,9 @@ char *mt_prof_table(int key)
 		const struct prow *r = &rows[i];
 		char buf[MT_ADDR_NAME];
 		double avg = (double)r->total / (double)r->hits;
-		double var = r->hits > 1 ? ((double)r->sq * 1024 - avg * avg * (double)r->hits) / (double)(r->hits - 1) : 0;
 		fprintf(m, "  %-24s %8llu %11.3f us %9.3f us %12.3f %11.3f us\n",
 			mt_name_of(r->ip, buf, sizeof buf), (unsigned long long)r->hits, (double)r->total / 1e3,
-			avg / 1e3, var > 0 ? var / 1e6 : 0.0, (double)r->self / 1e3);
+			avg / 1e3, variance(r) / 1e6, (double)r->self / 1e3);
 	}
 	pthread_mutex_unlock(&mt_reg.lock);
 	uint64_t d = atomic_load(&dropped);

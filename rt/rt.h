@@ -1203,6 +1203,8 @@ MT_HIDDEN int mt_refresh(void);
  * mt_close_begin, which returns whether it took the pass lock, and
  * mt_close_end, which refreshes the registry. */
 MT_HIDDEN void mt_dl_enter(void);
+/* Is the calling thread inside them (a constructor or destructor)? */
+MT_HIDDEN bool mt_in_dl(void);
 MT_HIDDEN void mt_dl_leave(void);
 MT_HIDDEN bool mt_close_begin(void);
 MT_HIDDEN void mt_close_end(bool pass);

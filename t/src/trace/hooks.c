@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mcount-hooks.h"
 
@@ -498,6 +499,27 @@ NI static void self_unregister(unsigned long ip, unsigned long parent, void *dat
 		fail("regs_return at an entry", -1, (unsigned long)errno, EINVAL);
 }
 
+/* A callback that ends its thread (pthread_exit inside it): the thread
+ * is gone, and an unregister must not wait for it. */
+static pthread_t leaver;
+
+NI static void exit_thread(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
+{
+	(void)ip;
+	(void)parent;
+	(void)data;
+	(void)r;
+	if (pthread_equal(pthread_self(), leaver))
+		pthread_exit(NULL);
+}
+
+NI static void *leave(void *arg)
+{
+	(void)arg;
+	f6(1);
+	return (void *)1;             /* (never: the callback ended the thread) */
+}
+
 NI static int expect(const char *what, int rc, int want_errno)
 {
 	if (rc != -1 || errno != want_errno) {
@@ -555,6 +577,20 @@ NI static int errors(void)
 	if (mcount_hook_unregister(s))
 		fail("unregister after", -1, (unsigned long)errno, 0);
 	mcount_hook_destroy(s);
+	/* a thread that ends inside a callback */
+	struct mcount_hook *x = mcount_hook_create(exit_thread, NULL, NULL, 0);
+	mcount_hook_filter(x, "f6");
+	mcount_hook_register(x);
+	void *res = NULL;
+	pthread_create(&leaver, NULL, leave, NULL);
+	pthread_join(leaver, &res);
+	if (res)
+		fail("the thread that called pthread_exit in a callback returned", 6, 1, 0);
+	alarm(20);                    /* (an unregister that waits for it: killed) */
+	if (mcount_hook_unregister(x))
+		fail("unregister after a thread ended in a callback", 6, (unsigned long)errno, 0);
+	alarm(0);
+	mcount_hook_destroy(x);
 	printf("ok errors\n");
 	return failed;
 }
