@@ -102,9 +102,14 @@ RT_OBJS = $(patsubst rt/%.c,build/rt/$(1)/%.o,$(RT_C) rt/buffer.c) build/rt/$(1)
 # traced) and never unloaded (nodelete: its control thread runs in it,
 # and its exit handler is the process's last; rt/control.c).
 RT_SO_LDFLAGS := -Wl,-z,now -Wl,-z,noexecstack -Wl,-z,initfirst -Wl,-z,nodelete
+# The library calls nothing of libatomic (an atomic wider than the CPU's
+# word: the C library does not link it in, and a static program's link
+# fails): checked on every architecture's .so as it is linked.
+no_libatomic = { ! readelf -W --dyn-syms $(1) | grep -q ' UND __atomic_' || \
+	{ echo "$(1): calls libatomic (an atomic wider than the CPU's word)" >&2; rm -f $(1); false; }; }
 build/libmcount-trace.so: $(call RT_OBJS,so)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -shared $(RT_SO_LDFLAGS) -o $@.tmp $^ -lpthread && mv -f $@.tmp $@
+	$(Q)$(CC) -shared $(RT_SO_LDFLAGS) -o $@.tmp $^ -lpthread && $(call no_libatomic,$@.tmp) && mv -f $@.tmp $@
 build/libmcount-trace.a: $(call RT_OBJS,a)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)$(call rt_archive,,$@,$^,$(CC))
@@ -145,7 +150,8 @@ build/$(1)/rt/%/hook-$(1).o: $(call rt_hook_s,$(1)) rt/hook-table.h
 build/$(1)/libmcount-trace.so: $$(patsubst rt/%.c,build/$(1)/rt/so/%.o,$$(RT_COMMON) $$(call rt_arch_c,$(1)) rt/buffer.c) \
 		build/$(1)/rt/so/hook-$(1).o
 	@$$(if $$(Q),echo "  LD      $$@")
-	$$(Q)$$($(1)_CC) -shared $(RT_SO_LDFLAGS) $$(RT_SO_LDFLAGS_$(1)) -o $$@.tmp $$^ -lpthread && mv -f $$@.tmp $$@
+	$$(Q)$$($(1)_CC) -shared $(RT_SO_LDFLAGS) $$(RT_SO_LDFLAGS_$(1)) -o $$@.tmp $$^ -lpthread && \
+		$$(call no_libatomic,$$@.tmp) && mv -f $$@.tmp $$@
 build/$(1)/libmcount-trace.a: $$(patsubst rt/%.c,build/$(1)/rt/a/%.o,$$(RT_COMMON) $$(call rt_arch_c,$(1)) rt/buffer.c) \
 		build/$(1)/rt/a/hook-$(1).o
 	@$$(if $$(Q),echo "  AR      $$@")

@@ -467,15 +467,15 @@ static inline void unhold(struct mt_tbuf *b)
 #define MT_REALIGN
 #endif
 
-static __attribute__((noinline)) MT_REALIGN void call_entries(struct mt_tbuf *b, uint64_t users, unsigned long func,
+static __attribute__((noinline)) MT_REALIGN void call_entries(struct mt_tbuf *b, mt_users users, unsigned long func,
 						   uintptr_t parent, struct mcount_regs *r)
 {
 	struct mt_fp fp;
 	mt_fp_save(&fp);
 	b->nest = 2;
 	atomic_signal_fence(memory_order_seq_cst);
-	for (uint64_t u = users & ~(uint64_t)1; u; u &= u - 1) {
-		struct mt_op *op = atomic_load_explicit(&mt_ops[__builtin_ctzll(u)], memory_order_acquire);
+	for (mt_users u = users & ~(mt_users)1; u; u &= u - 1) {
+		struct mt_op *op = atomic_load_explicit(&mt_ops[__builtin_ctzl(u)], memory_order_acquire);
 		if (op && op->entry)
 			op->entry(func, parent, op->data, r);
 	}
@@ -498,8 +498,8 @@ static __attribute__((noinline)) MT_REALIGN void call_exits(struct mt_tbuf *b, c
 	struct mcount_regs r = { .regs = NULL, .args = NULL, .ret = retval, .exit = true };
 	struct mt_hooktab *t = atomic_load_explicit(&mt_hooktab, memory_order_acquire);
 	const struct mt_fhook *fh = t ? mt_retmap_find(t->map, s->ip) : NULL;
-	for (uint64_t u = s->users & ~(uint64_t)1; u; u &= u - 1) {
-		struct mt_op *op = atomic_load_explicit(&mt_ops[__builtin_ctzll(u)], memory_order_acquire);
+	for (mt_users u = s->users & ~(mt_users)1; u; u &= u - 1) {
+		struct mt_op *op = atomic_load_explicit(&mt_ops[__builtin_ctzl(u)], memory_order_acquire);
 		if (op && op->exit && op->gen <= s->gen)
 			op->exit(fh ? fh->addr : s->ip, s->orig, op->data, &r);
 	}
@@ -612,7 +612,11 @@ unsigned long mcount_regs_arg(struct mcount_regs *r, int n)
 	errno = ENOTSUP;
 	return 0;
 #else
-	if ((unsigned)n >= MT_REG_ARGS && !r->args) {
+	bool on_stack = true;
+#if MT_REG_ARGS
+	on_stack = (unsigned)n >= MT_REG_ARGS;
+#endif
+	if (on_stack && !r->args) {
 		errno = ENODATA;
 		return 0;
 	}
@@ -670,7 +674,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 	}
 	b->nest = 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	uint64_t users = 1, exits = 0;
+	mt_users users = 1, exits = 0;
 	const struct mt_fhook *fh = NULL;
 	bool held = false;
 	uintptr_t *const hook_slot = slot, redirect = 0;
@@ -897,7 +901,7 @@ uintptr_t mt_exit(uintptr_t key, uintptr_t retval)
 	bool rv = MT_HAVE_RETVAL && atomic_load_explicit(&mt_retval, memory_order_relaxed);
 	if (s->users & 1)
 		put_exit(b, nested, now, cpu, s->ip, 0, s->ts, rv ? &retval : NULL);
-	if ((s->users & ~(uint64_t)1) && !nested)
+	if ((s->users & ~(mt_users)1) && !nested)
 		call_exits(b, s, retval);
 	b->sdepth = i - 1;
 	atomic_signal_fence(memory_order_seq_cst);

@@ -25,7 +25,7 @@
 _Atomic(struct mt_op *) mt_ops[MT_OPS_MAX];
 _Atomic unsigned long mt_ops_gen;
 atomic_bool mt_ops_on;
-_Atomic uint64_t mt_ops_exits;
+_Atomic mt_users mt_ops_exits;
 _Atomic(struct mt_hooktab *) mt_hooktab;
 
 /* Each registered hook's filter and notrace, for the functions of
@@ -46,7 +46,7 @@ void mt_ops_publish(uint32_t i)
 		return;
 	const struct mt_func *f = &mt_reg.funcs[i];
 	atomic_store_explicit(&t->f[i].redirect, f->redirect, memory_order_release);
-	atomic_store_explicit(&t->f[i].mask, f->hooks | (uint64_t)f->want, memory_order_release);
+	atomic_store_explicit(&t->f[i].mask, f->hooks | (mt_users)f->want, memory_order_release);
 }
 
 static struct mt_hooktab *building;
@@ -90,7 +90,7 @@ static int table_anew(void)
 	t->n = n;
 	for (size_t i = 0; i < n; i++) {
 		const struct mt_func *f = &mt_reg.funcs[i];
-		atomic_init(&t->f[i].mask, f->hooks | (uint64_t)f->want);
+		atomic_init(&t->f[i].mask, f->hooks | (mt_users)f->want);
 		atomic_init(&t->f[i].redirect, f->redirect);
 		t->f[i].addr = f->addr;
 	}
@@ -159,7 +159,7 @@ static int select_from(int id, size_t from)
 		free(p.mark);
 		return -1;
 	}
-	uint64_t bit = (uint64_t)1 << id;
+	mt_users bit = MT_USER(id);
 	for (size_t i = 0; i < n; i++) {
 		struct mt_func *f = &mt_reg.funcs[from + i];
 		if (!!(f->hooks & bit) == p.mark[i])
@@ -234,7 +234,7 @@ int mt_ops_add(struct mt_op *op, const char *filter, const char *notrace)
 		return -1;
 	op->gen = atomic_fetch_add(&mt_ops_gen, 1) + 1;
 	if (op->exit)
-		atomic_fetch_or(&mt_ops_exits, (uint64_t)1 << id);
+		atomic_fetch_or(&mt_ops_exits, MT_USER(id));
 	atomic_store_explicit(&mt_ops[id], op, memory_order_release);
 	nregistered++;
 	atomic_store(&mt_ops_on, true);
@@ -244,8 +244,8 @@ int mt_ops_add(struct mt_op *op, const char *filter, const char *notrace)
 void mt_ops_remove(int id)
 {
 	atomic_store_explicit(&mt_ops[id], NULL, memory_order_release);
-	atomic_fetch_and(&mt_ops_exits, ~((uint64_t)1 << id));
-	uint64_t bit = (uint64_t)1 << id;
+	atomic_fetch_and(&mt_ops_exits, ~MT_USER(id));
+	mt_users bit = MT_USER(id);
 	for (size_t i = 0; i < mt_reg.nfuncs; i++)
 		if (mt_reg.funcs[i].hooks & bit) {
 			mt_reg.funcs[i].hooks &= ~bit;

@@ -26,13 +26,16 @@
 #define MT_PROF_SLOTS 65536
 #define MT_PROF_DEPTH 256
 
+/* Counts in words (no 64-bit atomics on 32-bit CPUs, whose library has
+ * no hooks yet: hooks.c says ENOTSUP there). */
+typedef unsigned long pcount;
 struct pstat {
 	_Atomic uintptr_t ip;
-	_Atomic uint64_t hits, total, self, sq;  /* sq: the sum of squares, in units of (256 ns)^2 */
+	_Atomic pcount hits, total, self, sq;  /* sq: the sum of squares, in units of (256 ns)^2 */
 };
 
 static struct pstat *table;
-static _Atomic uint64_t dropped;
+static _Atomic pcount dropped;
 static struct mcount_hook *hook;
 static pthread_mutex_t prof_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -68,11 +71,11 @@ static void count(uintptr_t ip, uint64_t dt, uint64_t self)
 			continue;
 		}
 		atomic_fetch_add_explicit(&p->hits, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&p->total, dt, memory_order_relaxed);
-		atomic_fetch_add_explicit(&p->self, self, memory_order_relaxed);
+		atomic_fetch_add_explicit(&p->total, (pcount)dt, memory_order_relaxed);
+		atomic_fetch_add_explicit(&p->self, (pcount)self, memory_order_relaxed);
 		/* (in 256 ns steps: 65,000 calls of 4 s before it wraps) */
 		uint64_t q = dt >> 8;
-		atomic_fetch_add_explicit(&p->sq, q < (UINT64_C(1) << 31) ? q * q : UINT64_C(1) << 62,
+		atomic_fetch_add_explicit(&p->sq, (pcount)(q < (UINT64_C(1) << 31) ? q * q : UINT64_C(1) << 62),
 					  memory_order_relaxed);
 		return;
 	}

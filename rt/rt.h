@@ -498,6 +498,14 @@ struct mt_site {
 				       * pushed word (0: did not save it) */
 };
 
+/* The users of a function's sites (ops.c), a bit each: bit 0 the
+ * tracer, bit id a hook; a word, so that every CPU loads and stores it
+ * whole without the C library's help (no 64-bit atomics on 32-bit
+ * CPUs): 63 hooks, or 31 where a word has 32 bits. */
+typedef unsigned long mt_users;
+#define MT_OPS_MAX ((int)(8 * sizeof(mt_users)))
+#define MT_USER(id) ((mt_users)1 << (id))
+
 struct mt_proto;
 struct mt_func {
 	const char *name;
@@ -505,7 +513,7 @@ struct mt_func {
 	uintptr_t addr;
 	uint16_t obj;
 	bool want;                    /* traced */
-	uint64_t hooks;               /* the hooks that select it (ops.c): bit id */
+	mt_users hooks;               /* the hooks that select it (ops.c): bit id */
 	uintptr_t redirect;           /* its calls go there instead (ops.c), or 0 */
 	bool notrace;
 	bool unfit;                   /* a site of it where no event can hold the
@@ -673,7 +681,6 @@ MT_HIDDEN const char *mt_name_of(uintptr_t addr, char *buf, size_t len);
  * pass (mt_ops_publish) before the site's code changes, so that a call
  * still under way when a user leaves serves no one it should not. */
 #include "mcount-hooks.h"
-#define MT_OPS_MAX 64
 /* A registered hook as the hot path reads it; gen: its registration's
  * number (an exit runs only for a registration as old as its entry). */
 struct mt_op {
@@ -685,9 +692,9 @@ MT_HIDDEN extern _Atomic(struct mt_op *) mt_ops[MT_OPS_MAX];
 MT_HIDDEN extern _Atomic unsigned long mt_ops_gen;
 MT_HIDDEN extern atomic_bool mt_ops_on;
 /* The ids of the registered hooks that have an exit callback. */
-MT_HIDDEN extern _Atomic uint64_t mt_ops_exits;
+MT_HIDDEN extern _Atomic mt_users mt_ops_exits;
 struct mt_fhook {
-	_Atomic uint64_t mask;        /* its users: bit 0 the tracer, bit id a hook */
+	_Atomic mt_users mask;        /* its users: bit 0 the tracer, bit id a hook */
 	uintptr_t addr;               /* the function's address (a callback's ip) */
 	_Atomic uintptr_t redirect;   /* where its calls go instead, or 0 */
 };
@@ -1059,7 +1066,7 @@ struct mt_shadow {
 	uintptr_t slot;
 	uintptr_t ip;
 	uint64_t ts;
-	uint64_t users;               /* whose exits run: bit 0 the tracer, bit id a hook */
+	mt_users users;               /* whose exits run: bit 0 the tracer, bit id a hook */
 	unsigned long gen;            /* mt_ops_gen at the entry */
 #if !MT_KEY_IS_SLOT
 	uintptr_t key;
