@@ -3,11 +3,11 @@
 # tier: host
 # libmcount-trace under load: eight threads call f0..f7 in tight loops
 # (t/src/trace/stress.c) while their call sites are switched between NOP
-# and call 2,000 times through the C API (100,000 with STRESS_FULL=1,
+# and call 1,000 times through the C API (100,000 with STRESS_FULL=1,
 # as make check-slow runs it), with the library preloaded and linked in
 # (libmcount-trace.a); then live from outside, through
 # bin/mcount-trace enable/disable PID and the control socket itself;
-# and again (2,000 times; 20,000) with worker threads that block every
+# and again (1,000 times; 20,000) with worker threads that block every
 # signal, and with GCC's -mnop-mcount sites (NOPs from the start, their
 # calls written by the library).
 # The program installs its own SIGTRAP handler, which counts the traps
@@ -42,13 +42,13 @@ $ENV{MCOUNT_TRACE_DIR} = $ctl;     # for the program and for mcount-trace alike
 # (each change reads every thread's signal mask in /proc before it writes
 # a breakpoint, about a millisecond with eight threads running, and a
 # change meets a thread at a site being patched some 13 times, as strace
-# counts the returns from the trap handler: by default 2,000 changes in
+# counts the returns from the trap handler: by default 1,000 changes in
 # each of the seven runs, a few seconds of both processors and a trace
-# of a million lines or so each; make check-slow sets STRESS_FULL=1:
+# of half a million lines or so each; make check-slow sets STRESS_FULL=1:
 # 100,000 in the first two, 20,000 in the others, and traces of
 # gigabytes, read line by line)
-my $TOGGLES = $ENV{STRESS_FULL} ? 100_000 : 2_000;
-my $MORE = $ENV{STRESS_FULL} ? 20_000 : 2_000;     # the other runs' count
+my $TOGGLES = $ENV{STRESS_FULL} ? 100_000 : 1_000;
+my $MORE = $ENV{STRESS_FULL} ? 20_000 : 1_000;     # the other runs' count
 
 must('gcc', '-O2', '-pthread', '-o', "$dir/plain", "$TSRC/stress.c");
 my ($want_check) = must("$dir/plain", 'api', 0, 0) =~ /^check=(\d+)$/m;

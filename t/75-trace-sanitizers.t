@@ -3,8 +3,8 @@
 # tier: host
 # libmcount-trace's own code under AddressSanitizer and UBSan
 # (build/asan/libmcount-trace.a, made by make check): threads calling
-# traced functions while filters are switched through the C API (1,000
-# rounds, 500 with the function_graph tracer; 2,000 and 1,000 with
+# traced functions while filters are switched through the C API (600
+# rounds, 300 with the function_graph tracer; 2,000 and 1,000 with
 # STRESS_FULL=1, as make check-slow runs it), the trace written, and a
 # fork.  The oracle is the sanitizers: any report fails.  Then under
 # valgrind (the static library linked into a program that is traced
@@ -30,7 +30,7 @@ local $ENV{MCOUNT_TRACE_DIR} = "$dir/sock";
 my $src = "$SRC/trace/san_toggle.c";
 # (a round's switches keep both processors busy while four threads
 # spin, and the drain writes a trace of some 500 lines a round)
-my $ROUNDS = $ENV{STRESS_FULL} ? 2000 : 1000;
+my $ROUNDS = $ENV{STRESS_FULL} ? 2000 : 600;
 my $GRAPH_ROUNDS = $ROUNDS / 2;
 my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-cc", 'gcc', '-O1', '-g', "-I$TOP/rt",
     '-fsanitize=address,undefined', '-c', $src, '-o', "$dir/san_toggle.o"],
