@@ -19,9 +19,8 @@
 #include "rt.h"
 
 struct mcount_hook {
-	struct mt_op op;
+	struct mt_op op;              /* its callbacks, filter and notrace */
 	int id;                       /* 0: not registered */
-	char *filter, *notrace;
 };
 
 /* The locks of a change (control.c), where the library runs (the
@@ -67,14 +66,15 @@ struct mcount_hook *mcount_hook_create(mcount_hook_fn entry, mcount_hook_fn exit
 		return NULL;
 	}
 	struct mcount_hook *h = calloc(1, sizeof *h);
-	if (!h || !(h->filter = strdup("")) || !(h->notrace = strdup(""))) {
-		if (h)
-			free(h->filter);
+	char *f = strdup(""), *n = strdup("");
+	if (!h || !f || !n) {
+		free(f);
+		free(n);
 		free(h);
 		errno = ENOMEM;
 		return NULL;
 	}
-	h->op = (struct mt_op){ .entry = entry, .exit = exit, .data = data };
+	h->op = (struct mt_op){ .entry = entry, .exit = exit, .data = data, .filter = f, .notrace = n };
 	return h;
 }
 
@@ -94,14 +94,19 @@ static int set_filter(struct mcount_hook *h, const char *filter, int which)
 		errno = ENOMEM;
 		return unlock_with(pass, -1);
 	}
-	/* (a hook not registered has its filter checked now all the same) */
-	if (h->id ? mt_ops_select(h->id, which ? h->filter : c, which ? c : h->notrace) : mt_ops_check(c)) {
+	/* (a hook not registered has its filter checked all the same) */
+	if (mt_ops_check(c)) {
 		free(c);
 		return unlock_with(pass, -1);
 	}
-	char **slot = which ? &h->notrace : &h->filter;
-	free(*slot);
+	char **slot = which ? &h->op.notrace : &h->op.filter, *old = *slot;
 	*slot = c;
+	if (h->id && mt_ops_select(h->id)) {
+		*slot = old;          /* (no memory: the old one stands) */
+		free(c);
+		return unlock_with(pass, -1);
+	}
+	free(old);
 	int r = h->id && mt_apply() ? -1 : 0;
 	return unlock_with(pass, r);
 }
@@ -130,7 +135,7 @@ int mcount_hook_register(struct mcount_hook *h)
 		return unlock_with(pass, -1);
 	}
 	mt_grace_ready();
-	int id = mt_ops_add(&h->op, h->filter, h->notrace);
+	int id = mt_ops_add(&h->op);
 	if (id < 0)
 		return unlock_with(pass, -1);
 	h->id = id;
@@ -187,8 +192,8 @@ void mcount_hook_destroy(struct mcount_hook *h)
 {
 	if (!h || h->id)
 		return;
-	free(h->filter);
-	free(h->notrace);
+	free(h->op.filter);
+	free(h->op.notrace);
 	free(h);
 }
 

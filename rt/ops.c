@@ -28,11 +28,6 @@ atomic_bool mt_ops_on;
 _Atomic mt_users mt_ops_exits;
 _Atomic(struct mt_hooktab *) mt_hooktab;
 
-/* Each registered hook's filter and notrace, for the functions of
- * objects that come later. */
-static struct {
-	char *filter, *notrace;
-} sel[MT_OPS_MAX];
 static unsigned nregistered, nredirects;
 
 /* Tables replaced, to be freed after the next grace period. */
@@ -135,9 +130,9 @@ static long mark_glob(const char *glob, const char *mod, void *arg)
 	return 0;
 }
 
-/* Hook id's bit on functions [from, nfuncs) as its filter and notrace
+/* Hook id's bit on functions [from, nfuncs) as op's filter and notrace
  * say now; those that change are the pass's. */
-static int select_from(int id, size_t from)
+static int select_from(int id, const struct mt_op *op, size_t from)
 {
 	size_t n = mt_reg.nfuncs - from;
 	struct pick p = { calloc(n + 1, 1), from, 1 };
@@ -145,7 +140,7 @@ static int select_from(int id, size_t from)
 		errno = ENOMEM;
 		return -1;
 	}
-	const char *filter = sel[id].filter, *notrace = sel[id].notrace;
+	const char *filter = op->filter, *notrace = op->notrace;
 	if (!filter[strspn(filter, " \t\n,")]) {
 		/* the empty filter: every function, as the kernel's */
 		for (size_t i = 0; i < n; i++)
@@ -171,7 +166,7 @@ static int select_from(int id, size_t from)
 	return 0;
 }
 
-/* A filter's copy, checked (a bad one: EINVAL, nothing kept). */
+/* (every glob is good once mt_filter_each has read them all) */
 static long check_glob(const char *glob, const char *mod, void *arg)
 {
 	(void)glob;
@@ -185,41 +180,12 @@ int mt_ops_check(const char *filter)
 	return filter[strspn(filter, " \t\n,")] && mt_filter_each(filter, check_glob, NULL) ? -1 : 0;
 }
 
-static char *checked(const char *filter)
+int mt_ops_select(int id)
 {
-	if (!filter)
-		filter = "";
-	if (mt_ops_check(filter))
-		return NULL;
-	char *c = strdup(filter);
-	if (!c)
-		errno = ENOMEM;
-	return c;
+	return select_from(id, atomic_load(&mt_ops[id]), 0);
 }
 
-int mt_ops_select(int id, const char *filter, const char *notrace)
-{
-	char *f = checked(filter), *nt = f ? checked(notrace) : NULL;
-	if (!f || !nt) {
-		free(f);
-		return -1;
-	}
-	char *of = sel[id].filter, *on = sel[id].notrace;
-	sel[id].filter = f;
-	sel[id].notrace = nt;
-	if (select_from(id, 0)) {
-		sel[id].filter = of;
-		sel[id].notrace = on;
-		free(f);
-		free(nt);
-		return -1;
-	}
-	free(of);
-	free(on);
-	return 0;
-}
-
-int mt_ops_add(struct mt_op *op, const char *filter, const char *notrace)
+int mt_ops_add(struct mt_op *op)
 {
 	int id = 1;
 	while (id < MT_OPS_MAX && atomic_load(&mt_ops[id]))
@@ -230,7 +196,7 @@ int mt_ops_add(struct mt_op *op, const char *filter, const char *notrace)
 	}
 	if (!atomic_load(&mt_hooktab) && table_anew())
 		return -1;
-	if (mt_ops_select(id, filter, notrace))
+	if (select_from(id, op, 0))
 		return -1;
 	op->gen = atomic_fetch_add(&mt_ops_gen, 1) + 1;
 	if (op->exit)
@@ -251,9 +217,6 @@ void mt_ops_remove(int id)
 			mt_reg.funcs[i].hooks &= ~bit;
 			mt_func_dirty((uint32_t)i);
 		}
-	free(sel[id].filter);
-	free(sel[id].notrace);
-	sel[id].filter = sel[id].notrace = NULL;
 	nregistered--;
 }
 
@@ -347,9 +310,11 @@ int mt_ops_refresh(size_t first)
 		return 0;
 	}
 	int r = 0;
-	for (int id = 1; id < MT_OPS_MAX; id++)
-		if (atomic_load(&mt_ops[id]) && select_from(id, first))
+	for (int id = 1; id < MT_OPS_MAX; id++) {
+		const struct mt_op *op = atomic_load(&mt_ops[id]);
+		if (op && select_from(id, op, first))
 			r = -1;
+	}
 	if (table_anew())
 		r = -1;
 	return r;

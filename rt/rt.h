@@ -687,6 +687,8 @@ struct mt_op {
 	mcount_hook_fn entry, exit;
 	void *data;
 	unsigned long gen;
+	char *filter, *notrace;       /* its functions (hooks.c's, read by ops.c
+				       * under the registry's lock) */
 };
 MT_HIDDEN extern _Atomic(struct mt_op *) mt_ops[MT_OPS_MAX];
 MT_HIDDEN extern _Atomic unsigned long mt_ops_gen;
@@ -719,11 +721,11 @@ struct mcount_regs {
 MT_HIDDEN void mt_ops_publish(uint32_t i);
 /* A hook's id taken and its filter applied (the code: mt_apply); -1
  * with errno (ENOSPC, ENOMEM, EINVAL). */
-MT_HIDDEN int mt_ops_add(struct mt_op *op, const char *filter, const char *notrace);
+MT_HIDDEN int mt_ops_add(struct mt_op *op);
 /* Is a filter good (0), or not (-1, EINVAL)? */
 MT_HIDDEN int mt_ops_check(const char *filter);
 /* Its filter and notrace changed. */
-MT_HIDDEN int mt_ops_select(int id, const char *filter, const char *notrace);
+MT_HIDDEN int mt_ops_select(int id);
 /* It selects nothing any more and its id is free (the code: mt_apply,
  * then the grace period before op may go: mt_grace). */
 MT_HIDDEN void mt_ops_remove(int id);
