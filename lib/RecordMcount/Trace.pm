@@ -203,7 +203,6 @@ sub control_command {
     bad_usage("--timeout must be a number of seconds, not '$opt->{timeout}'")
         unless $opt->{timeout} =~ /^[0-9]+\z/;
     bad_usage('--format applies to show only') if $opt->{format} ne 'text' && $verb ne 'show';
-    $opt->{sort} //= undef;
     bad_usage('no PID given') unless @argv;
     my $pid = shift @argv;
     bad_usage("'$pid' is not a process ID") unless $pid =~ /^[1-9][0-9]{0,9}\z/;
