@@ -498,10 +498,19 @@ static const char *x86_decode(struct mt_site *s, const struct mt_object *o)
 
 static void x86_bytes(const struct mt_site *s, enum mt_state st, unsigned char *out)
 {
-	if (st == MT_CALL)
+	if (st == MT_CALL) {
 		memcpy(out, s->orig, s->len);
-	else
+	} else if (st == MT_OWN) {
+		/* (a 6-byte site: addr32 call, as ld relaxes a call through
+		 * the GOT to a direct one; the prefix changes nothing) */
+		int32_t rel = (int32_t)(uint32_t)(s->own - (s->addr + s->len));
+		unsigned k = s->len - 5;
+		out[0] = 0x67;
+		out[k] = 0xe8;
+		memcpy(out + k + 1, &rel, 4);
+	} else {
 		memcpy(out, s->len == 5 ? nop5 : nop6, s->len);
+	}
 }
 
 /* cpuid serialises; iret would be cheaper where cpuid traps to a
@@ -528,8 +537,8 @@ static void x86_emulate(const struct mt_site *s, enum mt_state st, void *ucv)
 		g[REG_PC] = (greg_t)(s->addr + s->len);
 		return;
 	}
-	uintptr_t to = s->target;
-	if (s->form == FORM_GOT)
+	uintptr_t to = st == MT_OWN ? s->own : s->target;
+	if (st == MT_CALL && s->form == FORM_GOT)
 		to = *(const uintptr_t *)s->target;
 	g[REG_SP] -= (greg_t)sizeof(uintptr_t);
 	*(uintptr_t *)g[REG_SP] = s->addr + s->len;
@@ -544,9 +553,50 @@ static bool x86_at_entry(const struct mt_site *s, uintptr_t func)
 	return s->addr == func || (s->addr == func + 4 && endbr_at((const unsigned char *)func));
 }
 
+#if defined(__x86_64__)
+/* A function's own trampoline: at a call at its entry (-mfentry: the
+ * stub and mt_own_tramp find the function's return address where
+ * __fentry__ does), which becomes a call of the stub (e8 rel32, or
+ * 67 e8 rel32 in 6 bytes), one instruction as the call and the NOP are.  The region: `jmp *0(%rip)` and
+ * mt_own_tramp's address; then a stub a function, `mov $index, %r11d`
+ * (41 bb imm32: %r11 is free at a call), `jmp` the head (e9 rel32),
+ * int3s. */
+#define X86_OWN_HEAD 16
+#define X86_OWN_STRIDE 16
+static bool x86_own_fits(const struct mt_site *s, uintptr_t func)
+{
+	return (s->len == 5 || s->len == 6) && x86_at_entry(s, func);
+}
+
+static void x86_own_region(unsigned char *out, uintptr_t at, uint32_t first, uint32_t n)
+{
+	uintptr_t tramp = (uintptr_t)mt_own_tramp;
+	memset(out, 0xcc, X86_OWN_HEAD + (size_t)n * X86_OWN_STRIDE);
+	memcpy(out, "\xff\x25\0\0\0\0", 6);
+	memcpy(out + 6, &tramp, sizeof tramp);
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned char *p = out + X86_OWN_HEAD + (size_t)i * X86_OWN_STRIDE;
+		uint32_t index = first + i;
+		int32_t rel = (int32_t)(uint32_t)(at - (at + (uintptr_t)(p - out) + 11));
+		p[0] = 0x41;
+		p[1] = 0xbb;
+		memcpy(p + 2, &index, 4);
+		p[6] = 0xe9;
+		memcpy(p + 7, &rel, 4);
+	}
+}
+#endif
+
 const struct mt_arch mt_arch = {
 	.name = X86_NAME,
 	.at_entry = x86_at_entry,
+#if defined(__x86_64__)
+	.own_fits = x86_own_fits,
+	.own_region = x86_own_region,
+	.own_head = X86_OWN_HEAD,
+	.own_stride = X86_OWN_STRIDE,
+	.own_reach = INT32_MAX - 64,
+#endif
 	.trap = { 0xcc },
 	.trap_len = 1,
 	.jump_slot = X86_JUMP_SLOT,

@@ -860,6 +860,53 @@ void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs)
 		entry(ret, slot, regs, false);
 }
 
+/* A call through a function's own trampoline (MT_OWN, struct
+ * mt_arch.own_fits): its hooks' entry callbacks (one: no list), the
+ * function's users read from its entry in the table by index (no
+ * look-up), as the pass published them before it made the site call
+ * the stub.  Anything else (no buffer yet, a nested call, the site's
+ * users changed since the call began, a frame returning through the
+ * trampoline) goes the way of every call. */
+MT_REALIGN void mt_own_entry(uint32_t func, uintptr_t ret, uintptr_t *regs)
+{
+	uintptr_t *slot = regs + MT_OWN_SLOT;
+	struct mt_tbuf *b = self;
+	if (__builtin_expect(b && !b->nest, 1)) {
+		b->nest = 1;
+		atomic_signal_fence(memory_order_seq_cst);
+		hold(b);
+		struct mt_hooktab *t = atomic_load_explicit(&mt_hooktab, memory_order_acquire);
+		const struct mt_fhook *fh = t && func < t->n ? &t->f[func] : NULL;
+		mt_users m = fh ? atomic_load_explicit(&fh->mask, memory_order_relaxed) : 0;
+		uintptr_t parent = *slot;
+		bool own = m && !(m & 1) &&
+			   !(m & atomic_load_explicit(&mt_ops_exits, memory_order_relaxed)) &&
+			   !atomic_load_explicit(&fh->redirect, memory_order_relaxed) &&
+			   parent != (uintptr_t)mt_return_trampoline;
+		if (__builtin_expect(own, 1)) {
+			struct mcount_regs r = { .regs = regs, .args = slot, .ret = 0, .exit = false };
+			struct mt_fp fp;
+			mt_fp_save(&fp);
+			b->nest = 2;
+			atomic_signal_fence(memory_order_seq_cst);
+			do {
+				const struct mt_op *op =
+					atomic_load_explicit(&mt_ops[__builtin_ctzl(m)], memory_order_acquire);
+				if (op && op->entry)
+					op->entry(fh->addr, parent, op->data, &r);
+			} while (m &= m - 1);
+			atomic_signal_fence(memory_order_seq_cst);
+			mt_fp_restore(&fp);
+		}
+		unhold(b);
+		atomic_signal_fence(memory_order_seq_cst);
+		b->nest = 0;
+		if (__builtin_expect(own, 1))
+			return;
+	}
+	mt_entry(ret, slot, regs);
+}
+
 /* The shadow entry (its index + 1; 0: none) of the frame that returned
  * with this key: the one whose key it is or, where a return may pop
  * bytes (MT_RET_POPS), the one with the highest slot at or below it,

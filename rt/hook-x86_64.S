@@ -73,6 +73,29 @@
 /* in arch-x86.c's order: HOOK_FENTRY, HOOK_MCOUNT, HOOK__MCOUNT */
 	MT_HOOKS .Lfentry, .Lmcount, .L_mcount
 
+/* A function's own trampoline (arch-x86.c: its stub) jumps here with
+ * the function's index in %r11d, from a site at its entry: as
+ * __fentry__, the registers kept, mt_own_entry given the index, the
+ * address after the site and the registers (the function's return
+ * address above them, at 80(%rsp)). */
+	.globl mt_own_tramp
+	.hidden mt_own_tramp
+	.type mt_own_tramp, @function
+	.p2align 4
+mt_own_tramp:
+	.cfi_startproc
+	SAVE
+	.cfi_adjust_cfa_offset 72
+	movl %r11d, %edi
+	movq 72(%rsp), %rsi
+	movq %rsp, %rdx
+	call mt_own_entry
+	RESTORE
+	.cfi_adjust_cfa_offset -72
+	ret
+	.cfi_endproc
+	.size mt_own_tramp, .-mt_own_tramp
+
 /* A hijacked function returns here, with %rsp just above the slot it
  * returned through.  The return values (%rax, %rdx; %xmm0-1 and %st(0),
  * which mt_exit never touches) are kept; the other caller-saved

@@ -44,6 +44,11 @@ void mt_ops_publish(uint32_t i)
 	atomic_store_explicit(&t->f[i].mask, f->hooks | (mt_users)f->want, memory_order_release);
 }
 
+bool mt_ops_own(const struct mt_func *f)
+{
+	return !f->want && !f->redirect && f->hooks && !(f->hooks & atomic_load(&mt_ops_exits));
+}
+
 static struct mt_hooktab *building;
 
 static const void *entry_of(const struct mt_site *s)
@@ -111,58 +116,130 @@ static int table_anew(void)
 
 /* ---- a hook's functions ---- */
 
+/* A hook's functions are a sorted list of indices (struct mt_op.sel),
+ * so that what a change of its filter costs is what the filters name,
+ * old and new, not every function there is (the empty filter aside). */
 struct pick {
-	unsigned char *mark;          /* per function from `from`: 1 selected */
+	uint32_t *v;
+	size_t n, cap;
 	size_t from;
-	unsigned char to;
+	bool failed;
 };
 
-static void mark_one(uint32_t i, void *arg)
+static void pick_one(uint32_t i, void *arg)
 {
 	struct pick *p = arg;
-	p->mark[i - p->from] = p->to;
+	if (i < p->from)
+		return;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 64;
+		uint32_t *nv = realloc(p->v, cap * sizeof *nv);
+		if (!nv) {
+			p->failed = true;
+			return;
+		}
+		p->v = nv;
+		p->cap = cap;
+	}
+	p->v[p->n++] = i;
 }
 
-static long mark_glob(const char *glob, const char *mod, void *arg)
+static long pick_glob(const char *glob, const char *mod, void *arg)
 {
 	struct pick *p = arg;
-	mt_glob_funcs(glob, mod, p->from, mark_one, p);
+	mt_glob_funcs(glob, mod, p->from, pick_one, p);
+	return p->failed ? -1 : 0;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The functions [from, nfuncs) a filter names, sorted, each once ("":
+ * every one that can be hooked); -1 with errno. */
+static int pick_filter(const char *filter, size_t from, struct pick *p)
+{
+	*p = (struct pick){ .from = from };
+	if (!filter[strspn(filter, " \t\n,")]) {
+		for (size_t i = from; i < mt_reg.nfuncs; i++)
+			if (mt_reg.objs[mt_reg.funcs[i].obj]->live && !mt_reg.funcs[i].unfit)
+				pick_one((uint32_t)i, p);
+	} else if (mt_filter_each(filter, pick_glob, p) && !p->failed) {
+		free(p->v);
+		return -1;
+	}
+	if (p->failed) {
+		free(p->v);
+		errno = ENOMEM;
+		return -1;
+	}
+	qsort(p->v, p->n, sizeof *p->v, u32_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (!k || p->v[k - 1] != p->v[i])
+			p->v[k++] = p->v[i];
+	p->n = k;
 	return 0;
+}
+
+/* Function i gets hook id's bit, or loses it: the pass's. */
+static void flip(uint32_t i, mt_users bit)
+{
+	mt_reg.funcs[i].hooks ^= bit;
+	mt_func_dirty(i);
 }
 
 /* Hook id's bit on functions [from, nfuncs) as op's filter and notrace
  * say now; those that change are the pass's. */
-static int select_from(int id, const struct mt_op *op, size_t from)
+static int select_from(int id, struct mt_op *op, size_t from)
 {
-	size_t n = mt_reg.nfuncs - from;
-	struct pick p = { calloc(n + 1, 1), from, 1 };
-	if (!p.mark) {
+	struct pick want, not;
+	if (pick_filter(op->filter, from, &want))
+		return -1;
+	const char *notrace = op->notrace;
+	if (notrace[strspn(notrace, " \t\n,")]) {
+		if (pick_filter(notrace, from, &not)) {
+			free(want.v);
+			return -1;
+		}
+		size_t k = 0, j = 0;
+		for (size_t i = 0; i < want.n; i++) {
+			while (j < not.n && not.v[j] < want.v[i])
+				j++;
+			if (j == not.n || not.v[j] != want.v[i])
+				want.v[k++] = want.v[i];
+		}
+		want.n = k;
+		free(not.v);
+	}
+	/* the old list's part below from stays; the rest is compared */
+	size_t keep = 0;
+	while (keep < op->nsel && op->sel[keep] < from)
+		keep++;
+	uint32_t *nv = realloc(NULL, (keep + want.n + 1) * sizeof *nv);
+	if (!nv) {
+		free(want.v);
 		errno = ENOMEM;
 		return -1;
 	}
-	const char *filter = op->filter, *notrace = op->notrace;
-	if (!filter[strspn(filter, " \t\n,")]) {
-		/* the empty filter: every function, as the kernel's */
-		for (size_t i = 0; i < n; i++)
-			p.mark[i] = mt_reg.objs[mt_reg.funcs[from + i].obj]->live && !mt_reg.funcs[from + i].unfit;
-	} else if (mt_filter_each(filter, mark_glob, &p)) {
-		free(p.mark);
-		return -1;
-	}
-	p.to = 0;
-	if (notrace[strspn(notrace, " \t\n,")] && mt_filter_each(notrace, mark_glob, &p)) {
-		free(p.mark);
-		return -1;
-	}
+	memcpy(nv, op->sel, keep * sizeof *nv);
+	memcpy(nv + keep, want.v, want.n * sizeof *nv);
 	mt_users bit = MT_USER(id);
-	for (size_t i = 0; i < n; i++) {
-		struct mt_func *f = &mt_reg.funcs[from + i];
-		if (!!(f->hooks & bit) == p.mark[i])
-			continue;
-		f->hooks ^= bit;
-		mt_func_dirty((uint32_t)(from + i));
+	size_t a = keep, b = 0;
+	while (a < op->nsel || b < want.n) {
+		if (b == want.n || (a < op->nsel && op->sel[a] < want.v[b]))
+			flip(op->sel[a++], bit);          /* no longer */
+		else if (a == op->nsel || want.v[b] < op->sel[a])
+			flip(want.v[b++], bit);           /* newly */
+		else
+			a++, b++;
 	}
-	free(p.mark);
+	free(op->sel);
+	op->sel = nv;
+	op->nsel = keep + want.n;
+	free(want.v);
 	return 0;
 }
 
@@ -209,14 +286,14 @@ int mt_ops_add(struct mt_op *op)
 
 void mt_ops_remove(int id)
 {
+	struct mt_op *op = atomic_load(&mt_ops[id]);
 	atomic_store_explicit(&mt_ops[id], NULL, memory_order_release);
 	atomic_fetch_and(&mt_ops_exits, ~MT_USER(id));
-	mt_users bit = MT_USER(id);
-	for (size_t i = 0; i < mt_reg.nfuncs; i++)
-		if (mt_reg.funcs[i].hooks & bit) {
-			mt_reg.funcs[i].hooks &= ~bit;
-			mt_func_dirty((uint32_t)i);
-		}
+	for (size_t i = 0; i < op->nsel; i++)
+		flip(op->sel[i], MT_USER(id));
+	free(op->sel);
+	op->sel = NULL;
+	op->nsel = 0;
 	nregistered--;
 }
 
@@ -311,7 +388,7 @@ int mt_ops_refresh(size_t first)
 	}
 	int r = 0;
 	for (int id = 1; id < MT_OPS_MAX; id++) {
-		const struct mt_op *op = atomic_load(&mt_ops[id]);
+		struct mt_op *op = atomic_load(&mt_ops[id]);
 		if (op && select_from(id, op, first))
 			r = -1;
 	}

@@ -651,7 +651,7 @@ static void unreadable_now(const struct mt_site *s, int err)
 {
 	const struct mt_object *o = mt_reg.objs[s->obj];
 	if (!mt_reg.funcs[s->func].hooks)
-		mt_reg.funcs[s->func].want = atomic_load(&s->state) == MT_CALL;
+		mt_reg.funcs[s->func].want = atomic_load(&s->state) != MT_NOP;
 	char why[sizeof apply_why];
 	snprintf(why, sizeof why, "%s: %#lx <%s>: cannot be read (%s): left as it is", o->name,
 		 (unsigned long)s->addr, mt_reg.funcs[s->func].name, strerror(err));
@@ -765,7 +765,7 @@ static int apply_fenced(struct mt_site **batch, size_t n, struct poke *pk, struc
 			rg[nrg++] = (struct range){ lo, hi };
 		pk[i].addr = s->addr;
 		pk[i].n = s->len;
-		mt_arch.bytes(s, atomic_load(&s->state) == MT_CALL ? MT_NOP : MT_CALL, pk[i].b);
+		mt_arch.bytes(s, (enum mt_state)s->next, pk[i].b);
 	}
 	if (rg[0].lo < atomic_load(&fence_lo))
 		atomic_store(&fence_lo, rg[0].lo);
@@ -783,8 +783,7 @@ static int apply_fenced(struct mt_site **batch, size_t n, struct poke *pk, struc
 	fencing = false;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	for (size_t i = 0; i < w; i++)
-		atomic_store_explicit(&batch[i]->state, atomic_load(&batch[i]->state) == MT_CALL ? MT_NOP : MT_CALL,
-				      memory_order_release);
+		atomic_store_explicit(&batch[i]->state, batch[i]->next, memory_order_release);
 	if (w < n) {
 		errno = (int)err;
 		return -1;
@@ -896,16 +895,24 @@ struct collect {
 	size_t n;
 };
 
-/* A site whose function's flag says another state joins the batch. */
+static bool own_stub(struct mt_site *s);
+
+/* A site whose function's flags say another state joins the batch, the
+ * state in s->next: a NOP where no user wants it, its function's own
+ * trampoline where one hook alone does and it can have one, else the
+ * call to the hook. */
 static void collect_site(struct mt_site *s, void *arg)
 {
 	struct collect *c = arg;
 	/* (its users as the hot path will see them, before its code changes) */
 	mt_ops_publish(s->func);
-	enum mt_state want = mt_func_on(&mt_reg.funcs[s->func]) ? MT_CALL : MT_NOP;
+	const struct mt_func *f = &mt_reg.funcs[s->func];
+	enum mt_state want = !mt_func_on(f) ? MT_NOP
+		: mt_arch.own_fits && mt_ops_own(f) && mt_arch.own_fits(s, f->addr) && own_stub(s) ? MT_OWN : MT_CALL;
 	enum mt_state now = (enum mt_state)atomic_load(&s->state);
 	if (now == want || atomic_load(&s->refused))
 		return;
+	s->next = (uint8_t)want;
 	c->batch[c->n++] = s;
 }
 
@@ -983,7 +990,7 @@ static int apply_single_stores(struct mt_site **batch, size_t n)
 		if (s->bare)
 			continue;
 		enum mt_state old = (enum mt_state)atomic_load(&s->state);
-		enum mt_state to = old == MT_CALL ? MT_NOP : MT_CALL;
+		enum mt_state to = (enum mt_state)s->next;
 		unsigned char b[16];
 		mt_arch.bytes(s, to, b);
 		atomic_store_explicit(&s->state, to, memory_order_release);
@@ -1020,27 +1027,37 @@ static bool within(uintptr_t near, uintptr_t reach, uintptr_t a, size_t len)
 	return d1 <= reach && d2 <= reach;
 }
 
-/* A page at hint exactly, readable and executable from the start (never
- * writable: as a site, its code is written through /proc/self/mem, which
- * a policy that forbids making memory executable after writing it, such
- * as MemoryDenyWriteExecute, allows), holding code; 0 if it cannot be. */
-static uintptr_t tramp_at(uintptr_t hint, const void *code, size_t len)
+/* Pages at hint exactly, readable and executable from the start (never
+ * writable: as a site, their code is written through /proc/self/mem,
+ * which a policy that forbids making memory executable after writing
+ * it, such as MemoryDenyWriteExecute, allows), holding code[0..len)
+ * (or made by fill, given their address, where code is NULL); 0 if they
+ * cannot be. */
+static uintptr_t tramp_at(uintptr_t hint, const void *code, size_t len,
+			  void (*fill)(unsigned char *out, uintptr_t at, void *arg), void *arg)
 {
-	void *m = mmap((void *)hint, page_size, PROT_READ | PROT_EXEC,
+	size_t mlen = (len + page_size - 1) & ~(page_size - 1);
+	void *m = mmap((void *)hint, mlen, PROT_READ | PROT_EXEC,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	if (m == MAP_FAILED)
 		return 0;
+	unsigned char *made = NULL;
+	if ((uintptr_t)m == hint && !code && (made = malloc(len)) != NULL) {
+		fill(made, hint, arg);
+		code = made;
+	}
 	/* A kernel older than 4.17 takes MAP_FIXED_NOREPLACE for a hint. */
 	bool own = mem_fd < 0 && (uintptr_t)m == hint;
 	if (own)
 		mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
-	ssize_t w = (uintptr_t)m == hint && mem_fd >= 0 ? mem_write(code, len, hint) : -1;
+	ssize_t w = (uintptr_t)m == hint && mem_fd >= 0 && code ? mem_write(code, len, hint) : -1;
 	if (own && mem_fd >= 0) {
 		close(mem_fd);
 		mem_fd = -1;
 	}
+	free(made);
 	if (w != (ssize_t)len) {
-		munmap(m, page_size);
+		munmap(m, mlen);
 		return 0;
 	}
 	mt_arch.sync_self(hint, hint + len);
@@ -1066,7 +1083,7 @@ uintptr_t mt_tramp_near(uintptr_t near, uintptr_t reach, const void *code, size_
 				break;                /* wrapped, or into the first MB */
 			/* within reach: near is less than a step from base,
 			 * and d + step <= reach */
-			uintptr_t t = tramp_at(hint, code, len);
+			uintptr_t t = tramp_at(hint, code, len, NULL, NULL);
 			if (t) {
 				tramps[ntramps].page = t;
 				tramps[ntramps++].code = code;
@@ -1075,6 +1092,75 @@ uintptr_t mt_tramp_near(uintptr_t near, uintptr_t reach, const void *code, size_
 		}
 	none = true;
 	return 0;
+}
+
+/* ---- own trampolines (mt_arch.own_fits) ---- */
+
+struct own_fill {
+	uint32_t first, n;
+};
+
+static void own_fill(unsigned char *out, uintptr_t at, void *arg)
+{
+	const struct own_fill *f = arg;
+	mt_arch.own_region(out, at, f->first, f->n);
+}
+
+/* The region of an object's own trampolines: one for each of its
+ * functions (an object's are added together: an interval of indices),
+ * in free pages within reach of all its code, below it first, in steps
+ * of 1 MB; made once, never unmapped (a thread may be in it), its code
+ * never changed (a function's stub names the function alone: which
+ * hook it serves is read at each call). */
+static bool own_region_of(struct mt_object *o, uint16_t oi)
+{
+	if (o->own_base || o->own_failed)
+		return o->own_base != 0;
+	o->own_failed = true;
+	uint32_t first = 0, n = 0;
+	for (size_t i = 0; i < mt_reg.nfuncs; i++)
+		if (mt_reg.funcs[i].obj == oi) {
+			if (!n)
+				first = (uint32_t)i;
+			n = (uint32_t)(i - first + 1);
+		}
+	if (!n || !o->nexec || !page_size)
+		return false;
+	struct own_fill fl = { first, n };
+	size_t len = mt_arch.own_head + (size_t)n * mt_arch.own_stride;
+	uintptr_t lo = o->exec_lo[0], hi = o->exec_hi[o->nexec - 1], reach = mt_arch.own_reach;
+	const uintptr_t step = (uintptr_t)1 << 20;
+	uintptr_t span = (len + step - 1) & ~(step - 1);
+	for (int up = 0; up < 2; up++)
+		for (uintptr_t d = 0; d <= reach; d += step) {
+			uintptr_t h = up ? ((hi + step - 1) & ~(step - 1)) + d : (lo & ~(step - 1)) - span - d;
+			if (up ? h < hi : h > lo || h < step)
+				break;                /* wrapped, or into the first MB */
+			if (!within(lo, reach, h, len) || !within(hi, reach, h, len))
+				break;                /* (farther on is farther still) */
+			uintptr_t at = tramp_at(h, NULL, len, own_fill, &fl);
+			if (at) {
+				o->own_base = at;
+				o->own_first = first;
+				o->own_n = n;
+				o->own_failed = false;
+				return true;
+			}
+		}
+	return false;
+}
+
+/* The site's own trampoline, made if it has none yet: false if it
+ * cannot have one (the call to the hook serves it then). */
+static bool own_stub(struct mt_site *s)
+{
+	if (s->own)
+		return true;
+	struct mt_object *o = mt_reg.objs[s->obj];
+	if (!own_region_of(o, s->obj) || s->func < o->own_first || s->func - o->own_first >= o->own_n)
+		return false;
+	s->own = o->own_base + mt_arch.own_head + (uintptr_t)(s->func - o->own_first) * mt_arch.own_stride;
+	return true;
 }
 
 /* After a pass that failed: a function one of whose sites did not
@@ -1092,7 +1178,7 @@ static void want_as_is(struct mt_site **batch, size_t n)
 		/* (a function a hook selects keeps its flags: the pass tries
 		 * again each time) */
 		for (; j < n && batch[j]->func == batch[i]->func; j++)
-			if ((atomic_load(&batch[j]->state) == MT_CALL) != want && !f->hooks)
+			if ((atomic_load(&batch[j]->state) != MT_NOP) != want && !f->hooks)
 				f->want = !want;
 		i = j;
 	}
@@ -1177,8 +1263,7 @@ int mt_apply(void)
 		/* 1: the trap on the first byte; traps now emulate the new state. */
 		for (size_t i = 0; i < n; i++) {
 			struct mt_site *s = batch[i];
-			atomic_store_explicit(&s->state, atomic_load(&s->state) == MT_CALL ? MT_NOP : MT_CALL,
-					      memory_order_release);
+			atomic_store_explicit(&s->state, s->next, memory_order_release);
 			pk[i].addr = s->addr;
 			memcpy(pk[i].b, mt_arch.trap, mt_arch.trap_len);
 			pk[i].n = mt_arch.trap_len;

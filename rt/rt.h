@@ -76,7 +76,10 @@ MT_HIDDEN void mt_sort_by_addr(void *base, size_t n, size_t size, size_t off, si
 
 /* ---- architecture (arch-*.c) ---- */
 
-enum mt_state { MT_CALL = 0, MT_NOP = 1 };
+/* What a site's code is: the call the compiler made (to the hook), a
+ * NOP, or a call of its function's own trampoline (MT_OWN: a function
+ * one hook alone uses, struct mt_arch.own_fits; its site's own). */
+enum mt_state { MT_CALL = 0, MT_NOP = 1, MT_OWN = 2 };
 
 struct mt_site;
 struct mt_object;
@@ -163,6 +166,19 @@ struct mt_arch {
 	 * function has changed its stack or registers, so that the hook
 	 * may send the call elsewhere (a redirect)?  NULL: never. */
 	bool (*at_entry)(const struct mt_site *s, uintptr_t func);
+	/* Own trampolines (the kernel's dynamic trampolines): a function
+	 * that hooks alone use (mt_ops_own: no exit callback, no redirect,
+	 * not the tracer's) has its site call a stub of its own, which
+	 * goes to mt_own_tramp with the function's index, so that the hot
+	 * path need not look the site up, and with one hook walks no list.  Can the site
+	 * (of the function at func) call one (NULL: never)?  The stubs of
+	 * an object's functions [first, first + n) are one region, within a
+	 * call's reach of its code: own_region writes the region as it is
+	 * to be at address at (own_head bytes, then own_stride a stub). */
+	bool (*own_fits)(const struct mt_site *s, uintptr_t func);
+	void (*own_region)(unsigned char *out, uintptr_t at, uint32_t first, uint32_t n);
+	unsigned own_head, own_stride;
+	uintptr_t own_reach;          /* how far a site may call, both ways */
 };
 /* For the instruction decoders: register r written. */
 static inline void mt_insn_w(struct mt_insn *o, unsigned r)
@@ -429,6 +445,10 @@ struct mt_object {
 	bool dwarf_read;              /* looked for (on the first bare-glob prototype) */
 	struct mt_cfi *cfi;           /* its .eh_frame's FDEs (cfi.c) */
 	bool cfi_read;
+	uintptr_t own_base;           /* its functions' own trampolines (patch.c:
+				       * mt_arch.own_region), 0: none yet */
+	uint32_t own_first, own_n;    /* for functions [own_first, own_first + own_n) */
+	bool own_failed;              /* no room for them: never tried again */
 };
 
 /* Read the objects loaded now that are not known yet; returns how many
@@ -496,6 +516,9 @@ struct mt_site {
 	uint16_t frame;               /* pushed this much before the site (rt.h) */
 	uint16_t lr_at;               /* arm: saved lr this far above the site's
 				       * pushed word (0: did not save it) */
+	uint8_t next;                 /* the state the pass is bringing it to */
+	uintptr_t own;                /* its function's own trampoline (MT_OWN's
+				       * call), 0 until it has one */
 };
 
 /* The users of a function's sites (ops.c), a bit each: bit 0 the
@@ -689,6 +712,8 @@ struct mt_op {
 	unsigned long gen;
 	char *filter, *notrace;       /* its functions (hooks.c's, read by ops.c
 				       * under the registry's lock) */
+	uint32_t *sel;                /* those functions' indices, sorted (ops.c's) */
+	size_t nsel;
 };
 MT_HIDDEN extern _Atomic(struct mt_op *) mt_ops[MT_OPS_MAX];
 MT_HIDDEN extern _Atomic unsigned long mt_ops_gen;
@@ -719,6 +744,10 @@ struct mcount_regs {
 /* Function i's users as the hot path will see them (the pass, before
  * it changes i's sites). */
 MT_HIDDEN void mt_ops_publish(uint32_t i);
+/* Is the function the hooks' alone (not the tracer's), none of them
+ * with an exit callback, not redirected: may its sites call its own
+ * trampoline (MT_OWN)? */
+MT_HIDDEN bool mt_ops_own(const struct mt_func *f);
 /* A hook's id taken and its filter applied (the code: mt_apply); -1
  * with errno (ENOSPC, ENOMEM, EINVAL). */
 MT_HIDDEN int mt_ops_add(struct mt_op *op);
@@ -1157,6 +1186,14 @@ MT_HIDDEN uintptr_t mt_exit(uintptr_t key, uintptr_t retval);
 #define MT_HAVE_RETVAL MT_HAVE_GRAPH
 MT_HIDDEN extern atomic_bool mt_retval;
 MT_HIDDEN void mt_return_trampoline(void);
+/* Where a function's own trampoline goes (hook-ARCH.S, mt_arch.own_fits):
+ * it passes mt_own_entry the function's index, the address after the
+ * site, and the registers as the hook passes mt_entry. */
+MT_HIDDEN void mt_own_tramp(void);
+/* The function's return address, in words above those registers
+ * (x86_64: the nine mt_own_tramp saves, then the site's return address). */
+#define MT_OWN_SLOT 10
+MT_HIDDEN void mt_own_entry(uint32_t func, uintptr_t ret, uintptr_t *regs);
 /* For the unwinders (control.c): the calling thread's hijacked frames
  * whose slot is below sp are gone (marked unwound); those at or above sp
  * get their return address back (unhook), or the trampoline again if it

@@ -485,6 +485,8 @@ static struct mt_site *object_sites(uint16_t oi, size_t *count)
 		s->addr = addrs[i];
 		s->obj = oi;
 		atomic_init(&s->state, MT_CALL);
+		s->next = MT_CALL;
+		s->own = 0;
 		const char *why = mt_arch.decode(s, o);
 		if (why) {
 			report_bad(o, addrs[i], why, &shown);

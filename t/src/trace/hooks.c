@@ -10,6 +10,9 @@
  *       counts equal the functions' own, function by function; then A's
  *       filter changed CHURN times while the threads run: B's counts
  *       still equal, A's at most the functions'.
+ *   hooks count ROUNDS CHURN own   the same with hook B's exit callback
+ *       left out: each hooked function's site calls its own trampoline
+ *       (x86_64, -mfentry), checked each round from the site's code.
  *   hooks unreg CYCLES   8 threads calling f0-f7; CYCLES times a hook
  *       is made with fresh data, registered, unregistered, its data
  *       freed (built with ASan: a callback that writes after that is a
@@ -40,6 +43,9 @@
 #include "mcount-hooks.h"
 
 #define NF 8
+#ifndef HOOKS_AT_ENTRY
+#define HOOKS_AT_ENTRY 0
+#endif
 #define NT 8
 #define NI __attribute__((no_instrument_function))
 
@@ -157,6 +163,10 @@ NI static void take(struct snap *s, const struct counts *a, const struct counts 
 	}
 }
 
+/* Both hooks without exit callbacks (count's `own`): every function's
+ * site calls its own trampoline (mcount_hook(3)), not the hook. */
+static int own_mode;
+
 /* Hook B (f3-f7) saw each call since s, entry and exit: d of f_i. */
 NI static void check_b(const char *when, const struct snap *s, const struct counts *b, int i, unsigned long d)
 {
@@ -164,6 +174,8 @@ NI static void check_b(const char *when, const struct snap *s, const struct coun
 	snprintf(what, sizeof what, "hook B entries (%s)", when);
 	if (b->in[i] - s->b[i] != (i >= 3 ? d : 0))
 		fail(what, i, b->in[i] - s->b[i], i >= 3 ? d : 0);
+	if (own_mode)
+		return;
 	snprintf(what, sizeof what, "hook B exits (%s)", when);
 	if (b->out[i] - s->x[i] != (i >= 3 ? d : 0))
 		fail(what, i, b->out[i] - s->x[i], i >= 3 ? d : 0);
@@ -179,12 +191,29 @@ NI static void filter_of(unsigned sel, char *buf)
 		strcpy(buf, "no_such_function");
 }
 
+/* Does f_i's site (its first instruction, after an endbr) call
+ * a function's own trampoline: a call (e8 rel32, or 67 e8 rel32) to a
+ * stub that loads %r11d (41 bb imm32)?  That is, not the hook. */
+NI static int calls_own(int i)
+{
+	const unsigned char *p = (const unsigned char *)fns[i];
+	if (!memcmp(p, "\xf3\x0f\x1e\xfa", 4))
+		p += 4;
+	unsigned k = p[0] == 0x67;
+	if (p[k] != 0xe8)
+		return 0;
+	int32_t rel;
+	memcpy(&rel, p + k + 1, 4);
+	const unsigned char *t = p + k + 5 + rel;
+	return t[0] == 0x41 && t[1] == 0xbb;
+}
+
 NI static int count(int rounds, int churn)
 {
 	static struct counts a, b;
 	b.check_args = 1;
 	struct mcount_hook *ha = mcount_hook_create(on_entry, NULL, &a, 0);
-	struct mcount_hook *hb = mcount_hook_create(on_entry, on_exit_cb, &b, 0);
+	struct mcount_hook *hb = mcount_hook_create(on_entry, own_mode ? NULL : on_exit_cb, &b, 0);
 	if (!ha || !hb || mcount_hook_filter(hb, "f[3-7]") || mcount_hook_register(hb) ||
 	    mcount_hook_filter(ha, "no_such_function") || mcount_hook_register(ha)) {
 		printf("FAIL setup: %s\n", strerror(errno));
@@ -216,6 +245,22 @@ NI static int count(int rounds, int churn)
 			if (a.in[i] - s0.a[i] != (sel & (1u << i) ? d : 0))
 				fail("hook A (fenced round)", i, a.in[i] - s0.a[i], sel & (1u << i) ? d : 0);
 			check_b("fenced round", &s0, &b, i, d);
+#if defined(__x86_64__)
+			/* (what the site's code is: a function hooks alone use,
+			 * none with an exit (A; B has one unless own_mode), calls
+			 * its own trampoline where the site is at its entry
+			 * (-mfentry: the test defines HOOKS_AT_ENTRY), unless the
+			 * tracer has it too, as under MCOUNT_TRACE_FILTER) */
+			int hooked = i >= 3 || (sel & (1u << i));
+			const char *tf = getenv("MCOUNT_TRACE_FILTER");
+			char name[8];
+			snprintf(name, sizeof name, "f%d", i);
+			int traced = tf && strstr(tf, name);
+			int want = HOOKS_AT_ENTRY && hooked && !traced && (own_mode || i < 3);
+			if (calls_own(i) != want)
+				fail("site calls its own trampoline (1) or the hook or is a NOP (0)", i,
+				     (unsigned long)calls_own(i), (unsigned long)want);
+#endif
 		}
 	}
 	printf("ok fenced rounds=%d calls=%lu\n", rounds, calls);
@@ -598,6 +643,7 @@ NI static int errors(void)
 NI int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	own_mode = argc >= 5 && !strcmp(argv[4], "own");
 	if (argc >= 4 && !strcmp(argv[1], "count"))
 		return count(atoi(argv[2]), atoi(argv[3]));
 	if (argc >= 3 && !strcmp(argv[1], "unreg"))
