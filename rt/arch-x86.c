@@ -513,14 +513,29 @@ static void x86_bytes(const struct mt_site *s, enum mt_state st, unsigned char *
 	}
 }
 
-/* cpuid serialises; iret would be cheaper where cpuid traps to a
- * hypervisor, but a patch pass happens rarely. */
+/* A serialising instruction.  x86_64: iret to the next instruction, as
+ * the kernel's sync_core does (cpuid traps to a hypervisor, some
+ * microseconds, where an iret takes tens of nanoseconds: a hook's
+ * register passes here three times), below the red zone; i386: cpuid. */
 static void x86_sync_self(uintptr_t lo, uintptr_t hi)
 {
 	(void)lo;
 	(void)hi;
+#if defined(__x86_64__)
+	unsigned long t;
+	__asm__ volatile("leaq -128(%%rsp), %%rsp\n\t"
+			 "movq %%ss, %0\n\tpushq %0\n\t"
+			 "pushq %%rsp\n\taddq $8, (%%rsp)\n\t"
+			 "pushfq\n\t"
+			 "movq %%cs, %0\n\tpushq %0\n\t"
+			 "leaq 1f(%%rip), %0\n\tpushq %0\n\t"
+			 "iretq\n"
+			 "1:\tleaq 128(%%rsp), %%rsp"
+			 : "=&r"(t) : : "cc", "memory");
+#else
 	unsigned a = 0, b, c = 0, d;
 	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d) : : "memory");
+#endif
 }
 
 static uintptr_t x86_trap_site(const void *ucv)
