@@ -13,9 +13,9 @@
 use strict;
 use warnings;
 use Test::More;
-use POSIX ();
 use lib 't/lib';
-use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
+use TestUtil qw($TOP run_cmd tmpdir slurp spit);
+use LuaBuild qw(lua_source lua_compile);
 use TraceTest qw($MCC $MT $SO clean_env link_prog traced read_text nm_funcs wait_for start_bg
     stop_bg mt_cli);
 
@@ -24,35 +24,12 @@ my $dir = tmpdir();
 my $ctl = "$dir/ctl";
 $ENV{MCOUNT_TRACE_DIR} = $ctl;
 
-my ($st, $src, $err) = run_cmd(["$TOP/scripts/fetch-source", 'lua5.4']);
-chomp $src;
+my ($st, $src, $err, $c) = lua_source();
 is($st, 0, "fetch-source lua5.4: $src") or BAIL_OUT("no Lua source: $err");
-my @c = sort grep { !m{/luac\.c\z} } glob "$src/src/*.c";
-cmp_ok(scalar @c, '>', 20, scalar(@c) . ' C files of Lua');
-
-# Compile two at a time (the machine has two cores).
-my (@fail, %run);
-my @queue = @c;
-while (@queue || %run) {
-    while (@queue && keys %run < 2) {
-        my $c = shift @queue;
-        (my $o = $c) =~ s{.*/(.*)\.c\z}{$dir/$1.o};
-        my $pid = fork // die "fork: $!";
-        if ($pid == 0) {
-            $ENV{MCOUNT_CC_FLAGS} = '-pg -mfentry';
-            open STDOUT, '>', "$o.log" or POSIX::_exit(126);
-            open STDERR, '>&', \*STDOUT or POSIX::_exit(126);
-            { no warnings 'exec'; exec $MCC, 'gcc', '-O2', '-DLUA_USE_POSIX', '-c', $c, '-o', $o; }
-            POSIX::_exit(127);
-        }
-        $run{$pid} = $o;
-    }
-    my $pid = wait;
-    last if $pid < 0;
-    my $o = delete $run{$pid};
-    push @fail, "$o: status $?: " . slurp("$o.log") if $? != 0;
-}
-is_deeply(\@fail, [], 'every file compiled through mcount-cc gcc -O2 -DLUA_USE_POSIX (-pg -mfentry)');
+cmp_ok(scalar @$c, '>', 20, scalar(@$c) . ' C files of Lua');
+my $fail = lua_compile($c, $dir, [$MCC, 'gcc', '-O2', '-DLUA_USE_POSIX'],
+    env => { MCOUNT_CC_FLAGS => '-pg -mfentry' });
+is_deeply($fail, [], 'every file compiled through mcount-cc gcc -O2 -DLUA_USE_POSIX (-pg -mfentry)');
 my $lua = link_prog("$dir/lua", glob("$dir/*.o"), '-lm');
 ($st, my $out) = run_cmd(["$TOP/bin/mcount-record", '--verify', $lua]);
 is($st, 0, 'mcount-record --verify lua passes') or diag $out;
