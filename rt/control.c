@@ -1955,7 +1955,9 @@ int dlclose(void *h)
 	mt_close_end(pass);
 	return r;
 }
-/* ---- unwinding through hijacked frames (function_graph) ----
+#endif /* MT_SHARED */
+
+/* ---- unwinding through hijacked frames (function_graph, exit hooks) ----
  *
  * An unwinder that meets the return trampoline finds no frame
  * information there and stops: a C++ exception would end in
@@ -1965,7 +1967,21 @@ int dlclose(void *h)
  * already, as unwound); the handler that catches an exception hooks the
  * survivors again.  These are the entry points a program or libstdc++
  * calls through the PLT; glibc's cancellation reaches the unwinder from
- * inside (see mcount-trace(1)).  The caller's stack pointer: two words
+ * inside (see mcount-trace(1)).
+ *
+ * Linked in (libmcount-trace.a), the unwinder's entry points and
+ * __cxa_begin_catch are defined weak: a dynamically linked program
+ * exports them to libstdc++ (its PLT calls) and its own landing pads
+ * and handlers call them; one that links libgcc and libstdc++ in
+ * (-static, -static-libstdc++) gets their own, which its link brings in
+ * for other symbols of the same objects (dlsym would find no next
+ * definition there), and an exception through a hijacked frame ends in
+ * std::terminate, as before.  The personality routine and pthread_exit are the preloaded
+ * library's only: a static link need not bring in the real ones for
+ * another symbol, and would keep wrappers with nothing behind them.
+ * Without the personality's wrapper, the frames below a landing pad are
+ * marked unwound when the pad resumes the unwinding or its handler
+ * catches, after the pad's own calls.  The caller's stack pointer: two words
  * above this function's frame pointer on x86 (64 and 32-bit); elsewhere, where the
  * frame record need not be at the top of the frame, this function's CFA
  * (ppc64le: past the slot the caller's callees share).
@@ -2008,6 +2024,12 @@ int dlclose(void *h)
 #define PAD_LIVE(cfa) (cfa)
 #endif
 
+#ifdef MT_SHARED
+#define MT_UNW
+#else
+#define MT_UNW __attribute__((weak))
+#endif
+
 struct _Unwind_Exception;
 typedef int (*mt_unw_fn)(struct _Unwind_Exception *);
 
@@ -2021,7 +2043,7 @@ static void *real_sym(const char *name)
 	return f;
 }
 
-int _Unwind_RaiseException(struct _Unwind_Exception *e);
+MT_UNW int _Unwind_RaiseException(struct _Unwind_Exception *e);
 int _Unwind_RaiseException(struct _Unwind_Exception *e)
 {
 	static mt_unw_fn real;
@@ -2031,7 +2053,7 @@ int _Unwind_RaiseException(struct _Unwind_Exception *e)
 	return real(e);
 }
 
-int _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e);
+MT_UNW int _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e);
 int _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
 {
 	static mt_unw_fn real;
@@ -2041,7 +2063,7 @@ int _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
 	return real(e);
 }
 
-void _Unwind_Resume(struct _Unwind_Exception *e);
+MT_UNW void _Unwind_Resume(struct _Unwind_Exception *e);
 #if defined(__arm__)
 /* The Arm EHABI's _Unwind_Resume takes the stack pointer it is entered
  * with for the landing pad's frame's (the pad's address it has saved):
@@ -2080,7 +2102,7 @@ void _Unwind_Resume(struct _Unwind_Exception *e)
 #endif
 
 typedef int (*mt_unw_stop)(int, int, uint64_t, struct _Unwind_Exception *, void *, void *);
-int _Unwind_ForcedUnwind(struct _Unwind_Exception *e, mt_unw_stop stop, void *arg);
+MT_UNW int _Unwind_ForcedUnwind(struct _Unwind_Exception *e, mt_unw_stop stop, void *arg);
 int _Unwind_ForcedUnwind(struct _Unwind_Exception *e, mt_unw_stop stop, void *arg)
 {
 	static int (*real)(struct _Unwind_Exception *, mt_unw_stop, void *);
@@ -2090,6 +2112,7 @@ int _Unwind_ForcedUnwind(struct _Unwind_Exception *e, mt_unw_stop stop, void *ar
 	return real(e, stop, arg);
 }
 
+#ifdef MT_SHARED
 /* C++ frames: a landing pad about to run in a frame (the cleanup phase)
  * means every frame below it is gone; they are marked unwound now, in
  * the order the unwinder leaves them, before the pad's own calls. */
@@ -2135,8 +2158,9 @@ int __gxx_personality_v0(int version, int actions, uint64_t cls, struct _Unwind_
 	return r;
 }
 #endif
+#endif /* MT_SHARED */
 
-void *__cxa_begin_catch(void *e);
+MT_UNW void *__cxa_begin_catch(void *e);
 void *__cxa_begin_catch(void *e)
 {
 	static void *(*real)(void *);
@@ -2146,6 +2170,7 @@ void *__cxa_begin_catch(void *e)
 	return real(e);
 }
 
+#ifdef MT_SHARED
 void pthread_exit(void *ret)
 {
 	static void (*real)(void *);
@@ -2155,5 +2180,5 @@ void pthread_exit(void *ret)
 	real(ret);
 	abort();
 }
+#endif /* MT_SHARED */
 #endif /* MT_HAVE_GRAPH */
-#endif

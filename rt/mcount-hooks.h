@@ -48,7 +48,8 @@ typedef void (*mcount_hook_fn)(unsigned long ip, unsigned long parent_ip, void *
 /* A hook, not yet registered, with an empty filter (every function) and
  * no notrace.  entry runs at the call of each selected function, exit
  * (when not NULL) at its return; either may be NULL, not both.  flags:
- * 0. */
+ * 0.  A frame left by longjmp or a C++ exception gets no exit; no
+ * callback may longjmp or throw out of itself (mcount_hook(3)). */
 struct mcount_hook *mcount_hook_create(mcount_hook_fn entry, mcount_hook_fn exit, void *data, unsigned flags);
 /* The functions the hook selects: a FILTER, replacing the last one ("":
  * every function, as the kernel's empty filter).  notrace: the functions
