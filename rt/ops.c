@@ -175,7 +175,8 @@ static int pick_filter(const char *filter, size_t from, struct pick *p)
 		errno = ENOMEM;
 		return -1;
 	}
-	qsort(p->v, p->n, sizeof *p->v, u32_cmp);
+	if (p->n)
+		qsort(p->v, p->n, sizeof *p->v, u32_cmp);
 	size_t k = 0;
 	for (size_t i = 0; i < p->n; i++)
 		if (!k || p->v[k - 1] != p->v[i])
@@ -224,8 +225,10 @@ static int select_from(int id, struct mt_op *op, size_t from)
 		errno = ENOMEM;
 		return -1;
 	}
-	memcpy(nv, op->sel, keep * sizeof *nv);
-	memcpy(nv + keep, want.v, want.n * sizeof *nv);
+	if (keep)
+		memcpy(nv, op->sel, keep * sizeof *nv);
+	if (want.n)
+		memcpy(nv + keep, want.v, want.n * sizeof *nv);
 	mt_users bit = MT_USER(id);
 	size_t a = keep, b = 0;
 	while (a < op->nsel || b < want.n) {
@@ -391,6 +394,26 @@ int mt_ops_refresh(size_t first)
 		struct mt_op *op = atomic_load(&mt_ops[id]);
 		if (op && select_from(id, op, first))
 			r = -1;
+	}
+	/* A redirect into code no longer loaded (its library closed, against
+	 * mcount_hook(3)): dropped, said, the function's own body called
+	 * again from the pass on; and that of a function unloaded. */
+	for (size_t i = 0; nredirects && i < mt_reg.nfuncs; i++) {
+		struct mt_func *f = &mt_reg.funcs[i];
+		if (!f->redirect)
+			continue;
+		bool live = mt_reg.objs[f->obj]->live, code = false;
+		for (size_t k = 0; k < mt_reg.nobjs && live && !code; k++)
+			code = mt_reg.objs[k]->live && mt_in_exec(mt_reg.objs[k], f->redirect);
+		if (code)
+			continue;
+		if (live)
+			mt_msg("%s was redirected to %#lx, which is no longer loaded code: the redirect is dropped",
+			       f->name, (unsigned long)f->redirect);
+		/* (a function itself unloaded: its redirect goes with it) */
+		f->redirect = 0;
+		nredirects--;
+		mt_func_dirty((uint32_t)i);
 	}
 	if (table_anew())
 		r = -1;
