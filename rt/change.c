@@ -9,7 +9,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <link.h>
 #include <poll.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "rt.h"
@@ -18,8 +20,49 @@
  * found (each a NOP), the filters and function events given so far
  * replayed on them, and the code made to follow (mt_reg.pass and
  * mt_reg.lock held). */
+/* The dynamic linker's counts of objects loaded and unloaded
+ * (dl_iterate_phdr), as the last refresh saw them: a change reads the
+ * objects again where they moved.  The preloaded library wraps dlopen
+ * and dlclose, but the C library loads objects of its own (NSS, iconv)
+ * past that, and the linked-in library wraps neither. */
+static unsigned long long seen_adds, seen_subs;
+
+struct dl_counts {
+	unsigned long long adds, subs;
+	bool known;
+};
+
+static int counts_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct dl_counts *c = arg;
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+		c->adds = info->dlpi_adds;
+		c->subs = info->dlpi_subs;
+		c->known = true;
+	}
+	return 1;
+}
+
+static struct dl_counts dl_counts(void)
+{
+	struct dl_counts c = { 0, 0, false };
+	dl_iterate_phdr(counts_of, &c);
+	return c;
+}
+
+/* Have objects come or gone since the last refresh (true where that
+ * cannot be told)? */
+static bool objects_moved(void)
+{
+	struct dl_counts c = dl_counts();
+	return !c.known || c.adds != seen_adds || c.subs != seen_subs;
+}
+
 int mt_refresh(void)
 {
+	struct dl_counts c = dl_counts();
+	seen_adds = c.adds;
+	seen_subs = c.subs;
 	size_t first;
 	if (mt_sites_refresh(&first))
 		return -1;
@@ -63,11 +106,12 @@ void mt_pass_unlock(bool held)
 		pthread_mutex_unlock(&mt_reg.pass);
 }
 
-/* Without the pass lock (pass_lock returned false): the registry made
- * to hold what is mapped now, before a pass (registry lock held). */
+/* Without the pass lock (pass_lock returned false), or where objects
+ * came or went past the wrappers of dlopen and dlclose: the registry
+ * made to hold what is mapped now, before a pass (registry lock held). */
 void mt_refresh_bypass(bool held)
 {
-	if (!held && atomic_load(&mt_ready) && mt_refresh())
+	if (atomic_load(&mt_ready) && (!held || objects_moved()) && mt_refresh())
 		mt_msg("cannot change the code: %s", strerror(errno));
 }
 

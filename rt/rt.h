@@ -588,6 +588,8 @@ MT_HIDDEN extern _Atomic(struct mt_retmap *) mt_frames;
 struct mt_view {
 	struct mt_site *sites;
 	size_t n;
+	struct mt_view *prev;         /* the one it replaced, kept (never freed:
+				       * a trap handler may be reading it) */
 };
 MT_HIDDEN extern _Atomic(struct mt_view *) mt_view;
 

@@ -548,6 +548,7 @@ static void bury(const struct mt_view *old, size_t ndead)
 	mt_sort_by_addr(all, k, sizeof *all, offsetof(struct mt_site, addr), sizeof all->addr, site_cmp);
 	g->sites = all;
 	g->n = k;
+	g->prev = NULL;
 	if (grave) {
 		free(grave->sites);
 		free(grave);
@@ -690,6 +691,7 @@ int mt_sites_refresh(size_t *first)
 	mt_sort_by_addr(all, n, sizeof *all, offsetof(struct mt_site, addr), sizeof all->addr, site_cmp);
 	v->sites = all;
 	v->n = n;
+	v->prev = old;
 	/* The old view stays allocated: a trap handler may be reading it. */
 	atomic_store_explicit(&mt_view, v, memory_order_release);
 	all_dirty = true;

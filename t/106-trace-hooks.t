@@ -29,6 +29,10 @@
 #    and the copy ran as many times as the calls made; a hook on f1 saw
 #    each call, and its exit the value each returned.  The errors of a
 #    redirect.  With -pg (mcount after the prologue): ENOTSUP.
+#  - A redirect into a library dlopen()ed after start-up (and so seen by
+#    the linked-in library too); with the shared library, that library
+#    closed while redirected: the redirect dropped, said, f1's own body
+#    answering again.
 #  - The errors of mcount-hooks.h a program can see.
 #  - The tracer beside the hooks, on the same sites: MCOUNT_TRACE_FILTER
 #    f3 while both hooks run: the trace has f3's calls, as many as f3
@@ -64,6 +68,9 @@ $prog{'fentry-shared'} = link_prog("$dir/fentry-shared", "$dir/fentry.o", "-L$so
 mcc_build('-pg -mfentry', "$dir/san.o", $src, '-O1', '-g', "-I$RTINC", '-DHOOKS_AT_ENTRY=1',
     '-fsanitize=address,undefined');
 $prog{asan} = link_prog("$dir/asan", "$dir/san.o", '-fsanitize=address,undefined', $asan, '-lpthread');
+
+# a fixed f1 in a library of its own (plain: no table), for `unload`
+link_prog("$dir/libfix.so", '-shared', '-fPIC', '-O2', "$TSRC/hooks_fix.c");
 
 # run(PROG, ARGS..., {env}) -> (status, stdout, stderr)
 sub run_prog {
@@ -115,6 +122,19 @@ for my $k (sort keys %prog) {
         $out = clean_run("$k redirect", $p, 'redirect', $r);
         like($out, qr/^ok redirect rounds=$r calls=[1-9]\d* redirected=[1-9]\d*$/m,
             "$k: $r redirects and unredirects under load, each answer as the switch says");
+    }
+    if ($k eq 'fentry-shared') {
+        # (dlclose wrapped: the redirect into the library is dropped)
+        my ($st, $uo, $ue) = run_prog($p, 'unload', "$dir/libfix.so");
+        is($st, 0, "$k unload: exit status 0") or diag("$uo$ue");
+        like($uo, qr/^ok unload$/m, "$k: f1 redirected into a library, which is then closed: f1's own answer again")
+            or diag($uo);
+        like($ue, qr/\bf1 was redirected to 0x[0-9a-f]+, which is no longer loaded code: the redirect is dropped$/m,
+            "$k unload: said on standard error") or diag($ue);
+    } elsif ($k !~ /\Amcount/) {
+        # linked in: a library loaded after start-up is seen at the next change
+        $out = clean_run("$k unload keep", $p, 'unload', "$dir/libfix.so", 'keep');
+        like($out, qr/^ok unload$/m, "$k: f1 redirected into a library dlopen()ed after start-up, and back");
     }
     $out = clean_run("$k errors", $p, 'errors');
     like($out, qr/^ok errors$/m, "$k: the errors");

@@ -25,10 +25,17 @@
  *       redirect's return to its unredirect, the old one after; a hook
  *       on f1 sees every call, its exit the value the call returned.
  *       A program built with -pg (mcount after the prologue): ENOTSUP.
+ *   hooks unload LIB [keep]   f1 redirected to a function of LIB (loaded
+ *       by dlopen after start-up), which it then answers; LIB closed
+ *       (dlclose): f1 answers its own again, the redirect dropped
+ *       (unredirect: EINVAL), a line on stderr.  keep: unredirected
+ *       before LIB is closed (the linked-in library does not see a
+ *       dlclose as it happens: mcount_hook(3)).
  *   hooks errors   each errno of mcount-hooks.h that a program can see.
  * Prints "ok ..." lines, or "FAIL ..." and exits 1.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -640,6 +647,36 @@ NI static int errors(void)
 	return failed;
 }
 
+/* ---- unload ---- */
+
+NI static int unload(const char *lib, int keep)
+{
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	void *fix = h ? dlsym(h, "fixed_far") : NULL;
+	if (!fix) {
+		printf("FAIL dlopen %s: %s\n", lib, dlerror());
+		return 1;
+	}
+	if (mcount_hook_redirect("f1", fix)) {
+		printf("FAIL redirect to the library: %s\n", strerror(errno));
+		return 1;
+	}
+	if (f1(5) != 5 * 3 + 200)
+		fail("f1 redirected into the library", 1, f1(5), 5 * 3 + 200);
+	if (keep && mcount_hook_unredirect("f1"))
+		fail("unredirect: errno", 1, (unsigned long)errno, 0);
+	if (dlclose(h))
+		fail("dlclose", -1, 1, 0);
+	/* (the library's code is gone: f1 must not go there) */
+	if (f1(5) != 5 * 3 + 1)
+		fail("f1 after its replacement was unloaded", 1, f1(5), 5 * 3 + 1);
+	errno = 0;
+	if (!keep && (mcount_hook_unredirect("f1") != -1 || errno != EINVAL))
+		fail("unredirect of a redirect dropped: errno", 1, (unsigned long)errno, EINVAL);
+	printf("ok unload\n");
+	return failed;
+}
+
 NI int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -652,6 +689,8 @@ NI int main(int argc, char **argv)
 		return unwind(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "redirect"))
 		return redirect(atoi(argv[2]), argc >= 4 && !strcmp(argv[3], "enotsup"));
+	if (argc >= 3 && !strcmp(argv[1], "unload"))
+		return unload(argv[2], argc >= 4 && !strcmp(argv[3], "keep"));
 	if (argc >= 2 && !strcmp(argv[1], "errors"))
 		return errors();
 	fprintf(stderr, "usage: hooks count ROUNDS CHURN | unreg CYCLES | unwind ROUNDS | redirect ROUNDS [enotsup] | "
