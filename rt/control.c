@@ -1096,6 +1096,7 @@ static void conn_read(struct conn *c)
 static void *control_thread(void *arg)
 {
 	(void)arg;
+	atomic_store(&mt_library_tid, (long)mt_raw6(SYS_gettid, 0, 0, 0, 0, 0, 0));
 	int wait = out_path && *out_path ? 20 : 1000;
 	uint64_t drained = now_ns();
 	for (;;) {

@@ -794,9 +794,12 @@ static int apply_fenced(struct mt_site **batch, size_t n, struct poke *pk, struc
 
 /* ---- SIGTRAP blocked (trap_read, above) ---- */
 
-/* The ID of a thread of the process other than this one that blocks
- * SIGTRAP now, from SigBlk in /proc/self/task/TID/status; 0 if none (or
- * -1 with errno if they cannot be read). */
+/* The ID of a thread of the process other than this one (and the
+ * library's own control thread, which never runs a site) that blocks
+ * SIGTRAP now, from /proc/self/task/TID/stat; 0 if none (or -1 with
+ * errno if they cannot be read). */
+_Atomic long mt_library_tid;
+
 static long trap_blocker(void)
 {
 	int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -814,10 +817,14 @@ static long trap_blocker(void)
 			off += reclen;
 			char *end;
 			long tid = strtol(name, &end, 10);
-			if (*end || tid <= 0 || tid == self)
+			if (*end || tid <= 0 || tid == self || tid == atomic_load(&mt_library_tid))
 				continue;
-			char path[64], st[4096];
-			snprintf(path, sizeof path, "/proc/self/task/%ld/status", tid);
+			/* (stat, not status: the kernel makes it in half the
+			 * time; its 32nd field is the thread's blocked signals,
+			 * in decimal, the 30th after the name's closing
+			 * parenthesis) */
+			char path[64], st[1024];
+			snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
 			int fd = open(path, O_RDONLY | O_CLOEXEC);
 			if (fd < 0)
 				continue;             /* gone meanwhile */
@@ -826,10 +833,12 @@ static long trap_blocker(void)
 			if (n <= 0)
 				continue;
 			st[n] = 0;
-			const char *b = strstr(st, "\nSigBlk:");
+			const char *b = strrchr(st, ')');
+			for (int field = 2; b && field < 32; field++)
+				b = strchr(b + 1, ' ');
 			if (!b)
 				continue;
-			unsigned long long m = strtoull(b + 9, NULL, 16);
+			unsigned long long m = strtoull(b + 1, NULL, 10);
 			if (m >> (SIGTRAP - 1) & 1)
 				found = tid;
 		}

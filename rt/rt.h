@@ -792,6 +792,9 @@ MT_HIDDEN int mt_apply(void);
  * could read were changed. */
 MT_HIDDEN const char *mt_apply_why(void);
 MT_HIDDEN void mt_claim_signals(void);
+/* The library's control thread (control.c), which runs no site: the
+ * pass need not ask whether it blocks SIGTRAP (0: none yet). */
+MT_HIDDEN extern _Atomic long mt_library_tid;
 /* A trampoline: the address of code[0..len) in a page mapped within
  * reach bytes of near, both ways; a page made before for the same code,
  * or one mapped now in a free place (looked for below near first, in
