@@ -36,6 +36,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/membarrier.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -536,6 +537,29 @@ static __attribute__((noinline, cold)) void redirect_nested(uintptr_t ret, uintp
 		redirect_to(ret, slot, atomic_load_explicit(&fh->redirect, memory_order_acquire));
 }
 
+/* A thread that left the library's code by a jump (a signal handler's
+ * siglongjmp out of the hook, or out of a callback) leaves its nest and
+ * its hold behind, and would run no callback, record nothing and hold
+ * up every grace period from then on.  A later call from as high on
+ * the stack as the one that set them, not on a signal stack, finds
+ * them stale, and they are undone: a call nested in a callback or in a
+ * signal handler is deeper, or on the handler's alternate stack.  (A
+ * thread that jumped out and calls no hooked function from that high
+ * again holds a grace period until it does.) */
+static __attribute__((noinline, cold)) bool nest_left(struct mt_tbuf *b, uintptr_t at)
+{
+	if (at < b->nest_sp)
+		return false;
+	stack_t ss;
+	if (!mt_raw6(SYS_sigaltstack, 0, (long)&ss, 0, 0, 0, 0) && (ss.ss_flags & SS_ONSTACK))
+		return false;
+	if (atomic_load_explicit(&b->held, memory_order_relaxed) & 1)
+		unhold(b);
+	atomic_signal_fence(memory_order_seq_cst);
+	b->nest = 0;
+	return true;
+}
+
 bool mt_in_callback(void)
 {
 	return self && self->nest == 2;
@@ -656,7 +680,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 			return;
 		}
 	}
-	if (b->nest) {
+	if (b->nest && !nest_left(b, (uintptr_t)slot)) {
 		if (b->nest == 2)
 			b->recursion++;
 		else
@@ -673,6 +697,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		return;
 	}
 	b->nest = 1;
+	b->nest_sp = (uintptr_t)slot;
 	atomic_signal_fence(memory_order_seq_cst);
 	mt_users users = 1, exits = 0;
 	const struct mt_fhook *fh = NULL;
@@ -871,8 +896,9 @@ MT_REALIGN void mt_own_entry(uint32_t func, uintptr_t ret, uintptr_t *regs)
 {
 	uintptr_t *slot = regs + MT_OWN_SLOT;
 	struct mt_tbuf *b = self;
-	if (__builtin_expect(b && !b->nest, 1)) {
+	if (__builtin_expect(b && (!b->nest || nest_left(b, (uintptr_t)slot)), 1)) {
 		b->nest = 1;
+		b->nest_sp = (uintptr_t)slot;
 		atomic_signal_fence(memory_order_seq_cst);
 		hold(b);
 		struct mt_hooktab *t = atomic_load_explicit(&mt_hooktab, memory_order_acquire);
@@ -901,10 +927,15 @@ MT_REALIGN void mt_own_entry(uint32_t func, uintptr_t ret, uintptr_t *regs)
 		unhold(b);
 		atomic_signal_fence(memory_order_seq_cst);
 		b->nest = 0;
-		if (__builtin_expect(own, 1))
+		/* (no user left: a call begun before its site became a NOP) */
+		if (__builtin_expect(own, 1) || !m)
 			return;
 	}
-	mt_entry(ret, slot, regs);
+	/* (a stub is never the tracer's alone: with no hook registered nor
+	 * redirect made, the call began before the site left its stub, and
+	 * serves no one; not taken for the tracer's as mt_entry would) */
+	if (atomic_load_explicit(&mt_ops_on, memory_order_relaxed))
+		mt_entry(ret, slot, regs);
 }
 
 /* The shadow entry (its index + 1; 0: none) of the frame that returned
@@ -936,6 +967,8 @@ uintptr_t mt_exit(uintptr_t key, uintptr_t retval)
 		die(nothing, sizeof nothing - 1);
 	int nested = b->nest;
 	b->nest = 1;
+	if (!nested)
+		b->nest_sp = key;
 	atomic_signal_fence(memory_order_seq_cst);
 	uint32_t i = exit_entry(b, key);
 	if (!i)

@@ -1126,6 +1126,8 @@ struct mt_tbuf {
 	atomic_int state;             /* MT_TBUF_*: a free one is taken by a new thread */
 	uint64_t lost;
 	volatile int nest;            /* in the hook (a signal handler re-entered it) */
+	uintptr_t nest_sp;            /* how high on the stack the hook was entered
+				       * (buffer.c: nest_left) */
 	int tid;
 	uint64_t mask;
 	struct mt_tbuf *next;

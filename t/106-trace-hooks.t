@@ -33,6 +33,10 @@
 #    the linked-in library too); with the shared library, that library
 #    closed while redirected: the redirect dropped, said, f1's own body
 #    answering again.
+#  - A timer's signal handler that siglongjmps out of whatever the thread
+#    runs (the hook, the callbacks) 10,000 times a second while the
+#    thread calls a hooked function: afterwards every call runs its
+#    callbacks, and an unregister from another thread returns.
 #  - The errors of mcount-hooks.h a program can see.
 #  - The tracer beside the hooks, on the same sites: MCOUNT_TRACE_FILTER
 #    f3 while both hooks run: the trace has f3's calls, as many as f3
@@ -135,6 +139,11 @@ for my $k (sort keys %prog) {
         # linked in: a library loaded after start-up is seen at the next change
         $out = clean_run("$k unload keep", $p, 'unload', "$dir/libfix.so", 'keep');
         like($out, qr/^ok unload$/m, "$k: f1 redirected into a library dlopen()ed after start-up, and back");
+    }
+    for my $x ('', 'exit') {
+        $out = clean_run("$k sigjump $x", $p, 'sigjump', 2, $x || ());
+        like($out, qr/^ok sigjump jumps=some$/m,
+            "$k: a signal handler's siglongjmp out of the hook (callbacks: entry $x), then every call served, unregister returns");
     }
     $out = clean_run("$k errors", $p, 'errors');
     like($out, qr/^ok errors$/m, "$k: the errors");

@@ -31,6 +31,12 @@
  *       (unredirect: EINVAL), a line on stderr.  keep: unredirected
  *       before LIB is closed (the linked-in library does not see a
  *       dlclose as it happens: mcount_hook(3)).
+ *   hooks sigjump SECONDS [exit]   a timer's signal handler siglongjmps
+ *       out of whatever the thread runs, the library's hook and the
+ *       callbacks among it, while f1 (hooked: entry, or entry and exit)
+ *       is called in a loop; then, with the timer off, 1,000 calls of
+ *       f1 run the callbacks 1,000 times each, and an unregister from
+ *       another thread returns (an alarm kills it otherwise).
  *   hooks errors   each errno of mcount-hooks.h that a program can see.
  * Prints "ok ..." lines, or "FAIL ..." and exits 1.
  */
@@ -39,6 +45,8 @@
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <sys/time.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -647,6 +655,72 @@ NI static int errors(void)
 	return failed;
 }
 
+/* ---- sigjump ---- */
+
+static sigjmp_buf sj;
+static volatile unsigned long jumps, sj_seen;
+static struct mcount_hook *sj_hook;
+
+NI static void sj_cb(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
+{
+	(void)ip;
+	(void)parent;
+	(void)data;
+	(void)r;
+	sj_seen++;
+}
+
+NI static void sj_alarm(int sig)
+{
+	(void)sig;
+	jumps++;
+	siglongjmp(sj, 1);
+}
+
+NI static void *sj_unreg(void *arg)
+{
+	(void)arg;
+	return (void *)(intptr_t)mcount_hook_unregister(sj_hook);
+}
+
+NI static int sigjump(int seconds, int with_exit)
+{
+	sj_hook = mcount_hook_create(sj_cb, with_exit ? sj_cb : NULL, NULL, 0);
+	if (!sj_hook || mcount_hook_filter(sj_hook, "f1") || mcount_hook_register(sj_hook)) {
+		printf("FAIL setup: %s\n", strerror(errno));
+		return 1;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = sj_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = { { 0, 100 }, { 0, 100 } }, off = { { 0, 0 }, { 0, 0 } };
+	time_t end = time(NULL) + seconds;
+	sigsetjmp(sj, 1);
+	setitimer(ITIMER_REAL, &it, NULL);
+	while (time(NULL) < end)
+		f1(1);
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_DFL);
+	unsigned long s0 = sj_seen, want = with_exit ? 2000 : 1000;
+	for (int i = 0; i < 1000; i++)
+		f1(1);
+	if (sj_seen - s0 != want)
+		fail("callbacks of 1,000 calls after the jumps", 1, sj_seen - s0, want);
+	if (!jumps)
+		fail("jumps out of the signal handler", -1, 0, 1);
+	alarm(20);                    /* (an unregister that waits for ever: killed) */
+	pthread_t t;
+	void *rc = (void *)1;
+	pthread_create(&t, NULL, sj_unreg, NULL);
+	pthread_join(t, &rc);
+	alarm(0);
+	if (rc)
+		fail("unregister from another thread after the jumps", -1, 1, 0);
+	printf("ok sigjump jumps=%s\n", jumps ? "some" : "none");
+	return failed;
+}
+
 /* ---- unload ---- */
 
 NI static int unload(const char *lib, int keep)
@@ -689,6 +763,8 @@ NI int main(int argc, char **argv)
 		return unwind(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "redirect"))
 		return redirect(atoi(argv[2]), argc >= 4 && !strcmp(argv[3], "enotsup"));
+	if (argc >= 3 && !strcmp(argv[1], "sigjump"))
+		return sigjump(atoi(argv[2]), argc >= 4 && !strcmp(argv[3], "exit"));
 	if (argc >= 3 && !strcmp(argv[1], "unload"))
 		return unload(argv[2], argc >= 4 && !strcmp(argv[3], "keep"));
 	if (argc >= 2 && !strcmp(argv[1], "errors"))
