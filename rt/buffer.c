@@ -778,14 +778,6 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		rec = false;
 		hook &= !graph || exits;
 	}
-	if (hook && b->sdepth >= MT_SHADOW) {
-		b->noshadow++;
-		hook = false;
-		if (graph && rec) {
-			b->lost++;
-			rec = false;
-		}
-	}
 	if (rec || hook) {
 		unsigned cpu;
 		uint64_t ts = mt_clock_now(&cpu);
@@ -799,6 +791,15 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 					h = mt_seq_load(&b->head, memory_order_relaxed);
 					break;
 				}
+		}
+		/* (full once those are gone) */
+		if (hook && b->sdepth >= MT_SHADOW) {
+			b->noshadow++;
+			hook = false;
+			if (graph && rec) {
+				b->lost++;
+				rec = false;
+			}
 		}
 		if (rec && full(b, h + extra)) {
 			b->lost++;
