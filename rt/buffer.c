@@ -496,7 +496,8 @@ static __attribute__((noinline)) MT_REALIGN void call_exits(struct mt_tbuf *b, c
 	int nested = b->nest;
 	b->nest = 2;
 	atomic_signal_fence(memory_order_seq_cst);
-	struct mcount_regs r = { .regs = NULL, .args = NULL, .ret = retval, .exit = true };
+	struct mcount_regs r = { .regs = NULL, .args = NULL, .ret = retval, .exit = true,
+				 .depth = (uint32_t)(s - b->shadow), .frame = KEY(s) & ~(uintptr_t)1 };
 	struct mt_hooktab *t = atomic_load_explicit(&mt_hooktab, memory_order_acquire);
 	const struct mt_fhook *fh = t ? mt_retmap_find(t->map, s->ip) : NULL;
 	for (mt_users u = s->users & ~(mt_users)1; u; u &= u - 1) {
@@ -803,14 +804,6 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		rec = false;
 		hook &= !graph || exits;
 	}
-	if (hook && b->sdepth >= MT_SHADOW) {
-		b->noshadow++;
-		hook = false;
-		if (graph && rec) {
-			b->lost++;
-			rec = false;
-		}
-	}
 	if (rec || hook) {
 		unsigned cpu;
 		uint64_t ts = mt_clock_now(&cpu);
@@ -824,6 +817,15 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 					h = mt_seq_load(&b->head, memory_order_relaxed);
 					break;
 				}
+		}
+		/* (full once those are gone) */
+		if (hook && b->sdepth >= MT_SHADOW) {
+			b->noshadow++;
+			hook = false;
+			if (graph && rec) {
+				b->lost++;
+				rec = false;
+			}
 		}
 		if (rec && full(b, h + extra)) {
 			b->lost++;
@@ -861,7 +863,8 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 			mt_seq_store(&b->head, next, memory_order_release);
 	}
 	if (users > 1) {
-		struct mcount_regs r = { .regs = regs, .args = args_slot, .ret = 0, .exit = false };
+		struct mcount_regs r = { .regs = regs, .args = args_slot, .ret = 0, .exit = false,
+					 .noexit = !hook, .depth = b->sdepth - hook, .frame = key };
 		call_entries(b, users, fh->addr, parent, &r);
 	}
 out:
@@ -910,7 +913,8 @@ MT_REALIGN void mt_own_entry(uint32_t func, uintptr_t ret, uintptr_t *regs)
 			   !atomic_load_explicit(&fh->redirect, memory_order_relaxed) &&
 			   parent != (uintptr_t)mt_return_trampoline;
 		if (__builtin_expect(own, 1)) {
-			struct mcount_regs r = { .regs = regs, .args = slot, .ret = 0, .exit = false };
+			struct mcount_regs r = { .regs = regs, .args = slot, .ret = 0, .exit = false,
+						 .noexit = true, .depth = b->sdepth, .frame = SLOT_KEY(slot) };
 			struct mt_fp fp;
 			mt_fp_save(&fp);
 			b->nest = 2;

@@ -3,52 +3,85 @@
  * and trace_stat/function*: for each function its calls, the time spent
  * in it (with its callees, and without them: its own), the mean and
  * the variance.  A client of the hooks API (mcount-hooks.h), as any
- * program's own hook would be: an entry callback pushes the call on
- * the thread's stack, the exit callback pops it and adds its time to
- * the function's counts and to its caller's callees' time.
+ * program's own hook would be, but for what struct mcount_regs tells it
+ * of each call's frame (rt.h): an entry callback pushes the call on the
+ * thread's stack, the exit callback pops it and adds its time to the
+ * function's counts and to its caller's callees' time.
+ *
+ * Some calls get no exit callback: those deeper than the hooks' shadow
+ * stack (MT_SHADOW frames), those whose return cannot be hooked, and
+ * those left by longjmp or an exception.  So an exit is paired with its
+ * entry by the frame's index on the shadow stack, never by a count or
+ * by the function (a recursion has the same one at every depth): every
+ * frame above it on the thread's stack is gone.  A frame the hooks said
+ * they would give an exit (noexit false) that is gone without one was
+ * left: it counts nothing, nor does any frame above it, and is counted
+ * as left.  A frame whose return is not hooked is gone once a frame
+ * below it returns, or once a call takes a stack slot at or above its
+ * own: it is counted then, in Hit, without a time (its callees' times,
+ * those known, go to its caller's).  Which of those a longjmp left the
+ * profiler cannot tell.
  *
  * The counts are a table of MT_PROF_SLOTS functions by address, filled
  * without a lock (an entry's address is claimed by compare-and-swap,
  * its counts added atomically); a function that finds the table full is
- * counted as dropped.  A frame left without returning (longjmp, an
- * exception) is popped when a frame below it returns: it counts
- * nothing.  Times are CLOCK_MONOTONIC's (the vDSO), in nanoseconds. */
+ * counted as dropped.  Times are CLOCK_MONOTONIC's (the vDSO), in
+ * nanoseconds.  A thread's stack is mapped at its first call, its pages
+ * touched as deep as its calls go, and taken by another thread once its
+ * thread has ended. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "rt.h"
 
 #define MT_PROF_SLOTS 65536
-#define MT_PROF_DEPTH 256
+/* A thread's stack, in frames; MT_SHADOW of them kept for the frames
+ * whose returns are hooked, which always fit. */
+#define MT_PROF_DEPTH 65536
 
 /* Counts in words (no 64-bit atomics on 32-bit CPUs, whose library has
  * no hooks yet: hooks.c says ENOTSUP there). */
 typedef unsigned long pcount;
 struct pstat {
 	_Atomic uintptr_t ip;
-	_Atomic pcount hits, total, self, sq;  /* sq: the sum of squares, in units of (256 ns)^2 */
+	_Atomic pcount hits, untimed, total, self, sq;  /* sq: the sum of squares, in units of (256 ns)^2 */
 };
 
 static struct pstat *table;
-static _Atomic pcount dropped;
+/* calls of functions the table had no room for; calls left (longjmp, an
+ * exception); calls not followed (a thread's stack full, or none) */
+static _Atomic pcount dropped, left, lost;
 static struct mcount_hook *hook;
 static pthread_mutex_t prof_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct pframe {
 	uintptr_t ip;
-	uint64_t t0, callees;
+	uintptr_t frame;              /* mcount_regs.frame */
+	uint64_t t0, callees;         /* callees: the time known spent in its calls */
+	uint32_t depth;               /* mcount_regs.depth at its entry */
+	bool noexit;
 };
-static __thread struct pframe stack[MT_PROF_DEPTH] __attribute__((tls_model("initial-exec")));
-static __thread unsigned depth __attribute__((tls_model("initial-exec")));
+struct pstack {
+	struct pstack *next;          /* every thread's */
+	atomic_bool owned;
+	unsigned run;                 /* the run its frames are of */
+	uint32_t n;
+	struct pframe f[MT_PROF_DEPTH];
+};
+static struct pstack *_Atomic stacks;
+static __thread struct pstack *mine __attribute__((tls_model("initial-exec")));
+static __thread bool mine_gone __attribute__((tls_model("initial-exec")));
+static pthread_key_t stack_key;
+static bool have_key;
 /* The run a thread's stack is of: a frame under way when the profiler
  * stopped never returned to it, so a new run starts with an empty one. */
 static _Atomic unsigned run;
-static __thread unsigned stack_run __attribute__((tls_model("initial-exec")));
 
 static uint64_t now_ns(void)
 {
@@ -57,7 +90,8 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static void count(uintptr_t ip, uint64_t dt, uint64_t self)
+/* The function's counts, or NULL (counted dropped: the table is full). */
+static struct pstat *stat_of(uintptr_t ip)
 {
 	uint64_t i = ((uint64_t)ip * UINT64_C(0x9e3779b97f4a7c15) >> 32) & (MT_PROF_SLOTS - 1);
 	for (unsigned n = 0; n < MT_PROF_SLOTS; n++, i = (i + 1) & (MT_PROF_SLOTS - 1)) {
@@ -70,59 +104,175 @@ static void count(uintptr_t ip, uint64_t dt, uint64_t self)
 		} else if (have != ip) {
 			continue;
 		}
-		atomic_fetch_add_explicit(&p->hits, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&p->total, (pcount)dt, memory_order_relaxed);
-		atomic_fetch_add_explicit(&p->self, (pcount)self, memory_order_relaxed);
-		/* (in 256 ns steps: 65,000 calls of 4 s before it wraps) */
-		uint64_t q = dt >> 8;
-		atomic_fetch_add_explicit(&p->sq, (pcount)(q < (UINT64_C(1) << 31) ? q * q : UINT64_C(1) << 62),
-					  memory_order_relaxed);
-		return;
+		return p;
 	}
 	atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+	return NULL;
+}
+
+static void count(uintptr_t ip, uint64_t dt, uint64_t self)
+{
+	struct pstat *p = stat_of(ip);
+	if (!p)
+		return;
+	atomic_fetch_add_explicit(&p->hits, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&p->total, (pcount)dt, memory_order_relaxed);
+	atomic_fetch_add_explicit(&p->self, (pcount)self, memory_order_relaxed);
+	/* (in 256 ns steps: 65,000 calls of 4 s before it wraps) */
+	uint64_t q = dt >> 8;
+	atomic_fetch_add_explicit(&p->sq, (pcount)(q < (UINT64_C(1) << 31) ? q * q : UINT64_C(1) << 62),
+				  memory_order_relaxed);
+}
+
+/* A call that returned, its time not known. */
+static void count_untimed(uintptr_t ip)
+{
+	struct pstat *p = stat_of(ip);
+	if (!p)
+		return;
+	atomic_fetch_add_explicit(&p->hits, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&p->untimed, 1, memory_order_relaxed);
+}
+
+/* The frames from n up are gone without their exits: those from the
+ * lowest that was to have one were left, those below it are counted
+ * without a time.  Each gives the callees' time it knows to the frame
+ * below it. */
+static void pop_gone(struct pstack *s, uint32_t n)
+{
+	uint32_t low = n;
+	while (low < s->n && s->f[low].noexit)
+		low++;
+	for (uint32_t i = s->n; i-- > n;) {
+		if (i)
+			s->f[i - 1].callees += s->f[i].callees;
+		if (i >= low)
+			atomic_fetch_add_explicit(&left, 1, memory_order_relaxed);
+		else
+			count_untimed(s->f[i].ip);
+	}
+	s->n = n;
+}
+
+/* The thread's stack, its own from its first call to its end (NULL:
+ * none could be mapped, or the thread is ending). */
+static struct pstack *stack_get(void)
+{
+	if (__builtin_expect(mine != NULL, 1))
+		return mine;
+	if (mine_gone)
+		return NULL;
+	struct pstack *s;
+	for (s = atomic_load(&stacks); s; s = s->next) {
+		bool no = false;
+		if (!atomic_load_explicit(&s->owned, memory_order_relaxed) &&
+		    atomic_compare_exchange_strong(&s->owned, &no, true))
+			break;
+	}
+	if (!s) {
+		void *p = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			       -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		s = p;
+		atomic_init(&s->owned, true);
+		s->next = atomic_load(&stacks);
+		while (!atomic_compare_exchange_weak(&stacks, &s->next, s))
+			;
+	}
+	s->n = 0;
+	s->run = atomic_load_explicit(&run, memory_order_relaxed);
+	if (have_key)
+		pthread_setspecific(stack_key, s);
+	mine = s;
+	return s;
+}
+
+/* At the thread's end: every frame on its stack is gone (those that
+ * were to have an exit were left: pthread_exit), counted while the
+ * profiler runs; the stack is free for another thread. */
+static void stack_end(void *p)
+{
+	struct pstack *s = p;
+	mine = NULL;
+	mine_gone = true;
+	atomic_signal_fence(memory_order_seq_cst);    /* (a signal handler's calls: not followed) */
+	pthread_mutex_lock(&prof_lock);
+	if (hook && s->run == atomic_load(&run))
+		pop_gone(s, 0);
+	pthread_mutex_unlock(&prof_lock);
+	atomic_store_explicit(&s->owned, false, memory_order_release);
+}
+
+static void make_key(void)
+{
+	have_key = !pthread_key_create(&stack_key, stack_end);
 }
 
 static void prof_entry(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
 {
 	(void)parent;
 	(void)data;
-	(void)r;
-	unsigned now_run = atomic_load_explicit(&run, memory_order_relaxed);
-	if (stack_run != now_run) {
-		stack_run = now_run;
-		depth = 0;
+	struct pstack *s = stack_get();
+	if (!s) {
+		atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);
+		return;
 	}
-	if (depth < MT_PROF_DEPTH)
-		stack[depth] = (struct pframe){ ip, now_ns(), 0 };
-	depth++;
+	unsigned now_run = atomic_load_explicit(&run, memory_order_relaxed);
+	if (s->run != now_run) {
+		s->run = now_run;
+		s->n = 0;
+	}
+	/* The frames this call shows gone: those to have an exit at its
+	 * index or above (the hooks have no entry there now), those without
+	 * whose slot is at or below its own. */
+	uint32_t n = s->n;
+	while (n > 0 && (s->f[n - 1].noexit ? s->f[n - 1].frame <= r->frame : s->f[n - 1].depth >= r->depth))
+		n--;
+	if (n < s->n)
+		pop_gone(s, n);
+	if (r->noexit && n >= MT_PROF_DEPTH - MT_SHADOW) {
+		atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);
+		return;
+	}
+	s->f[n] = (struct pframe){ ip, r->frame, r->noexit ? 0 : now_ns(), 0, r->depth, r->noexit };
+	s->n = n + 1;
 }
 
 static void prof_exit(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
 {
 	(void)parent;
 	(void)data;
-	(void)r;
 	uint64_t t = now_ns();
-	if (stack_run != atomic_load_explicit(&run, memory_order_relaxed))
+	struct pstack *s = mine;
+	if (!s || s->run != atomic_load_explicit(&run, memory_order_relaxed))
 		return;               /* (a frame of an earlier run) */
-	if (depth > MT_PROF_DEPTH) {
-		depth--;
+	/* Its frame: the one with its index; every frame above it is gone. */
+	uint32_t n = s->n;
+	while (n > 0 && (s->f[n - 1].noexit || s->f[n - 1].depth > r->depth ||
+			 (s->f[n - 1].depth == r->depth && s->f[n - 1].ip != ip)))
+		n--;
+	if (!n || s->f[n - 1].depth != r->depth) {
+		/* (none: its entry was not followed) */
+		if (n < s->n)
+			pop_gone(s, n);
+		count_untimed(ip);
 		return;
 	}
-	/* (frames above it were left without returning) */
-	while (depth && stack[depth - 1].ip != ip)
-		depth--;
-	if (!depth)
-		return;
-	struct pframe *f = &stack[--depth];
+	if (n < s->n)
+		pop_gone(s, n);
+	struct pframe *f = &s->f[--n];
+	s->n = n;
 	uint64_t dt = t - f->t0;
-	if (depth && depth <= MT_PROF_DEPTH)
-		stack[depth - 1].callees += dt;
+	if (n)
+		s->f[n - 1].callees += dt;
 	count(ip, dt, dt > f->callees ? dt - f->callees : 0);
 }
 
 int mt_prof_start(const char *filter)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, make_key);
 	pthread_mutex_lock(&prof_lock);
 	int r = 0;
 	if (hook) {
@@ -135,6 +285,8 @@ int mt_prof_start(const char *filter)
 			/* (no callback runs: the table is the new run's) */
 			memset((void *)table, 0, MT_PROF_SLOTS * sizeof *table);
 			atomic_store(&dropped, 0);
+			atomic_store(&left, 0);
+			atomic_store(&lost, 0);
 			atomic_fetch_add(&run, 1);
 			hook = mcount_hook_create(prof_entry, prof_exit, NULL, 0);
 			if (!hook || mcount_hook_filter(hook, filter) || mcount_hook_register(hook)) {
@@ -177,14 +329,23 @@ bool mt_prof_ran(void)
 
 struct prow {
 	uintptr_t ip;
-	uint64_t hits, total, self, sq;
+	uint64_t hits, untimed, total, self, sq;
 };
 
-/* A row's sample variance in ns^2 (0 for fewer than 2 calls). */
+/* A row's mean time, of its calls with one (0: none). */
+static double mean(const struct prow *r)
+{
+	uint64_t timed = r->hits - r->untimed;
+	return timed ? (double)r->total / (double)timed : 0;
+}
+
+/* A row's sample variance in ns^2, of its calls with a time (0 for
+ * fewer than 2). */
 static double variance(const struct prow *r)
 {
-	double avg = (double)r->total / (double)r->hits;
-	double v = r->hits > 1 ? ((double)r->sq * 65536 - avg * avg * (double)r->hits) / (double)(r->hits - 1) : 0;
+	uint64_t timed = r->hits - r->untimed;
+	double avg = mean(r);
+	double v = timed > 1 ? ((double)r->sq * 65536 - avg * avg * (double)timed) / (double)(timed - 1) : 0;
 	return v > 0 ? v : 0;
 }
 
@@ -192,7 +353,7 @@ static double key_of(const struct prow *r, int key)
 {
 	switch (key) {
 	case 0: return (double)r->hits;
-	case 2: return (double)r->total / (double)r->hits;
+	case 2: return mean(r);
 	case 3: return variance(r);
 	case 4: return (double)r->self;
 	default: return (double)r->total;
@@ -225,8 +386,10 @@ char *mt_prof_table(int key)
 	if (table && (rows = malloc(MT_PROF_SLOTS * sizeof *rows))) {
 		for (size_t i = 0; i < MT_PROF_SLOTS; i++) {
 			struct prow r = { atomic_load(&table[i].ip), atomic_load(&table[i].hits),
-					  atomic_load(&table[i].total), atomic_load(&table[i].self),
-					  atomic_load(&table[i].sq) };
+					  atomic_load(&table[i].untimed), atomic_load(&table[i].total),
+					  atomic_load(&table[i].self), atomic_load(&table[i].sq) };
+			if (r.untimed > r.hits)
+				r.untimed = r.hits;   /* (read while counted) */
 			if (r.ip && r.hits)
 				rows[n++] = r;
 		}
@@ -244,16 +407,33 @@ char *mt_prof_table(int key)
 	fprintf(m, "  %-24s %8s %14s %12s %12s %14s\n", "Function", "Hit", "Time", "Avg", "s^2 (us^2)", "Self");
 	fprintf(m, "  %-24s %8s %14s %12s %12s %14s\n", "--------", "---", "----", "---", "----------", "----");
 	pthread_mutex_lock(&mt_reg.lock);
+	uint64_t untimed = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct prow *r = &rows[i];
 		char buf[MT_ADDR_NAME];
-		double avg = (double)r->total / (double)r->hits;
 		fprintf(m, "  %-24s %8llu %11.3f us %9.3f us %12.3f %11.3f us\n",
 			mt_name_of(r->ip, buf, sizeof buf), (unsigned long long)r->hits, (double)r->total / 1e3,
-			avg / 1e3, variance(r) / 1e6, (double)r->self / 1e3);
+			mean(r) / 1e3, variance(r) / 1e6, (double)r->self / 1e3);
+		untimed += r->untimed;
+	}
+	/* (mcount-trace(1), stat, says what these are) */
+	if (untimed) {
+		fprintf(m, "  (%llu calls in Hit without a time, their returns not hooked:", (unsigned long long)untimed);
+		for (size_t i = 0; i < n; i++) {
+			char buf[MT_ADDR_NAME];
+			if (rows[i].untimed)
+				fprintf(m, " %s %llu", mt_name_of(rows[i].ip, buf, sizeof buf),
+					(unsigned long long)rows[i].untimed);
+		}
+		fprintf(m, ")\n");
 	}
 	pthread_mutex_unlock(&mt_reg.lock);
-	uint64_t d = atomic_load(&dropped);
+	uint64_t d = atomic_load(&dropped), l = atomic_load(&left), o = atomic_load(&lost);
+	if (l)
+		fprintf(m, "  (%llu calls left by longjmp or an exception, not counted)\n", (unsigned long long)l);
+	if (o)
+		fprintf(m, "  (%llu calls the profiler could not follow, not counted: deeper than %u frames, or no memory)\n",
+			(unsigned long long)o, MT_PROF_DEPTH - MT_SHADOW);
 	if (d)
 		fprintf(m, "  (%llu calls of functions the table had no room for)\n", (unsigned long long)d);
 	fclose(m);

@@ -735,12 +735,21 @@ struct mt_hooktab {
 MT_HIDDEN extern _Atomic(struct mt_hooktab *) mt_hooktab;
 /* What a callback is given (mcount-hooks.h): the registers the hook
  * kept, where the stack's arguments begin (NULL: not known), and at an
- * exit the return value. */
+ * exit the return value.  And for the profiler (profile.c), which must
+ * pair each exit with its entry where some entries get none: the call's
+ * frame (its key, at the entry and at the exit), and its place on the
+ * thread's shadow stack: at an exit its entry's index; at an entry that
+ * index where its return is hooked, else (noexit: no exit will come)
+ * the entries then in use.  An entry at index i means that every entry
+ * at i or above that had no exit never will. */
 struct mcount_regs {
 	const uintptr_t *regs;
 	const uintptr_t *args;
 	uintptr_t ret;
 	bool exit;
+	bool noexit;
+	uint32_t depth;
+	uintptr_t frame;
 };
 /* Registry lock held for all of these. */
 /* Function i's users as the hot path will see them (the pass, before

@@ -13,6 +13,18 @@
 #    leaf's mean at least 2 ms, each function's time at least its
 #    callees' and its own time its time less theirs (a tolerance of a
 #    few us for the callbacks' clock reads); sorted by each key.
+#  - Deep calls (stat.c's deep, jump and mid), each function counting
+#    its own returns: down() 300, 1100 and 5000 calls deep (in the main
+#    thread, and 1100 deep in three threads one after another), dive()
+#    left by longjmp 300 and 1100 deep, climb() 1100 deep left from the
+#    bottom to the middle: each function's hits are its own count of its
+#    returns, the calls left are the program's count of them, those past
+#    the hooks' 1024 frames (mcount_hook(3)) are said to have no time,
+#    and the times are plausible: every down() holds leaf()'s 2 ms (so
+#    its mean is at least that, and where leaf() is too deep to be
+#    timed the deepest down() that is has it in its own time), no
+#    function's own time is more than its time, and all the functions'
+#    own times together are no more than main()'s time.
 #  - Live: stat PID GLOB starts it on a running program, --show prints
 #    the table so far (only the functions the glob names), --off stops
 #    it (the counts stay: the same table again, no more hits); errors:
@@ -83,6 +95,72 @@ link_prog($stat, "$stat.o");
     }
     ($st, $out, $err) = mt_cli({ %DIR }, 'run', '--stat', '--sort=bogus', '-o', '', '--', $stat, 1);
     is($st, 2, 'run --sort=bogus: usage error');
+}
+
+# ---- deep calls -----------------------------------------------------------------
+# The table's notes: { untimed => { FUNCTION => N }, left => N, lost => N }.
+sub notes {
+    my ($text) = @_;
+    my %n = (untimed => {}, left => 0, lost => 0);
+    for (split /\n/, $text) {
+        if (/^  \((\d+) calls in Hit without a time, their returns not hooked:((?: \S+ \d+)+)\)$/) {
+            %{ $n{untimed} } = $2 =~ /(\S+) (\d+)/g;
+            $n{untimed_all} = $1;
+        }
+        $n{left} = $1 if /^  \((\d+) calls left by longjmp or an exception, not counted\)$/;
+        $n{lost} = $1 if /^  \((\d+) calls the profiler could not follow/;
+    }
+    return \%n;
+}
+
+my $SHADOW = 1024;    # hooked frames a thread may have live (mcount_hook(3))
+my @FUNCS = qw(down step leaf climb dive);
+for my $case (['deep', 300], ['deep', 1100], ['deep', 5000], ['deep', 1100, 3],
+              ['jump', 300, 2], ['jump', 1100, 3], ['mid', 1100, 600]) {
+    my ($mode, $n, $k) = @$case;
+    my $what = "stat @$case";
+    my ($st, $out, $err) = mt_cli({ %DIR }, 'run', '--stat=main,worker,' . join(',', @FUNCS), '-o', '', '--',
+        $stat, @$case);
+    is($st, 0, "$what: exits 0") or diag $err;
+    my %own = $out =~ /\b(\w+)=(\d+)/g;
+    my ($t) = table($err);
+    my $notes = notes($err);
+    # Every call that returned counted, and no other.
+    is_deeply({ map { $_ => $t->{$_}{hits} } grep { $_ ne 'main' && $_ ne 'worker' } keys %$t },
+        { map { $_ => $own{$_} } grep { $own{$_} } @FUNCS },
+        "$what: each function's hits are its own count of its returns (" .
+        join(' ', map { "$_=$own{$_}" } @FUNCS) . ')') or diag $err;
+    is($t->{main}{hits}, 1, "$what: main returned once");
+    is($t->{worker}{hits}, $k, "$what: each thread's worker returned") if $mode eq 'deep' && $k;
+    is($notes->{left}, $own{left}, "$what: the calls left by longjmp are the program's count ($own{left})")
+        or diag $err;
+    is($notes->{lost}, 0, "$what: no call the profiler could not follow");
+    # Past the hooks' depth, calls are counted without a time, and said.
+    # (down(N) is N + 1 calls under main or worker, which is one of the
+    # frames; each down calls step twice, one frame deeper.)
+    my $threads = $mode eq 'deep' && $k ? $k : 1;
+    my $deep = $mode eq 'deep' && $n + 2 > $SHADOW;
+    is_deeply($notes->{untimed},
+        $deep ? { down => $threads * ($n + 1 - ($SHADOW - 1)), step => $threads * 2 * ($n + 1 - ($SHADOW - 2)),
+                  leaf => $threads } : {},
+        "$what: the calls deeper than $SHADOW hooked frames are said to have no time") or diag $err;
+    # Times: every down holds a leaf, which sleeps 2 ms.
+    for my $f (sort keys %$t) {
+        cmp_ok($t->{$f}{self}, '<=', $t->{$f}{time} + 0.001, "$what: $f\'s own time is at most its time");
+    }
+    my $selves = 0;
+    $selves += $t->{$_}{self} for keys %$t;
+    cmp_ok($selves, '<=', $t->{main}{time} + 0.001 * keys %$t,
+        "$what: the functions' own times together are at most main's time") if $threads == 1;
+    cmp_ok($t->{down}{avg}, '>=', 2000, "$what: down's mean holds leaf's 2 ms ($t->{down}{avg} us)");
+    if ($deep) {
+        is($t->{leaf}{time}, '0.000', "$what: leaf, too deep, has no time");
+        cmp_ok($t->{down}{self}, '>=', 2000 * $threads,
+            "$what: leaf's 2 ms are in the deepest timed down's own time ($t->{down}{self} us)");
+    } else {
+        cmp_ok($t->{leaf}{avg}, '>=', 2000, "$what: leaf's mean is at least its 2 ms ($t->{leaf}{avg} us)");
+        cmp_ok($t->{down}{avg}, '>=', $t->{leaf}{avg}, "$what: down's mean holds leaf's");
+    }
 }
 
 # ---- live ---------------------------------------------------------------------
