@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cpu.h - what the hot path needs of the processor, one section per
  * architecture: a raw system call (the hot path calls nothing in libc),
- * the tick counter and CPU number read together, and the start-up probe
- * that says whether the ticks can be used.  Included by buffer.c (the
+ * the tick counter and CPU number read together, the start-up probe
+ * that says whether the ticks can be used (and on i386 whether fxsave
+ * keeps the floating-point state around hooks' callbacks), and that
+ * state's save and restore (mt_fp_save).  Included by buffer.c (the
  * hot path, general registers only), output.c (the probe, the clock's
  * rate) and control.c (the clock's name in `status`).
  *
@@ -113,6 +115,11 @@ static inline void mt_ppc_sync_range(uintptr_t lo, uintptr_t hi)
 
 #if defined(__x86_64__) || defined(__i386__)
 
+#if defined(__i386__)
+/* Does the CPU have fxsave (the start-up probe's; mt_fp_save)? */
+MT_HIDDEN extern bool mt_use_fxsr;
+#endif
+
 #if defined(__x86_64__)
 static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
 {
@@ -184,6 +191,10 @@ static inline void mt_cpu_clock_probe(void)
 		mt_cpuid(0x80000007u, pm);
 		mt_use_tsc = (ext[3] & (1u << 27)) && (pm[3] & (1u << 8));   /* rdtscp, invariant */
 	}
+#if defined(__i386__)
+	mt_cpuid(1, r);
+	mt_use_fxsr = r[3] & (1u << 24);      /* fxsave, fxrstor (mt_fp_save) */
+#endif
 	mt_cpuid(0, r);
 	if (mt_use_tsc && r[0] >= 7) {
 		unsigned f[4];
@@ -514,17 +525,54 @@ static inline long mt_raw_mmap_anon(size_t size)
 /* The floating-point and vector registers that carry arguments and
  * return values, kept around a hook's callbacks (buffer.c): a callback
  * is the program's code, compiled to use them, and the hooks (hook-*.S)
- * save only the general registers.
- *   x86_64   xmm0-xmm7 (arguments; xmm0, xmm1 return values); the
- *            upper halves of ymm and zmm are a callback's to keep (a
- *            function compiled for AVX passes __m256 in ymm0-7)
- *   i386     none: arguments on the stack, float returns in st(0),
- *            which code that uses the x87 stack leaves as it found it
- *   aarch64  q0-q7 (arguments and return values; d8-d15 are
- *            callee-saved) */
+ * save only the general registers.  At an entry (mt_fp_save):
+ *   x86_64   xmm0-xmm7 (arguments; a variadic call's too, %al counts
+ *            them); the upper halves of ymm and zmm are a callback's to
+ *            keep (a function compiled for AVX passes __m256 in ymm0-7)
+ *   i386     the x87, MMX and SSE state (fxsave, where cpuid says the
+ *            CPU has it: mt_use_fxsr; else fnsave, x87 and MMX): a
+ *            regparm function's arguments are in eax, edx and ecx,
+ *            which the hook keeps, but vectors travel in xmm0-xmm2 (and
+ *            an sseregparm function's doubles), __m64 in mm0-mm2; the
+ *            x87 stack is then marked empty (emms), as a called
+ *            function finds it
+ *   aarch64  q0-q7 (arguments and return values; the low halves of
+ *            v8-v15 are callee-saved, and GCC's -pg keeps nothing else
+ *            live across _mcount, an ordinary call to it)
+ * At an exit (mt_fp_save_ret) the return registers too: on x86 the
+ * x87's st(0), a long double's value (and on i386 a float's or a
+ * double's), which a callback using the eight registers of the empty
+ * stack the ABI gives it would push out: x86_64 saves the whole state
+ * there (fxsave, which every x86_64 CPU has) and empties the stack, as
+ * i386 does at both; elsewhere the same as at an entry. */
 struct mt_fp {
+#if defined(__i386__)
+	unsigned char b[512];
+#else
 	unsigned char b[128];
+#endif
 } __attribute__((aligned(16)));
+#if defined(__x86_64__)
+struct mt_fp_ret {
+	unsigned char b[512];
+} __attribute__((aligned(16)));
+#else
+#define mt_fp_ret mt_fp
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
+/* the x87, MMX and SSE state (512 bytes, 16-aligned), the x87 stack
+ * then empty; and back */
+static inline __attribute__((always_inline)) void mt_fxsave(unsigned char *b)
+{
+	__asm__ volatile("fxsave (%0)\n\temms" : : "r"(b) : "memory");
+}
+static inline __attribute__((always_inline)) void mt_fxrstor(const unsigned char *b)
+{
+	__asm__ volatile("fxrstor (%0)" : : "r"(b) : "memory");
+}
+#endif
+
 static inline __attribute__((always_inline)) void mt_fp_save(struct mt_fp *f)
 {
 #if defined(__x86_64__)
@@ -533,6 +581,11 @@ static inline __attribute__((always_inline)) void mt_fp_save(struct mt_fp *f)
 			 "movdqu %%xmm4, 64(%0)\n\tmovdqu %%xmm5, 80(%0)\n\t"
 			 "movdqu %%xmm6, 96(%0)\n\tmovdqu %%xmm7, 112(%0)"
 			 : : "r"(f->b) : "memory");
+#elif defined(__i386__)
+	if (mt_use_fxsr)
+		mt_fxsave(f->b);
+	else  /* (fnsave empties the stack and resets the control word: its own again) */
+		__asm__ volatile("fnsave (%0)\n\tfldcw (%0)" : : "r"(f->b) : "memory");
 #elif defined(__aarch64__)
 	__asm__ volatile("stp q0, q1, [%0]\n\tstp q2, q3, [%0, #32]\n\t"
 			 "stp q4, q5, [%0, #64]\n\tstp q6, q7, [%0, #96]"
@@ -549,6 +602,11 @@ static inline __attribute__((always_inline)) void mt_fp_restore(const struct mt_
 			 "movdqu 64(%0), %%xmm4\n\tmovdqu 80(%0), %%xmm5\n\t"
 			 "movdqu 96(%0), %%xmm6\n\tmovdqu 112(%0), %%xmm7"
 			 : : "r"(f->b) : "memory");
+#elif defined(__i386__)
+	if (mt_use_fxsr)
+		mt_fxrstor(f->b);
+	else
+		__asm__ volatile("frstor (%0)" : : "r"(f->b) : "memory");
 #elif defined(__aarch64__)
 	__asm__ volatile("ldp q0, q1, [%0]\n\tldp q2, q3, [%0, #32]\n\t"
 			 "ldp q4, q5, [%0, #64]\n\tldp q6, q7, [%0, #96]"
@@ -557,5 +615,18 @@ static inline __attribute__((always_inline)) void mt_fp_restore(const struct mt_
 	(void)f;
 #endif
 }
+#if defined(__x86_64__)
+static inline __attribute__((always_inline)) void mt_fp_save_ret(struct mt_fp_ret *f)
+{
+	mt_fxsave(f->b);
+}
+static inline __attribute__((always_inline)) void mt_fp_restore_ret(const struct mt_fp_ret *f)
+{
+	mt_fxrstor(f->b);
+}
+#else
+#define mt_fp_save_ret mt_fp_save
+#define mt_fp_restore_ret mt_fp_restore
+#endif
 
 #endif

@@ -23,12 +23,19 @@
  *       on f1 sees every call, its exit the value the call returned.
  *       A program built with -pg (mcount after the prologue): ENOTSUP.
  *   hooks errors   each errno of mcount-hooks.h that a program can see.
+ *   hooks clobber ROUNDS   a hook whose callbacks change every register
+ *       a called function may change, on functions whose arguments and
+ *       values are in the registers the hooks must keep (floating-point,
+ *       x87, vector, variadic, aggregates, i386's regparm and
+ *       sseregparm): each argument as the caller passed it, each value
+ *       as the function returned it.
  * Prints "ok ..." lines, or "FAIL ..." and exits 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -482,6 +489,214 @@ NI static int redirect(int rounds, int want_enotsup)
 	return failed;
 }
 
+/* ---- clobber ----
+ *
+ * Callbacks that change every register the ABI lets a called function
+ * change (clobber_all: the argument and return registers, integer,
+ * vector and x87), on functions whose arguments and values travel in
+ * the registers a hook must keep for them: each function checks what it
+ * was given, and its caller what it returned. */
+
+static _Atomic unsigned long clobbers;
+/* each function's calls with an argument changed, or its value */
+enum { CF_DOUBLE, CF_LONG_DOUBLE, CF_VARIADIC, CF_QUAD, CF_BIG, CF_VECTOR, CF_REGPARM, CF_SSEREGPARM, CF_N };
+static const char *const cf_names[CF_N] = { "cf_double", "cf_long_double", "cf_variadic", "cf_quad", "cf_big",
+					    "cf_vector", "cf_regparm", "cf_sseregparm" };
+static _Atomic unsigned long bad_in[CF_N], bad_out[CF_N];
+
+NI __attribute__((noinline)) static void clobber_all(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	/* the x87 stack, all eight registers (a called function has them
+	 * all: it is empty at a call), then the SSE registers */
+	__asm__ volatile("fld1\n\tfld1\n\tfld1\n\tfld1\n\tfld1\n\tfld1\n\tfld1\n\tfld1\n\t"
+			 "fstp %%st(0)\n\tfstp %%st(0)\n\tfstp %%st(0)\n\tfstp %%st(0)\n\t"
+			 "fstp %%st(0)\n\tfstp %%st(0)\n\tfstp %%st(0)\n\tfstp %%st(0)" : : : "memory", "cc");
+#endif
+#if defined(__x86_64__)
+	__asm__ volatile("pcmpeqd %%xmm0, %%xmm0\n\tpcmpeqd %%xmm1, %%xmm1\n\tpcmpeqd %%xmm2, %%xmm2\n\t"
+			 "pcmpeqd %%xmm3, %%xmm3\n\tpcmpeqd %%xmm4, %%xmm4\n\tpcmpeqd %%xmm5, %%xmm5\n\t"
+			 "pcmpeqd %%xmm6, %%xmm6\n\tpcmpeqd %%xmm7, %%xmm7\n\tpcmpeqd %%xmm8, %%xmm8\n\t"
+			 "pcmpeqd %%xmm9, %%xmm9\n\tpcmpeqd %%xmm10, %%xmm10\n\tpcmpeqd %%xmm11, %%xmm11\n\t"
+			 "pcmpeqd %%xmm12, %%xmm12\n\tpcmpeqd %%xmm13, %%xmm13\n\tpcmpeqd %%xmm14, %%xmm14\n\t"
+			 "pcmpeqd %%xmm15, %%xmm15\n\t"
+			 "movq $-1, %%rax\n\tmovq $-1, %%rcx\n\tmovq $-1, %%rdx\n\tmovq $-1, %%rsi\n\t"
+			 "movq $-1, %%rdi\n\tmovq $-1, %%r8\n\tmovq $-1, %%r9\n\tmovq $-1, %%r10\n\tmovq $-1, %%r11"
+			 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2",
+			   "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",
+			   "xmm14", "xmm15", "memory", "cc");
+#elif defined(__i386__)
+#if defined(__SSE2__)
+	__asm__ volatile("pcmpeqd %%xmm0, %%xmm0\n\tpcmpeqd %%xmm1, %%xmm1\n\tpcmpeqd %%xmm2, %%xmm2\n\t"
+			 "pcmpeqd %%xmm3, %%xmm3\n\tpcmpeqd %%xmm4, %%xmm4\n\tpcmpeqd %%xmm5, %%xmm5\n\t"
+			 "pcmpeqd %%xmm6, %%xmm6\n\tpcmpeqd %%xmm7, %%xmm7"
+			 : : : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "memory");
+#endif
+	__asm__ volatile("movl $-1, %%eax\n\tmovl $-1, %%ecx\n\tmovl $-1, %%edx" : : : "eax", "ecx", "edx", "cc");
+#elif defined(__aarch64__)
+	/* v8-v15 whole: their low halves are the callee's to keep, which
+	 * the compiler does for the asm; their upper halves are not */
+	__asm__ volatile("movi v0.16b, #0xff\n\tmovi v1.16b, #0xff\n\tmovi v2.16b, #0xff\n\tmovi v3.16b, #0xff\n\t"
+			 "movi v4.16b, #0xff\n\tmovi v5.16b, #0xff\n\tmovi v6.16b, #0xff\n\tmovi v7.16b, #0xff\n\t"
+			 "movi v8.16b, #0xff\n\tmovi v9.16b, #0xff\n\tmovi v10.16b, #0xff\n\tmovi v11.16b, #0xff\n\t"
+			 "movi v12.16b, #0xff\n\tmovi v13.16b, #0xff\n\tmovi v14.16b, #0xff\n\tmovi v15.16b, #0xff\n\t"
+			 "movi v16.16b, #0xff\n\tmovi v17.16b, #0xff\n\tmovi v18.16b, #0xff\n\tmovi v19.16b, #0xff\n\t"
+			 "movi v20.16b, #0xff\n\tmovi v21.16b, #0xff\n\tmovi v22.16b, #0xff\n\tmovi v23.16b, #0xff\n\t"
+			 "movi v24.16b, #0xff\n\tmovi v25.16b, #0xff\n\tmovi v26.16b, #0xff\n\tmovi v27.16b, #0xff\n\t"
+			 "movi v28.16b, #0xff\n\tmovi v29.16b, #0xff\n\tmovi v30.16b, #0xff\n\tmovi v31.16b, #0xff\n\t"
+			 "mov x0, #-1\n\tmov x1, #-1\n\tmov x2, #-1\n\tmov x3, #-1\n\tmov x4, #-1\n\tmov x5, #-1\n\t"
+			 "mov x6, #-1\n\tmov x7, #-1\n\tmov x8, #-1\n\tmov x9, #-1\n\tmov x10, #-1\n\tmov x11, #-1\n\t"
+			 "mov x12, #-1\n\tmov x13, #-1\n\tmov x14, #-1\n\tmov x15, #-1\n\tmov x16, #-1\n\tmov x17, #-1"
+			 : : : "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13",
+			   "x14", "x15", "x16", "x17", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",
+			   "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
+			   "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31", "memory", "cc");
+#endif
+}
+
+NI static void on_clobber(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
+{
+	(void)ip;
+	(void)parent;
+	(void)data;
+	(void)r;
+	atomic_fetch_add_explicit(&clobbers, 1, memory_order_relaxed);
+	clobber_all();
+}
+
+#define IN_BAD(f, c) ((c) ? (void)0 : (void)atomic_fetch_add_explicit(&bad_in[f], 1, memory_order_relaxed))
+#define OUT_BAD(f, c) ((c) ? (void)0 : (void)atomic_fetch_add_explicit(&bad_out[f], 1, memory_order_relaxed))
+
+__attribute__((noinline)) double cf_double(double a, float b, unsigned long n, double c)
+{
+	IN_BAD(CF_DOUBLE, b == (float)(a + 0.5) && c == a * 3);
+	return a + c + (double)n;
+}
+
+__attribute__((noinline)) long double cf_long_double(long double a, long double b)
+{
+	IN_BAD(CF_LONG_DOUBLE, b == a + 0.25L);
+	return a * 4 + b;
+}
+
+__attribute__((noinline)) double cf_variadic(int n, ...)
+{
+	va_list ap;
+	va_start(ap, n);
+	double s = 0;
+	for (int i = 0; i < n; i++)
+		s += va_arg(ap, double) * (i + 1);
+	va_end(ap);
+	return s;
+}
+
+/* a homogeneous aggregate (aarch64: d0-d3 in and out; x86: memory) */
+struct quad {
+	double a, b, c, d;
+};
+__attribute__((noinline)) struct quad cf_quad(struct quad p, struct quad q)
+{
+	IN_BAD(CF_QUAD, p.b == p.a + 1 && p.c == p.a + 2 && p.d == p.a + 3 && q.a == -p.a && q.d == -p.d);
+	return (struct quad){ p.a + q.a, p.b * 2, p.c * 3, p.d - q.d };
+}
+
+/* returned through memory (aarch64: x8; i386: the hidden pointer, which
+ * the function pops: ret $4) */
+struct big {
+	unsigned long w[8];
+};
+__attribute__((noinline)) struct big cf_big(unsigned long k)
+{
+	struct big b;
+	for (int i = 0; i < 8; i++)
+		b.w[i] = k * 8 + (unsigned long)i;
+	return b;
+}
+
+#if defined(__x86_64__) || defined(__SSE2__) || defined(__aarch64__)
+#define HAVE_VECTORS 1
+typedef double v2df __attribute__((vector_size(16)));
+/* eight vectors: xmm0-xmm7 (x86_64), v0-v7 (aarch64), xmm0-xmm2 then
+ * the stack (i386 with SSE) */
+__attribute__((noinline)) v2df cf_vector(v2df a, v2df b, v2df c, v2df d, v2df e, v2df f, v2df g, v2df h)
+{
+	IN_BAD(CF_VECTOR, b[0] == a[0] + 2 && c[0] == a[0] + 4 && d[0] == a[0] + 6 && e[0] == a[0] + 8 &&
+	       f[0] == a[0] + 10 && g[0] == a[0] + 12 && h[0] == a[0] + 14 && h[1] == a[0] + 15);
+	return a + b + c + d + e + f + g + h;
+}
+#endif
+
+#if defined(__i386__)
+/* the registers of i386's other conventions: eax, edx, ecx (regparm),
+ * xmm0, xmm1 (sseregparm, with SSE) */
+__attribute__((noinline, regparm(3))) unsigned long cf_regparm(unsigned long a, unsigned long b, unsigned long c)
+{
+	IN_BAD(CF_REGPARM, b == a + 1 && c == a + 2);
+	return a * 100 + b * 10 + c;
+}
+#if defined(__SSE2__)
+#define HAVE_SSEREGPARM 1
+__attribute__((noinline, sseregparm)) double cf_sseregparm(double a, double b)
+{
+	IN_BAD(CF_SSEREGPARM, b == a * 2);
+	return a + b * 3;
+}
+#endif
+#endif
+
+NI static int clobber(int rounds)
+{
+	struct mcount_hook *h = mcount_hook_create(on_clobber, on_clobber, NULL, 0);
+	if (!h || mcount_hook_filter(h, "cf_*") || mcount_hook_register(h)) {
+		printf("FAIL setup: %s\n", strerror(errno));
+		return 1;
+	}
+	unsigned long calls = 0;
+	for (int k = 0; k < rounds; k++) {
+		double x = k;
+		OUT_BAD(CF_DOUBLE, cf_double(x, (float)(x + 0.5), (unsigned long)k, x * 3) == x * 4 + k);
+		long double l = k;
+		OUT_BAD(CF_LONG_DOUBLE, cf_long_double(l, l + 0.25L) == l * 5 + 0.25L);
+		OUT_BAD(CF_VARIADIC, cf_variadic(3, x, x + 1, x + 2) == x * 6 + 8);
+		struct quad q = cf_quad((struct quad){ x, x + 1, x + 2, x + 3 }, (struct quad){ -x, 0, 0, -x - 3 });
+		OUT_BAD(CF_QUAD, q.a == 0 && q.b == x * 2 + 2 && q.c == x * 3 + 6 && q.d == x * 2 + 6);
+		struct big b = cf_big((unsigned long)k);
+		OUT_BAD(CF_BIG, b.w[0] == (unsigned long)k * 8 && b.w[7] == (unsigned long)k * 8 + 7);
+		calls += 5;
+#ifdef HAVE_VECTORS
+		v2df v = cf_vector((v2df){ x, x + 1 }, (v2df){ x + 2, x + 3 }, (v2df){ x + 4, x + 5 },
+				   (v2df){ x + 6, x + 7 }, (v2df){ x + 8, x + 9 }, (v2df){ x + 10, x + 11 },
+				   (v2df){ x + 12, x + 13 }, (v2df){ x + 14, x + 15 });
+		OUT_BAD(CF_VECTOR, v[0] == x * 8 + 56 && v[1] == x * 8 + 64);
+		calls++;
+#endif
+#if defined(__i386__)
+		OUT_BAD(CF_REGPARM, cf_regparm((unsigned long)k, (unsigned long)k + 1, (unsigned long)k + 2) ==
+			(unsigned long)k * 111 + 12);
+		calls++;
+#ifdef HAVE_SSEREGPARM
+		OUT_BAD(CF_SSEREGPARM, cf_sseregparm(x, x * 2) == x * 7);
+		calls++;
+#endif
+#endif
+	}
+	mcount_hook_unregister(h);
+	mcount_hook_destroy(h);
+	if (clobbers != 2 * calls)
+		fail("callbacks (an entry and an exit a call)", -1, clobbers, 2 * calls);
+	for (int i = 0; i < CF_N; i++) {
+		if (bad_in[i])
+			printf("FAIL %s: arguments changed before the body: %lu calls\n", cf_names[i],
+			       (unsigned long)bad_in[i]);
+		if (bad_out[i])
+			printf("FAIL %s: its value changed on the way back: %lu calls\n", cf_names[i],
+			       (unsigned long)bad_out[i]);
+		failed |= bad_in[i] || bad_out[i];
+	}
+	printf("ok clobber rounds=%d calls=%lu\n", rounds, calls);
+	return failed;
+}
+
 /* ---- errors ---- */
 
 static int in_cb_errno = -1;
@@ -608,7 +823,9 @@ NI int main(int argc, char **argv)
 		return redirect(atoi(argv[2]), argc >= 4 && !strcmp(argv[3], "enotsup"));
 	if (argc >= 2 && !strcmp(argv[1], "errors"))
 		return errors();
+	if (argc >= 3 && !strcmp(argv[1], "clobber"))
+		return clobber(atoi(argv[2]));
 	fprintf(stderr, "usage: hooks count ROUNDS CHURN | unreg CYCLES | unwind ROUNDS | redirect ROUNDS [enotsup] | "
-		"errors\n");
+		"errors | clobber ROUNDS\n");
 	return 2;
 }
