@@ -26,8 +26,10 @@
 #define MT_PROF_SLOTS 65536
 #define MT_PROF_DEPTH 256
 
-/* Counts in words (no 64-bit atomics on 32-bit CPUs, whose library has
- * no hooks yet: hooks.c says ENOTSUP there). */
+/* Counts in words (no 64-bit atomics on 32-bit CPUs: the library calls
+ * nothing of libatomic).  A 32-bit word of nanoseconds wraps at 4.3 s
+ * of a function's time: where a word is that, the profiler does not
+ * start (ENOTSUP), though the hooks run there. */
 typedef unsigned long pcount;
 struct pstat {
 	_Atomic uintptr_t ip;
@@ -123,6 +125,10 @@ static void prof_exit(unsigned long ip, unsigned long parent, void *data, struct
 
 int mt_prof_start(const char *filter)
 {
+	if (sizeof(pcount) < sizeof(uint64_t)) {
+		errno = ENOTSUP;
+		return -1;
+	}
 	pthread_mutex_lock(&prof_lock);
 	int r = 0;
 	if (hook) {
