@@ -51,6 +51,15 @@ package A64Trace;
 #    with every function traced, under each tracer (SysTrace's
 #    lua_checks): its output unchanged, every event of a function nm
 #    shows, and under function_graph every hooked call returns (none is left unhooked: each keeps a frame record).
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c built with -pg,
+#    linked with the static library: the callbacks' counts against the
+#    functions' own under 8 threads, register and unregister cycles,
+#    longjmp through hooked frames, callbacks that change every register
+#    a called function may (x0-x17, v0-v31 whole) around functions whose
+#    arguments and values travel in d0-d7, q0-q7 (vectors, a long
+#    double), x8 (a structure returned through memory); mcount_regs_arg
+#    says ENOTSUP (the body moved the arguments before _mcount) and a
+#    redirect ENOTSUP (the site is after the prologue); the errors.
 #  - A second boot on -cpu max (pointer authentication, BTI): pac.c
 #    shows a pac-ret frame record holds a signed return address there
 #    (and not on the first boot's Cortex-A57); oracle.c built with
@@ -82,7 +91,12 @@ sub guest {
             ['static-linked', [], ['-static'], 'a']],
         # every function keeps a frame record (GCC's -pg on aarch64): all
         # hooked under lua
-        lua_noexit => [], jobs => \&jobs, checks => \&checks };
+        lua_noexit => [],
+        # hooks: _mcount after the prologue, which has moved the
+        # arguments (mcount_regs_arg: ENOTSUP; no redirect); six
+        # functions a clobber round (q0-q7 and x8 among their registers)
+        hooks => [{ name => 'hooks', args => 'ENOTSUP', clobber => 6 }],
+        jobs => \&jobs, checks => \&checks };
 }
 
 # tail calls, pointer authentication, BTI, arguments without DWARF
