@@ -60,7 +60,7 @@ _Atomic unsigned long mt_untabled_calls;
 bool mt_use_tsc;
 bool mt_use_rdpid;
 #if defined(__i386__)
-bool mt_use_fxsr;
+bool mt_use_sse;
 #endif
 bool mt_full_wait;
 static __thread struct mt_tbuf *self __attribute__((tls_model("initial-exec")));

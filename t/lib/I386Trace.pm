@@ -54,9 +54,10 @@ package I386Trace;
 #    counts against the functions' own, argument 0 read from the
 #    caller's stack, callbacks that change every register a called
 #    function may (eax, ecx, edx; the x87 stack, whose st(0) carries a
-#    floating-point value back; xmm0-xmm7) around functions with
-#    regparm, sseregparm, vector, variadic and long double arguments
-#    and values, one returning a structure by `ret $4`; live patching
+#    floating-point value back, and whose registers are MMX's;
+#    xmm0-xmm7) around functions with regparm, sseregparm, vector,
+#    __m64, variadic and long double arguments and values, one
+#    returning a structure by `ret $4`; live patching
 #    of the __fentry__ build, ENOTSUP for mcount's.
 use strict;
 use warnings;
@@ -109,9 +110,9 @@ sub guest {
         hazards_noexit => ['main'],
         # hooks: __fentry__ (non-PIC: the site at the entry, redirects)
         # and mcount in a PIE; with SSE, whose registers carry vectors
-        # and sseregparm's doubles (eight functions a clobber round)
+        # and sseregparm's doubles, and MMX (nine functions a clobber round)
         hooks => [{ name => 'hooks-fentry', cflags => ['-fno-pie', '-msse2'], ldflags => ['-no-pie'], ccenv => \%FENTRY,
-            redirect => 1, clobber => 8 }, { name => 'hooks-mcount', cflags => ['-msse2'], clobber => 8 }],
+            redirect => 1, clobber => 9 }, { name => 'hooks-mcount', cflags => ['-msse2'], clobber => 9 }],
         jobs => \&jobs, runs => \&runs, graph => \&graph, checks => \&checks };
 }
 

@@ -26,8 +26,8 @@
  *   hooks clobber ROUNDS   a hook whose callbacks change every register
  *       a called function may change, on functions whose arguments and
  *       values are in the registers the hooks must keep (floating-point,
- *       x87, vector, variadic, aggregates, i386's regparm and
- *       sseregparm): each argument as the caller passed it, each value
+ *       x87, vector, variadic, aggregates, i386's regparm, sseregparm
+ *       and __m64): each argument as the caller passed it, each value
  *       as the function returned it.
  * Where mcount_regs_arg says ENOTSUP (aarch64: the arguments are where
  * the body moved them), count prints arguments=ENOTSUP, and every read
@@ -516,9 +516,9 @@ NI static int redirect(int rounds, int want_enotsup)
 
 static _Atomic unsigned long clobbers;
 /* each function's calls with an argument changed, or its value */
-enum { CF_DOUBLE, CF_LONG_DOUBLE, CF_VARIADIC, CF_QUAD, CF_BIG, CF_VECTOR, CF_REGPARM, CF_SSEREGPARM, CF_N };
+enum { CF_DOUBLE, CF_LONG_DOUBLE, CF_VARIADIC, CF_QUAD, CF_BIG, CF_VECTOR, CF_REGPARM, CF_SSEREGPARM, CF_MMX, CF_N };
 static const char *const cf_names[CF_N] = { "cf_double", "cf_long_double", "cf_variadic", "cf_quad", "cf_big",
-					    "cf_vector", "cf_regparm", "cf_sseregparm" };
+					    "cf_vector", "cf_regparm", "cf_sseregparm", "cf_mmx" };
 static _Atomic unsigned long bad_in[CF_N], bad_out[CF_N];
 
 NI __attribute__((noinline)) static void clobber_all(void)
@@ -651,6 +651,19 @@ __attribute__((noinline, regparm(3))) unsigned long cf_regparm(unsigned long a, 
 	IN_BAD(CF_REGPARM, b == a + 1 && c == a + 2);
 	return a * 100 + b * 10 + c;
 }
+#if defined(__MMX__)
+#include <mmintrin.h>
+#define HAVE_MMX 1
+/* __m64 in mm0 and mm1 (i386: x86_64 passes it in xmm registers),
+ * which are the x87 registers */
+__attribute__((noinline)) unsigned cf_mmx(__m64 a, __m64 b)
+{
+	__m64 s = _mm_add_pi32(a, b);
+	unsigned lo = (unsigned)_mm_cvtsi64_si32(s), hi = (unsigned)_mm_cvtsi64_si32(_mm_srli_si64(s, 32));
+	_mm_empty();
+	return lo * 1000 + hi;
+}
+#endif
 #if defined(__SSE2__)
 #define HAVE_SSEREGPARM 1
 __attribute__((noinline, sseregparm)) double cf_sseregparm(double a, double b)
@@ -691,6 +704,12 @@ NI static int clobber(int rounds)
 		OUT_BAD(CF_REGPARM, cf_regparm((unsigned long)k, (unsigned long)k + 1, (unsigned long)k + 2) ==
 			(unsigned long)k * 111 + 12);
 		calls++;
+#ifdef HAVE_MMX
+		unsigned m = cf_mmx(_mm_set_pi32(k, 2 * k), _mm_set_pi32(1, 3));
+		_mm_empty();
+		OUT_BAD(CF_MMX, m == (unsigned)(2 * k + 3) * 1000 + (unsigned)k + 1);
+		calls++;
+#endif
 #ifdef HAVE_SSEREGPARM
 		OUT_BAD(CF_SSEREGPARM, cf_sseregparm(x, x * 2) == x * 7);
 		calls++;
