@@ -29,6 +29,10 @@
  *       x87, vector, variadic, aggregates, i386's regparm, sseregparm
  *       and __m64): each argument as the caller passed it, each value
  *       as the function returned it.
+ *   hooks frames ROUNDS   f0-f7 called ROUNDS times each under a hook
+ *       with both callbacks: an entry for each call, and an exit for
+ *       each or (a frame the library cannot hook) for none; prints the
+ *       counts.
  * Where mcount_regs_arg says ENOTSUP (aarch64: the arguments are where
  * the body moved them), count prints arguments=ENOTSUP, and every read
  * must have said it.
@@ -393,6 +397,42 @@ NI static int unwind(int rounds)
 		fail("return values", -1, c.bad_ret, 0);
 	printf("ok unwind rounds=%d longjmps=%d exits=%lu\n", rounds, jumps,
 	       (unsigned long)(c.out[4] + c.out[5] + c.out[6]));
+	return failed;
+}
+
+/* ---- frames ---- */
+
+/* Entries for every call; exits for every call, or (a frame whose
+ * return the library cannot hook: aarch64's pac-ret on a CPU that
+ * signs) none: the counts printed, the caller says which it wants. */
+NI static int frames(int rounds)
+{
+	static struct counts c;
+	struct mcount_hook *h = mcount_hook_create(on_entry, on_exit_cb, &c, 0);
+	if (!h || mcount_hook_filter(h, "f[0-7]") || mcount_hook_register(h)) {
+		printf("FAIL setup: %s\n", strerror(errno));
+		return 1;
+	}
+	unsigned long o0[NF], calls = 0, exits = 0;
+	for (int i = 0; i < NF; i++)
+		o0[i] = own[i];
+	for (int k = 0; k < rounds; k++)
+		for (int i = 0; i < NF; i++)
+			fns[i]((unsigned long)k);
+	mcount_hook_unregister(h);
+	mcount_hook_destroy(h);
+	for (int i = 0; i < NF; i++) {
+		unsigned long d = own[i] - o0[i];
+		calls += d;
+		exits += c.out[i];
+		if (c.in[i] != d)
+			fail("entries against calls", i, c.in[i], d);
+		if (c.out[i] && c.out[i] != d)
+			fail("exits: some, not all", i, c.out[i], d);
+	}
+	if (c.bad_ret)
+		fail("return values", -1, c.bad_ret, 0);
+	printf("ok frames rounds=%d calls=%lu exits=%lu\n", rounds, calls, exits);
 	return failed;
 }
 
@@ -862,7 +902,9 @@ NI int main(int argc, char **argv)
 		return errors();
 	if (argc >= 3 && !strcmp(argv[1], "clobber"))
 		return clobber(atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "frames"))
+		return frames(atoi(argv[2]));
 	fprintf(stderr, "usage: hooks count ROUNDS CHURN | unreg CYCLES | unwind ROUNDS | redirect ROUNDS [enotsup] | "
-		"errors | clobber ROUNDS\n");
+		"errors | clobber ROUNDS | frames ROUNDS\n");
 	return 2;
 }
