@@ -60,6 +60,9 @@ _Atomic unsigned long mt_nobuf_threads, mt_nobuf_lost;
 _Atomic unsigned long mt_untabled_calls;
 bool mt_use_tsc;
 bool mt_use_rdpid;
+#if defined(__i386__)
+bool mt_use_sse;
+#endif
 bool mt_full_wait;
 static __thread struct mt_tbuf *self __attribute__((tls_model("initial-exec")));
 static __thread int self_dead __attribute__((tls_model("initial-exec")));
@@ -490,8 +493,8 @@ static __attribute__((noinline)) MT_REALIGN void call_entries(struct mt_tbuf *b,
 static __attribute__((noinline)) MT_REALIGN void call_exits(struct mt_tbuf *b, const struct mt_shadow *s,
 							  uintptr_t retval)
 {
-	struct mt_fp fp;
-	mt_fp_save(&fp);
+	struct mt_fp_ret fp;
+	mt_fp_save_ret(&fp);
 	hold(b);
 	int nested = b->nest;
 	b->nest = 2;
@@ -508,7 +511,7 @@ static __attribute__((noinline)) MT_REALIGN void call_exits(struct mt_tbuf *b, c
 	atomic_signal_fence(memory_order_seq_cst);
 	b->nest = nested;
 	unhold(b);
-	mt_fp_restore(&fp);
+	mt_fp_restore_ret(&fp);
 }
 
 /* A redirected function's call (mt_fhook.redirect): the hook returns

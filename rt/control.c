@@ -869,7 +869,7 @@ static void verb_stat(int fd, const char *args)
 	if (n == 2 && !strncmp(args, "on", 2)) {
 		if (mt_prof_start(rest))
 			reply(fd, "error: %s\n", errno == EINVAL ? "a glob it cannot take (a leading !, an empty :mod:)"
-			      : errno == ENOTSUP ? "hooks are not available on this architecture" : strerror(errno));
+			      : errno == ENOTSUP ? "the profiler is not available on this architecture" : strerror(errno));
 		else
 			reply(fd, "ok\n");
 		return;

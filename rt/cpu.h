@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cpu.h - what the hot path needs of the processor, one section per
  * architecture: a raw system call (the hot path calls nothing in libc),
- * the tick counter and CPU number read together, and the start-up probe
- * that says whether the ticks can be used.  Included by buffer.c (the
+ * the tick counter and CPU number read together, the start-up probe
+ * that says whether the ticks can be used (and on i386 whether there
+ * are SSE registers to keep around hooks' callbacks), and the
+ * floating-point registers' save and restore (mt_fp_save).  Included by buffer.c (the
  * hot path, general registers only), output.c (the probe, the clock's
  * rate) and control.c (the clock's name in `status`).
  *
@@ -113,6 +115,11 @@ static inline void mt_ppc_sync_range(uintptr_t lo, uintptr_t hi)
 
 #if defined(__x86_64__) || defined(__i386__)
 
+#if defined(__i386__)
+/* Does the CPU have SSE (the start-up probe's; mt_fp_save)? */
+MT_HIDDEN extern bool mt_use_sse;
+#endif
+
 #if defined(__x86_64__)
 static inline long mt_raw6(long n, long a, long b, long c, long d, long e, long f)
 {
@@ -184,6 +191,10 @@ static inline void mt_cpu_clock_probe(void)
 		mt_cpuid(0x80000007u, pm);
 		mt_use_tsc = (ext[3] & (1u << 27)) && (pm[3] & (1u << 8));   /* rdtscp, invariant */
 	}
+#if defined(__i386__)
+	mt_cpuid(1, r);
+	mt_use_sse = r[3] & (1u << 25);       /* xmm0-xmm7 (mt_fp_save) */
+#endif
 	mt_cpuid(0, r);
 	if (mt_use_tsc && r[0] >= 7) {
 		unsigned f[4];
@@ -514,17 +525,67 @@ static inline long mt_raw_mmap_anon(size_t size)
 /* The floating-point and vector registers that carry arguments and
  * return values, kept around a hook's callbacks (buffer.c): a callback
  * is the program's code, compiled to use them, and the hooks (hook-*.S)
- * save only the general registers.
- *   x86_64   xmm0-xmm7 (arguments; xmm0, xmm1 return values); the
- *            upper halves of ymm and zmm are a callback's to keep (a
- *            function compiled for AVX passes __m256 in ymm0-7)
- *   i386     none: arguments on the stack, float returns in st(0),
- *            which code that uses the x87 stack leaves as it found it
- *   aarch64  q0-q7 (arguments and return values; d8-d15 are
- *            callee-saved) */
+ * save only the general registers.  At an entry (mt_fp_save):
+ *   x86_64   xmm0-xmm7 (arguments; a variadic call's too, %al counts
+ *            them); the upper halves of ymm and zmm are a callback's to
+ *            keep (a function compiled for AVX passes __m256 in ymm0-7)
+ *   i386     xmm0-xmm7 where the CPU has SSE (cpuid: mt_use_sse):
+ *            vectors travel in xmm0-xmm2, and an sseregparm function's
+ *            doubles; and the x87 registers in use (below), where
+ *            __m64 arguments travel (mm0-mm2, the same registers).  A
+ *            regparm function's arguments are in eax, edx and ecx,
+ *            which the hook keeps.
+ *   aarch64  q0-q7 (arguments and return values; the low halves of
+ *            v8-v15 are callee-saved, and GCC's -pg keeps nothing else
+ *            live across _mcount, an ordinary call to it)
+ * At an exit (mt_fp_save_ret) the return registers too, which are
+ * these but on x86 the x87's st(0) and st(1): a long double's value
+ * (on i386 a float's or a double's too), which a callback using the
+ * eight registers of the empty stack the ABI gives it would push out.
+ * There (x86_64) and at both (i386) the registers in use are popped to
+ * memory, from st(0) while fxam says it is not empty, and pushed back
+ * after: an fxam and an fnstsw where the stack is empty, as it mostly
+ * is (fxsave and fxrstor cost each call a few hundred nanoseconds). */
 struct mt_fp {
 	unsigned char b[128];
+#if defined(__i386__)
+	unsigned char st[8][16];      /* the x87 registers in use, st(0) first */
+	unsigned n;
+#endif
 } __attribute__((aligned(16)));
+#if defined(__x86_64__)
+struct mt_fp_ret {
+	struct mt_fp v;
+	unsigned char st[8][16];
+	unsigned n;
+};
+#else
+#define mt_fp_ret mt_fp
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
+/* The x87 registers in use popped into st (st(0) first), their count
+ * into *n; and pushed back, the last first.  An 80-bit store and load
+ * keep any content as it is, an MMX register's too. */
+static inline __attribute__((always_inline)) void mt_x87_save(unsigned char (*st)[16], unsigned *n)
+{
+	unsigned k = 0;
+	for (; k < 8; k++) {
+		unsigned short sw;
+		__asm__ volatile("fxam\n\tfnstsw %0" : "=a"(sw));
+		if ((sw & 0x4500) == 0x4100)
+			break;        /* C3, C2, C0 = 1, 0, 1: st(0) empty */
+		__asm__ volatile("fstpt (%0)" : : "r"(st[k]) : "memory");
+	}
+	*n = k;
+}
+static inline __attribute__((always_inline)) void mt_x87_restore(const unsigned char (*st)[16], unsigned n)
+{
+	while (n-- > 0)
+		__asm__ volatile("fldt (%0)" : : "r"(st[n]) : "memory");
+}
+#endif
+
 static inline __attribute__((always_inline)) void mt_fp_save(struct mt_fp *f)
 {
 #if defined(__x86_64__)
@@ -533,6 +594,14 @@ static inline __attribute__((always_inline)) void mt_fp_save(struct mt_fp *f)
 			 "movdqu %%xmm4, 64(%0)\n\tmovdqu %%xmm5, 80(%0)\n\t"
 			 "movdqu %%xmm6, 96(%0)\n\tmovdqu %%xmm7, 112(%0)"
 			 : : "r"(f->b) : "memory");
+#elif defined(__i386__)
+	if (mt_use_sse)
+		__asm__ volatile("movups %%xmm0, 0(%0)\n\tmovups %%xmm1, 16(%0)\n\t"
+				 "movups %%xmm2, 32(%0)\n\tmovups %%xmm3, 48(%0)\n\t"
+				 "movups %%xmm4, 64(%0)\n\tmovups %%xmm5, 80(%0)\n\t"
+				 "movups %%xmm6, 96(%0)\n\tmovups %%xmm7, 112(%0)"
+				 : : "r"(f->b) : "memory");
+	mt_x87_save(f->st, &f->n);
 #elif defined(__aarch64__)
 	__asm__ volatile("stp q0, q1, [%0]\n\tstp q2, q3, [%0, #32]\n\t"
 			 "stp q4, q5, [%0, #64]\n\tstp q6, q7, [%0, #96]"
@@ -549,6 +618,14 @@ static inline __attribute__((always_inline)) void mt_fp_restore(const struct mt_
 			 "movdqu 64(%0), %%xmm4\n\tmovdqu 80(%0), %%xmm5\n\t"
 			 "movdqu 96(%0), %%xmm6\n\tmovdqu 112(%0), %%xmm7"
 			 : : "r"(f->b) : "memory");
+#elif defined(__i386__)
+	mt_x87_restore(f->st, f->n);
+	if (mt_use_sse)
+		__asm__ volatile("movups 0(%0), %%xmm0\n\tmovups 16(%0), %%xmm1\n\t"
+				 "movups 32(%0), %%xmm2\n\tmovups 48(%0), %%xmm3\n\t"
+				 "movups 64(%0), %%xmm4\n\tmovups 80(%0), %%xmm5\n\t"
+				 "movups 96(%0), %%xmm6\n\tmovups 112(%0), %%xmm7"
+				 : : "r"(f->b) : "memory");
 #elif defined(__aarch64__)
 	__asm__ volatile("ldp q0, q1, [%0]\n\tldp q2, q3, [%0, #32]\n\t"
 			 "ldp q4, q5, [%0, #64]\n\tldp q6, q7, [%0, #96]"
@@ -557,5 +634,20 @@ static inline __attribute__((always_inline)) void mt_fp_restore(const struct mt_
 	(void)f;
 #endif
 }
+#if defined(__x86_64__)
+static inline __attribute__((always_inline)) void mt_fp_save_ret(struct mt_fp_ret *f)
+{
+	mt_fp_save(&f->v);
+	mt_x87_save(f->st, &f->n);
+}
+static inline __attribute__((always_inline)) void mt_fp_restore_ret(const struct mt_fp_ret *f)
+{
+	mt_x87_restore(f->st, f->n);
+	mt_fp_restore(&f->v);
+}
+#else
+#define mt_fp_save_ret mt_fp_save
+#define mt_fp_restore_ret mt_fp_restore
+#endif
 
 #endif

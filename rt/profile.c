@@ -45,8 +45,10 @@
  * whose returns are hooked, which always fit. */
 #define MT_PROF_DEPTH 65536
 
-/* Counts in words (no 64-bit atomics on 32-bit CPUs, whose library has
- * no hooks yet: hooks.c says ENOTSUP there). */
+/* Counts in words (no 64-bit atomics on 32-bit CPUs: the library calls
+ * nothing of libatomic).  A 32-bit word of nanoseconds wraps at 4.3 s
+ * of a function's time: where a word is that, the profiler does not
+ * start (ENOTSUP), though the hooks run there. */
 typedef unsigned long pcount;
 struct pstat {
 	_Atomic uintptr_t ip;
@@ -271,6 +273,10 @@ static void prof_exit(unsigned long ip, unsigned long parent, void *data, struct
 
 int mt_prof_start(const char *filter)
 {
+	if (sizeof(pcount) < sizeof(uint64_t)) {
+		errno = ENOTSUP;
+		return -1;
+	}
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	pthread_once(&once, make_key);
 	pthread_mutex_lock(&prof_lock);

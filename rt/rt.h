@@ -1229,20 +1229,32 @@ MT_HIDDEN void mt_grace_ready(void);
 /* Is the calling thread in a hook's callback? */
 MT_HIDDEN bool mt_in_callback(void);
 /* Where hooks can run: the hook keeps every register a callback may
- * change that the function still needs (buffer.c saves the vector
- * argument registers around callbacks, cpu.h: mt_fp_save), and a test
- * has run them (t/106; i386 and aarch64, whose registers are kept,
- * await their booted guests' runs). */
-#if defined(__x86_64__)
+ * change that the function still needs (the hooks the general ones,
+ * buffer.c the floating-point and vector ones around callbacks, cpu.h:
+ * mt_fp_save), callbacks run with the ABI's stack alignment (x86:
+ * MT_REALIGN), and the tests have run them: t/106 on x86_64, its
+ * hooks.c in the booted guests of SysTrace's hooks set (i386, there and
+ * on an x86_64 host; aarch64), its clobber mode callbacks that change
+ * every register a callee may.  The other architectures need their
+ * floating-point argument and return registers kept (mt_fp_save) and
+ * their guests' runs. */
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
 #define MT_HAVE_HOOKS 1
 #else
 #define MT_HAVE_HOOKS 0
 #endif
 /* A redirect: at a site at its function's entry (mt_arch.at_entry) the
  * hook returns to the replacement instead of the function's body, the
- * stack and the argument registers as the caller left them (x86_64:
- * the hook's own return address is the word below the slot). */
+ * stack and the argument registers as the caller left them (x86: the
+ * hook's own return address is the word below the slot, which it
+ * returns through after it restored every register).  aarch64's
+ * _mcount runs after the prologue (no -fpatchable-function-entry
+ * sites yet): ENOTSUP. */
+#if defined(__x86_64__) || defined(__i386__)
 #define MT_HAVE_REDIRECT MT_HAVE_HOOKS
+#else
+#define MT_HAVE_REDIRECT 0
+#endif
 
 /* ---- changes of the code (change.c) ---- */
 

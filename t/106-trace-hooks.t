@@ -38,6 +38,13 @@
 #    thread calls a hooked function: afterwards every call runs its
 #    callbacks, and an unregister from another thread returns.
 #  - The errors of mcount-hooks.h a program can see.
+#  - Callbacks (entry and exit) that change every register a called
+#    function may change (rax, rcx, rdx, rsi, rdi, r8-r11, xmm0-xmm15,
+#    the eight x87 registers) on functions whose arguments and values
+#    are in the registers the hooks must keep: doubles and a float in
+#    xmm registers, eight vectors in xmm0-xmm7, a variadic call (%al),
+#    a long double's value in %st(0), aggregates in memory; each
+#    function checks its arguments, its caller the value.
 #  - The tracer beside the hooks, on the same sites: MCOUNT_TRACE_FILTER
 #    f3 while both hooks run: the trace has f3's calls, as many as f3
 #    counted, and no other function (function and function_graph, whose
@@ -147,6 +154,9 @@ for my $k (sort keys %prog) {
     }
     $out = clean_run("$k errors", $p, 'errors');
     like($out, qr/^ok errors$/m, "$k: the errors");
+    $out = clean_run("$k clobber", $p, 'clobber', 2000);
+    like($out, qr/^ok clobber rounds=2000 calls=12000$/m,
+        "$k: callbacks that change every register a callee may; 6 functions' arguments and values kept");
 }
 
 # ---- the tracer beside the hooks ----

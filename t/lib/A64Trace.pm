@@ -51,11 +51,23 @@ package A64Trace;
 #    with every function traced, under each tracer (SysTrace's
 #    lua_checks): its output unchanged, every event of a function nm
 #    shows, and under function_graph every hooked call returns (none is left unhooked: each keeps a frame record).
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c built with -pg,
+#    linked with the static library: the callbacks' counts against the
+#    functions' own under 8 threads, register and unregister cycles,
+#    longjmp through hooked frames, callbacks that change every register
+#    a called function may (x0-x17, v0-v31 whole) around functions whose
+#    arguments and values travel in d0-d7, q0-q7 (vectors, a long
+#    double), x8 (a structure returned through memory); mcount_regs_arg
+#    says ENOTSUP (the body moved the arguments before _mcount) and a
+#    redirect ENOTSUP (the site is after the prologue); the errors.
 #  - A second boot on -cpu max (pointer authentication, BTI): pac.c
 #    shows a pac-ret frame record holds a signed return address there
 #    (and not on the first boot's Cortex-A57); oracle.c built with
 #    pac-ret runs under function_graph with no return hijacked, each
-#    entry the function tracer's, matching the enter log.  bti.c: a br
+#    entry the function tracer's, matching the enter log; hooks.c's
+#    functions built with pac-ret get an entry callback for each call
+#    and no exit callback (on the Cortex-A57, whose signing is a NOP,
+#    an exit for each), as mcount_hook(3) says.  bti.c: a br
 #    to no landing pad dies in a library marked for BTI, and its traced
 #    functions return through the trampoline into it.
 #  - A -pg shared library beside its program, preloaded, bound lazily
@@ -66,7 +78,7 @@ no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 
 use TestUtil qw($TOP must run_cmd slurp);
-use TraceTest qw($TSRC read_json nm_funcs func_at bias_of first_diff against_cyg read_cyg_graph read_graph_json);
+use TraceTest qw($TSRC $RTINC read_json nm_funcs func_at bias_of first_diff against_cyg read_cyg_graph read_graph_json);
 use QemuSystem qw(sys_boot);
 use SysTrace qw(boot_checks mcc_cc job_files graph_checks %GRAPH_ENV);
 
@@ -82,7 +94,12 @@ sub guest {
             ['static-linked', [], ['-static'], 'a']],
         # every function keeps a frame record (GCC's -pg on aarch64): all
         # hooked under lua
-        lua_noexit => [], jobs => \&jobs, checks => \&checks };
+        lua_noexit => [],
+        # hooks: _mcount after the prologue, which has moved the
+        # arguments (mcount_regs_arg: ENOTSUP; no redirect); six
+        # functions a clobber round (q0-q7 and x8 among their registers)
+        hooks => [{ name => 'hooks', args => 'ENOTSUP', clobber => 6 }],
+        jobs => \&jobs, checks => \&checks };
 }
 
 # tail calls, pointer authentication, BTI, arguments without DWARF
@@ -128,6 +145,13 @@ sub jobs {
         MCOUNT_TRACE_RETVAL => 1 },
         files => ['/tmp/pacdeep.json']);
     push @$jobs, {%pacdeep};
+    # hooks on pac-ret functions (hooks.c frames): every entry callback;
+    # exit callbacks where the signing is a NOP (here), none where the
+    # saved return address is signed (the second boot)
+    mcc_cc($cc, "$dir/hooks-pac.o", '-O2', '-mbranch-protection=pac-ret', "-I$RTINC", '-c', "$TSRC/hooks.c");
+    mcc_cc($cc, "$dir/hooks-pac", "$dir/hooks-pac.o", "$c->{lib}/libmcount-trace.a", '-lpthread');
+    $files->{'/hooks-pac'} = "$dir/hooks-pac";
+    push @$jobs, { name => 'hooks-pac', argv => ['/hooks-pac', 'frames', 100] };
 
     # Branch Target Identification: a library whose every input is marked
     # for it (bti.c), traced; the trampoline goes back into its guarded
@@ -163,7 +187,7 @@ sub checks {
             CYG_LOG => '/tmp/pie-preloaded-g.cyg', MCOUNT_TRACE_OUTPUT => '/tmp/pie-preloaded-g.json' },
             files => ['/tmp/pie-preloaded-g.cyg', '/tmp/pie-preloaded-g.json'] },
         { name => 'bti-probe', argv => ['/bti', 'probe'] }, { name => 'bti-untraced', argv => ['/bti', 'run', 3] },
-        {%pacdeep},
+        {%pacdeep}, { name => 'hooks-pac', argv => ['/hooks-pac', 'frames', 100] },
         { name => 'bti', argv => ['/bti', 'run', 3], env => { %GRAPH_ENV, MCOUNT_TRACE_OUTPUT => '/tmp/bti.json' },
             files => ['/tmp/bti.json'] });
     my %mfiles = map { ($_ => $files->{$_}) } $PRE, '/lib/mt/libbti.so', map { $_->{argv}[0] } @mjobs;
@@ -183,6 +207,16 @@ sub checks {
         my $out = $f->{'/tmp/args-nog.out'} ? slurp($f->{'/tmp/args-nog.out'}) : '';
         my @ints = grep { /: ints/ } split /\n/, $out;
         ok(@ints && !grep({ /\(/ } @ints), 'args-nog: ints traced, without arguments (' . scalar(@ints) . ' calls)');
+    }
+
+    # hooks on pac-ret functions: entries, and exits where not signed
+    for my $b ([$r, 'Cortex-A57', 800], [$m, "-cpu $MAXCPU", 0]) {
+        my ($res, $cpu, $exits) = @$b;
+        my $j = $res->{'hooks-pac'} // {};
+        is($j->{status}, 0, "$cpu: hooks-pac exits 0") or diag(($j->{stdout} // '') . ($j->{stderr} // ''));
+        is($j->{stdout} // '', "ok frames rounds=100 calls=800 exits=$exits\n",
+            "$cpu: hooks on pac-ret functions: an entry callback for each of 800 calls, "
+            . ($exits ? 'and an exit (the signing is a NOP)' : 'no exit (the return address is signed)'));
     }
 
     {

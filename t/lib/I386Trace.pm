@@ -49,6 +49,16 @@ package I386Trace;
 #    shows, and under function_graph every hooked call returns.
 #  - A -pg shared library beside its program, preloaded, bound lazily
 #    and at start-up: every event of its functions (SysTrace's plug).
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c built with
+#    __fentry__ (non-PIC) and with mcount (PIE), with SSE: the callbacks'
+#    counts against the functions' own, argument 0 read from the
+#    caller's stack, callbacks that change every register a called
+#    function may (eax, ecx, edx; the x87 stack, whose st(0) carries a
+#    floating-point value back, and whose registers are MMX's;
+#    xmm0-xmm7) around functions with regparm, sseregparm, vector,
+#    __m64, variadic and long double arguments and values, one
+#    returning a structure by `ret $4`; live patching
+#    of the __fentry__ build, ENOTSUP for mcount's.
 use strict;
 use warnings;
 use Test::More;
@@ -98,6 +108,11 @@ sub guest {
         args => [{ name => 'args', cflags => ['-g'], dwarf => 1 },
             { name => 'args-fentry', cflags => ['-mfentry', '-fno-pie'], ldflags => ['-no-pie'] }],
         hazards_noexit => ['main'],
+        # hooks: __fentry__ (non-PIC: the site at the entry, redirects)
+        # and mcount in a PIE; with SSE, whose registers carry vectors
+        # and sseregparm's doubles, and MMX (nine functions a clobber round)
+        hooks => [{ name => 'hooks-fentry', cflags => ['-fno-pie', '-msse2'], ldflags => ['-no-pie'], ccenv => \%FENTRY,
+            redirect => 1, clobber => 9 }, { name => 'hooks-mcount', cflags => ['-msse2'], clobber => 9 }],
         jobs => \&jobs, runs => \&runs, graph => \&graph, checks => \&checks };
 }
 

@@ -33,6 +33,15 @@ package SysTrace;
 #    that calls it, preloaded: its own PLT entry or GOT slot of the hook,
 #    bound lazily or at start-up; each event of its functions, by name,
 #    with its parent.
+#  hooks: t/src/trace/hooks.c, a program that hooks its own functions
+#    (mcount_hook(3)) and counts their calls itself, linked with the
+#    static library, each build the module names: two hooks' counts
+#    against the functions' own while 8 threads run and a filter
+#    changes; register and unregister cycles under load; longjmp through
+#    hooked frames; callbacks that change every register a called
+#    function may (the arguments and values the functions check
+#    themselves); live patching, or ENOTSUP where the site is after the
+#    prologue; the errors of mcount-hooks.h.
 use strict;
 use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
@@ -48,7 +57,8 @@ use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq f
 our @EXPORT_OK = qw(sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
     oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks
     tear_jobs tear_notes static_ldflags args_jobs args_checks lua_jobs lua_checks trace_bias badsite_job
-    badsite_checks stripped_job stripped_checks plug_jobs plug_checks plug_trace_is guest_run @CHECK_SETS);
+    badsite_checks stripped_job stripped_checks plug_jobs plug_checks plug_trace_is hooks_jobs hooks_checks guest_run
+    @CHECK_SETS);
 
 # sys_start(GUEST, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
 # its package]...]) -> a temporary directory, or undef: what is missing
@@ -813,6 +823,68 @@ sub stale_checks {
     }
 }
 
+# hooks_jobs(cc => CC, lib => DIR, dir => TMP, files => \%files, builds
+#   => [{ name => NAME, cflags => [...], ldflags => [...], ccenv => {
+#   mcount-cc's variables }, redirect => 1 (a site at the entry: live
+#   patching; else ENOTSUP), args => 'ENOTSUP' (mcount_regs_arg's
+#   answer there; else the words read and checked), clobber => the
+#   functions of a clobber round }...]) -> jobs NAME-MODE, a mode of
+#   hooks.c each (the counts smaller than t/106's: an emulated machine)
+my %HOOKS_RUN = (count => [20, 100], unreg => [50], unwind => [3000], errors => [], clobber => [500]);
+sub hooks_jobs {
+    my (%o) = @_;
+    my ($cc, $dir) = @o{qw(cc dir)};
+    my @jobs;
+    for my $b (@{ $o{builds} }) {
+        my $n = $b->{name};
+        local @ENV{ keys %{ $b->{ccenv} // {} } } = values %{ $b->{ccenv} // {} };
+        mcc_cc($cc, "$dir/$n.o", '-O2', @{ $b->{cflags} // [] }, "-I$RTINC", '-c', "$TSRC/hooks.c");
+        mcc_cc($cc, "$dir/$n", "$dir/$n.o", @{ $b->{ldflags} // [] }, "$o{lib}/libmcount-trace.a", '-lpthread');
+        $o{files}{"/$n"} = "$dir/$n";
+        push @jobs, map { { name => "$n-$_", argv => ["/$n", $_, @{ $HOOKS_RUN{$_} }] } } sort keys %HOOKS_RUN;
+        push @jobs, { name => "$n-redirect", argv => ["/$n", 'redirect', $b->{redirect} ? 10 : (1, 'enotsup')] };
+    }
+    return @jobs;
+}
+
+# hooks_checks($r, builds => [as hooks_jobs']): each mode exits 0, says
+# nothing on stderr, and prints its ok line: every count the functions'
+# own, every argument and value as the functions had them.
+sub hooks_checks {
+    my ($r, %o) = @_;
+    for my $b (@{ $o{builds} }) {
+        my $n = $b->{name};
+        my ($rounds, $churn) = @{ $HOOKS_RUN{count} };
+        my $calls = $rounds * 3200;
+        my $args = $b->{args} // '[1-9]\d*';
+        my $cl = $HOOKS_RUN{clobber}[0];
+        my %want = (
+            count => qr/^ok fenced rounds=$rounds calls=$calls\n.*^ok churn=$churn A-hits=[1-9]\d* arguments=$args calls=\d+$/ms,
+            unreg => qr/^ok unreg cycles=$HOOKS_RUN{unreg}[0] callbacks=[1-9]\d*$/m,
+            unwind => qr/^ok unwind rounds=3000 longjmps=1000 exits=7000$/m,
+            errors => qr/^ok errors$/m,
+            clobber => qr/^ok clobber rounds=$cl calls=@{[$cl * $b->{clobber}]}$/m,
+            redirect => $b->{redirect} ? qr/^ok redirect rounds=10 calls=[1-9]\d* redirected=[1-9]\d*$/m
+                : qr/^ok redirect ENOTSUP$/m);
+        my %what = (count => "two hooks' counts against the functions' own, $rounds fenced rounds and $churn "
+                . 'filter changes under 8 threads' . ($b->{args} ? ", mcount_regs_arg $b->{args}" : ', arguments checked'),
+            unreg => "$HOOKS_RUN{unreg}[0] register/unregister cycles under load",
+            unwind => '1,000 longjmps through hooked frames, an exit for each function that returned',
+            errors => 'the errors of mcount-hooks.h',
+            clobber => "callbacks that change every register a callee may: $b->{clobber} functions' arguments "
+                . 'and values kept',
+            redirect => $b->{redirect} ? '10 redirects and unredirects under load, each answer as the switch says'
+                : 'no redirect where the site is after the prologue (ENOTSUP)');
+        for my $m (sort keys %want) {
+            my $j = $r->{"$n-$m"} // {};
+            is($j->{status}, 0, "$n $m: exits 0") or diag(($j->{stdout} // '') . ($j->{stderr} // ''));
+            unlike($j->{stdout} // '', qr/^FAIL/m, "$n $m: no FAIL") or diag $j->{stdout};
+            is($j->{stderr} // '', '', "$n $m: nothing on stderr");
+            like($j->{stdout} // '', $want{$m}, "$n: $what{$m}") or diag $j->{stdout} // '';
+        }
+    }
+}
+
 # guest_run(GUEST): every check of one guest, a row of guests.tab, in
 # its boot: the check sets its row names, written here once, with what
 # its module (t/lib/MODULE.pm, the row's) gives them.  MODULE::guest(ROW)
@@ -822,7 +894,9 @@ sub stale_checks {
 # toggle), badsite => its assembly (default t/src/trace/GUEST/badsite.S),
 # refused => [badsite_checks' refused], args => [args_jobs' options, a
 # build each] (default args with -g, args-O0 with -g -O0, both by
-# DWARF), lua_cflags => [...], lua_noexit => [...], graph_noexit =>
+# DWARF), hooks => [hooks_jobs' builds] (default one, -pg: hooks with
+# the site after the prologue, no redirect), lua_cflags => [...],
+# lua_noexit => [...], graph_noexit =>
 # [...], hazards_noexit => [...] or a function of the context; and
 # functions of the context (a hash: guest => ROW, dir, files, jobs, cc,
 # cxx, lib, objdump, variants; after the boot r (its results), uout (the
@@ -832,7 +906,7 @@ sub stale_checks {
 # the graph set's checks), checks (its own, last), runs (in place of the
 # one boot: [[LABEL, BOOT]...], each run a subtest of that label), run
 # (in place of everything after sys_start) }.
-our @CHECK_SETS = qw(machine smc oracle graph hazards toggle badsite stripped args lua plug);
+our @CHECK_SETS = qw(machine smc oracle graph hazards toggle badsite stripped args lua plug hooks);
 sub guest_run {
     my ($name) = @_;
     my $g = $SYS{$name} // die "SysTrace: no guest '$name'";
@@ -870,6 +944,8 @@ sub guest_run {
     push @jobs, map { args_jobs(%c, %$_) } @args if $set{args};
     push @jobs, lua_jobs(%c, name => 'lua', cflags => $m->{lua_cflags}) if $set{lua};
     push @jobs, plug_jobs(%c) if $set{plug};
+    my @hooks = @{ $m->{hooks} // [{ name => 'hooks', clobber => 6 }] };
+    push @jobs, hooks_jobs(%c, lib => $lib, builds => \@hooks) if $set{hooks};
     $m->{jobs}->($c) if $m->{jobs};
 
     # ---- one boot (or the module's runs), and the checks ----
@@ -915,6 +991,7 @@ sub guest_run {
             }
             lua_checks($r, dir => $dir, name => 'lua', noexit => $m->{lua_noexit}) if $set{lua};
             plug_checks($r, dir => $dir) if $set{plug};
+            hooks_checks($r, builds => \@hooks) if $set{hooks};
             $m->{checks}->($c) if $m->{checks};
         };
         if ($how eq '') {

@@ -38,6 +38,19 @@
  *       f1 run the callbacks 1,000 times each, and an unregister from
  *       another thread returns (an alarm kills it otherwise).
  *   hooks errors   each errno of mcount-hooks.h that a program can see.
+ *   hooks clobber ROUNDS   a hook whose callbacks change every register
+ *       a called function may change, on functions whose arguments and
+ *       values are in the registers the hooks must keep (floating-point,
+ *       x87, vector, variadic, aggregates, i386's regparm, sseregparm
+ *       and __m64): each argument as the caller passed it, each value
+ *       as the function returned it.
+ *   hooks frames ROUNDS   f0-f7 called ROUNDS times each under a hook
+ *       with both callbacks: an entry for each call, and an exit for
+ *       each or (a frame the library cannot hook) for none; prints the
+ *       counts.
+ * Where mcount_regs_arg says ENOTSUP (aarch64: the arguments are where
+ * the body moved them), count prints arguments=ENOTSUP, and every read
+ * must have said it.
  * Prints "ok ..." lines, or "FAIL ..." and exits 1.
  */
 #define _GNU_SOURCE
@@ -47,6 +60,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/time.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -66,7 +80,7 @@
 
 static _Atomic unsigned long own[NF];     /* each function's own count */
 static _Atomic unsigned long returned[NF];
-static _Atomic unsigned long bad_arg, checked_arg;
+static _Atomic unsigned long bad_arg, checked_arg, args_enotsup;
 static __thread unsigned long last_ret, seen_arg;
 static __thread int seen_set;
 static int failed;
@@ -111,8 +125,16 @@ NI static void on_entry(unsigned long ip, unsigned long parent, void *data, stru
 		return;
 	atomic_fetch_add_explicit(&c->in[i], 1, memory_order_relaxed);
 	if (c->check_args) {
-		seen_arg = mcount_regs_arg(r, 0);
-		seen_set = 1;
+		errno = 0;
+		unsigned long v = mcount_regs_arg(r, 0);
+		if (!v && errno == ENOTSUP) {
+			/* (documented where the hook runs after the function
+			 * has moved its arguments: aarch64) */
+			atomic_fetch_add_explicit(&args_enotsup, 1, memory_order_relaxed);
+		} else {
+			seen_arg = v;
+			seen_set = 1;
+		}
 	}
 }
 
@@ -309,8 +331,10 @@ NI static int count(int rounds, int churn)
 	}
 	if (b.bad_ret)
 		fail("hook B return values", -1, b.bad_ret, 0);
-	if (bad_arg || !checked_arg)
+	if (bad_arg || (!checked_arg && !args_enotsup))
 		fail("hook B arguments (wrong, checked)", -1, bad_arg, checked_arg);
+	if (checked_arg && args_enotsup)
+		fail("hook B arguments read, and ENOTSUP", -1, args_enotsup, 0);
 	if (mcount_hook_unregister(ha) || mcount_hook_unregister(hb)) {
 		printf("FAIL unregister: %s\n", strerror(errno));
 		return 1;
@@ -322,7 +346,11 @@ NI static int count(int rounds, int churn)
 	f3(1);
 	if (b.in[3] != before)
 		fail("hook B after unregister", 3, b.in[3], before);
-	printf("ok churn=%d A-hits=%lu arguments=%lu calls=%lu\n", churn, ahits, (unsigned long)checked_arg, calls);
+	if (args_enotsup)
+		printf("ok churn=%d A-hits=%lu arguments=ENOTSUP calls=%lu\n", churn, ahits, calls);
+	else
+		printf("ok churn=%d A-hits=%lu arguments=%lu calls=%lu\n", churn, ahits, (unsigned long)checked_arg,
+		       calls);
 	printf("own");
 	for (int i = 0; i < NF; i++)
 		printf(" f%d=%lu", i, (unsigned long)own[i]);
@@ -429,6 +457,42 @@ NI static int unwind(int rounds)
 		fail("return values", -1, c.bad_ret, 0);
 	printf("ok unwind rounds=%d longjmps=%d exits=%lu\n", rounds, jumps,
 	       (unsigned long)(c.out[4] + c.out[5] + c.out[6]));
+	return failed;
+}
+
+/* ---- frames ---- */
+
+/* Entries for every call; exits for every call, or (a frame whose
+ * return the library cannot hook: aarch64's pac-ret on a CPU that
+ * signs) none: the counts printed, the caller says which it wants. */
+NI static int frames(int rounds)
+{
+	static struct counts c;
+	struct mcount_hook *h = mcount_hook_create(on_entry, on_exit_cb, &c, 0);
+	if (!h || mcount_hook_filter(h, "f[0-7]") || mcount_hook_register(h)) {
+		printf("FAIL setup: %s\n", strerror(errno));
+		return 1;
+	}
+	unsigned long o0[NF], calls = 0, exits = 0;
+	for (int i = 0; i < NF; i++)
+		o0[i] = own[i];
+	for (int k = 0; k < rounds; k++)
+		for (int i = 0; i < NF; i++)
+			fns[i]((unsigned long)k);
+	mcount_hook_unregister(h);
+	mcount_hook_destroy(h);
+	for (int i = 0; i < NF; i++) {
+		unsigned long d = own[i] - o0[i];
+		calls += d;
+		exits += c.out[i];
+		if (c.in[i] != d)
+			fail("entries against calls", i, c.in[i], d);
+		if (c.out[i] && c.out[i] != d)
+			fail("exits: some, not all", i, c.out[i], d);
+	}
+	if (c.bad_ret)
+		fail("return values", -1, c.bad_ret, 0);
+	printf("ok frames rounds=%d calls=%lu exits=%lu\n", rounds, calls, exits);
 	return failed;
 }
 
@@ -542,6 +606,233 @@ NI static int redirect(int rounds, int want_enotsup)
 	return failed;
 }
 
+/* ---- clobber ----
+ *
+ * Callbacks that change every register the ABI lets a called function
+ * change (clobber_all: the argument and return registers, integer,
+ * vector and x87), on functions whose arguments and values travel in
+ * the registers a hook must keep for them: each function checks what it
+ * was given, and its caller what it returned. */
+
+static _Atomic unsigned long clobbers;
+/* each function's calls with an argument changed, or its value */
+enum { CF_DOUBLE, CF_LONG_DOUBLE, CF_VARIADIC, CF_QUAD, CF_BIG, CF_VECTOR, CF_REGPARM, CF_SSEREGPARM, CF_MMX, CF_N };
+static const char *const cf_names[CF_N] = { "cf_double", "cf_long_double", "cf_variadic", "cf_quad", "cf_big",
+					    "cf_vector", "cf_regparm", "cf_sseregparm", "cf_mmx" };
+static _Atomic unsigned long bad_in[CF_N], bad_out[CF_N];
+
+NI __attribute__((noinline)) static void clobber_all(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	/* the x87 stack, all eight registers (a called function has them
+	 * all: it is empty at a call), then the SSE registers */
+	__asm__ volatile("fld1\n\tfld1\n\tfld1\n\tfld1\n\tfld1\n\tfld1\n\tfld1\n\tfld1\n\t"
+			 "fstp %%st(0)\n\tfstp %%st(0)\n\tfstp %%st(0)\n\tfstp %%st(0)\n\t"
+			 "fstp %%st(0)\n\tfstp %%st(0)\n\tfstp %%st(0)\n\tfstp %%st(0)" : : : "memory", "cc");
+#endif
+#if defined(__x86_64__)
+	__asm__ volatile("pcmpeqd %%xmm0, %%xmm0\n\tpcmpeqd %%xmm1, %%xmm1\n\tpcmpeqd %%xmm2, %%xmm2\n\t"
+			 "pcmpeqd %%xmm3, %%xmm3\n\tpcmpeqd %%xmm4, %%xmm4\n\tpcmpeqd %%xmm5, %%xmm5\n\t"
+			 "pcmpeqd %%xmm6, %%xmm6\n\tpcmpeqd %%xmm7, %%xmm7\n\tpcmpeqd %%xmm8, %%xmm8\n\t"
+			 "pcmpeqd %%xmm9, %%xmm9\n\tpcmpeqd %%xmm10, %%xmm10\n\tpcmpeqd %%xmm11, %%xmm11\n\t"
+			 "pcmpeqd %%xmm12, %%xmm12\n\tpcmpeqd %%xmm13, %%xmm13\n\tpcmpeqd %%xmm14, %%xmm14\n\t"
+			 "pcmpeqd %%xmm15, %%xmm15\n\t"
+			 "movq $-1, %%rax\n\tmovq $-1, %%rcx\n\tmovq $-1, %%rdx\n\tmovq $-1, %%rsi\n\t"
+			 "movq $-1, %%rdi\n\tmovq $-1, %%r8\n\tmovq $-1, %%r9\n\tmovq $-1, %%r10\n\tmovq $-1, %%r11"
+			 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "xmm0", "xmm1", "xmm2",
+			   "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",
+			   "xmm14", "xmm15", "memory", "cc");
+#elif defined(__i386__)
+#if defined(__SSE2__)
+	__asm__ volatile("pcmpeqd %%xmm0, %%xmm0\n\tpcmpeqd %%xmm1, %%xmm1\n\tpcmpeqd %%xmm2, %%xmm2\n\t"
+			 "pcmpeqd %%xmm3, %%xmm3\n\tpcmpeqd %%xmm4, %%xmm4\n\tpcmpeqd %%xmm5, %%xmm5\n\t"
+			 "pcmpeqd %%xmm6, %%xmm6\n\tpcmpeqd %%xmm7, %%xmm7"
+			 : : : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "memory");
+#endif
+	__asm__ volatile("movl $-1, %%eax\n\tmovl $-1, %%ecx\n\tmovl $-1, %%edx" : : : "eax", "ecx", "edx", "cc");
+#elif defined(__aarch64__)
+	/* v8-v15 whole: their low halves are the callee's to keep, which
+	 * the compiler does for the asm; their upper halves are not */
+	__asm__ volatile("movi v0.16b, #0xff\n\tmovi v1.16b, #0xff\n\tmovi v2.16b, #0xff\n\tmovi v3.16b, #0xff\n\t"
+			 "movi v4.16b, #0xff\n\tmovi v5.16b, #0xff\n\tmovi v6.16b, #0xff\n\tmovi v7.16b, #0xff\n\t"
+			 "movi v8.16b, #0xff\n\tmovi v9.16b, #0xff\n\tmovi v10.16b, #0xff\n\tmovi v11.16b, #0xff\n\t"
+			 "movi v12.16b, #0xff\n\tmovi v13.16b, #0xff\n\tmovi v14.16b, #0xff\n\tmovi v15.16b, #0xff\n\t"
+			 "movi v16.16b, #0xff\n\tmovi v17.16b, #0xff\n\tmovi v18.16b, #0xff\n\tmovi v19.16b, #0xff\n\t"
+			 "movi v20.16b, #0xff\n\tmovi v21.16b, #0xff\n\tmovi v22.16b, #0xff\n\tmovi v23.16b, #0xff\n\t"
+			 "movi v24.16b, #0xff\n\tmovi v25.16b, #0xff\n\tmovi v26.16b, #0xff\n\tmovi v27.16b, #0xff\n\t"
+			 "movi v28.16b, #0xff\n\tmovi v29.16b, #0xff\n\tmovi v30.16b, #0xff\n\tmovi v31.16b, #0xff\n\t"
+			 "mov x0, #-1\n\tmov x1, #-1\n\tmov x2, #-1\n\tmov x3, #-1\n\tmov x4, #-1\n\tmov x5, #-1\n\t"
+			 "mov x6, #-1\n\tmov x7, #-1\n\tmov x8, #-1\n\tmov x9, #-1\n\tmov x10, #-1\n\tmov x11, #-1\n\t"
+			 "mov x12, #-1\n\tmov x13, #-1\n\tmov x14, #-1\n\tmov x15, #-1\n\tmov x16, #-1\n\tmov x17, #-1"
+			 : : : "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13",
+			   "x14", "x15", "x16", "x17", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",
+			   "v11", "v12", "v13", "v14", "v15", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23",
+			   "v24", "v25", "v26", "v27", "v28", "v29", "v30", "v31", "memory", "cc");
+#endif
+}
+
+NI static void on_clobber(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
+{
+	(void)ip;
+	(void)parent;
+	(void)data;
+	(void)r;
+	atomic_fetch_add_explicit(&clobbers, 1, memory_order_relaxed);
+	clobber_all();
+}
+
+#define IN_BAD(f, c) ((c) ? (void)0 : (void)atomic_fetch_add_explicit(&bad_in[f], 1, memory_order_relaxed))
+#define OUT_BAD(f, c) ((c) ? (void)0 : (void)atomic_fetch_add_explicit(&bad_out[f], 1, memory_order_relaxed))
+
+__attribute__((noinline)) double cf_double(double a, float b, unsigned long n, double c)
+{
+	IN_BAD(CF_DOUBLE, b == (float)(a + 0.5) && c == a * 3);
+	return a + c + (double)n;
+}
+
+__attribute__((noinline)) long double cf_long_double(long double a, long double b)
+{
+	IN_BAD(CF_LONG_DOUBLE, b == a + 0.25L);
+	return a * 4 + b;
+}
+
+__attribute__((noinline)) double cf_variadic(int n, ...)
+{
+	va_list ap;
+	va_start(ap, n);
+	double s = 0;
+	for (int i = 0; i < n; i++)
+		s += va_arg(ap, double) * (i + 1);
+	va_end(ap);
+	return s;
+}
+
+/* a homogeneous aggregate (aarch64: d0-d3 in and out; x86: memory) */
+struct quad {
+	double a, b, c, d;
+};
+__attribute__((noinline)) struct quad cf_quad(struct quad p, struct quad q)
+{
+	IN_BAD(CF_QUAD, p.b == p.a + 1 && p.c == p.a + 2 && p.d == p.a + 3 && q.a == -p.a && q.d == -p.d);
+	return (struct quad){ p.a + q.a, p.b * 2, p.c * 3, p.d - q.d };
+}
+
+/* returned through memory (aarch64: x8; i386: the hidden pointer, which
+ * the function pops: ret $4) */
+struct big {
+	unsigned long w[8];
+};
+__attribute__((noinline)) struct big cf_big(unsigned long k)
+{
+	struct big b;
+	for (int i = 0; i < 8; i++)
+		b.w[i] = k * 8 + (unsigned long)i;
+	return b;
+}
+
+#if defined(__x86_64__) || defined(__SSE2__) || defined(__aarch64__)
+#define HAVE_VECTORS 1
+typedef double v2df __attribute__((vector_size(16)));
+/* eight vectors: xmm0-xmm7 (x86_64), v0-v7 (aarch64), xmm0-xmm2 then
+ * the stack (i386 with SSE) */
+__attribute__((noinline)) v2df cf_vector(v2df a, v2df b, v2df c, v2df d, v2df e, v2df f, v2df g, v2df h)
+{
+	IN_BAD(CF_VECTOR, b[0] == a[0] + 2 && c[0] == a[0] + 4 && d[0] == a[0] + 6 && e[0] == a[0] + 8 &&
+	       f[0] == a[0] + 10 && g[0] == a[0] + 12 && h[0] == a[0] + 14 && h[1] == a[0] + 15);
+	return a + b + c + d + e + f + g + h;
+}
+#endif
+
+#if defined(__i386__)
+/* the registers of i386's other conventions: eax, edx, ecx (regparm),
+ * xmm0, xmm1 (sseregparm, with SSE) */
+__attribute__((noinline, regparm(3))) unsigned long cf_regparm(unsigned long a, unsigned long b, unsigned long c)
+{
+	IN_BAD(CF_REGPARM, b == a + 1 && c == a + 2);
+	return a * 100 + b * 10 + c;
+}
+#if defined(__MMX__)
+#include <mmintrin.h>
+#define HAVE_MMX 1
+/* __m64 in mm0 and mm1 (i386: x86_64 passes it in xmm registers),
+ * which are the x87 registers */
+__attribute__((noinline)) unsigned cf_mmx(__m64 a, __m64 b)
+{
+	__m64 s = _mm_add_pi32(a, b);
+	unsigned lo = (unsigned)_mm_cvtsi64_si32(s), hi = (unsigned)_mm_cvtsi64_si32(_mm_srli_si64(s, 32));
+	_mm_empty();
+	return lo * 1000 + hi;
+}
+#endif
+#if defined(__SSE2__)
+#define HAVE_SSEREGPARM 1
+__attribute__((noinline, sseregparm)) double cf_sseregparm(double a, double b)
+{
+	IN_BAD(CF_SSEREGPARM, b == a * 2);
+	return a + b * 3;
+}
+#endif
+#endif
+
+NI static int clobber(int rounds)
+{
+	struct mcount_hook *h = mcount_hook_create(on_clobber, on_clobber, NULL, 0);
+	if (!h || mcount_hook_filter(h, "cf_*") || mcount_hook_register(h)) {
+		printf("FAIL setup: %s\n", strerror(errno));
+		return 1;
+	}
+	unsigned long calls = 0;
+	for (int k = 0; k < rounds; k++) {
+		double x = k;
+		OUT_BAD(CF_DOUBLE, cf_double(x, (float)(x + 0.5), (unsigned long)k, x * 3) == x * 4 + k);
+		long double l = k;
+		OUT_BAD(CF_LONG_DOUBLE, cf_long_double(l, l + 0.25L) == l * 5 + 0.25L);
+		OUT_BAD(CF_VARIADIC, cf_variadic(3, x, x + 1, x + 2) == x * 6 + 8);
+		struct quad q = cf_quad((struct quad){ x, x + 1, x + 2, x + 3 }, (struct quad){ -x, 0, 0, -x - 3 });
+		OUT_BAD(CF_QUAD, q.a == 0 && q.b == x * 2 + 2 && q.c == x * 3 + 6 && q.d == x * 2 + 6);
+		struct big b = cf_big((unsigned long)k);
+		OUT_BAD(CF_BIG, b.w[0] == (unsigned long)k * 8 && b.w[7] == (unsigned long)k * 8 + 7);
+		calls += 5;
+#ifdef HAVE_VECTORS
+		v2df v = cf_vector((v2df){ x, x + 1 }, (v2df){ x + 2, x + 3 }, (v2df){ x + 4, x + 5 },
+				   (v2df){ x + 6, x + 7 }, (v2df){ x + 8, x + 9 }, (v2df){ x + 10, x + 11 },
+				   (v2df){ x + 12, x + 13 }, (v2df){ x + 14, x + 15 });
+		OUT_BAD(CF_VECTOR, v[0] == x * 8 + 56 && v[1] == x * 8 + 64);
+		calls++;
+#endif
+#if defined(__i386__)
+		OUT_BAD(CF_REGPARM, cf_regparm((unsigned long)k, (unsigned long)k + 1, (unsigned long)k + 2) ==
+			(unsigned long)k * 111 + 12);
+		calls++;
+#ifdef HAVE_MMX
+		unsigned m = cf_mmx(_mm_set_pi32(k, 2 * k), _mm_set_pi32(1, 3));
+		_mm_empty();
+		OUT_BAD(CF_MMX, m == (unsigned)(2 * k + 3) * 1000 + (unsigned)k + 1);
+		calls++;
+#endif
+#ifdef HAVE_SSEREGPARM
+		OUT_BAD(CF_SSEREGPARM, cf_sseregparm(x, x * 2) == x * 7);
+		calls++;
+#endif
+#endif
+	}
+	mcount_hook_unregister(h);
+	mcount_hook_destroy(h);
+	if (clobbers != 2 * calls)
+		fail("callbacks (an entry and an exit a call)", -1, clobbers, 2 * calls);
+	for (int i = 0; i < CF_N; i++) {
+		if (bad_in[i])
+			printf("FAIL %s: arguments changed before the body: %lu calls\n", cf_names[i],
+			       (unsigned long)bad_in[i]);
+		if (bad_out[i])
+			printf("FAIL %s: its value changed on the way back: %lu calls\n", cf_names[i],
+			       (unsigned long)bad_out[i]);
+		failed |= bad_in[i] || bad_out[i];
+	}
+	printf("ok clobber rounds=%d calls=%lu\n", rounds, calls);
+	return failed;
+}
+
 /* ---- errors ---- */
 
 static int in_cb_errno = -1;
@@ -607,20 +898,21 @@ NI static int errors(void)
 	if (mcount_hook_register(h))
 		fail("register", -1, (unsigned long)errno, 0);
 	expect("register twice", mcount_hook_register(h), EINVAL);
-	/* 63 at most: this one and 62 more */
-	struct mcount_hook *more[63];
+	/* 63 at most (31 where a long is 32 bits): this one and 62 (30) more */
+	enum { MAX_HOOKS = 8 * sizeof(unsigned long) - 1 };
+	struct mcount_hook *more[MAX_HOOKS];
 	int n = 0;
-	for (; n < 63; n++) {
+	for (; n < MAX_HOOKS; n++) {
 		more[n] = mcount_hook_create(on_entry, NULL, &c, 0);
 		mcount_hook_filter(more[n], "f1");
 		if (mcount_hook_register(more[n]))
 			break;
 	}
-	if (n != 62 || errno != ENOSPC)
-		fail("hooks registered before ENOSPC", -1, (unsigned long)n, 62);
+	if (n != MAX_HOOKS - 1 || errno != ENOSPC)
+		fail("hooks registered before ENOSPC", -1, (unsigned long)n, MAX_HOOKS - 1);
 	for (int i = 0; i < n; i++)
 		mcount_hook_unregister(more[i]);
-	for (int i = 0; i <= n && i < 63; i++)
+	for (int i = 0; i <= n && i < MAX_HOOKS; i++)
 		mcount_hook_destroy(more[i]);
 	mcount_hook_unregister(h);
 	mcount_hook_destroy(h);
@@ -769,7 +1061,11 @@ NI int main(int argc, char **argv)
 		return unload(argv[2], argc >= 4 && !strcmp(argv[3], "keep"));
 	if (argc >= 2 && !strcmp(argv[1], "errors"))
 		return errors();
+	if (argc >= 3 && !strcmp(argv[1], "clobber"))
+		return clobber(atoi(argv[2]));
+	if (argc >= 3 && !strcmp(argv[1], "frames"))
+		return frames(atoi(argv[2]));
 	fprintf(stderr, "usage: hooks count ROUNDS CHURN | unreg CYCLES | unwind ROUNDS | redirect ROUNDS [enotsup] | "
-		"errors\n");
+		"errors | clobber ROUNDS | frames ROUNDS\n");
 	return 2;
 }
