@@ -148,6 +148,7 @@ int mcount_hook_register(struct mcount_hook *h)
 		h->id = 0;
 		mt_change_end(pass);
 		mt_grace();
+		mt_ops_release(id);
 		errno = err;
 		return -1;
 	}
@@ -173,7 +174,8 @@ int mcount_hook_unregister(struct mcount_hook *h)
 		errno = EINVAL;
 		return unlock_with(pass, -1);
 	}
-	mt_ops_remove(h->id);
+	int id = h->id;
+	mt_ops_remove(id);
 	h->id = 0;
 	/* (a pass that fails leaves sites calling for no one: said, and
 	 * harmless; the hook is unregistered all the same) */
@@ -182,8 +184,9 @@ int mcount_hook_unregister(struct mcount_hook *h)
 	mt_ops_idle();
 	mt_change_end(pass);
 	/* the hook's callbacks are never entered again, and those under
-	 * way end before this returns */
+	 * way end before this returns; then its id may serve another */
 	mt_grace();
+	mt_ops_release(id);
 	free_retired();
 	return 0;
 }

@@ -265,10 +265,22 @@ int mt_ops_select(int id)
 	return select_from(id, atomic_load(&mt_ops[id]), 0);
 }
 
+/* Ids removed whose grace period has not ended: not taken again until
+ * it has, or a call that read its function's users before the removal
+ * would run the next hook of that id on a function its filter may not
+ * select. */
+static _Atomic mt_users ids_waiting;
+
+void mt_ops_release(int id)
+{
+	atomic_fetch_and(&ids_waiting, ~MT_USER(id));
+}
+
 int mt_ops_add(struct mt_op *op)
 {
 	int id = 1;
-	while (id < MT_OPS_MAX && atomic_load(&mt_ops[id]))
+	mt_users waiting = atomic_load(&ids_waiting);
+	while (id < MT_OPS_MAX && (atomic_load(&mt_ops[id]) || (waiting & MT_USER(id))))
 		id++;
 	if (id == MT_OPS_MAX) {
 		errno = ENOSPC;
@@ -290,6 +302,7 @@ int mt_ops_add(struct mt_op *op)
 void mt_ops_remove(int id)
 {
 	struct mt_op *op = atomic_load(&mt_ops[id]);
+	atomic_fetch_or(&ids_waiting, MT_USER(id));
 	atomic_store_explicit(&mt_ops[id], NULL, memory_order_release);
 	atomic_fetch_and(&mt_ops_exits, ~MT_USER(id));
 	for (size_t i = 0; i < op->nsel; i++)

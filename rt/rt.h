@@ -766,9 +766,11 @@ MT_HIDDEN int mt_ops_add(struct mt_op *op);
 MT_HIDDEN int mt_ops_check(const char *filter);
 /* Its filter and notrace changed. */
 MT_HIDDEN int mt_ops_select(int id);
-/* It selects nothing any more and its id is free (the code: mt_apply,
- * then the grace period before op may go: mt_grace). */
+/* It selects nothing any more (the code: mt_apply, then the grace
+ * period before op may go: mt_grace), and its id is free once the
+ * caller says the grace period has ended (mt_ops_release, no lock). */
 MT_HIDDEN void mt_ops_remove(int id);
+MT_HIDDEN void mt_ops_release(int id);
 /* After the pass that followed the last removal: the hot path stops
  * looking sites up. */
 MT_HIDDEN void mt_ops_idle(void);

@@ -37,6 +37,9 @@
 #    runs (the hook, the callbacks) 10,000 times a second while the
 #    thread calls a hooked function: afterwards every call runs its
 #    callbacks, and an unregister from another thread returns.
+#  - A hook registered while another's unregister waits for a callback
+#    under way: the call under way runs none of the new hook's callbacks
+#    (its id is not taken until the grace period ends).
 #  - The errors of mcount-hooks.h a program can see.
 #  - Callbacks (entry and exit) that change every register a called
 #    function may change (rax, rcx, rdx, rsi, rdi, r8-r11, xmm0-xmm15,
@@ -147,6 +150,8 @@ for my $k (sort keys %prog) {
         $out = clean_run("$k unload keep", $p, 'unload', "$dir/libfix.so", 'keep');
         like($out, qr/^ok unload$/m, "$k: f1 redirected into a library dlopen()ed after start-up, and back");
     }
+    $out = clean_run("$k idreuse", $p, 'idreuse');
+    like($out, qr/^ok idreuse$/m, "$k: a hook registered while an unregister waits sees none of the other's calls");
     for my $x ('', 'exit') {
         $out = clean_run("$k sigjump $x", $p, 'sigjump', 2, $x || ());
         like($out, qr/^ok sigjump jumps=some$/m,

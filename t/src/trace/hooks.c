@@ -37,6 +37,11 @@
  *       is called in a loop; then, with the timer off, 1,000 calls of
  *       f1 run the callbacks 1,000 times each, and an unregister from
  *       another thread returns (an alarm kills it otherwise).
+ *   hooks idreuse   a hook registered while another's unregister waits
+ *       for a callback under way: the call under way, which read its
+ *       function's users before the unregister, runs no callback of the
+ *       new hook (which may have the old one's id), whose filter does
+ *       not select that function.
  *   hooks errors   each errno of mcount-hooks.h that a program can see.
  *   hooks clobber ROUNDS   a hook whose callbacks change every register
  *       a called function may change, on functions whose arguments and
@@ -1013,6 +1018,88 @@ NI static int sigjump(int seconds, int with_exit)
 	return failed;
 }
 
+/* ---- idreuse ---- */
+
+static atomic_int ir_in, ir_go;
+static _Atomic unsigned long ir_f2, ir_f5;
+static struct mcount_hook *ir_x;
+
+NI static void ir_block(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
+{
+	(void)ip;
+	(void)parent;
+	(void)data;
+	(void)r;
+	atomic_store(&ir_in, 1);
+	while (!atomic_load(&ir_go))
+		usleep(1000);
+}
+
+NI static void ir_count(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
+{
+	(void)parent;
+	(void)data;
+	(void)r;
+	if (ip == (unsigned long)f2)
+		atomic_fetch_add(&ir_f2, 1);
+	else if (ip == (unsigned long)f5)
+		atomic_fetch_add(&ir_f5, 1);
+}
+
+NI static void ir_nothing(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
+{
+	(void)ip;
+	(void)parent;
+	(void)data;
+	(void)r;
+}
+
+NI static void *ir_call(void *arg)
+{
+	(void)arg;
+	f2(1);
+	return NULL;
+}
+
+NI static void *ir_unreg(void *arg)
+{
+	(void)arg;
+	return (void *)(intptr_t)mcount_hook_unregister(ir_x);
+}
+
+NI static int idreuse(void)
+{
+	struct mcount_hook *p = mcount_hook_create(ir_block, NULL, NULL, 0);
+	ir_x = mcount_hook_create(ir_nothing, NULL, NULL, 0);
+	struct mcount_hook *y = mcount_hook_create(ir_count, NULL, NULL, 0);
+	if (!p || !ir_x || !y || mcount_hook_filter(p, "f2") || mcount_hook_filter(ir_x, "f2") ||
+	    mcount_hook_filter(y, "f5") || mcount_hook_register(p) || mcount_hook_register(ir_x)) {
+		printf("FAIL setup: %s\n", strerror(errno));
+		return 1;
+	}
+	pthread_t t, u;
+	pthread_create(&t, NULL, ir_call, NULL);
+	while (!atomic_load(&ir_in))
+		usleep(1000);
+	/* (X's unregister waits for the call under way, in p's callback) */
+	pthread_create(&u, NULL, ir_unreg, NULL);
+	usleep(100000);
+	if (mcount_hook_register(y)) {
+		printf("FAIL register: %s\n", strerror(errno));
+		return 1;
+	}
+	atomic_store(&ir_go, 1);
+	pthread_join(t, NULL);
+	pthread_join(u, NULL);
+	f5(1);
+	if (ir_f2)
+		fail("a hook registered meanwhile saw a call of a function it does not select", 2, ir_f2, 0);
+	if (ir_f5 != 1)
+		fail("the hook registered meanwhile saw its function's call", 5, ir_f5, 1);
+	printf("ok idreuse\n");
+	return failed;
+}
+
 /* ---- unload ---- */
 
 NI static int unload(const char *lib, int keep)
@@ -1055,6 +1142,8 @@ NI int main(int argc, char **argv)
 		return unwind(atoi(argv[2]));
 	if (argc >= 3 && !strcmp(argv[1], "redirect"))
 		return redirect(atoi(argv[2]), argc >= 4 && !strcmp(argv[3], "enotsup"));
+	if (argc >= 2 && !strcmp(argv[1], "idreuse"))
+		return idreuse();
 	if (argc >= 3 && !strcmp(argv[1], "sigjump"))
 		return sigjump(atoi(argv[2]), argc >= 4 && !strcmp(argv[3], "exit"));
 	if (argc >= 3 && !strcmp(argv[1], "unload"))
