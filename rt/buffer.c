@@ -38,6 +38,7 @@
 #include <linux/membarrier.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -627,6 +628,59 @@ void mt_grace(void)
 			}
 		}
 	}
+}
+
+/* The same without waiting: begun with the barrier and a note of each
+ * thread whose count is odd; over once each of those counts has moved
+ * (or its buffer is free, or its thread gone).  -1 (ENOMEM): not
+ * begun. */
+int mt_grace_begin(struct mt_grace_poll *g)
+{
+	mt_grace_ready();
+	if (barrier_cmd && mt_raw6(SYS_membarrier, barrier_cmd, 0, 0, 0, 0, 0) < 0) {
+		fenced_holds = true;
+		barrier_cmd = 0;
+	}
+	atomic_thread_fence(memory_order_seq_cst);
+	size_t n = 0;
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next)
+		n++;
+	g->n = 0;
+	g->w = calloc(n + 1, sizeof *g->w);
+	if (!g->w)
+		return -1;
+	size_t k = 0;
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b && k < n; b = b->next) {
+		unsigned long h = atomic_load_explicit(&b->held, memory_order_acquire);
+		if ((h & 1) && atomic_load(&b->state) != MT_TBUF_FREE) {
+			g->w[k].b = b;
+			g->w[k++].held = h;
+		}
+	}
+	g->n = k;
+	return 0;
+}
+
+bool mt_grace_over(struct mt_grace_poll *g)
+{
+	long pid = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		struct mt_tbuf *b = g->w[i].b;
+		if (!b)
+			continue;
+		if (atomic_load_explicit(&b->held, memory_order_acquire) == g->w[i].held &&
+		    atomic_load(&b->state) != MT_TBUF_FREE) {
+			if (!pid)
+				pid = mt_raw6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+			if (mt_raw6(SYS_tgkill, pid, b->tid, 0, 0, 0, 0) != -ESRCH)
+				return false;
+		}
+		g->w[i].b = NULL;
+	}
+	free(g->w);
+	g->w = NULL;
+	g->n = 0;
+	return true;
 }
 
 /* Argument word n at an entry (mcount-hooks.h). */

@@ -1148,6 +1148,7 @@ static void *control_thread(void *arg)
 		if (now - drained < (uint64_t)wait * 1000000u)
 			continue;
 		drained = now;
+		mt_hooks_reclaim();
 		long n = drain_output();
 		if (out_path && *out_path)
 			wait = n > 0 && (uint64_t)n > mt_buffer_events / 64 ? 1 : 20;
@@ -1944,6 +1945,7 @@ void *dlopen(const char *file, int flags)
 			mt_msg("%s: cannot change its code: %s", file ? file : "(program)", strerror(errno));
 		pthread_mutex_unlock(&mt_reg.lock);
 		mt_pass_unlock(pass);
+		mt_hooks_reclaim();
 	}
 	return h;
 }
@@ -1954,6 +1956,7 @@ int dlclose(void *h)
 	bool pass = mt_close_begin();
 	int r = real_dlclose(h);
 	mt_close_end(pass);
+	mt_hooks_reclaim();
 	return r;
 }
 #endif /* MT_SHARED */

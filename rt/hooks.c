@@ -55,6 +55,42 @@ static void free_retired(void)
 	free(r);
 }
 
+/* The same without waiting, a step each time the control thread comes
+ * by and after each dlopen and dlclose: tables that refreshes replaced
+ * (objects loaded and unloaded while a hook is registered, each a table
+ * of every function) are freed once a grace period begun after they
+ * were taken has ended.  A step another thread is taking is not
+ * waited for. */
+static pthread_mutex_t reclaim_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void mt_hooks_reclaim(void)
+{
+	static void **batch;
+	static struct mt_grace_poll g;
+	if (pthread_mutex_trylock(&reclaim_lock))
+		return;
+	if (batch && mt_grace_over(&g)) {
+		for (void **p = batch; *p; p++)
+			free(*p);
+		free(batch);
+		batch = NULL;
+	}
+	if (!batch) {
+		pthread_mutex_lock(&mt_reg.lock);     /* (no pass: the registry's alone) */
+		void **r = mt_ops_retired();
+		pthread_mutex_unlock(&mt_reg.lock);
+		if (r && !mt_grace_begin(&g))
+			batch = r;
+		else if (r) {
+			/* (no memory: the next step, or an unregister) */
+			pthread_mutex_lock(&mt_reg.lock);
+			mt_ops_unretire(r);
+			pthread_mutex_unlock(&mt_reg.lock);
+		}
+	}
+	pthread_mutex_unlock(&reclaim_lock);
+}
+
 struct mcount_hook *mcount_hook_create(mcount_hook_fn entry, mcount_hook_fn exit, void *data, unsigned flags)
 {
 	if ((!entry && !exit) || flags) {

@@ -78,6 +78,20 @@ void **mt_ops_retired(void)
 	return r;
 }
 
+void mt_ops_unretire(void **r)
+{
+	size_t n = 0;
+	while (r[n])
+		n++;
+	void **nv = realloc(retired, (nretired + n + 1) * sizeof *nv);
+	if (!nv)
+		return;               /* (no memory: those stay allocated) */
+	retired = nv;
+	memcpy(retired + nretired, r, (n + 1) * sizeof *r);
+	nretired += n;
+	free(r);
+}
+
 /* The hot path's table, made for the sites there are now. */
 static int table_anew(void)
 {

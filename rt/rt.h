@@ -787,6 +787,8 @@ MT_HIDDEN int mt_ops_redirect(const char *function, uintptr_t to);
 /* Tables the hot path may still read, handed over (with the lock) to
  * be freed after the next grace period; NULL-terminated list. */
 MT_HIDDEN void **mt_ops_retired(void);
+/* Such a list given back, to be taken again later. */
+MT_HIDDEN void mt_ops_unretire(void **r);
 
 /* ---- patching (patch.c) ---- */
 
@@ -1225,6 +1227,21 @@ MT_HIDDEN void mt_shadow_rehook(uintptr_t sp);
  * running, or had looked its hooks up for, at the call (the hooks'
  * grace period: internals.md). */
 MT_HIDDEN void mt_grace(void);
+/* The same without waiting (the control thread's, for tables a refresh
+ * replaced): mt_grace_begin (0, or -1 with nothing begun), then
+ * mt_grace_over until it says true (it frees what begin took). */
+struct mt_grace_poll {
+	size_t n;
+	struct {
+		struct mt_tbuf *b;
+		unsigned long held;
+	} *w;
+};
+MT_HIDDEN int mt_grace_begin(struct mt_grace_poll *g);
+/* The control thread's step (hooks.c): tables replaced freed after a
+ * grace period it does not wait for. */
+MT_HIDDEN void mt_hooks_reclaim(void);
+MT_HIDDEN bool mt_grace_over(struct mt_grace_poll *g);
 /* Before the first hook is registered: how mt_grace will reach every
  * thread (membarrier, or a fence at each hold where there is none). */
 MT_HIDDEN void mt_grace_ready(void);
