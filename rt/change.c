@@ -66,6 +66,7 @@ int mt_refresh(void)
 	size_t first;
 	if (mt_sites_refresh(&first))
 		return -1;
+	mt_own_unmap_dead();
 	mt_protos_refresh(first);
 	int r = mt_ops_refresh(first);
 	return mt_apply() || r ? -1 : 0;

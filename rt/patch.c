@@ -1159,6 +1159,19 @@ static bool own_region_of(struct mt_object *o, uint16_t oi)
 	return false;
 }
 
+void mt_own_unmap_dead(void)
+{
+	for (size_t k = 0; k < mt_reg.nobjs; k++) {
+		struct mt_object *o = mt_reg.objs[k];
+		if (o->live || !o->own_base)
+			continue;
+		size_t len = mt_arch.own_head + (size_t)o->own_n * mt_arch.own_stride;
+		munmap((void *)o->own_base, (len + page_size - 1) & ~(page_size - 1));
+		o->own_base = 0;
+		o->own_failed = true;
+	}
+}
+
 /* The site's own trampoline, made if it has none yet: false if it
  * cannot have one (the call to the hook serves it then). */
 static bool own_stub(struct mt_site *s)

@@ -816,6 +816,11 @@ MT_HIDDEN extern _Atomic long mt_library_tid;
  * never unmapped (a thread may be in it).  0 if there is no room (after
  * one failed search, always).  Registry lock held. */
 MT_HIDDEN uintptr_t mt_tramp_near(uintptr_t near, uintptr_t reach, const void *code, size_t len);
+/* The own trampolines of objects unloaded, unmapped: their sites are
+ * gone with their code (a thread still in a stub was running the
+ * object's code, which the dlclose took from it anyway).  Registry
+ * lock held, after a refresh. */
+MT_HIDDEN void mt_own_unmap_dead(void);
 /* Why a NOP at a table entry is not taken as GCC's -mnop-mcount left it,
  * when the object has no symbol for its function (stripped): where the
  * function starts cannot be told. */
