@@ -38,7 +38,6 @@
 #include <linux/membarrier.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -631,9 +630,17 @@ void mt_grace(void)
 }
 
 /* The same without waiting: begun with the barrier and a note of each
- * thread whose count is odd; over once each of those counts has moved
- * (or its buffer is free, or its thread gone).  -1 (ENOMEM): not
- * begun. */
+ * thread whose count is odd, in g->w (room for g->cap: mt_grace_room);
+ * over once each of those counts has moved (or its buffer is free, or
+ * its thread gone).  -1: more threads than room, not begun. */
+size_t mt_grace_room(void)
+{
+	size_t n = 0;
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next)
+		n++;
+	return n + 8;
+}
+
 int mt_grace_begin(struct mt_grace_poll *g)
 {
 	mt_grace_ready();
@@ -642,17 +649,12 @@ int mt_grace_begin(struct mt_grace_poll *g)
 		barrier_cmd = 0;
 	}
 	atomic_thread_fence(memory_order_seq_cst);
-	size_t n = 0;
-	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next)
-		n++;
-	g->n = 0;
-	g->w = calloc(n + 1, sizeof *g->w);
-	if (!g->w)
-		return -1;
 	size_t k = 0;
-	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b && k < n; b = b->next) {
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
 		unsigned long h = atomic_load_explicit(&b->held, memory_order_acquire);
 		if ((h & 1) && atomic_load(&b->state) != MT_TBUF_FREE) {
+			if (k == g->cap)
+				return -1;
 			g->w[k].b = b;
 			g->w[k++].held = h;
 		}
@@ -677,9 +679,6 @@ bool mt_grace_over(struct mt_grace_poll *g)
 		}
 		g->w[i].b = NULL;
 	}
-	free(g->w);
-	g->w = NULL;
-	g->n = 0;
 	return true;
 }
 

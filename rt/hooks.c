@@ -73,15 +73,19 @@ void mt_hooks_reclaim(void)
 		for (void **p = batch; *p; p++)
 			free(*p);
 		free(batch);
+		free(g.w);
 		batch = NULL;
 	}
 	if (!batch) {
 		pthread_mutex_lock(&mt_reg.lock);     /* (no pass: the registry's alone) */
 		void **r = mt_ops_retired();
 		pthread_mutex_unlock(&mt_reg.lock);
-		if (r && !mt_grace_begin(&g))
+		g.cap = r ? mt_grace_room() : 0;
+		g.w = r ? calloc(g.cap, sizeof *g.w) : NULL;
+		if (g.w && !mt_grace_begin(&g)) {
 			batch = r;
-		else if (r) {
+		} else if (r) {
+			free(g.w);
 			/* (no memory: the next step, or an unregister) */
 			pthread_mutex_lock(&mt_reg.lock);
 			mt_ops_unretire(r);

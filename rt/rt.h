@@ -1232,16 +1232,18 @@ MT_HIDDEN void mt_shadow_rehook(uintptr_t sp);
  * running, or had looked its hooks up for, at the call (the hooks'
  * grace period: internals.md). */
 MT_HIDDEN void mt_grace(void);
-/* The same without waiting (the control thread's, for tables a refresh
- * replaced): mt_grace_begin (0, or -1 with nothing begun), then
- * mt_grace_over until it says true (it frees what begin took). */
+/* The same without waiting (for tables a refresh replaced): room for
+ * mt_grace_room() threads in w, mt_grace_begin (0, or -1 with nothing
+ * begun: more threads meanwhile), then mt_grace_over until it says
+ * true. */
 struct mt_grace_poll {
-	size_t n;
+	size_t n, cap;
 	struct {
 		struct mt_tbuf *b;
 		unsigned long held;
 	} *w;
 };
+MT_HIDDEN size_t mt_grace_room(void);
 MT_HIDDEN int mt_grace_begin(struct mt_grace_poll *g);
 /* The control thread's step (hooks.c): tables replaced freed after a
  * grace period it does not wait for. */
