@@ -54,7 +54,7 @@ use Test::More;
 use POSIX ();
 use lib 't/lib';
 use TestUtil qw(run_cmd tmpdir slurp spit);
-use LuaBuild qw(lua_source lua_compile);
+use LuaBuild qw(lua_source lua_compile lua_tables_script);
 use TraceTest qw($MCC $MT $TSRC clean_env link_prog nm_funcs wait_for start_bg stop_bg mt_cli);
 
 clean_env();
@@ -80,23 +80,9 @@ link_prog("$dir/cygcount.o", '-c', '-O2', "$TSRC/cygcount.c");
 my $cyg = link_prog("$cygdir/lua", glob("$cygdir/*.o"), "$dir/cygcount.o", '-Wl,-E', '-lm');
 
 # ---- the profiler against -finstrument-functions ----------------------------
-my $script = <<'LUA';
-local t = {}
-for i = 1, 3000 do t[i] = (i * 7919) % 10007 end
-table.sort(t)
-local h = {}
-for i = 1, 1000 do h["k" .. i] = i * i end
-local s = 0
-for k, v in pairs(h) do s = s + v + #k end
-local words = {}
-for w in ("the quick brown fox jumps over the lazy dog"):gmatch("%a+") do
-  words[#words + 1] = w:upper()
-end
-local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
-local a = 0
-for i = -50, 50 do a = a + math.abs(i) + #string.rep("ab", i % 5) end
-print(t[1], t[#t], #t, s, table.concat(words, "-"), fib(15), a, string.format("%.3f", math.pi))
-LUA
+my $script = lua_tables_script(3000, 1000,
+    "local a = 0\nfor i = -50, 50 do a = a + math.abs(i) + #string.rep(\"ab\", i % 5) end\n",
+    't[1], t[#t], #t, s, table.concat(words, "-"), fib(15), a, string.format("%.3f", math.pi)');
 spit("$_/work.lua", $script) for $pgdir, $cygdir;
 my $want = "7\t10006\t3000\t333837393\tTHE-QUICK-BROWN-FOX-JUMPS-OVER-THE-LAZY-DOG\t610\t2950\t3.142\n";
 {

@@ -15,7 +15,7 @@ use warnings;
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP run_cmd tmpdir slurp spit);
-use LuaBuild qw(lua_source lua_compile);
+use LuaBuild qw(lua_source lua_compile lua_tables_script);
 use TraceTest qw($MCC $MT $SO clean_env link_prog traced read_text nm_funcs wait_for start_bg
     stop_bg mt_cli);
 
@@ -38,21 +38,8 @@ my $syms = nm_funcs($lua);
 my %nm = map { ($_->[2] => 1) } @$syms;
 ok($nm{luaH_get} && $nm{luaV_execute}, 'nm shows luaH_get and luaV_execute');
 
-spit("$dir/tables.lua", <<'LUA');
-local t = {}
-for i = 1, 20000 do t[i] = (i * 7919) % 10007 end
-table.sort(t)
-local h = {}
-for i = 1, 5000 do h["k" .. i] = i * i end
-local s = 0
-for k, v in pairs(h) do s = s + v + #k end
-local words = {}
-for w in ("the quick brown fox jumps over the lazy dog"):gmatch("%a+") do
-  words[#words + 1] = w:upper()
-end
-local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
-print(t[1], t[#t], #t, s, table.concat(words, "-"), fib(20), string.format("%.3f", math.pi))
-LUA
+spit("$dir/tables.lua", lua_tables_script(20000, 5000, '',
+    't[1], t[#t], #t, s, table.concat(words, "-"), fib(20), string.format("%.3f", math.pi)'));
 ($st, my $want) = run_cmd([$lua, "$dir/tables.lua"]);
 is($st, 0, 'lua tables.lua runs plainly');
 like($want, qr/\A\d+\t\d+\t20000\t\d+\tTHE-QUICK-BROWN-FOX-JUMPS-OVER-THE-LAZY-DOG\t6765\t3\.142\n\z/,

@@ -11,7 +11,7 @@ use Exporter 'import';
 use POSIX ();
 use TestUtil qw($TOP run_cmd slurp);
 
-our @EXPORT_OK = qw(lua_source lua_compile);
+our @EXPORT_OK = qw(lua_source lua_compile lua_tables_script);
 
 # lua_source() -> (fetch-source's wait status, the source's directory,
 # its standard error, [the C files of src/ but luac.c, sorted]).
@@ -50,6 +50,28 @@ sub lua_compile {
         push @fail, "$obj: status $?: " . slurp("$obj.log") if $? != 0;
     }
     return \@fail;
+}
+
+# lua_tables_script(N, M, EXTRA, PRINT): the Lua script the tests run
+# (table, string and closure work: N table entries sorted, M hashed),
+# with EXTRA lines before its print, whose arguments are PRINT.
+sub lua_tables_script {
+    my ($n, $m, $extra, $print) = @_;
+    return <<"LUA";
+local t = {}
+for i = 1, $n do t[i] = (i * 7919) % 10007 end
+table.sort(t)
+local h = {}
+for i = 1, $m do h["k" .. i] = i * i end
+local s = 0
+for k, v in pairs(h) do s = s + v + #k end
+local words = {}
+for w in ("the quick brown fox jumps over the lazy dog"):gmatch("%a+") do
+  words[#words + 1] = w:upper()
+end
+local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
+${extra}print($print)
+LUA
 }
 
 1;
