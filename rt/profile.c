@@ -71,7 +71,7 @@ struct pframe {
 };
 struct pstack {
 	struct pstack *next;          /* every thread's */
-	atomic_bool owned;
+	_Atomic unsigned owned;       /* 0 or 1: a word (riscv64 has no byte-wide compare-and-swap) */
 	unsigned run;                 /* the run its frames are of */
 	uint32_t n;
 	struct pframe f[MT_PROF_DEPTH];
@@ -166,9 +166,9 @@ static struct pstack *stack_get(void)
 		return NULL;
 	struct pstack *s;
 	for (s = atomic_load(&stacks); s; s = s->next) {
-		bool no = false;
+		unsigned no = 0;
 		if (!atomic_load_explicit(&s->owned, memory_order_relaxed) &&
-		    atomic_compare_exchange_strong(&s->owned, &no, true))
+		    atomic_compare_exchange_strong(&s->owned, &no, 1))
 			break;
 	}
 	if (!s) {
@@ -177,7 +177,7 @@ static struct pstack *stack_get(void)
 		if (p == MAP_FAILED)
 			return NULL;
 		s = p;
-		atomic_init(&s->owned, true);
+		atomic_init(&s->owned, 1);
 		s->next = atomic_load(&stacks);
 		while (!atomic_compare_exchange_weak(&stacks, &s->next, s))
 			;
@@ -203,7 +203,7 @@ static void stack_end(void *p)
 	if (hook && s->run == atomic_load(&run))
 		pop_gone(s, 0);
 	pthread_mutex_unlock(&prof_lock);
-	atomic_store_explicit(&s->owned, false, memory_order_release);
+	atomic_store_explicit(&s->owned, 0, memory_order_release);
 }
 
 static void make_key(void)
