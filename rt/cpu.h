@@ -538,6 +538,12 @@ static inline long mt_raw_mmap_anon(size_t size)
  *   aarch64  q0-q7 (arguments and return values; the low halves of
  *            v8-v15 are callee-saved, and GCC's -pg keeps nothing else
  *            live across _mcount, an ordinary call to it)
+ *   riscv64  fa0-fa7 (the lp64d convention's floating-point arguments,
+ *            fa0 and fa1 its return values, 64 bits each; fs0-fs11 are
+ *            callee-saved, and GCC's -pg, an ordinary call of _mcount,
+ *            keeps nothing else live across it).  The vector registers
+ *            carry no arguments in the standard convention (GCC 12
+ *            has none that passes them there) and are not kept.
  * At an exit (mt_fp_save_ret) the return registers too, which are
  * these but on x86 the x87's st(0) and st(1): a long double's value
  * (on i386 a float's or a double's too), which a callback using the
@@ -606,6 +612,10 @@ static inline __attribute__((always_inline)) void mt_fp_save(struct mt_fp *f)
 	__asm__ volatile("stp q0, q1, [%0]\n\tstp q2, q3, [%0, #32]\n\t"
 			 "stp q4, q5, [%0, #64]\n\tstp q6, q7, [%0, #96]"
 			 : : "r"(f->b) : "memory");
+#elif defined(__riscv) && __riscv_xlen == 64
+	__asm__ volatile("fsd fa0, 0(%0)\n\tfsd fa1, 8(%0)\n\tfsd fa2, 16(%0)\n\tfsd fa3, 24(%0)\n\t"
+			 "fsd fa4, 32(%0)\n\tfsd fa5, 40(%0)\n\tfsd fa6, 48(%0)\n\tfsd fa7, 56(%0)"
+			 : : "r"(f->b) : "memory");
 #else
 	(void)f;
 #endif
@@ -629,6 +639,10 @@ static inline __attribute__((always_inline)) void mt_fp_restore(const struct mt_
 #elif defined(__aarch64__)
 	__asm__ volatile("ldp q0, q1, [%0]\n\tldp q2, q3, [%0, #32]\n\t"
 			 "ldp q4, q5, [%0, #64]\n\tldp q6, q7, [%0, #96]"
+			 : : "r"(f->b) : "memory");
+#elif defined(__riscv) && __riscv_xlen == 64
+	__asm__ volatile("fld fa0, 0(%0)\n\tfld fa1, 8(%0)\n\tfld fa2, 16(%0)\n\tfld fa3, 24(%0)\n\t"
+			 "fld fa4, 32(%0)\n\tfld fa5, 40(%0)\n\tfld fa6, 48(%0)\n\tfld fa7, 56(%0)"
 			 : : "r"(f->b) : "memory");
 #else
 	(void)f;

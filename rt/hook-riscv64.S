@@ -13,7 +13,9 @@
  * anyway, for code that assumes less, and ra/s0 as a frame record (s0
  * the frame's top, ra at s0 - 8, the caller's s0 at s0 - 16) so that
  * unwinders walk through it.  The floating-point registers are never
- * touched: mt_entry keeps to the callee-saved ones like any function.
+ * touched: mt_entry keeps to the callee-saved ones like any function,
+ * and keeps fa0-fa7 around hooks' callbacks (cpu.h, mt_fp_save), which
+ * are the program's code.
  * sp stays 16-byte aligned.
  *
  * Function events find the arguments where the body moved them (rt.h,

@@ -17,8 +17,8 @@
  *   ENOMEM   no memory
  *   ENOSPC   63 hooks are registered already (31 where a long is 32
  *            bits)
- *   ENOTSUP  not on this architecture (x86_64, i386 and aarch64 have
- *            hooks; the others of mcount-trace(1) follow)
+ *   ENOTSUP  not on this architecture (x86_64, i386, aarch64 and
+ *            riscv64 have hooks; the others of mcount-trace(1) follow)
  *   ENOENT   a redirect of a function that is in no table
  *   EPERM    the program's code cannot be changed (mcount-trace(1): no
  *            /proc/self/mem), or the library has not started
@@ -74,7 +74,7 @@ void mcount_hook_destroy(struct mcount_hook *h);
  * the calling convention passes it; 0 and errno EINVAL for n out of
  * range (0 to 11), ENODATA where the word cannot be found (a stack
  * argument in a frame the library cannot read), ENOTSUP where the hook
- * runs after the function has moved its arguments (aarch64). */
+ * runs after the function has moved its arguments (aarch64, riscv64). */
 unsigned long mcount_regs_arg(struct mcount_regs *r, int n);
 /* In an exit callback: the value the function returns (its first
  * register); 0 and errno EINVAL in an entry callback. */
@@ -87,8 +87,8 @@ unsigned long mcount_regs_return(struct mcount_regs *r);
  * ENOENT (no such function), EINVAL (a glob naming several, a
  * replacement in no object's code), EBUSY (a redirect there already),
  * ENOTSUP (the function's site is not at its entry: -pg without
- * -mfentry, and on aarch64 every site).  The replacement's code must
- * stay: a call may still be on its way there when unredirect
+ * -mfentry, and on aarch64 and riscv64 every site).  The replacement's
+ * code must stay: a call may still be on its way there when unredirect
  * returns. */
 int mcount_hook_redirect(const char *function, void *replacement);
 int mcount_hook_unredirect(const char *function);

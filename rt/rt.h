@@ -1260,11 +1260,11 @@ MT_HIDDEN bool mt_in_callback(void);
  * mt_fp_save), callbacks run with the ABI's stack alignment (x86:
  * MT_REALIGN), and the tests have run them: t/106 on x86_64, its
  * hooks.c in the booted guests of SysTrace's hooks set (i386, there and
- * on an x86_64 host; aarch64), its clobber mode callbacks that change
- * every register a callee may.  The other architectures need their
- * floating-point argument and return registers kept (mt_fp_save) and
- * their guests' runs. */
-#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
+ * on an x86_64 host; aarch64; riscv64), its clobber mode callbacks that
+ * change every register a callee may.  The other architectures need
+ * their floating-point argument and return registers kept (mt_fp_save)
+ * and their guests' runs. */
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64)
 #define MT_HAVE_HOOKS 1
 #else
 #define MT_HAVE_HOOKS 0
@@ -1273,9 +1273,9 @@ MT_HIDDEN bool mt_in_callback(void);
  * hook returns to the replacement instead of the function's body, the
  * stack and the argument registers as the caller left them (x86: the
  * hook's own return address is the word below the slot, which it
- * returns through after it restored every register).  aarch64's
- * _mcount runs after the prologue (no -fpatchable-function-entry
- * sites yet): ENOTSUP. */
+ * returns through after it restored every register).  aarch64's and
+ * riscv64's _mcount run after the prologue (no
+ * -fpatchable-function-entry sites yet): ENOTSUP. */
 #if defined(__x86_64__) || defined(__i386__)
 #define MT_HAVE_REDIRECT MT_HAVE_HOOKS
 #else

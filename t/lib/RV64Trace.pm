@@ -61,11 +61,28 @@ package RV64Trace;
 #    4-byte instruction: each refused with a message, never written.
 #  - The preloaded program stripped: no symbol and no .eh_frame for its
 #    functions (GCC writes none for riscv64 C), every site still taken.
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c built with -pg
+#    and frame pointers (whose returns the library hooks), linked with
+#    the static library: the callbacks' counts against the functions'
+#    own under 8 threads, register and unregister cycles, longjmp
+#    through hooked frames, callbacks that change every register a
+#    called function may (t0-t6, a0-a7, ft0-ft11, fa0-fa7) around
+#    functions whose arguments and values travel in fa0-fa7 and a0-a7
+#    (eight doubles, a pair back in fa0 and fa1; eight words, a pair
+#    back in a0 and a1), a quad-precision long double, aggregates in
+#    memory and a variadic call (whose return is not hooked: s0 is not
+#    its CFA, so an entry callback alone); mcount_regs_arg says ENOTSUP
+#    (the body moved the arguments before _mcount) and a redirect
+#    ENOTSUP (the site is after the prologue); the errors.  Built
+#    without frame pointers (hooks.c frames): an entry callback for
+#    every call and no exit callback.
 use strict;
 use warnings;
 use Test::More;
 
 use TestUtil qw($TOP run_cmd);
+use SysTrace qw(mcc_cc);
+use TraceTest qw($RTINC $TSRC);
 
 # the library the preload job loads: the plug set's -pg shared library
 my $PRE = '/lib/mt/libplug.so';
@@ -100,6 +117,11 @@ sub guest {
             ['bad_stub', 'a call to something other than the hook'], ['bad_next', 'an auipc ra not followed by jalr ra'],
             ['bad_word', 'not a call instruction'],
             ['bad_more1', 'not at the start of an instruction (decoded back from it)']],
+        # hooks: _mcount after the prologue, which has moved the
+        # arguments (mcount_regs_arg: ENOTSUP; no redirect); frame
+        # pointers, for the exit callbacks; seven functions a clobber
+        # round (fa0-fa7 and a0-a7 among their registers)
+        hooks => [{ name => 'hooks', cflags => \@FP, args => 'ENOTSUP', clobber => 7 }],
         jobs => \&jobs, forms => \&forms, checks => \&checks };
 }
 
@@ -107,6 +129,13 @@ sub guest {
 sub jobs {
     my ($c) = @_;
     push @{ $c->{jobs} }, { name => 'preload', argv => ['/plain', 3], env => { LD_PRELOAD => $PRE, LD_DEBUG => 'files' } };
+    # hooks on functions without a frame pointer (hooks.c frames), whose
+    # returns the library cannot find: an entry callback each, no exit
+    my $dir = $c->{dir};
+    mcc_cc($c->{cc}, "$dir/hooks-nofp.o", '-O2', "-I$RTINC", '-c', "$TSRC/hooks.c");
+    mcc_cc($c->{cc}, "$dir/hooks-nofp", "$dir/hooks-nofp.o", "$c->{lib}/libmcount-trace.a", '-lpthread');
+    $c->{files}{'/hooks-nofp'} = "$dir/hooks-nofp";
+    push @{ $c->{jobs} }, { name => 'hooks-nofp', argv => ['/hooks-nofp', 'frames', 100] };
     return;
 }
 
@@ -144,6 +173,10 @@ sub forms {
 sub checks {
     my ($c) = @_;
     my $dir = $c->{dir};
+    my $h = $c->{r}{'hooks-nofp'} // {};
+    is($h->{status}, 0, 'hooks-nofp exits 0') or diag(($h->{stdout} // '') . ($h->{stderr} // ''));
+    is($h->{stdout} // '', "ok frames rounds=100 calls=800 exits=0\n",
+        'hooks on functions without a frame pointer: an entry callback for each of 800 calls, no exit');
     my ($st, undef, $err) = run_cmd([$^X, "$TOP/bin/mcount-record", '--verify', "$dir/badsite"]);
     like($err, qr/^mcount-record: \S+: 0x[0-9a-f]+ bad_more1\+0xa\/0x[0-9a-f]+: entry is not at the start of an instruction \(it is 2 bytes into the instruction at 0x[0-9a-f]+\)$/m,
         'badsite: mcount-record --verify: bad_more1\'s entry is 2 bytes into an instruction') or diag $err;
