@@ -235,6 +235,7 @@ NI static void filter_of(unsigned sel, char *buf)
 		strcpy(buf, "no_such_function");
 }
 
+#if defined(__x86_64__)
 /* Does f_i's site (its first instruction, after an endbr) call
  * a function's own trampoline: a call (e8 rel32, or 67 e8 rel32) to a
  * stub that loads %r11d (41 bb imm32)?  That is, not the hook. */
@@ -251,6 +252,7 @@ NI static int calls_own(int i)
 	const unsigned char *t = p + k + 5 + rel;
 	return t[0] == 0x41 && t[1] == 0xbb;
 }
+#endif
 
 NI static int count(int rounds, int churn)
 {
