@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "rt.h"
@@ -43,7 +44,13 @@ struct pframe {
 	uintptr_t ip;
 	uint64_t t0, callees;
 };
-static __thread struct pframe stack[MT_PROF_DEPTH] __attribute__((tls_model("initial-exec")));
+/* A thread's stack is mapped at its first call (freed at its exit): in
+ * static TLS it would be 6 KiB of every thread's, more than the C
+ * library keeps for a library dlopen()ed late (mcount-trace attach:
+ * "cannot allocate memory in static TLS block"). */
+static __thread struct pframe *stack __attribute__((tls_model("initial-exec")));
+static pthread_key_t stack_key;
+static pthread_once_t stack_once = PTHREAD_ONCE_INIT;
 static __thread unsigned depth __attribute__((tls_model("initial-exec")));
 /* The run a thread's stack is of: a frame under way when the profiler
  * stopped never returned to it, so a new run starts with an empty one. */
@@ -82,11 +89,46 @@ static void count(uintptr_t ip, uint64_t dt, uint64_t self)
 	atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
 }
 
+/* (run by the exiting thread; a profiled call of a later destructor of
+ * its maps another) */
+static void stack_free(void *p)
+{
+	stack = NULL;
+	depth = 0;
+	munmap(p, MT_PROF_DEPTH * sizeof(struct pframe));
+}
+
+static void stack_key_make(void)
+{
+	if (pthread_key_create(&stack_key, stack_free))
+		stack_key = (pthread_key_t)-1;
+}
+
+/* The thread's stack, mapped now if it has none (NULL: no memory). */
+static struct pframe *own_stack(void)
+{
+	if (stack)
+		return stack;
+	void *p = mmap(NULL, MT_PROF_DEPTH * sizeof(struct pframe), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	stack = p;
+	pthread_once(&stack_once, stack_key_make);
+	if (stack_key != (pthread_key_t)-1)
+		pthread_setspecific(stack_key, stack);
+	return stack;
+}
+
 static void prof_entry(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
 {
 	(void)parent;
 	(void)data;
 	(void)r;
+	if (!own_stack()) {           /* (a call not counted, as one that finds the table full) */
+		atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+		return;
+	}
 	unsigned now_run = atomic_load_explicit(&run, memory_order_relaxed);
 	if (stack_run != now_run) {
 		stack_run = now_run;
@@ -103,7 +145,7 @@ static void prof_exit(unsigned long ip, unsigned long parent, void *data, struct
 	(void)data;
 	(void)r;
 	uint64_t t = now_ns();
-	if (stack_run != atomic_load_explicit(&run, memory_order_relaxed))
+	if (!stack || stack_run != atomic_load_explicit(&run, memory_order_relaxed))
 		return;               /* (a frame of an earlier run) */
 	if (depth > MT_PROF_DEPTH) {
 		depth--;
