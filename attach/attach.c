@@ -36,6 +36,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -383,27 +384,49 @@ static struct thread *thread_of(pid_t tid)
 	return NULL;
 }
 
-/* Waits for tid's next stop; its status, or -1 (gone: *gone set). */
+/* Waits for tid's next stop: its wait status; -1: gone (or an error);
+ * -2: none in timeout_ms (-1: no limit).  waitpid blocks, a timer's
+ * SIGALRM (a handler without SA_RESTART) ends it at the limit. */
+static volatile sig_atomic_t timed_out;
+static void on_alarm(int sig)
+{
+	(void)sig;
+	timed_out = 1;
+}
+
 static int wait_stop(pid_t tid, int timeout_ms)
 {
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		int st;
-		pid_t r = waitpid(tid, &st, __WALL | (timeout_ms >= 0 ? WNOHANG : 0));
-		if (r == tid)
-			return st;
-		if (r < 0 && errno != EINTR)
-			return -1;
-		if (r == 0) {
-			struct timespec t;
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			long ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
-			if (ms >= timeout_ms)
-				return -2;
-			nanosleep(&(struct timespec){ 0, 200000 }, NULL);
-		}
+	static bool handler;
+	if (!handler) {
+		struct sigaction sa = { .sa_handler = on_alarm };   /* (no SA_RESTART) */
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGALRM, &sa, NULL);
+		handler = true;
 	}
+	int st;
+	/* (one already there: no timer) */
+	pid_t r = waitpid(tid, &st, __WALL | WNOHANG);
+	if (r == tid)
+		return st;
+	if (r < 0)
+		return -1;
+	if (timeout_ms == 0)
+		return -2;
+	timed_out = 0;
+	if (timeout_ms > 0) {
+		struct itimerval it = { { 0, 0 }, { timeout_ms / 1000, timeout_ms % 1000 * 1000 } };
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
+	for (;;) {
+		r = waitpid(tid, &st, __WALL);
+		if (r == tid || (r < 0 && errno != EINTR) || timed_out)
+			break;
+	}
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &off, NULL);
+	if (r == tid)
+		return st;
+	return r < 0 && errno != EINTR ? -1 : -2;
 }
 
 /* Stop every thread of the process: seized and interrupted, waited
@@ -612,8 +635,14 @@ static int start_call(struct thread *t, uintptr_t fn, uintptr_t sp, uintptr_t a0
  * are kept (pend). */
 static int wait_call(struct thread *t, uintptr_t *ret, int timeout_ms, bool interrupted)
 {
+	/* (one time limit for the whole call: a signal's stop, every 2 ms
+	 * from a timer, does not start it again) */
+	struct timespec t0, tn;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		int st = wait_stop(t->tid, timeout_ms);
+		clock_gettime(CLOCK_MONOTONIC, &tn);
+		long left = timeout_ms - ((tn.tv_sec - t0.tv_sec) * 1000 + (tn.tv_nsec - t0.tv_nsec) / 1000000);
+		int st = left > 0 ? wait_stop(t->tid, (int)left) : -2;
 		if (st == -2)
 			return -2;
 		if (st < 0 || !WIFSTOPPED(st)) {
@@ -683,6 +712,20 @@ static int call_in(struct thread *t, uintptr_t fn, uintptr_t sp, uintptr_t a0, u
 	return r == -3 ? -2 : r;
 }
 
+/* Whether signal sig (a standard one) is pending for thread tid or its
+ * process (SigPnd, ShdPnd of its status). */
+static bool pending(pid_t tid, int sig)
+{
+	char path[96];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/status", (int)pid, (int)tid);
+	char *s = slurp(path, NULL);
+	bool p = false;
+	for (const char *k = s; k && (k = strstr(k, "Pnd:\t")); k += 5)
+		p = p || (strtoull(k + 5, NULL, 16) >> (sig - 1) & 1);
+	free(s);
+	return p;
+}
+
 /* Thread t given its state back and let go, with the signals kept for
  * it, each delivered as it came (its siginfo, its order), at a
  * signal-delivery-stop (at_signal: t is at one now): the first at this
@@ -700,21 +743,34 @@ static void give_back(struct thread *t, uintptr_t sp, const void *saved_mem, siz
 	if (arch_set(t->tid, &t->regs))
 		say("cannot restore thread %d's registers: %s", (int)t->tid, strerror(errno));
 	NOTE("%zu signals came to thread %d meanwhile: given back", npend, (int)t->tid);
-	size_t head = 0, markers = 0;
-	for (unsigned rounds = 0; at_signal && head < npend && rounds < 100000; rounds++) {
-		siginfo_t now = pend[head++];
-		if (ptrace(PTRACE_SETSIGINFO, t->tid, 0, &now)) {
-			head--;
+	/* Signals that keep coming meanwhile are kept too, but markers are
+	 * sent within a budget (a sender faster than the rounds would keep
+	 * them going); past it, the markers out are waited for, then those
+	 * left are sent again as below.  A standard signal pending already
+	 * takes no marker (it would merge with it): that one's stop serves. */
+	size_t head = 0, markers = 0, budget = 2 * npend + 16;
+	for (size_t rounds = 0; at_signal; rounds++) {
+		int give = 0;
+		if (head < npend) {
+			siginfo_t now = pend[head++];
+			if (ptrace(PTRACE_SETSIGINFO, t->tid, 0, &now)) {
+				head--;
+				break;
+			}
+			give = now.si_signo;
+			if (head < npend && rounds < budget &&
+			    !(pend[head].si_signo < SIGRTMIN && pending(t->tid, pend[head].si_signo)) &&
+			    !syscall(SYS_tgkill, pid, t->tid, pend[head].si_signo))
+				markers++;
+			if (!markers) {
+				ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)give);
+				t->gone = true;
+				break;
+			}
+		} else if (!markers) {
 			break;
 		}
-		if (head < npend && !syscall(SYS_tgkill, pid, t->tid, pend[head].si_signo))
-			markers++;
-		if (!markers) {
-			ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)now.si_signo);
-			t->gone = true;
-			break;
-		}
-		ptrace(PTRACE_CONT, t->tid, 0, (void *)(long)now.si_signo);
+		ptrace(PTRACE_CONT, t->tid, 0, (void *)(long)give);
 		for (;;) {
 			int st = wait_stop(t->tid, 2000);
 			if (st == -2) {
@@ -745,7 +801,7 @@ static void give_back(struct thread *t, uintptr_t sp, const void *saved_mem, siz
 				at_signal = false;
 				break;
 			}
-			if (si.si_code == SI_TKILL && si.si_pid == getpid())
+			if (si.si_code == SI_TKILL && si.si_pid == getpid() && markers)
 				markers--;
 			else
 				keep_signal(&si);

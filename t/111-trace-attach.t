@@ -18,6 +18,13 @@
 #    library is loaded already and prints the status;
 #  - the program's output and exit status are those of a run with the
 #    same commands and no attach;
+#  - the lock hazard, made on purpose: a thread sleeps 3 s in a
+#    dl_iterate_phdr callback, holding the lock of the dynamic linker's
+#    list of objects that dlopen takes: attach succeeds once it is let
+#    go (the other threads let go after 2 s), its sleep (its thread
+#    blocks every signal the program has a handler for) was restarted
+#    by the kernel where the attach interrupted it (3 s in all, no
+#    EINTR), and the trace of a round is the program's count;
 #  - refusals, each said, the target untouched (its /proc/PID/maps the
 #    same, and it goes on): a process under strace (by whom), a PID
 #    with no process, a static program (no dlopen in it), another
@@ -130,7 +137,7 @@ my ($base_st, $base_out, $base_err, @base);
         is($att_st, 0, 'attach: exit 0') or diag $att_err;
         is($att_err, '', 'attach: nothing on standard error');
         like($status, qr/^pid: $pid\nprogram: attachee\nobjects with tables: 1\n/, 'attach prints the status');
-        like($status, qr/^sites: 9$/m, 'the status: the program\'s 9 sites');
+        like($status, qr/^sites: 11$/m, 'the status: the program\'s 11 sites');
         like($status, qr/^sites refused: 0$/m, 'the status: none refused');
         like(slurp("/proc/$pid/maps"), qr/libmcount-trace\.so/, 'after attach: the library is mapped');
         cmp_ok($sent, '>', 10, "SIGRTMIN sent through the attach: $sent");
@@ -170,6 +177,26 @@ my ($base_st, $base_out, $base_err, @base);
     my $want = $base_out =~ s/(work calls: )(\d+)/$1 . ($2 + 200)/er =~ s/(leaf calls: )(\d+)/$1 . ($2 + 200)/er;
     is($end_out, $want, 'attached: its output is the plain run\'s (with the round after disable)');
     is($end_err, '', 'attached: nothing on standard error');
+}
+
+# ---- the lock hazard ----------------------------------------------------------------
+{
+    my @s = start_session();
+    my $pid = $s[0];
+    is(ask(\@s, 'hold 3000'), 'holding', 'a thread holds the lock of the list of objects, for 3 s');
+    my $t0 = time;
+    my ($st, $o, $e) = mt_cli({ %DIR }, 'attach', $pid);
+    is($st, 0, 'attach while the lock is held: exit 0, once it is let go') or diag $e;
+    like($o, qr/^sites: 11$/m, 'attach while the lock is held: the status');
+    like(ask(\@s, 'held'), qr/^held (?:3\d{3}) ms$/,
+        'the holder slept its 3 s, its sleep (no signal handler on its thread) restarted by the kernel where the attach stopped it, no EINTR');
+    mt_cli({ %DIR }, 'enable', $pid, 'leaf');
+    is(ask(\@s, 'run 25'), 'done work=100 leaf=100', 'the program goes on');
+    (undef, $o) = mt_cli({ %DIR }, 'show', $pid);
+    my $leaves = () = $o =~ /: leaf <-/g;
+    is($leaves, 100, "the trace's calls of leaf: the program's count");
+    my ($end_st, undef, $end_err) = end_session(\@s);
+    is($end_st, 0, 'exit 0') or diag $end_err;
 }
 
 # ---- refusals ------------------------------------------------------------------------

@@ -13,9 +13,20 @@
  *   run N   each worker calls work() N times, which calls leaf(): "done
  *           work=W leaf=L" (the counts of this round, by the functions)
  *   sigs    "sigs rt=R alarm=A"
+ *   hold MS a thread enters dl_iterate_phdr, whose callback sleeps MS
+ *           ms holding the dynamic linker's lock of its list of
+ *           objects, which dlopen takes: "holding" once it is in.  The
+ *           thread blocks every signal but SIGTRAP (the library's), so
+ *           that no handler runs on it: its clock_nanosleep never
+ *           returns EINTR (nor restarts after a handler), and one
+ *           that does is an error (a sleep interrupted by a stop and
+ *           not restarted)
+ *   held    (after a hold) waits for it to end: "held N ms", N the
+ *           time it slept, by CLOCK_MONOTONIC
  *   quit    the threads end; "bye"; on stdout the totals, exit 0. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -23,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #define WORKERS 4
@@ -81,6 +93,53 @@ static void *spinner(void *arg)
 	(void)arg;
 	while (!atomic_load(&stop_spin))
 		spin();
+	return NULL;
+}
+
+static long hold_ms, held_ms;
+static int holding;
+static pthread_cond_t hold_cv = PTHREAD_COND_INITIALIZER;
+
+static long ms_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static int hold_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)info;
+	(void)size;
+	(void)data;
+	pthread_mutex_lock(&mu);
+	holding = 1;
+	pthread_cond_broadcast(&hold_cv);
+	pthread_mutex_unlock(&mu);
+	long t0 = ms_now();
+	struct timespec d = { hold_ms / 1000, hold_ms % 1000 * 1000000 };
+	int e = clock_nanosleep(CLOCK_MONOTONIC, 0, &d, NULL);
+	if (e) {
+		errno = e;
+		perror("attachee: clock_nanosleep");
+		exit(3);
+	}
+	pthread_mutex_lock(&mu);
+	held_ms = ms_now() - t0;
+	holding = 2;
+	pthread_cond_broadcast(&hold_cv);
+	pthread_mutex_unlock(&mu);
+	return 1;                 /* (the first object only) */
+}
+
+static void *holder(void *arg)
+{
+	(void)arg;
+	sigset_t all;
+	sigfillset(&all);
+	sigdelset(&all, SIGTRAP);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	dl_iterate_phdr(hold_cb, NULL);
 	return NULL;
 }
 
@@ -145,6 +204,28 @@ int main(int argc, char **argv)
 				fail("write");
 		} else if (!strncmp(line, "sigs", 4)) {
 			if (fprintf(out, "sigs rt=%ld alarm=%ld\n", atomic_load(&rt_sigs), atomic_load(&alarms)) < 0)
+				fail("write");
+		} else if (sscanf(line, "hold %ld", &n) == 1) {
+			pthread_t h;
+			pthread_mutex_lock(&mu);
+			hold_ms = n;
+			holding = 0;
+			pthread_mutex_unlock(&mu);
+			if (pthread_create(&h, NULL, holder, NULL))
+				fail("pthread_create");
+			pthread_detach(h);
+			pthread_mutex_lock(&mu);
+			while (holding < 1)
+				pthread_cond_wait(&hold_cv, &mu);
+			pthread_mutex_unlock(&mu);
+			if (fprintf(out, "holding\n") < 0)
+				fail("write");
+		} else if (!strncmp(line, "held", 4)) {
+			pthread_mutex_lock(&mu);
+			while (holding < 2)
+				pthread_cond_wait(&hold_cv, &mu);
+			pthread_mutex_unlock(&mu);
+			if (fprintf(out, "held %ld ms\n", held_ms) < 0)
 				fail("write");
 		} else if (!strncmp(line, "quit", 4)) {
 			break;
