@@ -30,9 +30,13 @@ endif
 SRCS := src/main.c src/objdump.c src/scan.c src/emit.c src/arch.c src/elfpeek.c src/util.c
 HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
+# mcount-trace attach's helper (attach/; an arch-*.h each architecture
+# it knows): built where the host is one of them
+ATTACH_ARCHES := x86_64
+ATTACH := $(if $(filter $(shell uname -m),$(ATTACH_ARCHES)),build/mcount-attach)
 
 .PHONY: all check check-cross check-system check-slow check-all check-all-build check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt
-all: $(HELPER) man rt build/arches.ok
+all: $(HELPER) man rt build/arches.ok $(ATTACH)
 
 # libmcount-trace (rt/): the tracer's run-time library, preloaded
 # (build/libmcount-trace.so, with the interposers of -DMT_SHARED) or
@@ -212,6 +216,10 @@ $(HELPER): $(SRCS) $(HDRS) | build
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@.tmp $(SRCS) && mv -f $@.tmp $@
 
+build/mcount-attach: attach/attach.c $(wildcard attach/*.h) | build
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@.tmp attach/attach.c && mv -f $@.tmp $@
+
 # src/arch.c's rows and arches.tab agree: build/arch-check says where
 # not, from build/arches.h (a line per row of the table)
 build/arches.h: arches.tab | build
@@ -347,6 +355,7 @@ install: all $(foreach a,$(RT_CROSS_HERE),rt-$(a))
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGDIR)/bin $(DESTDIR)$(PKGDIR)/libexec \
 		$(DESTDIR)$(PKGDIR)/lib/RecordMcount $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(MAN3DIR)
 	install -m 755 $(HELPER) $(DESTDIR)$(PKGDIR)/libexec/mcount-scan
+	$(if $(ATTACH),install -m 755 $(ATTACH) $(DESTDIR)$(PKGDIR)/libexec/mcount-attach)
 	$(if $(RT_BUILT),install -m 644 $(RT_BUILT) rt/mcount-trace.h rt/mcount-hooks.h $(DESTDIR)$(PKGDIR)/libexec/)
 	for a in $(RT_CROSS_HERE); do \
 		install -d $(DESTDIR)$(PKGDIR)/libexec/$$a && \

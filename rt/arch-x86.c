@@ -626,6 +626,7 @@ const struct mt_arch mt_arch = {
 	.trap_len = 1,
 	.jump_slot = X86_JUMP_SLOT,
 	.glob_dat = X86_GLOB_DAT,
+	.hook_names = (const char *const[]){ "__fentry__", "mcount", "_mcount", NULL },  /* (HOOK_*) */
 	.decode = x86_decode,
 	.bytes = x86_bytes,
 	.sync_self = x86_sync_self,

@@ -69,7 +69,9 @@ int mt_refresh(void)
 	mt_own_unmap_dead();
 	mt_protos_refresh(first);
 	int r = mt_ops_refresh(first);
-	return mt_apply() || r ? -1 : 0;
+	r = mt_apply() || r ? -1 : 0;
+	/* (after the pass: each site of a new object is a NOP or traced) */
+	return mt_late && mt_hook_slots_ours() ? -1 : r;
 }
 
 /* The pass lock (rt.h: the order of the locks), but for one case.  A

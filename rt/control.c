@@ -1493,6 +1493,20 @@ __attribute__((constructor(101))) static void mt_init(int argc, char **argv, cha
 	else
 		mt_full_wait = full && !strcmp(full, "wait");
 	mt_clock_init();
+#ifdef MT_SHARED
+	/* dlopen()ed after start-up (mcount-trace attach), not preloaded:
+	 * not in the global scope, whose hook (the first of mt_hooks's
+	 * names) is then another object's than ours (the C library's), and
+	 * than the program's own (a program with its own hook keeps it);
+	 * the objects' hook GOT slots hold that one, and each pass gives
+	 * them ours (patch.c) */
+	if (mt_arch.hook_names) {
+		void *h = dlsym(RTLD_DEFAULT, mt_arch.hook_names[0]);
+		Dl_info hi, pi;
+		mt_late = h && (uintptr_t)h != mt_hooks[0] && dladdr(h, &hi) &&
+			dladdr((void *)getauxval(AT_ENTRY), &pi) && hi.dli_fbase != pi.dli_fbase;
+	}
+#endif
 
 	pthread_mutex_lock(&mt_reg.pass);
 	pthread_mutex_lock(&mt_reg.lock);

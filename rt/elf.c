@@ -718,6 +718,16 @@ static bool spawner(const char *name)
 	return false;
 }
 
+/* Our hook of that name (a symbol's: NAME@VERSION), 0: none. */
+static uintptr_t our_hook_named(const char *name)
+{
+	size_t n = strcspn(name, "@");
+	for (size_t i = 0; mt_arch.hook_names && mt_arch.hook_names[i]; i++)
+		if (strlen(mt_arch.hook_names[i]) == n && !memcmp(mt_arch.hook_names[i], name, n))
+			return mt_hooks[i];
+	return 0;
+}
+
 /* GOT slots the dynamic linker fills with a hook (JUMP_SLOT, GLOB_DAT),
  * and with the C library's function its own hook calls (rt.h's
  * mt_arch.hook_callee); a hook the object defines itself; whether it
@@ -744,7 +754,9 @@ static void read_hook_slots(struct mt_object *o, const struct file *f)
 			bool ok = true;
 			o->spawns = o->spawns || spawner(name);
 			if (mt_is_hook_name(name)) {
-				ok = slot_add(&o->hook_slots, &o->nhook_slots, o->bias + off);
+				size_t n = o->nhook_slots;
+				ok = slot_add(&o->hook_slot_ours, &n, our_hook_named(name)) &&
+					slot_add(&o->hook_slots, &o->nhook_slots, o->bias + off);
 				if (t.sym[si].st_shndx != SHN_UNDEF && t.sym[si].st_value)
 					o->own_hook = o->bias + t.sym[si].st_value;
 			} else if (mt_arch.hook_callee && !strcmp(name, mt_arch.hook_callee))

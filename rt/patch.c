@@ -502,6 +502,39 @@ static ssize_t mem_write(const void *b, size_t n, uintptr_t addr)
 	return write(mem_fd, b, n);
 }
 
+bool mt_late;
+
+/* A slot is one aligned word, written through /proc/self/mem (under
+ * RELRO the GOT is read-only once relocated) as code is: a thread's
+ * call through it reads it whole, the C library's hook or ours (whose
+ * call from a site in no table is only counted). */
+int mt_hook_slots_ours(void)
+{
+	int fd = -1, rc = 0;
+	for (size_t i = 0; i < mt_reg.nobjs; i++) {
+		const struct mt_object *o = mt_reg.objs[i];
+		if (!o->live || o->own_hook)
+			continue;
+		for (size_t j = 0; j < o->nhook_slots; j++) {
+			uintptr_t ours = o->hook_slot_ours[j];
+			if (!ours || *(volatile const uintptr_t *)o->hook_slots[j] == ours)
+				continue;
+			if (fd < 0 && (fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC)) < 0)
+				return -1;
+			if (pwrite(fd, &ours, sizeof ours, (off_t)o->hook_slots[j]) != (ssize_t)sizeof ours) {
+				int err = errno ? errno : EIO;
+				mt_msg("%s: cannot give the GOT slot at %#lx our hook: %s", o->name ? o->name : "(program)",
+				       (unsigned long)o->hook_slots[j], strerror(err));
+				errno = err;
+				rc = -1;
+			}
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 /* One phase's writes: (address, bytes) in address order, written as few
  * spans as possible (bytes in between are rewritten as they are). */
 struct poke {

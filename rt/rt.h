@@ -126,6 +126,11 @@ struct mt_arch {
 	 * (ppc32: glibc's _mcount calls __mcount_internal, rt/hook-ppc.S);
 	 * elf.c reads the slots filled with it too.  NULL elsewhere. */
 	const char *hook_callee;
+	/* The names of mt_hooks's hooks, in its order, NULL-terminated: a
+	 * GOT slot filled with another object's hook of one of those names
+	 * is given ours when the library was loaded late (patch.c,
+	 * mt_hook_slots_ours).  NULL: not said (none is given). */
+	const char *const *hook_names;
 	/* The bits of a function symbol's value that are not its address
 	 * (arm: bit 0, set for Thumb code); elf.c clears them. */
 	uintptr_t func_bits;
@@ -424,6 +429,7 @@ struct mt_object {
 	bool syms_read;               /* read at start-up where there is a table,
 				       * else on the first mt_sym_at() */
 	uintptr_t *hook_slots;        /* GOT slots the dynamic linker fills with a hook */
+	uintptr_t *hook_slot_ours;    /* ... and for each, our hook of its name (0: none) */
 	size_t nhook_slots;
 	uintptr_t *callee_slots;      /* ... with mt_arch.hook_callee */
 	size_t ncallee_slots;
@@ -800,6 +806,15 @@ MT_HIDDEN void mt_patch_after_fork(void);
  * kernel (a page the program made unreadable is an error, never a
  * fault). */
 MT_HIDDEN int mt_apply(void);
+/* Loaded late (dlopen()ed after start-up: mcount-trace attach), so in
+ * no object's scope: the objects' hook GOT slots hold the C library's
+ * hooks (set by control.c's start-up). */
+MT_HIDDEN extern bool mt_late;
+/* Each object's hook GOT slots given our hook of the same name, where
+ * they hold another (the C library's), but in an object that defines
+ * its own; registry lock held.  0, or -1 (errno) when one could not be
+ * written. */
+MT_HIDDEN int mt_hook_slots_ours(void);
 /* After mt_apply failed with EFAULT: which site it could not read (its
  * page made inaccessible by the program), as a message; the sites it
  * could read were changed. */

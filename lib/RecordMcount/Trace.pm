@@ -2,7 +2,8 @@
 package RecordMcount::Trace;
 # mcount-trace's modes: run (the program, with libmcount-trace.so
 # preloaded and the library's variables set from the options, exec'd in
-# this process's place), and the verbs of the control socket (list,
+# this process's place), attach (the library loaded into a running
+# process by the helper mcount-attach, then its status), and the verbs of the control socket (list,
 # enable, disable, notrace, show, tracer, event, args, retval, stop,
 # status): their arguments checked, the request sent through
 # RecordMcount::Control, the answer printed as it comes.
@@ -12,12 +13,12 @@ use Cwd ();
 
 use Errno qw(EISDIR EACCES ENOENT);
 use RecordMcount::Exports;
-use RecordMcount::Front qw(plural trace_lib_for);
+use RecordMcount::Front qw(plural trace_lib_for attach_helper_path);
 use RecordMcount::Message qw(error warning fatal bad_usage);
 # (RecordMcount::Elf is loaded by run alone: the other verbs read no file)
-use RecordMcount::Control qw(split_globs control_request request_too_long);
+use RecordMcount::Control qw(split_globs control_request request_too_long control_dir);
 
-our @EXPORT_OK = qw(run_program control_command tracer_known);
+our @EXPORT_OK = qw(run_program attach_process control_command tracer_known);
 
 my %TRACER = map { $_ => 1 } qw(function function_graph);
 
@@ -178,6 +179,60 @@ sub run_program {
     unlink $opt->{pid_file} if defined $opt->{pid_file};
     error("$prog: cannot run: $why");
     return $status;
+}
+
+# ---- attach -----------------------------------------------------------------
+
+# attach_process(OPTIONS, [PID]) -> exit status (0, 1; bad usage exits
+# 2): the library loaded into the running process PID by mcount-attach
+# (which says why when it cannot be, or that it was loaded already),
+# then the process's status printed once its control socket answers.
+# OPTIONS: timeout, verbose.
+sub attach_process {
+    my ($opt, $argv) = @_;
+    bad_usage("--timeout must be a number of seconds, not '$opt->{timeout}'")
+        unless $opt->{timeout} =~ /^[0-9]+\z/;
+    bad_usage('--format applies to show only') if $opt->{format} ne 'text';
+    bad_usage('no PID given') unless @$argv;
+    bad_usage('too many arguments: attach takes a PID only') if @$argv > 1;
+    my $pid = $argv->[0];
+    bad_usage("'$pid' is not a process ID") unless $pid =~ /^[1-9][0-9]{0,9}\z/;
+    my $helper = attach_helper_path();
+    if (!-x $helper) {
+        error("$helper: not found: attach is made on x86_64 alone, yet (run make there)");
+        return 1;
+    }
+    # the library built for the process's architecture (its file may be
+    # unreadable: another user's process, which the helper refuses)
+    my ($lib, $no_lib) = trace_lib_for("/proc/$pid/exe");
+    if (!defined $lib) {
+        error($no_lib =~ s{^/proc/[0-9]+/exe}{$pid}r);
+        return 1;
+    }
+    if (!-f $lib || !-r _) {
+        error("$lib: tracing library not found (run make, or set RECORDMCOUNT_TRACE_LIB)");
+        return 1;
+    }
+    $lib = Cwd::abs_path($lib) // $lib;
+    my @cmd = ($helper, '-n', 'mcount-trace', ($opt->{verbose} ? '-v' : ()), $pid, $lib);
+    my $st = system { $cmd[0] } @cmd;
+    if ($st != 0) {
+        error("$helper: " . ($st < 0 ? "cannot run: $!" : 'failed, ' . ($st & 127 ? 'signal ' . ($st & 127)
+            : 'exit status ' . ($st >> 8)))) if $st < 0 || ($st & 127) || ($st >> 8) > 2;
+        return 1;
+    }
+    # the library's constructor opened the socket before dlopen returned,
+    # unless its channel is off (a privileged process, MCOUNT_TRACE_CONTROL=0
+    # in its environment): said by the library on its standard error
+    my $sock = control_dir() . "/$pid";
+    my $end = time + ($opt->{timeout} || 10);
+    select undef, undef, undef, 0.02 until -S $sock || time > $end;
+    if (!-S $sock) {
+        error("$pid: the library is loaded, but no control socket $sock came up (its channel is off: "
+            . 'a privileged process, or MCOUNT_TRACE_CONTROL=0 in its environment; its standard error says why)');
+        return 1;
+    }
+    return control_command('status', $opt, [$pid]);
 }
 
 # ---- the verbs of the control socket ---------------------------------------
