@@ -29,6 +29,7 @@
  * point registers for copies).  The frame, 80 bytes: back chain, lr
  * save word of callees, f1-f8 at 16-79.
  */
+#include "hook-table.h"
 	.text
 	.globl __mcount_internal
 	.type __mcount_internal, @function
@@ -105,5 +106,9 @@ mt_return_trampoline:
 	addi	1, 1, 32
 	blr
 	.size mt_return_trampoline, .-mt_return_trampoline
+
+/* (the library's own of what ppc32's hook calls: no hook is ours here, and
+ * mt_arch.hook_names is NULL; listed for the C that names mt_hooks) */
+	MT_HOOKS mt_mcount_internal
 
 	.section .note.GNU-stack,"",@progbits
