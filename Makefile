@@ -111,9 +111,15 @@ RT_SO_LDFLAGS := -Wl,-z,now -Wl,-z,noexecstack -Wl,-z,initfirst -Wl,-z,nodelete
 # fails): checked on every architecture's .so as it is linked.
 no_libatomic = { ! readelf -W --dyn-syms $(1) | grep -q ' UND __atomic_' || \
 	{ echo "$(1): calls libatomic (an atomic wider than the CPU's word)" >&2; rm -f $(1); false; }; }
+# Nor has it a segment writable and executable at once (sparc64: a PLT,
+# a C library function missing from rt/noplt.h).
+no_wx = { ! readelf -lW $(1) | grep -Eq '^ +LOAD .* RWE ' || \
+	{ echo "$(1): a segment writable and executable (sparc64: a function missing from rt/noplt.h?)" >&2; \
+	  rm -f $(1); false; }; }
 build/libmcount-trace.so: $(call RT_OBJS,so)
 	@$(if $(Q),echo "  LD      $@")
-	$(Q)$(CC) -shared $(RT_SO_LDFLAGS) -o $@.tmp $^ -lpthread && $(call no_libatomic,$@.tmp) && mv -f $@.tmp $@
+	$(Q)$(CC) -shared $(RT_SO_LDFLAGS) -o $@.tmp $^ -lpthread && $(call no_libatomic,$@.tmp) && \
+		$(call no_wx,$@.tmp) && mv -f $@.tmp $@
 build/libmcount-trace.a: $(call RT_OBJS,a)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)$(call rt_archive,,$@,$^,$(CC))
@@ -155,7 +161,7 @@ build/$(1)/libmcount-trace.so: $$(patsubst rt/%.c,build/$(1)/rt/so/%.o,$$(RT_COM
 		build/$(1)/rt/so/hook-$(1).o
 	@$$(if $$(Q),echo "  LD      $$@")
 	$$(Q)$$($(1)_CC) -shared $(RT_SO_LDFLAGS) $$(RT_SO_LDFLAGS_$(1)) -o $$@.tmp $$^ -lpthread && \
-		$$(call no_libatomic,$$@.tmp) && mv -f $$@.tmp $$@
+		$$(call no_libatomic,$$@.tmp) && $$(call no_wx,$$@.tmp) && mv -f $$@.tmp $$@
 build/$(1)/libmcount-trace.a: $$(patsubst rt/%.c,build/$(1)/rt/a/%.o,$$(RT_COMMON) $$(call rt_arch_c,$(1)) rt/buffer.c) \
 		build/$(1)/rt/a/hook-$(1).o
 	@$$(if $$(Q),echo "  AR      $$@")
