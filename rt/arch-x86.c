@@ -513,39 +513,17 @@ static void x86_bytes(const struct mt_site *s, enum mt_state st, unsigned char *
 	}
 }
 
-/* A serialising instruction.  x86_64: iret to the next instruction, as
- * the kernel's sync_core does (cpuid traps to a hypervisor, some
- * microseconds, where an iret takes tens of nanoseconds: a hook's
- * register passes here three times), below the red zone; but not where
- * the thread has a shadow stack (CET: rdsspq, a NOP without one, leaves
- * 0), whose iret would take its return from there and fault; i386:
- * cpuid. */
+/* cpuid serialises.  (An iret to the next instruction, as the kernel's
+ * sync_core does, would take tens of nanoseconds where cpuid traps to a
+ * hypervisor, about a microsecond: but under qemu's x86_64 with 5-level
+ * page tables a process that did it was killed, t/79's la57 guest, and
+ * a thread with a CET shadow stack would fault on it.) */
 static void x86_sync_self(uintptr_t lo, uintptr_t hi)
 {
 	(void)lo;
 	(void)hi;
-#if defined(__x86_64__)
-	unsigned long ssp = 0;
-	__asm__ volatile(".byte 0xf3, 0x48, 0x0f, 0x1e, 0xc8" : "+a"(ssp)); /* rdsspq %rax */
-	if (ssp) {
-		unsigned a = 0, b, c = 0, d;
-		__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d) : : "memory");
-		return;
-	}
-	unsigned long t;
-	__asm__ volatile("leaq -128(%%rsp), %%rsp\n\t"
-			 "movq %%ss, %0\n\tpushq %0\n\t"
-			 "pushq %%rsp\n\taddq $8, (%%rsp)\n\t"
-			 "pushfq\n\t"
-			 "movq %%cs, %0\n\tpushq %0\n\t"
-			 "leaq 1f(%%rip), %0\n\tpushq %0\n\t"
-			 "iretq\n"
-			 "1:\tleaq 128(%%rsp), %%rsp"
-			 : "=&r"(t) : : "cc", "memory");
-#else
 	unsigned a = 0, b, c = 0, d;
 	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d) : : "memory");
-#endif
 }
 
 static uintptr_t x86_trap_site(const void *ucv)

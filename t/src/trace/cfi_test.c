@@ -20,6 +20,7 @@
 
 /* What rt/elf.c needs of the rest of the library here. */
 const struct mt_arch mt_arch = { .name = "test" };
+const uintptr_t mt_hooks[1];
 
 void mt_sort_by_addr(void *base, size_t n, size_t size, size_t off, size_t ksize,
 		     int (*cmp)(const void *, const void *))
