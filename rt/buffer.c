@@ -594,7 +594,8 @@ void mt_grace_ready(void)
 	}
 }
 
-void mt_grace(void)
+/* The barrier a grace period begins with. */
+static void grace_barrier(void)
 {
 	mt_grace_ready();
 	if (barrier_cmd && mt_raw6(SYS_membarrier, barrier_cmd, 0, 0, 0, 0, 0) < 0) {
@@ -604,6 +605,11 @@ void mt_grace(void)
 		barrier_cmd = 0;
 	}
 	atomic_thread_fence(memory_order_seq_cst);
+}
+
+void mt_grace(void)
+{
+	grace_barrier();
 	struct mt_tbuf *me = self;
 	long pid = mt_raw6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
@@ -643,12 +649,7 @@ size_t mt_grace_room(void)
 
 int mt_grace_begin(struct mt_grace_poll *g)
 {
-	mt_grace_ready();
-	if (barrier_cmd && mt_raw6(SYS_membarrier, barrier_cmd, 0, 0, 0, 0, 0) < 0) {
-		fenced_holds = true;
-		barrier_cmd = 0;
-	}
-	atomic_thread_fence(memory_order_seq_cst);
+	grace_barrier();
 	size_t k = 0;
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
 		unsigned long h = atomic_load_explicit(&b->held, memory_order_acquire);

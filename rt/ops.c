@@ -337,6 +337,15 @@ void mt_ops_idle(void)
 
 /* ---- redirects ---- */
 
+/* Is a in the code of an object loaded now (a replacement's)? */
+static bool in_loaded_code(uintptr_t a)
+{
+	for (size_t k = 0; k < mt_reg.nobjs; k++)
+		if (mt_reg.objs[k]->live && mt_in_exec(mt_reg.objs[k], a))
+			return true;
+	return false;
+}
+
 struct found {
 	uint32_t n, i;
 };
@@ -391,10 +400,7 @@ int mt_ops_redirect(const char *function, uintptr_t to)
 		errno = ENOTSUP;
 		return -1;
 	}
-	bool code = false;
-	for (size_t k = 0; k < mt_reg.nobjs && !code; k++)
-		code = mt_reg.objs[k]->live && mt_in_exec(mt_reg.objs[k], to);
-	if (!code) {
+	if (!in_loaded_code(to)) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -429,10 +435,8 @@ int mt_ops_refresh(size_t first)
 		struct mt_func *f = &mt_reg.funcs[i];
 		if (!f->redirect)
 			continue;
-		bool live = mt_reg.objs[f->obj]->live, code = false;
-		for (size_t k = 0; k < mt_reg.nobjs && live && !code; k++)
-			code = mt_reg.objs[k]->live && mt_in_exec(mt_reg.objs[k], f->redirect);
-		if (code)
+		bool live = mt_reg.objs[f->obj]->live;
+		if (live && in_loaded_code(f->redirect))
 			continue;
 		if (live)
 			mt_msg("%s was redirected to %#lx, which is no longer loaded code: the redirect is dropped",
