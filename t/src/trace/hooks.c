@@ -1085,7 +1085,7 @@ NI static int sigjump(int seconds, int with_exit)
 /* ---- idreuse ---- */
 
 static atomic_int ir_in, ir_go;
-static _Atomic unsigned long ir_f2, ir_f5;
+static _Atomic unsigned long ir_f2, ir_f5, ir_x3;
 static struct mcount_hook *ir_x;
 
 NI static void ir_block(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
@@ -1110,12 +1110,13 @@ NI static void ir_count(unsigned long ip, unsigned long parent, void *data, stru
 		atomic_fetch_add(&ir_f5, 1);
 }
 
-NI static void ir_nothing(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
+NI static void ir_x_cb(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
 {
-	(void)ip;
 	(void)parent;
 	(void)data;
 	(void)r;
+	if (ip == (unsigned long)f3)
+		atomic_fetch_add(&ir_x3, 1);
 }
 
 NI static void *ir_call(void *arg)
@@ -1134,9 +1135,9 @@ NI static void *ir_unreg(void *arg)
 NI static int idreuse(void)
 {
 	struct mcount_hook *p = mcount_hook_create(ir_block, NULL, NULL, 0);
-	ir_x = mcount_hook_create(ir_nothing, NULL, NULL, 0);
+	ir_x = mcount_hook_create(ir_x_cb, NULL, NULL, 0);
 	struct mcount_hook *y = mcount_hook_create(ir_count, NULL, NULL, 0);
-	if (!p || !ir_x || !y || mcount_hook_filter(p, "f2") || mcount_hook_filter(ir_x, "f2") ||
+	if (!p || !ir_x || !y || mcount_hook_filter(p, "f2") || mcount_hook_filter(ir_x, "f2 f3") ||
 	    mcount_hook_filter(y, "f5") || mcount_hook_register(p) || mcount_hook_register(ir_x)) {
 		printf("FAIL setup: %s\n", strerror(errno));
 		return 1;
@@ -1145,9 +1146,15 @@ NI static int idreuse(void)
 	pthread_create(&t, NULL, ir_call, NULL);
 	while (!atomic_load(&ir_in))
 		usleep(1000);
-	/* (X's unregister waits for the call under way, in p's callback) */
+	/* (X's unregister waits for the call under way, in p's callback:
+	 * once f3 no longer runs X's callback, X is out of the code and
+	 * its id out of mt_ops, and the unregister is in its grace period) */
 	pthread_create(&u, NULL, ir_unreg, NULL);
-	usleep(100000);
+	for (unsigned long seen = ~0UL; seen != atomic_load(&ir_x3);) {
+		seen = atomic_load(&ir_x3);
+		f3(1);
+		usleep(10000);
+	}
 	if (mcount_hook_register(y)) {
 		printf("FAIL register: %s\n", strerror(errno));
 		return 1;
