@@ -97,7 +97,7 @@ build/rt/so/%.o: rt/%.c $(RT_HDRS)
 build/rt/a/%.o: rt/%.c $(RT_HDRS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(RT_CFLAGS) $(call rt_archflags,$(RT_ARCH),$*) -c -o $@ $<
-build/rt/%/hook.o: $(call rt_hook_s,$(RT_ARCH)) rt/hook-table.h
+build/rt/%/hook.o: $(call rt_hook_s,$(RT_ARCH)) rt/hook-table.h rt/hook-offsets.h
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -fPIC -c -o $@ $<
 RT_OBJS = $(patsubst rt/%.c,build/rt/$(1)/%.o,$(RT_C) rt/buffer.c) build/rt/$(1)/hook.o
@@ -154,7 +154,7 @@ build/$(1)/rt/so/%.o: rt/%.c $$(RT_HDRS)
 build/$(1)/rt/a/%.o: rt/%.c $$(RT_HDRS)
 	$$(Q)mkdir -p $$(@D)
 	$$(Q)$$($(1)_CC) $$(RT_CFLAGS) $$(call rt_archflags,$(1),$$*) -c -o $$@ $$<
-build/$(1)/rt/%/hook-$(1).o: $(call rt_hook_s,$(1)) rt/hook-table.h
+build/$(1)/rt/%/hook-$(1).o: $(call rt_hook_s,$(1)) rt/hook-table.h rt/hook-offsets.h
 	$$(Q)mkdir -p $$(@D)
 	$$(Q)$$($(1)_CC) -fPIC -c -o $$@ $$<
 build/$(1)/libmcount-trace.so: $$(patsubst rt/%.c,build/$(1)/rt/so/%.o,$$(RT_COMMON) $$(call rt_arch_c,$(1)) rt/buffer.c) \

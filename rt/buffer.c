@@ -46,6 +46,31 @@
 
 #include "cpu.h"
 #include "rt.h"
+#if defined(__x86_64__)
+#include <stddef.h>
+#include "hook-offsets.h"
+_Static_assert(offsetof(struct mt_tbuf, nest) == MT_TB_NEST, "hook-offsets.h");
+_Static_assert(offsetof(struct mt_tbuf, nest_sp) == MT_TB_NEST_SP, "hook-offsets.h");
+_Static_assert(offsetof(struct mt_tbuf, sdepth) == MT_TB_SDEPTH, "hook-offsets.h");
+_Static_assert(offsetof(struct mt_tbuf, held) == MT_TB_HELD, "hook-offsets.h");
+_Static_assert(offsetof(struct mt_hooktab, n) == MT_HT_N, "hook-offsets.h");
+_Static_assert(offsetof(struct mt_hooktab, f) == MT_HT_F, "hook-offsets.h");
+_Static_assert(sizeof(struct mt_fhook) == MT_FH_SIZE, "hook-offsets.h");
+_Static_assert(offsetof(struct mt_fhook, mask) == MT_FH_MASK, "hook-offsets.h");
+_Static_assert(offsetof(struct mt_fhook, addr) == MT_FH_ADDR, "hook-offsets.h");
+_Static_assert(offsetof(struct mt_fhook, redirect) == MT_FH_REDIRECT, "hook-offsets.h");
+_Static_assert(offsetof(struct mt_op, entry) == MT_OP_ENTRY, "hook-offsets.h");
+_Static_assert(offsetof(struct mt_op, data) == MT_OP_DATA, "hook-offsets.h");
+_Static_assert(offsetof(struct mcount_regs, regs) == MT_RG_REGS, "hook-offsets.h");
+_Static_assert(offsetof(struct mcount_regs, args) == MT_RG_ARGS, "hook-offsets.h");
+_Static_assert(offsetof(struct mcount_regs, ret) == MT_RG_RET, "hook-offsets.h");
+_Static_assert(offsetof(struct mcount_regs, exit) == MT_RG_EXIT, "hook-offsets.h");
+_Static_assert(offsetof(struct mcount_regs, noexit) == MT_RG_NOEXIT, "hook-offsets.h");
+_Static_assert(offsetof(struct mcount_regs, depth) == MT_RG_DEPTH, "hook-offsets.h");
+_Static_assert(offsetof(struct mcount_regs, frame) == MT_RG_FRAME, "hook-offsets.h");
+_Static_assert(sizeof(struct mcount_regs) == MT_RG_SIZE, "hook-offsets.h");
+_Static_assert(MT_OWN_SLOT == 10 && MT_KEY_IS_SLOT, "hook-x86_64.S: the slot at 80(regs), its own key");
+#endif
 
 struct mt_tbuf *_Atomic mt_tbufs;
 _Atomic(struct mt_retmap *) mt_argmap;
@@ -64,7 +89,8 @@ bool mt_use_rdpid;
 bool mt_use_sse;
 #endif
 bool mt_full_wait;
-static __thread struct mt_tbuf *self __attribute__((tls_model("initial-exec")));
+/* The thread's buffer (hook-x86_64.S reads it too). */
+__thread struct mt_tbuf *mt_self __attribute__((tls_model("initial-exec")));
 static __thread int self_dead __attribute__((tls_model("initial-exec")));
 
 uint64_t mt_clock_now(unsigned *cpu)
@@ -96,7 +122,7 @@ static struct mt_tbuf *tbuf_new(void)
 			b->sdepth = 0;
 			/* (a thread that ended inside a callback left it odd) */
 			atomic_store(&b->held, (atomic_load(&b->held) | 1) + 1);
-			self = b;
+			mt_self = b;
 			return b;
 		}
 	}
@@ -123,7 +149,7 @@ static struct mt_tbuf *tbuf_new(void)
 	do
 		b->next = head;
 	while (!atomic_compare_exchange_weak(&mt_tbufs, &head, b));
-	self = b;
+	mt_self = b;
 	return b;
 }
 
@@ -441,13 +467,13 @@ static __attribute__((noinline, cold)) void untabled_call(struct mt_tbuf *b)
  * last callback returned: mt_grace waits for that.  The registers a
  * callback may change and the function still needs are kept around
  * them (cpu.h, MT_FP_SAVE). */
-static bool fenced_holds;             /* no membarrier: each hold is fenced */
+bool mt_fenced_holds;                 /* no membarrier: each hold is fenced */
 
 static inline void hold(struct mt_tbuf *b)
 {
 	atomic_store_explicit(&b->held, atomic_load_explicit(&b->held, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
-	if (fenced_holds)
+	if (mt_fenced_holds)
 		atomic_thread_fence(memory_order_seq_cst);
 	else
 		atomic_signal_fence(memory_order_seq_cst);
@@ -566,7 +592,7 @@ static __attribute__((noinline, cold)) bool nest_left(struct mt_tbuf *b, uintptr
 
 bool mt_in_callback(void)
 {
-	return self && self->nest == 2;
+	return mt_self && mt_self->nest == 2;
 }
 
 /* Every thread that held its hooks at the call has let them go: after
@@ -590,7 +616,7 @@ void mt_grace_ready(void)
 		/* (before the first hook is registered: no thread holds one
 		 * without the fence yet) */
 		if (!barrier_cmd)
-			fenced_holds = true;
+			mt_fenced_holds = true;
 	}
 }
 
@@ -601,7 +627,7 @@ static void grace_barrier(void)
 	if (barrier_cmd && mt_raw6(SYS_membarrier, barrier_cmd, 0, 0, 0, 0, 0) < 0) {
 		/* (it failed: the holds are fenced from now on, and a thread
 		 * that held before is waited for however long it takes) */
-		fenced_holds = true;
+		mt_fenced_holds = true;
 		barrier_cmd = 0;
 	}
 	atomic_thread_fence(memory_order_seq_cst);
@@ -610,7 +636,7 @@ static void grace_barrier(void)
 void mt_grace(void)
 {
 	grace_barrier();
-	struct mt_tbuf *me = self;
+	struct mt_tbuf *me = mt_self;
 	long pid = mt_raw6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
 		unsigned long h = atomic_load_explicit(&b->held, memory_order_acquire);
@@ -723,7 +749,7 @@ unsigned long mcount_regs_return(struct mcount_regs *r)
 static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs,
 							 bool with_args)
 {
-	struct mt_tbuf *b = self;
+	struct mt_tbuf *b = mt_self;
 	if (__builtin_expect(!in_tabled(ret), 0)) {
 		untabled_call(b);
 		return;
@@ -955,7 +981,7 @@ void mt_entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs)
 MT_REALIGN void mt_own_entry(uint32_t func, uintptr_t ret, uintptr_t *regs)
 {
 	uintptr_t *slot = regs + MT_OWN_SLOT;
-	struct mt_tbuf *b = self;
+	struct mt_tbuf *b = mt_self;
 	if (__builtin_expect(b && (!b->nest || nest_left(b, (uintptr_t)slot)), 1)) {
 		b->nest = 1;
 		b->nest_sp = (uintptr_t)slot;
@@ -1023,7 +1049,7 @@ uintptr_t mt_exit(uintptr_t key, uintptr_t retval)
 {
 	static const char nothing[] = "mcount-trace: a return through the trampoline that no "
 		"shadow stack entry knows: cannot go on\n";
-	struct mt_tbuf *b = self;
+	struct mt_tbuf *b = mt_self;
 	if (!b)
 		die(nothing, sizeof nothing - 1);
 	int nested = b->nest;
@@ -1079,7 +1105,7 @@ static uint32_t live_depth(const struct mt_tbuf *b, uintptr_t sp, bool all)
 
 void mt_shadow_unhook(uintptr_t sp, bool all)
 {
-	struct mt_tbuf *b = self;
+	struct mt_tbuf *b = mt_self;
 	if (!b || !b->sdepth)
 		return;
 	MT_FLUSH_WINDOWS();
@@ -1109,7 +1135,7 @@ void mt_shadow_unhook(uintptr_t sp, bool all)
 
 void mt_shadow_rehook(uintptr_t sp)
 {
-	struct mt_tbuf *b = self;
+	struct mt_tbuf *b = mt_self;
 	if (!b || !b->sdepth)
 		return;
 	MT_FLUSH_WINDOWS();
@@ -1141,7 +1167,7 @@ void mt_shadow_rehook(uintptr_t sp)
  * buffers are the parent's to write out. */
 void mt_buffers_after_fork(void)
 {
-	struct mt_tbuf *b = self;
+	struct mt_tbuf *b = mt_self;
 	if (b) {
 		mt_seq_store(&b->head, 0, memory_order_seq_cst);
 		mt_seq_store(&b->tail, 0, memory_order_seq_cst);

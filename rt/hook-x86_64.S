@@ -15,6 +15,7 @@
  * address, which the function_graph tracer replaces with
  * mt_return_trampoline's, and the saved argument registers.
  */
+#include "hook-offsets.h"
 #include "hook-table.h"
 	.text
 
@@ -75,9 +76,16 @@
 
 /* A function's own trampoline (arch-x86.c: its stub) jumps here with
  * the function's index in %r11d, from a site at its entry: as
- * __fentry__, the registers kept, mt_own_entry given the index, the
- * address after the site and the registers (the function's return
- * address above them, at 80(%rsp)). */
+ * __fentry__, the registers kept (the function's return address above
+ * them, at 80(%rsp): its slot).  The common case is done here, as
+ * mt_own_entry (buffer.c) does it, without its frame: the thread has a
+ * buffer and is in no hook, holds are not fenced, and the function's
+ * users are hooks alone (not the tracer, none with an exit callback,
+ * no redirect, the frame not hijacked): their entry callbacks are called
+ * one after the other, with the vector argument registers kept and
+ * the stack aligned.  Anything else goes to mt_own_entry, given the
+ * index, the address after the site and the registers.  The fields
+ * read are at the offsets of hook-offsets.h, which buffer.c checks. */
 	.globl mt_own_tramp
 	.hidden mt_own_tramp
 	.type mt_own_tramp, @function
@@ -86,6 +94,117 @@ mt_own_tramp:
 	.cfi_startproc
 	SAVE
 	.cfi_adjust_cfa_offset 72
+	movq mt_self@gottpoff(%rip), %rax
+	movq %fs:(%rax), %rax
+	testq %rax, %rax
+	jz .Lown_c
+	cmpl $0, MT_TB_NEST(%rax)
+	jne .Lown_c
+	cmpb $0, mt_fenced_holds(%rip)
+	jne .Lown_c
+	/* nest 1 and held odd (buffer.c: hold) before the users are read */
+	movl $1, MT_TB_NEST(%rax)
+	leaq 80(%rsp), %rcx
+	movq %rcx, MT_TB_NEST_SP(%rax)
+	incq MT_TB_HELD(%rax)
+	movq mt_hooktab(%rip), %rdx
+	testq %rdx, %rdx
+	jz .Lown_back
+	movl %r11d, %ecx
+	cmpq MT_HT_N(%rdx), %rcx
+	jae .Lown_back
+	leaq (%rcx,%rcx,2), %rcx
+	leaq MT_HT_F(%rdx,%rcx,8), %rdx
+	movq MT_FH_MASK(%rdx), %rcx
+	testq %rcx, %rcx
+	jz .Lown_back
+	testb $1, %cl
+	jnz .Lown_back
+	testq mt_ops_exits(%rip), %rcx
+	jnz .Lown_back
+	cmpq $0, MT_FH_REDIRECT(%rdx)
+	jne .Lown_back
+	leaq mt_return_trampoline(%rip), %rsi
+	cmpq %rsi, 80(%rsp)
+	je .Lown_back
+	/* the frame: 0 the struct mcount_regs, 48 the users left, 56 the
+	 * function's entry of mt_hooktab, 64 %xmm0-7; 16-aligned */
+	pushq %rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbp, -88
+	movq %rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	andq $-16, %rsp
+	subq $192, %rsp
+	movaps %xmm0, 64(%rsp)
+	movaps %xmm1, 80(%rsp)
+	movaps %xmm2, 96(%rsp)
+	movaps %xmm3, 112(%rsp)
+	movaps %xmm4, 128(%rsp)
+	movaps %xmm5, 144(%rsp)
+	movaps %xmm6, 160(%rsp)
+	movaps %xmm7, 176(%rsp)
+	movq %rcx, 48(%rsp)
+	movq %rdx, 56(%rsp)
+	leaq 8(%rbp), %rsi
+	movq %rsi, MT_RG_REGS(%rsp)
+	leaq 88(%rbp), %rsi
+	movq %rsi, MT_RG_ARGS(%rsp)
+	movq %rsi, MT_RG_FRAME(%rsp)
+	movq $0, MT_RG_RET(%rsp)
+	movl MT_TB_SDEPTH(%rax), %esi
+	shlq $32, %rsi
+	orq $0x100, %rsi                /* exit false, noexit true, depth */
+	movq %rsi, MT_RG_EXIT(%rsp)
+	movl $2, MT_TB_NEST(%rax)
+.Lown_next:
+	bsfq %rcx, %rcx
+	leaq mt_ops(%rip), %rsi
+	movq (%rsi,%rcx,8), %rsi
+	testq %rsi, %rsi
+	jz .Lown_done
+	movq MT_OP_ENTRY(%rsi), %r8
+	testq %r8, %r8
+	jz .Lown_done
+	movq MT_OP_DATA(%rsi), %rdx
+	movq 56(%rsp), %rdi
+	movq MT_FH_ADDR(%rdi), %rdi
+	movq 88(%rbp), %rsi
+	movq %rsp, %rcx
+	call *%r8
+.Lown_done:
+	movq 48(%rsp), %rcx
+	leaq -1(%rcx), %rsi
+	andq %rsi, %rcx
+	movq %rcx, 48(%rsp)
+	jnz .Lown_next
+	movaps 64(%rsp), %xmm0
+	movaps 80(%rsp), %xmm1
+	movaps 96(%rsp), %xmm2
+	movaps 112(%rsp), %xmm3
+	movaps 128(%rsp), %xmm4
+	movaps 144(%rsp), %xmm5
+	movaps 160(%rsp), %xmm6
+	movaps 176(%rsp), %xmm7
+	movq %rbp, %rsp
+	.cfi_def_cfa_register %rsp
+	popq %rbp
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbp
+	movq mt_self@gottpoff(%rip), %rax
+	movq %fs:(%rax), %rax
+	incq MT_TB_HELD(%rax)
+	movl $0, MT_TB_NEST(%rax)
+	.cfi_remember_state
+	RESTORE
+	.cfi_adjust_cfa_offset -72
+	ret
+	.cfi_restore_state
+	/* not the common case: as it was, for mt_own_entry to decide */
+.Lown_back:
+	incq MT_TB_HELD(%rax)
+	movl $0, MT_TB_NEST(%rax)
+.Lown_c:
 	movl %r11d, %edi
 	movq 72(%rsp), %rsi
 	movq %rsp, %rdx

@@ -1184,6 +1184,11 @@ struct mt_tbuf {
 };
 
 MT_HIDDEN extern struct mt_tbuf *_Atomic mt_tbufs;
+/* The calling thread's buffer (NULL: none yet, or gone), and whether
+ * every hold of a hook's callbacks is fenced (no membarrier): buffer.c's,
+ * read by hook-x86_64.S's fast path too. */
+MT_HIDDEN extern __thread struct mt_tbuf *mt_self __attribute__((tls_model("initial-exec")));
+MT_HIDDEN extern bool mt_fenced_holds;
 MT_HIDDEN extern atomic_int mt_ready;
 /* What the buffers of threads gone (and reaped: output.c) had counted. */
 struct mt_gone {
