@@ -162,6 +162,9 @@ for my $k (sort keys %prog) {
     $out = clean_run("$k clobber", $p, 'clobber', 2000);
     like($out, qr/^ok clobber rounds=2000 calls=12000$/m,
         "$k: callbacks that change every register a callee may; 6 functions' arguments and values kept");
+    $out = clean_run("$k clobber entry", $p, 'clobber', 2000, 'entry');
+    like($out, qr/^ok clobber rounds=2000 calls=12000 entry$/m,
+        "$k: entry callbacks alone (own trampolines) that change every register a callee may; arguments kept");
 }
 
 # ---- the tracer beside the hooks ----

@@ -50,7 +50,9 @@
  *       and __m64, riscv64's fa0-fa7 and a0-a7): each argument as the
  *       caller passed it, each value as the function returned it; an
  *       entry and an exit callback each call (riscv64's variadic one:
- *       an entry only, its return not hooked).
+ *       an entry only, its return not hooked).  `clobber ROUNDS
+ *       entry`: entry callbacks alone (where the sites call their
+ *       functions' own trampolines: x86_64).
  *   hooks frames ROUNDS   f0-f7 called ROUNDS times each under a hook
  *       with both callbacks: an entry for each call, and an exit for
  *       each or (a frame the library cannot hook) for none; prints the
@@ -831,9 +833,9 @@ __attribute__((noinline)) struct wpair cf_xregs(unsigned long a, unsigned long b
 #define VARIADIC_NOEXIT 0
 #endif
 
-NI static int clobber(int rounds)
+NI static int clobber(int rounds, bool entry_only)
 {
-	struct mcount_hook *h = mcount_hook_create(on_clobber, on_clobber, NULL, 0);
+	struct mcount_hook *h = mcount_hook_create(on_clobber, entry_only ? NULL : on_clobber, NULL, 0);
 	if (!h || mcount_hook_filter(h, "cf_*") || mcount_hook_register(h)) {
 		printf("FAIL setup: %s\n", strerror(errno));
 		return 1;
@@ -886,9 +888,10 @@ NI static int clobber(int rounds)
 	/* riscv64: cf_variadic's s0 is not its CFA (its frame saves the
 	 * argument registers above s0), so its return is not hooked: an
 	 * entry callback each call, no exit (mcount_hook(3)) */
-	unsigned long want = 2 * calls - (VARIADIC_NOEXIT ? (unsigned long)rounds : 0);
+	unsigned long want = entry_only ? calls : 2 * calls - (VARIADIC_NOEXIT ? (unsigned long)rounds : 0);
 	if (clobbers != want)
-		fail("callbacks (an entry and an exit a call)", -1, clobbers, want);
+		fail(entry_only ? "callbacks (an entry a call)" : "callbacks (an entry and an exit a call)", -1,
+		     clobbers, want);
 	for (int i = 0; i < CF_N; i++) {
 		if (bad_in[i])
 			printf("FAIL %s: arguments changed before the body: %lu calls\n", cf_names[i],
@@ -898,7 +901,7 @@ NI static int clobber(int rounds)
 			       (unsigned long)bad_out[i]);
 		failed |= bad_in[i] || bad_out[i];
 	}
-	printf("ok clobber rounds=%d calls=%lu\n", rounds, calls);
+	printf("ok clobber rounds=%d calls=%lu%s\n", rounds, calls, entry_only ? " entry" : "");
 	return failed;
 }
 
@@ -1222,10 +1225,10 @@ NI int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "errors"))
 		return errors();
 	if (argc >= 3 && !strcmp(argv[1], "clobber"))
-		return clobber(atoi(argv[2]));
+		return clobber(atoi(argv[2]), argc >= 4 && !strcmp(argv[3], "entry"));
 	if (argc >= 3 && !strcmp(argv[1], "frames"))
 		return frames(atoi(argv[2]));
 	fprintf(stderr, "usage: hooks count ROUNDS CHURN | unreg CYCLES | unwind ROUNDS | redirect ROUNDS [enotsup] | "
-		"errors | clobber ROUNDS | frames ROUNDS\n");
+		"errors | clobber ROUNDS [entry] | frames ROUNDS\n");
 	return 2;
 }
