@@ -219,19 +219,43 @@ for my $cc (qw(gcc clang)) {
     my $err = $broken->('moved', @moved);
     like($err, qr/^mcount-record: \Q$dir\E\/moved: 0x[0-9a-f]+ fb\+0x1\/0x[0-9a-f]+: entry of __patchable_function_entries is before no function: its 4 NOPs end at 0x[0-9a-f]+, where none starts$/m,
         'moved by a byte: before no function');
-    like($err, qr/^mcount-record: \Q$dir\E\/moved: \S+ fb\+0x0\/\S+: fb begins with 5 bytes of NOPs, as the functions with an entry of __patchable_function_entries do, but has none$/m,
-        'moved by a byte: fb without one');
     my ($j) = grep { ($at{ $w[$_] } // '') eq 'fa' } 0 .. $#w;
     my @dup = @w;
     $dup[$j] = $w[$i];
     $err = $broken->('doubled', @dup);
     like($err, qr/: duplicate entry of __patchable_function_entries \(2 times\)$/m, 'doubled: a duplicate');
-    like($err, qr/: fa begins with 5 bytes of NOPs, as the functions with an entry of __patchable_function_entries do, but has none$/m,
-        'doubled: fa without one');
     my @data = @w;
     $data[$j] = $f->{main} - 0x100000;      # no code there
     $err = $broken->('outside', @data);
     like($err, qr/: entry of __patchable_function_entries (?:outside every section|outside text)/m, 'outside: said');
+
+    # an object's entry for fa made fb's (its relocation's addend, a
+    # hand-edited word): fb has two, fa none, though it begins with the NOPs
+    {
+        my $o = "$dir/a-gcc.o";
+        my $fn = nm_functions($o);
+        my ($roff) = must('readelf', '-SW', $o) =~ /\]\s+\.rela__patchable_function_entries\s+RELA\s+[0-9a-f]+\s+([0-9a-f]+)/
+            or die "no relocations of the table in $o";
+        my $bytes = slurp($o);
+        my @rela = map { [unpack 'Q<Q<q<', substr($bytes, hex($roff) + 24 * $_, 24)] } 0 .. 3;
+        # (the two against one section's symbol: main's is in another)
+        my ($ia, $ib);
+        for my $x (0 .. $#rela) {
+            for my $y (grep { $_ != $x } 0 .. $#rela) {
+                ($ia, $ib) = ($x, $y) if $rela[$x][2] == $fn->{fa} && $rela[$y][2] == $fn->{fb}
+                    && $rela[$x][1] == $rela[$y][1];
+            }
+        }
+        ok(defined $ia && defined $ib, "the object's relocations of fa's and fb's entries (addends $fn->{fa}, $fn->{fb})");
+        substr($bytes, hex($roff) + 24 * $ia + 16, 8) = pack 'q<', $fn->{fb};
+        spit("$dir/twice.o", $bytes);
+        my ($st, $out, $err) = run_cmd([$MR, '--verify', "$dir/twice.o"]);
+        is($st >> 8, 1, "fa's entry made fb's: --verify fails");
+        like($err, qr/^mcount-record: \Q$dir\E\/twice\.o: \.text\+0x[0-9a-f]+ fb\+0x0\/\S+: duplicate entry of __patchable_function_entries \(2 times\)$/m,
+            "fa's entry made fb's: a duplicate");
+        like($err, qr/^mcount-record: \Q$dir\E\/twice\.o: \.text\+0x[0-9a-f]+ fa\+0x0\/\S+: fa begins with 5 bytes of NOPs, as the functions with an entry of __patchable_function_entries do, but has none$/m,
+            "fa's entry made fb's: fa without one");
+    }
 
     # a NOP byte of fa's overwritten in the object (int3)
     my $o = "$dir/a-gcc.o";

@@ -17,7 +17,7 @@ use warnings;
 no warnings 'portable';
 
 use RecordMcount::Exports;
-use RecordMcount::Elf qw(read_elf file_bytes word_format section_by_name section_at where);
+use RecordMcount::Elf qw(read_elf file_bytes word_format section_by_name section_at where bytes_at);
 use RecordMcount::Message qw(error throw caught tool_failure);
 use RecordMcount::Run qw(run_tool temp_path forget_temp);
 use RecordMcount::Tools qw(object_tools);
@@ -219,8 +219,8 @@ sub verify_table {
 # N,M: N NOPs at each function, M of them before its symbol, the entry at
 # the first): each entry a run of the row's NOPs (patchable-nops) in
 # executable code, a function's symbol at one of its NOPs or right after
-# them, one entry a function; and no function that begins with the
-# NOPs the others have after their symbols is without one.  N and M count
+# them, one entry a function; and in an object, no function that begins
+# with the NOPs the others have after their symbols is without one.  N and M count
 # what the compiler counts (patchable-unit: NOPs, or on x86 bytes); each
 # entry's are read from its bytes (M: to its function; N: M and the NOPs
 # from the function on), or given (o{n}, o{m}): then M must be exactly so
@@ -244,13 +244,34 @@ sub verify_patchable {
     my $nops = sub { return $bytes ? "$_[0] bytes of NOPs" : $_[0] == 1 ? '1 NOP' : "$_[0] NOPs" };
     my $key = sub { my ($sec, $a) = @_; return $e->{rel} ? "$sec->{idx}:$a" : "$a" };
     # the functions, by section and where they start (object: offsets)
+    # (ppc64 ELFv1: a function's symbol is its descriptor in .opd, whose
+    # first word is its code's address: in an object, a relocation)
+    my $opd = section_by_name($e, '.opd');
+    my %opd_rel;
+    if ($opd && $e->{rel}) {
+        my ($rs) = grep { $_ && $_->{type} =~ /^RELA?$/ && $_->{info} == $opd->{idx} } @{ $e->{secs} };
+        for my $r (@{ $rs ? $e->{relocs_of}{ $rs->{idx} } // [] : [] }) {
+            my $t = $e->{symtab}[ $r->{sym} ];
+            $opd_rel{ $r->{off} } //= [$e->{secs}[ $t->{ndx} ], $t->{value} + ($r->{addend} // 0)]
+                if $t && $t->{ndx} =~ /^\d+$/ && $r->{type} =~ /ADDR64$/;
+        }
+    }
     my (%func, %fsec);
     for my $sym (@{ $e->{symtab} }, @{ $e->{symtab} } ? () : @{ $e->{dynsym} }) {
         next unless $sym && $sym->{type} =~ /^I?FUNC$/ && $sym->{ndx} =~ /^\d+$/ && length $sym->{name};
-        my $sec = $e->{secs}[ $sym->{ndx} ] or next;
-        next unless $sec->{flags} =~ /X/;
-        $func{ $key->($sec, $sym->{value}) } //= $sym->{name};
-        $fsec{ $key->($sec, $sym->{value}) } //= [$sec, $sym->{value}];
+        my ($sec, $v) = ($e->{secs}[ $sym->{ndx} ], $sym->{value});
+        if ($opd && $sec && $sec->{idx} == $opd->{idx}) {
+            if ($e->{rel}) {
+                ($sec, $v) = @{ $opd_rel{$v} // next };
+            } else {
+                my $w = bytes_at($e, $v, 8) // next;
+                $v = unpack word_format($e), $w;
+                $sec = section_at($e, $v);
+            }
+        }
+        next unless $sec && $sec->{flags} =~ /X/;
+        $func{ $key->($sec, $v) } //= $sym->{name};
+        $fsec{ $key->($sec, $v) } //= [$sec, $v];
     }
     my $data = sub { my ($sec) = @_; return $sec->{data} //= $sec->{type} eq 'NOBITS' ? ''
         : file_bytes($e, $sec->{off}, $sec->{size}) };
@@ -316,9 +337,11 @@ sub verify_patchable {
         push @k, $after;
     }
     # a function that begins with the NOPs the others have after their
-    # symbols (N-M of them, given or the fewest seen), but has no entry
+    # symbols (N-M of them, given or the fewest seen), but has no entry:
+    # in an object, which one compiler wrote (a linked file holds the C
+    # library's code too, or assembly, some of it beginning with NOPs)
     my $need = defined $o{n} ? $o{n} - ($o{m} // 0) : (sort { $a <=> $b } @k)[0];
-    if ($need) {
+    if ($need && $e->{rel}) {
         for my $fk (sort { $fsec{$a}[0]{idx} <=> $fsec{$b}[0]{idx} || $fsec{$a}[1] <=> $fsec{$b}[1] } keys %fsec) {
             my ($sec, $v) = @{ $fsec{$fk} };
             next if $of_func{ $func{$fk} } || $o{skip}{$fk};
