@@ -18,6 +18,7 @@ no warnings 'portable';
 use Test::More;
 use TestUtil qw(tmpdir spit must run_cmd slurp $TOP);
 use CcTest qw(mcc);
+use RecordMcount::Argv qw(classify probe_args);
 
 my $MR = "$TOP/bin/mcount-record";
 my $dir = tmpdir();
@@ -33,6 +34,33 @@ int fa(int), fb(int), fnone(int);
 int main(void) { return fa(1) + fb(2) + fnone(3) - 3; }
 EOF
 my %env = (MCOUNT_CC_MODE => 'compiler');
+
+# the classifier in compiler mode (pure): what gets the flags, what is split
+{
+    my @p = ('-fpatchable-function-entry=5,0');
+    my @pg = ('-pg', '-mfentry', '-mnop-mcount', '-mrecord-mcount');
+    for my $row (
+        [[qw(-O2 -c a.c)], \@p, 'compile', 'compile', [qw(a.o)], \@p],
+        [[qw(-O2 -flto -c a.c -o x.o)], \@p, 'compile', 'compile', [qw(x.o)], \@p],
+        [[qw(-O2 -o prog a.c main.c)], \@p, 'compile', 'table-link', [qw(prog)], \@p],
+        [[qw(-O2 -MD -o prog a.c)], \@p, 'compile', 'table-link', [qw(prog)], \@p],
+        [[qw(-O2 -o prog a.c)], \@pg, 'split', 'compile-link', [qw(prog)], []],
+        [[qw(-o prog a.o main.o)], \@p, 'pass', 'link', [], []],
+        [[qw(-S a.c)], \@p, 'pass', 'assembly-output', [], [], undef],
+        [['-c', 'a.c', '-fpatchable-function-entry=5,0'], \@p, 'compile', 'compile', [qw(a.o)], []],
+    ) {
+        my ($args, $flags, $action, $reason, $objects, $add, @mode) = @$row;
+        my $d = classify($args, hook_flags => $flags, mode => 'compiler', compiler => 'gcc');
+        is_deeply([@$d{qw(action reason objects add_flags mode)}], [$action, $reason, $objects, $add,
+            @mode ? $mode[0] : 'compiler'],
+            "classify @$args (@$flags): $action $reason");
+    }
+    # what a probe is compiled with: the target's and the code's options
+    is_deeply(probe_args([qw(-O2 -m32 -fPIC -fno-pie -target aarch64-linux-gnu --sysroot /s -B/b), '-Wa,--noexecstack',
+        qw(-MD -MF a.d -DX=1 -I inc -Wall -Werror -flto -fprofile-generate -fstack-usage -g -c a.c -o a.o -pg)]),
+        [qw(-O2 -m32 -fPIC -fno-pie -target aarch64-linux-gnu --sysroot /s -B/b), '-Wa,--noexecstack', '-pg'],
+        'probe_args: no input, output, dependency, preprocessor, warning, LTO or profile option');
+}
 
 # nm's defined function symbols of FILE (text, local or global)
 sub nm_functions {
