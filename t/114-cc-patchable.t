@@ -285,6 +285,31 @@ for my $cc (qw(gcc clang)) {
             "fa's entry made fb's: fa without one");
     }
 
+    # stripped (strip's): the NOPs alone are checked, and one overwritten is seen
+    {
+        my $prog = "$dir/p-gcc";
+        must('strip', '-o', "$dir/stripped", $prog);
+        my ($st, $out, $err) = run_cmd([$MR, '--verify', "$dir/stripped"]);
+        is($st, 0, 'stripped: --verify') or diag $err;
+        like($out, qr/: OK, __patchable_function_entries: 4 entries for \d functions; no symbol table: \d at NOPs of functions not known$/,
+            'stripped: the functions without a dynamic symbol not known');
+        my $fb = nm_functions($prog)->{fb};
+        my ($va, $fo) = must('readelf', '-SW', $prog) =~ /\]\s+\.text\s+PROGBITS\s+([0-9a-f]+)\s+([0-9a-f]+)/;
+        my $bytes = slurp("$dir/stripped");
+        substr($bytes, $fb - hex($va) + hex($fo) + 2, 1) = "\xcc";
+        spit("$dir/stripped-int3", $bytes);
+        ($st, $out, $err) = run_cmd([$MR, '--verify', '--patchable=5,0', "$dir/stripped-int3"]);
+        is($st >> 8, 1, 'stripped, a NOP overwritten: --verify --patchable=5,0 fails');
+        like($err, qr/^mcount-record: \Q$dir\E\/stripped-int3: 0x[0-9a-f]+ \S+: entry of __patchable_function_entries is at 2 bytes of NOPs, fewer than 5$/m,
+            'stripped, a NOP overwritten: its entry at 2 bytes of NOPs');
+        substr($bytes, $fb - hex($va) + hex($fo), 1) = "\xcc";
+        spit("$dir/stripped-int3", $bytes);
+        ($st, $out, $err) = run_cmd([$MR, '--verify', "$dir/stripped-int3"]);
+        is($st >> 8, 1, 'stripped, its first NOP overwritten: --verify fails');
+        like($err, qr/: entry of __patchable_function_entries is not at a NOP \(cc 90 cc 90 90 /m,
+            'stripped, its first NOP overwritten: said');
+    }
+
     # a NOP byte of fa's overwritten in the object (int3)
     my $o = "$dir/a-gcc.o";
     my $fa = nm_functions($o)->{fa};

@@ -195,7 +195,7 @@ sub verify_files {
 sub _verify_patchable {
     my ($file, $opt, $id, $e, $ent, $pfe, $bad) = @_;
     my %skip = map { ($e->{rel} ? "$_->{sec}{idx}:$_->{addr}" : "$_->{addr}") => 1 } grep { $_->{sec} } @{ $ent // [] };
-    my ($problems, $nent, $nfunc, $shape) = eval {
+    my ($problems, $nent, $nfunc, $shape, $unknown) = eval {
         verify_patchable($e, $pfe, nops => $id->{'patchable-nops'}, unit => $id->{'patchable-unit'} // 'nop',
             n => $opt->{patchable_n}, m => $opt->{patchable_m}, skip => \%skip);
     };
@@ -209,7 +209,8 @@ sub _verify_patchable {
     }
     my @s = map { "$_: $shape->{$_}" } sort { $shape->{$b} <=> $shape->{$a} || $a cmp $b } keys %$shape;
     print "$file: OK, $PATCHABLE: " . (plural($nent, 'entry') =~ s/entrys/entries/r) . ' for '
-        . plural($nfunc, 'function') . (@s ? ' (N,M ' . join('; ', @s) . ')' : '') . "\n";
+        . plural($nfunc, 'function') . (@s ? ' (N,M ' . join('; ', @s) . ')' : '')
+        . (defined $unknown ? "; no symbol table: $unknown at NOPs of functions not known" : '') . "\n";
     return 1;
 }
 

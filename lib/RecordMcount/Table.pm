@@ -226,8 +226,12 @@ sub verify_table {
 # from the function on), or given (o{n}, o{m}): then M must be exactly so
 # and at least N-M NOPs follow the symbol.  Options: nops, unit (the row's),
 # n, m, skip => { address (object: "secidx:offset") => 1 } (functions
-# that start with another table's NOP: -mnop-mcount's).  Returns (problem
-# lines, entries, functions with one, { "N,M" => entries of that shape }).
+# that start with another table's NOP: -mnop-mcount's).  A linked file
+# without its symbol table (stripped) has only its dynamic symbols: an
+# entry before none of them is checked for its NOPs alone (with n, that
+# there are N of them).  Returns
+# (problem lines, entries, functions with one, { "N,M" => entries of
+# that shape }, in a stripped file the entries before no function known).
 sub verify_patchable {
     my ($e, $entries, %o) = @_;
     my $table = '__patchable_function_entries';
@@ -287,6 +291,8 @@ sub verify_patchable {
         return @len;
     };
     my (%count, %of_func, %shape, %said);
+    my $unknown = 0;
+    $o{stripped} = !$e->{rel} && !section_by_name($e, '.symtab');
     $count{ $_->{sec} ? $key->($_->{sec}, $_->{addr}) : "?$_->{addr}" }++ for @$entries;
     my @k;      # NOPs after the symbol, of each entry's function
     for my $ent (sort { ($a->{sec} ? $a->{sec}{idx} : -1) <=> ($b->{sec} ? $b->{sec}{idx} : -1)
@@ -313,6 +319,15 @@ sub verify_patchable {
             last if defined($name = $func{ $key->($sec, $v) });
             last if $i == @len;
             $at += $len[$i];
+        }
+        # (a stripped file: its local functions are not known, nor where
+        # they start; the NOPs are checked alone)
+        if (!defined $name && $o{stripped}) {
+            my $have = $bytes ? eval { my $t = 0; $t += $_ for @len; $t } : scalar @len;
+            push @bad, sprintf('%s: entry of %s is at %s, fewer than %d', $w, $table, $nops->($have), $o{n})
+                if defined $o{n} && $have < $o{n};
+            $unknown++;
+            next;
         }
         if (!defined $name) {
             push @bad, sprintf('%s: entry of %s is before no function: its %d NOP%s end%s at 0x%x, where none starts',
@@ -352,7 +367,7 @@ sub verify_patchable {
                 . ", as the functions with an entry of $table do, but has none" if $have >= $need;
         }
     }
-    return (\@bad, scalar @$entries, scalar keys %of_func, \%shape);
+    return (\@bad, scalar @$entries, scalar keys %of_func, \%shape, $o{stripped} ? $unknown : undef);
 }
 
 # mcount-record --remove: each of FILES without its table (objcopy, the
