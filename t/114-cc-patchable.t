@@ -33,7 +33,8 @@ spit("$dir/main.c", <<'EOF');
 int fa(int), fb(int), fnone(int);
 int main(void) { return fa(1) + fb(2) + fnone(3) - 3; }
 EOF
-my %env = (MCOUNT_CC_MODE => 'compiler');
+# (what the probes find is kept in the test's own directory)
+my %env = (MCOUNT_CC_MODE => 'compiler', MCOUNT_CC_CACHE => "$dir/cache");
 
 # the classifier in compiler mode (pure): what gets the flags, what is split
 {
@@ -156,6 +157,35 @@ for my $cc (qw(gcc clang)) {
         is_deeply({ map { $_->{function} => hex $_->{address} } @{ $lp->{entries} } },
             { map { $_ => $pf->{$_} } qw(fa fb fs main) }, "$cc @$pie: each entry at its function's address (nm)");
     }
+}
+
+# what the probes found, kept: the same compile asks the compiler no more,
+# and gives the same object; with MCOUNT_CC_CACHE=off, nothing is kept
+{
+    my %e = (%env, MCOUNT_CC_CACHE => "$dir/cache2", MCOUNT_CC_VERBOSE => 1);
+    my ($st, $out, $err) = mcc(['gcc', '-O2', '-c', 'a.c', '-o', 'k1.o'], env => \%e, dir => $dir);
+    is($st, 0, 'kept: first compile') or diag $err;
+    is(scalar(() = $err =~ /^mcount-cc: probe: /mg), 2, 'kept: first compile, two probes');
+    my @kept = glob "$dir/cache2/cc-*";
+    is(scalar @kept, 1, 'kept: one file');
+    is(slurp($kept[0]), "x86_64\t-fpatchable-function-entry=5,0\n", 'kept: the target and its flags');
+    ($st, $out, $err) = mcc(['gcc', '-O2', '-c', 'a.c', '-o', 'k2.o'], env => \%e, dir => $dir);
+    is($st, 0, 'kept: second compile') or diag $err;
+    unlike($err, qr/^mcount-cc: probe: /m, 'kept: second compile, no probe');
+    like($err, qr/^mcount-cc: the compiler's table for x86_64: -fpatchable-function-entry=5,0, as a probe found it \(/m,
+        'kept: said');
+    is(slurp("$dir/k2.o"), slurp("$dir/k1.o"), 'kept: the same object');
+    # other options, another file (-m32: refused, nothing kept)
+    ($st, $out, $err) = mcc(['gcc', '-O2', '-fno-pie', '-c', 'a.c', '-o', 'k3.o'], env => \%e, dir => $dir);
+    is($st, 0, 'kept: -fno-pie compiled') or diag $err;
+    ($st) = mcc(['gcc', '-m32', '-c', 'a.c', '-o', 'k4.o'], env => \%e, dir => $dir);
+    is($st >> 8, 100, 'kept: -m32 refused');
+    is(scalar(() = glob "$dir/cache2/cc-*"), 2, 'kept: a file for -fno-pie, none for the refusal');
+    ($st, $out, $err) = mcc(['gcc', '-O2', '-c', 'a.c', '-o', 'k5.o'],
+        env => { %e, MCOUNT_CC_CACHE => 'off', HOME => "$dir/home" }, dir => $dir);
+    is($st, 0, 'off: compiled') or diag $err;
+    is(scalar(() = $err =~ /^mcount-cc: probe: /mg), 2, 'off: two probes');
+    ok(!-e "$dir/home", 'off: nothing kept');
 }
 
 # x86_64 16,14 (MCOUNT_CC_FLAGS): 14 bytes before the symbol, 2 after

@@ -39,7 +39,7 @@ for my $t (['aarch64', ['aarch64-linux-gnu-gcc-12'], '-fpatchable-function-entry
     need($cc->[0], "$triple-objdump", "$triple-nm", "$triple-gcc-12", "qemu-$arch");
     my $tag = "$arch @$cc";
     my $stem = "$arch-$cc->[0]";
-    my %env = (MCOUNT_CC_MODE => 'compiler');
+    my %env = (MCOUNT_CC_MODE => 'compiler', MCOUNT_CC_CACHE => "$dir/cache");
     my ($st, $out, $err) = mcc(['--classify', @$cc, '-O2', '-c', 'a.c'], env => \%env, dir => $dir);
     like($out, qr/^add: \Q$flags\E\n/m, "$tag: compiled with $flags") or diag $err;
     ($st, $out, $err) = mcc([@$cc, '-O2', '-c', 'a.c', '-o', "$stem.o"], env => \%env, dir => $dir);

@@ -148,11 +148,21 @@ sub object_link_flags {
 # compiled with ARGS' target and code options, Argv's probe_args).  A
 # probe compiled with the flags must hold the table they make; where the
 # target has no flags chosen or the compiler refuses them or makes no
-# table, the command is refused (exit status 100), saying why.
+# table, the command is refused (exit status 100), saying why.  What the
+# probes found is kept (_probe_cache) and taken the next time.
 sub table_flags {
     my ($compiler, $path, $args, $given) = @_;
-    need_modules('Tools');
     my @base = @{ probe_args($args) };
+    my $cache = _probe_cache($path, \@base, $given);
+    if (defined $cache && open(my $in, '<', $cache)) {
+        my $line = <$in> // '';
+        close $in;
+        if ($line =~ /\A(\w+)\t(\S.*)\n\z/) {
+            verbose("the compiler's table for $1: $2, as a probe found it ($cache)");
+            return ([split ' ', $2], $1);
+        }
+    }
+    need_modules('Tools');
     my $dir = length($ENV{TMPDIR} // '') && -d $ENV{TMPDIR} ? $ENV{TMPDIR} : '/tmp';
     my $src = temp_path("$dir/mcount-cc-probe", 'c');
     my @made = ($src);
@@ -207,7 +217,49 @@ sub table_flags {
     }
     unlink @made;
     forget_temp(@made);
+    _keep_probe($cache, "$arch\t@flags\n") if defined $cache;
     return (\@flags, $arch);
+}
+
+# Where what the probes found for a command is kept: a file of the
+# directory MCOUNT_CC_CACHE names (off: none; default
+# $XDG_CACHE_HOME/recordmcount, else ~/.cache/recordmcount), named after
+# the compiler (its real path, inode, size and date), the probe's words,
+# the given flags and the helper (whose rows chose the flags).  Undef
+# where there is none.
+sub _probe_cache {
+    my ($path, $base, $given) = @_;
+    my $dir = $ENV{MCOUNT_CC_CACHE} // '';
+    return undef if $dir eq 'off';
+    if (!length $dir) {
+        my $home = length($ENV{XDG_CACHE_HOME} // '') ? $ENV{XDG_CACHE_HOME}
+            : length($ENV{HOME} // '') ? "$ENV{HOME}/.cache" : return undef;
+        $dir = "$home/recordmcount";
+    }
+    require Cwd;
+    require Digest::SHA;
+    my $real = Cwd::realpath($path) // return undef;
+    my @c = stat $real or return undef;
+    my @h = stat helper_path() or return undef;
+    return "$dir/cc-" . Digest::SHA::sha1_hex(join "\0", 'compiler-table 1', $real, @c[1, 7, 9], @h[1, 7, 9],
+        scalar @$base, @$base, @$given);
+}
+
+# Keep TEXT in FILE (renamed into place: parallel compiles read it whole
+# or not at all); where it cannot be written, it is not kept.
+sub _keep_probe {
+    my ($file, $text) = @_;
+    require File::Path;
+    my $dir = RecordMcount::Run::dirname($file);
+    eval { File::Path::make_path($dir); 1 } or return;
+    my $tmp = temp_path($file, 'new');
+    my $ok = open(my $out, '>', $tmp);
+    $ok &&= print $out $text;
+    $ok &&= close $out;
+    $ok &&= rename $tmp, $file;
+    unlink $tmp unless $ok;
+    forget_temp($tmp);
+    return;
 }
 
 # run_wrapper(WORDS, masquerade => BOOL, classify_only => BOOL): mcount-cc
