@@ -173,6 +173,20 @@ static const struct call_form sh4_forms[] = {
 };
 
 
+/* The compiler's own table (mcount-cc's MCOUNT_CC_MODE=compiler), the
+ * Linux kernel's choices where it has them: aarch64 two NOPs at the
+ * entry, riscv64 8 bytes of them, s390x GCC's -mnop-mcount with its own
+ * __mcount_loc.  x86_64: five bytes of NOPs at the entry, where a call
+ * fits (GCC writes five one-byte NOPs, clang one NOP of five bytes):
+ * GCC's -mnop-mcount, which would write the single NOP the kernel's
+ * objtool leaves, refuses -fPIC and -fPIE, and clang has it on s390x
+ * only.  The NOPs of a patchable area: x86's as GCC and clang pad with
+ * them (66 90, 0f 1f /0 with its ModRM forms, a 66 or cs prefix),
+ * aarch64's nop, riscv's nop and c.nop, powerpc's ori 0,0,0, s390's
+ * nopr (bcr 0,%r0). */
+#define X86_NOPS "662e0f1f8400........ 660f1f8400........ 0f1f8400........ 0f1f80........ " \
+	"660f1f4400.. 0f1f4400.. 0f1f40.. 0f1f00 6690 90"
+
 static const struct arch arches[] = {
 	{
 		.name = "x86_64", .kernel_arch = "x86_64|x86",
@@ -186,6 +200,8 @@ static const struct arch arches[] = {
 		.as_flag_family = "--32 --64 --x32", .cc_flag_family = "-m32 -m64 -mx32",
 		.entry_doc = "the first byte of the call (e8, or ff 15 in PIC code)",
 		.compiler_nop = "0f1f440000",
+		.cc_table_flags = "-fpatchable-function-entry=5,0",
+		.patchable_nops = X86_NOPS, .patchable_bytes = true,
 	},
 	{
 		.name = "i386", .kernel_arch = "i386|x86",
@@ -200,6 +216,7 @@ static const struct arch arches[] = {
 		.got_register = "%ebx",
 		.entry_doc = "the first byte of the call (e8, or ff 9x in PIC code)",
 		.compiler_nop = "0f1f440000",
+		.patchable_nops = X86_NOPS, .patchable_bytes = true,
 	},
 	{
 		.name = "aarch64", .kernel_arch = "arm64|aarch64",
@@ -212,6 +229,8 @@ static const struct arch arches[] = {
 		.mapping_symbols = true,
 		.hook_stubs = "*%h_veneer",
 		.entry_doc = "the bl",
+		.cc_table_flags = "-fpatchable-function-entry=2,0",
+		.patchable_nops = "1f2003d5",
 	},
 	{
 		.name = "arm", .kernel_arch = "arm",
@@ -236,6 +255,8 @@ static const struct arch arches[] = {
 		.mapping_symbols = true,
 		.object_link_flags = "-Wl,--no-relax",
 		.entry_doc = "the auipc of the auipc+jalr pair; link with --no-relax",
+		.cc_table_flags = "-fpatchable-function-entry=4,0",
+		.patchable_nops = "13000000 0100",
 	},
 	{
 		.name = "ppc64le", .kernel_arch = "powerpc|ppc64le",
@@ -248,6 +269,7 @@ static const struct arch arches[] = {
 		.as_flag_family = "-a32 -a64", .cc_flag_family = "-m32 -m64",
 		.hook_stubs = "*.%h",
 		.entry_doc = "the bl",
+		.patchable_nops = "00000060",
 	},
 	{
 		.name = "ppc64", .kernel_arch = "powerpc|ppc64",
@@ -260,6 +282,7 @@ static const struct arch arches[] = {
 		.as_flag_family = "-a32 -a64", .cc_flag_family = "-m32 -m64",
 		.hook_stubs = "*.%h",
 		.entry_doc = "the bl (ELFv1: .text has no code symbols, so an anchor is added)",
+		.patchable_nops = "60000000",
 	},
 	{
 		.name = "ppc32", .kernel_arch = "powerpc|ppc",
@@ -272,6 +295,7 @@ static const struct arch arches[] = {
 		.as_flag_family = "-a32 -a64", .cc_flag_family = "-m32 -m64",
 		.hook_stubs = "*.%h",
 		.entry_doc = "the bl",
+		.patchable_nops = "60000000",
 	},
 	{
 		.name = "s390x", .kernel_arch = "s390|s390x",
@@ -284,6 +308,8 @@ static const struct arch arches[] = {
 		.as_flag_family = "-m31 -m64", .cc_flag_family = "-m31 -m64",
 		.entry_doc = "the stg that starts the _mcount sequence, or the brasl of __fentry__ (as GCC's -mrecord-mcount)",
 		.compiler_nop = "c00400000000",
+		.cc_table_flags = "-pg -mfentry -mnop-mcount -mrecord-mcount",
+		.patchable_nops = "0700",
 	},
 	{
 		.name = "mips", .kernel_arch = "mips",
@@ -532,6 +558,16 @@ void arch_list(void)
 				       cf->hook ? cf->hook : "", cf->field_offset);
 		}
 	}
+}
+
+const char *arch_cc_table_flags(const struct arch *a, uint32_t e_flags)
+{
+	/* riscv64: four c.nop with the compressed instructions
+	 * (EF_RISCV_RVC), else two nop: 8 bytes either way, an auipc and a
+	 * jalr (the kernel's choice) */
+	if (strcmp(a->name, "riscv64") == 0 && !(e_flags & 1))
+		return "-fpatchable-function-entry=2,0";
+	return a->cc_table_flags;
 }
 
 void arch_object_as_flags(const struct arch *a, uint32_t e_flags, char *buf, size_t len)

@@ -127,6 +127,19 @@ struct arch {
 	unsigned scan_align;          /* alignment of the instructions and words a byte scan
 				       * of a linked file's code examines for the forms
 				       * with linked word, got:, gprel: or abs16: (0: none) */
+	/* The compiler's own table (mcount-cc's MCOUNT_CC_MODE=compiler, and
+	 * --verify of __patchable_function_entries): */
+	const char *cc_table_flags;   /* the compiler flags that make the compiler write
+				       * NOPs and their table, nothing to record and no
+				       * hook to link (NULL: none chosen; see
+				       * arch_cc_table_flags, which may choose by e_flags) */
+	const char *patchable_nops;   /* the NOP instructions a compiler fills a
+				       * -fpatchable-function-entry area with: hex bytes in
+				       * the file's order, ".." any byte, space-separated,
+				       * the longest first (NULL: not known) */
+	bool patchable_bytes;         /* -fpatchable-function-entry's N and M count bytes
+				       * (x86: GCC's one-byte NOPs, clang's longer ones
+				       * filling as many bytes), not NOP instructions */
 };
 
 /* The table's i-th row, NULL past its end (src/arch-check.c walks it). */
@@ -156,6 +169,11 @@ const struct call_form *arch_form(const struct arch *a, const char *reloc,
 char *arch_known_names(void);
 char *arch_variants(const char *name);
 void arch_list(void);
+
+/* The flags of row a's cc_table_flags for an object whose ELF header has
+ * e_flags (riscv64: as many NOPs as make 8 bytes, compressed or not);
+ * NULL where the row has none. */
+const char *arch_cc_table_flags(const struct arch *a, uint32_t e_flags);
 
 /* Directives for the head of the table's assembly that make its object
  * match an object of row a whose ELF header has e_flags (the rows with

@@ -237,6 +237,13 @@ void emit_plan(FILE *out, const struct object *obj, const char *status)
 		for (const char *const *k = kernel_sections; *k; k++)
 			fprintf(out, "%s%s", k == kernel_sections ? "" : " ", *k);
 		fputc('\n', out);
+		/* the compiler's own table: mcount-cc's flags, --verify's NOPs */
+		const char *cc = a ? arch_cc_table_flags(a, obj->elf_flags) : NULL;
+		if (cc)
+			fprintf(out, "cc-table-flags\t%s\n", cc);
+		if (a && a->patchable_nops)
+			fprintf(out, "patchable-nops\t%s\npatchable-unit\t%s\n", a->patchable_nops,
+				a->patchable_bytes ? "byte" : "nop");
 	}
 	fprintf(out, "status\t%s\nsites\t%zu\n", status, obj->nsites);
 	/* for the table's own object, which ld -r merges into this one

@@ -362,7 +362,7 @@ for my $line ('--output=x a.o', '--output x a.o', 'a.c --output x') {
 {
     my ($st, undef, $err) = mcc(['gcc', '-c', 'a.c'], env => { MCOUNT_CC_MODE => 'sometimes' });
     is($st >> 8, 2, 'a bad MCOUNT_CC_MODE: exit status 2');
-    like($err, qr/^mcount-cc: MCOUNT_CC_MODE must be object, link or auto, not 'sometimes'$/m,
+    like($err, qr/^mcount-cc: MCOUNT_CC_MODE must be object, link, auto or compiler, not 'sometimes'$/m,
         'a bad MCOUNT_CC_MODE: said');
     # the other settings, before anything runs
     for my $bad ([MCOUNT_CC_SECTIONS => 'a,,b', qr/MCOUNT_CC_SECTIONS must be kernel, all, or NAME,NAME\*,\.\.\., not 'a,,b'/],

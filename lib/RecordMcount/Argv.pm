@@ -27,7 +27,12 @@ package RecordMcount::Argv;
 # cannot be exact for: a C++ driver (inline and template functions in
 # COMDAT groups), -flto (no machine code in the objects),
 # -ffunction-sections or --gc-sections (sections the linker may drop with
-# their calls), at compile and at link alike.
+# their calls), at compile and at link alike.  Mode compiler (only when
+# OPTS' mode says so) records nothing: the hook flags make the compiler
+# write NOPs and its own table, so a compile is 'compile', and a link
+# that compiles its sources too gets them as it is ('compile', reason
+# table-link), unless they have -pg (a link with it would write
+# gmon.out), which is split as the other modes do.
 use strict;
 use warnings;
 
@@ -35,7 +40,7 @@ use RecordMcount::Exports;
 use RecordMcount::Run qw(basename);
 
 our @EXPORT_OK = qw(split_command classify expand_response_files
-    triple_from_compiler reason_text decision_text);
+    triple_from_compiler reason_text decision_text probe_args);
 
 # Every decision has a name; mcount-cc --classify prints it, the tests
 # check it, MCOUNT_CC_VERBOSE=1 shows its text.
@@ -62,6 +67,7 @@ our %REASONS = (
     'compile-link'    => 'compiles its sources and links: each source compiled to object first',
     'unsplittable'    => 'compiles its sources and links, and cannot be split: refused',
     'autoconf-test'   => 'an autoconf test (conftest): compiled with the hook flags, no table; not split',
+    'table-link'      => 'compiles its sources and links: the compiler writes their table itself, not split',
 );
 
 sub reason_text { return $REASONS{ $_[0] } // $_[0] }
@@ -359,6 +365,12 @@ sub classify {
         # would get none either, and no table: such a command is split,
         # or refused.
         my @src = grep { defined $_->[1] ? $C_LANG{ $_->[1] } : $C_SUFFIX{ _suffix($_->[0]) } } @inputs;
+        # the compiler's own table: the sources compiled with the flags
+        # where the link may have them too (no -pg: gcrt1.o and gmon.out)
+        if (@src && $mode_of eq 'compiler' && !grep { /^-pg?\z/ } @hook) {
+            return { action => 'compile', reason => 'table-link', objects => [defined $output ? $output : 'a.out'],
+                add_flags => [grep { !$seen{$_} } @hook], insert_at => 0, %m };
+        }
         # such a command is split: each source compiled to an object
         # as a compile is, then the link of those, as a link is (not
         # with stdin, a header, or an option $SPLIT_BLOCKER names; LTO
@@ -436,6 +448,10 @@ sub classify {
             . 'the table itself') : ();
     return { action => 'compile', reason => 'autoconf-test', objects => \@objects,
         add_flags => \@add, insert_at => 0, %m } if $conftest;
+    # the compiler's own table: nothing to record (an LTO object's code,
+    # and its table, are made at the link, from the functions' attributes)
+    return { action => 'compile', reason => 'compile', objects => \@objects,
+        add_flags => \@add, insert_at => 0, %m } if $mode_of eq 'compiler';
     # link-time mode: the objects get the hook's calls, the link their table
     return { action => 'compile', reason => 'compile', objects => \@objects,
         add_flags => \@add, insert_at => 0, %m, @nop } if $mode_of eq 'link';
@@ -445,6 +461,37 @@ sub classify {
     }
     return { action => 'record', reason => 'compile', objects => \@objects,
         add_flags => \@add, insert_at => 0, %m, @nop };
+}
+
+# The words of a command that tell a compiler the target and how to make
+# its code, for a compile of a probe of the compiler's own table (mcount-cc
+# MCOUNT_CC_MODE=compiler): the machine options (-m...), the code
+# generation ones (-f..., but those that name or write files and LTO's),
+# the optimization level, -pg, the target (-target, --target=, -B,
+# --sysroot, -specs=) and the assembler's options (-Wa,).  No input,
+# output, warning, preprocessor or linker option.
+my $PROBE_DROP = qr/^-f(?:no-)?(?:lto|fat-lto|profile|auto-profile|cs-profile|coverage|test-coverage|dump|callgraph-info
+    |stack-usage|opt-info|save-optimization-record|time-trace|debug-prefix-map|file-prefix-map|macro-prefix-map
+    |sanitize-blacklist|sanitize-ignorelist|plugin|diagnostics)/x;
+sub probe_args {
+    my ($args) = @_;
+    my ($w) = expand_response_files($args);
+    return [] unless $w;
+    my @keep;
+    for (my $i = 0; $i < @$w; $i++) {
+        my $a = $w->[$i];
+        if ($a eq '-target' || $a eq '-B' || $a eq '--sysroot' || $a eq '-gcc-toolchain') {
+            push @keep, $a, $w->[++$i] if $i + 1 < @$w;
+            next;
+        }
+        if ($SEPARATE{$a} || $a =~ /^-Xarch_/) {    # (and its value)
+            $i++;
+            next;
+        }
+        push @keep, $a if ($a =~ /^-[mf]./ && $a !~ $PROBE_DROP) || $a =~ /^-O/ || $a =~ /^-pg?\z/
+            || $a =~ /^(?:--?target=|-B.|--sysroot=|--?specs=|-Wa,|--gcc-toolchain=)/;
+    }
+    return \@keep;
 }
 
 # A decision as mcount-cc --classify prints it: "ACTION REASON OBJECT...",

@@ -147,7 +147,7 @@ sub read_elf {
     require RecordMcount::Run;
     my $out = RecordMcount::Run::tool_output($label, 'reading the file', [@$readelf, '-W', @what, $file]);
     my %e = (file => $file, secs => [], symtab => [], dynsym => [], relocs => {}, dynamic => {});
-    my ($mode, $table, $relsec) = ('');
+    my ($mode, $table, $relsec, $relat) = ('');
     for (split /\n/, $out) {
         if (/^\s+Class:\s+ELF(32|64)/)            { $e{bits} = $1; next }
         if (/^\s+Data:.*(little|big) endian/)     { $e{endian} = $1; next }
@@ -159,10 +159,12 @@ sub read_elf {
             next;
         }
         if (/^Dynamic section at offset/)         { $mode = 'd'; next }
-        if (/^Relocation section '([^']*)'/) {
+        if (/^Relocation section '([^']*)'(?: at offset (0x[0-9a-f]+))?/) {
             $mode = 'r';
             $relsec = $1;
             $e{relocs}{$relsec} //= [];
+            # (sections of one name, as clang makes one per function: by offset)
+            $relat = defined $2 ? ($e{relocs_at}{ hex $2 } = []) : undef;
             next;
         }
         if (/^\S/ && !($mode eq 'r' && /^[0-9a-f]+\s/)) { $mode = ''; next }
@@ -195,12 +197,17 @@ sub read_elf {
             }
             $r{name} =~ s/ \(\d+\)$// if defined $r{name};
             push @{ $e{relocs}{$relsec} }, \%r;
+            push @$relat, \%r if $relat;
         } elsif ($mode eq 'd' && /^\s*0x[0-9a-f]+\s+\((\w+)\)\s+(0x[0-9a-f]+|\d+)\b/) {
             $e{dynamic}{$1} = _num($2);    # the tags --verify needs are numbers
         }
     }
     throw("$label: readelf printed no section headers") unless @{ $e{secs} };
     $e{rel} = ($e{type} // '') eq 'REL';
+    # each relocation section's relocations, by its index
+    for my $s (grep { $_ && $_->{type} =~ /^RELA?$/ } @{ $e{secs} }) {
+        $e{relocs_of}{ $s->{idx} } = $e{relocs_at}{ $s->{off} } // $e{relocs}{ $s->{name} } // [];
+    }
     return \%e;
 }
 

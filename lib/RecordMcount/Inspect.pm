@@ -12,7 +12,7 @@ use RecordMcount::Exports;
 use RecordMcount::Front qw(plural);
 use RecordMcount::Message qw(error warning caught);
 use RecordMcount::Tools qw(object_tools tool_problem);
-use RecordMcount::Table qw(table_entries section_selected verify_table);
+use RecordMcount::Table qw(table_entries section_selected verify_table verify_patchable);
 use RecordMcount::Elf qw(read_elf describe);
 use RecordMcount::Calls qw(hook_calls call_forms);
 
@@ -39,8 +39,11 @@ sub show_tools {
     return $failed ? 1 : 0;
 }
 
+my $PATCHABLE = '__patchable_function_entries';
+
 # A file's table, and with NEED_CALLS its calls to the hook: (facts, ELF
-# view, entries, calls, problems met reading the table); throws
+# view, entries, calls, problems met reading the table, the entries of
+# the compiler's table of patchable entries or undef); throws
 # "FILE: message".
 sub _load {
     my ($file, $opt, $need_calls) = @_;
@@ -48,6 +51,7 @@ sub _load {
     my $e = read_elf($tools->{readelf}, $file, $file);
     my @bad;
     my $ent = table_entries($e, \@bad);
+    my $pfe = table_entries($e, \@bad, $PATCHABLE);
     # where each entry is among the instructions (its flag bits cleared)
     my $flags = 0 + ($id->{'entry-flag-bits'} // 0);
     my @at = map { +{ sec => $_->{sec}, addr => $_->{addr} & ~$flags } } @{ $ent // [] };
@@ -61,16 +65,24 @@ sub _load {
             $c->{field} = $c->{addr} + $f[0] if @f == 1 && !defined $c->{field};
         }
     }
-    return ($id, $e, $ent, $calls, \@bad);
+    return ($id, $e, $ent, $calls, \@bad, $pfe);
 }
 
 sub _entry_record {
-    my ($e, $x) = @_;
+    my ($e, $x, $table) = @_;
     my $d = describe($e, $x->{sec}, $x->{addr});
+    # a patchable entry is before its function (M NOPs): the function at
+    # or after it, when the one holding it does not start there
+    if ($table ne '__mcount_loc' && $x->{sec} && !($d && $d->{off} == 0)) {
+        my ($next) = sort { $a->{value} <=> $b->{value} } grep { $_ && $_->{type} =~ /^I?FUNC$/
+            && $_->{ndx} =~ /^\d+$/ && $_->{ndx} == $x->{sec}{idx} && $_->{value} >= $x->{addr}
+            && $_->{value} - $x->{addr} < 256 } @{ $e->{symtab} };
+        $d = { name => $next->{name}, off => $x->{addr} - $next->{value}, size => $next->{size} } if $next;
+    }
     return { address => $x->{addr}, section => $x->{sec} ? $x->{sec}{name} : undef,
         secidx => $x->{sec} ? $x->{sec}{idx} : -1,
         function => $d ? $d->{name} : undef, function_offset => $d ? $d->{off} : undef,
-        function_size => $d ? $d->{size} : undef };
+        function_size => $d ? $d->{size} : undef, table => $table };
 }
 
 sub list_files {
@@ -78,20 +90,28 @@ sub list_files {
     my $failed = 0;
     my @json;
     for my $file (@$files) {
-        my ($id, $e, $ent, undef, $bad) = eval { _load($file, $opt, 0) };
+        my ($id, $e, $ent, undef, $bad, $pfe) = eval { _load($file, $opt, 0) };
         if (!$id) { error(caught($@)); $failed++; next }
         warning($file, $_) for @$bad;
-        if (!$ent) { error("$file: no __mcount_loc table"); $failed++; next }
-        my @rows = sort { $a->{secidx} <=> $b->{secidx} || $a->{address} <=> $b->{address} }
-            map { _entry_record($e, $_) } @$ent;
-        @rows = sort { $a->{address} <=> $b->{address} } @rows unless $e->{rel};
+        if (!$ent && !$pfe) { error("$file: no __mcount_loc table"); $failed++; next }
+        # __mcount_loc's entries, then the compiler's patchable ones
+        my @rows;
+        for ([$ent, '__mcount_loc'], [$pfe, $PATCHABLE]) {
+            my ($list, $table) = @$_;
+            my @r = sort { $a->{secidx} <=> $b->{secidx} || $a->{address} <=> $b->{address} }
+                map { _entry_record($e, $_, $table) } @{ $list // [] };
+            @r = sort { $a->{address} <=> $b->{address} } @r unless $e->{rel};
+            push @rows, @r;
+        }
         if ($opt->{format} eq 'json') {
             push @json, { file => $file, type => $e->{rel} ? 'object' : 'linked',
-                arch => $id->{arch}, entries => [map {
+                arch => $id->{arch}, tables => [($ent ? ('__mcount_loc') : ()), ($pfe ? ($PATCHABLE) : ())],
+                entries => [map {
                     my $r = $_;
                     +{ ($e->{rel} ? (offset => $r->{address}) : (address => sprintf('0x%x', $r->{address}))),
                        section => $r->{section}, function => $r->{function},
-                       function_offset => $r->{function_offset}, function_size => $r->{function_size} }
+                       function_offset => $r->{function_offset}, function_size => $r->{function_size},
+                       table => $r->{table} }
                 } @rows] };
             next;
         }
@@ -99,11 +119,13 @@ sub list_files {
         my $w = $e->{bits} / 4;
         for my $r (@rows) {
             my $f = defined $r->{function}
-                ? sprintf('%s+0x%x/0x%x', $r->{function}, $r->{function_offset}, $r->{function_size})
+                ? sprintf('%s%s0x%x/0x%x', $r->{function}, $r->{function_offset} < 0 ? '-' : '+',
+                    abs $r->{function_offset}, $r->{function_size})
                 : '?';
             my $at = $e->{rel} ? sprintf('%s+0x%x', $r->{section} // '?', $r->{address})
                 : sprintf('%0*x', $w, $r->{address});
-            print "$at  $f  ", $r->{section} // '?', "\n";
+            # (the compiler's patchable entries say so; __mcount_loc's as before)
+            print "$at  $f  ", $r->{section} // '?', $r->{table} eq '__mcount_loc' ? '' : "  $r->{table}", "\n";
         }
     }
     if ($opt->{format} eq 'json') {
@@ -117,10 +139,19 @@ sub verify_files {
     my ($files, $opt) = @_;
     my $failed = 0;
     for my $file (@$files) {
-        my ($id, $e, $ent, $calls, $bad) = eval { _load($file, $opt, 1) };
+        my ($id, $e, $ent, $calls, $bad, $pfe) = eval { _load($file, $opt, 1) };
         if (!$id) { error(caught($@)); $failed++; next }
         my $n = grep { section_selected($_->{sec}{name}, $opt->{sections},
             $id->{'kernel-sections'}) } @$calls;
+        # the compiler's own table; and calls to the hook need __mcount_loc too
+        if ($pfe) {
+            $failed++ unless _verify_patchable($file, $opt, $id, $e, $ent, $pfe, $ent ? [] : $bad);
+            if (!$ent && $n) {
+                error("$file: no __mcount_loc table (" . plural($n, 'call') . ' to the hook)');
+                $failed++;
+            }
+            next unless $ent;
+        }
         if (!$ent) {
             if ($n) {
                 error("$file: no __mcount_loc table (" . plural($n, 'call') . ' to the hook)');
@@ -155,6 +186,32 @@ sub verify_files {
         }
     }
     return $failed ? 1 : 0;
+}
+
+# --verify of the compiler's table of patchable entries (Table's
+# verify_patchable), __mcount_loc's entries (ENT) at functions' starts
+# being another table's; BAD: problems met reading the tables, said here
+# when no __mcount_loc check says them.  Says what it found; 1 if OK.
+sub _verify_patchable {
+    my ($file, $opt, $id, $e, $ent, $pfe, $bad) = @_;
+    my %skip = map { ($e->{rel} ? "$_->{sec}{idx}:$_->{addr}" : "$_->{addr}") => 1 } grep { $_->{sec} } @{ $ent // [] };
+    my ($problems, $nent, $nfunc, $shape, $unknown) = eval {
+        verify_patchable($e, $pfe, nops => $id->{'patchable-nops'}, unit => $id->{'patchable-unit'} // 'nop',
+            n => $opt->{patchable_n}, m => $opt->{patchable_m}, skip => \%skip);
+    };
+    if (!$problems) { error(caught($@)); return 0 }
+    my @all = (@$bad, @$problems);
+    if (@all) {
+        error("$file: $_") for @all;
+        error("$file: " . plural(scalar @all, 'problem') . " ($PATCHABLE: " . plural($nent, 'entry')
+            =~ s/entrys/entries/r . ')');
+        return 0;
+    }
+    my @s = map { "$_: $shape->{$_}" } sort { $shape->{$b} <=> $shape->{$a} || $a cmp $b } keys %$shape;
+    print "$file: OK, $PATCHABLE: " . (plural($nent, 'entry') =~ s/entrys/entries/r) . ' for '
+        . plural($nfunc, 'function') . (@s ? ' (N,M ' . join('; ', @s) . ')' : '')
+        . (defined $unknown ? "; no symbol table: $unknown at NOPs of functions not known" : '') . "\n";
+    return 1;
 }
 
 1;

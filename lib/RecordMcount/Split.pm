@@ -55,7 +55,8 @@ sub compile_sources {
 # link ended.  OPTIONS as compile_sources takes them.
 sub link_objects {
     my ($link, $d, %o) = @_;
-    my @extra = object_link_flags($link);
+    # (the compiler's own table needs nothing of the link)
+    my @extra = ($d->{mode} // '') eq 'compiler' ? () : object_link_flags($link);
     $o{say}->("link with @extra, as per-object tables need for this target") if @extra;
     my @cmd = ($o{linker}, @$link, @extra);
     $o{say}->('link: ' . join(' ', map { shell_quote($_) } @cmd));

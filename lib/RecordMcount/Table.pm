@@ -17,57 +17,64 @@ use warnings;
 no warnings 'portable';
 
 use RecordMcount::Exports;
-use RecordMcount::Elf qw(read_elf file_bytes word_format section_by_name section_at where);
+use RecordMcount::Elf qw(read_elf file_bytes word_format section_by_name section_at where bytes_at);
 use RecordMcount::Message qw(error throw caught tool_failure);
 use RecordMcount::Run qw(run_tool temp_path forget_temp);
 use RecordMcount::Tools qw(object_tools);
 
-our @EXPORT_OK = qw(table_entries section_selected verify_table remove_tables);
+our @EXPORT_OK = qw(table_entries section_selected verify_table verify_patchable remove_tables);
 
 # The table's entries: [ { sec => section hash or undef, addr => offset in
 # section (object) or address (linked), symbol => the dynamic symbol a
 # linked entry is relocated against } ] in table order.  Problems found
 # while reading it (undefined symbols, odd sizes) go to @$bad as strings.
-# Undef if there is no table.
+# Undef if there is no table.  NAME: the table's section, __mcount_loc
+# (the default) or __patchable_function_entries (compilers' own, in an
+# object one section per function with clang).
 sub table_entries {
-    my ($e, $bad) = @_;
+    my ($e, $bad, $name) = @_;
+    $name //= '__mcount_loc';
     my $word = $e->{bits} / 8;
     my @ent;
     if ($e->{rel}) {
-        my $tab = section_by_name($e, '__mcount_loc') or return undef;
-        my ($rs) = grep { $_ && $_->{type} =~ /^RELA?$/ && $_->{info} == $tab->{idx} } @{ $e->{secs} };
-        push @$bad, "__mcount_loc has no relocations: its entries point nowhere" unless $rs;
-        return [] unless $rs;
-        my $data = $tab->{type} eq 'NOBITS' ? '' : file_bytes($e, $tab->{off}, $tab->{size});
-        push @$bad, "__mcount_loc is $tab->{size} bytes, not a whole number of $word-byte entries"
-            if $tab->{size} % $word;
-        for my $r (@{ $e->{relocs}{ $rs->{name} } }) {
-            my $sym = $e->{symtab}[ $r->{sym} ];
-            # REL: the addend is the word in place.  RELA: the word in
-            # place is 0, except where the assembler also puts the addend
-            # there and the linker adds both (sh's R_SH_DIR32)
-            my $addend = $r->{addend} // 0;
-            $addend += unpack word_format($e, 1), substr($data, $r->{off}, $word)
-                if $r->{off} + $word <= length $data;
-            if (!$sym || $sym->{ndx} !~ /^\d+$/) {
-                push @$bad, sprintf('entry at __mcount_loc+0x%x refers to %s symbol %s',
-                    $r->{off}, $sym && $sym->{ndx} eq 'UND' ? 'the undefined' : 'no usable',
-                    $sym ? $sym->{name} : "#$r->{sym}");
-                next;
+        my @tabs = grep { $_ && $_->{name} eq $name } @{ $e->{secs} } or return undef;
+        for my $tab (@tabs) {
+            my ($rs) = grep { $_ && $_->{type} =~ /^RELA?$/ && $_->{info} == $tab->{idx} } @{ $e->{secs} };
+            push @$bad, "$name has no relocations: its entries point nowhere" unless $rs;
+            next unless $rs;
+            my $relocs = $e->{relocs_of}{ $rs->{idx} } // [];
+            my $data = $tab->{type} eq 'NOBITS' ? '' : file_bytes($e, $tab->{off}, $tab->{size});
+            push @$bad, "$name is $tab->{size} bytes, not a whole number of $word-byte entries"
+                if $tab->{size} % $word;
+            for my $r (@$relocs) {
+                my $sym = $e->{symtab}[ $r->{sym} ];
+                # REL: the addend is the word in place.  RELA: the word in
+                # place is 0, except where the assembler also puts the addend
+                # there and the linker adds both (sh's R_SH_DIR32)
+                my $addend = $r->{addend} // 0;
+                $addend += unpack word_format($e, 1), substr($data, $r->{off}, $word)
+                    if $r->{off} + $word <= length $data;
+                if (!$sym || $sym->{ndx} !~ /^\d+$/) {
+                    push @$bad, sprintf('entry at %s+0x%x refers to %s symbol %s', $name,
+                        $r->{off}, $sym && $sym->{ndx} eq 'UND' ? 'the undefined' : 'no usable',
+                        $sym ? $sym->{name} : "#$r->{sym}");
+                    next;
+                }
+                push @ent, { sec => $e->{secs}[ $sym->{ndx} ], addr => $sym->{value} + ($addend // 0),
+                    slot => $r->{off} };
             }
-            push @ent, { sec => $e->{secs}[ $sym->{ndx} ], addr => $sym->{value} + ($addend // 0),
-                slot => $r->{off} };
+            my $n = int($tab->{size} / $word);
+            push @$bad, "$name has $n entries but " . scalar(@$relocs) . ' relocations' if $n != @$relocs;
         }
-        my $n = int($tab->{size} / $word);
-        push @$bad, "__mcount_loc has $n entries but " . scalar(@{ $e->{relocs}{ $rs->{name} } })
-            . ' relocations' if $n != @{ $e->{relocs}{ $rs->{name} } };
         return \@ent;
     }
 
     # Linked: the section, or the kernel's __start/__stop symbols.
     my ($start, $len, $off);
-    if (my $tab = section_by_name($e, '__mcount_loc')) {
+    if (my $tab = section_by_name($e, $name)) {
         ($start, $len, $off) = ($tab->{addr}, $tab->{size}, $tab->{off});
+    } elsif ($name ne '__mcount_loc') {
+        return undef;
     } else {
         my %sym = map { $_->{name} => $_ } grep { $_ && $_->{name} =~ /^__(start|stop)_mcount_loc$/ }
             @{ $e->{symtab} }, @{ $e->{dynsym} };
@@ -206,6 +213,161 @@ sub verify_table {
             unless $count{ $key->($c->{sec}, $c->{at}) };
     }
     return (\@bad, scalar(@$entries), $expected, $nops);
+}
+
+# The compiler's own table of patchable entries (-fpatchable-function-entry=
+# N,M: N NOPs at each function, M of them before its symbol, the entry at
+# the first): each entry a run of the row's NOPs (patchable-nops) in
+# executable code, a function's symbol at one of its NOPs or right after
+# them, one entry a function; and in an object, no function that begins
+# with the NOPs the others have after their symbols is without one.  N and M count
+# what the compiler counts (patchable-unit: NOPs, or on x86 bytes); each
+# entry's are read from its bytes (M: to its function; N: M and the NOPs
+# from the function on), or given (o{n}, o{m}): then M must be exactly so
+# and at least N-M NOPs follow the symbol.  Options: nops, unit (the row's),
+# n, m, skip => { address (object: "secidx:offset") => 1 } (functions
+# that start with another table's NOP: -mnop-mcount's).  A linked file
+# without its symbol table (stripped) has only its dynamic symbols: an
+# entry before none of them is checked for its NOPs alone (with n, that
+# there are N of them).  Returns
+# (problem lines, entries, functions with one, { "N,M" => entries of
+# that shape }, in a stripped file the entries before no function known).
+sub verify_patchable {
+    my ($e, $entries, %o) = @_;
+    my $table = '__patchable_function_entries';
+    my @bad;
+    defined $o{nops} or throw("$e->{file}: the NOPs of a patchable function entry are not known for this "
+        . 'architecture: its table cannot be checked');
+    my @forms;
+    for my $h (split ' ', $o{nops}) {
+        my $re = join '', map { $_ eq '..' ? '.' : quotemeta(chr hex $_) } $h =~ /(..)/g;
+        push @forms, [qr/\A$re/s, length($h) / 2];
+    }
+    my $bytes = $o{unit} eq 'byte';
+    # N of what the compiler counts, in words
+    my $nops = sub { return $bytes ? "$_[0] bytes of NOPs" : $_[0] == 1 ? '1 NOP' : "$_[0] NOPs" };
+    my $key = sub { my ($sec, $a) = @_; return $e->{rel} ? "$sec->{idx}:$a" : "$a" };
+    # the functions, by section and where they start (object: offsets)
+    # (ppc64 ELFv1: a function's symbol is its descriptor in .opd, whose
+    # first word is its code's address: in an object, a relocation)
+    my $opd = section_by_name($e, '.opd');
+    my %opd_rel;
+    if ($opd && $e->{rel}) {
+        my ($rs) = grep { $_ && $_->{type} =~ /^RELA?$/ && $_->{info} == $opd->{idx} } @{ $e->{secs} };
+        for my $r (@{ $rs ? $e->{relocs_of}{ $rs->{idx} } // [] : [] }) {
+            my $t = $e->{symtab}[ $r->{sym} ];
+            $opd_rel{ $r->{off} } //= [$e->{secs}[ $t->{ndx} ], $t->{value} + ($r->{addend} // 0)]
+                if $t && $t->{ndx} =~ /^\d+$/ && $r->{type} =~ /ADDR64$/;
+        }
+    }
+    my (%func, %fsec);
+    for my $sym (@{ $e->{symtab} }, @{ $e->{symtab} } ? () : @{ $e->{dynsym} }) {
+        next unless $sym && $sym->{type} =~ /^I?FUNC$/ && $sym->{ndx} =~ /^\d+$/ && length $sym->{name};
+        my ($sec, $v) = ($e->{secs}[ $sym->{ndx} ], $sym->{value});
+        if ($opd && $sec && $sec->{idx} == $opd->{idx}) {
+            if ($e->{rel}) {
+                ($sec, $v) = @{ $opd_rel{$v} // next };
+            } else {
+                my $w = bytes_at($e, $v, 8) // next;
+                $v = unpack word_format($e), $w;
+                $sec = section_at($e, $v);
+            }
+        }
+        next unless $sec && $sec->{flags} =~ /X/;
+        $func{ $key->($sec, $v) } //= $sym->{name};
+        $fsec{ $key->($sec, $v) } //= [$sec, $v];
+    }
+    my $data = sub { my ($sec) = @_; return $sec->{data} //= $sec->{type} eq 'NOBITS' ? ''
+        : file_bytes($e, $sec->{off}, $sec->{size}) };
+    # the NOPs from offset OFF of a section's bytes, up to LIMIT bytes: their lengths
+    my $run = sub {
+        my ($d, $off, $limit) = @_;
+        my @len;
+        for (my $at = $off; $at >= 0 && $at < length $d && $at - $off < $limit;) {
+            my ($f) = grep { substr($d, $at, $_->[1]) =~ $_->[0] } @forms or last;
+            push @len, $f->[1];
+            $at += $f->[1];
+        }
+        return @len;
+    };
+    my (%count, %of_func, %shape, %said);
+    my $unknown = 0;
+    $o{stripped} = !$e->{rel} && !section_by_name($e, '.symtab');
+    $count{ $_->{sec} ? $key->($_->{sec}, $_->{addr}) : "?$_->{addr}" }++ for @$entries;
+    my @k;      # NOPs after the symbol, of each entry's function
+    for my $ent (sort { ($a->{sec} ? $a->{sec}{idx} : -1) <=> ($b->{sec} ? $b->{sec}{idx} : -1)
+                        || $a->{addr} <=> $b->{addr} } @$entries) {
+        my $sec = $ent->{sec};
+        my $w = where($e, $sec, $ent->{addr});
+        if (!$sec) { push @bad, "$w: entry of $table outside every section"; next }
+        my $k = $key->($sec, $ent->{addr});
+        next if $said{$k}++;
+        if ($sec->{flags} !~ /X/) { push @bad, "$w: entry of $table outside text (in $sec->{name}, not code)"; next }
+        push @bad, "$w: duplicate entry of $table ($count{$k} times)" if $count{$k} > 1;
+        my $off = $e->{rel} ? $ent->{addr} : $ent->{addr} - $sec->{addr};
+        my $d = $data->($sec);
+        my @len = $run->($d, $off, 256);
+        if (!@len) {
+            my $b = substr($d, $off, 6);
+            push @bad, "$w: entry of $table is not at a NOP (" . join(' ', map { sprintf '%02x', ord } split //, $b) . ')';
+            next;
+        }
+        # the function whose entry it is: its symbol at one of the NOPs, or after the last
+        my ($at, $i, $name) = ($off, 0);
+        for (; ; $i++) {
+            my $v = $e->{rel} ? $at : $at + $sec->{addr};
+            last if defined($name = $func{ $key->($sec, $v) });
+            last if $i == @len;
+            $at += $len[$i];
+        }
+        # (a stripped file: its local functions are not known, nor where
+        # they start; the NOPs are checked alone)
+        if (!defined $name && $o{stripped}) {
+            my $have = $bytes ? eval { my $t = 0; $t += $_ for @len; $t } : scalar @len;
+            push @bad, sprintf('%s: entry of %s is at %s, fewer than %d', $w, $table, $nops->($have), $o{n})
+                if defined $o{n} && $have < $o{n};
+            $unknown++;
+            next;
+        }
+        if (!defined $name) {
+            push @bad, sprintf('%s: entry of %s is before no function: its %d NOP%s end%s at 0x%x, where none starts',
+                $w, $table, scalar @len, @len == 1 ? '' : 's', @len == 1 ? 's' : '', ($e->{rel} ? $at : $at + $sec->{addr}));
+            next;
+        }
+        my $m = $bytes ? $at - $off : $i;
+        my @after = @len[$i .. $#len];
+        my $after = $bytes ? eval { my $t = 0; $t += $_ for @after; $t } : scalar @after;
+        if ($of_func{$name}++) {
+            push @bad, "$w: a second entry of $table for $name";
+            next;
+        }
+        if (defined $o{m} && $m != $o{m}) {
+            push @bad, sprintf('%s: entry of %s is %s before %s, not %d', $w, $table, $nops->($m), $name, $o{m});
+        }
+        if (defined $o{n} && $after < $o{n} - ($o{m} // 0)) {
+            push @bad, sprintf('%s: %s has %s after its entry of %s, fewer than %d', $w, $name, $nops->($after),
+                $table, $o{n} - ($o{m} // 0));
+        }
+        $shape{ ($m + $after) . ",$m" }++;
+        push @k, $after;
+    }
+    # a function that begins with the NOPs the others have after their
+    # symbols (N-M of them, given or the fewest seen), but has no entry:
+    # in an object, which one compiler wrote (a linked file holds the C
+    # library's code too, or assembly, some of it beginning with NOPs)
+    my $need = defined $o{n} ? $o{n} - ($o{m} // 0) : (sort { $a <=> $b } @k)[0];
+    if ($need && $e->{rel}) {
+        for my $fk (sort { $fsec{$a}[0]{idx} <=> $fsec{$b}[0]{idx} || $fsec{$a}[1] <=> $fsec{$b}[1] } keys %fsec) {
+            my ($sec, $v) = @{ $fsec{$fk} };
+            next if $of_func{ $func{$fk} } || $o{skip}{$fk};
+            my $off = $e->{rel} ? $v : $v - $sec->{addr};
+            my @len = $run->($data->($sec), $off, 256);
+            my $have = $bytes ? eval { my $t = 0; $t += $_ for @len; $t } : scalar @len;
+            push @bad, where($e, $sec, $v) . ": $func{$fk} begins with " . $nops->($have)
+                . ", as the functions with an entry of $table do, but has none" if $have >= $need;
+        }
+    }
+    return (\@bad, scalar @$entries, scalar keys %of_func, \%shape, $o{stripped} ? $unknown : undef);
 }
 
 # mcount-record --remove: each of FILES without its table (objcopy, the

@@ -12,10 +12,10 @@ use warnings;
 
 use RecordMcount::Exports;
 use RecordMcount::Run qw(run_inherit temp_path forget_temp basename find_program register_temp exit_like
-    shell_quote);
+    shell_quote run_tool);
 use RecordMcount::Message qw(program error warning inform fatal bad_usage throw caught);
 use RecordMcount::Front qw(helper_path lto_text sections_spec_ok plural);
-use RecordMcount::Argv qw(split_command classify reason_text decision_text);
+use RecordMcount::Argv qw(split_command classify reason_text decision_text probe_args);
 # (RecordMcount::Pipeline is not loaded here: the wrapper requires it
 # while the compiler runs, and only for a compile that records)
 
@@ -141,6 +141,127 @@ sub object_link_flags {
     return RecordMcount::Tools::object_link_flags($args);
 }
 
+# The compiler's own table (MCOUNT_CC_MODE=compiler): the flags that make
+# COMPILER (PATH where it is) write NOPs and their table for the target
+# ARGS select, and that target's name: GIVEN (MCOUNT_CC_FLAGS), else the
+# cc-table-flags of the target's row (mcount-scan --identify of a probe
+# compiled with ARGS' target and code options, Argv's probe_args).  A
+# probe compiled with the flags must hold the table they make; where the
+# target has no flags chosen or the compiler refuses them or makes no
+# table, the command is refused (exit status 100), saying why.  What the
+# probes found is kept (_probe_cache) and taken the next time.
+sub table_flags {
+    my ($compiler, $path, $args, $given) = @_;
+    my @base = @{ probe_args($args) };
+    my $cache = _probe_cache($path, \@base, $given);
+    if (defined $cache && open(my $in, '<', $cache)) {
+        my $line = <$in> // '';
+        close $in;
+        if ($line =~ /\A(\w+)\t(\S.*)\n\z/) {
+            verbose("the compiler's table for $1: $2, as a probe found it ($cache)");
+            return ([split ' ', $2], $1);
+        }
+    }
+    need_modules('Tools');
+    my $dir = length($ENV{TMPDIR} // '') && -d $ENV{TMPDIR} ? $ENV{TMPDIR} : '/tmp';
+    my $src = temp_path("$dir/mcount-cc-probe", 'c');
+    my @made = ($src);
+    my $ok = open(my $fh, '>', $src);
+    $ok &&= print $fh "void mcount_cc_probe(void);\nvoid mcount_cc_probe(void) { }\n";
+    $ok &&= close $fh;
+    fatal($EXIT_RECORD, "$compiler: MCOUNT_CC_MODE=compiler: cannot write the probe's source: $!") unless $ok;
+    my $refuse = sub {
+        unlink @made;
+        fatal($EXIT_RECORD, "$compiler: MCOUNT_CC_MODE=compiler: $_[0]");
+    };
+    # a probe compiled with FLAGS: its object, or the compiler's complaint
+    my $probe = sub {
+        my (@flags) = @_;
+        my $obj = temp_path("$dir/mcount-cc-probe", 'o');
+        push @made, $obj;
+        my @cmd = ($path, @base, @flags, '-c', '-x', 'c', $src, '-o', $obj);
+        verbose('probe: ' . join(' ', map { shell_quote($_) } @cmd));
+        my ($st, $err) = run_tool(cmd => \@cmd);
+        return ($obj, undef) if $st == 0;
+        my @lines = grep { /\berror\b/i } split /\n/, $err // '';
+        @lines = grep { length } split /\n/, $err // '' unless @lines;
+        return (undef, @lines ? join('; ', @lines[0 .. ($#lines < 2 ? $#lines : 2)])
+            : 'it failed (' . RecordMcount::Message::status_text($st) . ')');
+    };
+    my $identify = sub {
+        my ($obj) = @_;
+        my $id = eval { RecordMcount::Tools::identify_object(helper_path(), $obj) };
+        $refuse->('cannot tell the target of its code: ' . (caught($@) =~ s/^\Q$obj\E: //r)) unless $id;
+        return $id;
+    };
+    my ($arch, @flags);
+    if (@$given) {
+        @flags = @$given;
+    } else {
+        my ($obj, $err) = $probe->();
+        $refuse->("cannot compile a probe with this command's options: $err") unless $obj;
+        my $id = $identify->($obj);
+        $arch = $id->{arch};
+        @flags = split ' ', $id->{'cc-table-flags'} // '';
+        $refuse->("no flags of a compiler-made table are chosen for $arch: name them in MCOUNT_CC_FLAGS "
+            . '(-fpatchable-function-entry=N[,M], or -mrecord-mcount with its hook flags)') unless @flags;
+    }
+    my ($obj, $err) = $probe->(@flags);
+    $refuse->('the compiler refuses ' . join(' ', @flags) . (defined $arch ? " for $arch" : '') . ": $err")
+        unless $obj;
+    $arch //= $identify->($obj)->{arch};
+    for my $table ((grep { /^-fpatchable-function-entry=/ } @flags) ? ('__patchable_function_entries') : (),
+                   (grep { $_ eq '-mrecord-mcount' } @flags) ? ('__mcount_loc') : ()) {
+        $refuse->('the compiler takes ' . join(' ', @flags) . " but writes no $table table for $arch")
+            unless RecordMcount::Elf::elf_has_section($obj, $table);
+    }
+    unlink @made;
+    forget_temp(@made);
+    _keep_probe($cache, "$arch\t@flags\n") if defined $cache;
+    return (\@flags, $arch);
+}
+
+# Where what the probes found for a command is kept: a file of the
+# directory MCOUNT_CC_CACHE names (off: none; default
+# $XDG_CACHE_HOME/recordmcount, else ~/.cache/recordmcount), named after
+# the compiler (its real path, inode, size and date), the probe's words,
+# the given flags and the helper (whose rows chose the flags).  Undef
+# where there is none.
+sub _probe_cache {
+    my ($path, $base, $given) = @_;
+    my $dir = $ENV{MCOUNT_CC_CACHE} // '';
+    return undef if $dir eq 'off';
+    if (!length $dir) {
+        my $home = length($ENV{XDG_CACHE_HOME} // '') ? $ENV{XDG_CACHE_HOME}
+            : length($ENV{HOME} // '') ? "$ENV{HOME}/.cache" : return undef;
+        $dir = "$home/recordmcount";
+    }
+    require Cwd;
+    require Digest::SHA;
+    my $real = Cwd::realpath($path) // return undef;
+    my @c = stat $real or return undef;
+    my @h = stat helper_path() or return undef;
+    return "$dir/cc-" . Digest::SHA::sha1_hex(join "\0", 'compiler-table 1', $real, @c[1, 7, 9], @h[1, 7, 9],
+        scalar @$base, @$base, @$given);
+}
+
+# Keep TEXT in FILE (renamed into place: parallel compiles read it whole
+# or not at all); where it cannot be written, it is not kept.
+sub _keep_probe {
+    my ($file, $text) = @_;
+    require File::Path;
+    my $dir = RecordMcount::Run::dirname($file);
+    eval { File::Path::make_path($dir); 1 } or return;
+    my $tmp = temp_path($file, 'new');
+    my $ok = open(my $out, '>', $tmp);
+    $ok &&= print $out $text;
+    $ok &&= close $out;
+    $ok &&= rename $tmp, $file;
+    unlink $tmp unless $ok;
+    forget_temp($tmp);
+    return;
+}
+
 # run_wrapper(WORDS, masquerade => BOOL, classify_only => BOOL): mcount-cc
 # on a command's words ([LAUNCHER]... COMPILER ARG...): the decision
 # printed (classify_only), or the compiler run, exec'd in this process's
@@ -173,16 +294,24 @@ sub run_wrapper {
         $compiler_path = find_program($compiler) // $compiler;
     }
 
-    my @hook = ('-pg');
+    my @given;
     if (defined $ENV{MCOUNT_CC_FLAGS}) {
         require Text::ParseWords;
-        @hook = Text::ParseWords::shellwords($ENV{MCOUNT_CC_FLAGS});
+        @given = Text::ParseWords::shellwords($ENV{MCOUNT_CC_FLAGS});
     }
-    @hook = ('-pg') unless @hook;
+    my @hook = @given ? @given : ('-pg');
     my $mode = $ENV{MCOUNT_CC_MODE} // '';
     $mode = 'auto' unless length $mode;
-    bad_usage("MCOUNT_CC_MODE must be object, link or auto, not '$mode'")
-        unless $mode =~ /^(?:object|link|auto)\z/;
+    bad_usage("MCOUNT_CC_MODE must be object, link, auto or compiler, not '$mode'")
+        unless $mode =~ /^(?:object|link|auto|compiler)\z/;
+    # the compiler's own table: the row's flags (found once a compile
+    # needs them) or those given, which must make one
+    if ($mode eq 'compiler') {
+        bad_usage("MCOUNT_CC_FLAGS '@given' makes no table of the compiler's own (MCOUNT_CC_MODE=compiler): "
+            . 'give -fpatchable-function-entry=N[,M], or -mrecord-mcount with its hook flags')
+            if @given && !grep { /^-fpatchable-function-entry=[0-9]+(?:,[0-9]+)?\z/ || $_ eq '-mrecord-mcount' } @given;
+        @hook = @given;
+    }
     my $sections = $ENV{MCOUNT_CC_SECTIONS} // '';
     $sections = 'kernel' unless length $sections;
     bad_usage("MCOUNT_CC_SECTIONS must be kernel, all, or NAME,NAME*,..., not '$sections'")
@@ -190,8 +319,13 @@ sub run_wrapper {
     my $table = $ENV{MCOUNT_CC_TABLE} // '';
     $table = 'writable' unless length $table;
     bad_usage("MCOUNT_CC_TABLE must be writable or readonly, not '$table'") unless $table =~ /^(?:writable|readonly)\z/;
-    my $d = classify(\@args, hook_flags => \@hook, nested => $depth > 0, mode => $mode,
-        compiler => $compiler);
+    my %cls = (nested => $depth > 0, mode => $mode, compiler => $compiler);
+    my $d = classify(\@args, hook_flags => \@hook, %cls);
+    my $table_arch;
+    if ($mode eq 'compiler' && $d->{action} =~ /^(?:compile|split)\z/) {
+        (my $flags, $table_arch) = table_flags($compiler, $compiler_path, \@args, \@given);
+        $d = classify(\@args, hook_flags => $flags, %cls);
+    }
 
     if ($classify_only) { print decision_text($d); exit 0 }
 
@@ -213,8 +347,10 @@ sub run_wrapper {
     my @cargs = @args;
     splice @cargs, $d->{insert_at}, 0, @{ $d->{add_flags} };
     if ($d->{action} eq 'compile') {
-        # link-time mode: the objects get the calls, the link their table
+        # link-time mode: the objects get the calls, the link their table;
+        # compiler mode: the objects get the NOPs and their table
         verbose(($d->{reason} eq 'autoconf-test' ? 'compile (' . reason_text($d->{reason}) . '): '
+            : $d->{mode} eq 'compiler' ? "compile ($d->{mode_why}: the compiler's own table for $table_arch): "
             : "compile ($d->{mode_why}; the link records): ") . join(' ', map { shell_quote($_) } @run, @cargs));
         run_exec(@exec, @run, @cargs);
     }
