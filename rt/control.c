@@ -1221,13 +1221,30 @@ static void conn_read(struct conn *c)
 	}
 }
 
+/* The events left in the threads' buffers dropped (taken as a drain
+ * takes them, but not written), with their counts of events lost: a
+ * detach's, which no show will take now, and those made by the calls
+ * that were on their way at the detach, at an attach again. */
+static void drop_events(void)
+{
+	mt_output_lock();
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
+		atomic_store_explicit(&b->tail, atomic_load_explicit(&b->head, memory_order_acquire),
+				      memory_order_release);
+		b->lost_seen = b->lost;
+	}
+	mt_output_unlock();
+}
+
 /* The end of the channel at a detach, by the control thread: the rest
  * of the trace written and the document ended, as at the process's end
- * (finish), the output closed, the socket removed and closed, the
- * connections still reading their line closed; then the thread ends. */
+ * (finish), what no file took dropped, the output closed, the socket
+ * removed and closed, the connections still reading their line closed;
+ * then the thread ends. */
 static void end_channel(void)
 {
 	finish();
+	drop_events();
 	pthread_mutex_lock(&file_lock);
 	if (out_fd >= 0 && out_fd != 2 && out_fd != err_fd && out_fd_ours())
 		close(out_fd);
@@ -1635,6 +1652,7 @@ static void start_up(char **envp, bool again)
 		out_path = NULL;
 		mt_args_set_raw(0);
 		mt_set_retval(false);
+		drop_events();
 	}
 	me = getpid();
 	const char *own = mt_env("MCOUNT_TRACE_OWNER");
