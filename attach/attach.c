@@ -175,11 +175,14 @@ static const char *refusal(char *buf, size_t len)
 		return buf;
 	}
 	uid_t me = getuid();
-	for (int i = 0; i < 3 && !cap; i++) {
+	/* (root too, which the kernel lets trace it: the library's socket
+	 * answers the process's own user alone, and it would be loaded for
+	 * no one's use) */
+	for (int i = 0; i < 3; i++) {
 		long u = status_field(pid, "Uid", i);
 		if (u >= 0 && (uid_t)u != me) {
-			snprintf(buf, len, "another user's process (user %ld): only its user may attach to it, or "
-				 "root (CAP_SYS_PTRACE)", u);
+			snprintf(buf, len, "another user's process (user %ld): its control socket would answer that "
+				 "user alone: run mcount-trace attach as that user", u);
 			return buf;
 		}
 	}
