@@ -616,6 +616,19 @@ static bool group_stopped;
 
 static void keep_signal(const siginfo_t *si)
 {
+	/* A POSIX timer's signal whose last one is kept still: one signal,
+	 * its overrun counting this one's expirations too, as the kernel
+	 * makes of a timer's signal that is pending when the timer expires
+	 * again (kept one by one, each expiration's signal dequeued by the
+	 * thread's stop, they would be as many signals, and a standard
+	 * signal's would merge as they are sent again: expirations lost) */
+	if (si->si_code == SI_TIMER)
+		for (size_t i = npend; i-- > 0;)
+			if (pend[i].si_code == SI_TIMER && pend[i].si_signo == si->si_signo &&
+			    pend[i].si_timerid == si->si_timerid) {
+				pend[i].si_overrun += 1 + si->si_overrun;
+				return;
+			}
 	if (npend == pend_cap) {
 		size_t cap = pend_cap ? 2 * pend_cap : 64;
 		siginfo_t *n = realloc(pend, cap * sizeof *n);
