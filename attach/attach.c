@@ -612,6 +612,7 @@ static struct thread *choose(void)
  * taken from it, kept in order, and given back when it is let go. */
 static siginfo_t *pend;
 static size_t npend, pend_cap;
+static size_t pend_given;             /* those before it given back already (give_back) */
 static bool group_stopped;
 
 static void keep_signal(const siginfo_t *si)
@@ -623,7 +624,7 @@ static void keep_signal(const siginfo_t *si)
 	 * thread's stop, they would be as many signals, and a standard
 	 * signal's would merge as they are sent again: expirations lost) */
 	if (si->si_code == SI_TIMER)
-		for (size_t i = npend; i-- > 0;)
+		for (size_t i = npend; i-- > pend_given;)
 			if (pend[i].si_code == SI_TIMER && pend[i].si_signo == si->si_signo &&
 			    pend[i].si_timerid == si->si_timerid) {
 				pend[i].si_overrun += 1 + si->si_overrun;
@@ -785,8 +786,9 @@ static void give_back(struct thread *t, uintptr_t sp, const void *saved_mem, siz
 		int give = 0;
 		if (head < npend) {
 			siginfo_t now = pend[head++];
+			pend_given = head;
 			if (ptrace(PTRACE_SETSIGINFO, t->tid, 0, &now)) {
-				head--;
+				pend_given = --head;
 				break;
 			}
 			give = now.si_signo;
@@ -851,6 +853,7 @@ static void give_back(struct thread *t, uintptr_t sp, const void *saved_mem, siz
 		    syscall(SYS_rt_tgsigqueueinfo, pid, t->tid, pend[i].si_signo, &pend[i]))
 			syscall(SYS_tgkill, pid, t->tid, pend[i].si_signo);
 	npend = 0;
+	pend_given = 0;
 	if (group_stopped)
 		kill(pid, SIGSTOP);
 }
