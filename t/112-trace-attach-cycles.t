@@ -10,8 +10,11 @@
 # counting stray traps; its verdicts on stdout at the end):
 #  - CYCLES cycles (20; 100 under STRESS_FULL=1, make check-slow) of
 #    attach, in some an enable of work_* and a show that has both
-#    functions and no other, and detach: each exit 0 and silent, the
-#    socket gone after the detach and no thread of the library's left,
+#    functions and no other, and detach: each exit 0 and silent, every
+#    site (read through /proc/PID/mem at the addresses of the table)
+#    the NOP the first attach made of it after each detach, two of
+#    them on while work_* is enabled, the socket gone after the detach
+#    and no thread of the library's left,
 #    the library mapped once (reused), the program answering; at the
 #    end its output (every SIGRTMIN+1 sent handled once, every timer
 #    expiration counted, no stray trap, every worker ran) and exit
@@ -135,6 +138,30 @@ sub lib_code_maps {
     return scalar grep { / r-xp .*\/libmcount-trace\.so$/ } split /\n/, slurp("/proc/$pid/maps") // '';
 }
 
+# The bytes of each site of the program FILE running as PID (its
+# __mcount_loc table read in its memory, relocated; 6 bytes a site),
+# hex, one string a site.
+sub site_bytes {
+    my ($pid, $file) = @_;
+    my ($st, $sh) = TestUtil::run_cmd(['readelf', '-SW', $file]);
+    my ($va, $size) = $sh =~ /\s__mcount_loc\s+PROGBITS\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)/ or die "$file: no table";
+    # (a PIE: the program's own mapping, the lowest of its file, is its
+    # bias; the library maps the file too, to read it)
+    no warnings 'portable';
+    my ($base) = sort { $a <=> $b } map { /^([0-9a-f]+)-\S+ \S+ 00000000 .* \Q$file\E$/ ? hex $1 : () }
+        split /\n/, slurp("/proc/$pid/maps");
+    open(my $mem, '<:raw', "/proc/$pid/mem") or die "/proc/$pid/mem: $!";
+    no warnings 'portable';       # (64-bit addresses)
+    my $read = sub {
+        my ($at, $len) = @_;
+        sysseek($mem, $at, 0) or die "seek: $!";
+        sysread($mem, my $b, $len) == $len or die "read $at: $!";
+        return $b;
+    };
+    my @loc = unpack 'Q<*', $read->($base + hex $va, hex $size);
+    return map { unpack 'H*', $read->($_, 6) } @loc;
+}
+
 # The calls of FUNC in a text trace.
 sub calls_of {
     my ($trace, $func) = @_;
@@ -167,11 +194,18 @@ my ($base_st, $base_out, $base_err);
     like(ask($s, 'stats'), qr/^calls=/, 'the program runs');
     my $maps0 = slurp("/proc/$pid/maps");
     unlike($maps0, qr/libmcount-trace/, 'before the first attach: no library in it');
-    my (@bad, @shows);
+    my @calls = site_bytes($pid, $prog);
+    is(scalar(grep { /^ff15/ } @calls), scalar @calls, 'before the first attach: each site is its call (ff 15)');
+    my (@bad, @shows, @nops);
     my $t0 = Time::HiRes::time();
     for my $i (1 .. $CYCLES) {
         my ($st, $o, $e) = mt_cli({ %DIR }, 'attach', $pid);
         push @bad, "cycle $i: attach: exit $st: $e" if $st != 0 || $e ne '' || $o !~ /^pid: $pid$/m;
+        if ($i == 1) {
+            @nops = site_bytes($pid, $prog);
+            my @same = grep { $nops[$_] eq $calls[$_] } 0 .. $#calls;
+            push @bad, "cycle 1: attached: sites left as they were: @same" if @same;
+        }
         if ($i % 5 == 1) {
             ($st, $o, $e) = mt_cli({ %DIR }, 'enable', $pid, 'work_*');
             push @bad, "cycle $i: enable: exit $st: $e" if $st != 0;
@@ -182,10 +216,16 @@ my ($base_st, $base_out, $base_err);
             my $other = () = $o =~ /^(?!\s*\S+-\d+\s+\[\d+\]\s+[\d.]+: work_(?:a <-worker|b <-work(?:er|_a))$).*\n/mg;
             push @shows, [$i, $a, $b, $other];
             push @bad, "cycle $i: show: exit $st: $e" if $st != 0;
+            my @now = site_bytes($pid, $prog);
+            my $on = grep { $now[$_] ne $nops[$_] } 0 .. $#nops;
+            push @bad, "cycle $i: work_* enabled: $on sites switched on, not 2" if $on != 2;
         }
         ($st, $o, $e) = mt_cli({ %DIR }, 'detach', $pid);
         push @bad, "cycle $i: detach: exit $st: $o$e" if $st != 0 || $e ne '' || $o ne '';
         push @bad, "cycle $i: the socket is still there after detach" if -e "$ctl/$pid";
+        my @now = site_bytes($pid, $prog);
+        my @on = grep { $now[$_] ne $nops[$_] } 0 .. $#nops;
+        push @bad, "cycle $i: after detach, sites not NOPs: @now[@on]" if @on;
         my $left = lib_threads($pid);
         push @bad, "cycle $i: $left threads of the library's left after detach" if $left;
         my $code = lib_code_maps($pid);
@@ -195,8 +235,9 @@ my ($base_st, $base_out, $base_err);
         last if @bad > 5;
     }
     my $took = Time::HiRes::time() - $t0;
-    is_deeply(\@bad, [], "$CYCLES cycles of attach and detach, each exit 0 and silent, the socket and the library's "
-        . 'threads gone after each detach, its code mapped once, the program answering, no stray trap');
+    is_deeply(\@bad, [], "$CYCLES cycles of attach and detach, each exit 0 and silent, every site a NOP after each "
+        . "detach (as the attach made them; work_*'s two on while enabled), the socket and the library's threads "
+        . 'gone, its code mapped once, the program answering, no stray trap');
     diag(sprintf '%d cycles of attach and detach: %.1f s (%.2f s a cycle)', $CYCLES, $took, $took / $CYCLES);
     my @empty = grep { !$_->[1] || !$_->[2] || $_->[3] } @shows;
     ok(@shows && !@empty, 'each enable of work_*: the show has calls of work_a and work_b, of no other function')
