@@ -22,6 +22,10 @@
 #    said (prove -v);
 #  - after the cycles, attached once more: a fenced round of 8 x 1000
 #    calls traced, the trace's calls of work_a the program's count;
+#  - detach while a hook of the program's own is registered (linked
+#    with libmcount-trace.a: t/src/trace/hooked.c): refused, --force
+#    too, the hook and the channel going on; after the program's
+#    unregister, detached;
 #  - detach while a function is patched (mcount-trace patch, its
 #    replacement counting no call): refused, naming it, the patch and
 #    tracing still on; --force unpatches (the program counts work_b
@@ -49,7 +53,8 @@ use POSIX ();
 use Time::HiRes ();
 use lib 't/lib';
 use TestUtil qw(tmpdir slurp);
-use TraceTest qw($TSRC clean_env mcc_build link_prog start_bg stop_bg wait_for mt_cli);
+use IPC::Open2 ();
+use TraceTest qw($TSRC $LIBA $RTINC clean_env mcc_build link_prog start_bg stop_bg wait_for mt_cli);
 
 clean_env();
 my $CYCLES = $ENV{STRESS_FULL} ? 100 : 20;
@@ -288,6 +293,35 @@ my ($base_st, $base_out, $base_err);
     cmp_ok($sent, '>', 100, "SIGRTMIN+1 sent through the cycles: $sent");
     is($end_out, $base_out, 'after the cycles: its verdicts are the plain run\'s');
     is($end_err, '', 'after the cycles: nothing on standard error');
+}
+
+# ---- detach while the program has a hook of its own ---------------------------------
+{
+    my $h = "$dir/hooked";
+    mcc_build('-pg -mfentry', "$h.o", "$TSRC/hooked.c", '-O2', "-I$RTINC");
+    link_prog($h, "$h.o", $LIBA, '-lpthread');
+    local %ENV = (%ENV, %DIR);
+    my $pid = IPC::Open2::open2(my $out, my $in, $h);
+    $in->autoflush(1);
+    my $line = sub { print {$in} "$_[0]\n" if defined $_[0]; my $l = <$out>; chomp $l if defined $l; $l };
+    is($line->(), 'registered 100', 'a program with a hook of its own on tick: its 100 calls seen');
+    wait_for(10, sub { -S "$ctl/$pid" });
+    my ($st, $o, $e) = mt_cli({ %DIR }, 'detach', '--force', $pid);
+    is($st, 1, 'detach --force while the program has a hook registered: exit 1');
+    like($e, qr/^mcount-trace: $pid: 1 hooks are registered \(mcount_hook_register\) by code in the process: it must unregister them first$/,
+        'detach while a hook is registered: refused, saying so');
+    is($line->('ticks'), 'ticks 200', 'refused: the hook goes on');
+    ($st, $o, $e) = mt_cli({ %DIR }, 'status', $pid);
+    like($o, qr/^hooks registered: 1$/m, 'refused: the channel goes on');
+    is($line->('unreg'), 'unregistered', 'the program unregisters its hook');
+    ($st, $o, $e) = mt_cli({ %DIR }, 'detach', $pid);
+    is($st, 0, 'then detach: exit 0') or diag $e;
+    ok(!-e "$ctl/$pid" && !lib_threads($pid), 'detached: no socket, no thread of the library\'s');
+    is($line->('ticks'), 'ticks 200', 'detached: the program goes on, tick no longer hooked');
+    print {$in} "quit\n";
+    close $in;
+    waitpid $pid, 0;
+    is($?, 0, 'the hooked program: exit 0');
 }
 
 # ---- the lock hazard of malloc ------------------------------------------------------
