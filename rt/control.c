@@ -1005,9 +1005,10 @@ static void verb_detach(int fd, const char *args)
 	free(patched);
 	if (prof && mt_prof_stop())
 		mt_msg("detach: the profiler does not stop: %s", strerror(errno));
-	bool bad;
+	bool bad = false;
 	char failed[256];
-	long n = filter_apply("*", 0, &bad, failed);
+	/* (a process whose code cannot be changed has none to undo) */
+	long n = atomic_load(&tracing_off) ? 0 : filter_apply("*", 0, &bad, failed);
 	if (n < 0) {
 		reply(fd, "error: cannot change the code: %s\n", bad ? strerror(errno) : failed);
 		atomic_store(&mt_attach_state, MT_ATTACH_RUNNING);
