@@ -10,7 +10,11 @@
 # counting stray traps; its verdicts on stdout at the end):
 #  - CYCLES cycles (20; 100 under STRESS_FULL=1, make check-slow) of
 #    attach, in some an enable of work_* and a show that has both
-#    functions and no other, and detach: each exit 0 and silent, every
+#    functions and no other, in others function_graph on work_* (calls
+#    under way return through the library's trampoline after the
+#    detach), and detach: each exit 0 and silent, each attach again
+#    the start-up's state (tracer function, nothing traced or
+#    buffered), every
 #    site (read through /proc/PID/mem at the addresses of the table)
 #    the NOP the first attach made of it after each detach, two of
 #    them on while work_* is enabled, the socket gone after the detach
@@ -206,6 +210,8 @@ my ($base_st, $base_out, $base_err);
     for my $i (1 .. $CYCLES) {
         my ($st, $o, $e) = mt_cli({ %DIR }, 'attach', $pid);
         push @bad, "cycle $i: attach: exit $st: $e" if $st != 0 || $e ne '' || $o !~ /^pid: $pid$/m;
+        push @bad, "cycle $i: attached again: not the start-up's state: $o"
+            unless $o =~ /^tracer: function$/m && $o =~ /^functions traced: 0$/m && $o =~ /^events buffered: 0$/m;
         if ($i == 1) {
             @nops = site_bytes($pid, $prog);
             my @same = grep { $nops[$_] eq $calls[$_] } 0 .. $#calls;
@@ -224,6 +230,14 @@ my ($base_st, $base_out, $base_err);
             my @now = site_bytes($pid, $prog);
             my $on = grep { $now[$_] ne $nops[$_] } 0 .. $#nops;
             push @bad, "cycle $i: work_* enabled: $on sites switched on, not 2" if $on != 2;
+        } elsif ($i % 5 == 3) {
+            # detached while the workers' calls return through the
+            # library's return trampoline
+            ($st, $o, $e) = mt_cli({ %DIR }, 'tracer', $pid, 'function_graph');
+            push @bad, "cycle $i: tracer function_graph: exit $st: $e" if $st != 0;
+            ($st, $o, $e) = mt_cli({ %DIR }, 'enable', $pid, 'work_*');
+            push @bad, "cycle $i: enable: exit $st: $e" if $st != 0;
+            select undef, undef, undef, 0.02;
         }
         ($st, $o, $e) = mt_cli({ %DIR }, 'detach', $pid);
         push @bad, "cycle $i: detach: exit $st: $o$e" if $st != 0 || $e ne '' || $o ne '';
@@ -240,9 +254,9 @@ my ($base_st, $base_out, $base_err);
         last if @bad > 5;
     }
     my $took = Time::HiRes::time() - $t0;
-    is_deeply(\@bad, [], "$CYCLES cycles of attach and detach, each exit 0 and silent, every site a NOP after each "
-        . "detach (as the attach made them; work_*'s two on while enabled), the socket and the library's threads "
-        . 'gone, its code mapped once, the program answering, no stray trap');
+    is_deeply(\@bad, [], "$CYCLES cycles of attach and detach, each exit 0 and silent, each attach the start-up's "
+        . "state, every site a NOP after each detach (as the attach made them; work_*'s two on while enabled), the "
+        . "socket and the library's threads gone, its code mapped once, the program answering, no stray trap");
     diag(sprintf '%d cycles of attach and detach: %.1f s (%.2f s a cycle)', $CYCLES, $took, $took / $CYCLES);
     my @empty = grep { !$_->[1] || !$_->[2] || $_->[3] } @shows;
     ok(@shows && !@empty, 'each enable of work_*: the show has calls of work_a and work_b, of no other function')
