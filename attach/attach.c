@@ -331,13 +331,16 @@ static bool read_object(const struct map *m, struct found *f)
 	uintptr_t bias = m->lo - first;
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
 	for (unsigned i = 0; i < eh->e_shnum; i++) {
-		if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum)
+		/* (the symbol table too, for the library's two symbols alone:
+		 * a program that links libmcount-trace.a in exports neither) */
+		bool dyn = sh[i].sh_type == SHT_DYNSYM;
+		if ((!dyn && sh[i].sh_type != SHT_SYMTAB) || sh[i].sh_link >= eh->e_shnum)
 			continue;
 		const Elf64_Shdr *str = &sh[sh[i].sh_link];
 		if (sh[i].sh_offset > len || sh[i].sh_size > len - sh[i].sh_offset || str->sh_offset > len ||
 		    str->sh_size > len - str->sh_offset || sh[i].sh_entsize != sizeof(Elf64_Sym))
 			continue;
-		ok = true;
+		ok = ok || dyn;
 		const Elf64_Sym *sym = (const Elf64_Sym *)(b + sh[i].sh_offset);
 		const char *names = b + str->sh_offset;
 		uintptr_t alo = UINTPTR_MAX, ahi = 0;
@@ -356,6 +359,8 @@ static bool read_object(const struct map *m, struct found *f)
 			}
 			if (!strcmp(n, "mt_attach_start"))
 				f->start = a;
+			if (!dyn)
+				continue;
 			if (!strcmp(n, "dlopen") && !f->dlopen) {
 				f->dlopen = a;
 				f->where = m->path;
@@ -892,13 +897,33 @@ static const struct map *lib_mapped(const char *lib)
 	return NULL;
 }
 
+/* The mapping of the program's first bytes where the program links the
+ * library in (its symbol table has mt_attach_state and
+ * mt_attach_start), or NULL. */
+static const struct map *program_with_library(void)
+{
+	char exe[64], path[PATH_MAX];
+	snprintf(exe, sizeof exe, "/proc/%d/exe", (int)pid);
+	ssize_t n = readlink(exe, path, sizeof path - 1);
+	if (n <= 0)
+		return NULL;
+	path[n] = 0;
+	for (size_t i = 0; i < nmaps; i++)
+		if (!strcmp(maps[i].path, path) && object_base(i)) {
+			struct found pf = { 0 };
+			read_object(&maps[i], &pf);
+			return pf.state && pf.start ? &maps[i] : NULL;
+		}
+	return NULL;
+}
+
 /* The library's states (rt.h, MT_ATTACH_*). */
 enum { LIB_STARTING, LIB_RUNNING, LIB_DETACHING, LIB_DETACHED };
 
 /* The library mapped at m: its state (-1: not read, said), its start-up
  * in *start; its code made a place no thread is stopped in for the
  * call (a thread there may hold its locks). */
-static int lib_state(const struct map *m, uintptr_t *start)
+static int lib_state(const struct map *m, uintptr_t *start, bool own_code)
 {
 	struct found lf = { 0 };
 	int32_t st;
@@ -911,7 +936,7 @@ static int lib_state(const struct map *m, uintptr_t *start)
 		say("cannot read the library's state at %#lx: %s", (unsigned long)lf.state, strerror(errno));
 		return -1;
 	}
-	for (size_t j = 0; j < nmaps; j++)
+	for (size_t j = 0; j < nmaps && own_code; j++)
 		if (maps[j].ino == m->ino && !strcmp(maps[j].path, m->path) && maps[j].perm[2] == 'x')
 			add_unsafe(maps[j].lo, maps[j].hi);
 	*start = lf.start;
@@ -972,9 +997,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	const struct map *lm = lib_mapped(lib);
+	/* a program that links the library in: that copy is the one (its
+	 * code is the program's: not all of it kept out of the call) */
+	bool linked_in = !lm && (lm = program_with_library());
 	uintptr_t start = 0;
 	if (lm) {
-		int st = lib_state(lm, &start);
+		int st = lib_state(lm, &start, !linked_in);
 		if (st < 0)
 			return 1;
 		if (st == LIB_DETACHING) {
@@ -982,7 +1010,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		if (st != LIB_DETACHED) {
-			say("%s is loaded in it already", base_name(lib));
+			if (linked_in)
+				say("it links libmcount-trace.a in, which runs already");
+			else
+				say("%s is loaded in it already", base_name(lib));
 			return 0;
 		}
 		calling = "the library's start-up";
