@@ -29,7 +29,9 @@
 #  - detach while a hook of the program's own is registered (linked
 #    with libmcount-trace.a: t/src/trace/hooked.c): refused, --force
 #    too, the hook and the channel going on; after the program's
-#    unregister, detached;
+#    unregister, detached; attached again, its own copy of the library
+#    started (no libmcount-trace.so loaded into it), and said so while
+#    it runs;
 #  - detach while a function is patched (mcount-trace patch, its
 #    replacement counting no call): refused, naming it, the patch and
 #    tracing still on; --force unpatches (the program counts work_b
@@ -335,6 +337,16 @@ my ($base_st, $base_out, $base_err);
     is($st, 0, 'then detach: exit 0') or diag $e;
     ok(!-e "$ctl/$pid" && !lib_threads($pid), 'detached: no socket, no thread of the library\'s');
     is($line->('ticks'), 'ticks 200', 'detached: the program goes on, tick no longer hooked');
+    # attach to it: its own copy of the library started again, no other
+    ($st, $o, $e) = mt_cli({ %DIR }, 'attach', $pid);
+    is($st, 0, 'attach to a program that links the library in, detached: exit 0') or diag $e;
+    like($o, qr/^pid: $pid$/m, 'its status printed');
+    unlike(slurp("/proc/$pid/maps"), qr/libmcount-trace\.so/, 'no second library loaded into it');
+    ($st, $o, $e) = mt_cli({ %DIR }, 'attach', $pid);
+    is($st, 0, 'attach to it while it runs: exit 0');
+    like($e, qr/^mcount-trace: $pid: it links libmcount-trace\.a in, which runs already$/, 'attach while it runs: said');
+    ($st, $o, $e) = mt_cli({ %DIR }, 'detach', $pid);
+    is($st, 0, 'detached again: exit 0') or diag $e;
     print {$in} "quit\n";
     close $in;
     waitpid $pid, 0;
