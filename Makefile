@@ -284,7 +284,7 @@ build/man/%.3: doc/%.3.pod
 #           kernels are made for this tier only)
 #   slow    make check-slow: real projects built from source, and the
 #           stress tests at their full counts (STRESS_FULL=1: t/72, t/75,
-#           t/106)
+#           t/106, t/112)
 # make check-all runs them all (CI, with check-kernel);
 # TESTS=t/NN-x.t runs those files only, with what the host tier needs.
 tier_tests = $(shell grep -l '^\# tier: $(1)$$' t/*.t)
@@ -319,7 +319,7 @@ check-system: all $(RT_CROSS_LIBS) $(GUEST_KERNELS)
 # (and the host tier's stress tests at their full counts)
 check-slow: $(CHECK_HOST)
 	@$(call timed,$(call fuzz_for,25) && STRESS_FULL=1 $(PROVE) $(call tier_tests,slow) t/72-trace-stress.t \
-		t/75-trace-sanitizers.t t/106-trace-hooks.t,make check-slow)
+		t/75-trace-sanitizers.t t/106-trace-hooks.t t/112-trace-attach-cycles.t,make check-slow)
 # (every file once, in two streams side by side: the booted guests one
 # at a time, their output kept in build/check-system.log and shown at
 # the end; the host, cross and slow tiers one at a time beside them.

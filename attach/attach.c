@@ -18,7 +18,14 @@
  * it was stopped with, and the injected thread with those that came
  * meanwhile.  The locks: see choose() and run_call().
  *
- * Exit status: 0 loaded (or loaded already: said), 1 refused or failed
+ * Where LIBRARY is mapped already, its state is read in the process's
+ * memory (mt_attach_state, rt.h): running, it is said and nothing is
+ * done; detached (mcount-trace detach), the library's own start-up is
+ * called again the same way (mt_attach_start, found in its dynamic
+ * symbol table: a second dlopen would run no constructor), its code
+ * added to where no thread may be stopped for the call.
+ *
+ * Exit status: 0 loaded or started again (or running already: said), 1 refused or failed
  * (said), 2 bad usage.  Messages: "NAME: PID: message" on standard
  * error, NAME being -n's (default mcount-attach). */
 #define _GNU_SOURCE
@@ -54,6 +61,7 @@
 
 static const char *prog = "mcount-attach";
 static pid_t pid;
+static const char *calling = "dlopen";     /* the function called, for messages */
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
@@ -167,11 +175,14 @@ static const char *refusal(char *buf, size_t len)
 		return buf;
 	}
 	uid_t me = getuid();
-	for (int i = 0; i < 3 && !cap; i++) {
+	/* (root too, which the kernel lets trace it: the library's socket
+	 * answers the process's own user alone, and it would be loaded for
+	 * no one's use) */
+	for (int i = 0; i < 3; i++) {
 		long u = status_field(pid, "Uid", i);
 		if (u >= 0 && (uid_t)u != me) {
-			snprintf(buf, len, "another user's process (user %ld): only its user may attach to it, or "
-				 "root (CAP_SYS_PTRACE)", u);
+			snprintf(buf, len, "another user's process (user %ld): its control socket would answer that "
+				 "user alone: run mcount-trace attach as that user", u);
 			return buf;
 		}
 	}
@@ -291,6 +302,7 @@ static const char *const alloc_fns[] = { "malloc", "free", "calloc", "realloc", 
 struct found {
 	uintptr_t dlopen, dlerror, mode_fn;  /* mode_fn: __libc_dlopen_mode (glibc < 2.34's libc) */
 	const char *where;
+	uintptr_t start, state;              /* the library's: mt_attach_start, mt_attach_state */
 };
 
 static bool read_object(const struct map *m, struct found *f)
@@ -319,24 +331,36 @@ static bool read_object(const struct map *m, struct found *f)
 	uintptr_t bias = m->lo - first;
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
 	for (unsigned i = 0; i < eh->e_shnum; i++) {
-		if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum)
+		/* (the symbol table too, for the library's two symbols alone:
+		 * a program that links libmcount-trace.a in exports neither) */
+		bool dyn = sh[i].sh_type == SHT_DYNSYM;
+		if ((!dyn && sh[i].sh_type != SHT_SYMTAB) || sh[i].sh_link >= eh->e_shnum)
 			continue;
 		const Elf64_Shdr *str = &sh[sh[i].sh_link];
 		if (sh[i].sh_offset > len || sh[i].sh_size > len - sh[i].sh_offset || str->sh_offset > len ||
 		    str->sh_size > len - str->sh_offset || sh[i].sh_entsize != sizeof(Elf64_Sym))
 			continue;
-		ok = true;
+		ok = ok || dyn;
 		const Elf64_Sym *sym = (const Elf64_Sym *)(b + sh[i].sh_offset);
 		const char *names = b + str->sh_offset;
 		uintptr_t alo = UINTPTR_MAX, ahi = 0;
 		for (size_t j = 1; j < sh[i].sh_size / sizeof *sym; j++) {
-			if (sym[j].st_shndx == SHN_UNDEF || ELF64_ST_TYPE(sym[j].st_info) != STT_FUNC ||
-			    sym[j].st_name >= str->sh_size)
+			if (sym[j].st_shndx == SHN_UNDEF || sym[j].st_name >= str->sh_size ||
+			    (ELF64_ST_TYPE(sym[j].st_info) != STT_FUNC && ELF64_ST_TYPE(sym[j].st_info) != STT_OBJECT))
 				continue;
 			const char *n = names + sym[j].st_name;
 			if (strnlen(n, str->sh_size - sym[j].st_name) == str->sh_size - sym[j].st_name)
 				continue;
 			uintptr_t a = bias + sym[j].st_value;
+			if (ELF64_ST_TYPE(sym[j].st_info) == STT_OBJECT) {
+				if (!strcmp(n, "mt_attach_state"))
+					f->state = a;
+				continue;
+			}
+			if (!strcmp(n, "mt_attach_start"))
+				f->start = a;
+			if (!dyn)
+				continue;
 			if (!strcmp(n, "dlopen") && !f->dlopen) {
 				f->dlopen = a;
 				f->where = m->path;
@@ -593,10 +617,24 @@ static struct thread *choose(void)
  * taken from it, kept in order, and given back when it is let go. */
 static siginfo_t *pend;
 static size_t npend, pend_cap;
+static size_t pend_given;             /* those before it given back already (give_back) */
 static bool group_stopped;
 
 static void keep_signal(const siginfo_t *si)
 {
+	/* A POSIX timer's signal whose last one is kept still: one signal,
+	 * its overrun counting this one's expirations too, as the kernel
+	 * makes of a timer's signal that is pending when the timer expires
+	 * again (kept one by one, each expiration's signal dequeued by the
+	 * thread's stop, they would be as many signals, and a standard
+	 * signal's would merge as they are sent again: expirations lost) */
+	if (si->si_code == SI_TIMER)
+		for (size_t i = npend; i-- > pend_given;)
+			if (pend[i].si_code == SI_TIMER && pend[i].si_signo == si->si_signo &&
+			    pend[i].si_timerid == si->si_timerid) {
+				pend[i].si_overrun += 1 + si->si_overrun;
+				return;
+			}
 	if (npend == pend_cap) {
 		size_t cap = pend_cap ? 2 * pend_cap : 64;
 		siginfo_t *n = realloc(pend, cap * sizeof *n);
@@ -647,7 +685,7 @@ static int wait_call(struct thread *t, uintptr_t *ret, int timeout_ms, bool inte
 			return -2;
 		if (st < 0 || !WIFSTOPPED(st)) {
 			t->gone = true;
-			say("the process ended while it called dlopen");
+			say("the process ended while it called %s", calling);
 			return -1;
 		}
 		int sig = WSTOPSIG(st), ev = st >> 16;
@@ -673,8 +711,8 @@ static int wait_call(struct thread *t, uintptr_t *ret, int timeout_ms, bool inte
 		bool have = !ptrace(PTRACE_GETSIGINFO, t->tid, 0, &si);
 		if (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
 		    (sig == SIGTRAP && have && si.si_code > 0 && si.si_code != SI_KERNEL)) {
-			say("the call of dlopen faulted (signal %d at %#lx): the thread is given back its state, "
-			    "but the process may not be whole", sig, (unsigned long)arch_pc(&now));
+			say("the call of %s faulted (signal %d at %#lx): the thread is given back its state, "
+			    "but the process may not be whole", calling, sig, (unsigned long)arch_pc(&now));
 			return -1;
 		}
 		/* a signal for the program: kept for later */
@@ -753,8 +791,9 @@ static void give_back(struct thread *t, uintptr_t sp, const void *saved_mem, siz
 		int give = 0;
 		if (head < npend) {
 			siginfo_t now = pend[head++];
+			pend_given = head;
 			if (ptrace(PTRACE_SETSIGINFO, t->tid, 0, &now)) {
-				head--;
+				pend_given = --head;
 				break;
 			}
 			give = now.si_signo;
@@ -819,25 +858,96 @@ static void give_back(struct thread *t, uintptr_t sp, const void *saved_mem, siz
 		    syscall(SYS_rt_tgsigqueueinfo, pid, t->tid, pend[i].si_signo, &pend[i]))
 			syscall(SYS_tgkill, pid, t->tid, pend[i].si_signo);
 	npend = 0;
+	pend_given = 0;
 	if (group_stopped)
 		kill(pid, SIGSTOP);
 }
 
-static bool lib_mapped(const char *lib)
+/* Is maps[i] the first of an object's segments as the dynamic linker
+ * mapped them (the next segment right after it)?  Not a mapping of the
+ * whole file made to read it (libmcount-trace.so maps the objects' files
+ * it reads), whose bias would be wrong: true for a mapping at offset 0
+ * when no mapping of the same file is the first of such a run. */
+static bool object_base(size_t i)
+{
+	const struct map *m = &maps[i];
+	if (m->off)
+		return false;
+	bool run = false, other = false;
+	for (size_t j = 0; j < nmaps; j++) {
+		if (maps[j].ino != m->ino || strcmp(maps[j].path, m->path))
+			continue;
+		run = run || maps[j].lo == m->hi;
+		for (size_t k = 0; k < nmaps && j != i && !maps[j].off; k++)
+			other = other || (maps[k].lo == maps[j].hi && maps[k].ino == m->ino && !strcmp(maps[k].path, m->path));
+	}
+	return run || !other;
+}
+
+/* The mapping of LIBRARY's first bytes in the process, or NULL. */
+static const struct map *lib_mapped(const char *lib)
 {
 	struct stat ls;
 	if (stat(lib, &ls))
-		return false;
+		return NULL;
 	for (size_t i = 0; i < nmaps; i++)
-		if (maps[i].ino == (unsigned long long)ls.st_ino && !strcmp(base_name(maps[i].path), base_name(lib)))
-			return true;
-	return false;
+		if (maps[i].ino == (unsigned long long)ls.st_ino && !strcmp(base_name(maps[i].path), base_name(lib)) &&
+		    object_base(i))
+			return &maps[i];
+	return NULL;
+}
+
+/* The mapping of the program's first bytes where the program links the
+ * library in (its symbol table has mt_attach_state and
+ * mt_attach_start), or NULL. */
+static const struct map *program_with_library(void)
+{
+	char exe[64], path[PATH_MAX];
+	snprintf(exe, sizeof exe, "/proc/%d/exe", (int)pid);
+	ssize_t n = readlink(exe, path, sizeof path - 1);
+	if (n <= 0)
+		return NULL;
+	path[n] = 0;
+	for (size_t i = 0; i < nmaps; i++)
+		if (!strcmp(maps[i].path, path) && object_base(i)) {
+			struct found pf = { 0 };
+			read_object(&maps[i], &pf);
+			return pf.state && pf.start ? &maps[i] : NULL;
+		}
+	return NULL;
+}
+
+/* The library's states (rt.h, MT_ATTACH_*). */
+enum { LIB_STARTING, LIB_RUNNING, LIB_DETACHING, LIB_DETACHED };
+
+/* The library mapped at m: its state (-1: not read, said), its start-up
+ * in *start; its code made a place no thread is stopped in for the
+ * call (a thread there may hold its locks). */
+static int lib_state(const struct map *m, uintptr_t *start, bool own_code)
+{
+	struct found lf = { 0 };
+	int32_t st;
+	if (!read_object(m, &lf) || !lf.state || !lf.start) {
+		say("%s: no mt_attach_state and mt_attach_start in its dynamic symbols: not this tracer's library, "
+		    "or an older one's", m->path);
+		return -1;
+	}
+	if (mem_read(lf.state, &st, sizeof st)) {
+		say("cannot read the library's state at %#lx: %s", (unsigned long)lf.state, strerror(errno));
+		return -1;
+	}
+	for (size_t j = 0; j < nmaps && own_code; j++)
+		if (maps[j].ino == m->ino && !strcmp(maps[j].path, m->path) && maps[j].perm[2] == 'x')
+			add_unsafe(maps[j].lo, maps[j].hi);
+	*start = lf.start;
+	return st;
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: mcount-attach [-v] [-n NAME] [-t MILLISECONDS] PID LIBRARY\n"
-		"Load LIBRARY (an absolute path) into the running process PID through its own dlopen,\n"
+		"Load LIBRARY (an absolute path) into the running process PID through its own dlopen\n"
+		"(or start it again there, after mcount-trace detach),\n"
 		"every thread stopped meanwhile.  -t: how long the call may take (default 2000).\n");
 }
 
@@ -886,20 +996,38 @@ int main(int argc, char **argv)
 		say("cannot read its maps: %s", strerror(errno));
 		return 1;
 	}
-	if (lib_mapped(lib)) {
-		say("%s is loaded in it already", base_name(lib));
-		return 0;
+	const struct map *lm = lib_mapped(lib);
+	/* a program that links the library in: that copy is the one (its
+	 * code is the program's: not all of it kept out of the call) */
+	bool linked_in = !lm && (lm = program_with_library());
+	uintptr_t start = 0;
+	if (lm) {
+		int st = lib_state(lm, &start, !linked_in);
+		if (st < 0)
+			return 1;
+		if (st == LIB_DETACHING) {
+			say("%s is detaching from it (mcount-trace detach): try again", base_name(lib));
+			return 1;
+		}
+		if (st != LIB_DETACHED) {
+			if (linked_in)
+				say("it links libmcount-trace.a in, which runs already");
+			else
+				say("%s is loaded in it already", base_name(lib));
+			return 0;
+		}
+		calling = "the library's start-up";
 	}
 	/* its objects: dlopen, and the code no call may be made from */
 	struct found f = { 0 };
 	bool any = false;
 	for (size_t i = 0; i < nmaps; i++) {
 		const struct map *m = &maps[i];
-		if (m->off || m->path[0] != '/' || !m->ino)
+		if (m->off || m->path[0] != '/' || !m->ino || !object_base(i))
 			continue;
 		bool seen = false;
 		for (size_t j = 0; j < i && !seen; j++)
-			seen = maps[j].ino == m->ino && !strcmp(maps[j].path, m->path);
+			seen = maps[j].ino == m->ino && !strcmp(maps[j].path, m->path) && object_base(j);
 		if (seen)
 			continue;
 		bool dyn = read_object(m, &f);
@@ -927,7 +1055,7 @@ int main(int argc, char **argv)
 		say("refused: not an %s program (attach is made to %s programs only, yet)", ARCH_NAME, ARCH_NAME);
 		return 1;
 	}
-	uintptr_t fn = f.dlopen ? f.dlopen : f.mode_fn;
+	uintptr_t fn = start ? start : f.dlopen ? f.dlopen : f.mode_fn;
 	uintptr_t mode = f.dlopen ? (uintptr_t)2 /* RTLD_NOW */ : (uintptr_t)(2 | 0x80000000u) /* __RTLD_DLOPEN */;
 	if (!fn) {
 		say("refused: no dlopen in any object it has mapped (%s): nothing can load a library into it; "
@@ -935,7 +1063,8 @@ int main(int argc, char **argv)
 		    any ? "no C library's" : "a statically linked program");
 		return 1;
 	}
-	NOTE("dlopen at %#lx (%s); %zu ranges of code no call is made from", (unsigned long)fn, f.where, nunsafe);
+	NOTE("%s at %#lx (%s); %zu ranges of code no call is made from", calling, (unsigned long)fn,
+	     start ? lm->path : f.where, nunsafe);
 
 	/* stop all, choose, call; when no thread may call now, all are let
 	 * go a while and stopped again, 50 times at most */
@@ -948,7 +1077,7 @@ int main(int argc, char **argv)
 		}
 		if ((t = choose()))
 			break;
-		NOTE("no thread may call dlopen now: let go and stopped again");
+		NOTE("no thread may call %s now: let go and stopped again", calling);
 		detach_all(0);
 		nanosleep(&(struct timespec){ 0, 20 * 1000000 }, NULL);
 	}
@@ -957,7 +1086,7 @@ int main(int argc, char **argv)
 		    "try again");
 		return 1;
 	}
-	NOTE("thread %d calls dlopen (stopped at %#lx, system call %ld)", (int)t->tid,
+	NOTE("thread %d calls %s (stopped at %#lx, system call %ld)", (int)t->tid, calling,
 	     (unsigned long)arch_pc(&t->regs), arch_syscall(&t->regs));
 
 	/* below the red zone: the library's path, then the return address */
@@ -986,7 +1115,7 @@ int main(int argc, char **argv)
 	t = &me;
 	int r = call_in(t, fn, sp, path_at, mode, &handle, timeout_ms, &others_gone);
 	char err[512] = "";
-	if (r == 0 && !handle && f.dlerror && !mem_write(sp, frame, sizeof(uintptr_t)) &&
+	if (r == 0 && !start && !handle && f.dlerror && !mem_write(sp, frame, sizeof(uintptr_t)) &&
 	    call_in(t, f.dlerror, sp, 0, 0, &msg, timeout_ms, &others_gone) == 0 && msg) {
 		/* (a page at a time: the string may end before the next) */
 		size_t n = 0;
@@ -1010,13 +1139,22 @@ int main(int argc, char **argv)
 	free(saved);
 	free(frame);
 	if (r == -2) {
-		say("dlopen did not return in %d ms, even with every thread let go after %d ms: the call was "
+		say("%s did not return in %d ms, even with every thread let go after %d ms: the call was "
 		    "left where it was (a lock the dynamic linker holds while it loads may be held still)",
-		    6 * timeout_ms, timeout_ms);
+		    calling, 6 * timeout_ms, timeout_ms);
 		return 1;
 	}
 	if (r)
 		return 1;
+	if (start) {
+		/* (an int: 0 started, 1 running already, -1 detaching) */
+		int32_t got = (int32_t)handle;
+		if (got < 0)
+			say("%s is detaching from it (mcount-trace detach): try again", base_name(lib));
+		else
+			NOTE("%s", got ? "running already" : "started again");
+		return got < 0;
+	}
 	if (!handle) {
 		say("dlopen(%s) failed: %s", lib, *err ? err : "(no reason given)");
 		return 1;

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -52,6 +53,12 @@ static struct mt_doc_state out_state = MT_DOC_STATE_INIT;
 static bool out_ended;                /* the document was closed at exit */
 static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;   /* the above */
 static bool control_on = true;
+/* mcount-trace detach: the library's state (rt.h), the requests being
+ * served (a detach waits for the others), and what wakes the control
+ * thread to end the channel. */
+_Atomic int mt_attach_state;
+static atomic_int serving;
+static int wake_fd = -1;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static int listen_fd = -1;
 static pid_t owner;                   /* the process the socket and output belong to */
@@ -899,6 +906,127 @@ static void verb_stat(int fd, const char *args)
 	free(text);
 }
 
+/* The functions patched (a redirect), as globs that name each alone
+ * (GLOB:mod:OBJECT), one a line: a string to free; *n their number
+ * (registry lock held). */
+static char *redirected(size_t *n)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	*n = 0;
+	if (!m)
+		return NULL;
+	for (size_t i = 0; i < mt_reg.nfuncs; i++) {
+		const struct mt_func *f = &mt_reg.funcs[i];
+		const struct mt_object *o = mt_reg.objs[f->obj];
+		if (!o->live || !f->redirect)
+			continue;
+		size_t cap = 2 * strlen(f->name) + 1;
+		char *q = malloc(cap);
+		if (q)
+			mt_glob_quote(f->name, q, cap);
+		fprintf(m, "%s:mod:%s\n", q ? q : f->name, o->name);
+		free(q);
+		(*n)++;
+	}
+	if (fclose(m)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static void end_channel(void);
+
+/* detach [force]: tracing ended in this process and its channel closed,
+ * the library left mapped (it cannot be unloaded safely: a thread may be
+ * on its way through its hook or return trampoline, and the objects'
+ * GOT slots name its hook): mcount-trace(1) DETACH.  Refused while a
+ * hook of the process's own code is registered (mcount_hook_register:
+ * that code's to unregister) and while a function is patched
+ * (mcount-trace patch), naming them, unless force, which unpatches
+ * them.  The requests under way end first (10 s at most), and none is
+ * taken from then on; the profiler stops, every site becomes a NOP, and
+ * the threads in a hook's callback are waited for (mt_grace); then the
+ * control thread writes the rest of the trace and ends the channel, no
+ * lock of the library's held, and the answer comes: "ok N", N the
+ * functions that were switched off.  A later mcount-trace attach
+ * starts it again (mt_attach_start). */
+static void verb_detach(int fd, const char *args)
+{
+	bool force = !strcmp(args, "force");
+	if (*args && !force) {
+		reply(fd, "error: detach takes force or nothing, not '%s'\n", args);
+		return;
+	}
+	int was = MT_ATTACH_RUNNING;
+	if (!atomic_compare_exchange_strong(&mt_attach_state, &was, MT_ATTACH_DETACHING)) {
+		reply(fd, "error: detached already, or detaching\n");
+		return;
+	}
+	for (int ms = 0; atomic_load(&serving) > 1 && ms < 10000; ms++)
+		poll(NULL, 0, 1);
+	pthread_mutex_lock(&mt_reg.lock);
+	size_t nred, nhooks = 0;
+	char *patched = redirected(&nred);
+	for (int i = 1; i < MT_OPS_MAX; i++)
+		nhooks += atomic_load(&mt_ops[i]) != NULL;
+	pthread_mutex_unlock(&mt_reg.lock);
+	bool prof = mt_prof_on();
+	nhooks -= prof && nhooks;
+	const char *why = NULL;
+	if (nhooks)
+		why = "hooks are registered (mcount_hook_register) by code in the process: it must unregister them first";
+	else if (nred && !force)
+		why = "functions are patched (mcount-trace patch): unpatch them first, or detach --force to unpatch them";
+	else if (nred && !patched)
+		why = strerror(ENOMEM);
+	if (why) {
+		if (patched && nred)
+			for (char *p = patched; (p = strchr(p, '\n'));)
+				*p = p[1] ? ' ' : 0;
+		if (nhooks)
+			reply(fd, "error: %zu %s\n", nhooks, why);
+		else if (nred && !force)
+			reply(fd, "error: %zu %s: %s\n", nred, why, patched);
+		else
+			reply(fd, "error: %s\n", why);
+		free(patched);
+		atomic_store(&mt_attach_state, MT_ATTACH_RUNNING);
+		return;
+	}
+	for (char *p = patched, *e; p && *p; p = e + 1) {
+		e = strchr(p, '\n');
+		*e = 0;
+		if (mcount_hook_unredirect(p))
+			mt_msg("detach: %s: cannot unpatch it: %s", p, strerror(errno));
+	}
+	free(patched);
+	if (prof && mt_prof_stop())
+		mt_msg("detach: the profiler does not stop: %s", strerror(errno));
+	bool bad = false;
+	char failed[256];
+	/* (a process whose code cannot be changed has none to undo) */
+	long n = atomic_load(&tracing_off) ? 0 : filter_apply("*", 0, &bad, failed);
+	if (n < 0) {
+		reply(fd, "error: cannot change the code: %s\n", bad ? strerror(errno) : failed);
+		atomic_store(&mt_attach_state, MT_ATTACH_RUNNING);
+		return;
+	}
+	mt_grace();
+	/* the control thread ends the channel: waited for (a second at a
+	 * time, while it runs) */
+	uint64_t one = 1;
+	if (wake_fd < 0 || write(wake_fd, &one, sizeof one) != sizeof one || !atomic_load(&control_running))
+		end_channel();
+	for (int st; (st = atomic_load(&mt_attach_state)) != MT_ATTACH_DETACHED;) {
+		long ts[2] = { 1, 0 };
+		mt_raw6(SYS_futex, (long)&mt_attach_state, FUTEX_WAIT_PRIVATE, st, (long)ts, 0, 0);
+	}
+	reply(fd, "ok %ld\n", n);
+}
+
 /* The verbs: each with its arguments (the rest of the line), and
  * whether a process whose code cannot be changed still answers it. */
 static const struct {
@@ -913,6 +1041,7 @@ static const struct {
 	{ "event", verb_event, false },     { "args", verb_args, false },
 	{ "retval", verb_retval, false },   { "patch", verb_patch, false },
 	{ "unpatch", verb_unpatch, false }, { "stat", verb_stat, false },
+	{ "detach", verb_detach, true },
 };
 
 /* One request line (without its newline), answered on fd. */
@@ -926,10 +1055,14 @@ static void serve(int fd, char *line)
 	for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++) {
 		if (strcmp(line, verbs[i].name))
 			continue;
-		if (atomic_load(&tracing_off) && !verbs[i].when_off)
+		atomic_fetch_add(&serving, 1);
+		if (atomic_load(&mt_attach_state) >= MT_ATTACH_DETACHING)
+			reply(fd, "error: the library is detaching from this process (mcount-trace detach)\n");
+		else if (atomic_load(&tracing_off) && !verbs[i].when_off)
 			reply(fd, "error: tracing is off in this process (its code cannot be changed)\n");
 		else
 			verbs[i].serve(fd, args);
+		atomic_fetch_sub(&serving, 1);
 		return;
 	}
 	reply(fd, "error: unknown request '%s'\n", line);
@@ -1089,6 +1222,50 @@ static void conn_read(struct conn *c)
 	}
 }
 
+/* The events left in the threads' buffers dropped (taken as a drain
+ * takes them, but not written), with their counts of events lost: a
+ * detach's, which no show will take now, and those made by the calls
+ * that were on their way at the detach, at an attach again. */
+static void drop_events(void)
+{
+	mt_output_lock();
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
+		atomic_store_explicit(&b->tail, atomic_load_explicit(&b->head, memory_order_acquire),
+				      memory_order_release);
+		b->lost_seen = b->lost;
+	}
+	mt_output_unlock();
+}
+
+/* The end of the channel at a detach, by the control thread: the rest
+ * of the trace written and the document ended, as at the process's end
+ * (finish), what no file took dropped, the output closed, the socket
+ * removed and closed, the connections still reading their line closed;
+ * then the thread ends. */
+static void end_channel(void)
+{
+	finish();
+	drop_events();
+	pthread_mutex_lock(&file_lock);
+	if (out_fd >= 0 && out_fd != 2 && out_fd != err_fd && out_fd_ours())
+		close(out_fd);
+	out_fd = -1;
+	pthread_mutex_unlock(&file_lock);
+	if (listen_fd >= 0)
+		close(listen_fd);
+	listen_fd = -1;
+	sock_path[0] = 0;
+	for (size_t i = 0; i < MT_CONN_MAX; i++)
+		if (atomic_load(&conns[i].fd1) && conns[i].reading)
+			conn_close(&conns[i]);
+	if (wake_fd >= 0)
+		close(wake_fd);
+	wake_fd = -1;
+	atomic_store(&control_running, 0);
+	atomic_store(&mt_attach_state, MT_ATTACH_DETACHED);
+	mt_raw6(SYS_futex, (long)&mt_attach_state, FUTEX_WAKE_PRIVATE, INT32_MAX, 0, 0, 0);
+}
+
 /* Serve requests; with an output file, drain the buffers every 20 ms,
  * and every millisecond while drains find events: a thread calling a
  * traced function every 100 ns fills a default buffer in 13 ms, and a
@@ -1104,6 +1281,17 @@ static void *control_thread(void *arg)
 		struct conn *pc[1 + MT_CONN_MAX];
 		nfds_t np = 0;
 		uint64_t now = now_ns(), next = drained + (uint64_t)wait * 1000000u;
+		if (atomic_load(&mt_attach_state) == MT_ATTACH_DETACHING && wake_fd >= 0) {
+			uint64_t v;
+			if (read(wake_fd, &v, sizeof v) == sizeof v) {
+				end_channel();
+				return NULL;
+			}
+		}
+		if (wake_fd >= 0) {
+			p[np] = (struct pollfd){ wake_fd, POLLIN, 0 };
+			pc[np++] = NULL;
+		}
 		if (listen_fd >= 0) {
 			p[np] = (struct pollfd){ listen_fd, POLLIN, 0 };
 			pc[np++] = NULL;
@@ -1141,7 +1329,7 @@ static void *control_thread(void *arg)
 				continue;
 			if (pc[i])
 				conn_read(pc[i]);
-			else
+			else if (p[i].fd == listen_fd)
 				conn_accept();
 		}
 		now = now_ns();
@@ -1234,6 +1422,13 @@ static void start_control(bool sweep)
 	sigfillset(&all);
 	sigdelset(&all, SIGTRAP);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	/* (high, out of the way of a program's own dup2 onto 3, 4...) */
+	int w = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	wake_fd = w >= 0 ? fcntl(w, F_DUPFD_CLOEXEC, 100) : -1;
+	if (w >= 0 && wake_fd >= 0)
+		close(w);
+	else
+		wake_fd = w;
 	pthread_t t;
 	pthread_attr_t at;
 	pthread_attr_init(&at);
@@ -1307,10 +1502,20 @@ static void atfork_child(void)
 		close(listen_fd);
 	listen_fd = -1;
 	sock_path[0] = 0;
+	if (wake_fd >= 0)
+		close(wake_fd);
+	wake_fd = -1;
 	/* the parent's clients: their answers are the parent's to give */
 	for (size_t i = 0; i < MT_CONN_MAX; i++)
 		if (atomic_load(&conns[i].fd1))
 			conn_close(&conns[i]);
+	atomic_store(&serving, 0);
+	/* (detached: the child too, its end made already) */
+	if (atomic_load(&mt_attach_state) >= MT_ATTACH_DETACHING) {
+		atomic_store(&mt_attach_state, MT_ATTACH_DETACHED);
+		atomic_store(&finished, 1);
+		return;
+	}
 	start_control(false);
 }
 
@@ -1418,25 +1623,39 @@ static void end_late(void *arg)
  * (mt_preinit), and the constructor at its own place only sets what had
  * to wait for the C library's initialiser (env_now).  The C library
  * gives each initialiser the environment the process started with
- * (envp). */
-__attribute__((constructor(101))) static void mt_init(int argc, char **argv, char **envp)
+ * (envp).
+ *
+ * The same start-up again (again) where mcount-trace detach ended the
+ * library's tracing and an attach starts it anew (mt_attach_start):
+ * what is made once for the process (the exit handler, the clock, the
+ * writer of the code and the SIGTRAP handler, the fork handlers) is
+ * kept, the rest made again from the environment as at first: the
+ * variables read, the tracer, argument words and return values as they
+ * say (their defaults if unset), the objects read again and the pass
+ * made, the output opened, the control thread and socket started. */
+static void start_up(char **envp, bool again)
 {
-	static bool done;
-	(void)argc;
-	(void)argv;
-	if (done) {
-		env_now();
-		return;
-	}
-	done = true;
-	/* (environ is set by the C library's initialiser; a program's own
-	 * clearenv() before this is read as if it had not run, harmlessly) */
-	if (!environ && envp) {
-		mt_env_early(envp);
+	if (!again) {
+		/* (environ is set by the C library's initialiser; a
+		 * program's own clearenv() before this is read as if it had
+		 * not run, harmlessly) */
+		if (!environ && envp)
+			mt_env_early(envp);
+		if (!__cxa_atexit(end_late, NULL, NULL))
+			atomic_store(&ends_due, 2);
+	} else {
+		atomic_store(&finished, 0);
+		out_ended = false;
+		out_state = (struct mt_doc_state)MT_DOC_STATE_INIT;
+		atomic_store(&exit_request, 0);
+		atomic_store(&exit_done, 0);
+		free(out_path);
+		out_path = NULL;
+		mt_args_set_raw(0);
+		mt_set_retval(false);
+		drop_events();
 	}
 	me = getpid();
-	if (!__cxa_atexit(end_late, NULL, NULL))
-		atomic_store(&ends_due, 2);
 	const char *own = mt_env("MCOUNT_TRACE_OWNER");
 	bool first = !own || !*own;
 	owner = own && *own ? (pid_t)atol(own) : getpid();
@@ -1483,7 +1702,7 @@ __attribute__((constructor(101))) static void mt_init(int argc, char **argv, cha
 	control_on = !(c && !strcmp(c, "0")) && !mt_secure();
 	const char *o = mt_env("MCOUNT_TRACE_OUTPUT");
 	out_path = o ? strdup(o) : NULL;
-	if (out_path && !strcmp(out_path, "-"))
+	if (out_path && !strcmp(out_path, "-") && err_fd == 2)
 		keep_stderr();
 	const char *full = mt_env("MCOUNT_TRACE_FULL");
 	if (full && *full && strcmp(full, "drop") && strcmp(full, "wait"))
@@ -1492,7 +1711,8 @@ __attribute__((constructor(101))) static void mt_init(int argc, char **argv, cha
 		mt_msg("MCOUNT_TRACE_FULL=wait: no MCOUNT_TRACE_OUTPUT to drain the buffers into: drop it is");
 	else
 		mt_full_wait = full && !strcmp(full, "wait");
-	mt_clock_init();
+	if (!again)
+		mt_clock_init();
 #ifdef MT_SHARED
 	/* dlopen()ed after start-up (mcount-trace attach), not preloaded:
 	 * not in the global scope, whose hook (the first of mt_hooks's
@@ -1510,7 +1730,7 @@ __attribute__((constructor(101))) static void mt_init(int argc, char **argv, cha
 
 	pthread_mutex_lock(&mt_reg.pass);
 	pthread_mutex_lock(&mt_reg.lock);
-	if (mt_patch_init()) {
+	if (atomic_load(&tracing_off) || (!again && mt_patch_init())) {
 		mt_msg("/proc/self/mem: %s: the code cannot be changed, nothing is traced", strerror(errno));
 		atomic_store(&tracing_off, true);
 	} else {
@@ -1527,13 +1747,43 @@ __attribute__((constructor(101))) static void mt_init(int argc, char **argv, cha
 	pthread_mutex_unlock(&mt_reg.pass);
 	if (getpid() == owner)
 		open_output();        /* the others' files, at their first event */
+	if (!again) {
 #ifdef MT_SHARED
-	exit_real_init();
+		exit_real_init();
 #endif
-	atomic_store(&mt_ready, !atomic_load(&tracing_off));
-	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+		atomic_store(&mt_ready, !atomic_load(&tracing_off));
+		pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	}
 	start_control(true);
 	stat_from_env();
+	atomic_store(&mt_attach_state, MT_ATTACH_RUNNING);
+}
+
+__attribute__((constructor(101))) static void mt_init(int argc, char **argv, char **envp)
+{
+	static bool done;
+	(void)argc;
+	(void)argv;
+	if (done) {
+		env_now();
+		return;
+	}
+	done = true;
+	start_up(envp, false);
+}
+
+/* mcount-attach's call, in a thread of a process the library is mapped
+ * in, once it has read mt_attach_state: the start-up again after a
+ * detach.  (Its thread was stopped out of the dynamic linker, malloc
+ * and this library's code.) */
+int mt_attach_start(void)
+{
+	int was = MT_ATTACH_DETACHED;
+	if (atomic_compare_exchange_strong(&mt_attach_state, &was, MT_ATTACH_STARTING)) {
+		start_up(environ, true);
+		return 0;
+	}
+	return was == MT_ATTACH_DETACHING ? -1 : 1;
 }
 
 /* MCOUNT_TRACE_STAT=GLOBS (mcount-trace run --stat): the profiler from

@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -87,6 +88,7 @@ extern int __cxa_atexit(void (*)(void *), void *, void *);
 #define dlerror(...) MT_GOT_CALL(dlerror)(__VA_ARGS__)
 #define dlsym(...) MT_GOT_CALL(dlsym)(__VA_ARGS__)
 #define __errno_location(...) MT_GOT_CALL(__errno_location)(__VA_ARGS__)
+#define eventfd(...) MT_GOT_CALL(eventfd)(__VA_ARGS__)
 #define fclose(...) MT_GOT_CALL(fclose)(__VA_ARGS__)
 #define fcntl(...) MT_GOT_CALL(fcntl)(__VA_ARGS__)
 #define fnmatch(...) MT_GOT_CALL(fnmatch)(__VA_ARGS__)

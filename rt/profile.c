@@ -326,6 +326,14 @@ int mt_prof_stop(void)
 	return r;
 }
 
+bool mt_prof_on(void)
+{
+	pthread_mutex_lock(&prof_lock);
+	bool on = hook != NULL;
+	pthread_mutex_unlock(&prof_lock);
+	return on;
+}
+
 bool mt_prof_ran(void)
 {
 	pthread_mutex_lock(&prof_lock);

@@ -815,6 +815,15 @@ MT_HIDDEN extern bool mt_late;
  * its own; registry lock held.  0, or -1 (errno) when one could not be
  * written. */
 MT_HIDDEN int mt_hook_slots_ours(void);
+/* mcount-trace attach and detach (control.c): where the library is,
+ * which mcount-attach reads in the process's memory, and the start-up
+ * it calls in a thread of the process to start a detached library
+ * again (a second dlopen runs no constructor).  Exported: the helper
+ * finds both in the library's dynamic symbol table. */
+enum { MT_ATTACH_STARTING, MT_ATTACH_RUNNING, MT_ATTACH_DETACHING, MT_ATTACH_DETACHED };
+extern _Atomic int mt_attach_state;
+/* 0: started again; 1: it was running (nothing done); -1: detaching. */
+int mt_attach_start(void);
 /* After mt_apply failed with EFAULT: which site it could not read (its
  * page made inaccessible by the program), as a message; the sites it
  * could read were changed. */
@@ -1337,8 +1346,9 @@ MT_HIDDEN void mt_change_after_fork(void);
  * 0, or -1 with errno (mcount-hooks.h's; EINVAL: not started). */
 MT_HIDDEN int mt_prof_start(const char *filter);
 MT_HIDDEN int mt_prof_stop(void);
-/* Has it run in this process (is there a table)? */
+/* Has it run in this process (is there a table)?  Does it run now? */
 MT_HIDDEN bool mt_prof_ran(void);
+MT_HIDDEN bool mt_prof_on(void);
 /* Its sort keys, "hits", "time", "avg", "s2", "self": 0-4, -1 for another. */
 MT_HIDDEN int mt_prof_sort_of(const char *key);
 /* Its table so far, sorted by a key, a string to free (NULL: no memory). */

@@ -5,7 +5,7 @@ package RecordMcount::Trace;
 # this process's place), attach (the library loaded into a running
 # process by the helper mcount-attach, then its status), and the verbs of the control socket (list,
 # enable, disable, notrace, show, tracer, event, args, retval, stop,
-# status): their arguments checked, the request sent through
+# status, detach): their arguments checked, the request sent through
 # RecordMcount::Control, the answer printed as it comes.
 use strict;
 use warnings;
@@ -235,6 +235,35 @@ sub attach_process {
     return control_command('status', $opt, [$pid]);
 }
 
+# ---- detach -------------------------------------------------------------------
+
+# After the library's "ok N" to detach (the socket removed, its output
+# closed): its threads waited for until they have ended (the control
+# thread, the one that answered: named mcount-trace), so that the
+# process is as it was when this returns.  -> exit status.
+sub _detached {
+    my ($pid, $count, $opt) = @_;
+    my $end = time + ($opt->{timeout} || 10);
+    my $left;
+    for (;;) {
+        $left = 0;
+        for my $comm (glob "/proc/$pid/task/*/comm") {
+            open(my $fh, '<', $comm) or next;
+            my $name = <$fh> // '';
+            $left++ if $name eq "mcount-trace\n";
+        }
+        last if !$left || time > $end;
+        select undef, undef, undef, 0.01;
+    }
+    if ($left) {
+        error("$pid: detached, but " . plural($left, 'thread') . " of the library's had not ended in "
+            . ($opt->{timeout} || 10) . ' s');
+        return 1;
+    }
+    error(plural($count // 0, 'function') . ' disabled; detached (the library stays loaded)') if $opt->{verbose};
+    return 0;
+}
+
 # ---- the verbs of the control socket ---------------------------------------
 
 # The profiler's sort keys (stat --sort, run --sort).
@@ -293,6 +322,9 @@ sub control_command {
         bad_usage('--show and --off take no GLOB') if ($opt->{show} || $opt->{off}) && @argv;
         bad_usage('--sort applies to --show and --off') if defined $opt->{sort} && !$opt->{show} && !$opt->{off};
         @args = $opt->{off} ? ('off', $opt->{sort} // ()) : $opt->{show} ? ($opt->{sort} // ()) : ('on', _globs(@argv));
+    } elsif ($verb eq 'detach') {
+        bad_usage('too many arguments: detach takes a PID only') if @argv;
+        @args = $opt->{force} ? ('force') : ();
     } elsif ($verb eq 'unpatch') {
         bad_usage('unpatch needs one FUNCTION (mcount-trace unpatch PID FUNCTION)') unless @argv == 1;
         @args = @argv;
@@ -319,6 +351,7 @@ sub control_command {
     }
     error("$args[0] ${verb}ed") if $verb =~ /patch\z/ && $opt->{verbose};
     error('the profiler is on') if $verb eq 'stat' && $args[0] && $args[0] eq 'on' && $opt->{verbose};
+    return _detached($pid, $count, $opt) if $verb eq 'detach';
     if ($DONE{$verb} && defined $count) {
         if ($count == 0 && $verb ne 'stop') {
             warning($pid, "no function $DONE{$verb}: no function matches, or each one already was");
