@@ -80,7 +80,9 @@ for my $f (qw(process_update_command process_get_command complete_nread_ascii pr
 # ---- the server and its client ------------------------------------------------------
 my $user = getpwuid($<) // die "no name for user $<";
 
-# A server started plainly, 4 worker threads: (PID, port, stderr's file).
+# A server started plainly, 4 worker threads: (PID, port, stderr's file,
+# the first connection made to it: the one stats are asked on, so that
+# no other is open when the count of the server's own is read).
 my $runs = 0;
 sub start_server {
     $runs++;
@@ -92,12 +94,13 @@ sub start_server {
         my $errf = "$dir/mc$runs.$try.err";
         my $pid = start_bg([$mc, '-u', $user, '-l', '127.0.0.1', '-p', $port, '-U', '0', '-t', '4', '-c', '64'],
             out => "$dir/mc$runs.out", err => $errf, env => { %DIR });
+        my $s;
         my $up = wait_for(20, sub {
             return -1 if waitpid($pid, POSIX::WNOHANG()) == $pid;
-            my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port");
+            $s = eval { conn($port) };
             return $s ? 1 : 0;
         });
-        return ($pid, $port, $errf) if $up && $up > 0;
+        return ($pid, $port, $errf, $s) if $up && $up > 0;
         kill 'KILL', $pid;
         waitpid $pid, 0;
         diag "memcached on port $port: " . slurp($errf);
@@ -159,7 +162,7 @@ sub load {
     my @bad;
     my @keys = map { "$prefix-$_" } 1 .. $n;
     for (my $i = 0; $i < @keys; $i += @$conns) {
-        my @batch = grep { defined } @keys[$i .. $i + $#$conns];
+        my @batch = @keys[$i .. ($i + $#$conns < $#keys ? $i + $#$conns : $#keys)];
         for my $j (0 .. $#batch) {
             my $v = value_of($batch[$j]);
             print { $conns->[$j] } "set $batch[$j] 0 0 " . length($v) . "\r\n$v\r\n";
@@ -170,7 +173,7 @@ sub load {
         }
     }
     for (my $i = 0; $i < @keys; $i += @$conns) {
-        my @batch = grep { defined } @keys[$i .. $i + $#$conns];
+        my @batch = @keys[$i .. ($i + $#$conns < $#keys ? $i + $#$conns : $#keys)];
         print { $conns->[$_] } "get $batch[$_]\r\n" for 0 .. $#batch;
         for my $j (0 .. $#batch) {
             my $s = $conns->[$j];
@@ -244,8 +247,7 @@ sub worker_threads {
 # ---- a run with no attach -------------------------------------------------------------
 my ($base_st, $base_err);
 {
-    my ($pid, $port, $errf) = start_server();
-    my $s = conn($port);
+    my ($pid, $port, $errf, $s) = start_server();
     my @c = map { conn($port) } 1 .. 4;
     is(scalar keys %{ worker_threads($pid) }, 4, 'plain run: memcached runs 4 mc-worker threads');
     my $a = stats($s);
@@ -262,8 +264,7 @@ my ($base_st, $base_err);
 
 # ---- attached ---------------------------------------------------------------------------
 {
-    my ($pid, $port, $errf) = start_server();
-    my $s = conn($port);
+    my ($pid, $port, $errf, $s) = start_server();
     my $idle = stats($s)->{curr_connections};
     is_deeply(load([conn($port)], 'warm', 100), [], 'before attach: 100 sets and gets, every answer right');
     settle($s, $idle);
@@ -284,10 +285,14 @@ my ($base_st, $base_err);
     like($status, qr/^sites refused: 0$/m, 'the status: no site refused');
     like(slurp("/proc/$pid/maps"), qr/libmcount-trace\.so/, 'after attach: the library is mapped');
     like(slurp($said), qr/\Aok [1-9]\d*\z/, 'a client setting and getting through the attach: every answer right');
-    ok(settle($s, $idle), 'that client gone (memcached counts no connection but the stats one)');
+    ok(settle($s, $idle), 'that client gone (memcached counts no connection but the stats one)')
+        or diag 'curr_connections: ' . stats($s)->{curr_connections} . ", not $idle";
 
-    # the fenced window
+    # the fenced window (its connections made before: memcached
+    # accepts them in a thread of its own, after connect returns)
     my @c = map { conn($port) } 1 .. 4;
+    ok(settle($s, $idle + 4), "the window's 4 connections accepted by memcached")
+        or diag 'curr_connections: ' . stats($s)->{curr_connections} . ', not ' . ($idle + 4);
     my $a = stats($s);
     my ($est, $eo, $ee) = mt_cli({ %DIR }, '-v', 'enable', $pid, 'process_*', 'complete_nread_*');
     is($est, 0, "enable 'process_*' 'complete_nread_*': exit 0") or diag $ee;
