@@ -273,10 +273,10 @@ my ($base_st, $base_err);
     # attach while a client sets and gets
     my $stop = "$dir/stop-busy";
     my ($busy, $said) = busy_client($port, $stop, 'busy');
-    wait_for(20, sub { stats($s)->{cmd_get} > 100 + 64 });
+    ok(wait_for(20, sub { stats($s)->{cmd_get} > 100 + 64 }), 'a client sets and gets: memcached counts its gets');
     my ($ast, $status, $aerr) = mt_cli({ %DIR }, 'attach', $pid);
     my $more = stats($s)->{cmd_get};
-    wait_for(20, sub { stats($s)->{cmd_get} > $more + 64 });
+    ok(wait_for(20, sub { stats($s)->{cmd_get} > $more + 64 }), 'and more of them after the attach');
     spit($stop, '');
     waitpid $busy, 0;
     is($ast, 0, 'attach: exit 0') or diag $aerr;
