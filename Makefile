@@ -391,3 +391,9 @@ clean:
 .PHONY: bench-trace
 bench-trace: all
 	bench/trace
+
+# What mcount-trace attach costs: the pause it makes, and the command end
+# to end (bench/attach; needs hyperfine, scripts/deps/bench.list).
+.PHONY: bench-attach
+bench-attach: all
+	bench/attach

@@ -77,6 +77,18 @@ static void say(const char *fmt, ...)
 static bool verbose;
 #define NOTE(...) do { if (verbose) say(__VA_ARGS__); } while (0)
 
+/* How long the process was stopped (-v says it): from the first
+ * interrupt of the round whose thread made the call to the last thread
+ * let go. */
+static struct timespec stop_t0;
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
 /* ---- what /proc says ---- */
 
 static char *slurp(const char *path, size_t *len)
@@ -488,6 +500,8 @@ static int stop_all(void)
 			}
 			threads = n;
 			threads[nthreads++] = (struct thread){ .tid = tid };
+			if (nthreads == 1)
+				clock_gettime(CLOCK_MONOTONIC, &stop_t0);
 			ptrace(PTRACE_INTERRUPT, tid, 0, 0);
 			more = true;
 		}
@@ -1113,7 +1127,11 @@ int main(int argc, char **argv)
 	bool others_gone = false;
 	struct thread me = *t;        /* (the list is freed when the others are let go) */
 	t = &me;
+	size_t stopped = nthreads;
+	struct timespec call_t0;
+	clock_gettime(CLOCK_MONOTONIC, &call_t0);
 	int r = call_in(t, fn, sp, path_at, mode, &handle, timeout_ms, &others_gone);
+	double call_ms = ms_since(&call_t0);
 	char err[512] = "";
 	if (r == 0 && !start && !handle && f.dlerror && !mem_write(sp, frame, sizeof(uintptr_t)) &&
 	    call_in(t, f.dlerror, sp, 0, 0, &msg, timeout_ms, &others_gone) == 0 && msg) {
@@ -1136,6 +1154,8 @@ int main(int argc, char **argv)
 	group_stopped = group_stopped || me.group;
 	if (!me.gone)
 		give_back(&me, sp, saved, saved_len, r != -2);
+	NOTE("%zu threads stopped %.2f ms, the call %.2f ms of it (round %d)", stopped, ms_since(&stop_t0), call_ms,
+	     round + 1);
 	free(saved);
 	free(frame);
 	if (r == -2) {

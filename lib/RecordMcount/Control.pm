@@ -24,8 +24,8 @@ our @EXPORT_OK = qw(control_dir open_control send_request read_answer control_re
 
 # A request is one line of at most 4095 bytes with its newline (the
 # library's buffer); a socket's address holds a path of 107 bytes.
-use constant REQUEST_MAX => 4095;
-use constant SUN_PATH_MAX => 107;
+sub REQUEST_MAX () { 4095 }
+sub SUN_PATH_MAX () { 107 }
 
 # The socket directory, as the library chooses it.
 sub control_dir {
