@@ -30,7 +30,7 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
 use TraceTest qw($SO $LIBA $RTINC $TSRC clean_env link_prog traced read_json read_text
-    nm_funcs func_at bias_of show_seq first_diff against_cyg start_bg stop_bg wait_for);
+    nm_funcs func_at bias_of show_seq first_diff against_cyg start_bg stop_bg wait_for mt_cli);
 
 plan skip_all => 'x86_64 only (the other architectures: their guests)' unless `uname -m` =~ /\Ax86_64\b/;
 
@@ -281,6 +281,49 @@ for my $mode ('so', 'a') {
                 'clang: lib_mid and lib_leaf traced, each call (and the program\'s main)');
         }
     }
+}
+
+# mcount-trace attach to a process whose five threads spend their time
+# in GCC's runs of five 0x90 (t/src/trace/pfe_spin.c): mcount-attach
+# steps each stopped thread off them before the library is loaded,
+# whose start-up makes them one NOP with every other thread stopped and
+# its PC outside (a thread stopped inside one: its site refused, seen
+# in the status).  No site refused, and each thread's calls as the
+# program counts them; hot traced once enabled.  Ten processes, one
+# attach each (an interrupted thread is inside a run about one time in
+# twenty).
+{
+    my $d = "$dir/attach";
+    mkdir $d or die;
+    chmod 0755, $dir, $d;
+    my %dir = (MCOUNT_TRACE_DIR => "$d/ctl");
+    mkdir "$d/ctl", 0700 or die;
+    must('gcc', '-O2', '-fpatchable-function-entry=5', '-pthread', '-o', "$d/pfe_spin", "$TSRC/pfe_spin.c");
+    is(entry_form("$d/pfe_spin", nm_funcs("$d/pfe_spin"), 'hot', '5'), $run5, 'pfe_spin: hot\'s entry is GCC\'s five 0x90');
+    my ($refused, $ended, $said, $attached) = (0, 0, 0, 0);
+    for my $k (1 .. 10) {
+        unlink "$d/stop";
+        my $pid = start_bg(["$d/pfe_spin", "$d/stop"], out => "$d/out$k", err => "$d/err$k", env => \%dir, nice => 5);
+        select undef, undef, undef, 0.05;
+        my ($st, $status, $e) = mt_cli({ %dir }, 'attach', $pid);
+        $attached++ if $st == 0 && $e eq '';
+        diag "attach $k: $st $e" if $st != 0 || $e ne '';
+        $refused++ if $status !~ /^sites refused: 0$/m;
+        if ($k == 1) {
+            mt_cli({ %dir }, 'enable', $pid, 'hot');
+            my $o = wait_for(10, sub { my (undef, $o) = mt_cli({ %dir }, 'show', $pid); $o =~ /: hot <-spin$/m });
+            ok($o, 'hot traced once enabled');
+        }
+        spit("$d/stop", '');
+        my $end = stop_bg($pid, 60);
+        $ended++ if $end == 0 && slurp("$d/out$k") eq "ok 5\n";
+        diag "run $k: $end " . slurp("$d/out$k") if $end != 0;
+        $said++ if slurp("$d/err$k") =~ /left alone/;
+    }
+    is($attached, 10, 'attach: exit 0, nothing said, 10 times of 10');
+    is($refused, 0, 'attach: no site refused in the status (no thread was left on a run)');
+    is($ended, 10, 'each process ends as it would: every thread\'s calls counted, exit 0');
+    is($said, 0, 'the library left nothing alone in any');
 }
 
 done_testing();
