@@ -30,7 +30,8 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
 use TraceTest qw($SO $LIBA $RTINC $TSRC clean_env link_prog traced read_json read_text
-    nm_funcs func_at bias_of show_seq first_diff against_cyg start_bg stop_bg wait_for mt_cli);
+    nm_funcs func_at bias_of show_seq first_diff against_cyg start_bg stop_bg wait_for mt_cli graph_compare
+    graph_from_main);
 
 plan skip_all => 'x86_64 only (the other architectures: their guests)' unless `uname -m` =~ /\Ax86_64\b/;
 
@@ -138,6 +139,45 @@ variant('gcc 16,14 -fcf-protection linked in', 'gcc', '16,14', ['-fcf-protection
 variant('clang 16,14 PIE preloaded', 'clang', '16,14', [], [], 'so', "${pre14}6690");
 variant('clang 16,14 -fcf-protection -no-pie linked in', 'clang', '16,14', ['-fcf-protection', '-fno-pie'],
     ['-no-pie'], 'a', "${pre14}endbr+6690");
+
+# function_graph on the same builds, against -finstrument-functions'
+# enter and exit log (t/src/trace/cyg_graph.c, t/78's): each thread's
+# calls and returns; and the profiler (a hook of mcount_hook(3)) from
+# the start, its hits of each function the log's count of its entries.
+must('gcc', '-O2', '-c', "$TSRC/cyg_graph.c", '-o', "$dir/cyg_graph.o");
+sub graph_variant {
+    my ($name, $cc, $pfe, $cflags, $mode) = @_;
+    (my $tag = $name) =~ s/[^A-Za-z0-9]+/_/g;
+    my $d = "$dir/$tag";
+    mkdir $d or die;
+    my @api = $mode eq 'a' ? ('-DWITH_API', "-I$RTINC") : ();
+    must(cc_cmd($cc, $pfe, @api, @$cflags, '-c', "$TSRC/oracle.c", '-o', "$d/oracle.o"));
+    my $prog = link_prog("$d/oracle", "$d/oracle.o", "$dir/cyg_graph.o", $mode eq 'a' ? ($LIBA, '-lpthread') : ());
+    my %on = $mode eq 'a' ? (ORACLE_ENABLE => '*') : (MCOUNT_TRACE_FILTER => '*');
+    my ($st, $out, $err) = traced([$prog, 3], preload => $mode eq 'so', env => { %on,
+        MCOUNT_TRACE_TRACER => 'function_graph', CYG_LOG => "$d/cyg.log", MCOUNT_TRACE_OUTPUT => "$d/trace.json",
+        MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_DIR => $ctl });
+    is("$st $err$out", "0 $want_out", "$name: exits 0, silent, the plain build's output");
+    graph_compare($name, $prog, "$d/cyg.log", ["$d/trace.json"], 0, $mode eq 'a' ? \&graph_from_main : undef);
+    return if $mode eq 'a';
+    ($st, $out, $err) = traced([$prog, 3], env => { MCOUNT_TRACE_STAT => '*', MCOUNT_TRACE_OUTPUT => "$d/stat.txt",
+        CYG_LOG => "$d/cyg2.log", MCOUNT_TRACE_DIR => $ctl });
+    is("$st $out", "0 $want_out", "$name, the profiler: exits 0, the plain build's output") or diag $err;
+    my $syms = nm_funcs($prog);
+    my ($main_at, $log) = TraceTest::read_cyg_graph("$d/cyg2.log");
+    my $bias = bias_of($syms, 'main', $main_at);
+    my %want;
+    for (grep { $_->[0] eq '>' } @$log) {
+        my $f = func_at($syms, $_->[1] - $bias);
+        $want{ $f ? $f->[2] : '?' }++;
+    }
+    my %got = map { /\A\s*(\w+)\s+(\d+)\s/ ? ($1 => $2) : () } split /\n/, $err;
+    is_deeply(\%got, \%want, "$name, the profiler: each function's hits, the log's entries of it") or diag $err;
+    return;
+}
+graph_variant('function_graph, gcc 5 PIE preloaded', 'gcc', '5', [], 'so');
+graph_variant('function_graph, gcc 16,14 -fcf-protection preloaded', 'gcc', '16,14', ['-fcf-protection'], 'so');
+graph_variant('function_graph, clang 16,14 linked in', 'clang', '16,14', [], 'a');
 
 # A shared library built 16,14 (GCC's), its program 5.
 my $ld = "$dir/lib";
