@@ -496,8 +496,10 @@ static const char *x86_nop_site(struct mt_site *s, const struct mt_object *o)
 static const char *x86_patchable(struct mt_site *s, const struct mt_object *o)
 {
 	const unsigned char *p = (const unsigned char *)s->addr;
-	const struct mt_sym *sym = mt_sym_at(o, s->addr);
-	if (sym && (s->addr == sym->addr || (s->addr == sym->addr + 4 && endbr_at((const unsigned char *)sym->addr)))) {
+	/* (where functions start: their symbols, or in a stripped object
+	 * their frame descriptions) */
+	uintptr_t fs = mt_func_start(o, s->addr);
+	if (fs && (s->addr == fs || (s->addr == fs + 4 && endbr_at((const unsigned char *)fs)))) {
 		if (!memcmp(p, run5, 5))
 			s->form = FORM_RUN5;
 		else if (!memcmp(p, nop5c, 5))
@@ -511,14 +513,15 @@ static const char *x86_patchable(struct mt_site *s, const struct mt_object *o)
 		atomic_store_explicit(&s->state, MT_NOP, memory_order_relaxed);
 		return NULL;
 	}
-	/* (GCC's entry is 90 90 too: the symbol is the first after 0x90s) */
-	const struct mt_sym *f = NULL;
+	/* (GCC's entry is 90 90 too: the function is the first to start
+	 * after 0x90s) */
+	uintptr_t f = 0;
 	for (size_t m = 0; m < 120 && mt_in_exec(o, s->addr + m + 1) && p[m] == 0x90 && !f; m++)
-		if (m >= 6 && (f = mt_sym_at(o, s->addr + m + 1)) != NULL && f->addr != s->addr + m + 1)
-			f = NULL;
+		if (m >= 6 && mt_func_start(o, s->addr + m + 1) == s->addr + m + 1)
+			f = s->addr + m + 1;
 	if (!f)
-		return "NOPs that do not end at a function's symbol, 7 bytes or more after the entry";
-	uintptr_t e = f->addr + (endbr_at((const unsigned char *)f->addr) ? 4 : 0);
+		return "NOPs that do not end at a function's start, 7 bytes or more after the entry";
+	uintptr_t e = f + (endbr_at((const unsigned char *)f) ? 4 : 0);
 	const unsigned char *q = (const unsigned char *)e;
 	if (!mt_in_exec(o, e + 3) || (memcmp(q, nop2, 2) && memcmp(q, run5, 2)) || q[2] == 0x90 ||
 	    e + 2 - s->addr > 128)

@@ -15,7 +15,10 @@
 # with no filter, no event.  (clang has no noipa: its builds are
 # -fno-inline, and its log is made after inlining, of the functions the
 # code enters.)  A shared library built 16,14 (t/src/trace/pfe_lib.c)
-# under a program built 5, preloaded and linked in, likewise; and while
+# under a program built 5, preloaded and linked in, likewise, and both
+# stripped (functions with no dynamic symbol found by their frame
+# descriptions); function_graph (t/78's enter and exit log) and the
+# profiler (its hits, the log's entries) on GCC's and clang's; and while
 # it waits, its code read from /proc/PID/mem and disassembled by
 # objdump: GCC's runs made one NOP (0f 1f 44 00 00, 66 90), the traced
 # functions' entries a call (5) or a jmp into the NOPs before the
@@ -23,6 +26,8 @@
 # by dlopen while another thread runs: GCC's runs, which would have to
 # become one instruction, are left alone, said, and the program runs
 # as it does untraced; clang's (one instruction already) are traced.
+# mcount-trace attach to threads that spend their time in GCC's runs:
+# none refused, each thread's calls counted, the function traced.
 use strict;
 use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
@@ -247,6 +252,49 @@ for my $mode ('so', 'a') {
     is_deeply($names, [], "$name: each event's names are nm's");
 }
 
+# The same, stripped (strip: no .symtab; the functions that have no
+# dynamic symbol, pfe_main's round_of and the library's twice, found
+# by their frame descriptions): nothing left alone, the same calls, and
+# each function named by its dynamic symbol, else FILE+0xADDRESS (its
+# site's address in the file).
+{
+    my $d = "$ld/stripped";
+    mkdir $d or die;
+    must('strip', '-o', "$d/libpfe.so", "$ld/libpfe.so");
+    must('gcc', '-O2', '-fpatchable-function-entry=5', '-finstrument-functions', '-c', "$TSRC/pfe_main.c",
+        '-o', "$d/pfe_main.o");
+    link_prog("$d/pfe_main.full", "$d/pfe_main.o", "$dir/cyg.o", "$d/libpfe.so", "-Wl,-rpath,$d", '-rdynamic');
+    must('strip', '-o', "$d/pfe_main", "$d/pfe_main.full");
+    my ($st, $out, $err) = traced(["$d/pfe_main", 3], env => { MCOUNT_TRACE_FILTER => '*', CYG_LOG => "$d/cyg.log",
+        PFE_AT => "$d/at", MCOUNT_TRACE_OUTPUT => "$d/trace.json", MCOUNT_TRACE_FORMAT => 'json',
+        MCOUNT_TRACE_DIR => $ctl });
+    is("$st $err$out", "0 $lib_out", "stripped: exits 0, silent (nothing left alone), the plain build's output");
+    my ($ev) = read_json("$d/trace.json");
+    my ($main_at, $cyg) = read_cyg("$d/cyg.log");
+    my ($lib_at) = slurp("$d/at") =~ /\Alib_leaf (0x[0-9a-f]+)\n/ or die "$d/at";
+    my $syms = nm_funcs("$d/pfe_main.full");
+    my ($all, $bias) = both_syms("$d/pfe_main.full", $syms, $main_at, hex $lib_at);
+    my ($want, $got) = against_cyg($all, $bias, $cyg, $ev, 0) or die 'stripped: no main';
+    is(first_diff($got, $want), '', 'stripped: the trace is the -finstrument-functions log, event for event');
+    my %dyn;
+    for my $f ("$d/pfe_main", "$d/libpfe.so") {
+        my @n = must('nm', '-D', '--defined-only', $f) =~ /^[0-9a-f]+ [TtWw] (\w+)$/mg;
+        $dyn{$_} = 1 for @n;
+    }
+    my $lbias = bias_of($libsyms, 'lib_leaf', hex $lib_at) - $bias;
+    my (@bad, %seen);
+    for my $e (@$ev) {
+        my $f = func_at($all, hex($e->{addr}) - $bias) or next;
+        my $lib = $f->[2] =~ /\Alib_|\Atwice\z/;
+        my $name = $dyn{ $f->[2] } ? $f->[2]
+            : sprintf('%s+%#x', $lib ? 'libpfe.so' : 'pfe_main', hex($e->{addr}) - $bias - ($lib ? $lbias : 0));
+        push @bad, "$e->{func} for $f->[2] (want $name)" if $e->{func} ne $name;
+        $seen{ $f->[2] } = 1;
+    }
+    is_deeply(\@bad, [], 'stripped: each function named by its dynamic symbol or FILE+0xADDRESS');
+    ok($seen{round_of} && $seen{twice}, 'stripped: round_of and twice (no dynamic symbol) traced');
+}
+
 # The running code: lib_leaf and back traced (a jmp into the NOPs
 # before lib_leaf, a call at back's entry), lib_mid and round_of not
 # (one NOP each, where GCC left two and five).
@@ -312,7 +360,7 @@ for my $mode ('so', 'a') {
         my %n;
         $n{$_->{func}}++ for @$ev;
         if ($cc eq 'gcc') {
-            like($err, qr/\Amcount-trace: lib$cc\.so: 0x[0-9a-f]+ <lib_\w+>: -fpatchable-function-entry NOPs loaded while other threads run: never made one instruction \(a thread may be inside them\): left alone\nmcount-trace: lib$cc\.so: and more sites of it likewise\n\z/,
+            like($err, qr/\Amcount-trace: lib$cc\.so: 0x[0-9a-f]+ <\w+>: -fpatchable-function-entry NOPs loaded while other threads run: never made one instruction \(a thread may be inside them\): left alone\nmcount-trace: lib$cc\.so: and more sites of it likewise\n\z/,
                 'gcc: its runs of 90 90 left alone, said') or diag $err;
             is_deeply(\%n, { main => 1 }, 'gcc: none of its functions traced (the program\'s main is)');
         } else {
@@ -343,7 +391,7 @@ for my $mode ('so', 'a') {
     my ($refused, $ended, $said, $attached) = (0, 0, 0, 0);
     for my $k (1 .. 10) {
         unlink "$d/stop";
-        my $pid = start_bg(["$d/pfe_spin", "$d/stop"], out => "$d/out$k", err => "$d/err$k", env => \%dir, nice => 5);
+        my $pid = start_bg(["$d/pfe_spin", "$d/stop"], out => "$d/out$k", err => "$d/err$k", env => \%dir, nice => 19);
         select undef, undef, undef, 0.05;
         my ($st, $status, $e) = mt_cli({ %dir }, 'attach', $pid);
         $attached++ if $st == 0 && $e eq '';
@@ -359,6 +407,7 @@ for my $mode ('so', 'a') {
         $ended++ if $end == 0 && slurp("$d/out$k") eq "ok 5\n";
         diag "run $k: $end " . slurp("$d/out$k") if $end != 0;
         $said++ if slurp("$d/err$k") =~ /left alone/;
+        diag "run $k: " . slurp("$d/err$k") if slurp("$d/err$k") ne "";
     }
     is($attached, 10, 'attach: exit 0, nothing said, 10 times of 10');
     is($refused, 0, 'attach: no site refused in the status (no thread was left on a run)');

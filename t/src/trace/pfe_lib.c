@@ -8,4 +8,5 @@
 F int lib_leaf(int x) { return x * 5 + 2; }
 F int lib_mid(int x) { return lib_leaf(x) - lib_leaf(x - 1); }
 F int lib_rec(int n) { return n > 0 ? lib_rec(n - 1) + 2 : 0; }
-F int lib_call(int (*fn)(int), int x) { return fn(x) * 2; }
+F static int twice(int v) { return v * 2; }   /* (no dynamic symbol: stripped, its frame description) */
+F int lib_call(int (*fn)(int), int x) { return twice(fn(x)); }
