@@ -1335,8 +1335,9 @@ MT_HIDDEN bool mt_in_callback(void);
  * stack and the argument registers as the caller left them (x86: the
  * hook's own return address is the word below the slot, which it
  * returns through after it restored every register).  aarch64's and
- * riscv64's _mcount run after the prologue (no
- * -fpatchable-function-entry sites yet): ENOTSUP. */
+ * riscv64's _mcount run after the prologue, and aarch64's
+ * -fpatchable-function-entry hook, which runs before it, has none yet:
+ * ENOTSUP. */
 #if defined(__x86_64__) || defined(__i386__)
 #define MT_HAVE_REDIRECT MT_HAVE_HOOKS
 #else
