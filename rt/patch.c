@@ -1336,7 +1336,7 @@ static void prep_raw(struct mt_view *v)
 		for (unsigned k = 0; k < nw && !why; k++) {
 			if (mem_write(w[k].b, w[k].n, w[k].at) != (ssize_t)w[k].n)
 				why = "its NOPs could not be written";
-			else if (!mt_arch.trap_len)
+			else if (!mt_arch.trap_len && !mt_arch.sync_whole)
 				mt_arch.sync_self(w[k].at, w[k].at + w[k].n);   /* (as apply_single_stores) */
 		}
 		if (!why) {
