@@ -88,6 +88,12 @@ static inline void arch_call(struct arch_regs *c, const struct arch_regs *saved,
 	c->r.eflags &= ~0x400ul;            /* DF clear */
 }
 
+/* Whether code at a pc (its first byte) may be inside a run of NOP
+ * instructions that the library, once loaded, makes one (GCC's
+ * -fpatchable-function-entry: five 0x90 at an entry, two after a
+ * prefix): a thread there is stepped on first. */
+static inline bool arch_nop_run(unsigned char first) { return first == 0x90; }
+
 /* Where the return address goes (the word at the call's sp), and that
  * sp, given the lowest address the call's data took. */
 static inline uintptr_t arch_call_sp(uintptr_t below)

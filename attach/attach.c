@@ -583,6 +583,60 @@ static int mem_write(uintptr_t a, const void *buf, size_t len)
 	return -1;
 }
 
+/* ---- threads out of NOP runs ---- */
+
+/* Is thread t (stopped, its registers read) on a NOP that may be part of
+ * a run the library makes one instruction (arch_nop_run)?  Not one
+ * stopped in a system call: its pc is after the instruction, which a
+ * step would run again. */
+static bool on_nop(const struct thread *t)
+{
+	unsigned char b;
+	return !t->gone && t->stopped && arch_syscall(&t->regs) < 0 && !mem_read(arch_pc(&t->regs), &b, 1) &&
+	       arch_nop_run(b);
+}
+
+/* Each stopped thread whose pc is on such a NOP single-stepped until it
+ * is not (64 steps at most): the library's start-up never rewrites
+ * code a thread is inside, and the thread that calls dlopen has its pc
+ * given back, which it could not see.  A signal that stops it
+ * meanwhile is the one it is given when it is let go (if it has none
+ * yet; else it is sent again).  A thread left on one is not chosen to
+ * call, and the library leaves the run it is in alone. */
+static void step_off_nops(void)
+{
+	for (size_t i = 0; i < nthreads; i++) {
+		struct thread *t = &threads[i];
+		for (int n = 0; n < 64 && on_nop(t); n++) {
+			if (ptrace(PTRACE_SINGLESTEP, t->tid, 0, 0))
+				break;
+			int st = wait_stop(t->tid, 1000);
+			if (st == -2) {
+				ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+				st = wait_stop(t->tid, 1000);
+			}
+			if (st < 0 || !WIFSTOPPED(st)) {
+				t->gone = st != -2;
+				t->stopped = false;
+				break;
+			}
+			int sig = WSTOPSIG(st);
+			if (st >> 16 == 0 && sig != SIGTRAP) {
+				if (!t->sig)
+					t->sig = sig;
+				else
+					syscall(SYS_tgkill, pid, t->tid, sig);
+			}
+			if (arch_get(t->tid, &t->regs)) {
+				t->gone = errno == ESRCH;
+				break;
+			}
+		}
+		if (on_nop(t))
+			NOTE("thread %d stays on a NOP at %#lx", (int)t->tid, (unsigned long)arch_pc(&t->regs));
+	}
+}
+
 /* ---- the thread to call in ---- */
 
 /* Whether thread t is stopped where a call of dlopen may not be made
@@ -597,6 +651,8 @@ static const char *unsafe_why(const struct thread *t)
 		return "gone";
 	if (t->sig)
 		return "stopped for a signal";
+	if (on_nop(t))
+		return "on a NOP";
 	if (is_unsafe(arch_pc(&t->regs)))
 		return "inside the dynamic linker or malloc";
 	uintptr_t w[512];
@@ -1089,6 +1145,7 @@ int main(int argc, char **argv)
 			detach_all(0);
 			return 1;
 		}
+		step_off_nops();
 		if ((t = choose()))
 			break;
 		NOTE("no thread may call %s now: let go and stopped again", calling);

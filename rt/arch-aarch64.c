@@ -130,6 +130,56 @@ static bool signs_lr(const struct mt_site *s, const struct mt_object *o)
 	return false;
 }
 
+/* -fpatchable-function-entry=2 (M 0), as Linux's arm64 uses it: two
+ * NOPs at the function's entry (after its bti c, or bti jc), the
+ * table's entry the first.  The first becomes `mov x9, x30` once,
+ * before any other change (mt_arch.prep, quiet: a NOP and a MOV are not
+ * among the instructions the Arm ARM lets one store change under a
+ * running CPU), so that x9 carries the function's return address; the
+ * site is the second, NOP <-> `bl` mt_pfe_hook (hook-aarch64.S), or a
+ * trampoline within the bl's 128 MB (`ldr x16, .+8; br x16` and the
+ * hook's address), which runs before the prologue as __fentry__ does on
+ * x86, and returns with x30 the function's return address again.  Its
+ * frames are never hijacked (nohook: the return address is in a
+ * register, not a slot of the frame). */
+#define FORM_PFE 1
+#define MOV_X9_X30 0xaa1e03e9u
+MT_HIDDEN void mt_pfe_hook(void);
+
+static const char *a64_patchable(struct mt_site *s, const struct mt_object *o)
+{
+	uintptr_t site = s->addr + 4, hook = (uintptr_t)mt_pfe_hook;
+	int64_t d = (int64_t)(hook - site);
+	if (d < -(INT64_C(1) << 27) || d >= (INT64_C(1) << 27)) {
+		uint32_t code[4] = { 0x58000050u, 0xd61f0200u, (uint32_t)hook, (uint32_t)((uint64_t)hook >> 32) };
+		hook = mt_tramp_near(site, (UINT32_C(1) << 27) - 16, code, sizeof code);
+		if (!hook)
+			return "a -fpatchable-function-entry NOP with no room within 128 MB for a trampoline to the hook";
+		d = (int64_t)(hook - site);
+	}
+	(void)o;
+	uint32_t bl = BL_OP | ((uint32_t)(d >> 2) & 0x03ffffffu);
+	s->addr = site;
+	s->len = 4;
+	s->form = FORM_PFE;
+	s->target = hook;
+	memcpy(s->orig, &bl, 4);
+	s->raw = true;
+	s->nohook = true;
+	atomic_store_explicit(&s->state, MT_NOP, memory_order_relaxed);
+	return NULL;
+}
+
+static unsigned a64_prep(const struct mt_site *s, struct mt_prep *out)
+{
+	if (s->form != FORM_PFE)
+		return 0;
+	uint32_t mov = MOV_X9_X30;
+	out[0] = (struct mt_prep){ .at = s->addr - 4, .n = 4, .quiet = true };
+	memcpy(out[0].b, &mov, 4);
+	return 1;
+}
+
 static const char *a64_decode(struct mt_site *s, const struct mt_object *o)
 {
 	if (s->addr & 3)
@@ -147,8 +197,13 @@ static const char *a64_decode(struct mt_site *s, const struct mt_object *o)
 		s->nohook = cpu_pac() && signs_lr(s, o);
 		return NULL;
 	}
-	if (i == A64_NOP)
+	if (i == A64_NOP) {
+		uintptr_t fs = mt_func_start(o, s->addr);
+		if (fs && (s->addr == fs || (s->addr == fs + 4 && (mt_code32(fs) == BTI_C || mt_code32(fs) == BTI_JC))) &&
+		    mt_in_exec(o, s->addr + 7) && mt_code32(s->addr + 4) == A64_NOP)
+			return a64_patchable(s, o);
 		return "a NOP already (another tool changed it)";
+	}
 	if ((i & BRK_MASK) == BRK_OP)
 		return "a breakpoint (a debugger or another tool changed it)";
 	return "not a call instruction";
@@ -246,4 +301,5 @@ const struct mt_arch mt_arch = {
 	.decode = a64_decode,
 	.bytes = a64_bytes,
 	.sync_self = a64_sync_self,
+	.prep = a64_prep,
 };

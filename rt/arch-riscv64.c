@@ -54,6 +54,7 @@
 #define JAL_RA        0x000000efu   /* jal ra: the low 12 bits */
 #define FORM_PAIR 0
 #define FORM_JAL  1
+#define FORM_PFE  2
 
 #ifndef __NR_riscv_flush_icache
 #define __NR_riscv_flush_icache 259
@@ -158,6 +159,63 @@ static const char *rv_placed(uintptr_t a, const struct mt_object *o)
 	return (a - p) % 4 ? "not at the start of an instruction (decoded back from it)" : NULL;
 }
 
+/* -fpatchable-function-entry=4 with compressed instructions (four
+ * c.nop, 8 bytes; or 2 without them: two nop) at the function's start,
+ * as Linux's later riscv ftrace uses t0: `auipc t0, hi; nop` written
+ * once over them before any other change (mt_arch.prep, quiet: several
+ * instructions made two, only while no other thread can run them), and
+ * the site is the second word, `nop` <-> `jalr t0, lo(t0)`, to
+ * mt_pfe_hook (hook-riscv64.S) or to a trampoline within auipc's 2 GB
+ * (`auipc t1, 0; ld t1, 16(t1); jr t1` and the hook's address: t1 is
+ * free at a function's entry, t0 holds the way back).  The hook runs
+ * before the prologue, ra the parent, and returns through t0.  Its
+ * frames are never hijacked (nohook). */
+#define RV_C_NOP 0x0001u
+MT_HIDDEN void mt_pfe_hook(void);
+
+static uint32_t auipc_t0(uintptr_t at, uintptr_t to)
+{
+	int64_t off = (int64_t)(to - at);
+	int64_t hi = (off + 0x800) >> 12;
+	return ((uint32_t)hi << 12) | (5u << 7) | 0x17u;
+}
+
+static const char *rv_patchable(struct mt_site *s, const struct mt_object *o)
+{
+	(void)o;
+	uintptr_t hook = (uintptr_t)mt_pfe_hook;
+	int64_t d = (int64_t)(hook - s->addr);
+	if (d < -(INT64_C(1) << 31) + 4096 || d >= (INT64_C(1) << 31) - 4096) {
+		uint32_t code[6] = { 0x00000317u, 0x01033303u, 0x00030067u, RV_NOP, (uint32_t)hook,
+				     (uint32_t)((uint64_t)hook >> 32) };
+		hook = mt_tramp_near(s->addr, (UINT32_C(1) << 31) - 8192, code, sizeof code);
+		if (!hook)
+			return "a -fpatchable-function-entry NOP with no room within 2 GB for a trampoline to the hook";
+		d = (int64_t)(hook - s->addr);
+	}
+	int64_t hi = (d + 0x800) >> 12, lo = d - hi * 4096;
+	uint32_t jalr = ((uint32_t)(lo & 0xfff) << 20) | (5u << 15) | (5u << 7) | 0x67u;
+	s->addr += 4;
+	s->len = 4;
+	s->form = FORM_PFE;
+	s->target = hook;
+	memcpy(s->orig, &jalr, 4);
+	s->raw = true;
+	s->nohook = true;
+	atomic_store_explicit(&s->state, MT_NOP, memory_order_relaxed);
+	return NULL;
+}
+
+static unsigned rv_prep(const struct mt_site *s, struct mt_prep *out)
+{
+	if (s->form != FORM_PFE)
+		return 0;
+	uint32_t w[2] = { auipc_t0(s->addr - 4, s->target), RV_NOP };
+	out[0] = (struct mt_prep){ .at = s->addr - 4, .n = 8, .quiet = true };
+	memcpy(out[0].b, w, 8);
+	return 1;
+}
+
 static const char *rv_decode(struct mt_site *s, const struct mt_object *o)
 {
 	if (s->addr & 1)
@@ -168,6 +226,10 @@ static const char *rv_decode(struct mt_site *s, const struct mt_object *o)
 	if (why)
 		return why;
 	uint32_t i = mt_code32(s->addr);
+	if (mt_in_exec(o, s->addr + 7) && mt_func_start(o, s->addr) == s->addr &&
+	    ((i == (RV_C_NOP | RV_C_NOP << 16) && mt_code32(s->addr + 4) == (RV_C_NOP | RV_C_NOP << 16)) ||
+	     (i == RV_NOP && mt_code32(s->addr + 4) == RV_NOP)))
+		return rv_patchable(s, o);
 	if ((i & 0xfff) == AUIPC_RA) {
 		if (!mt_in_exec(o, s->addr + 7))
 			return "not in the object's code";
@@ -313,6 +375,7 @@ const struct mt_arch mt_arch = {
 	.glob_dat = R_RISCV_64,
 	.decode = rv_decode,
 	.bytes = rv_bytes,
+	.prep = rv_prep,
 	.sync_self = rv_sync_self,
 	.sync_whole = true,
 };

@@ -58,7 +58,9 @@
 #error "arch-x86.c: x86_64 or i386 only"
 #endif
 
-enum { FORM_E8, FORM_GOT, FORM_PREFIXED };
+/* (FORM_RUN5, FORM_NOP5C and FORM_PREFIX: -fpatchable-function-entry's
+ * sites, below) */
+enum { FORM_E8, FORM_GOT, FORM_PREFIXED, FORM_RUN5, FORM_NOP5C, FORM_PREFIX };
 
 /* A call form: its first two bytes under a mask, its length and where
  * its 32-bit field is. */
@@ -79,6 +81,9 @@ static const struct x86_form x86_forms[] = {
 };
 
 static const unsigned char nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+static const unsigned char nop5c[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x08 };   /* clang's */
+static const unsigned char run5[5] = { 0x90, 0x90, 0x90, 0x90, 0x90 };    /* GCC's */
+static const unsigned char nop2[2] = { 0x66, 0x90 };
 static const unsigned char nop6[6] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 
 static int32_t rel32(const unsigned char *p)
@@ -415,6 +420,27 @@ static const unsigned char *x86_tramp_code(void)
 }
 #endif
 
+/* The call (e8 rel32) at a to the hook, in call[0..5) and its target
+ * in *to: the hook, or on x86_64, where it is beyond rel32's reach, a
+ * trampoline mapped within it; false if there is no room for one. */
+static bool hook_call_at(uintptr_t a, uintptr_t hook, unsigned char *call, uintptr_t *to)
+{
+	uintptr_t end = a + 5;
+#if defined(__x86_64__)
+	if ((intptr_t)(hook - end) != (int32_t)(hook - end)) {
+		uintptr_t t = mt_tramp_near(end, INT32_MAX, x86_tramp_code(), 32);
+		if (!t)
+			return false;
+		hook = t + (hook == mt_hooks[HOOK_FENTRY] ? 0 : 16);
+	}
+#endif
+	int32_t rel = (int32_t)(uint32_t)(hook - end);
+	*to = hook;
+	call[0] = 0xe8;
+	memcpy(call + 1, &rel, 4);
+	return true;
+}
+
 /* A site GCC's -mnop-mcount left: its hook from where it is, its call to
  * it in s->orig, its state MT_NOP; or why it is not one. */
 static const char *x86_nop_site(struct mt_site *s, const struct mt_object *o)
@@ -440,23 +466,109 @@ static const char *x86_nop_site(struct mt_site *s, const struct mt_object *o)
 		    !past_saves(p + sizeof X86_FRAME - 1, site))
 			return other;
 	}
-	uintptr_t end = s->addr + 5;
-#if defined(__x86_64__)
-	if ((intptr_t)(hook - end) != (int32_t)(hook - end)) {
-		uintptr_t t = mt_tramp_near(end, INT32_MAX, x86_tramp_code(), 32);
-		if (!t)
-			return "a -mnop-mcount NOP with no room within 2 GB for a trampoline to the hook";
-		hook = t + (hook == mt_hooks[HOOK_FENTRY] ? 0 : 16);
-	}
-#endif
-	int32_t rel = (int32_t)(uint32_t)(hook - end);
+	if (!hook_call_at(s->addr, hook, s->orig, &s->target))
+		return "a -mnop-mcount NOP with no room within 2 GB for a trampoline to the hook";
 	s->len = 5;
 	s->form = FORM_E8;
-	s->target = hook;
-	s->orig[0] = 0xe8;
-	memcpy(s->orig + 1, &rel, 4);
 	atomic_store_explicit(&s->state, MT_NOP, memory_order_relaxed);
 	return NULL;
+}
+
+/* -fpatchable-function-entry=N[,M]: the table's entries point M NOPs
+ * before each function's symbol (after its endbr where M is 0: GCC and
+ * clang put the endbr first).  Two forms are taken, as GCC and clang
+ * emit them:
+ *   N=5, M=0: the site is the run at the entry, GCC's five 0x90 (raw:
+ *     made one 5-byte NOP, 0f 1f 44 00 00, once and while no thread can
+ *     be inside it: patch.c) or clang's one 5-byte NOP (0f 1f 44 00 08,
+ *     kept as its NOP); switched on, `e8 rel32` to __fentry__, as
+ *     -mnop-mcount's NOP at an entry is.
+ *   M >= 7 NOPs (0x90) before the symbol and two bytes at the entry
+ *     (GCC's 90 90, raw: made one 66 90; clang's 66 90), openSUSE's
+ *     16,14: the site is the two bytes at the entry, switched on `jmp
+ *     rel8` (eb) back to the NOPs, where `call __fentry__; jmp` the
+ *     entry's end (e8 rel32, eb rel8) is written once before the site is
+ *     first changed; the hook returns into the NOPs (s->ret_at), its
+ *     stack as __fentry__'s.
+ * The entry's bytes must be exactly those, and a prefix form's the
+ * entry's two bytes and no NOP after them (N - M other than 2 is not
+ * taken); anything else is refused. */
+static const char *x86_patchable(struct mt_site *s, const struct mt_object *o)
+{
+	const unsigned char *p = (const unsigned char *)s->addr;
+	/* (where functions start: their symbols, or in a stripped object
+	 * their frame descriptions) */
+	uintptr_t fs = mt_func_start(o, s->addr);
+	if (fs && (s->addr == fs || (s->addr == fs + 4 && endbr_at((const unsigned char *)fs)))) {
+		if (!memcmp(p, run5, 5))
+			s->form = FORM_RUN5;
+		else if (!memcmp(p, nop5c, 5))
+			s->form = FORM_NOP5C;
+		else
+			return "NOPs at a function's entry that are not -fpatchable-function-entry=5's";
+		if (!hook_call_at(s->addr, mt_hooks[HOOK_FENTRY], s->orig, &s->target))
+			return "a -fpatchable-function-entry NOP with no room within 2 GB for a trampoline to the hook";
+		s->len = 5;
+		s->raw = s->form == FORM_RUN5;
+		atomic_store_explicit(&s->state, MT_NOP, memory_order_relaxed);
+		return NULL;
+	}
+	/* (GCC's entry is 90 90 too: the function is the first to start
+	 * after 0x90s) */
+	uintptr_t f = 0;
+	for (size_t m = 0; m < 120 && mt_in_exec(o, s->addr + m + 1) && p[m] == 0x90 && !f; m++)
+		if (m >= 6 && mt_func_start(o, s->addr + m + 1) == s->addr + m + 1)
+			f = s->addr + m + 1;
+	if (!f)
+		return "NOPs that do not end at a function's start, 7 bytes or more after the entry";
+	uintptr_t e = f + (endbr_at((const unsigned char *)f) ? 4 : 0);
+	const unsigned char *q = (const unsigned char *)e;
+	if (!mt_in_exec(o, e + 3) || (memcmp(q, nop2, 2) && memcmp(q, run5, 2)) || q[2] == 0x90 ||
+	    e + 2 - s->addr > 128)
+		return "a -fpatchable-function-entry prefix whose entry is not two bytes of NOP";
+	uintptr_t t;
+	unsigned char call[5];
+	if (!hook_call_at(s->addr, mt_hooks[HOOK_FENTRY], call, &t))
+		return "a -fpatchable-function-entry NOP with no room within 2 GB for a trampoline to the hook";
+	s->raw = true;
+	s->target = t;
+	s->ret_at = (int8_t)-(intptr_t)(e - (s->addr + 5));
+	s->orig[0] = 0xeb;
+	s->orig[1] = (unsigned char)(int8_t)-(intptr_t)(e + 2 - s->addr);
+	s->addr = e;
+	s->len = 2;
+	s->form = FORM_PREFIX;
+	atomic_store_explicit(&s->state, MT_NOP, memory_order_relaxed);
+	return NULL;
+}
+
+/* What is written once before a raw site is first changed (mt_arch.prep):
+ * GCC's run made one NOP (quiet), and a prefix form's call and jump,
+ * written before that (no thread runs them until the site jumps there). */
+static unsigned x86_prep(const struct mt_site *s, struct mt_prep *out)
+{
+	unsigned n = 0;
+	const unsigned char *p = (const unsigned char *)s->addr;
+	if (s->form == FORM_PREFIX) {
+		uintptr_t pre = s->addr + 2 + (uintptr_t)(intptr_t)(int8_t)s->orig[1];
+		out[n] = (struct mt_prep){ .at = pre, .n = 7 };
+		out[n].b[0] = 0xe8;
+		int32_t rel = (int32_t)(uint32_t)(s->target - (pre + 5));
+		memcpy(out[n].b + 1, &rel, 4);
+		out[n].b[5] = 0xeb;
+		out[n].b[6] = (unsigned char)(int8_t)(s->addr + 2 - (pre + 7));
+		n++;
+		if (!memcmp(p, run5, 2)) {
+			out[n] = (struct mt_prep){ .at = s->addr, .n = 2, .quiet = true };
+			memcpy(out[n].b, nop2, 2);
+			n++;
+		}
+	} else if (s->form == FORM_RUN5) {
+		out[n] = (struct mt_prep){ .at = s->addr, .n = 5, .quiet = true };
+		memcpy(out[n].b, nop5, 5);
+		n++;
+	}
+	return n;
 }
 
 static const char *x86_decode(struct mt_site *s, const struct mt_object *o)
@@ -472,6 +584,8 @@ static const char *x86_decode(struct mt_site *s, const struct mt_object *o)
 	if (!f) {
 		if (!memcmp(p, nop5, 5))
 			return x86_nop_site(s, o);
+		if (p[0] == 0x90 || !memcmp(p, nop5c, 5))
+			return x86_patchable(s, o);
 		if (!memcmp(p, nop6, 6))
 			return "a NOP already (another tool changed it)";
 		if (p[0] == 0xcc)
@@ -508,8 +622,10 @@ static void x86_bytes(const struct mt_site *s, enum mt_state st, unsigned char *
 		out[0] = 0x67;
 		out[k] = 0xe8;
 		memcpy(out + k + 1, &rel, 4);
+	} else if (s->form == FORM_PREFIX) {
+		memcpy(out, nop2, 2);
 	} else {
-		memcpy(out, s->len == 5 ? nop5 : nop6, s->len);
+		memcpy(out, s->form == FORM_NOP5C ? nop5c : s->len == 5 ? nop5 : nop6, s->len);
 	}
 }
 
@@ -538,6 +654,10 @@ static void x86_emulate(const struct mt_site *s, enum mt_state st, void *ucv)
 	greg_t *g = uc->uc_mcontext.gregs;
 	if (st == MT_NOP) {
 		g[REG_PC] = (greg_t)(s->addr + s->len);
+		return;
+	}
+	if (st == MT_CALL && s->form == FORM_PREFIX) {
+		g[REG_PC] = (greg_t)(s->addr + 2 + (uintptr_t)(intptr_t)(int8_t)s->orig[1]);   /* jmp rel8 */
 		return;
 	}
 	uintptr_t to = st == MT_OWN ? s->own : s->target;
@@ -610,4 +730,5 @@ const struct mt_arch mt_arch = {
 	.sync_self = x86_sync_self,
 	.trap_site = x86_trap_site,
 	.emulate = x86_emulate,
+	.prep = x86_prep,
 };

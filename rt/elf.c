@@ -815,8 +815,21 @@ static void read_sections(struct mt_object *o, const struct file *f)
 	for (size_t i = 1; i < f->shnum; i++) {
 		const Shdr *s = &f->sh[i];
 		const char *name = sec_name(f, s);
-		if (!strcmp(name, "__mcount_loc") && (s->sh_flags & SHF_ALLOC) && s->sh_type == SHT_PROGBITS) {
-			o->table = o->bias + s->sh_addr;
+		bool pfe = !strcmp(name, "__patchable_function_entries");
+		if ((pfe || !strcmp(name, "__mcount_loc")) && (s->sh_flags & SHF_ALLOC) && s->sh_type == SHT_PROGBITS) {
+			/* -fpatchable-function-entry's table is o->table where
+			 * the object has no __mcount_loc, else o->ptable */
+			uintptr_t at = o->bias + s->sh_addr;
+			if (pfe && o->table) {
+				o->ptable = at;
+				o->ptable_size = s->sh_size;
+				continue;
+			}
+			if (!pfe && o->table) {
+				o->ptable = o->table;
+				o->ptable_size = o->table_size;
+			}
+			o->table = at;
 			o->table_size = s->sh_size;
 		} else if ((!strcmp(name, ".plt") || !strcmp(name, ".plt.sec")) && nplt < 2) {
 			o->plt_lo[nplt] = o->bias + s->sh_addr;

@@ -102,6 +102,65 @@ _mcount:
 	.cfi_endproc
 	.size _mcount, .-_mcount
 
+/* -fpatchable-function-entry=2's site (arch-aarch64.c): `mov x9, x30;
+ * bl` (or a trampoline that branches here through x16) at the
+ * function's entry, before its prologue: x9 is the parent, x30 the
+ * address after the site, x29 and sp the caller's.  The frame and the
+ * block as _mcount's; mt_entry gets a copy {the caller's x29, the
+ * parent} marked MT_SLOT_KEEP (never hijacked), and the hook returns to
+ * the site with x30 the parent again (x9 and x10, free at a function's
+ * entry, are not kept).  Its unwind information has the parent as its
+ * return address: the function has no frame yet. */
+	.globl mt_pfe_hook
+	.hidden mt_pfe_hook
+	.type mt_pfe_hook, %function
+	.p2align 4
+mt_pfe_hook:
+	.cfi_startproc
+	hint	34			// bti c (a trampoline's br x16 comes here)
+	stp	x29, x30, [sp, #-272]!
+	.cfi_def_cfa_offset 272
+	.cfi_offset 29, -272
+	mov	x29, sp
+	stp	x0, x1, [sp, #16]
+	stp	x2, x3, [sp, #32]
+	stp	x4, x5, [sp, #48]
+	stp	x6, x7, [sp, #64]
+	stp	x19, x20, [sp, #80]
+	stp	x21, x22, [sp, #96]
+	stp	x23, x24, [sp, #112]
+	stp	x25, x26, [sp, #128]
+	stp	x27, x28, [sp, #144]
+	ldr	x11, [sp]		// the caller's x29
+	add	x10, sp, #272		// the function's sp, as its caller left it
+	stp	x11, x10, [sp, #160]
+	stp	d8, d9, [sp, #176]
+	stp	d10, d11, [sp, #192]
+	stp	d12, d13, [sp, #208]
+	stp	d14, d15, [sp, #224]
+	str	x8, [sp, #240]
+	stp	x11, x9, [sp, #256]	// {key, parent}: a copy, never written
+	.cfi_offset 30, -8
+	add	x2, sp, #16		// the block
+	add	x1, sp, #264
+	orr	x1, x1, #1		// MT_SLOT_KEEP
+	mov	x0, x30			// the address after the site
+	bl	mt_entry
+	ldp	x0, x1, [sp, #16]
+	ldp	x2, x3, [sp, #32]
+	ldp	x4, x5, [sp, #48]
+	ldp	x6, x7, [sp, #64]
+	ldr	x8, [sp, #240]
+	ldr	x9, [sp, #264]		// the parent
+	ldp	x29, x10, [sp], #272	// x10: the address after the site
+	.cfi_restore 29
+	.cfi_def_cfa_offset 0
+	mov	x30, x9
+	.cfi_restore 30
+	ret	x10
+	.cfi_endproc
+	.size mt_pfe_hook, .-mt_pfe_hook
+
 /* A hijacked function returns here, after its epilogue: sp and x29 are
  * its caller's again, and x29 is the key its entry was pushed with (the
  * caller's frame pointer, which the frame record saved).  The return

@@ -114,6 +114,91 @@ _mcount:
  * gets the original return address.  As hook-aarch64.S's: no unwind
  * information and a word of no function before it, on purpose, and
  * never unmapped. */
+/* -fpatchable-function-entry's site (arch-riscv64.c): `auipc t0; jalr
+ * t0` (or a trampoline that jumps here) at the function's start, before
+ * its prologue: t0 is the address after the site, ra the parent, a0-a7
+ * the arguments, t2 a nested function's static chain, s0 and sp the
+ * caller's.  The frame and the block as _mcount's (the copy of the
+ * parent: ra, marked MT_SLOT_KEEP, never written), t0 and t2 kept at
+ * 272 and 280; it returns through t0 with ra the parent.  Its unwind
+ * information has the parent as its return address: the function has
+ * no frame yet. */
+	.globl mt_pfe_hook
+	.hidden mt_pfe_hook
+	.type mt_pfe_hook, %function
+	.p2align 2
+mt_pfe_hook:
+	.cfi_startproc
+	addi	sp, sp, -304
+	.cfi_def_cfa_offset 304
+	sd	ra, 296(sp)
+	sd	s0, 288(sp)
+	.cfi_offset ra, -8
+	.cfi_offset s0, -16
+	sd	t0, 272(sp)
+	sd	t2, 280(sp)
+	sd	s0, 80(sp)
+	addi	s0, sp, 304
+	.cfi_def_cfa s0, 0
+	sd	s0, 72(sp)		// the function's sp
+	sd	s1, 88(sp)
+	sd	s2, 96(sp)
+	sd	s3, 104(sp)
+	sd	s4, 112(sp)
+	sd	s5, 120(sp)
+	sd	s6, 128(sp)
+	sd	s7, 136(sp)
+	sd	s8, 144(sp)
+	sd	s9, 152(sp)
+	sd	s10, 160(sp)
+	sd	s11, 168(sp)
+	fsd	fs0, 176(sp)
+	fsd	fs1, 184(sp)
+	fsd	fs2, 192(sp)
+	fsd	fs3, 200(sp)
+	fsd	fs4, 208(sp)
+	fsd	fs5, 216(sp)
+	fsd	fs6, 224(sp)
+	fsd	fs7, 232(sp)
+	fsd	fs8, 240(sp)
+	fsd	fs9, 248(sp)
+	fsd	fs10, 256(sp)
+	fsd	fs11, 264(sp)
+	sd	a0, 0(sp)
+	sd	a1, 8(sp)
+	sd	a2, 16(sp)
+	sd	a3, 24(sp)
+	sd	a4, 32(sp)
+	sd	a5, 40(sp)
+	sd	a6, 48(sp)
+	sd	a7, 56(sp)
+	sd	ra, 64(sp)		// the copy of the parent
+	mv	a2, sp			// the argument registers
+	addi	a1, sp, 64
+	ori	a1, a1, 1		// MT_SLOT_KEEP
+	mv	a0, t0			// the address after the site
+	call	mt_entry
+	ld	a0, 0(sp)
+	ld	a1, 8(sp)
+	ld	a2, 16(sp)
+	ld	a3, 24(sp)
+	ld	a4, 32(sp)
+	ld	a5, 40(sp)
+	ld	a6, 48(sp)
+	ld	a7, 56(sp)
+	ld	t0, 272(sp)
+	ld	t2, 280(sp)
+	ld	ra, 296(sp)
+	ld	s0, 288(sp)
+	.cfi_def_cfa sp, 304
+	.cfi_restore ra
+	.cfi_restore s0
+	addi	sp, sp, 304
+	.cfi_def_cfa_offset 0
+	jr	t0
+	.cfi_endproc
+	.size mt_pfe_hook, .-mt_pfe_hook
+
 	.globl mt_return_trampoline
 	.hidden mt_return_trampoline
 	.type mt_return_trampoline, %function

@@ -1240,6 +1240,129 @@ static void want_as_is(struct mt_site **batch, size_t n)
 	mt_sites_all_dirty();
 }
 
+/* ---- -fpatchable-function-entry's sites made ready (mt_arch.prep) ---- */
+
+/* The PCs of the other threads of the process (but the library's
+ * control thread), if each is stopped by a tracer ('t' in its stat:
+ * mcount-attach's, which runs this thread), into pcs (at most cap);
+ * their number, or -1 if one runs (or may run at any time: stopped by
+ * a signal, which SIGCONT ends), or its PC cannot be read.  At start-up
+ * there is no other thread (0). */
+static long stopped_pcs(uintptr_t *pcs, size_t cap)
+{
+	int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -1;
+	long self = syscall(SYS_gettid), n = 0;
+	static char ents[4096];
+	long got;
+	while (n >= 0 && (got = syscall(SYS_getdents64, dir, ents, sizeof ents)) > 0) {
+		for (long off = 0; off < got && n >= 0;) {
+			unsigned short reclen;
+			memcpy(&reclen, ents + off + 16, sizeof reclen);
+			const char *name = ents + off + 19;
+			off += reclen;
+			char *end;
+			long tid = strtol(name, &end, 10);
+			if (*end || tid <= 0 || tid == self || tid == atomic_load(&mt_library_tid))
+				continue;
+			char path[64], st[1024];
+			snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
+			int fd = open(path, O_RDONLY | O_CLOEXEC);
+			ssize_t k = fd < 0 ? -1 : read(fd, st, sizeof st - 1);
+			if (fd >= 0)
+				close(fd);
+			const char *b = k > 0 ? (st[k] = 0, strrchr(st, ')')) : NULL;
+			if (!b || b[1] != ' ' || b[2] != 't' || (size_t)n >= cap) {
+				n = -1;
+				break;
+			}
+			/* (syscall: "NR ARGS... SP PC", "-1 SP PC" out of one;
+			 * its own thread group may read it) */
+			snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", tid);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			k = fd < 0 ? -1 : read(fd, st, sizeof st - 1);
+			if (fd >= 0)
+				close(fd);
+			const char *pc = k > 0 ? (st[k] = 0, strrchr(st, ' ')) : NULL;
+			if (!pc || strncmp(pc + 1, "0x", 2)) {
+				n = -1;
+				break;
+			}
+			pcs[n++] = (uintptr_t)strtoull(pc + 1, NULL, 16);
+		}
+	}
+	close(dir);
+	return n;
+}
+
+/* The raw sites (mt_raw_pending) made ready: each site's writes
+ * (mt_arch.prep), the quiet ones only where no other thread can run and
+ * none stopped is inside them; a site that cannot be is refused, said
+ * (once an object, with a count).  Registry lock held. */
+static void prep_raw(struct mt_view *v)
+{
+	mt_raw_pending = false;
+	uintptr_t pcs[256];
+	long npc = -2;                    /* not looked yet */
+	size_t refused = 0, done = 0;
+	uint16_t last_obj = 0;
+	bool opened = false;
+	for (size_t i = 0; i < v->n; i++) {
+		struct mt_site *s = &v->sites[i];
+		if (!s->raw || atomic_load(&s->refused) || !mt_arch.prep)
+			continue;
+		struct mt_prep w[MT_PREP_MAX];
+		unsigned nw = mt_arch.prep(s, w);
+		const char *why = NULL;
+		for (unsigned k = 0; k < nw && !why; k++) {
+			if (!w[k].quiet)
+				continue;
+			if (npc == -2)
+				npc = stopped_pcs(pcs, sizeof pcs / sizeof pcs[0]);
+			if (npc < 0)
+				why = "-fpatchable-function-entry NOPs loaded while other threads run: never made one "
+				      "instruction (a thread may be inside them)";
+			for (long t = 0; t < npc && !why; t++)
+				if (pcs[t] > w[k].at && pcs[t] < w[k].at + w[k].n)
+					why = "-fpatchable-function-entry NOPs that a stopped thread is inside";
+		}
+		if (!why && !opened) {
+			if (mem_fd < 0 && (mem_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC)) < 0)
+				why = "/proc/self/mem cannot be opened";
+			else
+				opened = true;
+		}
+		for (unsigned k = 0; k < nw && !why; k++) {
+			if (mem_write(w[k].b, w[k].n, w[k].at) != (ssize_t)w[k].n)
+				why = "its NOPs could not be written";
+			else if (!mt_arch.trap_len && !mt_arch.sync_whole)
+				mt_arch.sync_self(w[k].at, w[k].at + w[k].n);   /* (as apply_single_stores) */
+		}
+		if (!why) {
+			s->raw = false;
+			done++;
+			continue;
+		}
+		atomic_store(&s->refused, true);
+		mt_reg.bad_sites++;
+		if (refused && s->obj != last_obj)
+			refused = 0;
+		if (!refused++)
+			mt_msg("%s: %#lx <%s>: %s: left alone", mt_reg.objs[s->obj]->name, (unsigned long)s->addr,
+			       mt_reg.funcs[s->func].name, why);
+		else if (refused == 2)
+			mt_msg("%s: and more sites of it likewise", mt_reg.objs[s->obj]->name);
+		last_obj = s->obj;
+	}
+	if (opened) {
+		close(mem_fd);
+		mem_fd = -1;
+	}
+	if (done)
+		sync_all();
+}
+
 static int site_ptr_cmp(const void *a, const void *b)
 {
 	const struct mt_site *x = *(struct mt_site *const *)a, *y = *(struct mt_site *const *)b;
@@ -1284,6 +1407,8 @@ int mt_apply(void)
 		}
 		cap = v->n;
 	}
+	if (mt_raw_pending)
+		prep_raw(v);
 	struct collect c = { batch_mem, 0 };
 	apply_why[0] = 0;
 	mt_each_changed_site(collect_site, &c);

@@ -84,6 +84,15 @@ enum mt_state { MT_CALL = 0, MT_NOP = 1, MT_OWN = 2 };
 struct mt_site;
 struct mt_object;
 
+/* A write mt_arch.prep asks for: n bytes of b at at. */
+#define MT_PREP_MAX 2
+struct mt_prep {
+	uintptr_t at;
+	unsigned n;
+	bool quiet;
+	unsigned char b[16];
+};
+
 /* What one instruction does to the registers (DWARF's numbers, below
  * MT_DWARF_REGS), as mt_arch.insn tells it: its length, and a copy
  * (move: dst[0] := src), or the registers it writes (dst[0..n)), or
@@ -184,6 +193,19 @@ struct mt_arch {
 	void (*own_region)(unsigned char *out, uintptr_t at, uint32_t first, uint32_t n);
 	unsigned own_head, own_stride;
 	uintptr_t own_reach;          /* how far a site may call, both ways */
+	/* -fpatchable-function-entry's sites whose code is still what the
+	 * compiler left (s->raw, set by decode): the writes made once
+	 * before the site is first changed (patch.c, at the start of a
+	 * pass), at most MT_PREP_MAX; returns how many.  A write is quiet
+	 * where it makes several NOP instructions one (x86: GCC's five
+	 * 0x90 made one 5-byte NOP), which must never happen while a
+	 * thread's PC could be inside them: patch.c makes it only while
+	 * every other thread of the process is stopped by a tracer with
+	 * its PC outside (mcount-attach's; at start-up there is no other),
+	 * else the site is refused.  Any other write is of code no thread
+	 * runs until the site sends it there (x86: the call written in the
+	 * NOPs before the function's symbol).  NULL: none. */
+	unsigned (*prep)(const struct mt_site *s, struct mt_prep *out);
 };
 /* For the instruction decoders: register r written. */
 static inline void mt_insn_w(struct mt_insn *o, unsigned r)
@@ -422,8 +444,13 @@ struct mt_object {
 	uintptr_t exec_lo[MT_MAX_RANGES], exec_hi[MT_MAX_RANGES];
 	const unsigned char *file;    /* the file, mapped read-only */
 	size_t file_size;
-	uintptr_t table;              /* run-time address of __mcount_loc (0: none) */
+	uintptr_t table;              /* run-time address of __mcount_loc, or of
+				       * __patchable_function_entries where it
+				       * has no __mcount_loc (0: neither) */
 	size_t table_size;
+	uintptr_t ptable;             /* __patchable_function_entries beside
+				       * __mcount_loc (0: not both) */
+	size_t ptable_size;
 	struct mt_sym *syms;          /* functions, by address */
 	size_t nsyms;
 	bool syms_read;               /* read at start-up where there is a table,
@@ -523,9 +550,28 @@ struct mt_site {
 	uint16_t lr_at;               /* arm: saved lr this far above the site's
 				       * pushed word (0: did not save it) */
 	uint8_t next;                 /* the state the pass is bringing it to */
+	bool raw;                     /* its code is still the compiler's
+				       * -fpatchable-function-entry NOPs: made
+				       * ready (mt_arch.prep) before its first
+				       * change, else refused */
+	int8_t ret_at;                /* where the hook's call returns to, from
+				       * addr, where that is not addr + len (0):
+				       * a site whose call is elsewhere, which it
+				       * jumps to (x86's call in the NOPs before a
+				       * function's symbol, -fpatchable-function-
+				       * entry=N,M): mt_site_ret */
 	uintptr_t own;                /* its function's own trampoline (MT_OWN's
 				       * call), 0 until it has one */
 };
+
+/* The address a site's hook call returns to: what the hook is given,
+ * by which the hot path and the drain find the site. */
+static inline uintptr_t mt_site_ret(const struct mt_site *s)
+{
+	return s->addr + (s->ret_at ? (uintptr_t)(intptr_t)s->ret_at : s->len);
+}
+/* sites.c found sites with raw set since the last pass (patch.c). */
+MT_HIDDEN extern bool mt_raw_pending;
 
 /* The users of a function's sites (ops.c), a bit each: bit 0 the
  * tracer, bit id a hook; a word, so that every CPU loads and stores it
@@ -1303,8 +1349,9 @@ MT_HIDDEN bool mt_in_callback(void);
  * stack and the argument registers as the caller left them (x86: the
  * hook's own return address is the word below the slot, which it
  * returns through after it restored every register).  aarch64's and
- * riscv64's _mcount run after the prologue (no
- * -fpatchable-function-entry sites yet): ENOTSUP. */
+ * riscv64's _mcount run after the prologue, and aarch64's
+ * -fpatchable-function-entry hook, which runs before it, has none yet:
+ * ENOTSUP. */
 #if defined(__x86_64__) || defined(__i386__)
 #define MT_HAVE_REDIRECT MT_HAVE_HOOKS
 #else

@@ -25,6 +25,7 @@
 struct mt_registry mt_reg = { .pass = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP,
 			      .lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP };
 _Atomic(struct mt_view *) mt_view;
+bool mt_raw_pending;
 
 /* The filters applied so far, in order. */
 struct rule {
@@ -80,10 +81,13 @@ static const struct mt_site *before_in(const struct mt_view *v, uintptr_t ret)
 	if (!v)
 		return NULL;
 	size_t lo = lower_bound(v, ret);
+	/* (a site whose call is elsewhere, before it: the first after ret) */
+	if (lo < v->n && v->sites[lo].ret_at && mt_site_ret(&v->sites[lo]) == ret)
+		return &v->sites[lo];
 	if (!lo)
 		return NULL;
 	const struct mt_site *s = &v->sites[lo - 1];
-	return s->addr + s->len == ret ? s : NULL;
+	return mt_site_ret(s) == ret ? s : NULL;
 }
 
 const struct mt_site *mt_site_before(uintptr_t ret)
@@ -460,8 +464,8 @@ static struct mt_site *object_sites(uint16_t oi, size_t *count)
 		       "(build it through mcount-cc, or with GCC's -mrecord-mcount)", o->name);
 	if (!o->table || !o->table_size)
 		return NULL;
-	size_t n = o->table_size / sizeof(uintptr_t);
-	const uintptr_t *tab = (const uintptr_t *)o->table;
+	size_t n1 = o->table_size / sizeof(uintptr_t), n = n1 + o->ptable_size / sizeof(uintptr_t);
+	const uintptr_t *tab = (const uintptr_t *)o->table, *ptab = (const uintptr_t *)o->ptable;
 	uintptr_t *addrs = malloc((n + 1) * sizeof *addrs);
 	struct mt_site *out = calloc(n + 1, sizeof *out);
 	if (!addrs || !out) {
@@ -470,9 +474,11 @@ static struct mt_site *object_sites(uint16_t oi, size_t *count)
 		return NULL;
 	}
 	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (tab[i])                   /* zero entries are padding, as in the kernel */
-			addrs[k++] = tab[i];
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t a = i < n1 ? tab[i] : ptab[i - n1];
+		if (a)                        /* zero entries are padding, as in the kernel */
+			addrs[k++] = a;
+	}
 	mt_sort_by_addr(addrs, k, sizeof *addrs, 0, sizeof *addrs, addr_cmp);
 	size_t shown = 0, m = 0, unfit = 0;
 	uintptr_t high = 0;
@@ -505,7 +511,8 @@ static struct mt_site *object_sites(uint16_t oi, size_t *count)
 				break;
 		}
 		s->func = (uint32_t)func;
-		if (!mt_ev_holds(s->addr) || !mt_ev_holds(s->addr + s->len)) {
+		mt_raw_pending |= s->raw;
+		if (!mt_ev_holds(s->addr) || !mt_ev_holds(mt_site_ret(s))) {
 			mt_reg.funcs[func].unfit = true;
 			if (!unfit++)
 				high = s->addr;
@@ -578,7 +585,7 @@ struct mt_retmap *mt_retmap_of(const void *(*value)(const struct mt_site *))
 		const void *val = value(s);
 		if (!val)
 			continue;
-		uintptr_t ret = s->addr + s->len;
+		uintptr_t ret = mt_site_ret(s);
 		uint64_t k = mt_retmap_at(m, ret);
 		m->e[k].ret = ret;
 		m->e[k].v = val;

@@ -72,6 +72,12 @@ package A64Trace;
 #    functions return through the trampoline into it.
 #  - A -pg shared library beside its program, preloaded, bound lazily
 #    and at start-up: every event of its functions (SysTrace's plug).
+#  - -fpatchable-function-entry=2 (the compiler's own table, Linux's
+#    arm64 form): oracle.c built with it and -finstrument-functions,
+#    preloaded (the hook through a trampoline within 128 MB), with
+#    -mbranch-protection=standard (bti c before the NOPs), and linked
+#    in: two NOPs at each entry (objdump), the trace the enter log of
+#    t/src/trace/cyg_graph.c, function and parent, names nm's.
 use strict;
 use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
@@ -163,6 +169,23 @@ sub jobs {
     $files->{'/bti'} = "$dir/bti";
     $files->{'/lib/mt/libbti.so'} = "$dir/libbti.so";
     push @$jobs, { name => 'bti-probe', argv => ['/bti', 'probe'] };
+    # -fpatchable-function-entry=2 (no -pg, no mcount-cc: the compiler's
+    # own table), Linux's arm64 form: two NOPs at each entry, after a
+    # bti c with -mbranch-protection=standard; preloaded, and linked in
+    # (the hook within a bl's reach: no trampoline)
+    for my $v (['pfe', [], 'so'], ['pfe-bti', ['-mbranch-protection=standard'], 'so'],
+        ['pfe-linked', ['-DWITH_API', "-I$RTINC"], 'a']) {
+        my ($n, $fl, $mode) = @$v;
+        must($cc, '-O2', '-fpatchable-function-entry=2', '-finstrument-functions', @$fl, '-c', "$TSRC/oracle.c",
+            '-o', "$dir/$n.o");
+        must($cc, '-o', "$dir/$n", "$dir/$n.o", "$dir/cygg.o", $mode eq 'a' ? ("$c->{lib}/libmcount-trace.a",
+            '-lpthread') : ());
+        $files->{"/$n"} = "$dir/$n";
+        push @$jobs, { name => $n, argv => ["/$n", 3], env => { CYG_LOG => "/tmp/$n.cyg",
+            MCOUNT_TRACE_OUTPUT => "/tmp/$n.json", MCOUNT_TRACE_FORMAT => 'json',
+            $mode eq 'a' ? (ORACLE_ENABLE => '*') : (LD_PRELOAD => $PRE, MCOUNT_TRACE_FILTER => '*') },
+            files => ["/tmp/$n.cyg", "/tmp/$n.json"] };
+    }
     # without debug information: traced without arguments, and told
     mcc_cc($cc, "$dir/args-nog.o", '-O2', '-c', "$TSRC/args.c");
     mcc_cc($cc, "$dir/args-nog", "$dir/args-nog.o");
@@ -207,6 +230,31 @@ sub checks {
         my $out = $f->{'/tmp/args-nog.out'} ? slurp($f->{'/tmp/args-nog.out'}) : '';
         my @ints = grep { /: ints/ } split /\n/, $out;
         ok(@ints && !grep({ /\(/ } @ints), 'args-nog: ints traced, without arguments (' . scalar(@ints) . ' calls)');
+    }
+
+    # -fpatchable-function-entry=2: each function's two NOPs at its
+    # entry (objdump), the trace the -finstrument-functions enter log
+    for my $v (['pfe', 0, 0], ['pfe-bti', 1, 0], ['pfe-linked', 0, 1]) {
+        my ($n, $bti, $linked) = @$v;
+        my ($st, $dis) = run_cmd(['aarch64-linux-gnu-objdump', '-d', "$dir/$n"]);
+        my ($leaf) = $dis =~ /^[0-9a-f]+ <leaf>:\n((?:.*\n){3})/m;
+        like($leaf // '', $bti ? qr/\tbti\tc\n.*\tnop\n.*\tnop\n/ : qr/\tnop\n.*\tnop\n/,
+            "$n: leaf's entry is " . ($bti ? 'bti c, ' : '') . 'two NOPs (objdump)') or diag $leaf;
+        my $j = $r->{$n} // {};
+        is($j->{status}, 0, "$n: exits 0 traced") or diag $j->{stderr};
+        is($j->{stderr}, '', "$n: the library says nothing");
+        is($j->{stdout}, $uout, "$n: the output of the plain build");
+        my $f = job_files($dir, $j, $n);
+        my ($ev, $errs) = $f->{"/tmp/$n.json"} ? read_json($f->{"/tmp/$n.json"}) : ([], ['no trace']);
+        is_deeply($errs, [], "$n: every trace line is a well-formed event");
+        my $syms = nm_funcs("$dir/$n");
+        my ($main_at, $log) = $f->{"/tmp/$n.cyg"} ? read_cyg_graph($f->{"/tmp/$n.cyg"}) : (0, []);
+        my @enter = map { [$_->[1], $_->[2]] } grep { $_->[0] eq '>' } @$log;
+        my ($want, $got, $names) = against_cyg($syms, bias_of($syms, 'main', $main_at), \@enter, $ev, $linked);
+        cmp_ok(scalar @{ $want // [] }, '>', 20, "$n: the program entered " . scalar(@{ $want // [] }) . ' functions');
+        is(first_diff($got // [], $want // []), '', "$n: the trace is the -finstrument-functions enter log, "
+            . 'function and parent, event for event');
+        is_deeply($names // [], [], "$n: each event's function and parent are nm's");
     }
 
     # hooks on pac-ret functions: entries, and exits where not signed

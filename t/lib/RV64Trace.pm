@@ -76,13 +76,18 @@ package RV64Trace;
 #    ENOTSUP (the site is after the prologue); the errors.  Built
 #    without frame pointers (hooks.c frames): an entry callback for
 #    every call and no exit callback.
+#  - -fpatchable-function-entry=4 (the compiler's own table; four c.nop
+#    at each entry, made `auipc t0; nop` once, the nop switched to
+#    `jalr t0`): oracle.c built with it and -finstrument-functions,
+#    preloaded and linked in: the trace the enter log of
+#    t/src/trace/cyg_graph.c, function and parent, names nm's.
 use strict;
 use warnings;
 use Test::More;
 
-use TestUtil qw($TOP run_cmd);
-use SysTrace qw(mcc_cc);
-use TraceTest qw($RTINC $TSRC);
+use TestUtil qw($TOP must run_cmd);
+use SysTrace qw(mcc_cc job_files);
+use TraceTest qw($RTINC $TSRC read_json nm_funcs bias_of first_diff against_cyg read_cyg_graph);
 
 # the library the preload job loads: the plug set's -pg shared library
 my $PRE = '/lib/mt/libplug.so';
@@ -136,6 +141,21 @@ sub jobs {
     mcc_cc($c->{cc}, "$dir/hooks-nofp", "$dir/hooks-nofp.o", "$c->{lib}/libmcount-trace.a", '-lpthread');
     $c->{files}{'/hooks-nofp'} = "$dir/hooks-nofp";
     push @{ $c->{jobs} }, { name => 'hooks-nofp', argv => ['/hooks-nofp', 'frames', 100] };
+    # -fpatchable-function-entry=4 (no -pg, no mcount-cc: the compiler's
+    # own table; four c.nop at each entry), preloaded and linked in
+    for my $v (['pfe', [], 'so'], ['pfe-linked', ['-DWITH_API', "-I$RTINC"], 'a']) {
+        my ($n, $fl, $mode) = @$v;
+        must($c->{cc}, '-O2', '-fpatchable-function-entry=4', '-finstrument-functions', @$fl, '-c',
+            "$TSRC/oracle.c", '-o', "$dir/$n.o");
+        must($c->{cc}, '-o', "$dir/$n", "$dir/$n.o", "$dir/cygg.o",
+            $mode eq 'a' ? ("$c->{lib}/libmcount-trace.a", '-lpthread') : ());
+        $c->{files}{"/$n"} = "$dir/$n";
+        push @{ $c->{jobs} }, { name => $n, argv => ["/$n", 3], env => { CYG_LOG => "/tmp/$n.cyg",
+            MCOUNT_TRACE_OUTPUT => "/tmp/$n.json", MCOUNT_TRACE_FORMAT => 'json',
+            $mode eq 'a' ? (ORACLE_ENABLE => '*')
+                : (LD_PRELOAD => '/lib/mt/libmcount-trace.so', MCOUNT_TRACE_FILTER => '*') },
+            files => ["/tmp/$n.cyg", "/tmp/$n.json"] };
+    }
     return;
 }
 
@@ -180,6 +200,29 @@ sub checks {
     my ($st, undef, $err) = run_cmd([$^X, "$TOP/bin/mcount-record", '--verify', "$dir/badsite"]);
     like($err, qr/^mcount-record: \S+: 0x[0-9a-f]+ bad_more1\+0xa\/0x[0-9a-f]+: entry is not at the start of an instruction \(it is 2 bytes into the instruction at 0x[0-9a-f]+\)$/m,
         'badsite: mcount-record --verify: bad_more1\'s entry is 2 bytes into an instruction') or diag $err;
+    # -fpatchable-function-entry=4: four c.nop at each entry (objdump),
+    # the trace the -finstrument-functions enter log
+    for my $v (['pfe', 0], ['pfe-linked', 1]) {
+        my ($n, $linked) = @$v;
+        my (undef, $dis) = run_cmd(['riscv64-linux-gnu-objdump', '-d', "$dir/$n"]);
+        my ($leaf) = $dis =~ /^[0-9a-f]+ <leaf>:\n((?:.*\n){5})/m;
+        like($leaf // '', qr/\A(?:.*\b0001\s+nop\n){4}/, "$n: leaf's entry is four c.nop (objdump)") or diag $leaf;
+        my $j = $c->{r}{$n} // {};
+        is($j->{status}, 0, "$n: exits 0 traced") or diag $j->{stderr};
+        is($j->{stderr}, '', "$n: the library says nothing");
+        is($j->{stdout}, $c->{uout}, "$n: the output of the plain build");
+        my $f = job_files($dir, $j, $n);
+        my ($ev, $errs) = $f->{"/tmp/$n.json"} ? read_json($f->{"/tmp/$n.json"}) : ([], ['no trace']);
+        is_deeply($errs, [], "$n: every trace line is a well-formed event");
+        my $syms = nm_funcs("$dir/$n");
+        my ($main_at, $log) = $f->{"/tmp/$n.cyg"} ? read_cyg_graph($f->{"/tmp/$n.cyg"}) : (0, []);
+        my @enter = map { [$_->[1], $_->[2]] } grep { $_->[0] eq '>' } @$log;
+        my ($want, $got, $names) = against_cyg($syms, bias_of($syms, 'main', $main_at), \@enter, $ev, $linked);
+        cmp_ok(scalar @{ $want // [] }, '>', 20, "$n: the program entered " . scalar(@{ $want // [] }) . ' functions');
+        is(first_diff($got // [], $want // []), '', "$n: the trace is the -finstrument-functions enter log, "
+            . 'function and parent, event for event');
+        is_deeply($names // [], [], "$n: each event's function and parent are nm's");
+    }
     return;
 }
 
