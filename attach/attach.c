@@ -639,12 +639,40 @@ static void step_off_nops(void)
 
 /* ---- the thread to call in ---- */
 
+/* Whether a thread stopped in system call nr waits there for the world
+ * outside (input, a peer, a child, a clock, a signal): calls that
+ * neither the allocator nor the dynamic linker makes through the C
+ * library's wrappers (the dynamic linker's own reads are its own code:
+ * its pc says so).  Such a thread needs no look at its stack, whose
+ * frames often hold, in words not written since, the return addresses
+ * of an earlier malloc: a program waiting for its input after stdio
+ * took its buffers would be refused for ever. */
+static bool waits_outside(long nr)
+{
+	static const long calls[] = {
+		SYS_read, SYS_readv, SYS_pread64, SYS_preadv, SYS_recvfrom, SYS_recvmsg, SYS_recvmmsg,
+		SYS_write, SYS_writev, SYS_sendto, SYS_sendmsg, SYS_accept, SYS_accept4, SYS_connect,
+		SYS_ppoll, SYS_pselect6, SYS_epoll_pwait, SYS_clock_nanosleep, SYS_wait4, SYS_waitid,
+		SYS_rt_sigsuspend, SYS_rt_sigtimedwait,
+#ifdef SYS_poll
+		SYS_poll, SYS_select, SYS_epoll_wait, SYS_nanosleep, SYS_pause,
+#endif
+	};
+	for (size_t i = 0; i < sizeof calls / sizeof *calls; i++)
+		if (nr == calls[i])
+			return true;
+	return false;
+}
+
 /* Whether thread t is stopped where a call of dlopen may not be made
  * (why: its words): its pc in the dynamic linker's code or the
- * allocator's, or a return address into them in the 4 KiB above its
- * stack pointer (a word there that only looks like one makes it refused
- * all the same: the choice errs to the safe side), or stopped for a
- * signal (to be delivered, not run over). */
+ * allocator's, or, unless it waits in a system call for the world
+ * outside (waits_outside), a return address into them in the 4 KiB
+ * above its stack pointer (a word there that only looks like one makes
+ * it refused all the same: the choice errs to the safe side), or
+ * stopped for a signal (to be delivered, not run over).  What it does
+ * not see (a lock held in a frame it let by) the call's time limit
+ * catches: the other threads let go, the call given more time. */
 static const char *unsafe_why(const struct thread *t)
 {
 	if (t->gone || !t->stopped)
@@ -655,6 +683,8 @@ static const char *unsafe_why(const struct thread *t)
 		return "on a NOP";
 	if (is_unsafe(arch_pc(&t->regs)))
 		return "inside the dynamic linker or malloc";
+	if (waits_outside(arch_syscall(&t->regs)))
+		return NULL;
 	uintptr_t w[512];
 	uintptr_t sp = arch_sp(&t->regs);
 	size_t n = sizeof w / sizeof *w;

@@ -25,6 +25,10 @@
 #    blocks every signal the program has a handler for) was restarted
 #    by the kernel where the attach interrupted it (3 s in all, no
 #    EINTR), and the trace of a round is the program's count;
+#  - a program that waits for its input as most do (t/src/trace/
+#    linereader.c: stdio's fgets, its buffer from malloc, whose return
+#    addresses its frames still hold): attach in its read, enable its
+#    function, the trace's calls are its lines, its output as before;
 #  - refusals, each said, the target untouched (its /proc/PID/maps the
 #    same, and it goes on): a process under strace (by whom), a PID
 #    with no process, a static program (no dlopen in it), another
@@ -284,6 +288,35 @@ sub refused_ok {
     is(slurp("/proc/$pid/maps") // '', $maps, "another user's process: its maps unchanged");
     is(ask(\@s, 'run 10'), 'done work=40 leaf=40', "another user's process: the program goes on");
     end_session(\@s);
+}
+
+# ---- a program waiting in read() for its input, after stdio's malloc ----
+{
+    my $lr = "$dir/linereader";
+    mcc_build('-pg -mfentry', "$lr.o", "$TSRC/linereader.c", '-O2');
+    link_prog($lr, "$lr.o");
+    my $in = "$dir/lr.in";
+    POSIX::mkfifo($in, 0600) or die "mkfifo $in: $!";
+    my $pid = start_bg([$lr], in => $in, out => "$dir/lr.out", err => "$dir/lr.err", env => { %DIR });
+    open(my $w, '>', $in) or die "$in: $!";
+    $w->autoflush(1);
+    ok(wait_for(10, sub { (slurp("$dir/lr.out") // '') =~ /^ready$/m }), 'linereader: ready, about to read');
+    select undef, undef, undef, 0.1;
+    my ($st, $o, $e) = mt_cli({ %DIR }, 'attach', $pid);
+    is($st, 0, 'a program waiting in read() after stdio took its buffer: attach exits 0') or diag $e;
+    ($st, $o, $e) = mt_cli({ %DIR }, 'enable', $pid, 'line_seen');
+    is($st, 0, 'linereader: enable line_seen') or diag $e;
+    print {$w} "line $_\n" for 1 .. 7;
+    my $calls = 0;
+    wait_for(10, sub {
+        my ($s2, $t) = mt_cli({ %DIR }, 'show', $pid);
+        $calls = () = ($t // '') =~ /\bline_seen <-/g;
+        $calls >= 7;
+    });
+    is($calls, 7, "linereader: the trace's calls of line_seen are its 7 lines");
+    close $w;
+    is(stop_bg($pid, 30), 0, 'linereader: exit 0');
+    is(slurp("$dir/lr.out"), "ready\nlines 7\n", 'linereader: its output as without the attach');
 }
 
 {

@@ -636,14 +636,15 @@ sub wait_for {
     }
 }
 
-# start_bg([CMD...], env => {...}, out => FILE, err => FILE, nice => N)
-# -> PID of a child running CMD (exec'd: the PID is the traced
-# program's), N nicer than the test where nice is given.
+# start_bg([CMD...], env => {...}, in => FILE, out => FILE, err => FILE,
+# nice => N) -> PID of a child running CMD (exec'd: the PID is the traced
+# program's), N nicer than the test where nice is given; its input FILE
+# (a FIFO: the child waits in open for its writer), else /dev/null.
 sub start_bg {
     my ($cmd, %o) = @_;
     my $pid = fork // die "fork: $!";
     if ($pid == 0) {
-        open STDIN, '<', '/dev/null' or POSIX::_exit(126);
+        open STDIN, '<', $o{in} // '/dev/null' or POSIX::_exit(126);
         open STDOUT, '>', $o{out} or POSIX::_exit(126) if $o{out};
         open STDERR, '>', $o{err} or POSIX::_exit(126) if $o{err};
         defined POSIX::nice($o{nice}) or POSIX::_exit(126) if $o{nice};
