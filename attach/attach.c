@@ -997,22 +997,25 @@ static const struct map *lib_mapped(const char *lib)
 	return NULL;
 }
 
-/* The mapping of the program's first bytes where the program links the
- * library in (its symbol table has mt_attach_state and
- * mt_attach_start), or NULL. */
-static const struct map *program_with_library(void)
+/* The mapping of the first bytes of an object of the process that has
+ * the library in it (its symbol table has mt_attach_state and
+ * mt_attach_start), *program whether it is the program (which links the
+ * library in), else a copy of the library from another path (preloaded
+ * from there): that copy is the one, never a second beside it.  NULL:
+ * none. */
+static const struct map *object_with_library(bool *program)
 {
 	char exe[64], path[PATH_MAX];
 	snprintf(exe, sizeof exe, "/proc/%d/exe", (int)pid);
 	ssize_t n = readlink(exe, path, sizeof path - 1);
-	if (n <= 0)
-		return NULL;
-	path[n] = 0;
+	path[n > 0 ? n : 0] = 0;
 	for (size_t i = 0; i < nmaps; i++)
-		if (!strcmp(maps[i].path, path) && object_base(i)) {
+		if (object_base(i)) {
 			struct found pf = { 0 };
-			read_object(&maps[i], &pf);
-			return pf.state && pf.start ? &maps[i] : NULL;
+			if (read_object(&maps[i], &pf) && pf.state && pf.start) {
+				*program = n > 0 && !strcmp(maps[i].path, path);
+				return &maps[i];
+			}
 		}
 	return NULL;
 }
@@ -1099,7 +1102,9 @@ int main(int argc, char **argv)
 	const struct map *lm = lib_mapped(lib);
 	/* a program that links the library in: that copy is the one (its
 	 * code is the program's: not all of it kept out of the call) */
-	bool linked_in = !lm && (lm = program_with_library());
+	bool linked_in = false;
+	if (!lm && (lm = object_with_library(&linked_in)) && !linked_in)
+		lib = lm->path;
 	uintptr_t start = 0;
 	if (lm) {
 		int st = lib_state(lm, &start, !linked_in);

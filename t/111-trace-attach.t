@@ -29,6 +29,8 @@
 #    linereader.c: stdio's fgets, its buffer from malloc, whose return
 #    addresses its frames still hold): attach in its read, enable its
 #    function, the trace's calls are its lines, its output as before;
+#  - the library preloaded from another path: that copy is the one,
+#    said, and no second library is loaded beside it;
 #  - refusals, each said, the target untouched (its /proc/PID/maps the
 #    same, and it goes on): a process under strace (by whom), a PID
 #    with no process, a static program (no dlopen in it), another
@@ -36,10 +38,11 @@
 use strict;
 use warnings;
 use Test::More;
+use File::Copy ();
 use POSIX ();
 use lib 't/lib';
 use TestUtil qw(tmpdir slurp);
-use TraceTest qw($TSRC clean_env mcc_build link_prog start_bg stop_bg wait_for mt_cli);
+use TraceTest qw($SO $TSRC clean_env mcc_build link_prog start_bg stop_bg wait_for mt_cli);
 
 clean_env();
 my $dir = tmpdir();
@@ -300,7 +303,7 @@ sub refused_ok {
     my $pid = start_bg([$lr], in => $in, out => "$dir/lr.out", err => "$dir/lr.err", env => { %DIR });
     open(my $w, '>', $in) or die "$in: $!";
     $w->autoflush(1);
-    ok(wait_for(10, sub { (slurp("$dir/lr.out") // '') =~ /^ready$/m }), 'linereader: ready, about to read');
+    ok(wait_for(10, sub { -e "$dir/lr.out" && slurp("$dir/lr.out") =~ /^ready$/m }), 'linereader: ready, about to read');
     select undef, undef, undef, 0.1;
     my ($st, $o, $e) = mt_cli({ %DIR }, 'attach', $pid);
     is($st, 0, 'a program waiting in read() after stdio took its buffer: attach exits 0') or diag $e;
@@ -317,6 +320,29 @@ sub refused_ok {
     close $w;
     is(stop_bg($pid, 30), 0, 'linereader: exit 0');
     is(slurp("$dir/lr.out"), "ready\nlines 7\n", 'linereader: its output as without the attach');
+}
+
+# ---- the library preloaded from another path: that copy is the one ----
+{
+    my $copy = "$dir/copy-of-the-library.so";
+    # (a copy, not a link: another file, as another build's would be)
+    File::Copy::copy($SO, $copy) or die "copy $SO: $!";
+    my $in = "$dir/lr2.in";
+    POSIX::mkfifo($in, 0600) or die "mkfifo $in: $!";
+    my $pid = start_bg(["$dir/linereader"], in => $in, out => "$dir/lr2.out", err => "$dir/lr2.err",
+        env => { %DIR, LD_PRELOAD => $copy });
+    open(my $w, '>', $in) or die "$in: $!";
+    ok(wait_for(10, sub { -e "$dir/lr2.out" && slurp("$dir/lr2.out") =~ /^ready$/m }), 'preloaded copy: ready');
+    select undef, undef, undef, 0.1;
+    my ($st, $o, $e) = mt_cli({ %DIR }, 'attach', $pid);
+    is($st, 0, 'the library preloaded from another path: attach exits 0') or diag $e;
+    like($e, qr/^mcount-trace: $pid: copy-of-the-library\.so is loaded in it already$/m,
+        'preloaded copy: said, that copy taken as the library');
+    my @libs = grep { /\.so/ && /library|libmcount-trace/ } split /\n/, slurp("/proc/$pid/maps") // '';
+    is(scalar(grep { !/copy-of-the-library/ } @libs), 0, 'preloaded copy: no second library loaded beside it')
+        or diag join "\n", @libs;
+    close $w;
+    is(stop_bg($pid, 30), 0, 'preloaded copy: exit 0');
 }
 
 {
