@@ -60,7 +60,7 @@ use Time::HiRes ();
 use lib 't/lib';
 use TestUtil qw(tmpdir slurp);
 use IPC::Open2 ();
-use TraceTest qw($TSRC $LIBA $RTINC clean_env mcc_build link_prog start_bg stop_bg wait_for mt_cli);
+use TraceTest qw($TSRC $LIBA $RTINC clean_env mcc_build link_prog start_bg stop_bg wait_for mt_cli site_bytes);
 
 clean_env();
 my $CYCLES = $ENV{STRESS_FULL} ? 100 : 20;
@@ -147,30 +147,6 @@ sub lib_threads {
 sub lib_code_maps {
     my ($pid) = @_;
     return scalar grep { / r-xp .*\/libmcount-trace\.so$/ } split /\n/, slurp("/proc/$pid/maps") // '';
-}
-
-# The bytes of each site of the program FILE running as PID (its
-# __mcount_loc table read in its memory, relocated; 6 bytes a site),
-# hex, one string a site.
-sub site_bytes {
-    my ($pid, $file) = @_;
-    my ($st, $sh) = TestUtil::run_cmd(['readelf', '-SW', $file]);
-    my ($va, $size) = $sh =~ /\s__mcount_loc\s+PROGBITS\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)/ or die "$file: no table";
-    # (a PIE: the program's own mapping, the lowest of its file, is its
-    # bias; the library maps the file too, to read it)
-    no warnings 'portable';
-    my ($base) = sort { $a <=> $b } map { /^([0-9a-f]+)-\S+ \S+ 00000000 .* \Q$file\E$/ ? hex $1 : () }
-        split /\n/, slurp("/proc/$pid/maps");
-    open(my $mem, '<:raw', "/proc/$pid/mem") or die "/proc/$pid/mem: $!";
-    no warnings 'portable';       # (64-bit addresses)
-    my $read = sub {
-        my ($at, $len) = @_;
-        sysseek($mem, $at, 0) or die "seek: $!";
-        sysread($mem, my $b, $len) == $len or die "read $at: $!";
-        return $b;
-    };
-    my @loc = unpack 'Q<*', $read->($base + hex $va, hex $size);
-    return map { unpack 'H*', $read->($_, 6) } @loc;
 }
 
 # The calls of FUNC in a text trace.

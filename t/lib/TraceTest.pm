@@ -17,7 +17,7 @@ use Test::More ();
 use TestUtil qw($TOP run_cmd tmpdir slurp spit);
 
 our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced
-    read_text text_line each_text_event read_graph_text read_json json_line json_flat chrome_doc nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request
+    read_text text_line each_text_event read_graph_text read_json json_line json_flat chrome_doc nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request site_bytes
     hook_form cxxfilt show_seq first_diff against_cyg read_cyg_graph read_graph_json graph_compare
     trace_seqs cyg_seqs graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND read_log read_text_args read_json_args
     against_log san_prog source_params debug_unit @ARGS_PROTO %ARGS_NAMES plan_call_forms rt_call_forms form_has);
@@ -1094,6 +1094,30 @@ sub against_log {
         }
     }
     Test::More::pass("$tag: the arguments of all " . scalar(@$log) . ' calls are the logged ones');
+}
+
+# The bytes of each site of the program FILE running as PID (its
+# __mcount_loc table read in its memory, relocated; 6 bytes a site),
+# hex, one string a site.
+sub site_bytes {
+    my ($pid, $file) = @_;
+    my ($st, $sh) = run_cmd(['readelf', '-SW', $file]);
+    my ($va, $size) = $sh =~ /\s__mcount_loc\s+PROGBITS\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)/ or die "$file: no table";
+    # (a PIE: the program's own mapping, the lowest of its file, is its
+    # bias; the library maps the file too, to read it)
+    no warnings 'portable';
+    my ($base) = sort { $a <=> $b } map { /^([0-9a-f]+)-\S+ \S+ 00000000 .* \Q$file\E$/ ? hex $1 : () }
+        split /\n/, slurp("/proc/$pid/maps");
+    open(my $mem, '<:raw', "/proc/$pid/mem") or die "/proc/$pid/mem: $!";
+    no warnings 'portable';       # (64-bit addresses)
+    my $read = sub {
+        my ($at, $len) = @_;
+        sysseek($mem, $at, 0) or die "seek: $!";
+        sysread($mem, my $b, $len) == $len or die "read $at: $!";
+        return $b;
+    };
+    my @loc = unpack 'Q<*', $read->($base + hex $va, hex $size);
+    return map { unpack 'H*', $read->($_, 6) } @loc;
 }
 
 1;
