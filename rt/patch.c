@@ -867,6 +867,13 @@ static long trap_blocker(void)
 				continue;
 			st[n] = 0;
 			const char *b = strrchr(st, ')');
+			/* (loaded by mcount-attach, whose ptrace keeps every
+			 * other thread in tracing stop, 't', until the call
+			 * that runs this pass returns: such a thread meets no
+			 * breakpoint, whatever it blocks, as glibc's new thread
+			 * blocks every signal for a moment) */
+			if (mt_late && b && b[1] == ' ' && b[2] == 't')
+				continue;
 			for (int field = 2; b && field < 32; field++)
 				b = strchr(b + 1, ' ');
 			if (!b)

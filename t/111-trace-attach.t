@@ -29,6 +29,9 @@
 #    linereader.c: stdio's fgets, its buffer from malloc, whose return
 #    addresses its frames still hold): attach in its read, enable its
 #    function, the trace's calls are its lines, its output as before;
+#  - a thread that blocks SIGTRAP by the system call (as glibc's new
+#    thread does for a moment), in tracing stop through the attach:
+#    every site made a NOP all the same (read in its memory);
 #  - the library preloaded from another path: that copy is the one,
 #    said, and no second library is loaded beside it;
 #  - refusals, each said, the target untouched (its /proc/PID/maps the
@@ -42,7 +45,7 @@ use File::Copy ();
 use POSIX ();
 use lib 't/lib';
 use TestUtil qw(tmpdir slurp);
-use TraceTest qw($SO $TSRC clean_env mcc_build link_prog start_bg stop_bg wait_for mt_cli);
+use TraceTest qw($SO $TSRC clean_env mcc_build link_prog start_bg stop_bg wait_for mt_cli site_bytes);
 
 clean_env();
 my $dir = tmpdir();
@@ -320,6 +323,30 @@ sub refused_ok {
     close $w;
     is(stop_bg($pid, 30), 0, 'linereader: exit 0');
     is(slurp("$dir/lr.out"), "ready\nlines 7\n", 'linereader: its output as without the attach');
+}
+
+# ---- a thread that blocks SIGTRAP, stopped by the attach ----
+{
+    my $tb = "$dir/trapblocker";
+    mcc_build('-pg -mfentry', "$tb.o", "$TSRC/trapblocker.c", '-O2');
+    link_prog($tb, "$tb.o", '-lpthread');
+    my $in = "$dir/tb.in";
+    POSIX::mkfifo($in, 0600) or die "mkfifo $in: $!";
+    my $pid = start_bg([$tb], in => $in, out => "$dir/tb.out", err => "$dir/tb.err", env => { %DIR });
+    open(my $w, '>', $in) or die "$in: $!";
+    ok(wait_for(10, sub { -e "$dir/tb.out" && slurp("$dir/tb.out") =~ /^ready$/m }), 'trapblocker: ready');
+    my @before = site_bytes($pid, $tb);
+    is(scalar(grep { /^(?:e8|ff15)/ } @before), 3, "trapblocker: its 3 sites call the C library's hook")
+        or diag "@before";
+    my ($st, $o, $e) = mt_cli({ %DIR }, 'attach', $pid);
+    is($st, 0, 'a thread blocks SIGTRAP (stopped meanwhile): attach exits 0') or diag $e;
+    my @after = site_bytes($pid, $tb);
+    is(scalar(grep { /^(?:e8|ff15)/ } @after), 0, 'trapblocker: every site made a NOP all the same')
+        or diag "@after";
+    close $w;
+    is(stop_bg($pid, 30), 0, 'trapblocker: exit 0');
+    unlike(slurp("$dir/tb.err") // '', qr/blocks SIGTRAP|cannot change the code/,
+        'trapblocker: the library refused no change');
 }
 
 # ---- the library preloaded from another path: that copy is the one ----
