@@ -627,16 +627,26 @@ static int site_read_mem(const struct mt_site *s, unsigned char *b)
  * a load of the library's, which a page the program made inaccessible
  * would turn into a SIGSEGV: process_vm_readv on this process, which
  * fails (EFAULT) where the program itself could not read, as on a
- * PROT_NONE page, a thousand sites a call (a call costs microseconds:
- * one a site would slow a start-up with many); it stops at the first
- * site it cannot read, whose bytes are then not taken.  Where that
- * system call is refused (ENOSYS, or EPERM from a seccomp filter),
- * /proc/self/mem itself.  Registry lock held. */
+ * PROT_NONE page.  Its cost is each remote piece's (its pages pinned
+ * one piece at a time): sites less than READ_GAP apart are read as one
+ * piece of memory, the bytes between them into a scratch buffer, a
+ * thousand pieces a call (one call a site would slow a start-up with
+ * many; IOV_MAX local pieces a call).  It stops at the first piece it cannot read whole; that
+ * piece's sites are read again one piece each, up to the first that
+ * cannot be read, whose bytes are then not taken (READ_GAP is less than
+ * a page: the bytes between two sites are unreadable only where the
+ * second is).  Where that system call is refused (ENOSYS, or EPERM from
+ * a seccomp filter), /proc/self/mem itself.  Registry lock held. */
 #define READ_BATCH 1024
+#define READ_GAP 256
 static void sites_read(struct mt_site *const *batch, size_t n, struct poke *pk, int *err)
 {
 	static struct iovec local[READ_BATCH], remote[READ_BATCH];
+	static unsigned short gap_before[READ_BATCH];
+	static bool piece_start[READ_BATCH];
+	static unsigned char scratch[READ_GAP];
 	bool by_mem = false;
+	size_t one_by_one = 0;            /* sites before this index: a piece each */
 	long pid = (long)getpid();
 	for (size_t i = 0; i < n;) {
 		if (by_mem) {
@@ -645,13 +655,27 @@ static void sites_read(struct mt_site *const *batch, size_t n, struct poke *pk, 
 			i++;
 			continue;
 		}
-		size_t k = n - i < READ_BATCH ? n - i : READ_BATCH, want = 0;
-		for (size_t j = 0; j < k; j++) {
-			local[j] = (struct iovec){ pk[i + j].b, batch[i + j]->len };
-			remote[j] = (struct iovec){ (void *)batch[i + j]->addr, batch[i + j]->len };
-			want += batch[i + j]->len;
+		bool merge = i >= one_by_one;
+		size_t k = 0, nl = 0, nr = 0, want = 0;
+		uintptr_t hi = 0;
+		while (i + k < n && nl + 2 <= READ_BATCH) {
+			const struct mt_site *s = batch[i + k];
+			gap_before[k] = 0;
+			piece_start[k] = !(merge && nr && s->addr >= hi && s->addr - hi <= READ_GAP);
+			if (!piece_start[k]) {
+				gap_before[k] = (unsigned short)(s->addr - hi);
+				if (gap_before[k])
+					local[nl++] = (struct iovec){ scratch, gap_before[k] };
+				remote[nr - 1].iov_len += s->addr + s->len - hi;
+			} else {
+				remote[nr++] = (struct iovec){ (void *)s->addr, s->len };
+			}
+			local[nl++] = (struct iovec){ pk[i + k].b, s->len };
+			want += gap_before[k] + s->len;
+			hi = s->addr + s->len;
+			k++;
 		}
-		long r = syscall(SYS_process_vm_readv, pid, local, (long)k, remote, (long)k, 0L);
+		long r = syscall(SYS_process_vm_readv, pid, local, (long)nl, remote, (long)nr, 0L);
 		if (r < 0 && (errno == ENOSYS || errno == EPERM)) {
 			by_mem = true;
 			continue;
@@ -659,13 +683,21 @@ static void sites_read(struct mt_site *const *batch, size_t n, struct poke *pk, 
 		int e = r < 0 ? errno : EFAULT;
 		size_t got = r > 0 ? (size_t)r : 0, j = 0;
 		/* whole sites, in order, up to the first that could not be read */
-		for (; j < k && got >= batch[i + j]->len; j++) {
-			got -= batch[i + j]->len;
+		for (; j < k && got >= gap_before[j] + batch[i + j]->len; j++) {
+			got -= gap_before[j] + batch[i + j]->len;
 			pk[i + j].n = batch[i + j]->len;
 			err[i + j] = 0;
 		}
-		if ((size_t)r == want) {
+		if ((size_t)r == want || j == k) {
 			i += k;
+			continue;
+		}
+		/* (the piece that failed, from its first site: a piece each) */
+		while (j > 0 && !piece_start[j])
+			j--;
+		if (j + 1 < k && !piece_start[j + 1]) {
+			one_by_one = i + k;
+			i += j;
 			continue;
 		}
 		pk[i + j].n = 0;

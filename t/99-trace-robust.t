@@ -15,6 +15,9 @@
 #   - enable of a function whose page the program made PROT_NONE: an
 #     error, and the program runs on (the site is read as it is
 #     written, through the kernel, never by a load that can fault);
+#     with it, its neighbour on that page and the functions on the
+#     pages around it, one of whose sites is near enough to be read in
+#     the same piece of memory: those two refused, the others traced;
 #   - a child of a raw fork system call (no atfork handler runs) that
 #     calls exit(): the parent's socket stays, the parent's file gets no
 #     event twice and none of the child's;
@@ -54,7 +57,8 @@ my $dir = tmpdir();
 my $ctl = "$dir/ctl";
 $ENV{MCOUNT_TRACE_DIR} = $ctl;
 
-mcc_build('-pg -mfentry', "$dir/robust.o", "$TSRC/robust.c", '-O2', '-pthread');
+# (its functions in the order of the source: robust.c's guard page's neighbours)
+mcc_build('-pg -mfentry', "$dir/robust.o", "$TSRC/robust.c", '-O2', '-fno-toplevel-reorder', '-pthread');
 my $prog = link_prog("$dir/robust", "$dir/robust.o", '-pthread', '-ldl');
 my $prog_a = link_prog("$dir/robust_a", "$dir/robust.o", $LIBA, '-pthread', '-ldl');
 
@@ -259,12 +263,24 @@ for my $case (['preloaded', $prog, 1], ['linked in', $prog_a, 0]) {
     my ($rc, $out, $err) = mt_cli('enable', $pid, 'guarded');
     isnt($rc, 0, "guard, $name: enable of a function on a PROT_NONE page fails");
     like($err, qr/guarded.*cannot be read/, "guard, $name: and says why") or diag $err;
+    ($rc, $out, $err) = mt_cli('enable', $pid, 'guard*');
+    isnt($rc, 0, "guard, $name: enable of guard* (two of them on that page) fails");
     ($rc, $out, $err) = mt_cli('status', $pid);
     is($rc, 0, "guard, $name: the program still answers") or diag $err;
+    like($out, qr/^functions traced: 3$/m, "guard, $name: guard_filler, guard_near (its site read with the "
+        . "guarded page's, then alone) and guard_end traced") or diag $out;
     touch("$d/go");
     my $st = stop_bg($pid, 30);
     is($st, 0, "guard, $name: the program exits 0") or diag slurp_or("$d/err");
     like(slurp_or("$d/out"), qr/^called$/m, "guard, $name: and its function ran");
+    my %calls;
+    my $trace = slurp_or("$d/trace");
+    $calls{$1}++ while $trace =~ /\b(guard\w*) <-/g;
+    is(join(' ', map { "$_=$calls{$_}" } sort keys %calls), 'guard_end=1 guard_filler=1 guard_near=1',
+        "guard, $name: the trace has the calls of the three traced, none of the two refused");
+    my %unread = map { $_ => 1 } slurp_or("$d/err") =~ /<(\w+)>: cannot be read/g;
+    is(join(' ', sort keys %unread), 'guarded guarded_too',
+        "guard, $name: the program's standard error names the two on that page as unreadable, no other");
     like(slurp_or("$d/err"), qr/^mcount-trace: robust(_a)?: 0x[0-9a-f]+ <guarded>: cannot be read \(.*\): left as it is$/m,
         "guard, $name: the program's standard error says it too");
 }

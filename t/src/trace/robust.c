@@ -10,9 +10,10 @@
  *                      dlopen("libm.so.6"), "forked"; at DIR/end: exit 0
  *   robust rate DIR    tick() x1000, a 10 ms sleep, and again until
  *                      DIR/stop; then "calls N"
- *   robust guard DIR   the page of guarded() made PROT_NONE, "ready"; at
- *                      DIR/go: made readable and executable again,
- *                      guarded() x3, "called", exit 0
+ *   robust guard DIR   the page of guarded() and guarded_too() made
+ *                      PROT_NONE, "ready"; at DIR/go: made readable and
+ *                      executable again, guarded() x3, guarded_too(),
+ *                      guard_near() (on the page before), "called", exit 0
  *   robust rawfork DIR before() x1000, then syscall(SYS_fork): the child
  *                      calls child_fn() x5 and exit(0) (its atexit
  *                      handlers and destructors run); the parent waits
@@ -59,8 +60,26 @@ __attribute__((noinline)) void child_fn(long i) { sink += i; __asm__ volatile(""
 __attribute__((noinline)) void after(long i) { sink += i; __asm__ volatile(""); }
 __attribute__((noinline)) void spin(long i) { sink += i; __asm__ volatile(""); }
 
-/* guarded() alone on its page: the next function starts a page further */
+/* guarded() and guarded_too() alone on their page: the next function
+ * starts a page further; guard_near() ends the page before, its site
+ * less than 256 bytes from guarded()'s (the library reads sites that
+ * near as one piece of memory), after a filler that takes the rest */
+__attribute__((noinline, aligned(4096), section(".text.robust_guard"))) void guard_filler(long i)
+{
+	sink += i;
+	__asm__ volatile("jmp 1f\n\t.skip 3960, 0xcc\n1:");
+}
+__attribute__((noinline, section(".text.robust_guard"))) void guard_near(long i)
+{
+	sink += i;
+	__asm__ volatile("");
+}
 __attribute__((noinline, aligned(4096), section(".text.robust_guard"))) void guarded(long i)
+{
+	sink += i;
+	__asm__ volatile("");
+}
+__attribute__((noinline, section(".text.robust_guard"))) void guarded_too(long i)
 {
 	sink += i;
 	__asm__ volatile("");
@@ -201,6 +220,9 @@ int main(int argc, char **argv)
 		}
 		for (int i = 0; i < 3; i++)
 			guarded(i);
+		guarded_too(1);
+		guard_near(2);
+		guard_filler(3);
 		guard_end(1);
 		say("called");
 		return 0;
