@@ -186,11 +186,19 @@ use Test::More;
 use TestUtil qw($TOP run_cmd);
 
 my %ABI = (
-    ppc64le => { toc => 24, local => qr/_mcount\+0x8/, local_name => "_mcount's local entry" },
+    # hooks (SysTrace's): _mcount after the prologue, which has moved
+    # the arguments (mcount_regs_arg: ENOTSUP; no redirect); ten
+    # functions a clobber round: f1-f13, v2-v9 (VSX's doubles), v2 and
+    # v3 (__float128) among their registers
+    ppc64le => { toc => 24, local => qr/_mcount\+0x8/, local_name => "_mcount's local entry",
+        hooks => [{ name => 'hooks', args => 'ENOTSUP', clobber => 10 }] },
     # the call stubs' endings (ELFv1): where the program calls
     # pthread_create, ld makes them thread-safe by itself
     ppc64 => { toc => 40, local => qr/\._mcount/, local_name => "_mcount's code (._mcount)",
-        stubs => [['pie-preloaded', 'bctr'], ['toggle-so', 'cmpldi r2,0; bnectr+; b']] },
+        stubs => [['pie-preloaded', 'bctr'], ['toggle-so', 'cmpldi r2,0; bnectr+; b']],
+        # the same, built for the guest's POWER8 and later (VSX, AltiVec's
+        # vectors in v2-v13, __float128): Debian's ppc64 default has none
+        hooks => [{ name => 'hooks', cflags => ['-mcpu=power8'], args => 'ENOTSUP', clobber => 10 }] },
     ppc => {},
 );
 
@@ -220,6 +228,7 @@ sub guest {
                 ['bad_next', "a call to an _mcount that keeps the registers otherwise than glibc's"],
                 ['bad_word', 'not a call instruction'],
                 ['bad_more1', 'a call to an _mcount that does not call __mcount_internal']],
+        $a->{hooks} ? (hooks => $a->{hooks}) : (),
         forms => sub { forms($a, @_) }, checks => sub { checks($a, @_) } };
 }
 

@@ -88,6 +88,14 @@ sub guest {
         # function events: args.c's arguments in r2-r6 and the caller's
         # parameter area, with -mfentry too
         args => [{ name => 'args', cflags => ['-g'], dwarf => 1 }, { name => 'args-fentry', cflags => ['-mfentry'] }],
+        # hooks (SysTrace's): both hooks run before the body, so
+        # mcount_regs_arg reads r2-r6 and the caller's parameter area; no
+        # redirect (ENOTSUP), the site's call is the hook's own return.
+        # Built for the guest's z13 and later (the vector ABI: vectors in
+        # v24-v31, which the library keeps), with _mcount and -mfentry;
+        # eight functions a clobber round
+        hooks => [{ name => 'hooks', cflags => ['-march=z13'], clobber => 8 },
+            { name => 'hooks-fentry', cflags => ['-march=z13', '-mfentry'], clobber => 8 }],
         # entries that are no calls to the hook: refused, never written
         refused => [['bad_local', 'a call to something other than the hook'],
             ['bad_stub', 'a call to something other than the hook'],
