@@ -80,6 +80,14 @@ sub guest {
         toggles => [{}, { name => 'toggle-arm', cflags => \@A32 }],
         # function events: args.c's prototypes, both states
         args => [{ name => 'args' }, { name => 'args-arm', cflags => \@A32 }],
+        # hooks (SysTrace's): __gnu_mcount_nc after the prologue, but
+        # before the body: r0-r3 still hold the arguments (mcount_regs_arg
+        # reads them, and the caller's stack where the prologue was read);
+        # no redirect (ENOTSUP).  Built with NEON (the guest's Cortex-A57):
+        # d16-d31 among what the callbacks change, vectors in q0-q3; eight
+        # functions a clobber round; Thumb-2 and ARM state
+        hooks => [{ name => 'hooks', cflags => ['-mfpu=neon'], clobber => 8 },
+            { name => 'hooks-arm', cflags => ['-mfpu=neon', @A32], clobber => 8 }],
         # a real program nobody here wrote: Lua, Thumb-2
         lua_noexit => [], graph_noexit => [],
         jobs => \&jobs, forms => \&forms, checks => \&checks };

@@ -84,6 +84,13 @@
 #endif
 #define NT 8
 #define NI __attribute__((no_instrument_function))
+/* A function's address as the callbacks get it (ip): its symbol's
+ * value, on arm without the Thumb bit a pointer to Thumb code has */
+#if defined(__arm__)
+#define FN_ADDR(f) ((unsigned long)(f) & ~1ul)
+#else
+#define FN_ADDR(f) ((unsigned long)(f))
+#endif
 
 static _Atomic unsigned long own[NF];     /* each function's own count */
 static _Atomic unsigned long returned[NF];
@@ -132,7 +139,7 @@ struct counts {
 NI static int index_of(unsigned long ip)
 {
 	for (int i = 0; i < NF; i++)
-		if ((unsigned long)fns[i] == ip)
+		if (FN_ADDR(fns[i]) == ip)
 			return i;
 	return -1;
 }
@@ -1006,14 +1013,14 @@ __attribute__((noinline)) struct qquad cf_qquad(struct qquad p)
 
 NI static int clobber(int rounds)
 {
-	cf_addr[CF_DOUBLE] = (unsigned long)cf_double;
-	cf_addr[CF_LONG_DOUBLE] = (unsigned long)cf_long_double;
-	cf_addr[CF_VARIADIC] = (unsigned long)cf_variadic;
-	cf_addr[CF_QUAD] = (unsigned long)cf_quad;
-	cf_addr[CF_BIG] = (unsigned long)cf_big;
+	cf_addr[CF_DOUBLE] = FN_ADDR(cf_double);
+	cf_addr[CF_LONG_DOUBLE] = FN_ADDR(cf_long_double);
+	cf_addr[CF_VARIADIC] = FN_ADDR(cf_variadic);
+	cf_addr[CF_QUAD] = FN_ADDR(cf_quad);
+	cf_addr[CF_BIG] = FN_ADDR(cf_big);
 #ifdef HAVE_RV_REGS
-	cf_addr[CF_FREGS] = (unsigned long)cf_fregs;
-	cf_addr[CF_XREGS] = (unsigned long)cf_xregs;
+	cf_addr[CF_FREGS] = FN_ADDR(cf_fregs);
+	cf_addr[CF_XREGS] = FN_ADDR(cf_xregs);
 #endif
 	struct mcount_hook *h = mcount_hook_create(on_clobber, on_clobber_exit, NULL, 0);
 	if (!h || mcount_hook_filter(h, "cf_*") || mcount_hook_register(h)) {
@@ -1323,9 +1330,9 @@ NI static void ir_count(unsigned long ip, unsigned long parent, void *data, stru
 	(void)parent;
 	(void)data;
 	(void)r;
-	if (ip == (unsigned long)f2)
+	if (ip == FN_ADDR(f2))
 		atomic_fetch_add(&ir_f2, 1);
-	else if (ip == (unsigned long)f5)
+	else if (ip == FN_ADDR(f5))
 		atomic_fetch_add(&ir_f5, 1);
 }
 
@@ -1334,7 +1341,7 @@ NI static void ir_x_cb(unsigned long ip, unsigned long parent, void *data, struc
 	(void)parent;
 	(void)data;
 	(void)r;
-	if (ip == (unsigned long)f3)
+	if (ip == FN_ADDR(f3))
 		atomic_fetch_add(&ir_x3, 1);
 }
 
