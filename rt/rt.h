@@ -1280,7 +1280,7 @@ MT_HIDDEN bool mt_in_callback(void);
  * their floating-point argument and return registers kept (mt_fp_save)
  * and their guests' runs. */
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) || \
-	(defined(__powerpc64__) && defined(_CALL_ELF) && _CALL_ELF == 2) || defined(__s390x__) || defined(__arm__) || \
+	defined(__powerpc64__) || defined(__s390x__) || defined(__arm__) || \
 	(defined(__mips__) && _MIPS_SIM == _ABI64)
 #define MT_HAVE_HOOKS 1
 #else

@@ -85,9 +85,13 @@
 #define NT 8
 #define NI __attribute__((no_instrument_function))
 /* A function's address as the callbacks get it (ip): its symbol's
- * value, on arm without the Thumb bit a pointer to Thumb code has */
+ * value, on arm without the Thumb bit a pointer to Thumb code has; on
+ * ppc64's ELFv1 its code's, the first word of the descriptor that a
+ * pointer to it points at */
 #if defined(__arm__)
 #define FN_ADDR(f) ((unsigned long)(f) & ~1ul)
+#elif defined(__powerpc64__) && !(defined(_CALL_ELF) && _CALL_ELF == 2)
+#define FN_ADDR(f) (*(const unsigned long *)(const void *)(f))
 #else
 #define FN_ADDR(f) ((unsigned long)(f))
 #endif
