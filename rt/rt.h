@@ -1281,7 +1281,7 @@ MT_HIDDEN bool mt_in_callback(void);
  * and their guests' runs. */
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) || \
 	defined(__powerpc64__) || defined(__s390x__) || defined(__arm__) || \
-	(defined(__mips__) && _MIPS_SIM == _ABI64)
+	(defined(__mips__) && (_MIPS_SIM == _ABI64 || _MIPS_SIM == _ABIO32))
 #define MT_HAVE_HOOKS 1
 #else
 #define MT_HAVE_HOOKS 0
