@@ -119,7 +119,7 @@ static void pair(uint64_t *ticks, uint64_t *ns)
 	}
 }
 
-#if defined(__powerpc64__) || defined(__s390x__)
+#if defined(__powerpc__) || defined(__s390x__)
 bool mt_fp_vec;                       /* (cpu.h: mt_fp_save) */
 #endif
 

@@ -82,6 +82,15 @@ package PPC64Trace;
 # the boot.
 #  - A -pg shared library beside its program, preloaded, bound lazily
 #    and at start-up: every event of its functions (SysTrace's plug).
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c linked with the
+#    static library: the callbacks' counts against the functions' own
+#    under 8 threads, register and unregister cycles, longjmp through
+#    hooked frames, callbacks that change every register a called
+#    function may (r0, r3-r12, f0-f13, v0-v19, vs0-vs13, CR, ctr) around
+#    functions whose arguments and values travel in f1-f13, v2-v13
+#    (built for POWER8) and r3-r10; ppc64: mcount_regs_arg and a
+#    redirect ENOTSUP (the site is after the prologue); ppc: the
+#    arguments read from r3-r10, no redirect; the errors.
 #
 # ppc64:
 # libmcount-trace on big-endian ppc64 (ELFv1: build/ppc64/), under
@@ -136,6 +145,15 @@ package PPC64Trace;
 #    function traced, under each tracer (SysTrace's lua_checks).
 #  - A -pg shared library beside its program, preloaded, bound lazily
 #    and at start-up: every event of its functions (SysTrace's plug).
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c linked with the
+#    static library: the callbacks' counts against the functions' own
+#    under 8 threads, register and unregister cycles, longjmp through
+#    hooked frames, callbacks that change every register a called
+#    function may (r0, r3-r12, f0-f13, v0-v19, vs0-vs13, CR, ctr) around
+#    functions whose arguments and values travel in f1-f13, v2-v13
+#    (built for POWER8) and r3-r10; ppc64: mcount_regs_arg and a
+#    redirect ENOTSUP (the site is after the prologue); ppc: the
+#    arguments read from r3-r10, no redirect; the errors.
 #
 # ppc:
 # libmcount-trace on ppc32 (build/ppc/), under full-system emulation:
@@ -179,6 +197,15 @@ package PPC64Trace;
 #    library) with every function traced, under each tracer.
 #  - A -pg shared library beside its program, preloaded, bound lazily
 #    and at start-up: every event of its functions (SysTrace's plug).
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c linked with the
+#    static library: the callbacks' counts against the functions' own
+#    under 8 threads, register and unregister cycles, longjmp through
+#    hooked frames, callbacks that change every register a called
+#    function may (r0, r3-r12, f0-f13, v0-v19, vs0-vs13, CR, ctr) around
+#    functions whose arguments and values travel in f1-f13, v2-v13
+#    (built for POWER8) and r3-r10; ppc64: mcount_regs_arg and a
+#    redirect ENOTSUP (the site is after the prologue); ppc: the
+#    arguments read from r3-r10, no redirect; the errors.
 use strict;
 use warnings;
 use Test::More;
@@ -199,7 +226,10 @@ my %ABI = (
         # the same, built for the guest's POWER8 and later (VSX, AltiVec's
         # vectors in v2-v13, __float128): Debian's ppc64 default has none
         hooks => [{ name => 'hooks', cflags => ['-mcpu=power8'], args => 'ENOTSUP', clobber => 10 }] },
-    ppc => {},
+    # ppc32's site is before the prologue: mcount_regs_arg reads r3-r10
+    # and the caller's stack; built for POWER8 (VSX, v2-v9) too, eight
+    # functions a clobber round
+    ppc => { hooks => [{ name => 'hooks', cflags => ['-mcpu=power8'], clobber => 8 }] },
 );
 
 # guest(ROW): what SysTrace's guest_run takes of the guest.

@@ -719,7 +719,7 @@ NI __attribute__((noinline)) static void clobber_all(void)
 			 : : : "t0", "t1", "t2", "t3", "t4", "t5", "t6", "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7",
 			   "ft0", "ft1", "ft2", "ft3", "ft4", "ft5", "ft6", "ft7", "ft8", "ft9", "ft10", "ft11", "fa0",
 			   "fa1", "fa2", "fa3", "fa4", "fa5", "fa6", "fa7", "memory");
-#elif defined(__powerpc64__)
+#elif defined(__powerpc__)
 	/* r0, r3-r12, ctr, the volatile CR fields (0, 1, 5-7), f0-f13, and
 	 * where the unit has them v0-v19 and vs0-vs13 whole (VSX: the other
 	 * doubleword of f0-f13) */
@@ -893,13 +893,13 @@ __attribute__((noinline)) struct big cf_big(unsigned long k)
 	return b;
 }
 
-#if defined(__x86_64__) || defined(__SSE2__) || defined(__aarch64__) || (defined(__powerpc64__) && defined(__VSX__)) || \
+#if defined(__x86_64__) || defined(__SSE2__) || defined(__aarch64__) || (defined(__powerpc__) && defined(__VSX__)) || \
 	(defined(__s390x__) && defined(__VX__))
 #define HAVE_VECTORS 1
 typedef double v2df __attribute__((vector_size(16)));
 /* eight vectors: xmm0-xmm7 (x86_64), v0-v7 (aarch64), xmm0-xmm2 then
  * the stack (i386 with SSE), v2-v9 (ppc64 with VSX), v24-v31 (s390x
- * with the vector ABI); the value in xmm0, v0, v2, v24 */
+ * with the vector ABI, ppc32 too); the value in xmm0, v0, v2, v24 */
 __attribute__((noinline)) v2df cf_vector(v2df a, v2df b, v2df c, v2df d, v2df e, v2df f, v2df g, v2df h)
 {
 	IN_BAD(CF_VECTOR, b[0] == a[0] + 2 && c[0] == a[0] + 4 && d[0] == a[0] + 6 && e[0] == a[0] + 8 &&
@@ -942,10 +942,10 @@ __attribute__((noinline, sseregparm)) double cf_sseregparm(double a, double b)
 #if defined(__riscv) && __riscv_xlen == 64
 #define VARIADIC_NOEXIT 1
 #endif
-#if (defined(__riscv) && __riscv_xlen == 64) || defined(__powerpc64__) || defined(__s390x__) || defined(__arm__) || \
+#if (defined(__riscv) && __riscv_xlen == 64) || defined(__powerpc__) || defined(__s390x__) || defined(__arm__) || \
 	defined(__mips__)
 #define HAVE_RV_REGS 1
-/* eight doubles in fa0-fa7 (riscv64), f1-f8 (ppc64), d0-d7 (arm),
+/* eight doubles in fa0-fa7 (riscv64), f1-f8 (PowerPC), d0-d7 (arm),
  * f12-f19 (n64), the first of them in f0, f2, f4, f6 (s390x), f12,
  * f14 (o32); and a pair of them back in fa0 and fa1, f1 and f2
  * (ppc64le), d0 and d1, f0 and f2 (n64), memory (the others) */
@@ -959,7 +959,7 @@ __attribute__((noinline)) struct dpair cf_fregs(double a, double b, double c, do
 	       h == a + 7);
 	return (struct dpair){ a + h, b * g };
 }
-/* eight words in a0-a7 (riscv64, n64), r3-r10 (ppc64), r0-r3 (arm),
+/* eight words in a0-a7 (riscv64, n64), r3-r10 (PowerPC), r0-r3 (arm),
  * r2-r6 (s390x), a0-a3 (o32), the rest on the stack; two back in a0
  * and a1, r3 and r4 (ppc64le), memory (the others) */
 struct wpair {
