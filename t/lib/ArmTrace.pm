@@ -54,6 +54,14 @@ package ArmTrace;
 #    64-bit argument from an even pair of words (ints' f, on the stack).
 #  - A -pg shared library beside its program, preloaded, bound lazily
 #    and at start-up: every event of its functions (SysTrace's plug).
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c built with NEON,
+#    Thumb-2 and ARM state, linked with the static library: the
+#    callbacks' counts and the arguments they read (r0) against the
+#    functions' own under 8 threads, register and unregister cycles,
+#    longjmp through hooked frames, callbacks that change every register
+#    a called function may (r0-r3, ip, d0-d7, d16-d31) around functions
+#    whose arguments and values travel in d0-d7 (q0-q3) and r0-r3; no
+#    redirect (ENOTSUP); the errors.
 # Everything runs in one boot: a check of another program is one more
 # job in @jobs, its files in %files, and its checks after the boot.
 use strict;

@@ -74,6 +74,16 @@ package MipsTrace;
 # mipsel): a check of another program is one more job there.
 #  - A -pg shared library beside its program, preloaded, bound lazily
 #    and at start-up: every event of its functions (SysTrace's plug).
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c linked with the
+#    static library: the callbacks' counts and the arguments they read
+#    against the functions' own under 8 threads, register and unregister
+#    cycles, longjmp through hooked frames, callbacks that change every
+#    register a called function may (v0, v1, a0-a3, t0-t9, hi, lo, the
+#    caller-saved floating-point registers) around functions whose
+#    arguments and values travel in the floating-point and argument
+#    registers; exit callbacks for every call of the functions whose
+#    prologue stores ra at its frame's top, none for the others
+#    (objdump's); no redirect (ENOTSUP); the errors.
 #
 # mipsel:
 # libmcount-trace on mipsel (o32: build/mipsel/), under full-system
@@ -122,6 +132,16 @@ package MipsTrace;
 #    function traced, under each tracer (SysTrace's lua_checks).
 #  - A -pg shared library beside its program, preloaded, bound lazily
 #    and at start-up: every event of its functions (SysTrace's plug).
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c linked with the
+#    static library: the callbacks' counts and the arguments they read
+#    against the functions' own under 8 threads, register and unregister
+#    cycles, longjmp through hooked frames, callbacks that change every
+#    register a called function may (v0, v1, a0-a3, t0-t9, hi, lo, the
+#    caller-saved floating-point registers) around functions whose
+#    arguments and values travel in the floating-point and argument
+#    registers; exit callbacks for every call of the functions whose
+#    prologue stores ra at its frame's top, none for the others
+#    (objdump's); no redirect (ENOTSUP); the errors.
 #
 # mips:
 # libmcount-trace on mips, big-endian o32 (build/mips/), under
