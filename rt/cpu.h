@@ -3,7 +3,8 @@
  * architecture: a raw system call (the hot path calls nothing in libc),
  * the tick counter and CPU number read together, the start-up probe
  * that says whether the ticks can be used (and on i386 whether there
- * are SSE registers to keep around hooks' callbacks), and the
+ * are SSE registers to keep around hooks' callbacks, on PowerPC and
+ * s390x vector registers: mt_fp_vec), and the
  * floating-point registers' save and restore (mt_fp_save).  Included by buffer.c (the
  * hot path, general registers only), output.c (the probe, the clock's
  * rate) and control.c (the clock's name in `status`).
@@ -62,6 +63,22 @@
 #include <sys/syscall.h>
 
 #include "rt.h"
+
+#if defined(__powerpc__) || defined(__s390x__)
+#include <sys/auxv.h>
+/* Has the CPU the vector registers mt_fp_save keeps (AltiVec; s390x's
+ * vector facility)?  Set by the start-up probe (output.c defines it). */
+MT_HIDDEN extern bool mt_fp_vec;
+#if defined(__powerpc__)
+#define MT_FP_HWCAP 0x10000000ul      /* PPC_FEATURE_HAS_ALTIVEC */
+#else
+#define MT_FP_HWCAP 2048ul            /* HWCAP_S390_VXRS */
+#endif
+#define MT_FP_PROBE() (mt_fp_vec = (getauxval(AT_HWCAP) & MT_FP_HWCAP) != 0)
+#else
+#define MT_FP_PROBE() ((void)0)
+#endif
+
 
 #if !defined(__x86_64__) && !defined(__i386__) && !defined(__arm__)
 /* glibc 2.35 and later (<sys/rseq.h>): where the thread's rseq area is. */
@@ -215,6 +232,7 @@ static inline void mt_cpu_clock_probe(void)
 {
 	mt_use_tsc = true;
 	mt_use_rdpid = false;
+	MT_FP_PROBE();
 }
 
 #if defined(__aarch64__)
@@ -443,6 +461,7 @@ static inline void mt_cpu_clock_probe(void)
 {
 	mt_use_tsc = false;
 	mt_use_rdpid = false;
+	MT_FP_PROBE();
 }
 
 static inline const char *mt_cpu_clock_name(void)
@@ -544,6 +563,27 @@ static inline long mt_raw_mmap_anon(size_t size)
  *            keeps nothing else live across it).  The vector registers
  *            carry no arguments in the standard convention (GCC 12
  *            has none that passes them there) and are not kept.
+ *   ppc64le, ppc64 (ELFv2, ELFv1), ppc32: f1-f13 (the floating-point
+ *            arguments, on ppc32 f1-f8, which its hook keeps too;
+ *            f1-f8 a homogeneous aggregate's value; 64 bits each: a
+ *            doubleword of vs1-vs13, whose other one carries none) and,
+ *            where the CPU has AltiVec (AT_HWCAP: mt_fp_vec), v2-v13
+ *            (vectors and ppc64le's __float128, in and out, a
+ *            homogeneous vector aggregate's value in v2-v9); f14-f31 and
+ *            v20-v31 are callee-saved, and GCC's -pg, an ordinary call
+ *            of _mcount, keeps nothing else live across it (ppc32's
+ *            site is before the prologue: the arguments are there).
+ *            buffer.c is built with -mno-vsx -mno-altivec (ppc32:
+ *            without AltiVec, its default): these are the only
+ *            floating-point and vector registers it touches (.machine
+ *            altivec for the assembler of a CPU without it).
+ *   s390x    the hooks keep f0-f7 (the arguments, f0 and f2 the
+ *            values), which are the leftmost halves of v0-v7; where the
+ *            CPU has the vector facility (AT_HWCAP: mt_fp_vec), v24-v31
+ *            too, whole: the vector ABI (-march=z13 and later) passes
+ *            vectors in them and returns one in v24.  v16-v23 and the
+ *            rest of v0-v15 carry nothing across a call.  buffer.c is
+ *            built with -mno-vx (.machine z13 for the vector stores).
  * At an exit (mt_fp_save_ret) the return registers too, which are
  * these but on x86 the x87's st(0) and st(1): a long double's value
  * (on i386 a float's or a double's too), which a callback using the
@@ -552,8 +592,13 @@ static inline long mt_raw_mmap_anon(size_t size)
  * memory, from st(0) while fxam says it is not empty, and pushed back
  * after: an fxam and an fnstsw where the stack is empty, as it mostly
  * is (fxsave and fxrstor cost each call a few hundred nanoseconds). */
+#if defined(__powerpc__)
+#define MT_FP_BYTES 304               /* v2-v13 (192), f1-f13 (104), 16-byte aligned */
+#else
+#define MT_FP_BYTES 128
+#endif
 struct mt_fp {
-	unsigned char b[128];
+	unsigned char b[MT_FP_BYTES];
 #if defined(__i386__)
 	unsigned char st[8][16];      /* the x87 registers in use, st(0) first */
 	unsigned n;
@@ -616,6 +661,26 @@ static inline __attribute__((always_inline)) void mt_fp_save(struct mt_fp *f)
 	__asm__ volatile("fsd fa0, 0(%0)\n\tfsd fa1, 8(%0)\n\tfsd fa2, 16(%0)\n\tfsd fa3, 24(%0)\n\t"
 			 "fsd fa4, 32(%0)\n\tfsd fa5, 40(%0)\n\tfsd fa6, 48(%0)\n\tfsd fa7, 56(%0)"
 			 : : "r"(f->b) : "memory");
+#elif defined(__powerpc__)
+	__asm__ volatile("stfd 1, 192(%0)\n\tstfd 2, 200(%0)\n\tstfd 3, 208(%0)\n\tstfd 4, 216(%0)\n\t"
+			 "stfd 5, 224(%0)\n\tstfd 6, 232(%0)\n\tstfd 7, 240(%0)\n\tstfd 8, 248(%0)\n\t"
+			 "stfd 9, 256(%0)\n\tstfd 10, 264(%0)\n\tstfd 11, 272(%0)\n\tstfd 12, 280(%0)\n\t"
+			 "stfd 13, 288(%0)"
+			 : : "b"(f->b) : "memory");
+	if (mt_fp_vec)
+		__asm__ volatile(".machine push\n\t.machine altivec\n\t"
+				 "li 0, 0\n\tstvx 2, %0, 0\n\tli 0, 16\n\tstvx 3, %0, 0\n\t"
+				 "li 0, 32\n\tstvx 4, %0, 0\n\tli 0, 48\n\tstvx 5, %0, 0\n\t"
+				 "li 0, 64\n\tstvx 6, %0, 0\n\tli 0, 80\n\tstvx 7, %0, 0\n\t"
+				 "li 0, 96\n\tstvx 8, %0, 0\n\tli 0, 112\n\tstvx 9, %0, 0\n\t"
+				 "li 0, 128\n\tstvx 10, %0, 0\n\tli 0, 144\n\tstvx 11, %0, 0\n\t"
+				 "li 0, 160\n\tstvx 12, %0, 0\n\tli 0, 176\n\tstvx 13, %0, 0\n\t"
+				 ".machine pop"
+				 : : "b"(f->b) : "r0", "memory");
+#elif defined(__s390x__)
+	if (mt_fp_vec)
+		__asm__ volatile(".machine push\n\t.machine z13\n\tvstm %%v24, %%v31, 0(%0)\n\t.machine pop"
+				 : : "a"(f->b) : "memory");
 #else
 	(void)f;
 #endif
@@ -644,6 +709,26 @@ static inline __attribute__((always_inline)) void mt_fp_restore(const struct mt_
 	__asm__ volatile("fld fa0, 0(%0)\n\tfld fa1, 8(%0)\n\tfld fa2, 16(%0)\n\tfld fa3, 24(%0)\n\t"
 			 "fld fa4, 32(%0)\n\tfld fa5, 40(%0)\n\tfld fa6, 48(%0)\n\tfld fa7, 56(%0)"
 			 : : "r"(f->b) : "memory");
+#elif defined(__powerpc__)
+	if (mt_fp_vec)
+		__asm__ volatile(".machine push\n\t.machine altivec\n\t"
+				 "li 0, 0\n\tlvx 2, %0, 0\n\tli 0, 16\n\tlvx 3, %0, 0\n\t"
+				 "li 0, 32\n\tlvx 4, %0, 0\n\tli 0, 48\n\tlvx 5, %0, 0\n\t"
+				 "li 0, 64\n\tlvx 6, %0, 0\n\tli 0, 80\n\tlvx 7, %0, 0\n\t"
+				 "li 0, 96\n\tlvx 8, %0, 0\n\tli 0, 112\n\tlvx 9, %0, 0\n\t"
+				 "li 0, 128\n\tlvx 10, %0, 0\n\tli 0, 144\n\tlvx 11, %0, 0\n\t"
+				 "li 0, 160\n\tlvx 12, %0, 0\n\tli 0, 176\n\tlvx 13, %0, 0\n\t"
+				 ".machine pop"
+				 : : "b"(f->b) : "r0", "memory");
+	__asm__ volatile("lfd 1, 192(%0)\n\tlfd 2, 200(%0)\n\tlfd 3, 208(%0)\n\tlfd 4, 216(%0)\n\t"
+			 "lfd 5, 224(%0)\n\tlfd 6, 232(%0)\n\tlfd 7, 240(%0)\n\tlfd 8, 248(%0)\n\t"
+			 "lfd 9, 256(%0)\n\tlfd 10, 264(%0)\n\tlfd 11, 272(%0)\n\tlfd 12, 280(%0)\n\t"
+			 "lfd 13, 288(%0)"
+			 : : "b"(f->b) : "memory");
+#elif defined(__s390x__)
+	if (mt_fp_vec)
+		__asm__ volatile(".machine push\n\t.machine z13\n\tvlm %%v24, %%v31, 0(%0)\n\t.machine pop"
+				 : : "a"(f->b) : "memory");
 #else
 	(void)f;
 #endif

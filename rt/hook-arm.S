@@ -5,7 +5,9 @@
  *	push	{lr}			// the parent
  *	bl	__gnu_mcount_nc		// lr := the address after the site
  * which is no ordinary call: r0-r3 hold the function's arguments, and
- * under the hard-float ABI d0-d7 too, all to be kept; the hook returns
+ * under the hard-float ABI d0-d7 too (q0-q3), all to be kept, around
+ * mt_entry and the hooks' entry callbacks it runs (the program's code,
+ * which may use them and d16-d31: those carry nothing here); the hook returns
  * to lr with lr = the parent and the pushed word dropped.  mt_entry gets
  * the address after the site (the Thumb bit cleared), the slot of the
  * pushed parent and r0-r3 as saved.  The hook is ARM code (a Thumb
@@ -49,9 +51,11 @@ __gnu_mcount_nc:
 
 /* A hijacked function returns here (bx lr, or pop {..., pc}), after its
  * epilogue: sp is its caller's again, and its key (rt.h) is the word
- * just below.  r0-r3 and d0-d3 (the return values, a homogeneous
- * aggregate of four doubles included) are kept; lr gets the original
- * return address, and bx goes back to its state.
+ * just below.  r0-r3 and d0-d7 (the return values: a homogeneous
+ * aggregate of four doubles in d0-d3, of four quadword vectors in
+ * q0-q3) are kept, around mt_exit and the hooks' exit callbacks it
+ * runs, which are the program's code; lr gets the original return
+ * address, and bx goes back to its state.
  * As the other hooks': no unwind information and a word of no function
  * before it, on purpose, and never unmapped. */
 	.globl mt_return_trampoline
@@ -62,7 +66,7 @@ __gnu_mcount_nc:
 mt_return_trampoline:
 	sub	r12, sp, #4		@ the key
 	push	{r0-r4, lr}
-	vpush	{d0-d3}
+	vpush	{d0-d7}
 	mov	r1, r0			@ the return value
 	mov	r0, r12
 	mov	r4, sp
@@ -70,7 +74,7 @@ mt_return_trampoline:
 	bl	mt_exit
 	mov	sp, r4
 	mov	r12, r0
-	vpop	{d0-d3}
+	vpop	{d0-d7}
 	pop	{r0-r4, lr}
 	mov	lr, r12
 	bx	r12

@@ -28,6 +28,18 @@
  * besides: f1-f8 (arguments; mt_entry is C, which may use floating
  * point registers for copies).  The frame, 80 bytes: back chain, lr
  * save word of callees, f1-f8 at 16-79.
+ *
+ * An unwinder stops here (the return address undefined, the end of the
+ * stack): above is glibc's _mcount, whose frame description gives the
+ * link register it saved, the address after the site, and the site's
+ * function has none for its `stw r0,4(r1)` (the parent is in lr at its
+ * entry as it describes it): an unwinder that went on would take the
+ * address after the site for the function's return, and the function
+ * for its own caller, for ever.  So a hook's callback that ends its
+ * thread (pthread_exit, a cancellation) ends it there: glibc jumps to
+ * the thread's start at the end of the stack (pthread_cleanup_push's
+ * handlers run; the thread's frames' own cleanups, C++ destructors and
+ * cleanup attributes, do not).
  */
 #include "hook-table.h"
 	.text
@@ -39,11 +51,11 @@
 __mcount_internal:
 mt_mcount_internal:
 	.cfi_startproc
+	.cfi_undefined lr
 	stwu	1, -80(1)
 	.cfi_def_cfa_offset 80
 	mflr	0
 	stw	0, 84(1)
-	.cfi_offset lr, 4
 	stfd	1, 16(1)
 	stfd	2, 24(1)
 	stfd	3, 32(1)
@@ -83,27 +95,34 @@ mt_mcount_internal:
 
 /* A hijacked function returns here: r1 is its caller's sp again, and the
  * slot (the key, rt.h) 4 bytes above it.  Kept: r3, r4 (the return
- * value) and f1 (a floating-point one).  As the other hooks': no unwind
- * information and a word of no function before it, on purpose.  The
- * frame, 32 bytes: back chain, lr save word, r3, r4 at 8, 12, f1 at 16. */
+ * value) and f1-f8 (a floating-point one: a long double's in f1 and f2,
+ * a complex one's in f1-f4), around mt_exit and the hooks' exit
+ * callbacks it runs, which are the program's code.  As the other
+ * hooks': no unwind information and a word of no function before it, on
+ * purpose.  The frame, 80 bytes: back chain, lr save word, r3, r4 at 8,
+ * 12, f1-f8 at 16-79. */
 	.globl mt_return_trampoline
 	.hidden mt_return_trampoline
 	.type mt_return_trampoline, @function
 	.p2align 2
 	trap
 mt_return_trampoline:
-	stwu	1, -32(1)
+	stwu	1, -80(1)
 	stw	3, 8(1)
 	stw	4, 12(1)
-	stfd	1, 16(1)
+	.irp f, 1, 2, 3, 4, 5, 6, 7, 8
+	stfd	\f, 8 + 8 * \f(1)
+	.endr
 	mr	4, 3			// the return value
-	addi	3, 1, 32 + 4		// the key: the slot in the caller's frame
+	addi	3, 1, 80 + 4		// the key: the slot in the caller's frame
 	bl	mt_exit
 	mtlr	3
 	lwz	3, 8(1)
 	lwz	4, 12(1)
-	lfd	1, 16(1)
-	addi	1, 1, 32
+	.irp f, 1, 2, 3, 4, 5, 6, 7, 8
+	lfd	\f, 8 + 8 * \f(1)
+	.endr
+	addi	1, 1, 80
 	blr
 	.size mt_return_trampoline, .-mt_return_trampoline
 

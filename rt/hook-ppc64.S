@@ -19,7 +19,9 @@
  * non-volatile registers around it), but the hook keeps r3-r10, the
  * argument registers, anyway, for code that assumes less; the
  * floating-point and vector registers are never touched (mt_entry is C
- * that uses no floating point), and the non-volatile condition register
+ * that uses no floating point; it keeps f1-f13 and v2-v13 around hooks'
+ * callbacks, which are the program's code: cpu.h, mt_fp_save), and the
+ * non-volatile condition register
  * fields cr2-cr4 are kept by mt_entry as by any function.
  *
  * The TOC pointer.  ELFv2: reached through a call stub (another module),
@@ -127,7 +129,8 @@ CODE:
  * is its caller's sp again, and the slot it returned through (the key,
  * rt.h) is 16 bytes into the caller's frame.  The return values are
  * kept: r3, r4 and f1-f8 (mt_exit, in buffer.c, is built without VSX or
- * AltiVec, so the vector registers are never touched), and r2, the TOC
+ * AltiVec, so the vector registers are never touched but around hooks'
+ * exit callbacks, where it keeps them), and r2, the TOC
  * pointer the function returned with (its caller may count on it: a
  * call in one module restores none).  r2 becomes the library's own, to
  * call mt_exit: ELFv2's .TOC., found from this code's address; ELFv1's,

@@ -15,7 +15,11 @@
  * r14 still the parent, which __fentry__ puts in that same word (the
  * ABI reserves it; nothing else stores there) and reloads into r14
  * before it returns, so both forms have the slot at 8 of the function's
- * r15.  Either runs before the body: the argument registers r2-r6 and
+ * r15.  The site has no CFI of its own there (r14 is the parent in the
+ * function's frame description), so __fentry__'s says where r14 is
+ * while the hook's call of mt_entry has it: an unwinder that starts in
+ * a hook's callback (pthread_exit, cancellation) finds the parent
+ * through it, as through the rel_offset GCC writes for _mcount's site.  Either runs before the body: the argument registers r2-r6 and
  * f0, f2, f4, f6 hold the arguments, and are kept, with f1-f7 (GCC may
  * keep general registers in the call-clobbered floating-point ones of
  * a leaf function: mt_entry may); r0 and r1 are not (the call
@@ -79,6 +83,7 @@ __fentry__:
 	.cfi_startproc
 	.cfi_return_column %r0
 	stg	%r14, 8(%r15)		// the parent into the slot
+	.cfi_rel_offset %r14, 8
 	lgr	%r1, %r15
 	aghi	%r15, -FRAME
 	.cfi_adjust_cfa_offset FRAME
@@ -97,6 +102,7 @@ __fentry__:
 	aghi	%r15, FRAME
 	.cfi_adjust_cfa_offset -FRAME
 	lg	%r14, 8(%r15)		// the parent, or the trampoline
+	.cfi_restore %r14
 	br	%r1
 	.cfi_endproc
 	.size __fentry__, .-__fentry__

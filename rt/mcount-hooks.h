@@ -17,8 +17,9 @@
  *   ENOMEM   no memory
  *   ENOSPC   63 hooks are registered already (31 where a long is 32
  *            bits)
- *   ENOTSUP  not on this architecture (x86_64, i386, aarch64 and
- *            riscv64 have hooks; the others of mcount-trace(1) follow)
+ *   ENOTSUP  not on this architecture (x86_64, i386, aarch64, riscv64,
+ *            ppc64le, ppc64, ppc32, s390x, arm, mips64el, mipsel and
+ *            mips have hooks; sparc64 follows)
  *   ENOENT   a redirect of a function that is in no table
  *   EPERM    the program's code cannot be changed (mcount-trace(1): no
  *            /proc/self/mem), or the library has not started
@@ -40,9 +41,10 @@ extern "C" {
 struct mcount_regs;
 struct mcount_hook;
 
-/* ip: the function's address (its symbol's value); parent_ip: where it
- * was called from (the return address of its call); data: as given to
- * mcount_hook_create. */
+/* ip: the function's address (its symbol's value, on arm without the
+ * Thumb bit; on ppc64's ELFv1 its code's, not its descriptor's);
+ * parent_ip: where it was called from (the return address of its
+ * call); data: as given to mcount_hook_create. */
 typedef void (*mcount_hook_fn)(unsigned long ip, unsigned long parent_ip, void *data,
 			       struct mcount_regs *regs);
 
@@ -74,7 +76,8 @@ void mcount_hook_destroy(struct mcount_hook *h);
  * the calling convention passes it; 0 and errno EINVAL for n out of
  * range (0 to 11), ENODATA where the word cannot be found (a stack
  * argument in a frame the library cannot read), ENOTSUP where the hook
- * runs after the function has moved its arguments (aarch64, riscv64). */
+ * runs after the function has moved its arguments (aarch64, riscv64,
+ * ppc64le, ppc64). */
 unsigned long mcount_regs_arg(struct mcount_regs *r, int n);
 /* In an exit callback: the value the function returns (its first
  * register); 0 and errno EINVAL in an entry callback. */
@@ -87,9 +90,9 @@ unsigned long mcount_regs_return(struct mcount_regs *r);
  * ENOENT (no such function), EINVAL (a glob naming several, a
  * replacement in no object's code), EBUSY (a redirect there already),
  * ENOTSUP (the function's site is not at its entry: -pg without
- * -mfentry, and on aarch64 and riscv64 every site).  The replacement's
- * code must stay: a call may still be on its way there when unredirect
- * returns. */
+ * -mfentry, and on every architecture but x86 every site).  The
+ * replacement's code must stay: a call may still be on its way there
+ * when unredirect returns. */
 int mcount_hook_redirect(const char *function, void *replacement);
 int mcount_hook_unredirect(const char *function);
 

@@ -119,6 +119,10 @@ static void pair(uint64_t *ticks, uint64_t *ns)
 	}
 }
 
+#if defined(__powerpc__) || defined(__s390x__)
+bool mt_fp_vec;                       /* (cpu.h: mt_fp_save) */
+#endif
+
 void mt_clock_init(void)
 {
 	mt_cpu_clock_probe();

@@ -54,6 +54,14 @@ package ArmTrace;
 #    64-bit argument from an even pair of words (ints' f, on the stack).
 #  - A -pg shared library beside its program, preloaded, bound lazily
 #    and at start-up: every event of its functions (SysTrace's plug).
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c built with NEON,
+#    Thumb-2 and ARM state, linked with the static library: the
+#    callbacks' counts and the arguments they read (r0) against the
+#    functions' own under 8 threads, register and unregister cycles,
+#    longjmp through hooked frames, callbacks that change every register
+#    a called function may (r0-r3, ip, d0-d7, d16-d31) around functions
+#    whose arguments and values travel in d0-d7 (q0-q3) and r0-r3; no
+#    redirect (ENOTSUP); the errors.
 # Everything runs in one boot: a check of another program is one more
 # job in @jobs, its files in %files, and its checks after the boot.
 use strict;
@@ -80,6 +88,14 @@ sub guest {
         toggles => [{}, { name => 'toggle-arm', cflags => \@A32 }],
         # function events: args.c's prototypes, both states
         args => [{ name => 'args' }, { name => 'args-arm', cflags => \@A32 }],
+        # hooks (SysTrace's): __gnu_mcount_nc after the prologue, but
+        # before the body: r0-r3 still hold the arguments (mcount_regs_arg
+        # reads them, and the caller's stack where the prologue was read);
+        # no redirect (ENOTSUP).  Built with NEON (the guest's Cortex-A57):
+        # d16-d31 among what the callbacks change, vectors in q0-q3; eight
+        # functions a clobber round; Thumb-2 and ARM state
+        hooks => [{ name => 'hooks', cflags => ['-mfpu=neon'], clobber => 8 },
+            { name => 'hooks-arm', cflags => ['-mfpu=neon', @A32], clobber => 8 }],
         # a real program nobody here wrote: Lua, Thumb-2
         lua_noexit => [], graph_noexit => [],
         jobs => \&jobs, forms => \&forms, checks => \&checks };

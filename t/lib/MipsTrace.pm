@@ -74,6 +74,16 @@ package MipsTrace;
 # mipsel): a check of another program is one more job there.
 #  - A -pg shared library beside its program, preloaded, bound lazily
 #    and at start-up: every event of its functions (SysTrace's plug).
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c linked with the
+#    static library: the callbacks' counts and the arguments they read
+#    against the functions' own under 8 threads, register and unregister
+#    cycles, longjmp through hooked frames, callbacks that change every
+#    register a called function may (v0, v1, a0-a3, t0-t9, hi, lo, the
+#    caller-saved floating-point registers) around functions whose
+#    arguments and values travel in the floating-point and argument
+#    registers; exit callbacks for every call of the functions whose
+#    prologue stores ra at its frame's top, none for the others
+#    (objdump's); no redirect (ENOTSUP); the errors.
 #
 # mipsel:
 # libmcount-trace on mipsel (o32: build/mipsel/), under full-system
@@ -122,6 +132,16 @@ package MipsTrace;
 #    function traced, under each tracer (SysTrace's lua_checks).
 #  - A -pg shared library beside its program, preloaded, bound lazily
 #    and at start-up: every event of its functions (SysTrace's plug).
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c linked with the
+#    static library: the callbacks' counts and the arguments they read
+#    against the functions' own under 8 threads, register and unregister
+#    cycles, longjmp through hooked frames, callbacks that change every
+#    register a called function may (v0, v1, a0-a3, t0-t9, hi, lo, the
+#    caller-saved floating-point registers) around functions whose
+#    arguments and values travel in the floating-point and argument
+#    registers; exit callbacks for every call of the functions whose
+#    prologue stores ra at its frame's top, none for the others
+#    (objdump's); no redirect (ENOTSUP); the errors.
 #
 # mips:
 # libmcount-trace on mips, big-endian o32 (build/mips/), under
@@ -171,6 +191,13 @@ sub guest {
         # function events: args.c's arguments in the argument registers and
         # on the caller's stack, at -O2 by DWARF and -O0 by prototypes
         args => [{ name => 'args', cflags => ['-g'], dwarf => 1 }, { name => 'args-O0', cflags => ['-g', '-O0'] }],
+        # hooks (SysTrace's): _mcount after the prologue but before the
+        # body, which GCC does not see as a call: the argument registers
+        # still hold the arguments (mcount_regs_arg reads them, and the
+        # caller's stack above the slot of ra); no redirect (ENOTSUP);
+        # seven functions a clobber round, whose exit callbacks are
+        # checked against their prologues below
+        hooks => [{ name => 'hooks', clobber => 7 }],
         forms => sub { forms($a, @_) }, graph => sub { graph($a, @_) },
         hazards_noexit => sub {
             my ($c) = @_;
@@ -243,6 +270,20 @@ sub graph {
 sub checks {
     my ($a, $c) = @_;
     my ($LIB, $OBJDUMP) = @$c{qw(lib objdump)};
+    if (my $j = $c->{r}{'hooks-clobber'}) {
+        # hooks' exit callbacks: every call of a function whose prologue
+        # stores ra at its frame's top, none of the others (objdump's)
+        my %pro = prologues($OBJDUMP, $a, "$c->{dir}/hooks");
+        my ($line) = ($j->{stdout} // '') =~ /^clobber exits (.*)$/m;
+        my %ex = map { split /=/, $_, 2 } split ' ', $line // '';
+        my $rounds = 500;
+        my @frame = sort grep { ($pro{$_} // '') eq 'frame' } keys %ex;
+        is(join(' ', map { "$_=$ex{$_}" } sort keys %ex),
+            join(' ', map { "$_=" . (($pro{$_} // '') eq 'frame' ? $rounds : 0) } sort keys %ex),
+            "hooks clobber: an exit callback for each call of the functions that store ra at their frame's top (@frame), "
+            . 'none for the others') or diag $j->{stdout} // '';
+        ok(keys %ex == 7 && @frame >= 2, 'hooks clobber: seven functions, two or more of them with exits');
+    }
     # The cache maintenance after each batch cannot be seen in the guest:
     # qemu's TCG models no instruction cache (a write drops the blocks
     # translated from its page, whoever makes it).  So what the library

@@ -82,6 +82,15 @@ package PPC64Trace;
 # the boot.
 #  - A -pg shared library beside its program, preloaded, bound lazily
 #    and at start-up: every event of its functions (SysTrace's plug).
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c linked with the
+#    static library: the callbacks' counts against the functions' own
+#    under 8 threads, register and unregister cycles, longjmp through
+#    hooked frames, callbacks that change every register a called
+#    function may (r0, r3-r12, f0-f13, v0-v19, vs0-vs13, CR, ctr) around
+#    functions whose arguments and values travel in f1-f13, v2-v13
+#    (built for POWER8) and r3-r10; ppc64: mcount_regs_arg and a
+#    redirect ENOTSUP (the site is after the prologue); ppc: the
+#    arguments read from r3-r10, no redirect; the errors.
 #
 # ppc64:
 # libmcount-trace on big-endian ppc64 (ELFv1: build/ppc64/), under
@@ -136,6 +145,15 @@ package PPC64Trace;
 #    function traced, under each tracer (SysTrace's lua_checks).
 #  - A -pg shared library beside its program, preloaded, bound lazily
 #    and at start-up: every event of its functions (SysTrace's plug).
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c linked with the
+#    static library: the callbacks' counts against the functions' own
+#    under 8 threads, register and unregister cycles, longjmp through
+#    hooked frames, callbacks that change every register a called
+#    function may (r0, r3-r12, f0-f13, v0-v19, vs0-vs13, CR, ctr) around
+#    functions whose arguments and values travel in f1-f13, v2-v13
+#    (built for POWER8) and r3-r10; ppc64: mcount_regs_arg and a
+#    redirect ENOTSUP (the site is after the prologue); ppc: the
+#    arguments read from r3-r10, no redirect; the errors.
 #
 # ppc:
 # libmcount-trace on ppc32 (build/ppc/), under full-system emulation:
@@ -179,6 +197,15 @@ package PPC64Trace;
 #    library) with every function traced, under each tracer.
 #  - A -pg shared library beside its program, preloaded, bound lazily
 #    and at start-up: every event of its functions (SysTrace's plug).
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c linked with the
+#    static library: the callbacks' counts against the functions' own
+#    under 8 threads, register and unregister cycles, longjmp through
+#    hooked frames, callbacks that change every register a called
+#    function may (r0, r3-r12, f0-f13, v0-v19, vs0-vs13, CR, ctr) around
+#    functions whose arguments and values travel in f1-f13, v2-v13
+#    (built for POWER8) and r3-r10; ppc64: mcount_regs_arg and a
+#    redirect ENOTSUP (the site is after the prologue); ppc: the
+#    arguments read from r3-r10, no redirect; the errors.
 use strict;
 use warnings;
 use Test::More;
@@ -186,12 +213,23 @@ use Test::More;
 use TestUtil qw($TOP run_cmd);
 
 my %ABI = (
-    ppc64le => { toc => 24, local => qr/_mcount\+0x8/, local_name => "_mcount's local entry" },
+    # hooks (SysTrace's): _mcount after the prologue, which has moved
+    # the arguments (mcount_regs_arg: ENOTSUP; no redirect); ten
+    # functions a clobber round: f1-f13, v2-v9 (VSX's doubles), v2 and
+    # v3 (__float128) among their registers
+    ppc64le => { toc => 24, local => qr/_mcount\+0x8/, local_name => "_mcount's local entry",
+        hooks => [{ name => 'hooks', args => 'ENOTSUP', clobber => 10 }] },
     # the call stubs' endings (ELFv1): where the program calls
     # pthread_create, ld makes them thread-safe by itself
     ppc64 => { toc => 40, local => qr/\._mcount/, local_name => "_mcount's code (._mcount)",
-        stubs => [['pie-preloaded', 'bctr'], ['toggle-so', 'cmpldi r2,0; bnectr+; b']] },
-    ppc => {},
+        stubs => [['pie-preloaded', 'bctr'], ['toggle-so', 'cmpldi r2,0; bnectr+; b']],
+        # the same, built for the guest's POWER8 and later (VSX, AltiVec's
+        # vectors in v2-v13, __float128): Debian's ppc64 default has none
+        hooks => [{ name => 'hooks', cflags => ['-mcpu=power8'], args => 'ENOTSUP', clobber => 10 }] },
+    # ppc32's site is before the prologue: mcount_regs_arg reads r3-r10
+    # and the caller's stack; built for POWER8 (VSX, v2-v9) too, eight
+    # functions a clobber round
+    ppc => { hooks => [{ name => 'hooks', cflags => ['-mcpu=power8'], clobber => 8 }] },
 );
 
 # guest(ROW): what SysTrace's guest_run takes of the guest.
@@ -220,6 +258,7 @@ sub guest {
                 ['bad_next', "a call to an _mcount that keeps the registers otherwise than glibc's"],
                 ['bad_word', 'not a call instruction'],
                 ['bad_more1', 'a call to an _mcount that does not call __mcount_internal']],
+        $a->{hooks} ? (hooks => $a->{hooks}) : (),
         forms => sub { forms($a, @_) }, checks => sub { checks($a, @_) } };
 }
 

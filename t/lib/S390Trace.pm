@@ -61,6 +61,15 @@ package S390Trace;
 # job in @jobs, its files in %files, and its checks after the boot.
 #  - A -pg shared library beside its program, preloaded, bound lazily
 #    and at start-up: every event of its functions (SysTrace's plug).
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c built for z13
+#    with _mcount and with -mfentry, linked with the static library: the
+#    callbacks' counts and the arguments they read (r2-r6) against the
+#    functions' own under 8 threads, register and unregister cycles,
+#    longjmp through hooked frames, callbacks that change every register
+#    a called function may (r0-r5, f0-f7, v0-v7, v16-v31) around
+#    functions whose arguments and values travel in f0-f6, v24-v31 and
+#    r2-r6; no redirect (ENOTSUP); the errors (pthread_exit in a
+#    callback: the unwinder through __fentry__'s frame).
 use strict;
 use warnings;
 use Test::More;
@@ -88,6 +97,14 @@ sub guest {
         # function events: args.c's arguments in r2-r6 and the caller's
         # parameter area, with -mfentry too
         args => [{ name => 'args', cflags => ['-g'], dwarf => 1 }, { name => 'args-fentry', cflags => ['-mfentry'] }],
+        # hooks (SysTrace's): both hooks run before the body, so
+        # mcount_regs_arg reads r2-r6 and the caller's parameter area; no
+        # redirect (ENOTSUP), the site's call is the hook's own return.
+        # Built for the guest's z13 and later (the vector ABI: vectors in
+        # v24-v31, which the library keeps), with _mcount and -mfentry;
+        # eight functions a clobber round
+        hooks => [{ name => 'hooks', cflags => ['-march=z13'], clobber => 8 },
+            { name => 'hooks-fentry', cflags => ['-march=z13', '-mfentry'], clobber => 8 }],
         # entries that are no calls to the hook: refused, never written
         refused => [['bad_local', 'a call to something other than the hook'],
             ['bad_stub', 'a call to something other than the hook'],
