@@ -44,6 +44,37 @@
 #include "hook-table.h"
 	MT_HOOKS .L_mcount
 
+/* The block's parts that both hooks fill alike: the arguments and the
+ * callee-saved x19-x28 (at 16), d8-d15 and x8 (at 176); and the
+ * arguments and x8 back. */
+	.macro SAVE_ARGS_CALLEE
+	stp	x0, x1, [sp, #16]
+	stp	x2, x3, [sp, #32]
+	stp	x4, x5, [sp, #48]
+	stp	x6, x7, [sp, #64]
+	stp	x19, x20, [sp, #80]
+	stp	x21, x22, [sp, #96]
+	stp	x23, x24, [sp, #112]
+	stp	x25, x26, [sp, #128]
+	stp	x27, x28, [sp, #144]
+	.endm
+
+	.macro SAVE_FP_X8
+	stp	d8, d9, [sp, #176]
+	stp	d10, d11, [sp, #192]
+	stp	d12, d13, [sp, #208]
+	stp	d14, d15, [sp, #224]
+	str	x8, [sp, #240]
+	.endm
+
+	.macro LOAD_ARGS
+	ldp	x0, x1, [sp, #16]
+	ldp	x2, x3, [sp, #32]
+	ldp	x4, x5, [sp, #48]
+	ldp	x6, x7, [sp, #64]
+	ldr	x8, [sp, #240]
+	.endm
+
 	.text
 	.globl _mcount
 	.type _mcount, %function
@@ -56,23 +87,11 @@ _mcount:
 	.cfi_offset 29, -272
 	.cfi_offset 30, -264
 	mov	x29, sp
-	stp	x0, x1, [sp, #16]
-	stp	x2, x3, [sp, #32]
-	stp	x4, x5, [sp, #48]
-	stp	x6, x7, [sp, #64]
-	stp	x19, x20, [sp, #80]
-	stp	x21, x22, [sp, #96]
-	stp	x23, x24, [sp, #112]
-	stp	x25, x26, [sp, #128]
-	stp	x27, x28, [sp, #144]
+	SAVE_ARGS_CALLEE
 	ldr	x9, [sp]		// the function's x29: its frame record
 	add	x10, sp, #272		// the function's sp
 	stp	x9, x10, [sp, #160]
-	stp	d8, d9, [sp, #176]
-	stp	d10, d11, [sp, #192]
-	stp	d12, d13, [sp, #208]
-	stp	d14, d15, [sp, #224]
-	str	x8, [sp, #240]
+	SAVE_FP_X8
 	add	x2, sp, #16		// the block
 	mov	x11, #0			// the key, if that is no frame record
 	cmp	x9, x10
@@ -89,11 +108,7 @@ _mcount:
 	orr	x1, x1, #1		// MT_SLOT_KEEP
 2:	mov	x0, x30			// the address after the site
 	bl	mt_entry
-	ldp	x0, x1, [sp, #16]
-	ldp	x2, x3, [sp, #32]
-	ldp	x4, x5, [sp, #48]
-	ldp	x6, x7, [sp, #64]
-	ldr	x8, [sp, #240]
+	LOAD_ARGS
 	ldp	x29, x30, [sp], #272
 	.cfi_restore 29
 	.cfi_restore 30
@@ -122,23 +137,11 @@ mt_pfe_hook:
 	.cfi_def_cfa_offset 272
 	.cfi_offset 29, -272
 	mov	x29, sp
-	stp	x0, x1, [sp, #16]
-	stp	x2, x3, [sp, #32]
-	stp	x4, x5, [sp, #48]
-	stp	x6, x7, [sp, #64]
-	stp	x19, x20, [sp, #80]
-	stp	x21, x22, [sp, #96]
-	stp	x23, x24, [sp, #112]
-	stp	x25, x26, [sp, #128]
-	stp	x27, x28, [sp, #144]
+	SAVE_ARGS_CALLEE
 	ldr	x11, [sp]		// the caller's x29
 	add	x10, sp, #272		// the function's sp, as its caller left it
 	stp	x11, x10, [sp, #160]
-	stp	d8, d9, [sp, #176]
-	stp	d10, d11, [sp, #192]
-	stp	d12, d13, [sp, #208]
-	stp	d14, d15, [sp, #224]
-	str	x8, [sp, #240]
+	SAVE_FP_X8
 	stp	x11, x9, [sp, #256]	// {key, parent}: a copy, never written
 	.cfi_offset 30, -8
 	add	x2, sp, #16		// the block
@@ -146,11 +149,7 @@ mt_pfe_hook:
 	orr	x1, x1, #1		// MT_SLOT_KEEP
 	mov	x0, x30			// the address after the site
 	bl	mt_entry
-	ldp	x0, x1, [sp, #16]
-	ldp	x2, x3, [sp, #32]
-	ldp	x4, x5, [sp, #48]
-	ldp	x6, x7, [sp, #64]
-	ldr	x8, [sp, #240]
+	LOAD_ARGS
 	ldr	x9, [sp, #264]		// the parent
 	ldp	x29, x10, [sp], #272	// x10: the address after the site
 	.cfi_restore 29

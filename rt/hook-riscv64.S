@@ -35,23 +35,9 @@
 #include "hook-table.h"
 	MT_HOOKS .L_mcount
 
-	.text
-	.globl _mcount
-	.type _mcount, %function
-	.p2align 2
-.L_mcount:
-_mcount:
-	.cfi_startproc
-	addi	sp, sp, -304
-	.cfi_def_cfa_offset 304
-	sd	ra, 296(sp)
-	sd	s0, 288(sp)
-	.cfi_offset ra, -8
-	.cfi_offset s0, -16
-	sd	s0, 80(sp)
-	addi	s0, sp, 304
-	.cfi_def_cfa s0, 0
-	sd	s0, 72(sp)		// the function's sp
+/* The block's callee-saved registers and arguments (s0 and sp are the
+ * hook's own to put), and the arguments back. */
+	.macro SAVE_BLOCK
 	sd	s1, 88(sp)
 	sd	s2, 96(sp)
 	sd	s3, 104(sp)
@@ -83,12 +69,9 @@ _mcount:
 	sd	a5, 40(sp)
 	sd	a6, 48(sp)
 	sd	a7, 56(sp)
-	sd	a0, 64(sp)		// the copy of the parent
-	mv	a2, sp			// the argument registers
-	addi	a1, sp, 64
-	ori	a1, a1, 1		// MT_SLOT_KEEP
-	mv	a0, ra			// the address after the site
-	call	mt_entry
+	.endm
+
+	.macro LOAD_ARGS
 	ld	a0, 0(sp)
 	ld	a1, 8(sp)
 	ld	a2, 16(sp)
@@ -97,6 +80,33 @@ _mcount:
 	ld	a5, 40(sp)
 	ld	a6, 48(sp)
 	ld	a7, 56(sp)
+	.endm
+
+	.text
+	.globl _mcount
+	.type _mcount, %function
+	.p2align 2
+.L_mcount:
+_mcount:
+	.cfi_startproc
+	addi	sp, sp, -304
+	.cfi_def_cfa_offset 304
+	sd	ra, 296(sp)
+	sd	s0, 288(sp)
+	.cfi_offset ra, -8
+	.cfi_offset s0, -16
+	sd	s0, 80(sp)
+	addi	s0, sp, 304
+	.cfi_def_cfa s0, 0
+	sd	s0, 72(sp)		// the function's sp
+	SAVE_BLOCK
+	sd	a0, 64(sp)		// the copy of the parent
+	mv	a2, sp			// the argument registers
+	addi	a1, sp, 64
+	ori	a1, a1, 1		// MT_SLOT_KEEP
+	mv	a0, ra			// the address after the site
+	call	mt_entry
+	LOAD_ARGS
 	ld	ra, 296(sp)
 	ld	s0, 288(sp)
 	.cfi_def_cfa sp, 304
@@ -141,51 +151,14 @@ mt_pfe_hook:
 	addi	s0, sp, 304
 	.cfi_def_cfa s0, 0
 	sd	s0, 72(sp)		// the function's sp
-	sd	s1, 88(sp)
-	sd	s2, 96(sp)
-	sd	s3, 104(sp)
-	sd	s4, 112(sp)
-	sd	s5, 120(sp)
-	sd	s6, 128(sp)
-	sd	s7, 136(sp)
-	sd	s8, 144(sp)
-	sd	s9, 152(sp)
-	sd	s10, 160(sp)
-	sd	s11, 168(sp)
-	fsd	fs0, 176(sp)
-	fsd	fs1, 184(sp)
-	fsd	fs2, 192(sp)
-	fsd	fs3, 200(sp)
-	fsd	fs4, 208(sp)
-	fsd	fs5, 216(sp)
-	fsd	fs6, 224(sp)
-	fsd	fs7, 232(sp)
-	fsd	fs8, 240(sp)
-	fsd	fs9, 248(sp)
-	fsd	fs10, 256(sp)
-	fsd	fs11, 264(sp)
-	sd	a0, 0(sp)
-	sd	a1, 8(sp)
-	sd	a2, 16(sp)
-	sd	a3, 24(sp)
-	sd	a4, 32(sp)
-	sd	a5, 40(sp)
-	sd	a6, 48(sp)
-	sd	a7, 56(sp)
+	SAVE_BLOCK
 	sd	ra, 64(sp)		// the copy of the parent
 	mv	a2, sp			// the argument registers
 	addi	a1, sp, 64
 	ori	a1, a1, 1		// MT_SLOT_KEEP
 	mv	a0, t0			// the address after the site
 	call	mt_entry
-	ld	a0, 0(sp)
-	ld	a1, 8(sp)
-	ld	a2, 16(sp)
-	ld	a3, 24(sp)
-	ld	a4, 32(sp)
-	ld	a5, 40(sp)
-	ld	a6, 48(sp)
-	ld	a7, 56(sp)
+	LOAD_ARGS
 	ld	t0, 272(sp)
 	ld	t2, 280(sp)
 	ld	ra, 296(sp)
