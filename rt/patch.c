@@ -859,22 +859,24 @@ static int apply_fenced(struct mt_site **batch, size_t n, struct poke *pk, struc
 
 /* ---- SIGTRAP blocked (trap_read, above) ---- */
 
-/* The ID of a thread of the process other than this one (and the
- * library's own control thread, which never runs a site) that blocks
- * SIGTRAP now, from /proc/self/task/TID/stat; 0 if none (or -1 with
- * errno if they cannot be read). */
 _Atomic long mt_library_tid;
 
-static long trap_blocker(void)
+/* Each other thread of the process (not this one, nor the library's own
+ * control thread, which never runs a site): fn(tid, its stat line from
+ * the closing parenthesis of its name on, arg), until fn returns
+ * non-zero, which is returned; 0 when every thread was seen; -1 with
+ * errno where /proc/self/task or a thread's stat cannot be read (a
+ * thread gone meanwhile is passed over: it runs nothing). */
+static long each_other_thread(long (*fn)(long tid, const char *st, void *arg), void *arg)
 {
 	int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		return -1;
-	long self = syscall(SYS_gettid), found = 0;
+	long self = syscall(SYS_gettid), r = 0;
 	static char ents[4096];
 	long got;
-	while (!found && (got = syscall(SYS_getdents64, dir, ents, sizeof ents)) > 0) {
-		for (long off = 0; off < got && !found;) {
+	while (!r && (got = syscall(SYS_getdents64, dir, ents, sizeof ents)) > 0) {
+		for (long off = 0; off < got && !r;) {
 			/* struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name */
 			unsigned short reclen;
 			memcpy(&reclen, ents + off + 16, sizeof reclen);
@@ -885,40 +887,50 @@ static long trap_blocker(void)
 			if (*end || tid <= 0 || tid == self || tid == atomic_load(&mt_library_tid))
 				continue;
 			/* (stat, not status: the kernel makes it in half the
-			 * time; its 32nd field is the thread's blocked signals,
-			 * in decimal, the 30th after the name's closing
-			 * parenthesis) */
+			 * time) */
 			char path[64], st[1024];
 			snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
 			int fd = open(path, O_RDONLY | O_CLOEXEC);
-			if (fd < 0)
+			ssize_t n = fd < 0 ? -1 : read(fd, st, sizeof st - 1);
+			if (fd >= 0)
+				close(fd);
+			if (n == 0 || (n < 0 && (errno == ENOENT || errno == ESRCH)))
 				continue;             /* gone meanwhile */
-			ssize_t n = read(fd, st, sizeof st - 1);
-			close(fd);
-			if (n <= 0)
-				continue;
-			st[n] = 0;
-			const char *b = strrchr(st, ')');
-			/* (loaded by mcount-attach, whose ptrace keeps every
-			 * other thread in tracing stop, 't', until the call
-			 * that runs this pass returns: such a thread meets no
-			 * breakpoint, whatever it blocks, as glibc's new thread
-			 * blocks every signal for a moment) */
-			if (mt_late && b && b[1] == ' ' && b[2] == 't')
-				continue;
-			for (int field = 2; b && field < 32; field++)
-				b = strchr(b + 1, ' ');
-			if (!b)
-				continue;
-			unsigned long long m = strtoull(b + 1, NULL, 10);
-			if (m >> (SIGTRAP - 1) & 1)
-				found = tid;
+			const char *b = n > 0 ? (st[n] = 0, strrchr(st, ')')) : NULL;
+			if (!b && n > 0)
+				errno = EIO;          /* (no name in it: not a stat line) */
+			r = b ? fn(tid, b, arg) : -1;
 		}
 	}
 	int err = errno;
 	close(dir);
 	errno = err;
-	return got < 0 && !found ? -1 : found;
+	return got < 0 && !r ? -1 : r;
+}
+
+/* each_other_thread's: tid if it blocks SIGTRAP now (the 32nd field of
+ * its stat, the 30th after the name, its blocked signals in decimal),
+ * else 0.  Loaded by mcount-attach, whose ptrace keeps every other
+ * thread in tracing stop, 't', until the call that runs this pass
+ * returns, the library asks no such thread: it meets no breakpoint,
+ * whatever it blocks (as glibc's new thread blocks every signal for a
+ * moment). */
+static long blocks_trap(long tid, const char *b, void *arg)
+{
+	(void)arg;
+	if (mt_late && b[1] == ' ' && b[2] == 't')
+		return 0;
+	for (int field = 2; b && field < 32; field++)
+		b = strchr(b + 1, ' ');
+	return b && strtoull(b + 1, NULL, 10) >> (SIGTRAP - 1) & 1 ? tid : 0;
+}
+
+/* The ID of a thread of the process other than this one (and the
+ * library's own control thread) that blocks SIGTRAP now; 0 if none (or
+ * -1 with errno if they cannot be read). */
+static long trap_blocker(void)
+{
+	return each_other_thread(blocks_trap, NULL);
 }
 
 /* Before a pass writes breakpoints: from now until traps_end, a thread
@@ -1281,6 +1293,32 @@ static void want_as_is(struct mt_site **batch, size_t n)
 
 /* ---- -fpatchable-function-entry's sites made ready (mt_arch.prep) ---- */
 
+/* stopped_pcs's, through each_other_thread */
+struct pcs {
+	uintptr_t *pc;
+	size_t n, cap;
+};
+
+static long stopped_pc(long tid, const char *b, void *arg)
+{
+	struct pcs *p = arg;
+	if (b[1] != ' ' || b[2] != 't' || p->n >= p->cap)
+		return -1;
+	/* (syscall: "NR ARGS... SP PC", "-1 SP PC" out of one; its own
+	 * thread group may read it) */
+	char path[64], st[512];
+	snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", tid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t k = fd < 0 ? -1 : read(fd, st, sizeof st - 1);
+	if (fd >= 0)
+		close(fd);
+	const char *pc = k > 0 ? (st[k] = 0, strrchr(st, ' ')) : NULL;
+	if (!pc || strncmp(pc + 1, "0x", 2))
+		return -1;
+	p->pc[p->n++] = (uintptr_t)strtoull(pc + 1, NULL, 16);
+	return 0;
+}
+
 /* The PCs of the other threads of the process (but the library's
  * control thread), if each is stopped by a tracer ('t' in its stat:
  * mcount-attach's, which runs this thread), into pcs (at most cap);
@@ -1289,50 +1327,8 @@ static void want_as_is(struct mt_site **batch, size_t n)
  * there is no other thread (0). */
 static long stopped_pcs(uintptr_t *pcs, size_t cap)
 {
-	int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0)
-		return -1;
-	long self = syscall(SYS_gettid), n = 0;
-	static char ents[4096];
-	long got;
-	while (n >= 0 && (got = syscall(SYS_getdents64, dir, ents, sizeof ents)) > 0) {
-		for (long off = 0; off < got && n >= 0;) {
-			unsigned short reclen;
-			memcpy(&reclen, ents + off + 16, sizeof reclen);
-			const char *name = ents + off + 19;
-			off += reclen;
-			char *end;
-			long tid = strtol(name, &end, 10);
-			if (*end || tid <= 0 || tid == self || tid == atomic_load(&mt_library_tid))
-				continue;
-			char path[64], st[1024];
-			snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
-			int fd = open(path, O_RDONLY | O_CLOEXEC);
-			ssize_t k = fd < 0 ? -1 : read(fd, st, sizeof st - 1);
-			if (fd >= 0)
-				close(fd);
-			const char *b = k > 0 ? (st[k] = 0, strrchr(st, ')')) : NULL;
-			if (!b || b[1] != ' ' || b[2] != 't' || (size_t)n >= cap) {
-				n = -1;
-				break;
-			}
-			/* (syscall: "NR ARGS... SP PC", "-1 SP PC" out of one;
-			 * its own thread group may read it) */
-			snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", tid);
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-			k = fd < 0 ? -1 : read(fd, st, sizeof st - 1);
-			if (fd >= 0)
-				close(fd);
-			const char *pc = k > 0 ? (st[k] = 0, strrchr(st, ' ')) : NULL;
-			if (!pc || strncmp(pc + 1, "0x", 2)) {
-				n = -1;
-				break;
-			}
-			pcs[n++] = (uintptr_t)strtoull(pc + 1, NULL, 16);
-		}
-	}
-	close(dir);
-	return n;
+	struct pcs p = { pcs, 0, cap };
+	return each_other_thread(stopped_pc, &p) ? -1 : (long)p.n;
 }
 
 /* The raw sites (mt_raw_pending) made ready: each site's writes
