@@ -224,6 +224,14 @@ struct rule {
 	bool expr;                    /* DW_CFA_def_cfa_expression: not followed */
 };
 
+
+/* A factored offset times its factor, as DWARF's *_sf operations make
+ * it: in two's complement, wrapping where damaged frames would overflow
+ * (a nonsense rule, not undefined behaviour). */
+static int64_t scaled(int64_t v, int64_t factor)
+{
+	return (int64_t)((uint64_t)v * (uint64_t)factor);
+}
 /* Follow the instructions [p, end) from *loc up to pc into r; false at
  * one that cannot be followed. */
 static bool run(const struct cie *ci, const unsigned char *p, const unsigned char *end, uint64_t *loc,
@@ -292,10 +300,10 @@ static bool run(const struct cie *ci, const unsigned char *p, const unsigned cha
 			case 0x11: uleb(&c); sleb(&c); break;                       /* offset_extended_sf */
 			case 0x12:                                                  /* def_cfa_sf */
 				r->reg = (unsigned)uleb(&c);
-				r->off = sleb(&c) * ci->data_align;
+				r->off = scaled(sleb(&c), ci->data_align);
 				r->expr = false;
 				break;
-			case 0x13: r->off = sleb(&c) * ci->data_align; break;      /* def_cfa_offset_sf */
+			case 0x13: r->off = scaled(sleb(&c), ci->data_align); break;      /* def_cfa_offset_sf */
 			case 0x14: uleb(&c); uleb(&c); break;                       /* val_offset */
 			case 0x15: uleb(&c); sleb(&c); break;                       /* val_offset_sf */
 			case 0x2d: break;                      /* GNU_window_save, AArch64 negate_ra_state */
