@@ -861,6 +861,24 @@ static int apply_fenced(struct mt_site **batch, size_t n, struct poke *pk, struc
 
 _Atomic long mt_library_tid;
 
+/* /proc/self/task/TID/NAME read into buf (size bytes, a NUL after what
+ * was read): its length, or -1 with errno. */
+static ssize_t task_file(long tid, const char *name, char *buf, size_t size)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/task/%ld/%s", tid, name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, size - 1);
+	int err = errno;
+	close(fd);
+	if (n >= 0)
+		buf[n] = 0;
+	errno = err;
+	return n;
+}
+
 /* Each other thread of the process (not this one, nor the library's own
  * control thread, which never runs a site): fn(tid, its stat line from
  * the closing parenthesis of its name on, arg), until fn returns
@@ -888,15 +906,11 @@ static long each_other_thread(long (*fn)(long tid, const char *st, void *arg), v
 				continue;
 			/* (stat, not status: the kernel makes it in half the
 			 * time) */
-			char path[64], st[1024];
-			snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
-			int fd = open(path, O_RDONLY | O_CLOEXEC);
-			ssize_t n = fd < 0 ? -1 : read(fd, st, sizeof st - 1);
-			if (fd >= 0)
-				close(fd);
+			char st[1024];
+			ssize_t n = task_file(tid, "stat", st, sizeof st);
 			if (n == 0 || (n < 0 && (errno == ENOENT || errno == ESRCH)))
 				continue;             /* gone meanwhile */
-			const char *b = n > 0 ? (st[n] = 0, strrchr(st, ')')) : NULL;
+			const char *b = n > 0 ? strrchr(st, ')') : NULL;
 			if (!b && n > 0)
 				errno = EIO;          /* (no name in it: not a stat line) */
 			r = b ? fn(tid, b, arg) : -1;
@@ -1306,13 +1320,8 @@ static long stopped_pc(long tid, const char *b, void *arg)
 		return -1;
 	/* (syscall: "NR ARGS... SP PC", "-1 SP PC" out of one; its own
 	 * thread group may read it) */
-	char path[64], st[512];
-	snprintf(path, sizeof path, "/proc/self/task/%ld/syscall", tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t k = fd < 0 ? -1 : read(fd, st, sizeof st - 1);
-	if (fd >= 0)
-		close(fd);
-	const char *pc = k > 0 ? (st[k] = 0, strrchr(st, ' ')) : NULL;
+	char st[512];
+	const char *pc = task_file(tid, "syscall", st, sizeof st) > 0 ? strrchr(st, ' ') : NULL;
 	if (!pc || strncmp(pc + 1, "0x", 2))
 		return -1;
 	p->pc[p->n++] = (uintptr_t)strtoull(pc + 1, NULL, 16);
