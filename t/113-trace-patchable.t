@@ -34,7 +34,7 @@ no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
-use TraceTest qw($SO $LIBA $RTINC $TSRC clean_env link_prog traced read_json read_text
+use TraceTest qw($SO $LIBA $RTINC $TSRC clean_env read_cyg link_prog traced read_json read_text
     nm_funcs func_at bias_of show_seq first_diff against_cyg start_bg stop_bg wait_for mt_cli graph_compare
     graph_from_main);
 
@@ -48,13 +48,6 @@ must('gcc', '-O2', '-o', "$dir/plain", "$TSRC/oracle.c");
 my $want_out = must("$dir/plain", 3);
 like($want_out, qr/\Aresult -?\d+ \d+\.\d{4}\n\z/, "the plain program prints $want_out");
 must('gcc', '-O2', '-c', "$TSRC/cyg.c", '-o', "$dir/cyg.o");
-
-sub read_cyg {
-    my ($file) = @_;
-    my @l = split /\n/, slurp($file);
-    my ($main) = (shift(@l) // '') =~ /\Amain (0x[0-9a-f]+)\z/ or die "$file: no main line";
-    return (hex $main, [map { /\A(0x[0-9a-f]+) (0x[0-9a-f]+)\z/ or die "$file: '$_'"; [hex $1, hex $2] } @l]);
-}
 
 # The compile command of CC for -fpatchable-function-entry=PFE.
 sub cc_cmd {

@@ -26,7 +26,7 @@ no warnings 'portable';    # 64-bit addresses through hex()
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir slurp spit);
-use TraceTest qw($SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced read_json read_text
+use TraceTest qw($SO $LIBA $RTINC $TSRC clean_env read_cyg mcc_build link_prog traced read_json read_text
     nm_funcs func_at bias_of hook_form show_seq first_diff against_cyg plan_call_forms rt_call_forms form_has);
 
 clean_env();
@@ -39,14 +39,6 @@ my $want_out = must("$dir/plain", 3);
 like($want_out, qr/\Aresult -?\d+ \d+\.\d{4}\n\z/, "the plain program prints $want_out");
 
 must('gcc', '-O2', '-c', "$TSRC/cyg.c", '-o', "$dir/cyg.o");
-
-# The -finstrument-functions log: (bias, [[FN, SITE] as run-time numbers]).
-sub read_cyg {
-    my ($file) = @_;
-    my @l = split /\n/, slurp($file);
-    my ($main) = (shift(@l) // '') =~ /\Amain (0x[0-9a-f]+)\z/ or die "$file: no main line";
-    return (hex $main, [map { /\A(0x[0-9a-f]+) (0x[0-9a-f]+)\z/ or die "$file: '$_'"; [hex $1, hex $2] } @l]);
-}
 
 my %form_ok;    # call form => a variant with sites of that form was traced exactly
 

@@ -18,7 +18,7 @@ use TestUtil qw($TOP run_cmd tmpdir slurp spit);
 
 our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_prog traced
     read_text text_line each_text_event read_graph_text read_json json_line json_flat chrome_doc nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request site_bytes
-    hook_form cxxfilt show_seq first_diff against_cyg read_cyg_graph read_graph_json graph_compare
+    hook_form cxxfilt show_seq first_diff against_cyg read_cyg read_cyg_graph read_graph_json graph_compare
     trace_seqs cyg_seqs graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND read_log read_text_args read_json_args
     against_log san_prog source_params debug_unit @ARGS_PROTO %ARGS_NAMES plan_call_forms rt_call_forms form_has);
 
@@ -712,6 +712,15 @@ sub mt_request {
 # and exit log of the same run (t/src/trace/cyg_graph.c), for t/78 and
 # the aarch64 guest.
 #
+# read_cyg(FILE): t/src/trace/cyg.c's -finstrument-functions log of
+# entries, as (main's run-time address, [[FN, SITE] as run-time numbers]).
+sub read_cyg {
+    my ($file) = @_;
+    my @l = split /\n/, slurp($file);
+    my ($main) = (shift(@l) // '') =~ /\Amain (0x[0-9a-f]+)\z/ or die "$file: no main line";
+    return (hex $main, [map { /\A(0x[0-9a-f]+) (0x[0-9a-f]+)\z/ or die "$file: '$_'"; [hex $1, hex $2] } @l]);
+}
+
 # read_cyg_graph(FILE): the log as (main's run-time address, [[DIR, FN,
 # SITE, TID]...]).
 sub read_cyg_graph {
