@@ -86,7 +86,7 @@ use Test::More;
 use TestUtil qw($TOP must run_cmd slurp);
 use TraceTest qw($TSRC $RTINC read_json nm_funcs func_at bias_of first_diff against_cyg read_cyg_graph read_graph_json);
 use QemuSystem qw(sys_boot);
-use SysTrace qw(boot_checks mcc_cc job_files graph_checks %GRAPH_ENV);
+use SysTrace qw(entry_log_ok boot_checks mcc_cc job_files graph_checks %GRAPH_ENV);
 
 my $MAXCPU = 'max,pauth-impdef=on';
 my $PRE = '/lib/mt/libmcount-trace.so';
@@ -240,21 +240,7 @@ sub checks {
         my ($leaf) = $dis =~ /^[0-9a-f]+ <leaf>:\n((?:.*\n){3})/m;
         like($leaf // '', $bti ? qr/\tbti\tc\n.*\tnop\n.*\tnop\n/ : qr/\tnop\n.*\tnop\n/,
             "$n: leaf's entry is " . ($bti ? 'bti c, ' : '') . 'two NOPs (objdump)') or diag $leaf;
-        my $j = $r->{$n} // {};
-        is($j->{status}, 0, "$n: exits 0 traced") or diag $j->{stderr};
-        is($j->{stderr}, '', "$n: the library says nothing");
-        is($j->{stdout}, $uout, "$n: the output of the plain build");
-        my $f = job_files($dir, $j, $n);
-        my ($ev, $errs) = $f->{"/tmp/$n.json"} ? read_json($f->{"/tmp/$n.json"}) : ([], ['no trace']);
-        is_deeply($errs, [], "$n: every trace line is a well-formed event");
-        my $syms = nm_funcs("$dir/$n");
-        my ($main_at, $log) = $f->{"/tmp/$n.cyg"} ? read_cyg_graph($f->{"/tmp/$n.cyg"}) : (0, []);
-        my @enter = map { [$_->[1], $_->[2]] } grep { $_->[0] eq '>' } @$log;
-        my ($want, $got, $names) = against_cyg($syms, bias_of($syms, 'main', $main_at), \@enter, $ev, $linked);
-        cmp_ok(scalar @{ $want // [] }, '>', 20, "$n: the program entered " . scalar(@{ $want // [] }) . ' functions');
-        is(first_diff($got // [], $want // []), '', "$n: the trace is the -finstrument-functions enter log, "
-            . 'function and parent, event for event');
-        is_deeply($names // [], [], "$n: each event's function and parent are nm's");
+        entry_log_ok($dir, $r->{$n} // {}, $n, $uout, $linked);
     }
 
     # hooks on pac-ret functions: entries, and exits where not signed

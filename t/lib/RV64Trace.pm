@@ -86,7 +86,7 @@ use warnings;
 use Test::More;
 
 use TestUtil qw($TOP must run_cmd);
-use SysTrace qw(mcc_cc job_files);
+use SysTrace qw(entry_log_ok mcc_cc job_files);
 use TraceTest qw($RTINC $TSRC read_json nm_funcs bias_of first_diff against_cyg read_cyg_graph);
 
 # the library the preload job loads: the plug set's -pg shared library
@@ -207,21 +207,7 @@ sub checks {
         my (undef, $dis) = run_cmd(['riscv64-linux-gnu-objdump', '-d', "$dir/$n"]);
         my ($leaf) = $dis =~ /^[0-9a-f]+ <leaf>:\n((?:.*\n){5})/m;
         like($leaf // '', qr/\A(?:.*\b0001\s+nop\n){4}/, "$n: leaf's entry is four c.nop (objdump)") or diag $leaf;
-        my $j = $c->{r}{$n} // {};
-        is($j->{status}, 0, "$n: exits 0 traced") or diag $j->{stderr};
-        is($j->{stderr}, '', "$n: the library says nothing");
-        is($j->{stdout}, $c->{uout}, "$n: the output of the plain build");
-        my $f = job_files($dir, $j, $n);
-        my ($ev, $errs) = $f->{"/tmp/$n.json"} ? read_json($f->{"/tmp/$n.json"}) : ([], ['no trace']);
-        is_deeply($errs, [], "$n: every trace line is a well-formed event");
-        my $syms = nm_funcs("$dir/$n");
-        my ($main_at, $log) = $f->{"/tmp/$n.cyg"} ? read_cyg_graph($f->{"/tmp/$n.cyg"}) : (0, []);
-        my @enter = map { [$_->[1], $_->[2]] } grep { $_->[0] eq '>' } @$log;
-        my ($want, $got, $names) = against_cyg($syms, bias_of($syms, 'main', $main_at), \@enter, $ev, $linked);
-        cmp_ok(scalar @{ $want // [] }, '>', 20, "$n: the program entered " . scalar(@{ $want // [] }) . ' functions');
-        is(first_diff($got // [], $want // []), '', "$n: the trace is the -finstrument-functions enter log, "
-            . 'function and parent, event for event');
-        is_deeply($names // [], [], "$n: each event's function and parent are nm's");
+        entry_log_ok($dir, $c->{r}{$n} // {}, $n, $c->{uout}, $linked);
     }
     return;
 }

@@ -52,9 +52,9 @@ use TestUtil qw($TOP must run_cmd spit tmpdir have);
 use QemuSystem qw(%SYS sys_missing sys_boot);
 use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg
     graph_compare graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND
-    read_log read_text_args read_json_args against_log @ARGS_PROTO %ARGS_NAMES trace_seqs read_graph_json);
+    read_log read_text_args read_json_args against_log @ARGS_PROTO %ARGS_NAMES trace_seqs read_graph_json read_cyg_graph);
 
-our @EXPORT_OK = qw(sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
+our @EXPORT_OK = qw(entry_log_ok sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
     oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks
     tear_jobs tear_notes static_ldflags args_jobs args_checks lua_jobs lua_checks trace_bias badsite_job
     badsite_checks stripped_job stripped_checks plug_jobs plug_checks plug_trace_is hooks_jobs hooks_checks guest_run
@@ -293,6 +293,29 @@ sub oracle_checks {
         is_deeply([show_seq($syms, bias_of($syms, 'main', $m0 // 0), $cyg0)], \@want,
             "$name, no filter: the same functions entered");
     }
+}
+
+# entry_log_ok(DIR, JOB, NAME, PLAIN OUTPUT, LINKED): a traced oracle
+# job whose program logged its entries (-finstrument-functions, NAME.cyg)
+# and wrote its trace (NAME.json): exit 0, silent, the plain build's
+# output, and the trace the log, function and parent, event for event.
+sub entry_log_ok {
+    my ($dir, $j, $n, $uout, $linked) = @_;
+    is($j->{status}, 0, "$n: exits 0 traced") or diag $j->{stderr};
+    is($j->{stderr}, '', "$n: the library says nothing");
+    is($j->{stdout}, $uout, "$n: the output of the plain build");
+    my $f = job_files($dir, $j, $n);
+    my ($ev, $errs) = $f->{"/tmp/$n.json"} ? read_json($f->{"/tmp/$n.json"}) : ([], ['no trace']);
+    is_deeply($errs, [], "$n: every trace line is a well-formed event");
+    my $syms = nm_funcs("$dir/$n");
+    my ($main_at, $log) = $f->{"/tmp/$n.cyg"} ? read_cyg_graph($f->{"/tmp/$n.cyg"}) : (0, []);
+    my @enter = map { [$_->[1], $_->[2]] } grep { $_->[0] eq '>' } @$log;
+    my ($want, $got, $names) = against_cyg($syms, bias_of($syms, 'main', $main_at), \@enter, $ev, $linked);
+    cmp_ok(scalar @{ $want // [] }, '>', 20, "$n: the program entered " . scalar(@{ $want // [] }) . ' functions');
+    is(first_diff($got // [], $want // []), '', "$n: the trace is the -finstrument-functions enter log, "
+        . 'function and parent, event for event');
+    is_deeply($names // [], [], "$n: each event's function and parent are nm's");
+    return;
 }
 
 # A job's files on the host, under their guest names' last component
