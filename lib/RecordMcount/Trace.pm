@@ -9,7 +9,6 @@ package RecordMcount::Trace;
 # RecordMcount::Control, the answer printed as it comes.
 use strict;
 use warnings;
-use Cwd ();
 
 use Errno qw(EISDIR EACCES ENOENT);
 use RecordMcount::Exports;
@@ -213,6 +212,7 @@ sub attach_process {
         error("$lib: tracing library not found (run make, or set RECORDMCOUNT_TRACE_LIB)");
         return 1;
     }
+    require Cwd;
     $lib = Cwd::abs_path($lib) // $lib;
     my @cmd = ($helper, '-n', 'mcount-trace', ($opt->{verbose} ? '-v' : ()), $pid, $lib);
     my $st = system { $cmd[0] } @cmd;
@@ -247,8 +247,9 @@ sub _detached {
     my $left;
     for (;;) {
         $left = 0;
-        for my $comm (glob "/proc/$pid/task/*/comm") {
-            open(my $fh, '<', $comm) or next;
+        opendir(my $dh, "/proc/$pid/task") or last;
+        for my $tid (grep { /^[0-9]+\z/ } readdir $dh) {
+            open(my $fh, '<', "/proc/$pid/task/$tid/comm") or next;
             my $name = <$fh> // '';
             $left++ if $name eq "mcount-trace\n";
         }
@@ -313,6 +314,7 @@ sub control_command {
         ($lib, $sym) = ($1, $2) if $lib =~ m{\A(.+):([^/:]+)\z};
         bad_usage("'$func' is not a function's name (no white space)") if $func =~ /\s/ || $func eq '';
         # the process is given the file itself, by its absolute path
+        require Cwd;
         my $abs = Cwd::abs_path($lib);
         fatal(1, "$lib: " . ($! || 'No such file or directory')) unless defined $abs && -f $abs;
         @args = ($func, defined $sym ? "$abs:$sym" : $abs);
