@@ -625,6 +625,16 @@ const struct mt_sym *mt_sym_at(const struct mt_object *o, uintptr_t a)
 		if (o->file && parse_file(o->file, o->file_size, &f) == 0)
 			read_functions(w, &f);
 	}
+	/* (the last answer, or the one after it, first: a hint any thread
+	 * may have left, taken only where it holds) */
+	size_t h = atomic_load_explicit(&((struct mt_object *)o)->sym_hint, memory_order_relaxed);
+	for (size_t k = h; k < h + 2 && k < o->nsyms; k++)
+		if (o->syms[k].addr <= a && (k + 1 == o->nsyms || a < o->syms[k + 1].addr)) {
+			const struct mt_sym *s = &o->syms[k];
+			if (k != h)
+				atomic_store_explicit(&((struct mt_object *)o)->sym_hint, k, memory_order_relaxed);
+			return s->size && a >= s->addr + s->size ? NULL : s;
+		}
 	size_t lo = 0, hi = o->nsyms;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -636,6 +646,7 @@ const struct mt_sym *mt_sym_at(const struct mt_object *o, uintptr_t a)
 	if (!lo)
 		return NULL;
 	const struct mt_sym *s = &o->syms[lo - 1];
+	atomic_store_explicit(&((struct mt_object *)o)->sym_hint, lo - 1, memory_order_relaxed);
 	if (s->size && a >= s->addr + s->size)
 		return NULL;
 	return s;

@@ -453,6 +453,9 @@ struct mt_object {
 	size_t ptable_size;
 	struct mt_sym *syms;          /* functions, by address */
 	size_t nsyms;
+	_Atomic size_t sym_hint;      /* mt_sym_at's last answer: the sites come
+				       * in address order, most in one function
+				       * after another's */
 	bool syms_read;               /* read at start-up where there is a table,
 				       * else on the first mt_sym_at() */
 	uintptr_t *hook_slots;        /* GOT slots the dynamic linker fills with a hook */
