@@ -109,7 +109,7 @@ static bool try_file(struct want *w, const char *path, struct mt_debug_file *df)
 	fprintf(w->looked, "%s%s", w->any ? ", " : "", path);
 	w->any = true;
 	size_t size = 0, idlen = 0;
-	const unsigned char *p = mt_map_file(path, &size);
+	const unsigned char *p = mt_map_file(path, &size, NULL);
 	if (!p)
 		return false;
 	char why[80];

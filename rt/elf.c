@@ -143,7 +143,7 @@ static int parse_file(const unsigned char *p, size_t size, struct file *f)
 	return 0;
 }
 
-const unsigned char *mt_map_file(const char *path, size_t *size)
+const unsigned char *mt_map_file(const char *path, size_t *size, struct stat *seen)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
@@ -158,18 +158,46 @@ const unsigned char *mt_map_file(const char *path, size_t *size)
 	if (p == MAP_FAILED)
 		return NULL;
 	*size = (size_t)st.st_size;
+	if (seen)
+		*seen = st;
 	return p;
 }
 
-static int map_file(const char *path, struct file *f)
+static bool same_file(const struct mt_object *o, const struct stat *st)
 {
-	size_t size;
-	const unsigned char *p = mt_map_file(path, &size);
+	return o->file && o->file_dev == st->st_dev && o->file_ino == st->st_ino &&
+	       o->file_size == (size_t)st->st_size && o->file_mtime.tv_sec == st->st_mtim.tv_sec &&
+	       o->file_mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* The file of object o, parsed into f: the mapping of another object
+ * read from that very file (same device, inode, size and time of
+ * change) if there is one, else a new one.  Objects are never freed (an
+ * object closed names the events it recorded), so a library opened and
+ * closed again and again would otherwise map its file anew each time,
+ * until the process had no mapping left (vm.max_map_count). */
+static int object_file(struct mt_object *o, struct mt_object *const *objs, size_t nobjs, struct file *f)
+{
 	memset(f, 0, sizeof *f);
+	struct stat st;
+	if (stat(o->path, &st) == 0)
+		for (size_t i = nobjs; i-- > 0;)
+			if (same_file(objs[i], &st) && parse_file(objs[i]->file, objs[i]->file_size, f) == 0) {
+				o->file_dev = objs[i]->file_dev;
+				o->file_ino = objs[i]->file_ino;
+				o->file_mtime = objs[i]->file_mtime;
+				return 0;
+			}
+	size_t size;
+	const unsigned char *p = mt_map_file(o->path, &size, &st);
 	if (!p)
 		return -1;
-	if (parse_file(p, size, f) == 0)
+	if (parse_file(p, size, f) == 0) {
+		o->file_dev = st.st_dev;
+		o->file_ino = st.st_ino;
+		o->file_mtime = st.st_mtim;
 		return 0;
+	}
 	munmap((void *)p, size);
 	return -1;
 }
@@ -875,6 +903,17 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
 			return 0;
 		}
 	}
+	/* (a site and a function name their object by a 16-bit index: an
+	 * object beyond that many is left untraced, and said once) */
+	if (*w->nobjs >= UINT16_MAX) {
+		static bool told;
+		if (!told)
+			mt_msg("%s: not traced, nor any object loaded after it: the process has loaded %u objects "
+			       "since it started, as many as the tracer tells apart", main ? "the program" : name,
+			       (unsigned)UINT16_MAX);
+		told = true;
+		return 0;
+	}
 	struct mt_object *o = calloc(1, sizeof *o);
 	if (!o)
 		return 0;
@@ -902,7 +941,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
 		}
 	}
 	struct file f;
-	if (o->path && o->name && !map_file(o->path, &f)) {
+	if (o->path && o->name && !object_file(o, *w->objs, *w->nobjs, &f)) {
 		o->file = f.p;
 		o->file_size = f.size;
 		read_sections(o, &f);

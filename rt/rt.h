@@ -38,6 +38,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #define MT_HIDDEN __attribute__((visibility("hidden")))
 
@@ -442,8 +444,14 @@ struct mt_object {
 	bool live;                    /* still loaded */
 	unsigned nexec;
 	uintptr_t exec_lo[MT_MAX_RANGES], exec_hi[MT_MAX_RANGES];
-	const unsigned char *file;    /* the file, mapped read-only */
+	const unsigned char *file;    /* the file, mapped read-only: one
+				       * mapping for every object read from
+				       * the same file (an object opened and
+				       * closed again and again) */
 	size_t file_size;
+	dev_t file_dev;               /* that file, as fstat() saw it mapped */
+	ino_t file_ino;
+	struct timespec file_mtime;
 	uintptr_t table;              /* run-time address of __mcount_loc, or of
 				       * __patchable_function_entries where it
 				       * has no __mcount_loc (0: neither) */
@@ -516,7 +524,7 @@ MT_HIDDEN uintptr_t mt_toc_at(const struct mt_object *o, uintptr_t a);
 #endif
 /* A regular file mapped read-only (its size in *size), or NULL (a FIFO
  * is not waited on). */
-MT_HIDDEN const unsigned char *mt_map_file(const char *path, size_t *size);
+MT_HIDDEN const unsigned char *mt_map_file(const char *path, size_t *size, struct stat *seen);
 /* The contents of section name of the ELF file mapped at p (size bytes),
  * their length in *len: NULL if it has none in the file (no such section,
  * SHT_NOBITS) or they are not within it.  A compressed section is passed
