@@ -238,9 +238,15 @@ static MT_FENCE_TEXT void trap_handler(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 	fence_wait();
 	if (mt_arch.trap_len && (si->si_code == SI_KERNEL || si->si_code == TRAP_BRKPT)) {
+		/* (counted while it reads the view: sites.c, retire_views) */
+		atomic_fetch_add(&mt_view_readers, 1);
+		atomic_thread_fence(memory_order_seq_cst);
 		const struct mt_site *s = mt_site_at(mt_arch.trap_site(uc));
-		if (s && !atomic_load_explicit(&s->refused, memory_order_relaxed)) {
+		bool ours = s && !atomic_load_explicit(&s->refused, memory_order_relaxed);
+		if (ours)
 			mt_arch.emulate(s, (enum mt_state)atomic_load_explicit(&s->state, memory_order_acquire), uc);
+		atomic_fetch_sub_explicit(&mt_view_readers, 1, memory_order_release);
+		if (ours) {
 			errno = saved;
 			return;
 		}

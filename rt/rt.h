@@ -647,14 +647,18 @@ MT_HIDDEN extern _Atomic(struct mt_retmap *) mt_frames;
 #endif
 
 /* The sites as the trap handler sees them: sorted by address, replaced
- * whole (never freed) when objects come and go. */
+ * whole when objects come and go.  Read without a lock by trap handlers
+ * alone (and, where MT_SLOT_FRAME, by the hot path through mt_frames),
+ * by everything else with the registry lock held: a view replaced is
+ * freed once no trap handler is in one (mt_view_readers), or at a later
+ * refresh; where MT_SLOT_FRAME, never. */
 struct mt_view {
 	struct mt_site *sites;
 	size_t n;
-	struct mt_view *prev;         /* the one it replaced, kept (never freed:
-				       * a trap handler may be reading it) */
+	struct mt_view *prev;         /* views replaced, not yet freed */
 };
 MT_HIDDEN extern _Atomic(struct mt_view *) mt_view;
+MT_HIDDEN extern atomic_ulong mt_view_readers;
 
 /* The code of the objects that have a table (their executable
  * segments), for the hot path: a call of the hook from anywhere else

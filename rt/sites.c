@@ -641,6 +641,28 @@ static void tabled_refresh(void)
 	atomic_store_explicit(&mt_tabled, sp, memory_order_release);
 }
 
+/* The views v replaced, freed where no trap handler reads one: a
+ * handler counts itself in mt_view_readers before it loads mt_view, so
+ * one that comes after this load of the count finds v (both sequentially
+ * consistent).  Else they are kept, and freed by a later refresh. */
+atomic_ulong mt_view_readers;
+
+static void retire_views(struct mt_view *v)
+{
+#ifdef MT_SLOT_FRAME
+	(void)v;                      /* (mt_frames' entries point into them) */
+#else
+	if (atomic_load(&mt_view_readers))
+		return;
+	for (struct mt_view *o = v->prev, *next; o; o = next) {
+		next = o->prev;
+		free(o->sites);
+		free(o);
+	}
+	v->prev = NULL;
+#endif
+}
+
 int mt_sites_refresh(size_t *first)
 {
 	size_t first_obj = mt_reg.nobjs, first_func = *first = mt_reg.nfuncs;
@@ -699,8 +721,8 @@ int mt_sites_refresh(size_t *first)
 	v->sites = all;
 	v->n = n;
 	v->prev = old;
-	/* The old view stays allocated: a trap handler may be reading it. */
-	atomic_store_explicit(&mt_view, v, memory_order_release);
+	atomic_store(&mt_view, v);
+	retire_views(v);
 	all_dirty = true;
 	for (size_t r = 0; r < nrules; r++)
 		apply_rule(&rules[r], first_func);
