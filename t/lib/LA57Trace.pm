@@ -37,8 +37,10 @@ package LA57Trace;
 #  - let (both ok): exit 0, libmcount-trace.so mapped, the target runs
 #    on: at 0 user 1000 to its process it did not start (the same case
 #    as 1's refused one); at 1 the user to its own child (Yama's
-#    ancestor rule: the refusal is Yama's, not another) and root
-#    (CAP_SYS_PTRACE) to a process it did not start; at 2 root.
+#    ancestor rule: the refusal is Yama's, not another) or to a process
+#    that named any process its tracer (PR_SET_PTRACER, as the message
+#    says), and root (CAP_SYS_PTRACE) to a process it did not start; at
+#    2 root.
 use strict;
 use warnings;
 no warnings 'portable';   # addresses above 2^32
@@ -133,6 +135,7 @@ my @YAMA_CASES = (
     [1, 'user-child', 0, 'the same user, its parent: let'],
     [1, 'root-other', 0, 'root (CAP_SYS_PTRACE), not its ancestor: let'],
     [1, 'user-other-preloaded', 1, 'the same user, not its ancestor, the library there already: refused'],
+    [1, 'user-other-named', 0, 'the same user, not its ancestor, named its tracer (PR_SET_PTRACER): let'],
     [2, 'user-other', 1, 'the same user, not its ancestor: refused'],
     [2, 'user-child', 1, 'the same user, its parent: refused'],
     [2, 'root-other', 0, 'root (CAP_SYS_PTRACE): let'],

@@ -4,8 +4,9 @@
  * t/79-trace-system.t, run there as root).  Sets
  * /proc/sys/kernel/yama/ptrace_scope to SCOPE, then runs that scope's
  * cases (the table below), each with a target of its own: this program
- * run as "yama.c target", which calls tick() and writes a byte to fd 3
- * every 5 ms.  The attacher is root or user 1000 (group 1000, no
+ * run as "yama.c target [any]", which calls tick() and writes a byte to
+ * fd 3 every 5 ms (with any, having named any process its tracer:
+ * PR_SET_PTRACER), the library preloaded in one case.  The attacher is root or user 1000 (group 1000, no
  * supplementary groups, no capabilities), the target that user's or
  * root's, started by this process (not a descendant of the attacher)
  * or by the attacher itself, which then becomes ATTACH (its parent,
@@ -16,7 +17,7 @@
  *     errno's name), a target of its own in the child case;
  *   "exit N" (or "signal N"): ATTACH's status, "ATTACH: PID: ..." each
  *     line it wrote, the target's PID as "PID";
- *   "maps unchanged" or "maps changed, LIBRARY mapped|not mapped" (the
+ *   "maps unchanged" or "maps changed, library mapped|not mapped" (the
  *     target's /proc/PID/maps before and after), then ", runs" or
  *     ", does not run" (a tick came or none in 10 s after ATTACH ended).
  * SCOPE 3 is for good: no write brings it down until reboot. */
@@ -49,8 +50,11 @@ __attribute__((noinline)) void tick(void)
 	ticks++;
 }
 
-static int target(void)
+static int target(int any)
 {
+	/* (Yama's exception at scope 1: a tracer the process names) */
+	if (any && prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0))
+		return 1;
 	for (;;) {
 		tick();
 		if (write(3, "t", 1) < 0 && errno != EAGAIN)
@@ -122,9 +126,12 @@ static void become(uid_t uid)
 	}
 }
 
-/* A target, as the caller's user or uid's: its PID; its ticks come on
- * tick_w's pipe. */
-static pid_t start_target(int uid, int tick_w, int preload)
+enum { PRELOAD = 1, PTRACER_ANY = 2 };
+
+/* A target, as the caller's user or uid's, how says (PRELOAD: with the
+ * library preloaded; PTRACER_ANY: it calls PR_SET_PTRACER with
+ * PR_SET_PTRACER_ANY): its PID; its ticks come on tick_w's pipe. */
+static pid_t start_target(int uid, int tick_w, int how)
 {
 	pid_t t = fork();
 	if (t == 0) {
@@ -135,8 +142,8 @@ static pid_t start_target(int uid, int tick_w, int preload)
 			_exit(126);
 		char pre[512];
 		snprintf(pre, sizeof pre, "LD_PRELOAD=%s", lib);
-		char *env[] = { preload ? pre : NULL, NULL };
-		execve(self, (char *[]){ (char *)self, "target", NULL }, env);
+		char *env[] = { how & PRELOAD ? pre : NULL, NULL };
+		execve(self, (char *[]){ (char *)self, "target", how & PTRACER_ANY ? "any" : NULL, NULL }, env);
 		_exit(127);
 	}
 	return t;
@@ -250,8 +257,8 @@ static void exec_attach(pid_t t, int out)
 }
 
 /* A case: uid attaches to a target of target_uid's, which it started
- * (child) or this process did; the target preloads the library or not. */
-static void run_case(const char *name, int uid, int target_uid, int child, int preload)
+ * (child) or this process did, started as how says. */
+static void run_case(const char *name, int uid, int target_uid, int child, int how)
 {
 	int tick[2], out[2], go[2], tp[2];
 	if (pipe2(tick, O_CLOEXEC | O_NONBLOCK) || pipe2(out, O_CLOEXEC) || pipe2(go, O_CLOEXEC) || pipe2(tp, O_CLOEXEC)) {
@@ -265,7 +272,7 @@ static void run_case(const char *name, int uid, int target_uid, int child, int p
 		close(child ? tp[0] : tp[1]);
 		become((uid_t)uid);
 		if (child) {
-			t = start_target(-1, tick[1], preload);
+			t = start_target(-1, tick[1], how);
 			if (write(tp[1], &t, sizeof t) != (ssize_t)sizeof t)
 				_exit(1);
 		} else if (read(tp[0], &t, sizeof t) != (ssize_t)sizeof t) {
@@ -282,7 +289,7 @@ static void run_case(const char *name, int uid, int target_uid, int child, int p
 		if (read(tp[0], &t, sizeof t) != (ssize_t)sizeof t)
 			t = -1;
 	} else {
-		t = start_target(target_uid, tick[1], preload);
+		t = start_target(target_uid, tick[1], how);
 		if (write(tp[1], &t, sizeof t) != (ssize_t)sizeof t)
 			t = -1;
 	}
@@ -326,7 +333,7 @@ static void run_case(const char *name, int uid, int target_uid, int child, int p
 static const struct {
 	int scope;
 	const char *name;
-	int uid, target_uid, child, preload;
+	int uid, target_uid, child, how;
 } cases[] = {
 	/* the same user, no Yama rule: the kernel lets it */
 	{ 0, "user-other", USER, USER, 0, 0 },
@@ -336,7 +343,9 @@ static const struct {
 	{ 1, "root-other", 0, 0, 0, 0 },
 	/* the library there already (detached, or started with it): its
 	 * state is read through process_vm_readv, which Yama rules too */
-	{ 1, "user-other-preloaded", USER, USER, 0, 1 },
+	{ 1, "user-other-preloaded", USER, USER, 0, PRELOAD },
+	/* a tracer the target names (PR_SET_PTRACER_ANY: any) */
+	{ 1, "user-other-named", USER, USER, 0, PTRACER_ANY },
 	/* 2: CAP_SYS_PTRACE only, even for an ancestor */
 	{ 2, "user-other", USER, USER, 0, 0 },
 	{ 2, "user-child", USER, USER, 1, 0 },
@@ -348,8 +357,8 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	if (argc == 2 && !strcmp(argv[1], "target"))
-		return target();
+	if (argc >= 2 && !strcmp(argv[1], "target"))
+		return target(argc == 3 && !strcmp(argv[2], "any"));
 	if (argc != 4)
 		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -384,6 +393,6 @@ int main(int argc, char **argv)
 		perror("yama: PR_SET_CHILD_SUBREAPER");
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
 		if (cases[i].scope == scope)
-			run_case(cases[i].name, cases[i].uid, cases[i].target_uid, cases[i].child, cases[i].preload);
+			run_case(cases[i].name, cases[i].uid, cases[i].target_uid, cases[i].child, cases[i].how);
 	return 0;
 }
