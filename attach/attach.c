@@ -208,7 +208,8 @@ static const char *refusal(char *buf, size_t len)
 	return NULL;
 }
 
-/* Why PTRACE_SEIZE failed with err, in words. */
+/* Why PTRACE_SEIZE (or process_vm_readv, which the kernel lets or not
+ * as it does PTRACE_SEIZE) failed with err, in words. */
 static void seize_refused(int err)
 {
 	char *y = slurp("/proc/sys/kernel/yama/ptrace_scope", NULL);
@@ -1036,7 +1037,12 @@ static int lib_state(const struct map *m, uintptr_t *start, bool own_code)
 		return -1;
 	}
 	if (mem_read(lf.state, &st, sizeof st)) {
-		say("cannot read the library's state at %#lx: %s", (unsigned long)lf.state, strerror(errno));
+		/* (the kernel checks process_vm_readv as it does PTRACE_SEIZE,
+		 * Yama's rule included: the same refusal, explained so) */
+		if (errno == EPERM)
+			seize_refused(EPERM);
+		else
+			say("cannot read the library's state at %#lx: %s", (unsigned long)lf.state, strerror(errno));
 		return -1;
 	}
 	for (size_t j = 0; j < nmaps && own_code; j++)

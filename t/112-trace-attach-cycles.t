@@ -47,8 +47,8 @@
 #    user's process (its control socket would answer that user only),
 #    a static program (no dlopen), detach of a process never attached,
 #    of one detached already and of no process; detach's bad usage.
-#    (Yama's ptrace_scope is not tested: this machine's kernel has no
-#    Yama.)
+#    (Yama's ptrace_scope is tested in t/79-trace-system.t's la57
+#    guest, whose kernel has Yama: t/lib/LA57Trace.pm.)
 #  - -mnop-mcount -mrecord-mcount builds (GCC's own table and NOPs,
 #    __fentry__ and mcount forms), started plainly: attach, a fenced
 #    round traced, the trace's calls the program's count; detach.

@@ -22,7 +22,8 @@
 # checks: A64Trace (aarch64), RV64Trace (riscv64), ArmTrace (arm),
 # PPC64Trace (ppc64le, ppc64, ppc), I386Trace (i386, in the guest and on
 # this host), S390Trace (s390x), MipsTrace (mips64el, mipsel, mips),
-# LA57Trace (la57: x86_64 with 5-level page tables), Sparc64Trace
+# LA57Trace (la57: x86_64 with 5-level page tables, and mcount-attach
+# under Yama's ptrace_scope), Sparc64Trace
 # (sparc64).
 #
 # MCOUNT_GUESTS=NAME[,NAME...] runs those guests only (one boot each,
