@@ -30,6 +30,11 @@ void mt_sort_by_addr(void *base, size_t n, size_t size, size_t off, size_t ksize
 	qsort(base, n, size, cmp);
 }
 
+void mt_msg(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -38,7 +43,7 @@ int main(int argc, char **argv)
 	}
 	struct mt_object o;
 	memset(&o, 0, sizeof o);
-	o.file = mt_map_file(argv[1], &o.file_size);
+	o.file = mt_map_file(argv[1], &o.file_size, NULL);
 	if (!o.file) {
 		fprintf(stderr, "cfi_test: %s: cannot map it\n", argv[1]);
 		return 2;
