@@ -848,6 +848,13 @@ NI static void cf_count(unsigned long ip, _Atomic unsigned long *n)
 			atomic_fetch_add_explicit(&n[i], 1, memory_order_relaxed);
 }
 
+/* sparc64: cf_xregs's eight words as mcount_regs_arg reads them, six
+ * from the function's window, two from its caller's argument area */
+#if defined(__sparc__) && defined(__arch64__)
+#define XREGS_ARGS 1
+static _Atomic unsigned long xregs_read, xregs_bad;
+#endif
+
 NI static void on_clobber(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
 {
 	(void)parent;
@@ -855,6 +862,17 @@ NI static void on_clobber(unsigned long ip, unsigned long parent, void *data, st
 	(void)r;
 	atomic_fetch_add_explicit(&clobbers, 1, memory_order_relaxed);
 	cf_count(ip, cf_in);
+#ifdef XREGS_ARGS
+	if (ip == cf_addr[CF_XREGS]) {
+		unsigned long a = mcount_regs_arg(r, 0);
+		bool bad = false;
+		for (int i = 1; i < 8; i++)
+			bad |= mcount_regs_arg(r, i) != a + (unsigned long)i;
+		atomic_fetch_add_explicit(&xregs_read, 1, memory_order_relaxed);
+		if (bad)
+			atomic_fetch_add_explicit(&xregs_bad, 1, memory_order_relaxed);
+	}
+#endif
 	clobber_all();
 }
 
@@ -1181,6 +1199,13 @@ NI static int clobber(int rounds, bool entry_only)
 			       (unsigned long)bad_out[i]);
 		failed |= bad_in[i] || bad_out[i];
 	}
+#ifdef XREGS_ARGS
+	if (xregs_read != (unsigned long)rounds || xregs_bad) {
+		printf("FAIL cf_xregs: mcount_regs_arg wrong in %lu of %lu calls (%d made)\n",
+		       (unsigned long)xregs_bad, (unsigned long)xregs_read, rounds);
+		failed = 1;
+	}
+#endif
 	printf("ok clobber rounds=%d calls=%lu%s\n", rounds, calls, entry_only ? " entry" : "");
 	return failed;
 }
