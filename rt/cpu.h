@@ -584,6 +584,9 @@ static inline long mt_raw_mmap_anon(size_t size)
  *            vectors in them and returns one in v24.  v16-v23 and the
  *            rest of v0-v15 carry nothing across a call.  buffer.c is
  *            built with -mno-vx (.machine z13 for the vector stores).
+ *   sparc64  nothing here: the hook keeps %f0-%f31 (the arguments'),
+ *            the return trampoline %f0-%f7 (the values'), and no other
+ *            floating-point register carries anything across a call.
  * At an exit (mt_fp_save_ret) the return registers too, which are
  * these but on x86 the x87's st(0) and st(1): a long double's value
  * (on i386 a float's or a double's too), which a callback using the

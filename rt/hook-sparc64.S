@@ -19,7 +19,11 @@
  * keeps %g1-%g5 and %f0-%f31 (the floating-point argument registers,
  * which C code may use) in its frame: the 176 bytes of the ABI's save
  * and argument areas, %g1-%g5 at 176-215, %d0-%d30 at 216-343; 352
- * bytes.
+ * bytes.  Hooks' entry callbacks run inside mt_entry, inside those
+ * saves.  (GCC's -pg call is an ordinary one, around which the function
+ * itself stores the floating-point arguments it still needs: every
+ * floating-point register is the caller's to keep.  They are kept here
+ * all the same, for a site that does not.)
  */
 #include "hook-table.h"
 #define BIAS   2047
@@ -81,7 +85,9 @@ _mcount:
  * it never run).  Its `restore` made its caller's window the current
  * one, so %sp is the caller's, the key (the function's %i6 was that
  * %sp), and the return values are in %o0-%o3 (the trampoline's %i0-%i3
- * after its save, which it keeps) and %f0-%f7.  The caller's %o7 (the
+ * after its save, which it keeps) and %f0-%f7 (a long double in %q0, a
+ * structure of up to 32 bytes in %d0-%d6), kept around mt_exit and the
+ * hooks' exit callbacks inside it.  The caller's %o7 (the
  * function's %i7) becomes the original return address again, and the
  * trampoline returns to it + 8.  As hook-aarch64.S's: no unwind
  * information, on purpose, and never unmapped.  The frame: the save

@@ -18,8 +18,8 @@
  *   ENOSPC   63 hooks are registered already (31 where a long is 32
  *            bits)
  *   ENOTSUP  not on this architecture (x86_64, i386, aarch64, riscv64,
- *            ppc64le, ppc64, ppc32, s390x, arm, mips64el, mipsel and
- *            mips have hooks; sparc64 follows)
+ *            ppc64le, ppc64, ppc32, s390x, arm, mips64el, mipsel, mips
+ *            and sparc64 have hooks)
  *   ENOENT   a redirect of a function that is in no table
  *   EPERM    the program's code cannot be changed (mcount-trace(1): no
  *            /proc/self/mem), or the library has not started

@@ -1346,19 +1346,19 @@ MT_HIDDEN void mt_grace_ready(void);
 MT_HIDDEN bool mt_in_callback(void);
 /* Where hooks can run: the hook keeps every register a callback may
  * change that the function still needs (the hooks the general ones,
- * and on arm, mips, ppc32 and s390x the floating-point ones that carry
- * arguments and values; buffer.c the other floating-point and vector
- * ones around callbacks, cpu.h: mt_fp_save), callbacks run with the
- * ABI's stack alignment (x86: MT_REALIGN), and the tests have run them:
- * t/106 on x86_64, its hooks.c in the booted guests of SysTrace's hooks
- * set (i386, there and on an x86_64 host; aarch64; riscv64; ppc64le,
- * ppc64, ppc32; s390x; arm; mips64el, mipsel, mips), its clobber mode
- * callbacks that change every register a callee may.  sparc64 needs
- * its floating-point argument and return registers kept and its
- * guest's run. */
+ * and on arm, mips, ppc32, s390x and sparc64 the floating-point ones
+ * that carry arguments and values; buffer.c the other floating-point
+ * and vector ones around callbacks, cpu.h: mt_fp_save), callbacks run
+ * with the ABI's stack alignment (x86: MT_REALIGN), and the tests have
+ * run them: t/106 on x86_64, its hooks.c in the booted guests of
+ * SysTrace's hooks set (i386, there and on an x86_64 host; aarch64;
+ * riscv64; ppc64le, ppc64, ppc32; s390x; arm; mips64el, mipsel, mips;
+ * sparc64), its clobber mode callbacks that change every register a
+ * callee may. */
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || (defined(__riscv) && __riscv_xlen == 64) || \
 	defined(__powerpc__) || defined(__s390x__) || defined(__arm__) || \
-	(defined(__mips__) && (_MIPS_SIM == _ABI64 || _MIPS_SIM == _ABIO32))
+	(defined(__mips__) && (_MIPS_SIM == _ABI64 || _MIPS_SIM == _ABIO32)) || \
+	(defined(__sparc__) && defined(__arch64__))
 #define MT_HAVE_HOOKS 1
 #else
 #define MT_HAVE_HOOKS 0

@@ -43,6 +43,14 @@ package Sparc64Trace;
 #  - Function events: args.c's arguments in the function's %i0-%i5 and
 #    its caller's argument area, against args.c's own log, -O2 and -O0.
 #  - Lua 5.4 built through mcount-cc with every function traced.
+#  - Hooks (mcount_hook(3), SysTrace's hooks): hooks.c linked with the
+#    static library, -pg (_mcount after the function's save: its
+#    arguments are its window's %i0-%i5, which mcount_regs_arg reads, and
+#    the caller's argument area: cf_xregs's eight words, read in each
+#    clobber round); its clobber round has eight functions, the return
+#    trampoline keeping %o0-%o3 and %f0-%f7 (cf_quad's four doubles back
+#    in %d0-%d6, cf_long_double's in %q0) and cf_d16's sixteen doubles
+#    in %d0-%d30 on the way in; no redirect (ENOTSUP).
 # Everything runs in one boot.
 use strict;
 use warnings;
@@ -62,6 +70,9 @@ sub guest {
         toggles => [{}, { name => 'toggle-so', shared => 1 }],
         # function events at -O2 by DWARF, at -O0 by prototypes
         args => [{ name => 'args', cflags => ['-g'], dwarf => 1 }, { name => 'args-O0', cflags => ['-g', '-O0'] }],
+        # hooks (SysTrace's): the five common functions, cf_fregs,
+        # cf_xregs and cf_d16 a clobber round
+        hooks => [{ name => 'hooks', clobber => 8 }],
         # entries that are no calls to the hook: refused, never written
         refused => [['bad_local', 'a call to something other than the hook'],
             ['bad_stub', "a call with no save before it (the hook needs the function's register window)"],

@@ -47,12 +47,12 @@
  *       a called function may change, on functions whose arguments and
  *       values are in the registers the hooks must keep (floating-point,
  *       x87, vector, variadic, aggregates, i386's regparm, sseregparm
- *       and __m64, riscv64's fa0-fa7 and a0-a7): each argument as the
- *       caller passed it, each value as the function returned it; an
- *       entry and an exit callback each call (riscv64's variadic one:
- *       an entry only, its return not hooked).  `clobber ROUNDS
- *       entry`: entry callbacks alone (where the sites call their
- *       functions' own trampolines: x86_64).
+ *       and __m64, riscv64's fa0-fa7 and a0-a7, sparc64's %d0-%d30):
+ *       each argument as the caller passed it, each value as the
+ *       function returned it; an entry and an exit callback each call
+ *       (riscv64's variadic one: an entry only, its return not
+ *       hooked).  `clobber ROUNDS entry`: entry callbacks alone (where
+ *       the sites call their functions' own trampolines: x86_64).
  *   hooks frames ROUNDS   f0-f7 called ROUNDS times each under a hook
  *       with both callbacks: an entry for each call, and an exit for
  *       each or (a frame the library cannot hook) for none; prints the
@@ -653,10 +653,10 @@ NI static int redirect(int rounds, int want_enotsup)
 static _Atomic unsigned long clobbers;
 /* each function's calls with an argument changed, or its value */
 enum { CF_DOUBLE, CF_LONG_DOUBLE, CF_VARIADIC, CF_QUAD, CF_BIG, CF_VECTOR, CF_REGPARM, CF_SSEREGPARM, CF_MMX,
-       CF_FREGS, CF_XREGS, CF_F13, CF_F128, CF_QQUAD, CF_N };
+       CF_FREGS, CF_XREGS, CF_F13, CF_F128, CF_QQUAD, CF_D16, CF_N };
 static const char *const cf_names[CF_N] = { "cf_double", "cf_long_double", "cf_variadic", "cf_quad", "cf_big",
 					    "cf_vector", "cf_regparm", "cf_sseregparm", "cf_mmx",
-					    "cf_fregs", "cf_xregs", "cf_f13", "cf_f128", "cf_qquad" };
+					    "cf_fregs", "cf_xregs", "cf_f13", "cf_f128", "cf_qquad", "cf_d16" };
 static _Atomic unsigned long bad_in[CF_N], bad_out[CF_N];
 
 NI __attribute__((noinline)) static void clobber_all(void)
@@ -810,6 +810,30 @@ NI __attribute__((noinline)) static void clobber_all(void)
 			   "$f20", "$f21", "$f22", "$f23",
 #endif
 			   "memory");
+#elif defined(__sparc__) && defined(__arch64__)
+	/* %g1-%g5 (%g2-%g4 the application's, which GCC's -mapp-regs, the
+	 * default, lets a callee change), %o0-%o5, every floating-point
+	 * register (%d0-%d62: none is kept across a call), the integer and
+	 * floating-point condition codes */
+	static const double ones = -1.0 / 3;
+	__asm__ volatile("ldd [%0], %%f0\n\tldd [%0], %%f2\n\tldd [%0], %%f4\n\tldd [%0], %%f6\n\t"
+			 "ldd [%0], %%f8\n\tldd [%0], %%f10\n\tldd [%0], %%f12\n\tldd [%0], %%f14\n\t"
+			 "ldd [%0], %%f16\n\tldd [%0], %%f18\n\tldd [%0], %%f20\n\tldd [%0], %%f22\n\t"
+			 "ldd [%0], %%f24\n\tldd [%0], %%f26\n\tldd [%0], %%f28\n\tldd [%0], %%f30\n\t"
+			 "ldd [%0], %%f32\n\tldd [%0], %%f34\n\tldd [%0], %%f36\n\tldd [%0], %%f38\n\t"
+			 "ldd [%0], %%f40\n\tldd [%0], %%f42\n\tldd [%0], %%f44\n\tldd [%0], %%f46\n\t"
+			 "ldd [%0], %%f48\n\tldd [%0], %%f50\n\tldd [%0], %%f52\n\tldd [%0], %%f54\n\t"
+			 "ldd [%0], %%f56\n\tldd [%0], %%f58\n\tldd [%0], %%f60\n\tldd [%0], %%f62\n\t"
+			 "fcmpd %%fcc0, %%f0, %%f2\n\tfcmpd %%fcc1, %%f0, %%f2\n\t"
+			 "fcmpd %%fcc2, %%f0, %%f2\n\tfcmpd %%fcc3, %%f0, %%f2\n\t"
+			 "mov -1, %%g1\n\tmov -1, %%g2\n\tmov -1, %%g3\n\tmov -1, %%g4\n\tmov -1, %%g5\n\t"
+			 "mov -1, %%o0\n\tmov -1, %%o1\n\tmov -1, %%o2\n\tmov -1, %%o3\n\tmov -1, %%o4\n\t"
+			 "mov -1, %%o5\n\tcmp %%g1, 0"
+			 : : "r"(&ones) : "g1", "g2", "g3", "g4", "g5", "o0", "o1", "o2", "o3", "o4", "o5", "f0", "f1",
+			   "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9", "f10", "f11", "f12", "f13", "f14", "f15", "f16",
+			   "f17", "f18", "f19", "f20", "f21", "f22", "f23", "f24", "f25", "f26", "f27", "f28", "f29", "f30",
+			   "f31", "f32", "f34", "f36", "f38", "f40", "f42", "f44", "f46", "f48", "f50", "f52", "f54",
+			   "f56", "f58", "f60", "f62", "fcc0", "fcc1", "fcc2", "fcc3", "memory", "cc");
 #endif
 }
 
@@ -824,6 +848,13 @@ NI static void cf_count(unsigned long ip, _Atomic unsigned long *n)
 			atomic_fetch_add_explicit(&n[i], 1, memory_order_relaxed);
 }
 
+/* sparc64: cf_xregs's eight words as mcount_regs_arg reads them, six
+ * from the function's window, two from its caller's argument area */
+#if defined(__sparc__) && defined(__arch64__)
+#define XREGS_ARGS 1
+static _Atomic unsigned long xregs_read, xregs_bad;
+#endif
+
 NI static void on_clobber(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
 {
 	(void)parent;
@@ -831,6 +862,17 @@ NI static void on_clobber(unsigned long ip, unsigned long parent, void *data, st
 	(void)r;
 	atomic_fetch_add_explicit(&clobbers, 1, memory_order_relaxed);
 	cf_count(ip, cf_in);
+#ifdef XREGS_ARGS
+	if (ip == cf_addr[CF_XREGS]) {
+		unsigned long a = mcount_regs_arg(r, 0);
+		bool bad = false;
+		for (int i = 1; i < 8; i++)
+			bad |= mcount_regs_arg(r, i) != a + (unsigned long)i;
+		atomic_fetch_add_explicit(&xregs_read, 1, memory_order_relaxed);
+		if (bad)
+			atomic_fetch_add_explicit(&xregs_bad, 1, memory_order_relaxed);
+	}
+#endif
 	clobber_all();
 }
 
@@ -945,12 +987,13 @@ __attribute__((noinline, sseregparm)) double cf_sseregparm(double a, double b)
 #define VARIADIC_NOEXIT 1
 #endif
 #if (defined(__riscv) && __riscv_xlen == 64) || defined(__powerpc__) || defined(__s390x__) || defined(__arm__) || \
-	defined(__mips__)
+	defined(__mips__) || (defined(__sparc__) && defined(__arch64__))
 #define HAVE_RV_REGS 1
 /* eight doubles in fa0-fa7 (riscv64), f1-f8 (PowerPC), d0-d7 (arm),
- * f12-f19 (n64), the first of them in f0, f2, f4, f6 (s390x), f12,
- * f14 (o32); and a pair of them back in fa0 and fa1, f1 and f2
- * (ppc64le), d0 and d1, f0 and f2 (n64), memory (the others) */
+ * f12-f19 (n64), %d0-%d14 (sparc64), the first of them in f0, f2, f4,
+ * f6 (s390x), f12, f14 (o32); and a pair of them back in fa0 and fa1,
+ * f1 and f2 (ppc64le), d0 and d1, f0 and f2 (n64), %d0 and %d2
+ * (sparc64), memory (the others) */
 struct dpair {
 	double a, b;
 };
@@ -962,8 +1005,9 @@ __attribute__((noinline)) struct dpair cf_fregs(double a, double b, double c, do
 	return (struct dpair){ a + h, b * g };
 }
 /* eight words in a0-a7 (riscv64, n64), r3-r10 (PowerPC), r0-r3 (arm),
- * r2-r6 (s390x), a0-a3 (o32), the rest on the stack; two back in a0
- * and a1, r3 and r4 (ppc64le), memory (the others) */
+ * r2-r6 (s390x), a0-a3 (o32), %o0-%o5 (sparc64), the rest on the
+ * stack; two back in a0 and a1, r3 and r4 (ppc64le), %o0 and %o1
+ * (sparc64), memory (the others) */
 struct wpair {
 	unsigned long a, b;
 };
@@ -997,6 +1041,20 @@ __attribute__((noinline)) __float128 cf_f128(__float128 a, __float128 b)
 #endif
 #endif
 
+#if defined(__sparc__) && defined(__arch64__)
+#define HAVE_SPARC_REGS 1
+/* sixteen doubles in %d0-%d30, every floating-point argument register */
+__attribute__((noinline)) double cf_d16(double a, double b, double c, double d, double e, double f, double g,
+					double h, double i, double j, double k, double l, double m, double n,
+					double o, double p)
+{
+	IN_BAD(CF_D16, b == a + 1 && c == a + 2 && d == a + 3 && e == a + 4 && f == a + 5 && g == a + 6 &&
+	       h == a + 7 && i == a + 8 && j == a + 9 && k == a + 10 && l == a + 11 && m == a + 12 &&
+	       n == a + 13 && o == a + 14 && p == a + 15);
+	return a + p * 2;
+}
+#endif
+
 #if defined(__arm__) && defined(__ARM_NEON)
 #include <arm_neon.h>
 #define HAVE_NEON_QUAD 1
@@ -1027,6 +1085,9 @@ NI static int clobber(int rounds, bool entry_only)
 #ifdef HAVE_RV_REGS
 	cf_addr[CF_FREGS] = FN_ADDR(cf_fregs);
 	cf_addr[CF_XREGS] = FN_ADDR(cf_xregs);
+#endif
+#ifdef HAVE_SPARC_REGS
+	cf_addr[CF_D16] = FN_ADDR(cf_d16);
 #endif
 	struct mcount_hook *h = mcount_hook_create(on_clobber, entry_only ? NULL : on_clobber_exit, NULL, 0);
 	if (!h || mcount_hook_filter(h, "cf_*") || mcount_hook_register(h)) {
@@ -1078,6 +1139,11 @@ NI static int clobber(int rounds, bool entry_only)
 #ifdef HAVE_PPC_REGS
 		OUT_BAD(CF_F13, cf_f13(x, x + 1, x + 2, x + 3, x + 4, x + 5, x + 6, x + 7, x + 8, x + 9, x + 10, x + 11,
 				       x + 12) == x * 3 + 24);
+		calls++;
+#endif
+#ifdef HAVE_SPARC_REGS
+		OUT_BAD(CF_D16, cf_d16(x, x + 1, x + 2, x + 3, x + 4, x + 5, x + 6, x + 7, x + 8, x + 9, x + 10, x + 11,
+				       x + 12, x + 13, x + 14, x + 15) == x * 3 + 30);
 		calls++;
 #endif
 #ifdef HAVE_F128
@@ -1133,6 +1199,13 @@ NI static int clobber(int rounds, bool entry_only)
 			       (unsigned long)bad_out[i]);
 		failed |= bad_in[i] || bad_out[i];
 	}
+#ifdef XREGS_ARGS
+	if (xregs_read != (unsigned long)rounds || xregs_bad) {
+		printf("FAIL cf_xregs: mcount_regs_arg wrong in %lu of %lu calls (%d made)\n",
+		       (unsigned long)xregs_bad, (unsigned long)xregs_read, rounds);
+		failed = 1;
+	}
+#endif
 	printf("ok clobber rounds=%d calls=%lu%s\n", rounds, calls, entry_only ? " entry" : "");
 	return failed;
 }
