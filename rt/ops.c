@@ -26,6 +26,7 @@ _Atomic(struct mt_op *) mt_ops[MT_OPS_MAX];
 _Atomic unsigned long mt_ops_gen;
 atomic_bool mt_ops_on;
 _Atomic mt_users mt_ops_exits;
+_Atomic mt_users mt_ops_genregs;
 _Atomic(struct mt_hooktab *) mt_hooktab;
 
 static unsigned nregistered, nredirects;
@@ -307,6 +308,8 @@ int mt_ops_add(struct mt_op *op)
 	op->gen = atomic_fetch_add(&mt_ops_gen, 1) + 1;
 	if (op->exit)
 		atomic_fetch_or(&mt_ops_exits, MT_USER(id));
+	if (op->flags & MCOUNT_HOOK_GENERAL_REGS)
+		atomic_fetch_or(&mt_ops_genregs, MT_USER(id));
 	atomic_store_explicit(&mt_ops[id], op, memory_order_release);
 	nregistered++;
 	atomic_store(&mt_ops_on, true);
@@ -319,6 +322,7 @@ void mt_ops_remove(int id)
 	atomic_fetch_or(&ids_waiting, MT_USER(id));
 	atomic_store_explicit(&mt_ops[id], NULL, memory_order_release);
 	atomic_fetch_and(&mt_ops_exits, ~MT_USER(id));
+	atomic_fetch_and(&mt_ops_genregs, ~MT_USER(id));
 	for (size_t i = 0; i < op->nsel; i++)
 		flip(op->sel[i], MT_USER(id));
 	free(op->sel);

@@ -764,6 +764,7 @@ struct mt_op {
 	mcount_hook_fn entry, exit;
 	void *data;
 	unsigned long gen;
+	unsigned flags;               /* mcount_hook_create's */
 	char *filter, *notrace;       /* its functions (hooks.c's, read by ops.c
 				       * under the registry's lock) */
 	uint32_t *sel;                /* those functions' indices, sorted (ops.c's) */
@@ -774,6 +775,13 @@ MT_HIDDEN extern _Atomic unsigned long mt_ops_gen;
 MT_HIDDEN extern atomic_bool mt_ops_on;
 /* The ids of the registered hooks that have an exit callback. */
 MT_HIDDEN extern _Atomic mt_users mt_ops_exits;
+/* The ids of the registered hooks whose callbacks touch no
+ * floating-point or vector register (MCOUNT_HOOK_GENERAL_REGS): a call
+ * whose users are all among them skips mt_fp_save.  (A bit seen stale
+ * is safe either way: a bit not yet set costs a save; one cleared by
+ * mt_ops_remove stays clear until the id is given again, after a grace
+ * period, as mt_ops_exits.) */
+MT_HIDDEN extern _Atomic mt_users mt_ops_genregs;
 struct mt_fhook {
 	_Atomic mt_users mask;        /* its users: bit 0 the tracer, bit id a hook */
 	uintptr_t addr;               /* the function's address (a callback's ip) */

@@ -1190,8 +1190,15 @@ NI static int errors(void)
 	if (mcount_hook_create(NULL, NULL, NULL, 0) || errno != EINVAL)
 		fail("create without callbacks", -1, (unsigned long)errno, EINVAL);
 	errno = 0;
-	if (mcount_hook_create(on_entry, NULL, NULL, 1) || errno != EINVAL)
+	if (mcount_hook_create(on_entry, NULL, NULL, 2) || errno != EINVAL)
 		fail("create with flags", -1, (unsigned long)errno, EINVAL);
+	errno = 0;
+	if (mcount_hook_create(on_entry, NULL, NULL, ~MCOUNT_HOOK_GENERAL_REGS) || errno != EINVAL)
+		fail("create with unknown flags", -1, (unsigned long)errno, EINVAL);
+	struct mcount_hook *g = mcount_hook_create(on_entry, NULL, NULL, MCOUNT_HOOK_GENERAL_REGS);
+	if (!g)
+		fail("create with MCOUNT_HOOK_GENERAL_REGS", -1, (unsigned long)errno, 0);
+	mcount_hook_destroy(g);
 	static struct counts c;
 	struct mcount_hook *h = mcount_hook_create(on_entry, NULL, &c, 0);
 	expect("filter !f1", mcount_hook_filter(h, "!f1"), EINVAL);
