@@ -79,13 +79,58 @@
  * __fentry__, the registers kept (the function's return address above
  * them, at 80(%rsp): its slot).  The common case is done here, as
  * mt_own_entry (buffer.c) does it, without its frame: the thread has a
- * buffer and is in no hook, holds are not fenced, and the function's
- * users are hooks alone (not the tracer, none with an exit callback,
- * no redirect, the frame not hijacked): their entry callbacks are called
- * one after the other, with the vector argument registers kept and
- * the stack aligned.  Anything else goes to mt_own_entry, given the
- * index, the address after the site and the registers.  The fields
- * read are at the offsets of hook-offsets.h, which buffer.c checks. */
+ * buffer and is in no hook, holds are not fenced, the stack was aligned
+ * at the call (as the ABI has it), and the function's users are hooks
+ * alone (not the tracer, none with an exit callback, no redirect, the
+ * frame not hijacked): their entry callbacks are called one after the
+ * other, with the stack aligned and, unless every user is one of
+ * mt_ops_genregs (MCOUNT_HOOK_GENERAL_REGS), the vector argument
+ * registers kept.  Anything else goes to mt_own_entry, given the index,
+ * the address after the site and the registers.  The fields read are at
+ * the offsets of hook-offsets.h, which buffer.c checks.
+ *
+ * The frame of the common case, from %rsp up: 0 the struct
+ * mcount_regs, 48 the users left and 56 the function's address (several
+ * users), 64 %xmm0-7, 192 %rbx, 200 the registers kept (OWN_B), 280 the
+ * slot.  %rbx holds the thread's next held count: held is written by
+ * its thread alone, and read back from memory each call's two
+ * increments would wait each for the store before it. */
+#define OWN_B 200
+
+/* OWN_CALL: the entry callback of the user whose id is in %rcx (its op
+ * from mt_ops; none, or none with an entry, skipped), given the ip in
+ * %rdi.  Clobbers the caller-saved registers. */
+	.macro OWN_CALL
+	leaq mt_ops(%rip), %rsi
+	movq (%rsi,%rcx,8), %rsi
+	testq %rsi, %rsi
+	jz 1f
+	movq MT_OP_ENTRY(%rsi), %r8
+	testq %r8, %r8
+	jz 1f
+	movq MT_OP_DATA(%rsi), %rdx
+	movq OWN_B+80(%rsp), %rsi
+	movq %rsp, %rcx
+	call *%r8
+1:
+	.endm
+
+/* OWN_LOOP: OWN_CALL for each user of the mask in %rcx, the ip in %rdi */
+	.macro OWN_LOOP
+	movq %rdi, 56(%rsp)
+2:
+	bsfq %rcx, %rsi
+	leaq -1(%rcx), %rdx
+	andq %rdx, %rcx
+	movq %rcx, 48(%rsp)
+	movq %rsi, %rcx
+	OWN_CALL
+	movq 48(%rsp), %rcx
+	movq 56(%rsp), %rdi
+	testq %rcx, %rcx
+	jnz 2b
+	.endm
+
 	.globl mt_own_tramp
 	.hidden mt_own_tramp
 	.type mt_own_tramp, @function
@@ -102,11 +147,15 @@ mt_own_tramp:
 	jne .Lown_c
 	cmpb $0, mt_fenced_holds(%rip)
 	jne .Lown_c
+	testl $8, %esp                  /* (8 mod 16 here where it was 0 at the call) */
+	jz .Lown_c
 	/* nest 1 and held odd (buffer.c: hold) before the users are read */
 	movl $1, MT_TB_NEST(%rax)
 	leaq 80(%rsp), %rcx
 	movq %rcx, MT_TB_NEST_SP(%rax)
-	incq MT_TB_HELD(%rax)
+	movq MT_TB_HELD(%rax), %r10
+	incq %r10
+	movq %r10, MT_TB_HELD(%rax)
 	movq mt_hooktab(%rip), %rdx
 	testq %rdx, %rdx
 	jz .Lown_back
@@ -127,28 +176,15 @@ mt_own_tramp:
 	leaq mt_return_trampoline(%rip), %rsi
 	cmpq %rsi, 80(%rsp)
 	je .Lown_back
-	/* the frame: 0 the struct mcount_regs, 48 the users left, 56 the
-	 * function's entry of mt_hooktab, 64 %xmm0-7; 16-aligned */
-	pushq %rbp
+	pushq %rbx
 	.cfi_adjust_cfa_offset 8
-	.cfi_offset %rbp, -88
-	movq %rsp, %rbp
-	.cfi_def_cfa_register %rbp
-	andq $-16, %rsp
-	subq $192, %rsp
-	movaps %xmm0, 64(%rsp)
-	movaps %xmm1, 80(%rsp)
-	movaps %xmm2, 96(%rsp)
-	movaps %xmm3, 112(%rsp)
-	movaps %xmm4, 128(%rsp)
-	movaps %xmm5, 144(%rsp)
-	movaps %xmm6, 160(%rsp)
-	movaps %xmm7, 176(%rsp)
-	movq %rcx, 48(%rsp)
-	movq %rdx, 56(%rsp)
-	leaq 8(%rbp), %rsi
+	.cfi_offset %rbx, -96
+	movq %r10, %rbx
+	subq $OWN_B-8, %rsp
+	.cfi_adjust_cfa_offset OWN_B-8
+	leaq OWN_B(%rsp), %rsi
 	movq %rsi, MT_RG_REGS(%rsp)
-	leaq 88(%rbp), %rsi
+	leaq OWN_B+80(%rsp), %rsi
 	movq %rsi, MT_RG_ARGS(%rsp)
 	movq %rsi, MT_RG_FRAME(%rsp)
 	movq $0, MT_RG_RET(%rsp)
@@ -157,43 +193,28 @@ mt_own_tramp:
 	orq $0x100, %rsi                /* exit false, noexit true, depth */
 	movq %rsi, MT_RG_EXIT(%rsp)
 	movl $2, MT_TB_NEST(%rax)
-.Lown_next:
-	bsfq %rcx, %rcx
-	leaq mt_ops(%rip), %rsi
-	movq (%rsi,%rcx,8), %rsi
-	testq %rsi, %rsi
-	jz .Lown_done
-	movq MT_OP_ENTRY(%rsi), %r8
-	testq %r8, %r8
-	jz .Lown_done
-	movq MT_OP_DATA(%rsi), %rdx
-	movq 56(%rsp), %rdi
-	movq MT_FH_ADDR(%rdi), %rdi
-	movq 88(%rbp), %rsi
-	movq %rsp, %rcx
-	call *%r8
-.Lown_done:
-	movq 48(%rsp), %rcx
+	movq MT_FH_ADDR(%rdx), %rdi
+	/* a user not among mt_ops_genregs: the vector registers kept */
+	movq mt_ops_genregs(%rip), %rsi
+	notq %rsi
+	testq %rsi, %rcx
+	jnz .Lown_vec
 	leaq -1(%rcx), %rsi
-	andq %rsi, %rcx
-	movq %rcx, 48(%rsp)
-	jnz .Lown_next
-	movaps 64(%rsp), %xmm0
-	movaps 80(%rsp), %xmm1
-	movaps 96(%rsp), %xmm2
-	movaps 112(%rsp), %xmm3
-	movaps 128(%rsp), %xmm4
-	movaps 144(%rsp), %xmm5
-	movaps 160(%rsp), %xmm6
-	movaps 176(%rsp), %xmm7
-	movq %rbp, %rsp
-	.cfi_def_cfa_register %rsp
-	popq %rbp
+	testq %rsi, %rcx
+	jnz .Lown_multi
+	bsfq %rcx, %rcx
+	OWN_CALL
+.Lown_out:
+	.cfi_remember_state
+	leaq 1(%rbx), %rsi
+	addq $OWN_B-8, %rsp
+	.cfi_adjust_cfa_offset -(OWN_B-8)
+	popq %rbx
 	.cfi_adjust_cfa_offset -8
-	.cfi_restore %rbp
+	.cfi_restore %rbx
 	movq mt_self@gottpoff(%rip), %rax
 	movq %fs:(%rax), %rax
-	incq MT_TB_HELD(%rax)
+	movq %rsi, MT_TB_HELD(%rax)
 	movl $0, MT_TB_NEST(%rax)
 	.cfi_remember_state
 	RESTORE
@@ -202,7 +223,8 @@ mt_own_tramp:
 	.cfi_restore_state
 	/* not the common case: as it was, for mt_own_entry to decide */
 .Lown_back:
-	incq MT_TB_HELD(%rax)
+	incq %r10
+	movq %r10, MT_TB_HELD(%rax)
 	movl $0, MT_TB_NEST(%rax)
 .Lown_c:
 	movl %r11d, %edi
@@ -212,6 +234,39 @@ mt_own_tramp:
 	RESTORE
 	.cfi_adjust_cfa_offset -72
 	ret
+	.cfi_restore_state
+	/* several users, none of them needing the vector registers */
+.Lown_multi:
+	OWN_LOOP
+	jmp .Lown_out
+	/* a user needing them */
+.Lown_vec:
+	movaps %xmm0, 64(%rsp)
+	movaps %xmm1, 80(%rsp)
+	movaps %xmm2, 96(%rsp)
+	movaps %xmm3, 112(%rsp)
+	movaps %xmm4, 128(%rsp)
+	movaps %xmm5, 144(%rsp)
+	movaps %xmm6, 160(%rsp)
+	movaps %xmm7, 176(%rsp)
+	leaq -1(%rcx), %rsi
+	testq %rsi, %rcx
+	jnz 3f
+	bsfq %rcx, %rcx
+	OWN_CALL
+	jmp 4f
+3:
+	OWN_LOOP
+4:
+	movaps 64(%rsp), %xmm0
+	movaps 80(%rsp), %xmm1
+	movaps 96(%rsp), %xmm2
+	movaps 112(%rsp), %xmm3
+	movaps 128(%rsp), %xmm4
+	movaps 144(%rsp), %xmm5
+	movaps 160(%rsp), %xmm6
+	movaps 176(%rsp), %xmm7
+	jmp .Lown_out
 	.cfi_endproc
 	.size mt_own_tramp, .-mt_own_tramp
 
