@@ -48,6 +48,16 @@
 #    xmm registers, eight vectors in xmm0-xmm7, a variadic call (%al),
 #    a long double's value in %st(0), aggregates in memory; each
 #    function checks its arguments, its caller the value.
+#  - MCOUNT_HOOK_GENERAL_REGS: the same functions under a hook with the
+#    flag whose callbacks are built for the general registers alone
+#    (target attribute general-regs-only) and change every integer
+#    register a callee may: each function's callbacks as many as its
+#    calls, arguments and values kept.  The flag given with the
+#    callbacks above, which change the vector and x87 registers: the
+#    doubles and vectors changed before the functions' bodies, and (with
+#    exits) the long double's value after (so the flag does skip the
+#    save, at the entry and at the exit), where the same callbacks
+#    without it keep them all.
 #  - The tracer beside the hooks, on the same sites: MCOUNT_TRACE_FILTER
 #    f3 while both hooks run: the trace has f3's calls, as many as f3
 #    counted, and no other function (function and function_graph, whose
@@ -165,6 +175,22 @@ for my $k (sort keys %prog) {
     $out = clean_run("$k clobber entry", $p, 'clobber', 2000, 'entry');
     like($out, qr/^ok clobber rounds=2000 calls=12000 entry$/m,
         "$k: entry callbacks alone (own trampolines) that change every register a callee may; arguments kept");
+    for my $x ('entry', 'all') {
+        my $e = $x eq 'entry' ? ' entry' : '';
+        $out = clean_run("$k clobber $x general", $p, 'clobber', 2000, $x, 'general');
+        like($out, qr/^ok clobber rounds=2000 calls=12000$e general$/m,
+            "$k: MCOUNT_HOOK_GENERAL_REGS, general-regs-only callbacks ($x): every call seen, every value kept");
+        my ($st, $lo, $le) = run_prog($p, 'clobber', 2000, $x, 'lie');
+        isnt($st, 0, "$k clobber $x lie: fails") or diag("$lo$le");
+        like($lo, qr/^FAIL cf_double: arguments changed before the body: 2000 calls$/m,
+            "$k: MCOUNT_HOOK_GENERAL_REGS with callbacks that change %xmm ($x): a double argument changed")
+            or diag($lo);
+        like($lo, qr/^FAIL cf_vector: arguments changed before the body: 2000 calls$/m,
+            "$k: the same: a vector argument changed") or diag($lo);
+        like($lo, qr/^FAIL cf_long_double: its value changed on the way back: 2000 calls$/m,
+            "$k: the same, with exit callbacks: a long double's value (%st(0)) changed") or diag($lo)
+            if $x eq 'all';
+    }
 }
 
 # ---- the tracer beside the hooks ----
