@@ -69,7 +69,7 @@ _Static_assert(offsetof(struct mcount_regs, noexit) == MT_RG_NOEXIT, "hook-offse
 _Static_assert(offsetof(struct mcount_regs, depth) == MT_RG_DEPTH, "hook-offsets.h");
 _Static_assert(offsetof(struct mcount_regs, frame) == MT_RG_FRAME, "hook-offsets.h");
 _Static_assert(sizeof(struct mcount_regs) == MT_RG_SIZE, "hook-offsets.h");
-_Static_assert(MT_OWN_SLOT == 10 && MT_KEY_IS_SLOT, "hook-x86_64.S: the slot at 80(regs), its own key");
+_Static_assert(MT_OWN_SLOT == 9 && MT_KEY_IS_SLOT, "hook-x86_64.S: the slot at 72(regs), its own key");
 #endif
 
 struct mt_tbuf *_Atomic mt_tbufs;

@@ -76,8 +76,9 @@
 
 /* A function's own trampoline (arch-x86.c: its stub) jumps here with
  * the function's index in %r11d, from a site at its entry: as
- * __fentry__, the registers kept (the function's return address above
- * them, at 80(%rsp): its slot).  The common case is done here, as
+ * __fentry__, the registers kept but %r11, which the stub has used (the
+ * address after the site above them, at 64(%rsp), the function's return
+ * address at 72(%rsp): its slot).  The common case is done here, as
  * mt_own_entry (buffer.c) does it, without its frame: the thread has a
  * buffer and is in no hook, holds are not fenced, the stack was aligned
  * at the call (as the ABI has it), and the function's users are hooks
@@ -90,12 +91,36 @@
  * the offsets of hook-offsets.h, which buffer.c checks.
  *
  * The frame of the common case, from %rsp up: 0 the struct
- * mcount_regs, 48 the users left and 56 the function's address (several
- * users), 64 %xmm0-7, 192 %rbx, 200 the registers kept (OWN_B), 280 the
- * slot.  %rbx holds the thread's next held count: held is written by
- * its thread alone, and read back from memory each call's two
- * increments would wait each for the store before it. */
-#define OWN_B 200
+ * mcount_regs (its ret, read at an exit only, not written), 48 the users
+ * left and 56 the function's address (several users), 64 %xmm0-7, 200
+ * %rbx, 208 the registers kept (OWN_B), 280 the slot.  %rbx holds the
+ * thread's next held count: held is written by its thread alone, and
+ * read back from memory each call's two increments would wait each for
+ * the store before it. */
+#define OWN_B 208
+
+/* OWN_SAVE: SAVE but %r11; the argument registers in the same order */
+	.macro OWN_SAVE
+	pushq %r10
+	pushq %rax
+	pushq %r9
+	pushq %r8
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	.endm
+
+	.macro OWN_RESTORE
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %r8
+	popq %r9
+	popq %rax
+	popq %r10
+	.endm
 
 /* OWN_CALL: the entry callback of the user whose id is in %rcx (its op
  * from mt_ops; none, or none with an entry, skipped), given the ip in
@@ -109,7 +134,7 @@
 	testq %r8, %r8
 	jz 1f
 	movq MT_OP_DATA(%rsi), %rdx
-	movq OWN_B+80(%rsp), %rsi
+	movq OWN_B+72(%rsp), %rsi
 	movq %rsp, %rcx
 	call *%r8
 1:
@@ -137,8 +162,8 @@
 	.p2align 4
 mt_own_tramp:
 	.cfi_startproc
-	SAVE
-	.cfi_adjust_cfa_offset 72
+	OWN_SAVE
+	.cfi_adjust_cfa_offset 64
 	movq mt_self@gottpoff(%rip), %rax
 	movq %fs:(%rax), %rax
 	testq %rax, %rax
@@ -147,11 +172,11 @@ mt_own_tramp:
 	jne .Lown_c
 	cmpb $0, mt_fenced_holds(%rip)
 	jne .Lown_c
-	testl $8, %esp                  /* (8 mod 16 here where it was 0 at the call) */
-	jz .Lown_c
+	testl $8, %esp                  /* (0 mod 16 here where it was at the call) */
+	jnz .Lown_c
 	/* nest 1 and held odd (buffer.c: hold) before the users are read */
 	movl $1, MT_TB_NEST(%rax)
-	leaq 80(%rsp), %rcx
+	leaq 72(%rsp), %rcx
 	movq %rcx, MT_TB_NEST_SP(%rax)
 	movq MT_TB_HELD(%rax), %r10
 	incq %r10
@@ -159,10 +184,9 @@ mt_own_tramp:
 	movq mt_hooktab(%rip), %rdx
 	testq %rdx, %rdx
 	jz .Lown_back
-	movl %r11d, %ecx
-	cmpq MT_HT_N(%rdx), %rcx
+	cmpq MT_HT_N(%rdx), %r11        /* (the stub's movl: its upper half 0) */
 	jae .Lown_back
-	leaq (%rcx,%rcx,2), %rcx
+	leaq (%r11,%r11,2), %rcx
 	leaq MT_HT_F(%rdx,%rcx,8), %rdx
 	movq MT_FH_MASK(%rdx), %rcx
 	testq %rcx, %rcx
@@ -174,24 +198,22 @@ mt_own_tramp:
 	cmpq $0, MT_FH_REDIRECT(%rdx)
 	jne .Lown_back
 	leaq mt_return_trampoline(%rip), %rsi
-	cmpq %rsi, 80(%rsp)
+	cmpq %rsi, 72(%rsp)
 	je .Lown_back
 	pushq %rbx
 	.cfi_adjust_cfa_offset 8
-	.cfi_offset %rbx, -96
+	.cfi_offset %rbx, -80
 	movq %r10, %rbx
 	subq $OWN_B-8, %rsp
 	.cfi_adjust_cfa_offset OWN_B-8
 	leaq OWN_B(%rsp), %rsi
 	movq %rsi, MT_RG_REGS(%rsp)
-	leaq OWN_B+80(%rsp), %rsi
+	leaq OWN_B+72(%rsp), %rsi
 	movq %rsi, MT_RG_ARGS(%rsp)
 	movq %rsi, MT_RG_FRAME(%rsp)
-	movq $0, MT_RG_RET(%rsp)
+	movl $0x100, MT_RG_EXIT(%rsp)   /* exit false, noexit true */
 	movl MT_TB_SDEPTH(%rax), %esi
-	shlq $32, %rsi
-	orq $0x100, %rsi                /* exit false, noexit true, depth */
-	movq %rsi, MT_RG_EXIT(%rsp)
+	movl %esi, MT_RG_DEPTH(%rsp)
 	movl $2, MT_TB_NEST(%rax)
 	movq MT_FH_ADDR(%rdx), %rdi
 	/* a user not among mt_ops_genregs: the vector registers kept */
@@ -217,8 +239,8 @@ mt_own_tramp:
 	movq %rsi, MT_TB_HELD(%rax)
 	movl $0, MT_TB_NEST(%rax)
 	.cfi_remember_state
-	RESTORE
-	.cfi_adjust_cfa_offset -72
+	OWN_RESTORE
+	.cfi_adjust_cfa_offset -64
 	ret
 	.cfi_restore_state
 	/* not the common case: as it was, for mt_own_entry to decide */
@@ -228,11 +250,11 @@ mt_own_tramp:
 	movl $0, MT_TB_NEST(%rax)
 .Lown_c:
 	movl %r11d, %edi
-	movq 72(%rsp), %rsi
+	movq 64(%rsp), %rsi
 	movq %rsp, %rdx
 	call mt_own_entry
-	RESTORE
-	.cfi_adjust_cfa_offset -72
+	OWN_RESTORE
+	.cfi_adjust_cfa_offset -64
 	ret
 	.cfi_restore_state
 	/* several users, none of them needing the vector registers */

@@ -1299,8 +1299,8 @@ MT_HIDDEN void mt_return_trampoline(void);
  * site, and the registers as the hook passes mt_entry. */
 MT_HIDDEN void mt_own_tramp(void);
 /* The function's return address, in words above those registers
- * (x86_64: the nine mt_own_tramp saves, then the site's return address). */
-#define MT_OWN_SLOT 10
+ * (x86_64: the eight mt_own_tramp saves, then the site's return address). */
+#define MT_OWN_SLOT 9
 MT_HIDDEN void mt_own_entry(uint32_t func, uintptr_t ret, uintptr_t *regs);
 /* For the unwinders (control.c): the calling thread's hijacked frames
  * whose slot is below sp are gone (marked unwound); those at or above sp
