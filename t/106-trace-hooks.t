@@ -58,6 +58,10 @@
 #    exits) the long double's value after (so the flag does skip the
 #    save, at the entry and at the exit), where the same callbacks
 #    without it keep them all.
+#  - gdb in a callback of a function's own trampoline (with and without
+#    the flag): the backtrace goes through mt_own_tramp to main, and a
+#    callee-saved register the trampoline saved (%rbx) is found in the
+#    caller's frame with the caller's value.
 #  - The tracer beside the hooks, on the same sites: MCOUNT_TRACE_FILTER
 #    f3 while both hooks run: the trace has f3's calls, as many as f3
 #    counted, and no other function (function and function_graph, whose
@@ -190,6 +194,29 @@ for my $k (sort keys %prog) {
         like($lo, qr/^FAIL cf_long_double: its value changed on the way back: 2000 calls$/m,
             "$k: the same, with exit callbacks: a long double's value (%st(0)) changed") or diag($lo)
             if $x eq 'all';
+    }
+}
+
+# ---- gdb through a function's own trampoline ----
+# (the fourth call, the first ones having gone through the C path while
+# the thread had no buffer: mark <- mt_own_tramp <- hot <- caller <-
+# main, and caller's %rbx as it kept it, which the trampoline had saved)
+SKIP: {
+    my ($gst) = run_cmd(['gdb', '--version']);
+    skip('gdb is not installed', 8) if $gst;
+    mcc_build('-pg -mfentry', "$dir/owncfi.o", "$TSRC/owncfi.c", '-O2', '-g', "-I$RTINC");
+    my $p = link_prog("$dir/owncfi", "$dir/owncfi.o", $LIBA, '-lpthread');
+    for my $fl (0, 1) {
+        my ($st, $o, $e) = run_cmd(['timeout', '-k', '10', '120', 'gdb', '-q', '-batch', '-nx', '-ex',
+            'break mark', '-ex', 'ignore 1 3', '-ex', "run $fl", '-ex', 'bt', '-ex', 'frame 3', '-ex',
+            'p/x $rbx', '-ex', 'delete', '-ex', 'continue', $p]);
+        my @f = $o =~ /^#\d+\s+(?:0x[0-9a-f]+ in )?(\w+) /mg;
+        is("@f[0..4]", 'mark mt_own_tramp hot caller main',
+            "gdb, flags $fl: a backtrace from the callback through the own trampoline") or diag("$o$e");
+        like($o, qr/^\$1 = 0x1234567893$/m, "gdb, flags $fl: caller's %rbx, saved by the trampoline")
+            or diag("$o$e");
+        like($o, qr/^ok sum=15 hits=5$/m, "gdb, flags $fl: the program's own answer") or diag("$o$e");
+        is($st, 0, "gdb, flags $fl: exit status 0") or diag("$o$e");
     }
 }
 
