@@ -80,23 +80,24 @@
  * address after the site above them, at 64(%rsp), the function's return
  * address at 72(%rsp): its slot).  The common case is done here, as
  * mt_own_entry (buffer.c) does it, without its frame: the thread has a
- * buffer and is in no hook, holds are not fenced, the stack was aligned
- * at the call (as the ABI has it), and the function's users are hooks
- * alone (not the tracer, none with an exit callback, no redirect, the
- * frame not hijacked): their entry callbacks are called one after the
- * other, with the stack aligned and, unless every user is one of
- * mt_ops_genregs (MCOUNT_HOOK_GENERAL_REGS), the vector argument
+ * buffer and is in no hook, holds are not fenced, and the function's
+ * users are hooks alone (not the tracer, none with an exit callback, no
+ * redirect, the frame not hijacked): their entry callbacks are called
+ * one after the other, with the stack aligned and, unless every user is
+ * one of mt_ops_genregs (MCOUNT_HOOK_GENERAL_REGS), the vector argument
  * registers kept.  Anything else goes to mt_own_entry, given the index,
  * the address after the site and the registers.  The fields read are at
  * the offsets of hook-offsets.h, which buffer.c checks.
  *
  * The frame of the common case, from %rsp up: 0 the struct
  * mcount_regs (its ret, read at an exit only, not written), 48 the users
- * left and 56 the function's address (several users), 64 %xmm0-7, 200
- * %rbx, 208 the registers kept (OWN_B), 280 the slot.  %rbx holds the
- * thread's next held count: held is written by its thread alone, and
- * read back from memory each call's two increments would wait each for
- * the store before it. */
+ * left and 56 the function's address (several users), 64 %xmm0-7,
+ * padding, %rbx, and the registers kept at OWN_B(%rsp) where the stack
+ * was aligned at the call, at OWN_B + 8 where it was not (two copies of
+ * the code, each with its offsets and unwind information); the slot 72
+ * above them.  %rbx holds the thread's next held count: held is written
+ * by its thread alone, and read back from memory each call's two
+ * increments would wait each for the store before it. */
 #define OWN_B 208
 
 /* OWN_SAVE: SAVE but %r11; the argument registers in the same order */
@@ -122,10 +123,11 @@
 	popq %r10
 	.endm
 
-/* OWN_CALL: the entry callback of the user whose id is in %rcx (its op
- * from mt_ops; none, or none with an entry, skipped), given the ip in
- * %rdi.  Clobbers the caller-saved registers. */
-	.macro OWN_CALL
+/* OWN_CALL b: the entry callback of the user whose id is in %rcx (its
+ * op from mt_ops; none, or none with an entry, skipped), given the ip in
+ * %rdi, the registers kept at b(%rsp).  Clobbers the caller-saved
+ * registers. */
+	.macro OWN_CALL b
 	leaq mt_ops(%rip), %rsi
 	movq (%rsi,%rcx,8), %rsi
 	testq %rsi, %rsi
@@ -134,14 +136,14 @@
 	testq %r8, %r8
 	jz 1f
 	movq MT_OP_DATA(%rsi), %rdx
-	movq OWN_B+72(%rsp), %rsi
+	movq \b+72(%rsp), %rsi
 	movq %rsp, %rcx
 	call *%r8
 1:
 	.endm
 
-/* OWN_LOOP: OWN_CALL for each user of the mask in %rcx, the ip in %rdi */
-	.macro OWN_LOOP
+/* OWN_LOOP b: OWN_CALL for each user of the mask in %rcx, the ip in %rdi */
+	.macro OWN_LOOP b
 	movq %rdi, 56(%rsp)
 2:
 	bsfq %rcx, %rsi
@@ -149,11 +151,94 @@
 	andq %rdx, %rcx
 	movq %rcx, 48(%rsp)
 	movq %rsi, %rcx
-	OWN_CALL
+	OWN_CALL \b
 	movq 48(%rsp), %rcx
 	movq 56(%rsp), %rdi
 	testq %rcx, %rcx
 	jnz 2b
+	.endm
+
+/* OWN_BODY b, sfx: the common case once its checks have passed (the
+ * users in %rcx, the function's entry of mt_hooktab in %rdx, the next
+ * held count in %r10, the thread's buffer in %rax), its frame's
+ * registers kept at b(%rsp): OWN_B where the stack was aligned at the
+ * call, OWN_B + 8 (8 bytes of padding) where it was not.  Its unwind
+ * state at the end is that of its frame. */
+	.macro OWN_BODY b, sfx
+	pushq %rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_offset %rbx, -80
+	movq %r10, %rbx
+	subq $\b-8, %rsp
+	.cfi_adjust_cfa_offset \b-8
+	leaq \b(%rsp), %rsi
+	movq %rsi, MT_RG_REGS(%rsp)
+	leaq \b+72(%rsp), %rsi
+	movq %rsi, MT_RG_ARGS(%rsp)
+	movq %rsi, MT_RG_FRAME(%rsp)
+	movl $0x100, MT_RG_EXIT(%rsp)   /* exit false, noexit true */
+	movl MT_TB_SDEPTH(%rax), %esi
+	movl %esi, MT_RG_DEPTH(%rsp)
+	movl $2, MT_TB_NEST(%rax)
+	movq MT_FH_ADDR(%rdx), %rdi
+	/* a user not among mt_ops_genregs: the vector registers kept */
+	movq mt_ops_genregs(%rip), %rsi
+	notq %rsi
+	testq %rsi, %rcx
+	jnz .Lown_vec\sfx
+	leaq -1(%rcx), %rsi
+	testq %rsi, %rcx
+	jnz .Lown_multi\sfx
+	bsfq %rcx, %rcx
+	OWN_CALL \b
+.Lown_out\sfx:
+	.cfi_remember_state
+	leaq 1(%rbx), %rsi
+	addq $\b-8, %rsp
+	.cfi_adjust_cfa_offset -(\b-8)
+	popq %rbx
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %rbx
+	movq mt_self@gottpoff(%rip), %rax
+	movq %fs:(%rax), %rax
+	movq %rsi, MT_TB_HELD(%rax)
+	movl $0, MT_TB_NEST(%rax)
+	OWN_RESTORE
+	.cfi_adjust_cfa_offset -64
+	ret
+	.cfi_restore_state
+	/* several users, none of them needing the vector registers */
+.Lown_multi\sfx:
+	OWN_LOOP \b
+	jmp .Lown_out\sfx
+	/* a user needing them */
+.Lown_vec\sfx:
+	movaps %xmm0, 64(%rsp)
+	movaps %xmm1, 80(%rsp)
+	movaps %xmm2, 96(%rsp)
+	movaps %xmm3, 112(%rsp)
+	movaps %xmm4, 128(%rsp)
+	movaps %xmm5, 144(%rsp)
+	movaps %xmm6, 160(%rsp)
+	movaps %xmm7, 176(%rsp)
+	leaq -1(%rcx), %rsi
+	testq %rsi, %rcx
+	jnz 3f
+	bsfq %rcx, %rcx
+	OWN_CALL \b
+	jmp 4f
+3:
+	OWN_LOOP \b
+4:
+	movaps 64(%rsp), %xmm0
+	movaps 80(%rsp), %xmm1
+	movaps 96(%rsp), %xmm2
+	movaps 112(%rsp), %xmm3
+	movaps 128(%rsp), %xmm4
+	movaps 144(%rsp), %xmm5
+	movaps 160(%rsp), %xmm6
+	movaps 176(%rsp), %xmm7
+	jmp .Lown_out\sfx
 	.endm
 
 	.globl mt_own_tramp
@@ -172,8 +257,6 @@ mt_own_tramp:
 	jne .Lown_c
 	cmpb $0, mt_fenced_holds(%rip)
 	jne .Lown_c
-	testl $8, %esp                  /* (0 mod 16 here where it was at the call) */
-	jnz .Lown_c
 	/* nest 1 and held odd (buffer.c: hold) before the users are read */
 	movl $1, MT_TB_NEST(%rax)
 	leaq 72(%rsp), %rcx
@@ -200,48 +283,15 @@ mt_own_tramp:
 	leaq mt_return_trampoline(%rip), %rsi
 	cmpq %rsi, 72(%rsp)
 	je .Lown_back
-	pushq %rbx
-	.cfi_adjust_cfa_offset 8
-	.cfi_offset %rbx, -80
-	movq %r10, %rbx
-	subq $OWN_B-8, %rsp
-	.cfi_adjust_cfa_offset OWN_B-8
-	leaq OWN_B(%rsp), %rsi
-	movq %rsi, MT_RG_REGS(%rsp)
-	leaq OWN_B+72(%rsp), %rsi
-	movq %rsi, MT_RG_ARGS(%rsp)
-	movq %rsi, MT_RG_FRAME(%rsp)
-	movl $0x100, MT_RG_EXIT(%rsp)   /* exit false, noexit true */
-	movl MT_TB_SDEPTH(%rax), %esi
-	movl %esi, MT_RG_DEPTH(%rsp)
-	movl $2, MT_TB_NEST(%rax)
-	movq MT_FH_ADDR(%rdx), %rdi
-	/* a user not among mt_ops_genregs: the vector registers kept */
-	movq mt_ops_genregs(%rip), %rsi
-	notq %rsi
-	testq %rsi, %rcx
-	jnz .Lown_vec
-	leaq -1(%rcx), %rsi
-	testq %rsi, %rcx
-	jnz .Lown_multi
-	bsfq %rcx, %rcx
-	OWN_CALL
-.Lown_out:
+	/* (twice: the padded body's, then the fallback's) */
 	.cfi_remember_state
-	leaq 1(%rbx), %rsi
-	addq $OWN_B-8, %rsp
-	.cfi_adjust_cfa_offset -(OWN_B-8)
-	popq %rbx
-	.cfi_adjust_cfa_offset -8
-	.cfi_restore %rbx
-	movq mt_self@gottpoff(%rip), %rax
-	movq %fs:(%rax), %rax
-	movq %rsi, MT_TB_HELD(%rax)
-	movl $0, MT_TB_NEST(%rax)
 	.cfi_remember_state
-	OWN_RESTORE
-	.cfi_adjust_cfa_offset -64
-	ret
+	testl $8, %esp                  /* (0 mod 16 here where it was at the call) */
+	jnz .Lown_odd
+	OWN_BODY OWN_B, _even
+	.cfi_restore_state
+.Lown_odd:
+	OWN_BODY OWN_B+8, _odd
 	.cfi_restore_state
 	/* not the common case: as it was, for mt_own_entry to decide */
 .Lown_back:
@@ -256,39 +306,6 @@ mt_own_tramp:
 	OWN_RESTORE
 	.cfi_adjust_cfa_offset -64
 	ret
-	.cfi_restore_state
-	/* several users, none of them needing the vector registers */
-.Lown_multi:
-	OWN_LOOP
-	jmp .Lown_out
-	/* a user needing them */
-.Lown_vec:
-	movaps %xmm0, 64(%rsp)
-	movaps %xmm1, 80(%rsp)
-	movaps %xmm2, 96(%rsp)
-	movaps %xmm3, 112(%rsp)
-	movaps %xmm4, 128(%rsp)
-	movaps %xmm5, 144(%rsp)
-	movaps %xmm6, 160(%rsp)
-	movaps %xmm7, 176(%rsp)
-	leaq -1(%rcx), %rsi
-	testq %rsi, %rcx
-	jnz 3f
-	bsfq %rcx, %rcx
-	OWN_CALL
-	jmp 4f
-3:
-	OWN_LOOP
-4:
-	movaps 64(%rsp), %xmm0
-	movaps 80(%rsp), %xmm1
-	movaps 96(%rsp), %xmm2
-	movaps 112(%rsp), %xmm3
-	movaps 128(%rsp), %xmm4
-	movaps 144(%rsp), %xmm5
-	movaps 160(%rsp), %xmm6
-	movaps 176(%rsp), %xmm7
-	jmp .Lown_out
 	.cfi_endproc
 	.size mt_own_tramp, .-mt_own_tramp
 
