@@ -59,9 +59,11 @@
 #    save, at the entry and at the exit), where the same callbacks
 #    without it keep them all.
 #  - gdb in a callback of a function's own trampoline (with and without
-#    the flag): the backtrace goes through mt_own_tramp to main, and a
-#    callee-saved register the trampoline saved (%rbx) is found in the
-#    caller's frame with the caller's value.
+#    the flag; called with the stack aligned, and 8 bytes off as GCC
+#    calls a function of its unit that needs no alignment): the
+#    backtrace goes through mt_own_tramp to main, a callee-saved register
+#    the trampoline saved (%rbx) is found in the caller's frame with the
+#    caller's value, and the callback's stack is aligned.
 #  - The tracer beside the hooks, on the same sites: MCOUNT_TRACE_FILTER
 #    f3 while both hooks run: the trace has f3's calls, as many as f3
 #    counted, and no other function (function and function_graph, whose
@@ -198,25 +200,33 @@ for my $k (sort keys %prog) {
 }
 
 # ---- gdb through a function's own trampoline ----
-# (the fourth call, the first ones having gone through the C path while
+# (gdb stops at the fourth call, the first ones having gone through the C path while
 # the thread had no buffer: mark <- mt_own_tramp <- hot <- caller <-
-# main, and caller's %rbx as it kept it, which the trampoline had saved)
+# main, and caller's %rbx as it kept it, which the trampoline had saved;
+# odd: the same where GCC calls the function with the stack 8 bytes off
+# the ABI's alignment, the trampoline's other frame)
 SKIP: {
     my ($gst) = run_cmd(['gdb', '--version']);
-    skip('gdb is not installed', 8) if $gst;
+    skip('gdb is not installed', 20) if $gst;
     mcc_build('-pg -mfentry', "$dir/owncfi.o", "$TSRC/owncfi.c", '-O2', '-g', "-I$RTINC");
     my $p = link_prog("$dir/owncfi", "$dir/owncfi.o", $LIBA, '-lpthread');
-    for my $fl (0, 1) {
+    for my $case ([0, ''], [1, ''], [0, 'odd'], [1, 'odd']) {
+        my ($fl, $odd) = @$case;
+        my ($f, $c, $sp) = $odd ? ('odd', 'caller_odd', 8) : ('hot', 'caller', 0);
+        my $k = "gdb, flags $fl" . ($odd ? ', misaligned call' : '');
         my ($st, $o, $e) = run_cmd(['timeout', '-k', '10', '120', 'gdb', '-q', '-batch', '-nx', '-ex',
-            'break mark', '-ex', 'ignore 1 3', '-ex', "run $fl", '-ex', 'bt', '-ex', 'frame 3', '-ex',
-            'p/x $rbx', '-ex', 'delete', '-ex', 'continue', $p]);
+            'break mark', '-ex', 'ignore 1 3', '-ex', "run $fl $odd", '-ex', 'bt', '-ex', 'frame 3', '-ex',
+            'p/x $rbx', '-ex', 'p/x (long)$sp & 15', '-ex', 'kill', $p]);
         my @f = $o =~ /^#\d+\s+(?:0x[0-9a-f]+ in )?(\w+) /mg;
-        is("@f[0..4]", 'mark mt_own_tramp hot caller main',
-            "gdb, flags $fl: a backtrace from the callback through the own trampoline") or diag("$o$e");
-        like($o, qr/^\$1 = 0x1234567893$/m, "gdb, flags $fl: caller's %rbx, saved by the trampoline")
-            or diag("$o$e");
-        like($o, qr/^ok sum=15 hits=5$/m, "gdb, flags $fl: the program's own answer") or diag("$o$e");
-        is($st, 0, "gdb, flags $fl: exit status 0") or diag("$o$e");
+        is("@f[0..4]", "mark mt_own_tramp $f $c main",
+            "$k: a backtrace from the callback through the own trampoline") or diag("$o$e");
+        like($o, qr/^\$1 = 0x1234567893$/m, "$k: ${c}'s %rbx, saved by the trampoline") or diag("$o$e");
+        like($o, qr/^\$2 = 0x$sp$/m, "$k: $c called $f with the stack $sp bytes off") or diag("$o$e");
+        is($st, 0, "$k: exit status 0") or diag("$o$e");
+        # (without gdb, which may fail to follow the threads' exit)
+        my ($pst, $po, $pe) = run_prog($p, $fl, $odd || ());
+        like($po, qr/^ok sum=15 hits=5 misaligned=0$/, "$k: the program's own answer, callbacks aligned")
+            or diag("$pst $po$pe");
     }
 }
 
