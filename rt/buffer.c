@@ -66,6 +66,7 @@ _Static_assert(offsetof(struct mcount_regs, args) == MT_RG_ARGS, "hook-offsets.h
 _Static_assert(offsetof(struct mcount_regs, ret) == MT_RG_RET, "hook-offsets.h");
 _Static_assert(offsetof(struct mcount_regs, exit) == MT_RG_EXIT, "hook-offsets.h");
 _Static_assert(offsetof(struct mcount_regs, noexit) == MT_RG_NOEXIT, "hook-offsets.h");
+_Static_assert(offsetof(struct mcount_regs, own) == MT_RG_OWN, "hook-offsets.h");
 _Static_assert(offsetof(struct mcount_regs, depth) == MT_RG_DEPTH, "hook-offsets.h");
 _Static_assert(offsetof(struct mcount_regs, frame) == MT_RG_FRAME, "hook-offsets.h");
 _Static_assert(sizeof(struct mcount_regs) == MT_RG_SIZE, "hook-offsets.h");
@@ -742,6 +743,10 @@ unsigned long mcount_regs_arg(struct mcount_regs *r, int n)
 		errno = ENODATA;
 		return 0;
 	}
+#if defined(__x86_64__)
+	if (r->own)
+		return (unsigned long)arg_word(r->args - MT_OWN_SLOT, r->args, (unsigned)n);
+#endif
 	return (unsigned long)arg_word(r->regs, r->args, (unsigned)n);
 #endif
 }

@@ -83,14 +83,15 @@
  * buffer and is in no hook, holds are not fenced, and the function's
  * users are hooks alone (not the tracer, none with an exit callback, no
  * redirect, the frame not hijacked): their entry callbacks are called
- * one after the other, with the stack aligned and, unless every user is
- * one of mt_ops_genregs (MCOUNT_HOOK_GENERAL_REGS), the vector argument
+ * one after the other, with the stack aligned and, where a user is one
+ * of mt_ops_vecsave (not MCOUNT_HOOK_GENERAL_REGS), the vector argument
  * registers kept.  Anything else goes to mt_own_entry, given the index,
  * the address after the site and the registers.  The fields read are at
  * the offsets of hook-offsets.h, which buffer.c checks.
  *
  * The frame of the common case, from %rsp up: 0 the struct
- * mcount_regs (its ret, read at an exit only, not written), 48 the users
+ * mcount_regs (own: its regs not written, nor its ret, read at an exit
+ * only), 48 the users
  * left and 56 the function's address (several users), 64 %xmm0-7,
  * padding, %rbx, and the registers kept at OWN_B(%rsp) where the stack
  * was aligned at the call, at OWN_B + 8 where it was not (two copies of
@@ -171,20 +172,16 @@
 	movq %r10, %rbx
 	subq $\b-8, %rsp
 	.cfi_adjust_cfa_offset \b-8
-	leaq \b(%rsp), %rsi
-	movq %rsi, MT_RG_REGS(%rsp)
 	leaq \b+72(%rsp), %rsi
 	movq %rsi, MT_RG_ARGS(%rsp)
 	movq %rsi, MT_RG_FRAME(%rsp)
-	movl $0x100, MT_RG_EXIT(%rsp)   /* exit false, noexit true */
+	movl $0x10100, MT_RG_EXIT(%rsp) /* exit false, noexit true, own true */
 	movl MT_TB_SDEPTH(%rax), %esi
 	movl %esi, MT_RG_DEPTH(%rsp)
 	movl $2, MT_TB_NEST(%rax)
 	movq MT_FH_ADDR(%rdx), %rdi
-	/* a user not among mt_ops_genregs: the vector registers kept */
-	movq mt_ops_genregs(%rip), %rsi
-	notq %rsi
-	testq %rsi, %rcx
+	/* a user without MCOUNT_HOOK_GENERAL_REGS: the vector registers kept */
+	testq mt_ops_vecsave(%rip), %rcx
 	jnz .Lown_vec\sfx
 	leaq -1(%rcx), %rsi
 	testq %rsi, %rcx

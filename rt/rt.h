@@ -782,6 +782,13 @@ MT_HIDDEN extern _Atomic mt_users mt_ops_exits;
  * mt_ops_remove stays clear until the id is given again, after a grace
  * period, as mt_ops_exits.) */
 MT_HIDDEN extern _Atomic mt_users mt_ops_genregs;
+/* Its complement among the registered hooks, for hook-x86_64.S's own
+ * trampoline (one test): set before any function's users have the id,
+ * cleared after mt_ops no longer has its op.  Read after the users, on
+ * x86 (whose loads are not reordered with loads, nor stores with
+ * stores) a bit seen clear is one not yet set (no user has the id) or
+ * one cleared (mt_ops then has no op for it: no callback is called). */
+MT_HIDDEN extern _Atomic mt_users mt_ops_vecsave;
 struct mt_fhook {
 	_Atomic mt_users mask;        /* its users: bit 0 the tracer, bit id a hook */
 	uintptr_t addr;               /* the function's address (a callback's ip) */
@@ -808,6 +815,8 @@ struct mcount_regs {
 	uintptr_t ret;
 	bool exit;
 	bool noexit;
+	bool own;                     /* regs not written: MT_OWN_SLOT words
+				       * below args (hook-x86_64.S) */
 	uint32_t depth;
 	uintptr_t frame;
 };
