@@ -91,9 +91,9 @@
  *
  * The frame of the common case, from %rsp up: 0 the struct
  * mcount_regs (own: its regs not written, nor its ret, read at an exit
- * only), 48 the users
- * left and 56 the function's address (several users), 64 %xmm0-7,
- * padding, %rbx, and the registers kept at OWN_B(%rsp) where the stack
+ * only), 48 the users left and 56 the function's address (several
+ * users), 64 %xmm0-7, padding, %rbx, and the registers kept at
+ * OWN_B(%rsp) where the stack
  * was aligned at the call, at OWN_B + 8 where it was not (two copies of
  * the code, each with its offsets and unwind information); the slot 72
  * above them.  %rbx holds the thread's next held count: held is written
