@@ -682,8 +682,9 @@ static bool x86_at_entry(const struct mt_site *s, uintptr_t func)
  * __fentry__ does), which becomes a call of the stub (e8 rel32, or
  * 67 e8 rel32 in 6 bytes), one instruction as the call and the NOP are.  The region: `jmp *0(%rip)` and
  * mt_own_tramp's address; then a stub a function, `mov $index, %r11d`
- * (41 bb imm32: %r11 is free at a call), `jmp` the head (e9 rel32),
- * int3s. */
+ * (41 bb imm32: %r11 is free at a call), `jmp` (e9 rel32) straight to
+ * mt_own_tramp where it is in reach (the library linked into the
+ * program), else to the head, int3s. */
 #define X86_OWN_HEAD 16
 #define X86_OWN_STRIDE 16
 static bool x86_own_fits(const struct mt_site *s, uintptr_t func)
@@ -700,7 +701,9 @@ static void x86_own_region(unsigned char *out, uintptr_t at, uint32_t first, uin
 	for (uint32_t i = 0; i < n; i++) {
 		unsigned char *p = out + X86_OWN_HEAD + (size_t)i * X86_OWN_STRIDE;
 		uint32_t index = first + i;
-		int32_t rel = (int32_t)(uint32_t)(at - (at + (uintptr_t)(p - out) + 11));
+		uintptr_t next = at + (uintptr_t)(p - out) + 11;
+		intptr_t d = (intptr_t)(tramp - next);
+		int32_t rel = d >= INT32_MIN && d <= INT32_MAX ? (int32_t)d : (int32_t)(intptr_t)(at - next);
 		p[0] = 0x41;
 		p[1] = 0xbb;
 		memcpy(p + 2, &index, 4);

@@ -66,10 +66,11 @@ _Static_assert(offsetof(struct mcount_regs, args) == MT_RG_ARGS, "hook-offsets.h
 _Static_assert(offsetof(struct mcount_regs, ret) == MT_RG_RET, "hook-offsets.h");
 _Static_assert(offsetof(struct mcount_regs, exit) == MT_RG_EXIT, "hook-offsets.h");
 _Static_assert(offsetof(struct mcount_regs, noexit) == MT_RG_NOEXIT, "hook-offsets.h");
+_Static_assert(offsetof(struct mcount_regs, own) == MT_RG_OWN, "hook-offsets.h");
 _Static_assert(offsetof(struct mcount_regs, depth) == MT_RG_DEPTH, "hook-offsets.h");
 _Static_assert(offsetof(struct mcount_regs, frame) == MT_RG_FRAME, "hook-offsets.h");
 _Static_assert(sizeof(struct mcount_regs) == MT_RG_SIZE, "hook-offsets.h");
-_Static_assert(MT_OWN_SLOT == 10 && MT_KEY_IS_SLOT, "hook-x86_64.S: the slot at 80(regs), its own key");
+_Static_assert(MT_OWN_SLOT == 9 && MT_KEY_IS_SLOT, "hook-x86_64.S: the slot at 72(regs), its own key");
 #endif
 
 struct mt_tbuf *_Atomic mt_tbufs;
@@ -497,11 +498,21 @@ static inline void unhold(struct mt_tbuf *b)
 #define MT_REALIGN
 #endif
 
+/* Must the floating-point and vector registers be kept around the
+ * callbacks of these hooks (not all MCOUNT_HOOK_GENERAL_REGS)?  Read
+ * while the thread holds its hooks (rt.h: mt_ops_genregs). */
+static inline bool needs_fp(mt_users users)
+{
+	return (users & ~(mt_users)1 & ~atomic_load_explicit(&mt_ops_genregs, memory_order_relaxed)) != 0;
+}
+
 static __attribute__((noinline)) MT_REALIGN void call_entries(struct mt_tbuf *b, mt_users users, unsigned long func,
 						   uintptr_t parent, struct mcount_regs *r)
 {
 	struct mt_fp fp;
-	mt_fp_save(&fp);
+	bool vec = needs_fp(users);
+	if (vec)
+		mt_fp_save(&fp);
 	b->nest = 2;
 	atomic_signal_fence(memory_order_seq_cst);
 	for (mt_users u = users & ~(mt_users)1; u; u &= u - 1) {
@@ -511,7 +522,8 @@ static __attribute__((noinline)) MT_REALIGN void call_entries(struct mt_tbuf *b,
 	}
 	atomic_signal_fence(memory_order_seq_cst);
 	b->nest = 1;
-	mt_fp_restore(&fp);
+	if (vec)
+		mt_fp_restore(&fp);
 }
 
 /* The exit callbacks of a frame's hooks: those registered when it was
@@ -520,8 +532,10 @@ static __attribute__((noinline)) MT_REALIGN void call_exits(struct mt_tbuf *b, c
 							  uintptr_t retval)
 {
 	struct mt_fp_ret fp;
-	mt_fp_save_ret(&fp);
 	hold(b);
+	bool vec = needs_fp(s->users);
+	if (vec)
+		mt_fp_save_ret(&fp);
 	int nested = b->nest;
 	b->nest = 2;
 	atomic_signal_fence(memory_order_seq_cst);
@@ -537,7 +551,8 @@ static __attribute__((noinline)) MT_REALIGN void call_exits(struct mt_tbuf *b, c
 	atomic_signal_fence(memory_order_seq_cst);
 	b->nest = nested;
 	unhold(b);
-	mt_fp_restore_ret(&fp);
+	if (vec)
+		mt_fp_restore_ret(&fp);
 }
 
 /* A redirected function's call (mt_fhook.redirect): the hook returns
@@ -728,6 +743,10 @@ unsigned long mcount_regs_arg(struct mcount_regs *r, int n)
 		errno = ENODATA;
 		return 0;
 	}
+#if defined(__x86_64__)
+	if (r->own)
+		return (unsigned long)arg_word(r->args - MT_OWN_SLOT, r->args, (unsigned)n);
+#endif
 	return (unsigned long)arg_word(r->regs, r->args, (unsigned)n);
 #endif
 }
@@ -999,7 +1018,9 @@ MT_REALIGN void mt_own_entry(uint32_t func, uintptr_t ret, uintptr_t *regs)
 			struct mcount_regs r = { .regs = regs, .args = slot, .ret = 0, .exit = false,
 						 .noexit = true, .depth = b->sdepth, .frame = SLOT_KEY(slot) };
 			struct mt_fp fp;
-			mt_fp_save(&fp);
+			bool vec = needs_fp(m);
+			if (vec)
+				mt_fp_save(&fp);
 			b->nest = 2;
 			atomic_signal_fence(memory_order_seq_cst);
 			do {
@@ -1009,7 +1030,8 @@ MT_REALIGN void mt_own_entry(uint32_t func, uintptr_t ret, uintptr_t *regs)
 					op->entry(fh->addr, parent, op->data, &r);
 			} while (m &= m - 1);
 			atomic_signal_fence(memory_order_seq_cst);
-			mt_fp_restore(&fp);
+			if (vec)
+				mt_fp_restore(&fp);
 		}
 		unhold(b);
 		atomic_signal_fence(memory_order_seq_cst);

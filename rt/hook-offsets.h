@@ -22,13 +22,14 @@
 /* struct mt_op */
 #define MT_OP_ENTRY 0
 #define MT_OP_DATA 16
-/* struct mcount_regs: exit and noexit are bytes 0 and 1 of the word at
- * MT_RG_EXIT, depth its upper half */
+/* struct mcount_regs: exit, noexit and own are bytes 0, 1 and 2 of the
+ * word at MT_RG_EXIT, depth its upper half */
 #define MT_RG_REGS 0
 #define MT_RG_ARGS 8
 #define MT_RG_RET 16
 #define MT_RG_EXIT 24
 #define MT_RG_NOEXIT 25
+#define MT_RG_OWN 26
 #define MT_RG_DEPTH 28
 #define MT_RG_FRAME 32
 #define MT_RG_SIZE 40

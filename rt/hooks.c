@@ -97,7 +97,7 @@ void mt_hooks_reclaim(void)
 
 struct mcount_hook *mcount_hook_create(mcount_hook_fn entry, mcount_hook_fn exit, void *data, unsigned flags)
 {
-	if ((!entry && !exit) || flags) {
+	if ((!entry && !exit) || (flags & ~MCOUNT_HOOK_GENERAL_REGS)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -114,7 +114,8 @@ struct mcount_hook *mcount_hook_create(mcount_hook_fn entry, mcount_hook_fn exit
 		errno = ENOMEM;
 		return NULL;
 	}
-	h->op = (struct mt_op){ .entry = entry, .exit = exit, .data = data, .filter = f, .notrace = n };
+	h->op = (struct mt_op){ .entry = entry, .exit = exit, .data = data, .flags = flags,
+				 .filter = f, .notrace = n };
 	return h;
 }
 

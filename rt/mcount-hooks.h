@@ -13,7 +13,8 @@
  *
  * Every function returns 0 (or a count) or -1 with errno set:
  *   EINVAL   a NULL hook or function, a bad filter, no callback at all,
- *            flags not 0, a hook registered (or not) as the call needs
+ *            a flag not below, a hook registered (or not) as the call
+ *            needs
  *   ENOMEM   no memory
  *   ENOSPC   63 hooks are registered already (31 where a long is 32
  *            bits)
@@ -48,11 +49,23 @@ struct mcount_hook;
 typedef void (*mcount_hook_fn)(unsigned long ip, unsigned long parent_ip, void *data,
 			       struct mcount_regs *regs);
 
+/* flags of mcount_hook_create.  MCOUNT_HOOK_GENERAL_REGS: the caller
+ * promises that its callbacks (and all they call) touch no
+ * floating-point or vector register: compiled with -mgeneral-regs-only
+ * (x86, aarch64; as the kernel builds its ftrace callbacks without
+ * SSE), calling nothing that uses one (memcpy and printf may).  A site
+ * whose users all promise it then skips the save of the registers that
+ * carry floating-point and vector arguments (x86_64's %xmm0-7 and so
+ * on).  A callback that breaks the promise corrupts the traced
+ * function's floating-point arguments and return values, silently. */
+#define MCOUNT_HOOK_GENERAL_REGS 1u
+
 /* A hook, not yet registered, with an empty filter (every function) and
  * no notrace.  entry runs at the call of each selected function, exit
  * (when not NULL) at its return; either may be NULL, not both.  flags:
- * 0.  A frame left by longjmp or a C++ exception gets no exit; no
- * callback may longjmp or throw out of itself (mcount_hook(3)). */
+ * 0 or MCOUNT_HOOK_GENERAL_REGS.  A frame left by longjmp or a C++
+ * exception gets no exit; no callback may longjmp or throw out of
+ * itself (mcount_hook(3)). */
 struct mcount_hook *mcount_hook_create(mcount_hook_fn entry, mcount_hook_fn exit, void *data, unsigned flags);
 /* The functions the hook selects: a FILTER, replacing the last one ("":
  * every function, as the kernel's empty filter).  notrace: the functions

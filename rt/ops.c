@@ -26,6 +26,8 @@ _Atomic(struct mt_op *) mt_ops[MT_OPS_MAX];
 _Atomic unsigned long mt_ops_gen;
 atomic_bool mt_ops_on;
 _Atomic mt_users mt_ops_exits;
+_Atomic mt_users mt_ops_genregs;
+_Atomic mt_users mt_ops_vecsave;
 _Atomic(struct mt_hooktab *) mt_hooktab;
 
 static unsigned nregistered, nredirects;
@@ -302,11 +304,20 @@ int mt_ops_add(struct mt_op *op)
 	}
 	if (!atomic_load(&mt_hooktab) && table_anew())
 		return -1;
-	if (select_from(id, op, 0))
+	/* (before any function's users have the id: rt.h) */
+	bool vec = !(op->flags & MCOUNT_HOOK_GENERAL_REGS);
+	if (vec)
+		atomic_fetch_or(&mt_ops_vecsave, MT_USER(id));
+	if (select_from(id, op, 0)) {
+		if (vec)
+			atomic_fetch_and(&mt_ops_vecsave, ~MT_USER(id));
 		return -1;
+	}
 	op->gen = atomic_fetch_add(&mt_ops_gen, 1) + 1;
 	if (op->exit)
 		atomic_fetch_or(&mt_ops_exits, MT_USER(id));
+	if (op->flags & MCOUNT_HOOK_GENERAL_REGS)
+		atomic_fetch_or(&mt_ops_genregs, MT_USER(id));
 	atomic_store_explicit(&mt_ops[id], op, memory_order_release);
 	nregistered++;
 	atomic_store(&mt_ops_on, true);
@@ -319,6 +330,8 @@ void mt_ops_remove(int id)
 	atomic_fetch_or(&ids_waiting, MT_USER(id));
 	atomic_store_explicit(&mt_ops[id], NULL, memory_order_release);
 	atomic_fetch_and(&mt_ops_exits, ~MT_USER(id));
+	atomic_fetch_and(&mt_ops_genregs, ~MT_USER(id));
+	atomic_fetch_and(&mt_ops_vecsave, ~MT_USER(id));
 	for (size_t i = 0; i < op->nsel; i++)
 		flip(op->sel[i], MT_USER(id));
 	free(op->sel);

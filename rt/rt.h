@@ -779,6 +779,7 @@ struct mt_op {
 	mcount_hook_fn entry, exit;
 	void *data;
 	unsigned long gen;
+	unsigned flags;               /* mcount_hook_create's */
 	char *filter, *notrace;       /* its functions (hooks.c's, read by ops.c
 				       * under the registry's lock) */
 	uint32_t *sel;                /* those functions' indices, sorted (ops.c's) */
@@ -789,6 +790,20 @@ MT_HIDDEN extern _Atomic unsigned long mt_ops_gen;
 MT_HIDDEN extern atomic_bool mt_ops_on;
 /* The ids of the registered hooks that have an exit callback. */
 MT_HIDDEN extern _Atomic mt_users mt_ops_exits;
+/* The ids of the registered hooks whose callbacks touch no
+ * floating-point or vector register (MCOUNT_HOOK_GENERAL_REGS): a call
+ * whose users are all among them skips mt_fp_save.  (A bit seen stale
+ * is safe either way: a bit not yet set costs a save; one cleared by
+ * mt_ops_remove stays clear until the id is given again, after a grace
+ * period, as mt_ops_exits.) */
+MT_HIDDEN extern _Atomic mt_users mt_ops_genregs;
+/* Its complement among the registered hooks, for hook-x86_64.S's own
+ * trampoline (one test): set before any function's users have the id,
+ * cleared after mt_ops no longer has its op.  Read after the users, on
+ * x86 (whose loads are not reordered with loads, nor stores with
+ * stores) a bit seen clear is one not yet set (no user has the id) or
+ * one cleared (mt_ops then has no op for it: no callback is called). */
+MT_HIDDEN extern _Atomic mt_users mt_ops_vecsave;
 struct mt_fhook {
 	_Atomic mt_users mask;        /* its users: bit 0 the tracer, bit id a hook */
 	uintptr_t addr;               /* the function's address (a callback's ip) */
@@ -815,6 +830,8 @@ struct mcount_regs {
 	uintptr_t ret;
 	bool exit;
 	bool noexit;
+	bool own;                     /* regs not written: MT_OWN_SLOT words
+				       * below args (hook-x86_64.S) */
 	uint32_t depth;
 	uintptr_t frame;
 };
@@ -1306,8 +1323,8 @@ MT_HIDDEN void mt_return_trampoline(void);
  * site, and the registers as the hook passes mt_entry. */
 MT_HIDDEN void mt_own_tramp(void);
 /* The function's return address, in words above those registers
- * (x86_64: the nine mt_own_tramp saves, then the site's return address). */
-#define MT_OWN_SLOT 10
+ * (x86_64: the eight mt_own_tramp saves, then the site's return address). */
+#define MT_OWN_SLOT 9
 MT_HIDDEN void mt_own_entry(uint32_t func, uintptr_t ret, uintptr_t *regs);
 /* For the unwinders (control.c): the calling thread's hijacked frames
  * whose slot is below sp are gone (marked unwound); those at or above sp

@@ -48,6 +48,22 @@
 #    xmm registers, eight vectors in xmm0-xmm7, a variadic call (%al),
 #    a long double's value in %st(0), aggregates in memory; each
 #    function checks its arguments, its caller the value.
+#  - MCOUNT_HOOK_GENERAL_REGS: the same functions under a hook with the
+#    flag whose callbacks are built for the general registers alone
+#    (target attribute general-regs-only) and change every integer
+#    register a callee may: each function's callbacks as many as its
+#    calls, arguments and values kept.  The flag given with the
+#    callbacks above, which change the vector and x87 registers: the
+#    doubles and vectors changed before the functions' bodies, and (with
+#    exits) the long double's value after (so the flag does skip the
+#    save, at the entry and at the exit), where the same callbacks
+#    without it keep them all.
+#  - gdb in a callback of a function's own trampoline (with and without
+#    the flag; called with the stack aligned, and 8 bytes off as GCC
+#    calls a function of its unit that needs no alignment): the
+#    backtrace goes through mt_own_tramp to main, a callee-saved register
+#    the trampoline saved (%rbx) is found in the caller's frame with the
+#    caller's value, and the callback's stack is aligned.
 #  - The tracer beside the hooks, on the same sites: MCOUNT_TRACE_FILTER
 #    f3 while both hooks run: the trace has f3's calls, as many as f3
 #    counted, and no other function (function and function_graph, whose
@@ -165,6 +181,53 @@ for my $k (sort keys %prog) {
     $out = clean_run("$k clobber entry", $p, 'clobber', 2000, 'entry');
     like($out, qr/^ok clobber rounds=2000 calls=12000 entry$/m,
         "$k: entry callbacks alone (own trampolines) that change every register a callee may; arguments kept");
+    for my $x ('entry', 'all') {
+        my $e = $x eq 'entry' ? ' entry' : '';
+        $out = clean_run("$k clobber $x general", $p, 'clobber', 2000, $x, 'general');
+        like($out, qr/^ok clobber rounds=2000 calls=12000$e general$/m,
+            "$k: MCOUNT_HOOK_GENERAL_REGS, general-regs-only callbacks ($x): every call seen, every value kept");
+        my ($st, $lo, $le) = run_prog($p, 'clobber', 2000, $x, 'lie');
+        isnt($st, 0, "$k clobber $x lie: fails") or diag("$lo$le");
+        like($lo, qr/^FAIL cf_double: arguments changed before the body: 2000 calls$/m,
+            "$k: MCOUNT_HOOK_GENERAL_REGS with callbacks that change %xmm ($x): a double argument changed")
+            or diag($lo);
+        like($lo, qr/^FAIL cf_vector: arguments changed before the body: 2000 calls$/m,
+            "$k: the same: a vector argument changed") or diag($lo);
+        like($lo, qr/^FAIL cf_long_double: its value changed on the way back: 2000 calls$/m,
+            "$k: the same, with exit callbacks: a long double's value (%st(0)) changed") or diag($lo)
+            if $x eq 'all';
+    }
+}
+
+# ---- gdb through a function's own trampoline ----
+# (gdb stops at the fourth call, the first ones having gone through the C path while
+# the thread had no buffer: mark <- mt_own_tramp <- hot <- caller <-
+# main, and caller's %rbx as it kept it, which the trampoline had saved;
+# odd: the same where GCC calls the function with the stack 8 bytes off
+# the ABI's alignment, the trampoline's other frame)
+SKIP: {
+    my ($gst) = run_cmd(['gdb', '--version']);
+    skip('gdb is not installed', 20) if $gst;
+    mcc_build('-pg -mfentry', "$dir/owncfi.o", "$TSRC/owncfi.c", '-O2', '-g', "-I$RTINC");
+    my $p = link_prog("$dir/owncfi", "$dir/owncfi.o", $LIBA, '-lpthread');
+    for my $case ([0, ''], [1, ''], [0, 'odd'], [1, 'odd']) {
+        my ($fl, $odd) = @$case;
+        my ($f, $c, $sp) = $odd ? ('odd', 'caller_odd', 8) : ('hot', 'caller', 0);
+        my $k = "gdb, flags $fl" . ($odd ? ', misaligned call' : '');
+        my ($st, $o, $e) = run_cmd(['timeout', '-k', '10', '120', 'gdb', '-q', '-batch', '-nx', '-ex',
+            'break mark', '-ex', 'ignore 1 3', '-ex', "run $fl $odd", '-ex', 'bt', '-ex', 'frame 3', '-ex',
+            'p/x $rbx', '-ex', 'p/x (long)$sp & 15', '-ex', 'kill', $p]);
+        my @f = $o =~ /^#\d+\s+(?:0x[0-9a-f]+ in )?(\w+) /mg;
+        is("@f[0..4]", "mark mt_own_tramp $f $c main",
+            "$k: a backtrace from the callback through the own trampoline") or diag("$o$e");
+        like($o, qr/^\$1 = 0x1234567893$/m, "$k: ${c}'s %rbx, saved by the trampoline") or diag("$o$e");
+        like($o, qr/^\$2 = 0x$sp$/m, "$k: $c called $f with the stack $sp bytes off") or diag("$o$e");
+        is($st, 0, "$k: exit status 0") or diag("$o$e");
+        # (without gdb, which may fail to follow the threads' exit)
+        my ($pst, $po, $pe) = run_prog($p, $fl, $odd || ());
+        like($po, qr/^ok sum=15 hits=5 misaligned=0$/, "$k: the program's own answer, callbacks aligned")
+            or diag("$pst $po$pe");
+    }
 }
 
 # ---- the tracer beside the hooks ----

@@ -53,6 +53,15 @@
  *       (riscv64's variadic one: an entry only, its return not
  *       hooked).  `clobber ROUNDS entry`: entry callbacks alone (where
  *       the sites call their functions' own trampolines: x86_64).
+ *       `clobber ROUNDS entry|all general`: a hook created with
+ *       MCOUNT_HOOK_GENERAL_REGS whose callbacks are built for the
+ *       general registers alone (the target attribute
+ *       general-regs-only, -mgeneral-regs-only for a function; x86) and
+ *       change every integer register a called function may: each
+ *       function's entries (and exits) as many as its calls, its
+ *       arguments and values kept.  `... lie`: the flag given with the
+ *       callbacks above that change the vector and x87 registers:
+ *       arguments and values changed (FAIL: the save really skipped).
  *   hooks frames ROUNDS   f0-f7 called ROUNDS times each under a hook
  *       with both callbacks: an entry for each call, and an exit for
  *       each or (a frame the library cannot hook) for none; prints the
@@ -1075,7 +1084,50 @@ __attribute__((noinline)) struct qquad cf_qquad(struct qquad p)
 #define VARIADIC_NOEXIT 0
 #endif
 
-NI static int clobber(int rounds, bool entry_only)
+/* Callbacks that keep their promise (MCOUNT_HOOK_GENERAL_REGS): built
+ * for the general registers alone, as -mgeneral-regs-only builds a
+ * file, calling nothing else; each changes every integer register a
+ * callee may (those the hooks keep whatever the flag) and counts the
+ * call against its function. */
+#if defined(__x86_64__) || defined(__i386__)
+#define HAVE_GENERAL_REGS 1
+#define GENERAL_REGS __attribute__((target("general-regs-only")))
+
+NI GENERAL_REGS static void gr_count(unsigned long ip, _Atomic unsigned long *n)
+{
+	atomic_fetch_add_explicit(&clobbers, 1, memory_order_relaxed);
+	for (int i = 0; i < CF_N; i++)
+		if (cf_addr[i] == ip)
+			atomic_fetch_add_explicit(&n[i], 1, memory_order_relaxed);
+#if defined(__x86_64__)
+	__asm__ volatile("movq $-1, %%rax\n\tmovq $-1, %%rcx\n\tmovq $-1, %%rdx\n\tmovq $-1, %%rsi\n\t"
+			 "movq $-1, %%rdi\n\tmovq $-1, %%r8\n\tmovq $-1, %%r9\n\tmovq $-1, %%r10\n\tmovq $-1, %%r11"
+			 : : : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "memory", "cc");
+#else
+	__asm__ volatile("movl $-1, %%eax\n\tmovl $-1, %%ecx\n\tmovl $-1, %%edx" : : : "eax", "ecx", "edx", "cc");
+#endif
+}
+
+NI GENERAL_REGS static void on_gr(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
+{
+	(void)parent;
+	(void)data;
+	(void)r;
+	gr_count(ip, cf_in);
+}
+
+NI GENERAL_REGS static void on_gr_exit(unsigned long ip, unsigned long parent, void *data, struct mcount_regs *r)
+{
+	(void)parent;
+	(void)data;
+	(void)r;
+	gr_count(ip, cf_out);
+}
+#endif
+
+/* how: 0 the clobbering callbacks, 1 (general) the general registers'
+ * with the flag, 2 (lie) the clobbering ones with the flag */
+NI static int clobber(int rounds, bool entry_only, int how)
 {
 	cf_addr[CF_DOUBLE] = FN_ADDR(cf_double);
 	cf_addr[CF_LONG_DOUBLE] = FN_ADDR(cf_long_double);
@@ -1089,7 +1141,20 @@ NI static int clobber(int rounds, bool entry_only)
 #ifdef HAVE_SPARC_REGS
 	cf_addr[CF_D16] = FN_ADDR(cf_d16);
 #endif
-	struct mcount_hook *h = mcount_hook_create(on_clobber, entry_only ? NULL : on_clobber_exit, NULL, 0);
+	mcount_hook_fn en = on_clobber, ex = on_clobber_exit;
+#ifdef HAVE_GENERAL_REGS
+	if (how == 1) {
+		en = on_gr;
+		ex = on_gr_exit;
+	}
+#else
+	if (how) {
+		printf("ok clobber: no general-regs-only callbacks here\n");
+		return 0;
+	}
+#endif
+	struct mcount_hook *h = mcount_hook_create(en, entry_only ? NULL : ex, NULL,
+						   how ? MCOUNT_HOOK_GENERAL_REGS : 0);
 	if (!h || mcount_hook_filter(h, "cf_*") || mcount_hook_register(h)) {
 		printf("FAIL setup: %s\n", strerror(errno));
 		return 1;
@@ -1190,6 +1255,16 @@ NI static int clobber(int rounds, bool entry_only)
 	if (clobbers != want)
 		fail(entry_only ? "callbacks (an entry a call)" : "callbacks (an entry and an exit a call)", -1,
 		     clobbers, want);
+	/* (the general registers' callbacks: each function's calls, each
+	 * seen at its entry and, where hooked, its exit) */
+	for (int i = 0; i < CF_N && how == 1; i++) {
+		if (!cf_addr[i])
+			continue;
+		if (cf_in[i] != (unsigned long)rounds)
+			fail("entry callbacks of a function", i, cf_in[i], (unsigned long)rounds);
+		if (!entry_only && cf_out[i] != (unsigned long)rounds)
+			fail("exit callbacks of a function", i, cf_out[i], (unsigned long)rounds);
+	}
 	for (int i = 0; i < CF_N; i++) {
 		if (bad_in[i])
 			printf("FAIL %s: arguments changed before the body: %lu calls\n", cf_names[i],
@@ -1206,7 +1281,8 @@ NI static int clobber(int rounds, bool entry_only)
 		failed = 1;
 	}
 #endif
-	printf("ok clobber rounds=%d calls=%lu%s\n", rounds, calls, entry_only ? " entry" : "");
+	printf("ok clobber rounds=%d calls=%lu%s%s\n", rounds, calls, entry_only ? " entry" : "",
+	       how == 1 ? " general" : how == 2 ? " lie" : "");
 	return failed;
 }
 
@@ -1263,8 +1339,15 @@ NI static int errors(void)
 	if (mcount_hook_create(NULL, NULL, NULL, 0) || errno != EINVAL)
 		fail("create without callbacks", -1, (unsigned long)errno, EINVAL);
 	errno = 0;
-	if (mcount_hook_create(on_entry, NULL, NULL, 1) || errno != EINVAL)
+	if (mcount_hook_create(on_entry, NULL, NULL, 2) || errno != EINVAL)
 		fail("create with flags", -1, (unsigned long)errno, EINVAL);
+	errno = 0;
+	if (mcount_hook_create(on_entry, NULL, NULL, ~MCOUNT_HOOK_GENERAL_REGS) || errno != EINVAL)
+		fail("create with unknown flags", -1, (unsigned long)errno, EINVAL);
+	struct mcount_hook *g = mcount_hook_create(on_entry, NULL, NULL, MCOUNT_HOOK_GENERAL_REGS);
+	if (!g)
+		fail("create with MCOUNT_HOOK_GENERAL_REGS", -1, (unsigned long)errno, 0);
+	mcount_hook_destroy(g);
 	static struct counts c;
 	struct mcount_hook *h = mcount_hook_create(on_entry, NULL, &c, 0);
 	expect("filter !f1", mcount_hook_filter(h, "!f1"), EINVAL);
@@ -1529,11 +1612,14 @@ NI int main(int argc, char **argv)
 		return unload(argv[2], argc >= 4 && !strcmp(argv[3], "keep"));
 	if (argc >= 2 && !strcmp(argv[1], "errors"))
 		return errors();
-	if (argc >= 3 && !strcmp(argv[1], "clobber"))
-		return clobber(atoi(argv[2]), argc >= 4 && !strcmp(argv[3], "entry"));
+	if (argc >= 3 && !strcmp(argv[1], "clobber")) {
+		const char *how = argc >= 5 ? argv[4] : "";
+		return clobber(atoi(argv[2]), argc >= 4 && !strcmp(argv[3], "entry"),
+			       !strcmp(how, "general") ? 1 : !strcmp(how, "lie") ? 2 : 0);
+	}
 	if (argc >= 3 && !strcmp(argv[1], "frames"))
 		return frames(atoi(argv[2]));
 	fprintf(stderr, "usage: hooks count ROUNDS CHURN | unreg CYCLES | unwind ROUNDS | redirect ROUNDS [enotsup] | "
-		"errors | clobber ROUNDS [entry] | frames ROUNDS\n");
+		"errors | clobber ROUNDS [entry|all [general|lie]] | frames ROUNDS\n");
 	return 2;
 }
