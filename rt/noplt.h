@@ -159,6 +159,7 @@ extern int __cxa_atexit(void (*)(void *), void *, void *);
 #define sigorset(...) MT_GOT_CALL(sigorset)(__VA_ARGS__)
 #define snprintf(...) MT_GOT_CALL(snprintf)(__VA_ARGS__)
 #define socket(...) MT_GOT_CALL(socket)(__VA_ARGS__)
+#define stat(...) MT_GOT_CALL(stat)(__VA_ARGS__)
 #define strcat(...) MT_GOT_CALL(strcat)(__VA_ARGS__)
 #define strchr(...) MT_GOT_CALL(strchr)(__VA_ARGS__)
 #define strcmp(...) MT_GOT_CALL(strcmp)(__VA_ARGS__)
