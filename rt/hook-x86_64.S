@@ -20,9 +20,9 @@
 	.text
 
 /* The argument registers end up in the ABI's order from %rsp up: the
- * third argument of mt_entry (function events read them there). */
-	.macro SAVE
-	pushq %r11
+ * third argument of mt_entry (function events read them there).
+ * OWN_SAVE: the same but %r11 (the own trampoline's). */
+	.macro OWN_SAVE
 	pushq %r10
 	pushq %rax
 	pushq %r9
@@ -33,7 +33,7 @@
 	pushq %rdi
 	.endm
 
-	.macro RESTORE
+	.macro OWN_RESTORE
 	popq %rdi
 	popq %rsi
 	popq %rdx
@@ -42,6 +42,15 @@
 	popq %r9
 	popq %rax
 	popq %r10
+	.endm
+
+	.macro SAVE
+	pushq %r11
+	OWN_SAVE
+	.endm
+
+	.macro RESTORE
+	OWN_RESTORE
 	popq %r11
 	.endm
 
@@ -101,28 +110,6 @@
  * increments would wait each for the store before it. */
 #define OWN_B 208
 
-/* OWN_SAVE: SAVE but %r11; the argument registers in the same order */
-	.macro OWN_SAVE
-	pushq %r10
-	pushq %rax
-	pushq %r9
-	pushq %r8
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	.endm
-
-	.macro OWN_RESTORE
-	popq %rdi
-	popq %rsi
-	popq %rdx
-	popq %rcx
-	popq %r8
-	popq %r9
-	popq %rax
-	popq %r10
-	.endm
 
 /* OWN_CALL b: the entry callback of the user whose id is in %rcx (its
  * op from mt_ops; none, or none with an entry, skipped), given the ip in
