@@ -385,6 +385,9 @@ for my $mode ('so', 'a') {
     for my $k (1 .. 10) {
         unlink "$d/stop";
         my $pid = start_bg(["$d/pfe_spin", "$d/stop"], out => "$d/out$k", err => "$d/err$k", env => \%dir, nice => 19);
+        # (its C library loaded and its threads started, on a loaded
+        # machine too: main, the watcher and four spinning)
+        wait_for(30, sub { my @t = glob "/proc/$pid/task/*"; @t >= 6 });
         select undef, undef, undef, 0.05;
         my ($st, $status, $e) = mt_cli({ %dir }, 'attach', $pid);
         $attached++ if $st == 0 && $e eq '';

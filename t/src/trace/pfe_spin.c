@@ -3,8 +3,9 @@
  * -fpatchable-function-entry=5 runs of 0x90 (t/113-trace-patchable.t):
  * the main thread and four others call hot() in a loop, so that a thread
  * stopped by mcount-trace attach is often inside a run, until the file
- * $1 exists; then each thread's calls are checked (every call of hot
- * counted by its return value) and "ok N" printed.  A run rewritten
+ * $1 exists (and it has made 100,000 calls); then each thread's calls
+ * are checked (every call of hot counted by its return value) and
+ * "ok N" printed.  A run rewritten
  * while a thread was inside it would have that thread execute the
  * middle of an instruction. */
 #include <pthread.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #define F __attribute__((noipa))
+#define MIN_CALLS 100000
 
 static atomic_int stop;
 static const char *stop_file;
@@ -23,7 +25,9 @@ F long hot(long x) { return x + 1; }
 static void *spin(void *arg)
 {
 	long n = 0, calls = 0;
-	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+	/* (MIN_CALLS at least: a thread a loaded machine gave no time
+	 * before the stop still shows its count) */
+	while (!atomic_load_explicit(&stop, memory_order_relaxed) || calls < MIN_CALLS) {
 		n = hot(n);
 		calls++;
 	}
