@@ -977,7 +977,8 @@ sub stat_table {
 # each run the profiler's table (where it runs: 64-bit words) or its
 # refusal, as stat_jobs says.  (A caller's time holds its callees'
 # because each of their calls is inside one of its own, and every time
-# is read from one monotonic clock; the table shows whole nanoseconds.)
+# is read from one monotonic clock; the table shows whole nanoseconds,
+# so its own time is its time less theirs, to the nanosecond.)
 sub stat_checks {
     my ($r) = @_;
     my ($t, $n) = @STAT_ARGS;
@@ -1029,6 +1030,18 @@ sub stat_checks {
         my $pairs = join ', ', map { "$_ >= " . join('+', @{ $callees{$_} }) }
             grep { my $f = $_; $tab->{$f} && grep { $tab->{$_} } @{ $callees{$f} } } sort keys %callees;
         is_deeply(\@bad, [], "$what: each caller's time at least its callees' ($pairs)") if $pairs;
+        # Self: the time less the callees' (those not in one another:
+        # worker's rec is), each the sum of the same clock's readings
+        @bad = ();
+        my @exact = grep { my $f = $_; $tab->{$f} && !grep { !$tab->{$_} } @{ $callees{$f} // [] } }
+            qw(outer mid_a mid_b leaf_a leaf_b);
+        for my $f (@exact) {
+            my $less = $tab->{$f}{time};
+            $less -= $tab->{$_}{time} for @{ $callees{$f} // [] };
+            push @bad, "$f: self $tab->{$f}{self} us, time less callees' $less us"
+                if abs($tab->{$f}{self} - $less) > 0.002;
+        }
+        is_deeply(\@bad, [], "$what: each own time is the time less the callees' (@exact)");
         my $col = $key // 'time';
         my @v = map { $tab->{$_}{$col} } @$order;
         is_deeply(\@v, [sort { $b <=> $a } @v], "$what: the rows in the order of $col, largest first")
