@@ -48,8 +48,9 @@ package SysTrace;
 #    find), preloaded and linked in: no call left or lost, none without a
 #    time (on mips, every call of a function that calls none), each
 #    function's hits its own count, no function's own time more than its
-#    time, each caller's time at least its callees' together, the table in
-#    the order of its key, a filter's functions alone; where the counts
+#    time (and its time less its callees' where those are not in one
+#    another), each caller's time at least its callees' together, the table
+#    in the order of its key, a filter's functions alone; where the counts
 #    would be 32-bit words, the profiler refused (ENOTSUP) and the program
 #    run as it is.
 use strict;
