@@ -16,7 +16,9 @@
 # the hook, refused; a stripped program; function events against
 # args.c's own log; Lua 5.4 with every function traced; a -pg shared
 # library beside its program; hooks (mcount_hook(3)) against hooks.c's
-# own counts, with callbacks that change every register a callee may.  What is a guest's own (the site forms
+# own counts, with callbacks that change every register a callee may; the
+# function profiler's hits against statcount.c's own counts, each
+# caller's time against its callees'.  What is a guest's own (the site forms
 # objdump must show, its code models, its extra programs and boots) is
 # in the module its row names, whose header says all that the guest
 # checks: A64Trace (aarch64), RV64Trace (riscv64), ArmTrace (arm),

@@ -42,6 +42,17 @@ package SysTrace;
 #    function may (the arguments and values the functions check
 #    themselves); live patching, or ENOTSUP where the site is after the
 #    prologue; the errors of mcount-hooks.h.
+#  stat: the function profiler (MCOUNT_TRACE_STAT, mcount-trace run
+#    --stat) on t/src/trace/statcount.c, whose functions count their own
+#    calls, built as the guest's first hooks build (whose returns the hooks
+#    find), preloaded and linked in: no call left or lost, none without a
+#    time (on mips, every call of a function that calls none), each
+#    function's hits its own count, no function's own time more than its
+#    time (and its time less its callees' where those are not in one
+#    another), each caller's time at least its callees' together, the table
+#    in the order of its key, a filter's functions alone; where the counts
+#    would be 32-bit words, the profiler refused (ENOTSUP) and the program
+#    run as it is.
 use strict;
 use warnings;
 no warnings 'portable';    # 64-bit addresses through hex()
@@ -50,6 +61,7 @@ use Test::More;
 use Exporter 'import';
 use TestUtil qw($TOP must run_cmd spit tmpdir have);
 use QemuSystem qw(%SYS sys_missing sys_boot);
+use RecordMcount::Arch qw(arch_row);
 use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg
     graph_compare graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND
     read_log read_text_args read_json_args against_log @ARGS_PROTO %ARGS_NAMES trace_seqs read_graph_json read_cyg_graph);
@@ -57,7 +69,8 @@ use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq f
 our @EXPORT_OK = qw(entry_log_ok sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
     oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks
     tear_jobs tear_notes static_ldflags args_jobs args_checks lua_jobs lua_checks trace_bias badsite_job
-    badsite_checks stripped_job stripped_checks plug_jobs plug_checks plug_trace_is hooks_jobs hooks_checks guest_run
+    badsite_checks stripped_job stripped_checks plug_jobs plug_checks plug_trace_is hooks_jobs hooks_checks stat_jobs
+    stat_checks guest_run
     @CHECK_SETS);
 
 # sys_start(GUEST, lib => DIR of libmcount-trace.{so,a}, tools => [[TOOL,
@@ -908,6 +921,136 @@ sub hooks_checks {
     }
 }
 
+# stat_jobs(cc => CC, lib => DIR, dir => TMP, files => \%files, build =>
+#   { cflags, ldflags, ccenv } as a build of hooks_jobs: the guest's
+#   first, whose functions' returns the hooks find) -> jobs stat-NAME,
+#   statcount.c under the profiler, as %STAT_RUN says: NAME its build
+#   (so: preloaded, a: libmcount-trace.a linked in), the functions
+#   (MCOUNT_TRACE_STAT) and the key (MCOUNT_TRACE_STAT_SORT; none: time,
+#   the default).
+my @STAT_ARGS = (3, 30);    # statcount's threads beside main, and rounds
+my %STAT_RUN = (time => ['so', '*'], hits => ['so', 'mid_*,leaf_*', 'hits'], self => ['a', '*', 'self']);
+sub stat_jobs {
+    my (%o) = @_;
+    my ($cc, $dir, $b) = @o{qw(cc dir build)};
+    local @ENV{ keys %{ $b->{ccenv} // {} } } = values %{ $b->{ccenv} // {} };
+    mcc_cc($cc, "$dir/statcount.o", '-O2', @{ $b->{cflags} // [] }, '-c', "$TSRC/statcount.c");
+    mcc_cc($cc, "$dir/statcount-so", "$dir/statcount.o", @{ $b->{ldflags} // [] }, '-lpthread');
+    mcc_cc($cc, "$dir/statcount-a", "$dir/statcount.o", @{ $b->{ldflags} // [] }, "$o{lib}/libmcount-trace.a",
+        '-lpthread');
+    $o{files}{"/statcount-$_"} = "$dir/statcount-$_" for qw(so a);
+    $o{files}{'/lib/mt/libmcount-trace.so'} = "$o{lib}/libmcount-trace.so";
+    return map {
+        my ($build, $funcs, $key) = @{ $STAT_RUN{$_} };
+        { name => "stat-$_", argv => ["/statcount-$build", @STAT_ARGS], env => {
+            $build eq 'so' ? (LD_PRELOAD => '/lib/mt/libmcount-trace.so') : (), MCOUNT_TRACE_CONTROL => 0,
+            MCOUNT_TRACE_STAT => $funcs, $key ? (MCOUNT_TRACE_STAT_SORT => $key) : () } }
+    } sort keys %STAT_RUN;
+}
+
+# The profiler's table (doc/mcount-trace.pod, stat): ({ FUNCTION => {
+# hits, time, avg, s2, self } } in us, [the functions in its order], {
+# FUNCTION => its calls in Hit without a time }, the lines that are
+# none of those nor the heading).
+sub stat_table {
+    my ($text) = @_;
+    my (%t, @order, %untimed, @other);
+    for (split /\n/, $text) {
+        if (/^  (\S+)\s+(\d+)\s+([\d.]+) us\s+([\d.]+) us\s+([\d.]+)\s+([\d.]+) us$/) {
+            push @other, "two rows of $1" if $t{$1};
+            $t{$1} = { hits => $2, time => $3, avg => $4, s2 => $5, self => $6 };
+            push @order, $1;
+        } elsif (/^  \((\d+) calls in Hit without a time, their returns not hooked:((?: \S+ \d+)+)\)$/) {
+            my ($all, $list) = ($1, $2);
+            %untimed = $list =~ /(\S+) (\d+)/g;
+            my $sum = 0;
+            $sum += $_ for values %untimed;
+            push @other, "$_ (the sum is $sum)" if $sum != $all;
+        } elsif (!/^mcount-trace: the function profile \(MCOUNT_TRACE_STAT\):$/
+            && !/^  Function\s+Hit\s+Time\s+Avg\s+s\^2 \(us\^2\)\s+Self$/ && !/^  [-\s]+$/) {
+            push @other, $_;
+        }
+    }
+    return (\%t, \@order, \%untimed, \@other);
+}
+
+# stat_checks($r): statcount's own counts as its source makes them; in
+# each run the profiler's table (where it runs: 64-bit words) or its
+# refusal, as stat_jobs says.  (A caller's time holds its callees'
+# because each of their calls is inside one of its own, and every time
+# is read from one monotonic clock; the table shows whole nanoseconds,
+# so its own time is its time less theirs, to the nanosecond.)
+sub stat_checks {
+    my ($r) = @_;
+    my ($t, $n) = @STAT_ARGS;
+    my $w = $t + 1;
+    my %want = (main => 1, worker => $w, outer => $w * $n, mid_a => 3 * $w * $n, mid_b => 2 * $w * $n,
+        leaf_a => 6 * $w * $n, leaf_b => 2 * $w * $n, rec => 5 * $w);
+    my $row = arch_row($SYS{$ARCH}{arch});
+    my $words = $row->{class};
+    # The functions whose returns the hooks cannot find, each call of
+    # theirs in Hit without a time: on mips those whose prologue does not
+    # store ra in their frame, the ones that call none (mcount-trace(1)):
+    # statcount's leaves.
+    my @untimed = $row->{kernel} eq 'mips' ? qw(leaf_a leaf_b) : ();
+    my %callees = (worker => ['outer'], outer => [qw(mid_a mid_b)], mid_a => ['leaf_a'], mid_b => ['leaf_b']);
+    for my $run (sort keys %STAT_RUN) {
+        my ($build, $funcs, $key) = @{ $STAT_RUN{$run} };
+        my $j = $r->{"stat-$run"} // {};
+        my $what = "stat-$run ($build, MCOUNT_TRACE_STAT=$funcs" . ($key ? ", sorted by $key)" : ')');
+        is($j->{status}, 0, "$what: exits 0") or diag(($j->{stdout} // '') . ($j->{stderr} // ''));
+        my %own = ($j->{stdout} // '') =~ /\b(\w+)=(\d+)/g;
+        is_deeply(\%own, \%want, "$what: the functions' own counts are the source's, @STAT_ARGS")
+            or diag $j->{stdout} // '';
+        if ($words != 64) {
+            is($j->{stderr} // '', "mcount-trace: MCOUNT_TRACE_STAT: '$funcs': Operation not supported\n",
+                "$what: $words-bit counts: the profiler refused (ENOTSUP), said once, no table");
+            next;
+        }
+        my ($tab, $order, $untimed, $other) = stat_table($j->{stderr} // '');
+        is_deeply($other, [], "$what: the table alone on stderr (no call left, lost or dropped)")
+            or diag $j->{stderr} // '';
+        my @named = $funcs eq '*' ? sort keys %want : grep { /^(mid|leaf)_/ } sort keys %want;
+        my %named = map { ($_ => 1) } @named;
+        is_deeply($untimed, { map { ($_ => $own{$_}) } grep { $named{$_} } @untimed },
+            "$what: the calls without a time: " . (@untimed ? "every call of @untimed, no other" : 'none'))
+            or diag $j->{stderr} // '';
+        is_deeply({ map { ($_ => $tab->{$_}{hits}) } keys %$tab }, { map { ($_ => $own{$_}) } @named },
+            "$what: each function's hits are its own count of its calls (@named)") or diag $j->{stderr} // '';
+        my @bad = map { "$_: self $tab->{$_}{self} us, time $tab->{$_}{time} us" }
+            grep { $tab->{$_}{self} > $tab->{$_}{time} } sort keys %$tab;
+        is_deeply(\@bad, [], "$what: no function's own time is more than its time");
+        @bad = ();
+        for my $f (grep { $tab->{$_} } sort keys %callees) {
+            my @c = grep { $tab->{$_} } @{ $callees{$f} };
+            next unless @c;
+            my $sum = 0;
+            $sum += $tab->{$_}{time} for @c;
+            push @bad, "$f $tab->{$f}{time} us < @c $sum us" if $tab->{$f}{time} + 0.0005 < $sum;
+        }
+        my $pairs = join ', ', map { "$_ >= " . join('+', @{ $callees{$_} }) }
+            grep { my $f = $_; $tab->{$f} && grep { $tab->{$_} } @{ $callees{$f} } } sort keys %callees;
+        is_deeply(\@bad, [], "$what: each caller's time at least its callees' ($pairs)") if $pairs;
+        # Self: the time less the callees' (those not in one another:
+        # worker's rec is), each the sum of the same clock's readings
+        @bad = ();
+        my @exact = grep { my $f = $_; $tab->{$f} && !grep { !$tab->{$_} } @{ $callees{$f} // [] } }
+            qw(outer mid_a mid_b leaf_a leaf_b);
+        for my $f (@exact) {
+            my $less = $tab->{$f}{time};
+            $less -= $tab->{$_}{time} for @{ $callees{$f} // [] };
+            push @bad, "$f: self $tab->{$f}{self} us, time less callees' $less us"
+                if abs($tab->{$f}{self} - $less) > 0.002;
+        }
+        is_deeply(\@bad, [], "$what: each own time is the time less the callees' (@exact)");
+        my $col = $key // 'time';
+        my @v = map { $tab->{$_}{$col} } @$order;
+        is_deeply(\@v, [sort { $b <=> $a } @v], "$what: the rows in the order of $col, largest first")
+            or diag $j->{stderr} // '';
+        note $j->{stderr} if $run eq 'time';    # (the table, for prove -v)
+    }
+}
+
 # guest_run(GUEST): every check of one guest, a row of guests.tab, in
 # its boot: the check sets its row names, written here once, with what
 # its module (t/lib/MODULE.pm, the row's) gives them.  MODULE::guest(ROW)
@@ -918,7 +1061,7 @@ sub hooks_checks {
 # refused => [badsite_checks' refused], args => [args_jobs' options, a
 # build each] (default args with -g, args-O0 with -g -O0, both by
 # DWARF), hooks => [hooks_jobs' builds] (default one, -pg: hooks with
-# the site after the prologue, no redirect), lua_cflags => [...],
+# the site after the prologue, no redirect; the first is stat's too), lua_cflags => [...],
 # lua_noexit => [...], graph_noexit =>
 # [...], hazards_noexit => [...] or a function of the context; and
 # functions of the context (a hash: guest => ROW, dir, files, jobs, cc,
@@ -929,7 +1072,7 @@ sub hooks_checks {
 # the graph set's checks), checks (its own, last), runs (in place of the
 # one boot: [[LABEL, BOOT]...], each run a subtest of that label), run
 # (in place of everything after sys_start) }.
-our @CHECK_SETS = qw(machine smc oracle graph hazards toggle badsite stripped args lua plug hooks);
+our @CHECK_SETS = qw(machine smc oracle graph hazards toggle badsite stripped args lua plug hooks stat);
 sub guest_run {
     my ($name) = @_;
     my $g = $SYS{$name} // die "SysTrace: no guest '$name'";
@@ -969,6 +1112,7 @@ sub guest_run {
     push @jobs, plug_jobs(%c) if $set{plug};
     my @hooks = @{ $m->{hooks} // [{ name => 'hooks', clobber => 6 }] };
     push @jobs, hooks_jobs(%c, lib => $lib, builds => \@hooks) if $set{hooks};
+    push @jobs, stat_jobs(%c, lib => $lib, build => $hooks[0]) if $set{stat};
     $m->{jobs}->($c) if $m->{jobs};
 
     # ---- one boot (or the module's runs), and the checks ----
@@ -1015,6 +1159,7 @@ sub guest_run {
             lua_checks($r, dir => $dir, name => 'lua', noexit => $m->{lua_noexit}) if $set{lua};
             plug_checks($r, dir => $dir) if $set{plug};
             hooks_checks($r, builds => \@hooks) if $set{hooks};
+            stat_checks($r) if $set{stat};
             $m->{checks}->($c) if $m->{checks};
         };
         if ($how eq '') {
