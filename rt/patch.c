@@ -957,9 +957,11 @@ static long trap_blocker(void)
  * that would block SIGTRAP through the wrappers waits; then no thread
  * may block it.  A thread may for a moment (as glibc starts a new one,
  * or in a handler of the program's whose sa_mask came through the
- * system call): looked at again after pauses that double, a quarter of
- * a second in all.  0, or the ID of the thread that blocks it (-1:
- * /proc could not be read). */
+ * system call): looked at again after pauses that double, two seconds
+ * in all (a moment can be long: a new thread not yet given a processor
+ * on an emulated machine, its others busy, held one past a quarter of a
+ * second).  0, or the ID of the thread that blocks it (-1: /proc could
+ * not be read). */
 static long traps_begin(void)
 {
 	trap_passing = true;
@@ -967,10 +969,10 @@ static long traps_begin(void)
 	while (atomic_load(&trap_blockers))
 		syscall(SYS_sched_yield);
 	long t = 0;
-	for (long wait = 0; wait <= 128000000; wait = wait ? 2 * wait : 1000000) {
-		struct timespec ts = { 0, wait };
+	for (long wait = 0; wait <= 1024000000; wait = wait ? 2 * wait : 1000000) {
+		struct timespec ts = { wait / 1000000000, wait % 1000000000 };
 		if (wait)
-			nanosleep(&ts, NULL);         /* 1 ms, 2, 4... 255 ms in all */
+			nanosleep(&ts, NULL);         /* 1 ms, 2, 4... 2047 ms in all */
 		if ((t = trap_blocker()) <= 0)
 			break;
 	}
