@@ -34,26 +34,13 @@ use warnings;
 use Test::More;
 use lib 't/lib';
 use TestUtil qw(tmpdir slurp spit);
-use TraceTest qw($LIBA $RTINC $TSRC clean_env mcc_build link_prog start_bg stop_bg wait_for mt_cli);
+use TraceTest qw($LIBA $RTINC $TSRC clean_env mcc_build link_prog start_bg stop_bg wait_for mt_cli stat_table);
 
 clean_env();
 my $dir = tmpdir();
 my $ctl = "$dir/ctl";
 mkdir $ctl, 0700 or die "$ctl: $!";
 my %DIR = (MCOUNT_TRACE_DIR => $ctl);
-
-# The table: { FUNCTION => { hits, time, avg, s2, self } } in us, and
-# the functions in their order.
-sub table {
-    my ($text) = @_;
-    my (%t, @order);
-    for (split /\n/, $text) {
-        next unless /^  (\S+)\s+(\d+)\s+([\d.]+) us\s+([\d.]+) us\s+([\d.]+)\s+([\d.]+) us$/;
-        $t{$1} = { hits => $2, time => $3, avg => $4, s2 => $5, self => $6 };
-        push @order, $1;
-    }
-    return (\%t, \@order);
-}
 
 # ---- hits against the program's own counts --------------------------------
 {
@@ -64,7 +51,7 @@ sub table {
     is($st, 0, 'run --stat: the program exits 0') or diag $out, $err;
     my %own = $out =~ /\b(f\d)=(\d+)/g;
     is(scalar keys %own, 8, 'the program counted its calls of f0-f7');
-    my ($t) = table($err);
+    my ($t) = stat_table($err);
     is_deeply({ map { $_ => $t->{$_}{hits} } keys %$t }, \%own,
         "run --stat: each function's hits are its own count of its calls (8 threads, two hooks beside)")
         or diag $err;
@@ -77,7 +64,7 @@ link_prog($stat, "$stat.o");
 {
     my ($st, $out, $err) = mt_cli({ %DIR }, 'run', '--stat', '-o', '', '--', $stat, 10);
     is($st, 0, 'run --stat: stat.c exits 0') or diag $err;
-    my ($t, $order) = table($err);
+    my ($t, $order) = stat_table($err);
     is_deeply({ map { $_ => $t->{$_}{hits} } qw(top mid leaf) }, { top => 10, mid => 20, leaf => 50 },
         'the hits of top, mid and leaf: 10, 20, 50, as the source calls them');
     cmp_ok($t->{leaf}{avg}, '>=', 2000, "leaf's mean is at least its 2 ms sleep ($t->{leaf}{avg} us)");
@@ -89,7 +76,7 @@ link_prog($stat, "$stat.o");
     is($order->[0], 'main', 'sorted by time: main first');
     for my $k (qw(hits avg self s2)) {
         ($st, $out, $err) = mt_cli({ %DIR }, 'run', '--stat', "--sort=$k", '-o', '', '--', $stat, 10);
-        my ($tk, $ok) = table($err);
+        my ($tk, $ok) = stat_table($err);
         my @v = map { $tk->{$_}{$k} } @$ok;
         is_deeply(\@v, [sort { $b <=> $a } @v], "--sort=$k: the table in that column's order") or diag $err;
     }
@@ -123,7 +110,7 @@ for my $case (['deep', 300], ['deep', 1100], ['deep', 5000], ['deep', 1100, 3],
         $stat, @$case);
     is($st, 0, "$what: exits 0") or diag $err;
     my %own = $out =~ /\b(\w+)=(\d+)/g;
-    my ($t) = table($err);
+    my ($t) = stat_table($err);
     my $notes = notes($err);
     # Every call that returned counted, and no other.
     is_deeply({ map { $_ => $t->{$_}{hits} } grep { $_ ne 'main' && $_ ne 'worker' } keys %$t },
@@ -178,16 +165,16 @@ for my $case (['deep', 300], ['deep', 1100], ['deep', 5000], ['deep', 1100, 3],
     select undef, undef, undef, 0.5;
     ($st, $o, $e) = mt_cli({ %DIR }, 'stat', '--show', '--sort=hits', $pid);
     is($st, 0, 'stat --show: exit 0') or diag $e;
-    my ($t) = table($o);
+    my ($t) = stat_table($o);
     is_deeply([sort keys %$t], ['leaf'], 'stat --show: leaf alone, as the glob names') or diag $o;
     ok($t->{leaf}{hits} > 0, "stat --show: leaf's hits so far ($t->{leaf}{hits})");
     ($st, $o, $e) = mt_cli({ %DIR }, 'stat', '--off', $pid);
     is($st, 0, 'stat --off: exit 0') or diag $e;
-    my ($t1) = table($o);
+    my ($t1) = stat_table($o);
     cmp_ok($t1->{leaf}{hits}, '>=', $t->{leaf}{hits}, 'stat --off: the final table, hits not fewer');
     select undef, undef, undef, 0.3;
     ($st, $o, $e) = mt_cli({ %DIR }, 'stat', '--show', $pid);
-    my ($t2) = table($o);
+    my ($t2) = stat_table($o);
     is($t2->{leaf}{hits}, $t1->{leaf}{hits}, 'after --off: the counts stay, no more hits');
     ($st, $o, $e) = mt_cli({ %DIR }, 'stat', '--off', $pid);
     is($st, 1, 'stat --off when it is off: exit 1');

@@ -64,7 +64,8 @@ use QemuSystem qw(%SYS sys_missing sys_boot);
 use RecordMcount::Arch qw(arch_row);
 use TraceTest qw($MCC $RTINC $TSRC read_json nm_funcs func_at bias_of show_seq first_diff against_cyg
     graph_compare graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND
-    read_log read_text_args read_json_args against_log @ARGS_PROTO %ARGS_NAMES trace_seqs read_graph_json read_cyg_graph);
+    read_log read_text_args read_json_args against_log @ARGS_PROTO %ARGS_NAMES trace_seqs read_graph_json read_cyg_graph
+    stat_table);
 
 our @EXPORT_OK = qw(entry_log_ok sys_start boot_checks machine_checks mcc_cc json_of read_cyg job_files oracle_jobs
     oracle_checks graph_checks hazards_jobs hazards_checks @HAZARDS_LIBS %GRAPH_ENV toggle_jobs toggle_checks
@@ -946,32 +947,6 @@ sub stat_jobs {
             $build eq 'so' ? (LD_PRELOAD => '/lib/mt/libmcount-trace.so') : (), MCOUNT_TRACE_CONTROL => 0,
             MCOUNT_TRACE_STAT => $funcs, $key ? (MCOUNT_TRACE_STAT_SORT => $key) : () } }
     } sort keys %STAT_RUN;
-}
-
-# The profiler's table (doc/mcount-trace.pod, stat): ({ FUNCTION => {
-# hits, time, avg, s2, self } } in us, [the functions in its order], {
-# FUNCTION => its calls in Hit without a time }, the lines that are
-# none of those nor the heading).
-sub stat_table {
-    my ($text) = @_;
-    my (%t, @order, %untimed, @other);
-    for (split /\n/, $text) {
-        if (/^  (\S+)\s+(\d+)\s+([\d.]+) us\s+([\d.]+) us\s+([\d.]+)\s+([\d.]+) us$/) {
-            push @other, "two rows of $1" if $t{$1};
-            $t{$1} = { hits => $2, time => $3, avg => $4, s2 => $5, self => $6 };
-            push @order, $1;
-        } elsif (/^  \((\d+) calls in Hit without a time, their returns not hooked:((?: \S+ \d+)+)\)$/) {
-            my ($all, $list) = ($1, $2);
-            %untimed = $list =~ /(\S+) (\d+)/g;
-            my $sum = 0;
-            $sum += $_ for values %untimed;
-            push @other, "$_ (the sum is $sum)" if $sum != $all;
-        } elsif (!/^mcount-trace: the function profile \(MCOUNT_TRACE_STAT\):$/
-            && !/^  Function\s+Hit\s+Time\s+Avg\s+s\^2 \(us\^2\)\s+Self$/ && !/^  [-\s]+$/) {
-            push @other, $_;
-        }
-    }
-    return (\%t, \@order, \%untimed, \@other);
 }
 
 # stat_checks($r): statcount's own counts as its source makes them; in

@@ -20,7 +20,8 @@ our @EXPORT_OK = qw($MCC $MT $SO $LIBA $RTINC $TSRC clean_env mcc_build link_pro
     read_text text_line each_text_event read_graph_text read_json json_line json_flat chrome_doc nm_funcs func_at bias_of wait_for start_bg stop_bg mt_cli mt_request site_bytes
     hook_form cxxfilt show_seq first_diff against_cyg read_cyg read_cyg_graph read_graph_json graph_compare
     trace_seqs cyg_seqs graph_from_main hazards_unwound $HAZARDS_UNWOUND $UNWIND_UNWOUND read_log read_text_args read_json_args
-    against_log san_prog source_params debug_unit @ARGS_PROTO %ARGS_NAMES plan_call_forms rt_call_forms form_has);
+    against_log san_prog source_params debug_unit @ARGS_PROTO %ARGS_NAMES plan_call_forms rt_call_forms form_has
+    stat_table);
 
 our $MCC = "$TOP/bin/mcount-cc";
 our $MT = "$TOP/bin/mcount-trace";
@@ -1127,6 +1128,33 @@ sub site_bytes {
     };
     my @loc = unpack 'Q<*', $read->($base + hex $va, hex $size);
     return map { unpack 'H*', $read->($_, 6) } @loc;
+}
+
+
+# The profiler's table (doc/mcount-trace.pod, stat): ({ FUNCTION => {
+# hits, time, avg, s2, self } } in us, [the functions in its order], {
+# FUNCTION => its calls in Hit without a time }, the lines that are
+# none of those nor the heading).
+sub stat_table {
+    my ($text) = @_;
+    my (%t, @order, %untimed, @other);
+    for (split /\n/, $text) {
+        if (/^  (\S+)\s+(\d+)\s+([\d.]+) us\s+([\d.]+) us\s+([\d.]+)\s+([\d.]+) us$/) {
+            push @other, "two rows of $1" if $t{$1};
+            $t{$1} = { hits => $2, time => $3, avg => $4, s2 => $5, self => $6 };
+            push @order, $1;
+        } elsif (/^  \((\d+) calls in Hit without a time, their returns not hooked:((?: \S+ \d+)+)\)$/) {
+            my ($all, $list) = ($1, $2);
+            %untimed = $list =~ /(\S+) (\d+)/g;
+            my $sum = 0;
+            $sum += $_ for values %untimed;
+            push @other, "$_ (the sum is $sum)" if $sum != $all;
+        } elsif (!/^mcount-trace: the function profile \(MCOUNT_TRACE_STAT\):$/
+            && !/^  Function\s+Hit\s+Time\s+Avg\s+s\^2 \(us\^2\)\s+Self$/ && !/^  [-\s]+$/) {
+            push @other, $_;
+        }
+    }
+    return (\%t, \@order, \%untimed, \@other);
 }
 
 1;
