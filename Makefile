@@ -51,7 +51,7 @@ all: $(HELPER) man rt build/arches.ok $(ATTACH)
 # where the compiler has a flag for it (the row's hot= flags).  Each is
 # tested under full-system emulation (doc/architectures.md).
 RT_ARCH ?= $(patsubst i%86,i386,$(shell uname -m))
-RT_COMMON := rt/base.c rt/elf.c rt/sites.c rt/ops.c rt/patch.c rt/args.c rt/dwarf.c rt/cfi.c rt/debugfile.c rt/inflate.c rt/output.c rt/change.c rt/hooks.c rt/profile.c rt/control.c
+RT_COMMON := rt/base.c rt/elf.c rt/sites.c rt/ops.c rt/patch.c rt/args.c rt/dwarf.c rt/cfi.c rt/debugfile.c rt/inflate.c rt/trace.c rt/output.c rt/change.c rt/hooks.c rt/profile.c rt/control.c
 # The rows of arches.tab, a word each (its fields joined by '|'); for
 # each row with a tracer (by its tracer name T): RT_FILE_T and RT_HOOK_T
 # (its rt/arch-*.c and rt/hook-*.S), RT_TRIPLE_T, and its flags
@@ -88,7 +88,7 @@ endif
 # of the unwinder (riscv64's GCC makes none for C by default); the row's
 # cflags= (i386: no note that GCC 11 changed the alignment of _Atomic
 # 64-bit members, the library's own structures).
-rt_archflags = $(if $(filter buffer,$(2)),$(RT_HOT_$(1))) -fasynchronous-unwind-tables $(RT_CFLAGS_$(1))
+rt_archflags = $(if $(filter buffer trace,$(2)),$(RT_HOT_$(1))) -fasynchronous-unwind-tables $(RT_CFLAGS_$(1))
 rt: $(RT_BUILT)
 RT_CFLAGS = $(WARN) -fPIC -fno-omit-frame-pointer $(CFLAGS)
 build/rt/so/%.o: rt/%.c $(RT_HDRS)
@@ -209,7 +209,7 @@ $(foreach r,$(GUEST_ROWS),$(eval $(call guest_kernel,$(word 6,$(subst |, ,$(r)))
 RT_SAN := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 build/rt/asan/%.o: rt/%.c $(RT_HDRS)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(WARN) -fPIC $(if $(filter buffer,$*),-O2 -g -mgeneral-regs-only,$(RT_SAN)) -c -o $@ $<
+	$(Q)$(CC) $(WARN) -fPIC $(if $(filter buffer trace,$*),-O2 -g -mgeneral-regs-only,$(RT_SAN)) -c -o $@ $<
 build/asan/libmcount-trace.a: $(call RT_OBJS,asan)
 	$(Q)mkdir -p $(@D)
 	@$(if $(Q),echo "  AR      $@ (ASan+UBSan)")

@@ -1,26 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* buffer.c - the hot path: one event per traced call, into the calling
- * thread's own buffer.
+/* buffer.c - the hot path: each call's users called, the tracer among
+ * them, with the calling thread's own buffer.
  *
- * Each thread writes only its own ring (single producer); a reader
- * (output.c) consumes it under its own lock, so the hot path takes no
- * lock: a load of the reader's tail, three stores and a release store of
- * the head.  A full ring drops the event and counts it.  A signal handler
- * that runs traced code while its thread is inside mt_entry() has its
- * event counted as lost too, rather than corrupting the ring.
+ * Each thread has a buffer: a ring of events, which the tracer writes
+ * (trace.c) and a reader (output.c) consumes, and a shadow stack.  A
+ * call's users are the hooks layer's (ops.c): the tracer (user 0) and
+ * the hooks; the entry calls their entry callbacks, the tracer's
+ * first.  A signal handler that runs hooked code while its thread is
+ * inside mt_entry() runs none (the tracer counts the event lost).
  *
- * The function_graph tracer (mt_tracer) also hijacks the traced
- * function's return address: the entry pushes the original and the
- * stack slot that held it onto the thread's shadow stack (in the same
- * mapping as its ring) and writes the address of the return trampoline
- * (hook-*.S) into the slot.  The trampoline calls mt_exit() with the
- * frame's key (rt.h, MT_KEY_IS_SLOT: the slot on x86_64, the caller's
- * frame pointer on aarch64, the word below the caller's sp on arm),
- * which finds the key's entry from the top, marks every entry above it
- * as unwound (frames a longjmp or an exception skipped, deeper in the
- * stack: their exits are not invented) and returns the original
- * address.  Whatever the tracer is now, a hijacked frame always returns
- * this way.
+ * Where a user wants the function's exit (function_graph, a hook's
+ * exit callback), the entry also hijacks the function's return
+ * address: it pushes the original and the stack slot that held it onto
+ * the thread's shadow stack (in the same mapping as its ring) and
+ * writes the address of the return trampoline (hook-*.S) into the
+ * slot.  The trampoline calls mt_exit() with the frame's key (rt.h,
+ * MT_KEY_IS_SLOT: the slot on x86_64, the caller's frame pointer on
+ * aarch64, the word below the caller's sp on arm), which finds the
+ * key's entry from the top, marks every entry above it as unwound
+ * (frames a longjmp or an exception skipped, deeper in the stack:
+ * their exits are not invented), calls the exit callbacks and returns
+ * the original address.  Whatever the users are now, a hijacked frame
+ * always returns this way.
  *
  * This file is compiled with general registers only and calls nothing in
  * libc on the hot path or on a thread's first event (its buffer comes
@@ -74,11 +75,6 @@ _Static_assert(MT_OWN_SLOT == 9 && MT_KEY_IS_SLOT, "hook-x86_64.S: the slot at 7
 #endif
 
 struct mt_tbuf *_Atomic mt_tbufs;
-_Atomic(struct mt_retmap *) mt_argmap;
-atomic_int mt_args_raw;
-atomic_bool mt_retval;
-atomic_bool mt_args_on;
-atomic_int mt_tracer;
 atomic_int mt_ready;
 struct mt_gone mt_gone;
 uint64_t mt_buffer_events = 131072;
@@ -89,7 +85,6 @@ bool mt_use_rdpid;
 #if defined(__i386__)
 bool mt_use_sse;
 #endif
-bool mt_full_wait;
 /* The thread's buffer (hook-x86_64.S reads it too). */
 __thread struct mt_tbuf *mt_self __attribute__((tls_model("initial-exec")));
 static __thread int self_dead __attribute__((tls_model("initial-exec")));
@@ -106,6 +101,14 @@ uint64_t mt_clock_now(unsigned *cpu)
 	*cpu = 0;
 #endif
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The same on the hot path: the processor's counter read in line. */
+static inline __attribute__((always_inline)) uint64_t clock_read(unsigned *cpu)
+{
+	if (__builtin_expect(mt_use_tsc, 1))
+		return mt_cpu_ticks(cpu);
+	return mt_clock_now(cpu);
 }
 
 static struct mt_tbuf *tbuf_new(void)
@@ -154,58 +157,50 @@ static struct mt_tbuf *tbuf_new(void)
 	return b;
 }
 
-/* A full ring, when the trace goes to a file and MCOUNT_TRACE_FULL=wait:
- * the thread waits for the drain (which runs every millisecond while it
- * finds events) rather than lose the event, up to 0.1 s, so that a drain
- * that cannot run (a lock the waiting thread holds) costs time, not a
- * deadlock.  Returns whether there is room now. */
-static __attribute__((noinline, cold)) bool wait_room(struct mt_tbuf *b, mt_seq h)
-{
-	struct timespec ts = { 0, 50000 };
-	for (int i = 0; i < 2000; i++) {
-		mt_raw6(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (long)&ts, 0, 0, 0);
-		if ((mt_seq)(h - mt_seq_load(&b->tail, memory_order_acquire)) <= b->mask)
-			return true;
-	}
-	b->wait_failed++;
-	return false;
-}
-
-/* Is the ring too full for one more event at head h? */
-static inline bool full(struct mt_tbuf *b, mt_seq h)
-{
-	if (__builtin_expect((mt_seq)(h - mt_seq_load(&b->tail, memory_order_acquire)) <= b->mask, 1))
-		return false;
-	return !(mt_full_wait && wait_room(b, h));
-}
-
-/* An exit event (or an unwound mark: kind MT_EV_UNWOUND) into the ring,
- * or counted lost; with its return value (ret: one payload slot) when
- * there is one. */
-static void put_exit(struct mt_tbuf *b, bool nested, uint64_t now, unsigned cpu, uintptr_t ip, uint64_t kind,
-		     uint64_t ts, const uintptr_t *ret)
-{
-	mt_seq h = mt_seq_load(&b->head, memory_order_relaxed);
-	if (nested || full(b, h + (ret != NULL))) {
-		b->lost++;
-		return;
-	}
-	struct mt_event *e = &b->ev[h & b->mask];
-	if (ret) {
-		struct mt_event *p = &b->ev[(h + 1) & b->mask];
-		p->ts = *ret;
-		p->ip = p->parent = 0;
-	}
-	e->ts = now;
-	e->ip = mt_ev_addr(ip) | (uint64_t)cpu << MT_CPU_SHIFT | MT_EV_EXIT | kind | (ret ? MT_EV_ARGS : 0);
-	e->parent = ts;
-	mt_seq_store(&b->head, h + 1 + (ret != NULL), memory_order_release);
-}
-
 static void die(const char *msg, size_t len)
 {
 	mt_raw6(SYS_write, 2, (long)msg, (long)len, 0, 0, 0);
 	__builtin_trap();
+}
+
+/* A struct mt_call, its fields set one by one (an initializer would
+ * clear it with rep stos: slow to start, on the hot path): those the
+ * tracer reads; the rest of its struct mcount_regs by hook_fields, for
+ * the hooks. */
+static inline __attribute__((always_inline)) void call_init(struct mt_call *c, const uintptr_t *regs,
+							      const uintptr_t *args)
+{
+	c->r.regs = regs;
+	c->r.args = args;
+	c->r.noexit = false;
+	c->r.depth = 0;
+	c->site = 0;
+	c->ts = 0;
+	c->cpu = 0;
+	c->noshadow = c->nested = c->unwound = false;
+	c->wants = c->drop = 0;
+}
+
+static inline __attribute__((always_inline)) void hook_fields(struct mt_call *c, uintptr_t frame)
+{
+	c->r.ret = 0;
+	c->r.exit = false;
+	c->r.own = false;
+	c->r.frame = frame;
+}
+
+/* The tracer's exit callback for the frame of shadow entry s (its
+ * struct mt_call: the time, nested or unwound, set by the caller).  Its
+ * op is never freed: no hold. */
+static inline __attribute__((always_inline)) void tracer_exit(struct mt_tbuf *b, const struct mt_shadow *s,
+								 struct mt_call *c)
+{
+	const struct mt_op *op = atomic_load_explicit(&mt_ops[MT_TRACER_ID], memory_order_acquire);
+	c->site = s->ip;
+	c->r.exit = true;
+	c->r.depth = (uint32_t)(s - b->shadow);
+	if (op && op->exit && op->gen <= s->gen)
+		op->exit(s->ip, s->orig, op->data, &c->r);
 }
 
 /* Pop the entries from the top down to depth d, each marked unwound. */
@@ -213,8 +208,16 @@ static void pop_unwound(struct mt_tbuf *b, uint32_t d, bool nested, uint64_t now
 {
 	while (b->sdepth > d) {
 		struct mt_shadow *s = &b->shadow[--b->sdepth];
-		if (s->users & 1)
-			put_exit(b, nested, now, cpu, s->ip, MT_EV_UNWOUND, s->ts, NULL);
+		if (s->users & MT_TRACED) {
+			struct mt_call c;
+			call_init(&c, NULL, NULL);
+			hook_fields(&c, 0);
+			c.ts = now;
+			c.cpu = cpu;
+			c.unwound = true;
+			c.nested = nested;
+			tracer_exit(b, s, &c);
+		}
 		b->unwound++;
 	}
 }
@@ -251,171 +254,6 @@ static uintptr_t shadow_orig(struct mt_tbuf *b, uintptr_t key, uintptr_t slot)
 		if ((KEY(&b->shadow[i]) & ~(uintptr_t)1) == key)
 			return b->shadow[i].orig;
 	return 0;
-}
-
-/* Word i of the payload of the event at h (three words a slot). */
-static inline void put_word(struct mt_tbuf *b, uint64_t h, unsigned i, uint64_t w)
-{
-	struct mt_event *s = &b->ev[(h + 1 + i / 3) & b->mask];
-	if (i % 3 == 0)
-		s->ts = w;
-	else if (i % 3 == 1)
-		s->ip = w;
-	else
-		s->parent = w;
-}
-
-/* The process, for process_vm_readv (a pid changes at fork). */
-static long self_pid;
-
-/* A string argument: up to MT_STR_MAX bytes of it, read by the kernel on
- * the process's behalf so that a bad pointer costs an error, not a
- * crash; the remote range split at the page boundary, as the system
- * call reads whole ranges or none.  Its length word (with MT_STR_* flags)
- * and its bytes go to the payload from word w; returns the next word. */
-static unsigned put_str(struct mt_tbuf *b, uint64_t h, unsigned w, uintptr_t src)
-{
-	unsigned char buf[MT_STR_MAX];
-	long got = -1;
-	if (src) {
-		if (!self_pid)
-			self_pid = mt_raw6(SYS_getpid, 0, 0, 0, 0, 0, 0);
-		uintptr_t first = 4096 - (src & 4095);
-		struct iovec local = { buf, sizeof buf };
-		struct iovec remote[2] = { { (void *)src, first < sizeof buf ? first : sizeof buf },
-					   { (void *)(src + first), first < sizeof buf ? sizeof buf - first : 0 } };
-		got = mt_raw6(SYS_process_vm_readv, self_pid, (long)&local, 1, (long)remote,
-			      first < sizeof buf ? 2 : 1, 0);
-	}
-	uint64_t len = 0;
-	if (got <= 0) {
-		len = MT_STR_FAULT;
-	} else {
-		while (len < (uint64_t)got && buf[len])
-			len++;
-		if (len == (uint64_t)got)
-			len |= MT_STR_CUT;
-	}
-	put_word(b, h, w++, len);
-	unsigned n = (unsigned)(len & 0xffff);
-	for (unsigned i = 0; i < n; i += 8) {
-		uint64_t word = 0;
-		for (unsigned j = 0; j < 8 && i + j < n; j++)
-			word |= (uint64_t)buf[i + j] << (8 * j);
-		put_word(b, h, w++, word);
-	}
-	return w;
-}
-
-/* Word i of the arguments: a register, or a word of the caller's stack
- * above the return address. */
-static inline uintptr_t arg_word(const uintptr_t *regs, const uintptr_t *slot, unsigned i)
-{
-#if MT_REG_ARGS
-	if (i < MT_REG_ARGS)
-		return regs[i];
-#else
-	(void)regs;
-#endif
-	return slot[MT_STACK_WORD0 + i - MT_REG_ARGS];
-}
-
-/* The word after argument i of prototype p (raw word i without one). */
-static inline unsigned arg_end(const struct mt_proto *p, unsigned i)
-{
-	return p ? p->a[i].word + 1u + mt_arg_pair(&p->a[i]) : i + 1;
-}
-
-#if MT_ARGS_LOCATED
-/* How far above the stack pointer a frame the DWARF names may be. */
-#define MT_STACK_REACH ((uintptr_t)1 << 20)
-/* Argument a where l says, as the hook kept the registers. */
-static inline uint64_t loc_value(const struct mt_loc *l, const struct mt_arg *a, const uintptr_t *regs)
-{
-	if (l->how == MT_LOC_REG)
-		return regs[l->reg];
-	if (l->how == MT_LOC_CONST)
-		return (uint64_t)l->off;
-	if (l->how != MT_LOC_MEM && l->how != MT_LOC_MEM2)
-		return 0;
-	/* in the function's frame (or its caller's): its own size only */
-	const void *m = (const void *)(regs[l->reg] + (uintptr_t)l->off);
-	if (l->how == MT_LOC_MEM2) {
-		uintptr_t up;
-		__builtin_memcpy(&up, m, sizeof up);
-		if (up < regs[l->sp] || up - regs[l->sp] > MT_STACK_REACH)
-			return 0;             /* no frame of this stack's */
-		m = (const void *)(up + (uintptr_t)l->off2);
-	}
-	uint8_t b;
-	uint16_t h;
-	uint32_t w;
-	uint64_t d;
-	switch (a->bits) {
-	case 8: __builtin_memcpy(&b, m, 1); return b;
-	case 16: __builtin_memcpy(&h, m, 2); return h;
-	case 32: __builtin_memcpy(&w, m, 4); return w;
-	default: __builtin_memcpy(&d, m, 8); return d;
-	}
-}
-#endif
-
-/* Argument i of prototype p (raw word i without one). */
-static inline uint64_t arg_value(const struct mt_proto *p, unsigned i, const uintptr_t *regs, const uintptr_t *slot)
-{
-#if MT_ARGS_LOCATED
-	if (p && p->located)
-		return loc_value(&p->loc[i], &p->a[i], regs);
-#endif
-	if (!p)
-		return arg_word(regs, slot, i);
-	uint64_t v = arg_word(regs, slot, p->a[i].word);
-	if (mt_arg_pair(&p->a[i])) {
-		/* the pair is the value's memory image: its first word the
-		 * low half on a little-endian machine, the high one on a
-		 * big-endian one */
-		uint64_t next = arg_word(regs, slot, p->a[i].word + 1u);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		v = v << 32 | next;
-#else
-		v |= next << 32;
-#endif
-	}
-	return v;
-}
-
-/* The arguments after the entry at h, by prototype p or n raw words;
- * returns the payload's slots (at most p->max_slots).  Without the
- * caller's stack (slot NULL: arm, a prologue not read) only the
- * arguments all in registers. */
-static unsigned put_args(struct mt_tbuf *b, uint64_t h, const struct mt_proto *p, unsigned n,
-			 const uintptr_t *regs, const uintptr_t *slot)
-{
-	unsigned w = 2;
-	if (p)
-		n = p->n;
-	while (!slot && n && !(p && p->located) && arg_end(p, n - 1) > MT_REG_ARGS)
-		n--;
-	for (unsigned i = 0; i < n; i++)
-		put_word(b, h, w++, arg_value(p, i, regs, slot));
-	for (unsigned i = 0; p && p->nstr && i < n; i++) {
-		if (p->a[i].kind != MT_ARG_STR)
-			continue;
-		if (p->located && p->loc[i].how == MT_LOC_NONE)
-			put_word(b, h, w++, MT_STR_FAULT);    /* nothing to read */
-		else
-			w = put_str(b, h, w, (uintptr_t)arg_value(p, i, regs, slot));
-	}
-	unsigned slots = (w + 2) / 3;
-	put_word(b, h, 0, (uint64_t)(uintptr_t)p);
-	put_word(b, h, 1, n | (uint64_t)slots << 16);
-	return slots;
-}
-
-/* The prototype of the function whose site returns to ret, if any. */
-static inline const struct mt_proto *proto_for(uintptr_t ret)
-{
-	return mt_retmap_find(atomic_load_explicit(&mt_argmap, memory_order_acquire), ret);
 }
 
 /* Whether the slot p of the entry s is still its frame's: where the key
@@ -486,8 +324,7 @@ static inline void unhold(struct mt_tbuf *b)
 			      memory_order_release);
 }
 
-/* The entry callbacks of the hooks in users (bit 0, the tracer's, not
- * one), registered by gen. */
+/* The entry callbacks of the hooks in users (not the tracer's). */
 /* (x86: a hook may be entered with the stack 8 bytes off the ABI's 16:
  * GCC calls a function of its own unit that needs no alignment without
  * aligning, and that function's -pg call follows.  The callbacks are
@@ -503,7 +340,7 @@ static inline void unhold(struct mt_tbuf *b)
  * while the thread holds its hooks (rt.h: mt_ops_genregs). */
 static inline bool needs_fp(mt_users users)
 {
-	return (users & ~(mt_users)1 & ~atomic_load_explicit(&mt_ops_genregs, memory_order_relaxed)) != 0;
+	return (users & ~MT_TRACED & ~atomic_load_explicit(&mt_ops_genregs, memory_order_relaxed)) != 0;
 }
 
 static __attribute__((noinline)) MT_REALIGN void call_entries(struct mt_tbuf *b, mt_users users, unsigned long func,
@@ -515,7 +352,7 @@ static __attribute__((noinline)) MT_REALIGN void call_entries(struct mt_tbuf *b,
 		mt_fp_save(&fp);
 	b->nest = 2;
 	atomic_signal_fence(memory_order_seq_cst);
-	for (mt_users u = users & ~(mt_users)1; u; u &= u - 1) {
+	for (mt_users u = users; u; u &= u - 1) {
 		struct mt_op *op = atomic_load_explicit(&mt_ops[__builtin_ctzl(u)], memory_order_acquire);
 		if (op && op->entry)
 			op->entry(func, parent, op->data, r);
@@ -543,7 +380,7 @@ static __attribute__((noinline)) MT_REALIGN void call_exits(struct mt_tbuf *b, c
 				 .depth = (uint32_t)(s - b->shadow), .frame = KEY(s) & ~(uintptr_t)1 };
 	struct mt_hooktab *t = atomic_load_explicit(&mt_hooktab, memory_order_acquire);
 	const struct mt_fhook *fh = t ? mt_retmap_find(t->map, s->ip) : NULL;
-	for (mt_users u = s->users & ~(mt_users)1; u; u &= u - 1) {
+	for (mt_users u = s->users & ~MT_TRACED; u; u &= u - 1) {
 		struct mt_op *op = atomic_load_explicit(&mt_ops[__builtin_ctzl(u)], memory_order_acquire);
 		if (op && op->exit && op->gen <= s->gen)
 			op->exit(fh ? fh->addr : s->ip, s->orig, op->data, &r);
@@ -745,9 +582,9 @@ unsigned long mcount_regs_arg(struct mcount_regs *r, int n)
 	}
 #if defined(__x86_64__)
 	if (r->own)
-		return (unsigned long)arg_word(r->args - MT_OWN_SLOT, r->args, (unsigned)n);
+		return (unsigned long)mt_arg_word(r->args - MT_OWN_SLOT, r->args, (unsigned)n);
 #endif
-	return (unsigned long)arg_word(r->regs, r->args, (unsigned)n);
+	return (unsigned long)mt_arg_word(r->regs, r->args, (unsigned)n);
 #endif
 }
 
@@ -762,9 +599,13 @@ unsigned long mcount_regs_return(struct mcount_regs *r)
 
 /* The entry, in two copies: with_args is a constant, so that the common
  * one (no argument recording anywhere) carries none of its work.  Its
- * users: the tracer (bit 0) and the hooks, from the site's function's
- * mask once any hook is registered, else the tracer alone (every site
- * that calls is then its). */
+ * users, from the site's function's mask once a hook or a redirect
+ * needs the look-up (mt_ops_on), else the tracer alone (every site that
+ * calls is then its): the return taken where one of them wants its exit
+ * (the frame's shadow entry, its time read once), then their entry
+ * callbacks, the tracer's first.  A user that wants no exit after all
+ * (the tracer, with no room for its event) gives the frame back if it
+ * was the last. */
 static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t *slot, const uintptr_t *regs,
 							 bool with_args)
 {
@@ -802,7 +643,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 	b->nest = 1;
 	b->nest_sp = (uintptr_t)slot;
 	atomic_signal_fence(memory_order_seq_cst);
-	mt_users users = 1, exits = 0;
+	mt_users users = MT_TRACED;
 	const struct mt_fhook *fh = NULL;
 	bool held = false;
 	uintptr_t *const hook_slot = slot, redirect = 0;
@@ -813,21 +654,21 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		fh = t ? mt_retmap_find(t->map, ret) : NULL;
 		/* (a site of an object its pass has not reached yet: as before
 		 * any hook, the tracer's) */
-		users = fh ? atomic_load_explicit(&fh->mask, memory_order_relaxed) : 1;
-		exits = users & atomic_load_explicit(&mt_ops_exits, memory_order_relaxed);
+		users = fh ? atomic_load_explicit(&fh->mask, memory_order_relaxed) : MT_TRACED;
 		redirect = fh ? atomic_load_explicit(&fh->redirect, memory_order_relaxed) : 0;
 		if (!users)
 			goto out;
 	}
-	bool tracer = users & 1;
+	mt_users exits = users & atomic_load_explicit(&mt_ops_exits, memory_order_relaxed);
+	/* (arguments a hook may read, beside the tracer's) */
+	bool hooks = users & ~MT_TRACED;
 	/* A copy of the return address, not the frame's slot: never hijacked. */
 	bool keep = MT_SLOT_COPY && ((uintptr_t)slot & MT_SLOT_KEEP);
 	slot = (uintptr_t *)((uintptr_t)slot & ~(uintptr_t)(MT_SLOT_COPY ? MT_SLOT_KEEP : 0));
 	uintptr_t key = SLOT_KEY(slot);
 	uintptr_t parent = *slot;
-	bool graph = tracer && atomic_load_explicit(&mt_tracer, memory_order_relaxed) == MT_TRACER_GRAPH;
-	/* The return is hooked for function_graph, or a hook's exit. */
-	bool frame = graph || exits;
+	/* The return is taken for someone's exit. */
+	bool frame = exits != 0;
 #ifdef MT_REG_FP
 	/* The frame's own slot, where its function keeps s0 at its CFA
 	 * (rt.h): read only then. */
@@ -850,7 +691,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 	 * prologue not read), the frame's own slot where the function is not
 	 * nohook (mips64el), its key (arm). */
 	uintptr_t *above = NULL;
-	if (keep && (frame || with_args || users > 1)) {
+	if (keep && (frame || with_args || hooks)) {
 		const struct mt_site *si = mt_retmap_find(atomic_load_explicit(&mt_frames, memory_order_acquire), ret);
 		uintptr_t *fs = NULL;
 		if (si) {
@@ -884,90 +725,75 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 #if MT_HAVE_NOHOOK
 	/* Looked up once: a frame never hijacked, and on i386 one whose slot
 	 * is a copy with no arguments above it (MT_NOHOOK_NO_ARGS). */
-	if ((hook || (MT_NOHOOK_NO_ARGS && (with_args || users > 1))) &&
+	if ((hook || (MT_NOHOOK_NO_ARGS && (with_args || hooks))) &&
 	    mt_retmap_find(atomic_load_explicit(&mt_nohook, memory_order_acquire), ret)) {
 		hook = false;
 		if (MT_NOHOOK_NO_ARGS)
 			args_slot = NULL;
 	}
+#else
+	(void)with_args;
 #endif
-	/* Arguments: the entry's payload slots, at most. */
-	const struct mt_proto *proto = NULL;
-	unsigned raw = 0, extra = 0;
-	if (with_args && tracer) {
-		proto = proto_for(ret);
-		raw = proto ? 0 : (unsigned)atomic_load_explicit(&mt_args_raw, memory_order_relaxed);
-		extra = proto ? proto->max_slots : raw ? (raw + 4) / 3 : 0;
+	struct mt_call c;
+	call_init(&c, regs, args_slot);
+	c.site = ret;
+	c.wants = exits;
+	/* (the time of the frame's shadow entry, and the tracer's) */
+	bool timed = hook || (users & MT_TRACED);
+	if (timed)
+		c.ts = clock_read(&c.cpu);
+	/* A frame with the key of an older entry whose slot no longer holds
+	 * the trampoline (not a tail call): that entry and those above it
+	 * were left by a longjmp. */
+	for (uint32_t i = b->sdepth; __builtin_expect(i > 0, 0) && (KEY(&b->shadow[i - 1]) & ~(uintptr_t)1) <= key; i--)
+		if (KEY(&b->shadow[i - 1]) == key && *slot != (uintptr_t)mt_return_trampoline) {
+			if (!timed)
+				c.ts = clock_read(&c.cpu);
+			pop_unwound(b, i - 1, false, c.ts, c.cpu);
+			break;
+		}
+	if (hook && b->sdepth >= MT_SHADOW) {
+		b->noshadow++;
+		hook = false;
+		c.noshadow = true;
 	}
-	mt_seq h = mt_seq_load(&b->head, memory_order_relaxed);
-	bool rec = tracer;
-	if (rec && full(b, h + extra)) {
-		b->lost++;
-		rec = false;
-		hook &= !graph || exits;
-	}
-	if (rec || hook) {
-		unsigned cpu;
-		uint64_t ts = mt_clock_now(&cpu);
-		if (b->sdepth) {
-			/* A frame with the key of an older entry whose slot no
-			 * longer holds the trampoline (not a tail call): that
-			 * entry and those above it were left by a longjmp. */
-			for (uint32_t i = b->sdepth; i > 0 && (KEY(&b->shadow[i - 1]) & ~(uintptr_t)1) <= key; i--)
-				if (KEY(&b->shadow[i - 1]) == key && *slot != (uintptr_t)mt_return_trampoline) {
-					pop_unwound(b, i - 1, false, ts, cpu);
-					h = mt_seq_load(&b->head, memory_order_relaxed);
-					break;
-				}
-		}
-		/* (full once those are gone) */
-		if (hook && b->sdepth >= MT_SHADOW) {
-			b->noshadow++;
-			hook = false;
-			if (graph && rec) {
-				b->lost++;
-				rec = false;
-			}
-		}
-		if (rec && full(b, h + extra)) {
-			b->lost++;
-			rec = false;
-			hook &= !graph || exits;
-		}
-		mt_seq next = h + 1;
-		if (rec) {
-			struct mt_event *e = &b->ev[h & b->mask];
-			uint64_t kind = (hook && graph ? MT_EV_HOOKED : 0) | (graph ? MT_EV_GRAPH : 0);
-			if (proto || raw) {
-				next += put_args(b, h, proto, raw, regs, args_slot);
-				kind |= MT_EV_ARGS;
-			}
-			e->ts = ts;
-			e->ip = mt_ev_addr(ret) | (uint64_t)cpu << MT_CPU_SHIFT | kind;
-			e->parent = parent;
-		}
-		if (hook) {
-			struct mt_shadow *s = &b->shadow[b->sdepth];
-			s->orig = *slot;
-			s->slot = (uintptr_t)slot | marks;
-			s->ip = ret;
-			s->ts = ts;
-			s->users = exits | (rec && graph);
-			s->gen = atomic_load_explicit(&mt_ops_gen, memory_order_relaxed);
+	struct mt_shadow *s = NULL;
+	if (hook) {
+		s = &b->shadow[b->sdepth];
+		s->orig = *slot;
+		s->slot = (uintptr_t)slot | marks;
+		s->ip = ret;
+		s->ts = c.ts;
+		s->users = exits;
+		s->gen = atomic_load_explicit(&mt_ops_gen, memory_order_relaxed);
 #if !MT_KEY_IS_SLOT
-			s->key = key;
+		s->key = key;
 #endif
-			b->sdepth++;
-			atomic_signal_fence(memory_order_seq_cst);
-			*slot = (uintptr_t)mt_return_trampoline;
-		}
-		if (rec)
-			mt_seq_store(&b->head, next, memory_order_release);
+		b->sdepth++;
+		atomic_signal_fence(memory_order_seq_cst);
+		*slot = (uintptr_t)mt_return_trampoline;
 	}
-	if (users > 1) {
-		struct mcount_regs r = { .regs = regs, .args = args_slot, .ret = 0, .exit = false,
-					 .noexit = !hook, .depth = b->sdepth - hook, .frame = key };
-		call_entries(b, users, fh->addr, parent, &r);
+	c.r.noexit = !hook;
+	c.r.depth = b->sdepth - hook;
+	if (users & MT_TRACED) {
+		const struct mt_op *op = atomic_load_explicit(&mt_ops[MT_TRACER_ID], memory_order_acquire);
+		if (op)
+			op->entry(ret, parent, op->data, &c.r);
+		if (__builtin_expect(c.drop && hook, 0)) {
+			s->users &= ~c.drop;
+			if (!s->users) {
+				/* (no one's exit after all: the frame given back) */
+				*slot = s->orig;
+				atomic_signal_fence(memory_order_seq_cst);
+				b->sdepth--;
+				c.r.noexit = true;
+				c.r.depth = b->sdepth;
+			}
+		}
+	}
+	if (hooks) {
+		hook_fields(&c, key);
+		call_entries(b, users & ~MT_TRACED, fh->addr, parent, &c.r);
 	}
 out:
 	redirect_to(ret, hook_slot, redirect);
@@ -1010,7 +836,7 @@ MT_REALIGN void mt_own_entry(uint32_t func, uintptr_t ret, uintptr_t *regs)
 		const struct mt_fhook *fh = t && func < t->n ? &t->f[func] : NULL;
 		mt_users m = fh ? atomic_load_explicit(&fh->mask, memory_order_relaxed) : 0;
 		uintptr_t parent = *slot;
-		bool own = m && !(m & 1) &&
+		bool own = m && !(m & MT_TRACED) &&
 			   !(m & atomic_load_explicit(&mt_ops_exits, memory_order_relaxed)) &&
 			   !atomic_load_explicit(&fh->redirect, memory_order_relaxed) &&
 			   parent != (uintptr_t)mt_return_trampoline;
@@ -1083,14 +909,21 @@ uintptr_t mt_exit(uintptr_t key, uintptr_t retval)
 	if (!i)
 		die(nothing, sizeof nothing - 1);
 	unsigned cpu;
-	uint64_t now = mt_clock_now(&cpu);
+	uint64_t now = clock_read(&cpu);
 	pop_unwound(b, i, nested, now, cpu);
 	struct mt_shadow *s = &b->shadow[i - 1];
 	uintptr_t orig = s->orig;
-	bool rv = MT_HAVE_RETVAL && atomic_load_explicit(&mt_retval, memory_order_relaxed);
-	if (s->users & 1)
-		put_exit(b, nested, now, cpu, s->ip, 0, s->ts, rv ? &retval : NULL);
-	if ((s->users & ~(mt_users)1) && !nested)
+	if (s->users & MT_TRACED) {
+		struct mt_call c;
+		call_init(&c, NULL, NULL);
+		hook_fields(&c, 0);
+		c.r.ret = retval;
+		c.ts = now;
+		c.cpu = cpu;
+		c.nested = nested;
+		tracer_exit(b, s, &c);
+	}
+	if ((s->users & ~MT_TRACED) && !nested)
 		call_exits(b, s, retval);
 	b->sdepth = i - 1;
 	atomic_signal_fence(memory_order_seq_cst);
@@ -1198,7 +1031,6 @@ void mt_buffers_after_fork(void)
 		b->tid = (int)mt_raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 		b->next = NULL;
 	}
-	self_pid = 0;
 	atomic_store(&mt_nobuf_threads, self_dead || (b && b->mask + 1 < mt_buffer_events) ? 1ul : 0ul);
 	atomic_store(&mt_nobuf_lost, 0ul);
 	atomic_store(&mt_untabled_calls, 0ul);

@@ -365,12 +365,12 @@ static void set_tracer(int t)
 	/* (never waits for a drain in progress: the events keep their own
 	 * style, written first or not) */
 	if (pthread_mutex_trylock(&file_lock)) {
-		atomic_store(&mt_tracer, t);
+		mt_trace_style(t);
 		return;
 	}
 	if (t != atomic_load(&mt_tracer)) {
 		drain_locked();
-		atomic_store(&mt_tracer, t);
+		mt_trace_style(t);
 	}
 	pthread_mutex_unlock(&file_lock);
 }
@@ -653,8 +653,8 @@ static void verb_status(int fd, const char *args)
 		objs += mt_reg.objs[i]->live && mt_reg.objs[i]->table;
 	for (size_t i = 0; i < mt_reg.nfuncs; i++) {
 		funcs += mt_reg.objs[mt_reg.funcs[i].obj]->live;
-		on += mt_reg.objs[mt_reg.funcs[i].obj]->live && mt_reg.funcs[i].want;
-		hooked += mt_reg.objs[mt_reg.funcs[i].obj]->live && mt_reg.funcs[i].hooks;
+		on += mt_reg.objs[mt_reg.funcs[i].obj]->live && mt_traced(&mt_reg.funcs[i]);
+		hooked += mt_reg.objs[mt_reg.funcs[i].obj]->live && (mt_reg.funcs[i].hooks & ~MT_TRACED);
 	}
 	size_t nhooks = 0;
 	for (int i = 1; i < MT_OPS_MAX; i++)
@@ -1495,6 +1495,7 @@ static void atfork_child(void)
 	memset(write_errors_said, 0, sizeof write_errors_said);
 	mt_patch_after_fork();
 	mt_buffers_after_fork();
+	mt_trace_after_fork();
 	if (out_fd >= 0 && out_fd != 2 && out_fd != err_fd)
 		close(out_fd);              /* (the copy of stderr: the child's too) */
 	out_fd = -1;
@@ -1539,7 +1540,7 @@ static void say_empty_filter(void)
 	if (!v || !*v || getpid() != owner)
 		return;
 	for (size_t i = 0; i < mt_reg.nfuncs; i++)
-		if (mt_reg.funcs[i].want && mt_reg.objs[mt_reg.funcs[i].obj]->live)
+		if (mt_traced(&mt_reg.funcs[i]) && mt_reg.objs[mt_reg.funcs[i].obj]->live)
 			return;
 	/* (a program with no table says nothing: a shell or make that runs
 	 * the programs to trace, which get the variable) */
@@ -1681,7 +1682,7 @@ static void start_up(char **envp, bool again)
 		mt_msg("MCOUNT_TRACE_TRACER: no function_graph on %s yet: function it is", mt_arch.name);
 	else if (tracer < 0)
 		mt_msg("MCOUNT_TRACE_TRACER: '%s' is neither function nor function_graph: function it is", tr);
-	atomic_store(&mt_tracer, tracer < 0 ? MT_TRACER_FUNCTION : tracer);
+	mt_trace_init(tracer < 0 ? MT_TRACER_FUNCTION : tracer);
 	const char *na = mt_env("MCOUNT_TRACE_ARGS");
 	if (na && *na) {
 		char *end;

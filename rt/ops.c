@@ -4,8 +4,9 @@
  * The kernel's ftrace_ops, for a program: each registered hook (an id,
  * 1 to MT_OPS_MAX - 1) has a filter and a notrace, which select
  * functions as the tracer's filters do; a function's bit id says the
- * hook selects it (struct mt_func.hooks), beside the tracer's own flag
- * (want).  Nothing here writes code: the pass (patch.c) brings each
+ * hook selects it (struct mt_func.hooks).  The tracer is user 0
+ * (trace.c, MT_OP_SITE), its bit set by its own filters (sites.c).
+ * Nothing here writes code: the pass (patch.c) brings each
  * site to mt_func_on(), and publishes each changed function's users to
  * the hot path's table (mt_ops_publish) before it changes the site.
  *
@@ -43,12 +44,12 @@ void mt_ops_publish(uint32_t i)
 		return;
 	const struct mt_func *f = &mt_reg.funcs[i];
 	atomic_store_explicit(&t->f[i].redirect, f->redirect, memory_order_release);
-	atomic_store_explicit(&t->f[i].mask, f->hooks | (mt_users)f->want, memory_order_release);
+	atomic_store_explicit(&t->f[i].mask, f->hooks, memory_order_release);
 }
 
 bool mt_ops_own(const struct mt_func *f)
 {
-	return !f->want && !f->redirect && f->hooks && !(f->hooks & atomic_load(&mt_ops_exits));
+	return f->hooks && !(f->hooks & (MT_TRACED | atomic_load(&mt_ops_exits))) && !f->redirect;
 }
 
 static struct mt_hooktab *building;
@@ -106,7 +107,7 @@ static int table_anew(void)
 	t->n = n;
 	for (size_t i = 0; i < n; i++) {
 		const struct mt_func *f = &mt_reg.funcs[i];
-		atomic_init(&t->f[i].mask, f->hooks | (mt_users)f->want);
+		atomic_init(&t->f[i].mask, f->hooks);
 		atomic_init(&t->f[i].redirect, f->redirect);
 		t->f[i].addr = f->addr;
 	}
@@ -292,8 +293,36 @@ void mt_ops_release(int id)
 	atomic_fetch_and(&ids_waiting, ~MT_USER(id));
 }
 
+/* The library's own user: id 0, its functions chosen by the tracer's
+ * filters, its exits switched by its style (mt_ops_exits_set); it
+ * needs no look-up (mt_ops_on stays as it is). */
+static int add_site_user(struct mt_op *op)
+{
+	if (atomic_load(&mt_ops[MT_TRACER_ID])) {
+		errno = EBUSY;
+		return -1;
+	}
+	op->gen = atomic_fetch_add(&mt_ops_gen, 1) + 1;
+	if (op->flags & MCOUNT_HOOK_GENERAL_REGS)
+		atomic_fetch_or(&mt_ops_genregs, MT_TRACED);
+	else
+		atomic_fetch_or(&mt_ops_vecsave, MT_TRACED);
+	atomic_store_explicit(&mt_ops[MT_TRACER_ID], op, memory_order_release);
+	return MT_TRACER_ID;
+}
+
+void mt_ops_exits_set(int id, bool on)
+{
+	if (on)
+		atomic_fetch_or(&mt_ops_exits, MT_USER(id));
+	else
+		atomic_fetch_and(&mt_ops_exits, ~MT_USER(id));
+}
+
 int mt_ops_add(struct mt_op *op)
 {
+	if (op->iflags & MT_OP_SITE)
+		return add_site_user(op);
 	int id = 1;
 	mt_users waiting = atomic_load(&ids_waiting);
 	while (id < MT_OPS_MAX && (atomic_load(&mt_ops[id]) || (waiting & MT_USER(id))))

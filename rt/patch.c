@@ -721,8 +721,8 @@ static void sites_read(struct mt_site *const *batch, size_t n, struct poke *pk, 
 static void unreadable_now(const struct mt_site *s, int err)
 {
 	const struct mt_object *o = mt_reg.objs[s->obj];
-	if (!mt_reg.funcs[s->func].hooks)
-		mt_reg.funcs[s->func].want = atomic_load(&s->state) != MT_NOP;
+	if (!(mt_reg.funcs[s->func].hooks & ~MT_TRACED))
+		mt_set_traced(&mt_reg.funcs[s->func], atomic_load(&s->state) != MT_NOP);
 	char why[sizeof apply_why];
 	snprintf(why, sizeof why, "%s: %#lx <%s>: cannot be read (%s): left as it is", o->name,
 		 (unsigned long)s->addr, mt_reg.funcs[s->func].name, strerror(err));
@@ -1301,13 +1301,13 @@ static void want_as_is(struct mt_site **batch, size_t n)
 {
 	for (size_t i = 0; i < n;) {
 		struct mt_func *f = &mt_reg.funcs[batch[i]->func];
-		bool want = f->want;
+		bool want = mt_traced(f);
 		size_t j = i;
 		/* (a function a hook selects keeps its flags: the pass tries
 		 * again each time) */
 		for (; j < n && batch[j]->func == batch[i]->func; j++)
-			if ((atomic_load(&batch[j]->state) != MT_NOP) != want && !f->hooks)
-				f->want = !want;
+			if ((atomic_load(&batch[j]->state) != MT_NOP) != want && !(f->hooks & ~MT_TRACED))
+				mt_set_traced(f, !want);
 		i = j;
 	}
 	mt_sites_all_dirty();

@@ -2,9 +2,10 @@
 /* rt.h - libmcount-trace's internal interfaces.
  *
  * The runtime follows the kernel's dynamic ftrace: one record per call
- * site (struct mt_site: address, bytes, state), filters that only set a
- * per-function flag (struct mt_func.want), and one pass (patch.c) that
- * turns flags into code changes, batched, with the breakpoint protocol.
+ * site (struct mt_site: address, bytes, state), filters that only set
+ * per-function flags (struct mt_func.hooks: which users want it, the
+ * tracer one of them), and one pass (patch.c) that turns flags into
+ * code changes, batched, with the breakpoint protocol.
  * Everything that knows an opcode is behind struct mt_arch (arch-*.c);
  * the hook trampolines are in hook-*.S.
  *
@@ -15,8 +16,11 @@
  *              function's sites serve
  *   patch.c    writing code (/proc/self/mem), the breakpoint protocol,
  *              the SIGTRAP handler, trampoline pages
- *   buffer.c   the clock, the per-thread event buffers and shadow stacks
- *              (the hot path: entry hook and return trampoline)
+ *   buffer.c   the clock, the per-thread buffers and shadow stacks,
+ *              the hot path (entry hook and return trampoline) that
+ *              calls each call's users
+ *   trace.c    the tracer: user 0 of the hooks layer, its events put
+ *              into the rings
  *   args.c     function events: argument prototypes, their sites, and
  *              how recorded arguments are written
  *   dwarf.c    prototypes from the objects' DWARF (bare-glob events)
@@ -598,8 +602,8 @@ struct mt_func {
 	const char *const *alias;     /* its versioned names (struct mt_sym) */
 	uintptr_t addr;
 	uint16_t obj;
-	bool want;                    /* traced */
-	mt_users hooks;               /* the hooks that select it (ops.c): bit id */
+	mt_users hooks;               /* its users: bit id a hook's (ops.c), bit 0
+				       * the tracer's (MT_TRACED: sites.c's rules) */
 	uintptr_t redirect;           /* its calls go there instead (ops.c), or 0 */
 	bool notrace;
 	bool unfit;                   /* a site of it where no event can hold the
@@ -607,11 +611,24 @@ struct mt_func {
 	const struct mt_proto *proto; /* its arguments are recorded so (args.c) */
 };
 
+/* The tracer is user 0 of the hooks layer (trace.c): a function it
+ * traces has bit 0 of its users. */
+#define MT_TRACER_ID 0
+#define MT_TRACED ((mt_users)1 << MT_TRACER_ID)
+static inline bool mt_traced(const struct mt_func *f)
+{
+	return (f->hooks & MT_TRACED) != 0;
+}
+static inline void mt_set_traced(struct mt_func *f, bool on)
+{
+	f->hooks = on ? f->hooks | MT_TRACED : f->hooks & ~MT_TRACED;
+}
+
 /* Does any user want the function's sites to call the hook: the
- * tracer, or a hook (ops.c)? */
+ * tracer, a hook (ops.c), a redirect? */
 static inline bool mt_func_on(const struct mt_func *f)
 {
-	return f->want || f->hooks || f->redirect;
+	return f->hooks || f->redirect;
 }
 
 /* A map for the hot path, from the address after a site (what the hook
@@ -764,27 +781,39 @@ MT_HIDDEN const char *mt_name_of(uintptr_t addr, char *buf, size_t len);
 
 /* ---- hooks (ops.c): the users of each function's sites ----
  *
- * A function's sites serve the tracer (struct mt_func.want) and the
- * hooks of mcount-hooks.h whose filters select it (mt_func.hooks, a bit
- * a hook: ids 1 to MT_OPS_MAX - 1).  A site calls the hook while any of
- * them wants it (mt_func_on).  The hot path learns a call's users from
- * mt_hooktab, once any hook is registered (mt_ops_on): the address after
- * the site gives its function's mask, bit 0 the tracer, published by the
- * pass (mt_ops_publish) before the site's code changes, so that a call
- * still under way when a user leaves serves no one it should not. */
+ * A function's sites serve the users whose filters select it
+ * (mt_func.hooks, a bit each): the hooks of mcount-hooks.h (ids 1 to
+ * MT_OPS_MAX - 1) and the tracer (id 0, trace.c: the function and
+ * function_graph tracers and the function events, registered as one
+ * more user, its functions chosen by the tracer's filters, sites.c).
+ * A site calls the hook while any of them wants it (mt_func_on).  The
+ * hot path learns a call's users from mt_hooktab, once a hook or a
+ * redirect needs it (mt_ops_on; before, every call is the tracer's):
+ * the address after the site gives its function's mask, published by
+ * the pass (mt_ops_publish) before the site's code changes, so that a
+ * call still under way when a user leaves serves no one it should not. */
 #include "mcount-hooks.h"
-/* A registered hook as the hot path reads it; gen: its registration's
+/* A registered user as the hot path reads it; gen: its registration's
  * number (an exit runs only for a registration as old as its entry). */
 struct mt_op {
 	mcount_hook_fn entry, exit;
 	void *data;
 	unsigned long gen;
 	unsigned flags;               /* mcount_hook_create's */
+	unsigned iflags;              /* MT_OP_* */
 	char *filter, *notrace;       /* its functions (hooks.c's, read by ops.c
 				       * under the registry's lock) */
 	uint32_t *sel;                /* those functions' indices, sorted (ops.c's) */
 	size_t nsel;
 };
+/* The library's own user (the tracer, id 0): its callbacks are given a
+ * struct mt_call (the site of each call, the time read once), and named
+ * no function, so that a call needs no look-up while it is the only
+ * user; its exit callback runs for every frame whose return it took,
+ * nested or left (mt_call.nested, unwound), where it counts what it
+ * could not record.  Never freed, never through an own trampoline
+ * (hook-x86_64.S tests bit 0). */
+#define MT_OP_SITE 1u
 MT_HIDDEN extern _Atomic(struct mt_op *) mt_ops[MT_OPS_MAX];
 MT_HIDDEN extern _Atomic unsigned long mt_ops_gen;
 MT_HIDDEN extern atomic_bool mt_ops_on;
@@ -835,6 +864,23 @@ struct mcount_regs {
 	uint32_t depth;
 	uintptr_t frame;
 };
+/* What the library's own user (MT_OP_SITE) is given: the callback's
+ * struct mcount_regs, and the call's site (the address after it), its
+ * time and CPU (read once: the frame's shadow entry has the same);
+ * at an entry the users that want its exit (wants: the hot path's view,
+ * the frame's return taken or not, r.noexit), whether the shadow stack
+ * was too full to take it (noshadow), and the users that want no exit
+ * after all (drop: set by the callbacks); at an exit whether the hook
+ * was entered already (a signal handler's function returning inside
+ * it), and whether the frame was left without returning (unwound). */
+struct mt_call {
+	struct mcount_regs r;
+	uintptr_t site;
+	uint64_t ts;
+	unsigned cpu;
+	bool noshadow, nested, unwound;
+	mt_users wants, drop;
+};
 /* Registry lock held for all of these. */
 /* Function i's users as the hot path will see them (the pass, before
  * it changes i's sites). */
@@ -844,8 +890,12 @@ MT_HIDDEN void mt_ops_publish(uint32_t i);
  * trampoline (MT_OWN)? */
 MT_HIDDEN bool mt_ops_own(const struct mt_func *f);
 /* A hook's id taken and its filter applied (the code: mt_apply); -1
- * with errno (ENOSPC, ENOMEM, EINVAL). */
+ * with errno (ENOSPC, ENOMEM, EINVAL).  The library's own user
+ * (MT_OP_SITE) takes id 0, its functions chosen elsewhere. */
 MT_HIDDEN int mt_ops_add(struct mt_op *op);
+/* Whether user id's exit callback is wanted from now on (the tracer's
+ * style: its entries' returns taken or not). */
+MT_HIDDEN void mt_ops_exits_set(int id, bool on);
 /* Is a filter good (0), or not (-1, EINVAL)? */
 MT_HIDDEN int mt_ops_check(const char *filter);
 /* Its filter and notrace changed. */
@@ -1089,6 +1139,18 @@ static inline bool mt_ev_holds(uintptr_t a)
 #ifndef MT_STACK_WORD0
 #define MT_STACK_WORD0 1
 #endif
+/* Word i of a call's arguments: a register the hook kept, or a word
+ * of the caller's stack above the return address (slot). */
+static inline uintptr_t mt_arg_word(const uintptr_t *regs, const uintptr_t *slot, unsigned i)
+{
+#if MT_REG_ARGS
+	if (i < MT_REG_ARGS)
+		return regs[i];
+#else
+	(void)regs;
+#endif
+	return slot[MT_STACK_WORD0 + i - MT_REG_ARGS];
+}
 #define MT_MAX_ARGS 12                /* beyond the registers: the stack */
 #define MT_STR_MAX 128
 #define MT_STR_CUT (UINT64_C(1) << 32)
@@ -1207,9 +1269,14 @@ struct mt_debug_file {
 };
 MT_HIDDEN void mt_debug_file(const struct mt_object *o, struct mt_debug_file *df);
 
-/* The tracers (the kernel's current_tracer). */
+/* The tracers (the kernel's current_tracer), trace.c: the tracer's
+ * user registered (mt_trace_init), and its style: function_graph takes
+ * each traced function's return, function does not. */
 enum { MT_TRACER_FUNCTION, MT_TRACER_GRAPH };
 MT_HIDDEN extern atomic_int mt_tracer;
+MT_HIDDEN void mt_trace_init(int style);
+MT_HIDDEN void mt_trace_style(int style);
+MT_HIDDEN void mt_trace_after_fork(void);
 
 /* A hijacked return: where the function would have returned, the stack
  * slot that held that address (bit 0: given back to the frame by an
@@ -1222,7 +1289,7 @@ struct mt_shadow {
 	uintptr_t slot;
 	uintptr_t ip;
 	uint64_t ts;
-	mt_users users;               /* whose exits run: bit 0 the tracer, bit id a hook */
+	mt_users users;               /* whose exits run (bit 0 the tracer's) */
 	unsigned long gen;            /* mt_ops_gen at the entry */
 #if !MT_KEY_IS_SLOT
 	uintptr_t key;

@@ -5,7 +5,8 @@
  * be a call to the hook (mt_arch.decode) before it is ever written; an
  * entry that is not is reported once and never touched.  Each good site
  * belongs to the function symbol that holds it.  A filter only sets
- * want/notrace on functions; mt_apply() (patch.c) makes the code follow,
+ * the tracer's bit (MT_TRACED) and notrace on functions; mt_apply()
+ * (patch.c) makes the code follow,
  * called by what set them.
  * The filters given so far are kept and replayed on the functions of
  * objects loaded later, so that dlopen()ed code obeys them too.
@@ -297,19 +298,14 @@ static bool apply_one(const struct rule *r, uint32_t i)
 	struct mt_func *f = &mt_reg.funcs[i];
 	if (!mt_reg.objs[f->obj]->live || f->unfit || !matches(r, f))
 		return false;
-	bool want = f->want, marked = f->notrace;
-	if (r->what == 2) {
+	bool want = mt_traced(f), marked = f->notrace;
+	if (r->what == 2)
 		f->notrace = true;
-		f->want = false;
-	} else if (r->what == 1) {
-		f->want = !f->notrace;
-	} else {
-		f->want = false;
-	}
-	if (want != f->want)
+	mt_set_traced(f, r->what == 1 && !f->notrace);
+	if (want != mt_traced(f))
 		mark_dirty(i);
 	/* (notrace changes a function it marks, traced or not) */
-	return want != f->want || marked != f->notrace;
+	return want != mt_traced(f) || marked != f->notrace;
 }
 
 /* Calls fn with each function from index from on that a glob (and a
