@@ -36,6 +36,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/membarrier.h>
 #include <signal.h>
 #include <stdint.h>
@@ -47,8 +48,8 @@
 
 #include "cpu.h"
 #include "rt.h"
-#if defined(__x86_64__)
 #include <stddef.h>
+#if defined(__x86_64__)
 #include "hook-offsets.h"
 _Static_assert(offsetof(struct mt_tbuf, nest) == MT_TB_NEST, "hook-offsets.h");
 _Static_assert(offsetof(struct mt_tbuf, nest_sp) == MT_TB_NEST_SP, "hook-offsets.h");
@@ -111,13 +112,78 @@ static inline __attribute__((always_inline)) uint64_t clock_read(unsigned *cpu)
 	return mt_clock_now(cpu);
 }
 
+int mt_rec_dir = -1;
+
+/* Decimal digits of v at p; returns the end. */
+static char *put_dec(char *p, unsigned long v)
+{
+	char d[24];
+	int k = 0;
+	do
+		d[k++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (k)
+		*p++ = d[--k];
+	return p;
+}
+
+/* A recording's ring (doc/trace-format.md): ring-TID (ring-TID.N where
+ * a thread of the same id had one), a file of the recording's directory
+ * mapped shared, its header first; NULL if it cannot be had (the
+ * thread's events are then drained all the same, from memory that dies
+ * with the process). */
+static struct mt_tbuf *rec_tbuf(uint64_t n, long tid)
+{
+	char name[40] = "ring-", *p = put_dec(name + 5, (unsigned long)tid);
+	long fd = -1;
+	for (unsigned k = 0; k < 100 && fd < 0; k++) {
+		char *q = p;
+		if (k) {
+			*q++ = '.';
+			q = put_dec(q, k);
+		}
+		*q = 0;
+		fd = mt_raw6(SYS_openat, mt_rec_dir, (long)name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			     0600, 0, 0);
+		if (fd < 0 && fd != -EEXIST)
+			return NULL;
+	}
+	if (fd < 0)
+		return NULL;
+	size_t size = MT_REC_HEAD + sizeof(struct mt_tbuf) + n * sizeof(struct mt_event);
+	long p0 = mt_raw6(SYS_ftruncate, fd, (long)size, 0, 0, 0, 0) < 0 ? -1 : mt_raw_mmap_file(size, fd);
+	mt_raw6(SYS_close, fd, 0, 0, 0, 0, 0);
+	if (p0 < 0 && p0 > -4096)
+		return NULL;
+	unsigned char *h = (unsigned char *)p0;
+	struct mt_tbuf *b = (struct mt_tbuf *)(h + MT_REC_HEAD);
+	uint32_t u32[4] = { 0x01020304u, 1, (uint32_t)sizeof(mt_seq), (uint32_t)tid };
+	uint64_t off[10] = { offsetof(struct mt_tbuf, head), offsetof(struct mt_tbuf, tail),
+			     offsetof(struct mt_tbuf, mask), offsetof(struct mt_tbuf, ev),
+			     offsetof(struct mt_tbuf, lost), offsetof(struct mt_tbuf, comm),
+			     offsetof(struct mt_tbuf, noshadow), offsetof(struct mt_tbuf, unwound),
+			     offsetof(struct mt_tbuf, untabled), offsetof(struct mt_tbuf, recursion) };
+	__builtin_memcpy(h, "MCTRING", 8);
+	__builtin_memcpy(h + 8, u32, sizeof u32);
+	for (unsigned i = 0; i < 10; i++)
+		off[i] += MT_REC_HEAD;
+	__builtin_memcpy(h + 24, off, sizeof off);
+	/* (the stream's name: the ring's, from its TID on) */
+	unsigned i = 0;
+	for (const char *s = name + 5; *s && i + 1 < sizeof b->rec_name; s++)
+		b->rec_name[i++] = *s;
+	b->rec_name[i] = 0;
+	return b;
+}
+
 static struct mt_tbuf *tbuf_new(void)
 {
 	uint64_t n = 1;
 	while (n < mt_buffer_events)
 		n <<= 1;
-	/* A buffer an exited thread left, emptied and freed by a drain. */
-	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
+	/* A buffer an exited thread left, emptied and freed by a drain (not
+	 * in a recording: each thread's ring is its file). */
+	for (struct mt_tbuf *b = mt_rec_dir < 0 ? atomic_load(&mt_tbufs) : NULL; b; b = b->next) {
 		int free_state = MT_TBUF_FREE;
 		if (b->mask == n - 1 && atomic_load_explicit(&b->state, memory_order_relaxed) == MT_TBUF_FREE &&
 		    atomic_compare_exchange_strong(&b->state, &free_state, MT_TBUF_OWNED)) {
@@ -130,8 +196,9 @@ static struct mt_tbuf *tbuf_new(void)
 			return b;
 		}
 	}
+	struct mt_tbuf *rb = mt_rec_dir >= 0 ? rec_tbuf(n, mt_raw6(SYS_gettid, 0, 0, 0, 0, 0, 0)) : NULL;
 	size_t size = sizeof(struct mt_tbuf) + n * sizeof(struct mt_event);
-	long p = mt_raw_mmap_anon(size);
+	long p = rb ? (long)rb : mt_raw_mmap_anon(size);
 	if (p < 0 && p > -4096) {
 		/* Too large for the memory there is: a small ring, whose
 		 * overflows are counted lost as a full ring's are (said). */
@@ -1020,9 +1087,38 @@ void mt_shadow_rehook(uintptr_t sp)
 
 /* After fork(): the child has one thread, this one; the other threads'
  * buffers are the parent's to write out. */
+/* After fork, in a recording: the thread's buffer, a ring of the
+ * parent's (a shared mapping), exchanged for one of the child's own,
+ * with what the thread's frames need of it (the shadow stack). */
+static struct mt_tbuf *rehome(struct mt_tbuf *old)
+{
+	uint64_t n = old->mask + 1;
+	size_t size = sizeof(struct mt_tbuf) + n * sizeof(struct mt_event);
+	struct mt_tbuf *b = mt_rec_dir >= 0 ? rec_tbuf(n, mt_raw6(SYS_gettid, 0, 0, 0, 0, 0, 0)) : NULL;
+	if (!b) {
+		long p = mt_raw_mmap_anon(size);
+		if (p < 0 && p > -4096)
+			return old;   /* (written by the child as the parent's: nothing better) */
+		b = (struct mt_tbuf *)p;
+	}
+	b->mask = old->mask;
+	atomic_init(&b->state, MT_TBUF_OWNED);
+	__builtin_memcpy(b->comm, old->comm, sizeof b->comm);
+	b->nest = old->nest;
+	b->nest_sp = old->nest_sp;
+	atomic_store(&b->held, atomic_load(&old->held));
+	b->sdepth = old->sdepth;
+	__builtin_memcpy(b->shadow, old->shadow, old->sdepth * sizeof *old->shadow);
+	mt_raw6(SYS_munmap, (long)((char *)old - MT_REC_HEAD), (long)(MT_REC_HEAD + size), 0, 0, 0, 0);
+	mt_self = b;
+	return b;
+}
+
 void mt_buffers_after_fork(void)
 {
 	struct mt_tbuf *b = mt_self;
+	if (b && b->rec_name[0])
+		b = rehome(b);
 	if (b) {
 		mt_seq_store(&b->head, 0, memory_order_seq_cst);
 		mt_seq_store(&b->tail, 0, memory_order_seq_cst);

@@ -328,6 +328,10 @@ static long drain_locked(void)
 	if (unseen_child())
 		return 0;
 	say_nobuf(false);
+	if (mt_rec_dir >= 0) {
+		long r = mt_record_drain();
+		return r;
+	}
 	if (out_ended)
 		return 0;          /* after the end of a Chrome document: nothing */
 	if (out_fd < 0 && out_path && *out_path && events_pending())
@@ -544,8 +548,14 @@ static int tracer_of(const char *t)
 /* A whole document of the trace so far (show, the API): text and JSON
  * lines have no head (the text header is the file's), Chrome's has its
  * array opened and closed. */
+static long drain_output(void);
 static long write_doc(int fd, enum mt_fmt fmt, int wait_ms)
 {
+	if (mt_rec_dir >= 0) {
+		/* (a recording's events are the recording's: drained there) */
+		drain_output();
+		return 0;
+	}
 	if (fmt == MT_FMT_CHROME)
 		mt_write_header(fd, fmt, 0);
 	/* (no lock held: the drain writes with none, and a show's style is
@@ -1270,11 +1280,17 @@ static void end_channel(void)
  * and every millisecond while drains find events: a thread calling a
  * traced function every 100 ns fills a default buffer in 13 ms, and a
  * drain late by a few scheduler ticks on a busy machine would lose it. */
+/* Are the buffers drained into a file (the output, or a recording)? */
+static bool drains_to_file(void)
+{
+	return (out_path && *out_path) || mt_rec_dir >= 0;
+}
+
 static void *control_thread(void *arg)
 {
 	(void)arg;
 	atomic_store(&mt_library_tid, (long)mt_raw6(SYS_gettid, 0, 0, 0, 0, 0, 0));
-	int wait = out_path && *out_path ? 20 : 1000;
+	int wait = drains_to_file() ? 20 : 1000;
 	uint64_t drained = now_ns();
 	for (;;) {
 		struct pollfd p[1 + MT_CONN_MAX];
@@ -1338,7 +1354,7 @@ static void *control_thread(void *arg)
 		drained = now;
 		mt_hooks_reclaim();
 		long n = drain_output();
-		if (out_path && *out_path)
+		if (drains_to_file())
 			wait = n > 0 && (uint64_t)n > mt_buffer_events / 64 ? 1 : 20;
 		else
 			mt_reap();
@@ -1394,7 +1410,7 @@ static void sweep_stale(const char *dir)
  * not every child it forks). */
 static void start_control(bool sweep)
 {
-	if (!control_on && !(out_path && *out_path))
+	if (!control_on && !drains_to_file())
 		return;
 	if (control_on && !socket_path()) {
 		struct sockaddr_un a = { .sun_family = AF_UNIX };
@@ -1494,6 +1510,7 @@ static void atfork_child(void)
 	mt_untabled_events = 0;
 	memset(write_errors_said, 0, sizeof write_errors_said);
 	mt_patch_after_fork();
+	mt_record_after_fork();
 	mt_buffers_after_fork();
 	mt_trace_after_fork();
 	if (out_fd >= 0 && out_fd != 2 && out_fd != err_fd)
@@ -1706,12 +1723,20 @@ static void start_up(char **envp, bool again)
 	if (out_path && !strcmp(out_path, "-") && err_fd == 2)
 		keep_stderr();
 	const char *full = mt_env("MCOUNT_TRACE_FULL");
+	const char *rec = again ? NULL : mt_env("MCOUNT_TRACE_RECORD");
+	if (rec && !*rec)
+		rec = NULL;
+	if (rec && out_path) {
+		mt_msg("MCOUNT_TRACE_RECORD and MCOUNT_TRACE_OUTPUT: the recording it is");
+		free(out_path);
+		out_path = NULL;
+	}
 	if (full && *full && strcmp(full, "drop") && strcmp(full, "wait"))
 		mt_msg("MCOUNT_TRACE_FULL: '%s' is neither drop nor wait: drop it is", full);
-	else if (full && !strcmp(full, "wait") && !(out_path && *out_path))
+	else if (full && !strcmp(full, "wait") && !(out_path && *out_path) && !rec)
 		mt_msg("MCOUNT_TRACE_FULL=wait: no MCOUNT_TRACE_OUTPUT to drain the buffers into: drop it is");
 	else
-		mt_full_wait = full && !strcmp(full, "wait");
+		mt_full_wait = full ? !strcmp(full, "wait") : rec != NULL;
 	if (!again)
 		mt_clock_init();
 #ifdef MT_SHARED
@@ -1746,6 +1771,9 @@ static void start_up(char **envp, bool again)
 	}
 	pthread_mutex_unlock(&mt_reg.lock);
 	pthread_mutex_unlock(&mt_reg.pass);
+	/* (a recording's directory: each process's own, from its start) */
+	if (rec && mt_record_open(rec))
+		mt_full_wait = full && !strcmp(full, "wait") && out_path;
 	if (getpid() == owner)
 		open_output();        /* the others' files, at their first event */
 	if (!again) {
@@ -1828,6 +1856,7 @@ static void finish(void)
 		return;
 	pthread_mutex_lock(&file_lock);
 	drain_locked();
+	mt_record_end();
 	if (out_fd >= 0)
 		mt_write_end(out_fd, out_fmt);     /* a program it execs does not get here */
 	out_ended = true;
@@ -1885,7 +1914,7 @@ static void exit_finish(void)
 		return;
 	if (sock_path[0])
 		unlink(sock_path);
-	if (!(out_path && *out_path && !out_ended && (out_fd >= 0 || events_pending())))
+	if (mt_rec_dir < 0 && !(out_path && *out_path && !out_ended && (out_fd >= 0 || events_pending())))
 		return;
 	if (!atomic_load(&control_running)) {
 		finish();
@@ -2211,6 +2240,7 @@ void *dlopen(const char *file, int flags)
 		pthread_mutex_unlock(&mt_reg.lock);
 		mt_pass_unlock(pass);
 		mt_hooks_reclaim();
+		mt_record_tables();
 	}
 	return h;
 }

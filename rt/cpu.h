@@ -541,6 +541,18 @@ static inline long mt_raw_mmap_anon(size_t size)
 #endif
 }
 
+/* The same, shared, of the file fd from its start (a recording's ring:
+ * record.c). */
+static inline long mt_raw_mmap_file(size_t size, long fd)
+{
+#if defined(__s390x__)
+	long a[6] = { 0, (long)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0 };
+	return mt_raw6(SYS_mmap, (long)a, 0, 0, 0, 0, 0);
+#else
+	return mt_raw6(MT_SYS_MMAP, 0, (long)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+#endif
+}
+
 /* The floating-point and vector registers that carry arguments and
  * return values, kept around a hook's callbacks (buffer.c): a callback
  * is the program's code, compiled to use them, and the hooks (hook-*.S)

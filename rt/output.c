@@ -341,7 +341,8 @@ static bool thread_gone(int tid)
  * exits, and would be reset with them. */
 static void reap_one(struct mt_tbuf *b)
 {
-	if (atomic_load(&b->state) != MT_TBUF_OWNED || !thread_gone(b->tid) || b->lost != b->lost_seen ||
+	/* (a recording's ring keeps its counts: the file says them) */
+	if (mt_rec_dir >= 0 || atomic_load(&b->state) != MT_TBUF_OWNED || !thread_gone(b->tid) || b->lost != b->lost_seen ||
 	    atomic_load(&b->head) != atomic_load(&b->tail))
 		return;
 	atomic_store(&b->head, 0);

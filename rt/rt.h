@@ -1329,6 +1329,10 @@ struct mt_tbuf {
 	char pad[64];
 	_Atomic mt_seq tail;          /* written by the reader */
 	uint64_t lost_seen;
+	int rec_fd;                   /* reader, recording: the thread's stream */
+	bool rec_open, rec_gone;      /* (open; closed for good: the thread is gone) */
+	uint64_t rec_len;             /* events in the stream */
+	char rec_name[24];            /* TID, or TID.N: ring-NAME, stream-NAME */
 	uint32_t nopen;               /* reader: this thread's open entries (their ts) */
 	int named_tid;                /* reader: the thread, and its name, the */
 	char named[16];               /* output file's Chrome document has */
@@ -1338,6 +1342,25 @@ struct mt_tbuf {
 };
 
 MT_HIDDEN extern struct mt_tbuf *_Atomic mt_tbufs;
+/* ---- a recording (record.c; doc/trace-format.md) ----
+ * Its process directory (-1: none): each thread's buffer is then a
+ * file there (ring-NAME), shared-mapped after a header of MT_REC_HEAD
+ * bytes, so that what the thread put survives the process; the drain
+ * copies it into stream-NAME. */
+#define MT_REC_HEAD 4096
+MT_HIDDEN extern int mt_rec_dir;
+MT_HIDDEN int mt_record_open(const char *dir);
+/* The rings' events into the streams (and new objects' functions, a
+ * clock pair, first); the events written, -1 (errno) if a write failed. */
+MT_HIDDEN long mt_record_drain(void);
+MT_HIDDEN void mt_record_end(void);
+/* The functions of objects come since, written (after a dlopen). */
+MT_HIDDEN void mt_record_tables(void);
+/* In a child after fork: a directory of its own, its buffers not the
+ * parent's (before mt_buffers_after_fork). */
+MT_HIDDEN void mt_record_after_fork(void);
+/* The full ring's wait, in rounds of 50 us (MCOUNT_TRACE_FULL=wait). */
+MT_HIDDEN extern unsigned mt_full_wait_rounds;
 /* The calling thread's buffer (NULL: none yet, or gone), and whether
  * every hold of a hook's callbacks is fenced (no membarrier): buffer.c's,
  * read by hook-x86_64.S's fast path too. */

@@ -34,16 +34,18 @@ atomic_bool mt_retval;
 atomic_bool mt_args_on;
 atomic_int mt_tracer;
 bool mt_full_wait;
+unsigned mt_full_wait_rounds = 2000;
 
-/* A full ring, when the trace goes to a file and MCOUNT_TRACE_FULL=wait:
- * the thread waits for the drain (which runs every millisecond while it
- * finds events) rather than lose the event, up to 0.1 s, so that a drain
- * that cannot run (a lock the waiting thread holds) costs time, not a
- * deadlock.  Returns whether there is room now. */
+/* A full ring, when the trace goes to a file and MCOUNT_TRACE_FULL=wait
+ * (a recording's default): the thread waits for the drain (which runs
+ * every millisecond while it finds events) rather than lose the event,
+ * up to 0.1 s (a recording's: 10 s), so that a drain that cannot run (a
+ * lock the waiting thread holds) costs time, not a deadlock.  Returns
+ * whether there is room now. */
 static __attribute__((noinline, cold)) bool wait_room(struct mt_tbuf *b, mt_seq h)
 {
 	struct timespec ts = { 0, 50000 };
-	for (int i = 0; i < 2000; i++) {
+	for (unsigned i = 0; i < mt_full_wait_rounds; i++) {
 		mt_raw6(SYS_clock_nanosleep, CLOCK_MONOTONIC, 0, (long)&ts, 0, 0, 0);
 		if ((mt_seq)(h - mt_seq_load(&b->tail, memory_order_acquire)) <= b->mask)
 			return true;

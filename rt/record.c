@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* record.c - a recording (mcount-trace record; doc/trace-format.md).
+ *
+ * MCOUNT_TRACE_RECORD=DIR: the process writes DIR/PID/ (DIR/PID-N where
+ * that is taken: a program exec'd in the same process).  Each thread's
+ * buffer is a file there (buffer.c: ring-NAME), shared-mapped, so that
+ * the events the thread put are in the file whatever becomes of the
+ * process; the drain (the control thread's, every millisecond while it
+ * finds events) copies each ring's events into stream-NAME and moves
+ * the ring's tail; before it, the functions of objects new since the
+ * last (funcs, objects) and, every 100 ms, a pair of clock readings.
+ * At the end, the last drain and `done`.  A child after fork records
+ * into a directory of its own, its buffers new: the parent's rings are
+ * shared mappings, which the child must not write.
+ *
+ * Every file is made with O_EXCL and O_NOFOLLOW in a directory the
+ * library made itself (DIR itself must be the user's and writable by
+ * no one else); each line of a text file is one write().
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+static int top_fd = -1;               /* DIR */
+static int files[4] = { -1, -1, -1, -1 };
+enum { F_CLOCK, F_OBJECTS, F_FUNCS, F_DONE };
+static const char *const file_names[] = { "clock", "objects", "funcs", "done" };
+static size_t objs_written, funcs_written;
+static bool *live_written;            /* objects said loaded and not yet unloaded */
+static size_t live_cap;
+static uint64_t last_pair_ns;
+static int write_err;                 /* the first write that failed (said once) */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void said_error(const char *what, int err)
+{
+	if (write_err)
+		return;
+	write_err = err;
+	mt_msg("the recording: %s: %s: the recording is incomplete", what, strerror(err));
+}
+
+/* A file of the process's directory, made anew (-1: said). */
+static int make_file(const char *name, int flags)
+{
+	int fd = openat(mt_rec_dir, name, flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		said_error(name, errno);
+	return fd;
+}
+
+/* One line (or lines) into fd, by one write. */
+static void put_line(int which, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put_line(int which, const char *fmt, ...)
+{
+	if (files[which] < 0)
+		return;
+	char small[512], *p = small;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof small) {
+		p = malloc((size_t)n + 1);
+		if (!p)
+			return;
+		va_start(ap, fmt);
+		vsnprintf(p, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	if (mt_write_all(files[which], p, (size_t)n) < 0)
+		said_error(file_names[which], errno);
+	if (p != small)
+		free(p);
+}
+
+static void clock_pair(void)
+{
+	unsigned cpu;
+	uint64_t best_t = 0, best_n = 0, best_d = UINT64_MAX;
+	for (int i = 0; i < 3; i++) {
+		uint64_t a = mono_ns();
+		uint64_t t = mt_clock_now(&cpu);
+		uint64_t b = mono_ns();
+		if (b - a < best_d) {
+			best_d = b - a;
+			best_t = t;
+			best_n = a + (b - a) / 2;
+		}
+	}
+	last_pair_ns = best_n;
+	put_line(F_CLOCK, "%llu %llu\n", (unsigned long long)best_t, (unsigned long long)best_n);
+}
+
+/* A C string literal of s (n bytes) into a new string. */
+static char *c_literal(const char *s, size_t n)
+{
+	char *out = malloc(4 * n + 3), *p = out;
+	if (!out)
+		return NULL;
+	*p++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\') {
+			*p++ = '\\';
+			*p++ = (char)c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			p += sprintf(p, "\\%03o", c);
+		} else {
+			*p++ = (char)c;
+		}
+	}
+	*p++ = '"';
+	*p = 0;
+	return out;
+}
+
+static void write_info(void)
+{
+	int fd = make_file("info", O_WRONLY);
+	if (fd < 0)
+		return;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = 0;
+	/* the arguments, from /proc/self/cmdline */
+	char *args = NULL;
+	size_t len = 0, cap = 0;
+	int cf = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	for (ssize_t r = 1; cf >= 0 && r > 0;) {
+		if (len + 4096 > cap) {
+			char *na = realloc(args, cap = len + 8192);
+			if (!na)
+				break;
+			args = na;
+		}
+		r = read(cf, args + len, cap - len);
+		if (r > 0)
+			len += (size_t)r;
+	}
+	if (cf >= 0)
+		close(cf);
+	size_t acap = 16, alen = 0;
+	char *argv_line = malloc(acap);
+	for (size_t i = 0; argv_line && args && i < len;) {
+		size_t e = i;
+		while (e < len && args[e])
+			e++;
+		char *lit = c_literal(args + i, e - i);
+		size_t ll = lit ? strlen(lit) : 0;
+		if (!lit)
+			break;
+		if (alen + ll + 2 > acap) {
+			char *na = realloc(argv_line, acap = 2 * (alen + ll + 2));
+			if (!na) {
+				free(lit);
+				break;
+			}
+			argv_line = na;
+		}
+		if (alen)
+			argv_line[alen++] = ' ';
+		memcpy(argv_line + alen, lit, ll);
+		alen += ll;
+		free(lit);
+		i = e + 1;
+	}
+	if (argv_line)
+		argv_line[alen] = 0;
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	files[F_DONE] = fd;           /* (put_line's: for the moment) */
+	put_line(F_DONE,
+		 "mcount-trace-data 1\nbyte-order %s\nword-bits %u\narch %s\npid %d\nppid %d\nprogram %s\nargv %s\n"
+		 "tracer %s\nclock %s\nstart %lld.%09ld\n",
+		 __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? "big" : "little", (unsigned)(8 * sizeof(void *)),
+		 mt_arch.name, (int)getpid(), (int)getppid(), exe, argv_line ? argv_line : "",
+		 atomic_load(&mt_tracer) == MT_TRACER_GRAPH ? "function_graph" : "function",
+		 mt_use_tsc ? "ticks" : "monotonic", (long long)rt.tv_sec, rt.tv_nsec);
+	files[F_DONE] = -1;
+	close(fd);
+	free(args);
+	free(argv_line);
+}
+
+/* The objects and functions the files do not have yet (registry lock). */
+static void write_tables(void)
+{
+	if (files[F_OBJECTS] < 0 || files[F_FUNCS] < 0)
+		return;
+	pthread_mutex_lock(&mt_reg.lock);
+	if (mt_reg.nobjs > live_cap) {
+		bool *nl = realloc(live_written, mt_reg.nobjs * 2 * sizeof *nl);
+		if (nl) {
+			memset(nl + live_cap, 0, (mt_reg.nobjs * 2 - live_cap) * sizeof *nl);
+			live_written = nl;
+			live_cap = mt_reg.nobjs * 2;
+		}
+	}
+	for (size_t i = 0; i < mt_reg.nobjs && i < live_cap; i++) {
+		const struct mt_object *o = mt_reg.objs[i];
+		if (i >= objs_written && o->live) {
+			put_line(F_OBJECTS, "O %zu %lx - %s\n", i, (unsigned long)o->bias, o->path ? o->path : o->name);
+			live_written[i] = true;
+		} else if (live_written[i] && !o->live) {
+			put_line(F_OBJECTS, "U %zu\n", i);
+			live_written[i] = false;
+		}
+	}
+	objs_written = mt_reg.nobjs < live_cap ? mt_reg.nobjs : live_cap;
+	for (size_t i = funcs_written; i < mt_reg.nfuncs; i++) {
+		const struct mt_func *f = &mt_reg.funcs[i];
+		if (f->obj < objs_written && live_written[f->obj])
+			put_line(F_FUNCS, "F %lx 0 %u %s\n", (unsigned long)f->addr, (unsigned)f->obj, mt_shown(f->name));
+	}
+	funcs_written = mt_reg.nfuncs;
+	pthread_mutex_unlock(&mt_reg.lock);
+}
+
+void mt_record_tables(void)
+{
+	if (mt_rec_dir >= 0)
+		write_tables();
+}
+
+/* DIR/PID (or PID-N) made and opened, its first files written. */
+static int open_process_dir(void)
+{
+	char name[40];
+	int pid = (int)getpid();
+	for (int k = 0; k < 100; k++) {
+		snprintf(name, sizeof name, k ? "%d-%d" : "%d", pid, k);
+		if (!mkdirat(top_fd, name, 0700))
+			break;
+		if (errno != EEXIST || k == 99) {
+			mt_msg("MCOUNT_TRACE_RECORD: %s: %s: nothing is recorded", name, strerror(errno));
+			return -1;
+		}
+	}
+	int d = openat(top_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (d < 0) {
+		mt_msg("MCOUNT_TRACE_RECORD: %s: %s: nothing is recorded", name, strerror(errno));
+		return -1;
+	}
+	mt_rec_dir = d;
+	objs_written = funcs_written = 0;
+	memset(live_written, 0, live_cap * sizeof *live_written);
+	write_err = 0;
+	write_info();
+	for (int i = F_CLOCK; i <= F_FUNCS; i++)
+		files[i] = make_file(file_names[i], O_WRONLY | O_APPEND);
+	clock_pair();
+	write_tables();
+	return 0;
+}
+
+int mt_record_open(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st)) {
+		mt_msg("MCOUNT_TRACE_RECORD: %s: %s: nothing is recorded", dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+		mt_msg("MCOUNT_TRACE_RECORD: %s: not a directory of this user's that only it may write: "
+		       "nothing is recorded", dir);
+		close(fd);
+		return -1;
+	}
+	top_fd = fd;
+	if (open_process_dir()) {
+		close(top_fd);
+		top_fd = -1;
+		return -1;
+	}
+	mt_full_wait_rounds = 200000;         /* 10 s */
+	return 0;
+}
+
+static bool thread_gone(int tid)
+{
+	return syscall(SYS_tgkill, getpid(), tid, 0) && errno == ESRCH;
+}
+
+/* Events [t, h) of b into its stream; returns where it got to. */
+static mt_seq to_stream(struct mt_tbuf *b, mt_seq t, mt_seq h)
+{
+	if (!b->rec_open) {
+		char name[48];
+		if (b->rec_name[0])
+			snprintf(name, sizeof name, "stream-%s", b->rec_name);
+		else
+			snprintf(name, sizeof name, "stream-%d", b->tid);
+		b->rec_fd = make_file(name, O_WRONLY | O_APPEND);
+		if (b->rec_fd < 0)
+			return t;
+		b->rec_open = true;
+	}
+	mt_seq done = t;
+	while (done != h) {
+		uint64_t i = done & b->mask, k = (mt_seq)(h - done);
+		if (k > b->mask + 1 - i)
+			k = b->mask + 1 - i;
+		size_t want = (size_t)k * sizeof(struct mt_event);
+		ssize_t w = write(b->rec_fd, &b->ev[i], want);
+		if (w == (ssize_t)want) {
+			b->rec_len += k;
+			done += (mt_seq)k;
+			continue;
+		}
+		int err = w < 0 ? errno : ENOSPC;
+		if (w > 0) {
+			/* whole events kept; a part of one taken back */
+			uint64_t whole = (uint64_t)w / sizeof(struct mt_event);
+			b->rec_len += whole;
+			done += (mt_seq)whole;
+			if (ftruncate(b->rec_fd, (off_t)(b->rec_len * sizeof(struct mt_event))))
+				err = errno;
+		}
+		said_error("a stream", err);
+		break;
+	}
+	return done;
+}
+
+long mt_record_drain(void)
+{
+	if (mt_rec_dir < 0)
+		return 0;
+	write_tables();
+	if (mono_ns() - last_pair_ns >= 100000000u)
+		clock_pair();
+	long n = 0;
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
+		if (b->rec_gone)
+			continue;
+		mt_seq h = atomic_load_explicit(&b->head, memory_order_acquire);
+		mt_seq t = atomic_load_explicit(&b->tail, memory_order_relaxed);
+		if (h == t) {
+			if (b->rec_open && thread_gone(b->tid) && atomic_load(&b->head) == h) {
+				close(b->rec_fd);
+				b->rec_open = false;
+				b->rec_gone = true;
+			}
+			continue;
+		}
+		mt_seq done = to_stream(b, t, h);
+		atomic_store_explicit(&b->tail, done, memory_order_release);
+		n += (long)(mt_seq)(done - t);
+	}
+	return n;
+}
+
+void mt_record_end(void)
+{
+	if (mt_rec_dir < 0)
+		return;
+	mt_record_drain();
+	clock_pair();
+	files[F_DONE] = make_file("done", O_WRONLY);
+	uint64_t events = 0, lost = mt_gone.lost;
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
+		events += b->rec_len;
+		lost += b->lost;
+		put_line(F_DONE, "thread %s %d %llu %llu %llu %llu\n", b->rec_name[0] ? b->rec_name : "-", b->tid,
+			 (unsigned long long)b->rec_len, (unsigned long long)b->lost,
+			 (unsigned long long)b->noshadow, (unsigned long long)b->unwound);
+	}
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	put_line(F_DONE, "events %llu\nlost %llu\nend %lld.%09ld\n", (unsigned long long)events,
+		 (unsigned long long)lost, (long long)rt.tv_sec, rt.tv_nsec);
+	if (files[F_DONE] >= 0)
+		close(files[F_DONE]);
+	files[F_DONE] = -1;
+}
+
+void mt_record_after_fork(void)
+{
+	if (mt_rec_dir < 0)
+		return;
+	/* the parent's buffers: its to drain, and never written here (a
+	 * ring is a shared mapping: the parent's own memory, its fields
+	 * too); this thread's moves to a ring of the child's own
+	 * (mt_buffers_after_fork) */
+	for (struct mt_tbuf *b = atomic_load(&mt_tbufs), *next; b; b = next) {
+		next = b->next;
+		if (b->rec_open)
+			close(b->rec_fd);
+		if (b == mt_self)
+			continue;
+		size_t size = sizeof(struct mt_tbuf) + (size_t)(b->mask + 1) * sizeof(struct mt_event);
+		if (b->rec_name[0])
+			munmap((char *)b - MT_REC_HEAD, MT_REC_HEAD + size);
+		else
+			munmap(b, size);
+	}
+	atomic_store(&mt_tbufs, mt_self);
+	close(mt_rec_dir);
+	mt_rec_dir = -1;
+	for (int i = 0; i < 4; i++) {
+		if (files[i] >= 0)
+			close(files[i]);
+		files[i] = -1;
+	}
+	if (open_process_dir()) {
+		close(top_fd);
+		top_fd = -1;
+	}
+}
