@@ -141,10 +141,17 @@ sub run_program {
         MCOUNT_TRACE_OWNER   => undef,
         MCOUNT_TRACE_OPENED  => undef,
     );
-    my $out = $opt->{output} // { text => 'mcount-trace.txt', json => 'mcount-trace.json',
-        chrome => 'mcount-trace.chrome.json' }->{ $opt->{format} };
+    my $out = defined $opt->{record} ? '' : $opt->{output} // { text => 'mcount-trace.txt',
+        json => 'mcount-trace.json', chrome => 'mcount-trace.chrome.json' }->{ $opt->{format} };
     # absolute: a child that forks after a chdir writes FILE.PID
     $env{MCOUNT_TRACE_OUTPUT} = !length $out ? undef : $out eq '-' ? '-' : File::Spec->rel2abs($out);
+    if (defined $opt->{record}) {
+        my $dir = _recording_dir($opt->{record}) // return 1;
+        $env{MCOUNT_TRACE_RECORD} = $dir;
+        error("recording into $dir") if $opt->{verbose};
+    } else {
+        $env{MCOUNT_TRACE_RECORD} = undef;
+    }
     for my $k (sort keys %env) {
         if (defined $env{$k}) { $ENV{$k} = $env{$k} } else { delete $ENV{$k} }
     }
@@ -178,6 +185,59 @@ sub run_program {
     unlink $opt->{pid_file} if defined $opt->{pid_file};
     error("$prog: cannot run: $why");
     return $status;
+}
+
+# The recording's directory made (mode 0700), its absolute path; an old
+# recording there first moved to DIR.old (an older DIR.old, if it is a
+# recording, removed), as uftrace keeps one; undef (said) if that
+# cannot be done.
+sub _is_recording {
+    my ($d) = @_;
+    opendir(my $dh, $d) or return 0;
+    my @sub = grep { !/^\.\.?\z/ } readdir $dh;
+    closedir $dh;
+    for my $p (@sub) {
+        open(my $fh, '<', "$d/$p/info") or return 0;
+        my $first = <$fh> // '';
+        return 0 unless $first =~ /^mcount-trace-data /;
+    }
+    return 1;
+}
+
+sub _recording_dir {
+    my ($d) = @_;
+    require File::Spec;
+    require File::Path;
+    $d = File::Spec->rel2abs($d);
+    if (-e $d || -l $d) {
+        if (-l $d || !-d _ || !_is_recording($d)) {
+            error("$d: exists and is not a recording: not overwritten");
+            return undef;
+        }
+        my $old = "$d.old";
+        if (-e $old || -l $old) {
+            if (-l $old || !-d _ || !_is_recording($old)) {
+                error("$old: exists and is not a recording: $d is not moved there");
+                return undef;
+            }
+            File::Path::remove_tree($old, { error => \my $err });
+            if (@$err) {
+                my ($f, $m) = %{ $err->[0] };
+                error("$old: cannot remove the older recording: $f: $m");
+                return undef;
+            }
+        }
+        unless (rename $d, $old) {
+            error("$d: cannot move the last recording to $old: $!");
+            return undef;
+        }
+    }
+    unless (mkdir $d, 0700) {
+        error("$d: cannot make the recording's directory: $!");
+        return undef;
+    }
+    chmod 0700, $d;
+    return $d;
 }
 
 # ---- attach -----------------------------------------------------------------
