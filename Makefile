@@ -97,9 +97,11 @@ build/rt/so/%.o: rt/%.c $(RT_HDRS)
 build/rt/a/%.o: rt/%.c $(RT_HDRS)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(RT_CFLAGS) $(call rt_archflags,$(RT_ARCH),$*) -c -o $@ $<
+# A hook is assembled for each library as its C is, MT_SHARED for the
+# shared one's (rt/hook-ppc.S: the static library's own _mcount).
 build/rt/%/hook.o: $(call rt_hook_s,$(RT_ARCH)) rt/hook-table.h rt/hook-offsets.h
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -fPIC -c -o $@ $<
+	$(Q)$(CC) -fPIC $(if $(filter so,$*),-DMT_SHARED) -c -o $@ $<
 RT_OBJS = $(patsubst rt/%.c,build/rt/$(1)/%.o,$(RT_C) rt/buffer.c) build/rt/$(1)/hook.o
 # The shared library: initialised before every other object of the
 # process (initfirst: the constructors of the program's libraries are
@@ -156,7 +158,7 @@ build/$(1)/rt/a/%.o: rt/%.c $$(RT_HDRS)
 	$$(Q)$$($(1)_CC) $$(RT_CFLAGS) $$(call rt_archflags,$(1),$$*) -c -o $$@ $$<
 build/$(1)/rt/%/hook-$(1).o: $(call rt_hook_s,$(1)) rt/hook-table.h rt/hook-offsets.h
 	$$(Q)mkdir -p $$(@D)
-	$$(Q)$$($(1)_CC) -fPIC -c -o $$@ $$<
+	$$(Q)$$($(1)_CC) -fPIC $$(if $$(filter so,$$*),-DMT_SHARED) -c -o $$@ $$<
 build/$(1)/libmcount-trace.so: $$(patsubst rt/%.c,build/$(1)/rt/so/%.o,$$(RT_COMMON) $$(call rt_arch_c,$(1)) rt/buffer.c) \
 		build/$(1)/rt/so/hook-$(1).o
 	@$$(if $$(Q),echo "  LD      $$@")

@@ -14,14 +14,16 @@
  * must be the stw of the parent: the hook reads the parent back from
  * there.  Its target is glibc's _mcount, linked into every -pg program
  * from libc_nonshared.a (or libc.a), named or stripped (a -pg shared
- * library's copy through its PLT entry of _mcount); the library
- * gets the calls through the function it calls, __mcount_internal
- * (hook-ppc.S), so that _mcount's code is read first (glibc_mcount):
- * its frame must keep r3-r10 and the address after the site where
- * hook-ppc.S reads them, and its call must reach the library's
- * __mcount_internal, directly (the library linked in) or through a PLT
- * slot the dynamic linker fills with it (plt_slot: ld gives a link the
- * old BSS PLT or the secure PLT's call stubs, as it sees fit).
+ * library's copy through its PLT entry of _mcount), or in a program
+ * linked with libmcount-trace.a the archive's own, which makes the same
+ * frame (hook-ppc.S); the library gets the calls through the function
+ * it calls, __mcount_internal (hook-ppc.S), so that _mcount's code is
+ * read first (glibc_mcount): its frame must keep r3-r10 and the address
+ * after the site where hook-ppc.S reads them, and its call must reach
+ * the library's __mcount_internal, directly (the library linked in) or
+ * through a PLT slot the dynamic linker fills with it (plt_slot: ld
+ * gives a link the old BSS PLT or the secure PLT's call stubs, as it
+ * sees fit).
  *
  * Switched off, the bl becomes a nop: lr stays the parent.  Live, as on
  * ppc64: bl and nop are in the Power ISA's patch class, each site is

@@ -6,11 +6,11 @@
  *	stw	r0,4(r1)		// the parent: the slot
  *	bl	_mcount			// lr := the address after the site
  * and every such program links glibc's own _mcount (libc_nonshared.a),
- * which the library does not replace: defining _mcount would give the
- * library, and every program linked with it, ld's BSS PLT, a segment
- * writable and executable at once.  glibc's _mcount calls
- * __mcount_internal(frompc, selfpc), a function of libc.so.6, which the
- * library defines here (so a preloaded library gets every call):
+ * which the shared library does not replace: defining _mcount would give
+ * it ld's BSS PLT, a segment writable and executable at once.  glibc's
+ * _mcount calls __mcount_internal(frompc, selfpc), a function of
+ * libc.so.6, which the library defines here (so a preloaded library gets
+ * every call):
  *	stwu	r1,-N(r1)		// N: 64 in glibc 2.36, 48 before
  *	stw	r3,12(r1) ... stw r10,40(r1)
  *	mflr	r4 ; stw r4,44(r1)	// the address after the site
@@ -40,6 +40,20 @@
  * the thread's start at the end of the stack (pthread_cleanup_push's
  * handlers run; the thread's frames' own cleanups, C++ destructors and
  * cleanup attributes, do not).
+ *
+ * The static library (libmcount-trace.a, one object) defines _mcount as
+ * well, below: the program's own -pg objects call _mcount, so a link
+ * takes the library from the archive for it, before the C library, as
+ * other architectures' links take it for their hooks.  Without it, a
+ * program that calls none of the library's functions took nothing from
+ * the archive: the only way in was __mcount_internal, which glibc's
+ * _mcount asks for only once libc_nonshared.a (or libc.a) is read,
+ * after the archive, and gets from the C library.  A program's calls of
+ * its own _mcount are local, and ld keeps the secure PLT for them (it
+ * falls back to the BSS PLT in a position-independent link whose
+ * _mcount another module may provide, as a shared library that
+ * defines one would): PIE, position-dependent and static programs
+ * linked with the archive have no segment writable and executable.
  */
 #include "hook-table.h"
 	.text
@@ -92,6 +106,59 @@ mt_mcount_internal:
 	blr
 	.cfi_endproc
 	.size __mcount_internal, .-__mcount_internal
+
+#ifndef MT_SHARED
+/* _mcount of the static library: the frame of glibc's, whose code
+ * arch-ppc.c reads before it takes a site (48 bytes: back chain, lr save
+ * word of callees, CR at 8, r3-r10 at 12-40, the address after the site
+ * at 44), and a direct call of the library's __mcount_internal.  Back at
+ * the site + 4 by ctr, with r3-r10 and CR as they were and lr the parent
+ * read back from the slot (4 bytes into the caller's frame, 52(r1) here),
+ * where function_graph may have put its return trampoline.  r0, r11,
+ * r12 and ctr are the call's to change (volatile, and no argument).  An
+ * unwinder stops here, as in __mcount_internal, for the same reason. */
+	.globl _mcount
+	.type _mcount, @function
+	.p2align 4
+_mcount:
+	.cfi_startproc
+	.cfi_undefined lr
+	stwu	1, -48(1)
+	.cfi_def_cfa_offset 48
+	stw	3, 12(1)
+	stw	4, 16(1)
+	stw	5, 20(1)
+	stw	6, 24(1)
+	stw	7, 28(1)
+	stw	8, 32(1)
+	stw	9, 36(1)
+	stw	10, 40(1)
+	mflr	4			// selfpc: the address after the site
+	stw	4, 44(1)
+	lwz	3, 52(1)		// frompc: the parent, from the slot
+	mfcr	5
+	stw	5, 8(1)
+	bl	mt_mcount_internal
+	lwz	0, 8(1)
+	mtcr	0
+	lwz	0, 44(1)
+	mtctr	0
+	lwz	3, 12(1)
+	lwz	4, 16(1)
+	lwz	5, 20(1)
+	lwz	6, 24(1)
+	lwz	7, 28(1)
+	lwz	8, 32(1)
+	lwz	9, 36(1)
+	lwz	10, 40(1)
+	lwz	0, 52(1)
+	mtlr	0
+	addi	1, 1, 48
+	.cfi_def_cfa_offset 0
+	bctr
+	.cfi_endproc
+	.size _mcount, .-_mcount
+#endif
 
 /* A hijacked function returns here: r1 is its caller's sp again, and the
  * slot (the key, rt.h) 4 bytes above it.  Kept: r3, r4 (the return

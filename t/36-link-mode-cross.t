@@ -19,6 +19,7 @@ use warnings;
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP $SRC must tmpdir run_cmd run_prog have spit);
+use TraceTest qw(read_json);
 use LinkDiff qw(link_diff);
 use RecordMcount::Arch qw(arch_row);
 
@@ -241,7 +242,14 @@ for my $t (grep { $_->{dynamic} && !$_->{failed} } @targets) {
 # so the pass notes nothing and records only the program's calls.  The
 # oracles: the program's objects recorded one by one and linked the same
 # way (their tables know nothing of the library), entry for entry, and
-# --verify's reading of each image.
+# --verify's reading of each image.  Each program calls none of the
+# library's functions and is linked with the archive as it is, nothing
+# more on the command line: the hook its -pg code calls must take the
+# library in (on ppc32, the archive's own _mcount: glibc's, linked after
+# it, would get the C library's __mcount_internal), so that under
+# qemu-user the start-up filter alone traces it, every function on (no
+# site written: qemu-user's /proc/self/mem is not the program's memory).
+# Oracle: the program's own count of its calls.
 for my $t (grep { $_->{rt} && !$_->{failed} } @targets) {
     my $gcc = "$t->{triple}-gcc-12";
     my $lib = "$TOP/build/$t->{rt}/libmcount-trace.a";
@@ -263,6 +271,18 @@ for my $t (grep { $_->{rt} && !$_->{failed} } @targets) {
         is($err, '', "$t->{name} linked-in, $mode: nothing said");
         ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--verify', "$d/$mode"]);
         is($st, 0, "$t->{name} linked-in, $mode: mcount-record --verify passes") or diag "$out$err";
+        my $trace = "$d/$mode.json";
+        ($st, $out, $err) = run_cmd(['timeout', '-k', '5', '60', $t->{qemu}, '-L', "/usr/$t->{triple}",
+            "$d/$mode", '37'], env => { MCOUNT_TRACE_FILTER => '*', MCOUNT_TRACE_OUTPUT => $trace,
+            MCOUNT_TRACE_FORMAT => 'json', MCOUNT_TRACE_CONTROL => 0 });
+        is("$st $out$err", "0 37 calls, 1405\n",
+            "$t->{name} linked-in, $mode: under $t->{qemu}, its output its own, no message");
+        my ($ev, $bad) = -f $trace ? read_json($trace) : ([], ['no trace file']);
+        my %n;
+        $n{ $_->{func} eq 'main' ? 'main' : "$_->{func} <- $_->{parent}" }++ for grep { defined $_->{func} } @$ev;
+        is_deeply([\%n, $bad], [{ 'count_me <- main' => 37, 'other <- main' => 1, main => 1 }, []],
+            "$t->{name} linked-in, $mode: traced with the archive alone: count_me 37 times, other and main once")
+            or diag explain [\%n, $bad];
         ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--list', "$d/$mode"]);
         # each entry by its function and offset (riscv64's relaxing link
         # makes the functions shorter than the per-object --no-relax one)

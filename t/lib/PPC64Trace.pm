@@ -163,7 +163,9 @@ package PPC64Trace;
 # program links glibc's own _mcount from libc_nonshared.a, which calls
 # __mcount_internal: the library defines that instead of _mcount (which
 # would give it ld's BSS PLT, an RWX segment: its program headers are
-# read), and is preloaded or linked in as on ppc64.
+# read), and is preloaded or linked in as on ppc64; the static library
+# has an _mcount of its own too, with glibc's frame, so that a program's
+# -pg calls take it in from the archive.
 #  - The machine runs code changed through /proc/self/mem
 #    (t/src/trace/sys/smc.c: "f 1 2 3"); a dynamically linked ppc32
 #    program runs in the guest (/lib/ld.so.1) as under qemu-ppc.
@@ -206,6 +208,10 @@ package PPC64Trace;
 #    (built for POWER8) and r3-r10; ppc64: mcount_regs_arg and a
 #    redirect ENOTSUP (the site is after the prologue); ppc: the
 #    arguments read from r3-r10, no redirect; the errors.
+#  - The function profiler (SysTrace's stat) on statcount.c, preloaded
+#    and linked with the static library plainly (no -u: the archive's
+#    own _mcount takes it in): refused with ENOTSUP (32-bit counts), a
+#    message only the library gives, and the program's own counts.
 use strict;
 use warnings;
 use Test::More;
