@@ -346,6 +346,23 @@ check-all:
 deps:
 	scripts/install-deps
 
+# The Debian packages (debian/; needs scripts/deps/deb.list: make deps):
+# built from a copy of the tree in build/deb/ (not the tree: the build
+# starts with its clean), the .debs left there, and lintian run on them
+# (no error, no warning: the overrides say why).  make version: the
+# version, as debian/rules reads it.
+.PHONY: deb version
+version:
+	@echo $(VERSION)
+DEB_SRC := build/deb/recordmcount-$(VERSION)
+deb:
+	$(Q)rm -rf build/deb && mkdir -p $(DEB_SRC)
+	$(Q)tar -cf - --exclude=./build --exclude=./.git . | tar -xf - -C $(DEB_SRC)
+	$(Q)cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc -J$(JOBS)
+	$(Q)rm -rf $(DEB_SRC)
+	$(Q)lintian --fail-on error,warning build/deb/*.changes
+	@ls build/deb/*.deb
+
 demo: all
 	examples/demo.sh
 
