@@ -213,13 +213,17 @@ for my $way (['shared', [@pc]], ['static', ['-Wl,-Bstatic', @pc, '-Wl,-Bdynamic'
 }
 
 # the manual pages
+# (and a link to mcount_hook.3 for each function it names)
 my @pages = grep { m{\A/usr/share/man/man\d/} && !-d $_ } sort keys %paths;
 my @pods = map { s{.*/}{}r =~ s/\.pod\z//r } glob("$TOP/doc/*.pod");
-is(scalar @pages, scalar @pods, 'a page for each doc/*.pod') or diag "@pages";
+is(scalar(grep { !-l $_ } @pages), scalar @pods, 'a page for each doc/*.pod') or diag "@pages";
+my ($names) = slurp("$TOP/doc/mcount_hook.3.pod") =~ /^=head1 NAME\n\n(.*?) - /ms;
+is_deeply([sort map { m{/([^/]+)\.3\.gz\z} } grep { m{/man3/} } @pages], [sort 'mcount_hook', split /,\s*/, $names],
+    'section 3: a page for mcount_hook and each function its NAME lists');
 for my $page (@pages) {
     my ($sec, $name) = $page =~ m{/man(\d)/(.+)\.\d\.gz\z} or next;
     ($st, $out) = run_cmd(['man', '-w', $sec, $name]);
-    is($out, "$page\n", "man -w $sec $name");
+    is($out, abs_path($page) . "\n", "man -w $sec $name");   # (a link: the page it links to)
 }
 
 # ---- purged ----
