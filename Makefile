@@ -107,7 +107,12 @@ RT_OBJS = $(patsubst rt/%.c,build/rt/$(1)/%.o,$(RT_C) rt/buffer.c) build/rt/$(1)
 # process (initfirst: the constructors of the program's libraries are
 # traced) and never unloaded (nodelete: its control thread runs in it,
 # and its exit handler is the process's last; rt/control.c).
-RT_SO_LDFLAGS := -Wl,-z,now -Wl,-z,noexecstack -Wl,-z,initfirst -Wl,-z,nodelete
+# Its SONAME, libmcount-trace.so.0, is what a program linked with
+# -lmcount-trace needs: the file keeps its name, libmcount-trace.so
+# (what mcount-trace preloads), and a symbolic link of the SONAME's name
+# is made beside it (make install, and build/ for the tests' programs).
+RT_SONAME := libmcount-trace.so.0
+RT_SO_LDFLAGS := -Wl,-z,now -Wl,-z,noexecstack -Wl,-z,initfirst -Wl,-z,nodelete -Wl,-soname,$(RT_SONAME)
 # The library calls nothing of libatomic (an atomic wider than the CPU's
 # word: the C library does not link it in, and a static program's link
 # fails): checked on every architecture's .so as it is linked.
@@ -121,7 +126,7 @@ no_wx = { ! readelf -lW $(1) | grep -Eq '^ +LOAD .* RWE ' || \
 build/libmcount-trace.so: $(call RT_OBJS,so)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared $(RT_SO_LDFLAGS) -o $@.tmp $^ -lpthread && $(call no_libatomic,$@.tmp) && \
-		$(call no_wx,$@.tmp) && mv -f $@.tmp $@
+		$(call no_wx,$@.tmp) && mv -f $@.tmp $@ && ln -sf $(@F) $(@D)/$(RT_SONAME)
 build/libmcount-trace.a: $(call RT_OBJS,a)
 	@$(if $(Q),echo "  AR      $@")
 	$(Q)$(call rt_archive,,$@,$^,$(CC))
@@ -163,7 +168,8 @@ build/$(1)/libmcount-trace.so: $$(patsubst rt/%.c,build/$(1)/rt/so/%.o,$$(RT_COM
 		build/$(1)/rt/so/hook-$(1).o
 	@$$(if $$(Q),echo "  LD      $$@")
 	$$(Q)$$($(1)_CC) -shared $(RT_SO_LDFLAGS) $$(RT_SO_LDFLAGS_$(1)) -o $$@.tmp $$^ -lpthread && \
-		$$(call no_libatomic,$$@.tmp) && $$(call no_wx,$$@.tmp) && mv -f $$@.tmp $$@
+		$$(call no_libatomic,$$@.tmp) && $$(call no_wx,$$@.tmp) && mv -f $$@.tmp $$@ && \
+		ln -sf $$(@F) $$(@D)/$(RT_SONAME)
 build/$(1)/libmcount-trace.a: $$(patsubst rt/%.c,build/$(1)/rt/a/%.o,$$(RT_COMMON) $$(call rt_arch_c,$(1)) rt/buffer.c) \
 		build/$(1)/rt/a/hook-$(1).o
 	@$$(if $$(Q),echo "  AR      $$@")
@@ -342,6 +348,23 @@ check-all:
 deps:
 	scripts/install-deps
 
+# The Debian packages (debian/; needs scripts/deps/deb.list: make deps):
+# built from a copy of the tree in build/deb/ (not the tree: the build
+# starts with its clean), the .debs left there, and lintian run on them
+# (no error, no warning: the overrides say why).  make version: the
+# version, as debian/rules reads it.
+.PHONY: deb version
+version:
+	@echo $(VERSION)
+DEB_SRC := build/deb/recordmcount-$(VERSION)
+deb:
+	$(Q)rm -rf build/deb && mkdir -p $(DEB_SRC)
+	$(Q)tar -cf - --exclude=./build --exclude=./.git . | tar -xf - -C $(DEB_SRC)
+	$(Q)cd $(DEB_SRC) && dpkg-buildpackage -b -us -uc -J$(JOBS)
+	$(Q)rm -rf $(DEB_SRC)
+	$(Q)lintian --fail-on error,warning build/deb/*.changes
+	@ls build/deb/*.deb
+
 demo: all
 	examples/demo.sh
 
@@ -364,11 +387,13 @@ install: all $(foreach a,$(RT_CROSS_HERE),rt-$(a))
 		$(DESTDIR)$(PKGDIR)/lib/RecordMcount $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(MAN3DIR)
 	install -m 755 $(HELPER) $(DESTDIR)$(PKGDIR)/libexec/mcount-scan
 	$(if $(ATTACH),install -m 755 $(ATTACH) $(DESTDIR)$(PKGDIR)/libexec/mcount-attach)
-	$(if $(RT_BUILT),install -m 644 $(RT_BUILT) rt/mcount-trace.h rt/mcount-hooks.h $(DESTDIR)$(PKGDIR)/libexec/)
+	$(if $(RT_BUILT),install -m 644 $(RT_BUILT) rt/mcount-trace.h rt/mcount-hooks.h $(DESTDIR)$(PKGDIR)/libexec/ && \
+		ln -sf libmcount-trace.so $(DESTDIR)$(PKGDIR)/libexec/$(RT_SONAME))
 	for a in $(RT_CROSS_HERE); do \
 		install -d $(DESTDIR)$(PKGDIR)/libexec/$$a && \
 		install -m 644 build/$$a/libmcount-trace.so build/$$a/libmcount-trace.a \
-			$(DESTDIR)$(PKGDIR)/libexec/$$a/ || exit 1; \
+			$(DESTDIR)$(PKGDIR)/libexec/$$a/ && \
+		ln -sf libmcount-trace.so $(DESTDIR)$(PKGDIR)/libexec/$$a/$(RT_SONAME) || exit 1; \
 	done
 	install -m 644 lib/RecordMcount/*.pm $(DESTDIR)$(PKGDIR)/lib/RecordMcount/
 	install -m 644 arches.tab $(DESTDIR)$(PKGDIR)/

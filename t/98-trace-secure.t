@@ -69,6 +69,7 @@ sub sum_of { my ($n) = @_; return "sum " . ($n * $n) . "\n" }
 {
     mkdir "$dir/lib" or die "$dir/lib: $!";
     must('cp', $SO, "$dir/lib/");
+    symlink('libmcount-trace.so', "$dir/lib/libmcount-trace.so.0") or die "$dir/lib: $!";   # (its SONAME)
     my $prog_so = link_prog("$dir/secure-so", "$dir/secure.o", '-Wl,--no-as-needed', "-L$dir/lib", '-lmcount-trace',
         "-Wl,-rpath,$dir/lib");
     my $vault = "$dir/vault";

@@ -74,7 +74,11 @@ sub _arch_of_header {
 
 # The tracing library for PROGRAM (a path): trace_lib_path's, or where
 # the program is of another architecture than that one, the library
-# built for its own beside it, in ARCH/ (build/i386/ in the tree).
+# built for its own beside it, in ARCH/ (build/i386/ in the tree); or,
+# where trace_lib_path's is a symbolic link to a library directory (a
+# Debian package's: /usr/lib/x86_64-linux-gnu/libmcount-trace.so.0),
+# the one of the program's architecture among that directory's
+# siblings (libmcount-trace0:i386's /usr/lib/i386-linux-gnu/).
 # Returns (path, undef) or (undef, message).
 sub trace_lib_for {
     my ($prog) = @_;
@@ -92,8 +96,28 @@ sub trace_lib_for {
         unless RecordMcount::Arch::arch_traced($want);
     my $other = ($lib =~ s{[^/]*\z}{}r) . "$want/libmcount-trace.so";
     return ($other, undef) if -f $other;
+    my $multi = _multiarch_lib($lib, $want);
+    return ($multi, undef) if defined $multi;
     return (undef, "$prog: a program for $want, and no tracing library for it at $other "
         . "(make rt-$want, or set RECORDMCOUNT_TRACE_LIB)");
+}
+
+# The library of architecture WANT beside the one LIB links to, in
+# another directory of the same parent: DIR/*/NAME, NAME the link's
+# target's (undef: none, or LIB no link).
+sub _multiarch_lib {
+    my ($lib, $want) = @_;
+    return undef unless -l $lib;
+    require Cwd;
+    my $real = Cwd::abs_path($lib) // return undef;
+    my ($parent, $name) = $real =~ m{\A(.*)/[^/]+/([^/]+)\z} or return undef;
+    opendir(my $dh, $parent) or return undef;
+    for my $cand (map { "$parent/$_/$name" } sort grep { !/\A\.\.?\z/ } readdir $dh) {
+        next if $cand eq $real || !-f $cand;
+        my $arch = _arch_of_header(RecordMcount::Elf::elf_header($cand));
+        return $cand if defined $arch && $arch eq $want;
+    }
+    return undef;
 }
 
 1;

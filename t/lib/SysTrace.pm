@@ -705,6 +705,8 @@ sub toggle_jobs {
     my $n = $o{name} // 'toggle';
     my @cf = @{ $o{cflags} // [] };
     my @lf = $o{shared} ? ("-L$o{lib}", '-lmcount-trace', '-Wl,-rpath,/lib/mt') : ("$o{lib}/libmcount-trace.a");
+    # (the program needs the library by its SONAME)
+    $o{files}{'/lib/mt/libmcount-trace.so.0'} = "$o{lib}/libmcount-trace.so" if $o{shared};
     my @st = $o{shared} ? () : ('-no-pie');
     mcc_cc($cc, "$dir/$n.o", '-O2', @cf, '-DWITH_API', "-I$RTINC", '-c', "$TSRC/toggle.c");
     mcc_cc($cc, "$dir/$n", @st, $o{shared} ? () : static_ldflags(), @cf, "$dir/$n.o", @lf, '-lpthread');
