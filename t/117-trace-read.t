@@ -520,6 +520,50 @@ for my $u (['frob', $rec], ['replay', '--format=xml', $rec], ['report', '--sort=
     is($st >> 8, 2, "usage: @$u[0 .. $#$u - ($u->[-1] eq $rec ? 1 : 0)]: status 2");
 }
 
+# ---- mcount-trace replay, report, info ----
+
+my $MT = "$TOP/bin/mcount-trace";
+sub mt { my ($env, @a) = @_; return run_cmd([$MT, @a], env => $env) }
+($st, $out, $err) = mt({}, 'replay', $rec);
+is($st, 0, 'mcount-trace replay DIR: status 0') or diag $err;
+is($out, $full, 'mcount-trace replay DIR: the live text');
+($st, $out) = mt({}, 'replay', '--format=json', '--tid=1002', '--function=al*', $rec);
+is(scalar(split /\n/, $out), 2, 'mcount-trace replay --format=json --tid --function: passed on');
+($st, $out) = mt({}, 'report', '--sort=name', '--threads', $rec);
+is(scalar(() = $out =~ /^# thread /mg), 2, 'mcount-trace report --threads: passed on');
+($st, $out) = mt({}, 'report', '--sort=calls', $rec);
+is_deeply(parse_report($out), $want, 'mcount-trace report: the figures');
+($st, $out) = mt({}, 'info', $c);
+like($out, qr/lost 3,/, 'mcount-trace info DIR');
+{
+    # the default DIR: mcount-trace.data in the current directory
+    my $cwd = tmpdir();
+    write_proc("$cwd/mcount-trace.data", pid => 4, graph => 1, done => 1, threads => (threads_of(1, $mono))[0]);
+    my $pid = fork // die;
+    if (!$pid) {
+        chdir $cwd or POSIX::_exit(3);
+        open STDOUT, '>', "$cwd/out" or POSIX::_exit(3);
+        exec $MT, 'replay' or POSIX::_exit(4);
+    }
+    waitpid $pid, 0;
+    is($?, 0, 'mcount-trace replay with no DIR: status 0');
+    is(slurp("$cwd/out"), $full, 'mcount-trace replay with no DIR: mcount-trace.data');
+}
+($st, undef, $err) = mt({}, 'info', "$dir/none");
+is($st >> 8, 1, 'mcount-trace info of no directory: status 1');
+like($err, qr/^mcount-read: \Q$dir\E\/none: No such file or directory$/m, 'mcount-trace info of no directory: said');
+($st, undef, $err) = mt({ RECORDMCOUNT_READ => "$dir/no-reader" }, 'info', $rec);
+is($st >> 8, 1, 'no mcount-read: status 1');
+like($err, qr/^mcount-trace: \Q$dir\E\/no-reader: not found/m, 'no mcount-read: said');
+for my $u (['replay', '--depth=x', $rec], ['replay', '--since=soon', $rec], ['report', '--sort=hits', $rec],
+    ['info', '--format=json', $rec], ['report', '--depth=2', $rec], ['info', $rec, $rec], ['replay', "$rec/4242/info"]) {
+    ($st, undef, $err) = mt({}, @$u);
+    is($st >> 8, 2, "mcount-trace @$u[0 .. 1]: bad usage, 2");
+    like($err, qr/Try 'mcount-trace --help'/, "mcount-trace @$u[0 .. 1]: the usage hint");
+}
+($st, $out) = mt({}, '--help');
+like($out, qr/^       mcount-trace replay .*^       mcount-trace report .*^       mcount-trace info /ms, '--help: the three');
+
 # ---- damage at random, under ASan and UBSan ----
 
 SKIP: {
