@@ -506,6 +506,18 @@ is($st, 0, 'a funcs file whose last line was cut: status 0') or diag $err;
 is($out, $full, 'its replay: the whole lines');
 like(info_of($torn), qr/^  torn      1 text lines cut short/m, 'info: the cut line said');
 
+# an address named again: the later line wins; a function of size 0
+# ends at the next one of its object, a sized one at its size
+my ($tth3) = threads_of(1, $mono);
+my $again = write_proc("$dir/again", pid => 7, graph => 1, done => 1, threads => $tth3,
+    funcs => "F 401200 0 0 stale_beta\nF 401150 8 0 stale_gap\n"
+        . join('', map { sprintf "F %x %d %d %s\n", @{ $FUNC{$_} }, $_ } sort keys %FUNC)
+        . "F 401150 0 1 other_object\n");
+($st, $out) = rd('replay', $again);
+is($out, $full, 'funcs naming an address again: the later line');
+is(join(',', map { (split ' ')[-1] } grep { /^\s+\d/ } split /\n/, (rd('report', '--sort=name', $again))[1]),
+    'alpha,beta,gamma,libfn,main', 'report: no stale name');
+
 # not a recording, no directory, usage
 ($st, undef, $err) = rd('info', "$dir/none");
 is($st >> 8, 1, 'no such directory: status 1');
