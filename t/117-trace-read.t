@@ -313,6 +313,8 @@ is($out, want_text(1, $lines), 'the same given the process directory');
 
 ($st, $out) = rd('replay', '--depth=2', $rec);
 is($out, want_text(1, $lines, depth => 2), '--depth=2: the lines of depth 0 and 1');
+($st, $out) = rd('replay', '--depth=1', $rec);
+is($out, want_text(1, $lines, depth => 1), '--depth=1: the outermost calls, their closing lines too');
 ($st, $out) = rd('replay', '--function=b*', $rec);
 is($out, want_text(1, $lines, function => qr/^b/), '--function=b*: beta only');
 ($st, $out) = rd('replay', '--tid=1002', $rec);
