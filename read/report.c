@@ -74,7 +74,7 @@ static void add_time(struct stat_row *r, int64_t dur, int64_t self)
 }
 
 struct frame {
-	struct stat_row *r;
+	size_t r;                     /* the row's index: rows move as they grow */
 	uint64_t ts;
 	int64_t ns, child;
 };
@@ -83,6 +83,9 @@ static void thread_rows(struct table *tb, const struct proc *p, const struct thr
 {
 	struct frame *st = xmalloc(4096 * sizeof *st);
 	size_t n = 0;
+	/* each function's row, once looked up (+1; 0: not yet) */
+	size_t *row = xmalloc((p->nf ? p->nf : 1) * sizeof *row);
+	memset(row, 0, (p->nf ? p->nf : 1) * sizeof *row);
 	for (size_t i = 0; i < t->nr; i++) {
 		const struct ev *e = &t->v[t->r[i].at];
 		const struct func *f = func_of(p, e->ip & EV_SITE_MASK);
@@ -91,10 +94,12 @@ static void thread_rows(struct table *tb, const struct proc *p, const struct thr
 			continue;
 		}
 		if (!(e->ip & EV_EXIT)) {
-			struct stat_row *r = row_of(tb, f->name);
-			r->calls++;
+			size_t fi = (size_t)(f - p->f);
+			if (!row[fi])
+				row[fi] = (size_t)(row_of(tb, f->name) - tb->r) + 1;
+			tb->r[row[fi] - 1].calls++;
 			if ((e->ip & (EV_GRAPH | EV_HOOKED)) == (EV_GRAPH | EV_HOOKED) && n < 4096)
-				st[n++] = (struct frame){ r, e->ts, ev_ns(p, e->ts), 0 };
+				st[n++] = (struct frame){ row[fi] - 1, e->ts, ev_ns(p, e->ts), 0 };
 			continue;
 		}
 		size_t k = n;
@@ -104,11 +109,12 @@ static void thread_rows(struct table *tb, const struct proc *p, const struct thr
 			continue;             /* an exit whose entry is not here */
 		struct frame *fr = &st[k - 1];
 		int64_t dur = ev_ns(p, e->ts) - fr->ns;
-		add_time(fr->r, dur, dur - fr->child);
+		add_time(&tb->r[fr->r], dur, dur - fr->child);
 		n = k - 1;
 		if (n)
 			st[n - 1].child += dur;
 	}
+	free(row);
 	free(st);
 }
 

@@ -615,6 +615,39 @@ SKIP: {
         spit($f, $orig{$f});
     }
     is($bad, 0, "random damage: $runs runs, none crashed or erred under ASan/UBSan");
+
+    # 300 functions each calling the next: the report's table grows
+    # while calls are open (each one called once: its time, and its own
+    # time that of its body outside the next)
+    my $deep = "$dir/deep/1";
+    mkdir "$dir/deep";
+    mkdir $deep;
+    spit("$deep/info", "mcount-trace-data 1\nbyte-order little\nword-bits 64\npid 1\ntracer function_graph\n"
+        . "clock monotonic\n");
+    spit("$deep/funcs", join '', map { sprintf "F %x 32 0 f%03d\n", 0x500000 + 32 * $_, $_ } 0 .. 299);
+    my (@ev, @open);
+    for my $i (0 .. 299) {
+        push @ev, [1000 + 10 * $i, (0x500000 + 32 * $i + 5) | (5 << 60), 0x500000 + 32 * ($i - 1) + 9];
+        push @open, [$i, $ev[-1][0]];
+    }
+    my $t = 1000 + 10 * 300;
+    while (my $o = pop @open) {
+        $t += 7 + $o->[0] % 5;
+        push @ev, [$t, (0x500000 + 32 * $o->[0] + 5) | (1 << 63), $o->[1]];
+    }
+    spit("$deep/stream-1", join '', map { pack 'Q<3', @$_ } @ev);
+    my %exit = map { (($_->[1] & 0xffffff) - 0x500005) / 32 => $_->[0] } grep { $_->[1] >> 63 } @ev;
+    my %want_deep;
+    for my $i (0 .. 299) {
+        my $d = $exit{$i} - (1000 + 10 * $i);
+        my $inner = $i < 299 ? $exit{ $i + 1 } - (1000 + 10 * ($i + 1)) : 0;
+        $want_deep{ sprintf 'f%03d', $i } = [1, $d, $d - $inner];
+    }
+    my ($ds, $dout, $derr) = run_cmd([$asan, 'report', "$dir/deep"]);
+    is($ds, 0, '300 functions nested under ASan: status 0') or diag $derr;
+    my $got_deep = parse_report($dout);
+    is_deeply({ map { $_ => [@{ $got_deep->{$_} }{qw(calls total self)}] } keys %$got_deep }, \%want_deep,
+        '300 functions nested: each one\'s calls, total and self');
     my ($s) = run_cmd([$asan, 'replay', $base]);
     is($s, 0, 'the undamaged recording under ASan: status 0');
 }
