@@ -246,6 +246,8 @@ int main(int argc, char **argv)
 	}
 	if (!dir)
 		usage();
+	static char obuf[1 << 20];
+	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 	struct proc *ps;
 	size_t n = load_all(dir, &ps);
 	if (is_info) {
