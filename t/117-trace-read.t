@@ -22,6 +22,7 @@ use POSIX ();
 use List::Util qw(max min sum);
 use lib 't/lib';
 use TestUtil qw($TOP run_cmd must tmpdir slurp spit);
+use JSON::PP ();
 
 my $READ = "$TOP/build/mcount-read";
 plan skip_all => "no $READ (make all)" unless -x $READ;
@@ -577,6 +578,59 @@ for my $u (['replay', '--depth=x', $rec], ['replay', '--since=soon', $rec], ['re
 }
 ($st, $out) = mt({}, '--help');
 like($out, qr/^       mcount-trace replay .*^       mcount-trace report .*^       mcount-trace info /ms, '--help: the three');
+
+# ---- against the live tracer ----
+
+# oracle.c traced live twice, as function_graph text and as JSON lines;
+# the JSON run's events made a recording (the functions from the
+# program's symbols): its replay is the text run's, line for line, but
+# for the task's ID and the durations, which differ from run to run
+SKIP: {
+    require TraceTest;
+    my $so = $TraceTest::SO;
+    skip "no $so (make all)", 4 unless -f $so;
+    TraceTest::clean_env();
+    my $ld = "$dir/live";
+    mkdir $ld;
+    must('gcc', '-O2', '-c', "$TraceTest::TSRC/cyg.c", '-o', "$ld/cyg.o");
+    TraceTest::mcc_build('-pg -mfentry', "$ld/oracle.o", "$TraceTest::TSRC/oracle.c", '-O2', '-finstrument-functions');
+    my $prog = TraceTest::link_prog("$ld/oracle", "$ld/oracle.o", "$ld/cyg.o");
+    for my $f (qw(text json)) {
+        my ($s, undef, $e) = TraceTest::traced([$prog, 3], env => { MCOUNT_TRACE_FILTER => '*',
+            MCOUNT_TRACE_TRACER => 'function_graph', MCOUNT_TRACE_OUTPUT => "$ld/trace.$f",
+            MCOUNT_TRACE_FORMAT => $f, MCOUNT_TRACE_DIR => "$ld/ctl", CYG_LOG => "$ld/cyg.$f.log" });
+        is($s, 0, "oracle traced live, $f: status 0") or diag $e;
+    }
+    my $syms = TraceTest::nm_funcs($prog);
+    my $js = JSON::PP->new;
+    my @live = map { $js->decode($_) } split /\n/, slurp("$ld/trace.json");
+    my ($m) = grep { ($_->{func} // '') eq 'main' } @live;
+    my $bias = TraceTest::bias_of($syms, 'main', hex $m->{addr});
+    my (%ev, %open, %comm);
+    for my $e (@live) {
+        my $tid = $e->{tid};
+        $comm{$tid} = $e->{comm};
+        my $ns = (sprintf('%.9f', $e->{ts}) =~ s/\.//r) + 0;
+        my $ip = (hex($e->{addr}) + 5) | ($e->{cpu} << 48);    # (the site: in the function)
+        if (defined $e->{func}) {
+            my $hooked = !$e->{noexit};
+            push @{ $ev{$tid} }, [$ns, $ip | (1 << 60) | ($hooked ? 1 << 62 : 0), hex $e->{parent_addr}];
+            push @{ $open{$tid} }, $ns if $hooked;
+        } else {
+            push @{ $ev{$tid} }, [$ns, $ip | (1 << 63) | ($e->{unwound} ? 1 << 62 : 0), pop @{ $open{$tid} }];
+        }
+    }
+    my $lrec = "$ld/rec";
+    mkdir $lrec;
+    write_proc("$lrec/1", pid => 1, graph => 1, done => 1,
+        funcs => join('', map { sprintf "F %x %d 0 %s\n", $_->[0] + $bias, $_->[1], $_->[2] } @$syms),
+        threads => { map { $_ => { events => $ev{$_}, comm => $comm{$_} } } keys %ev });
+    my ($s, $replayed, $e) = rd('replay', $lrec);
+    my $mask = sub { join '', map { s/^( *\d+\)) +[^|]*\|[^|]*\|/$1 TASK | DURATION |/r } split /^/, $_[0] };
+    my $text = slurp("$ld/trace.text");
+    ok(scalar(() = $text =~ /\{$/mg) >= 10, 'the live text has calls that nest') or diag $text;
+    is($mask->($replayed), $mask->($text), "replay of the live JSON's events: the live text's lines") or diag $e;
+}
 
 # ---- damage at random, under ASan and UBSan ----
 
