@@ -135,7 +135,7 @@ static void info(const struct proc *p)
 	printf("  threads   %zu\n", p->nt);
 	for (size_t i = 0; i < p->nt; i++) {
 		const struct thread *t = &p->t[i];
-		printf("  thread %ld %s: events %zu, stream %zu slots, recovered %zu slots, lost %llu", t->tid, t->comm, t->nr,
+		printf("  thread %s %s: events %zu, stream %zu slots, recovered %zu slots, lost %llu", t->name, t->comm, t->nr,
 		       t->from_stream, t->recovered, (unsigned long long)t->lost);
 		if (t->gap)
 			printf(", gap %llu (the stream stops short of the ring's tail)", (unsigned long long)t->gap);

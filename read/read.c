@@ -538,22 +538,24 @@ static void load_done(struct proc *p)
 	free(path);
 }
 
-static struct thread *thread_of(struct proc *p, long tid)
+static struct thread *thread_of(struct proc *p, long tid, unsigned long gen, const char *name)
 {
 	for (size_t i = 0; i < p->nt; i++)
-		if (p->t[i].tid == tid)
+		if (!strcmp(p->t[i].name, name))
 			return &p->t[i];
 	p->t = xrealloc(p->t, (p->nt + 1) * sizeof *p->t);
 	struct thread *t = &p->t[p->nt++];
 	memset(t, 0, sizeof *t);
 	t->tid = tid;
+	t->gen = gen;
+	snprintf(t->name, sizeof t->name, "%s", name);
 	return t;
 }
 
 static void load_stream(struct proc *p, struct thread *t)
 {
 	char name[64];
-	snprintf(name, sizeof name, "stream-%ld", t->tid);
+	snprintf(name, sizeof name, "stream-%s", t->name);
 	char *path = path_of(p, name);
 	size_t len;
 	unsigned char *b = (unsigned char *)slurp(path, &len);
@@ -591,7 +593,7 @@ static bool at_offset(const unsigned char *b, size_t len, size_t off, size_t siz
 static void load_ring(struct proc *p, struct thread *t)
 {
 	char name[64];
-	snprintf(name, sizeof name, "ring-%ld", t->tid);
+	snprintf(name, sizeof name, "ring-%s", t->name);
 	char *path = path_of(p, name);
 	size_t len;
 	unsigned char *b = (unsigned char *)slurp(path, &len);
@@ -733,7 +735,9 @@ static void resolve(struct thread *t)
 static int by_tid(const void *a, const void *b)
 {
 	const struct thread *x = a, *y = b;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->gen < y->gen ? -1 : x->gen > y->gen;
 }
 
 int proc_load(struct proc *p, const char *dir)
@@ -761,9 +765,23 @@ int proc_load(struct proc *p, const char *dir)
 			num_at = n + 5;
 		else if (!strncmp(n, "stream-", 7))
 			num_at = n + 7;
-		uint64_t tid;
-		if (num_at && num(num_at, 10, &tid) && tid && tid < 1u << 31)
-			thread_of(p, (long)tid);
+		/* TID, or TID.N: a later thread of a TID the system gave again */
+		char nm[32];
+		uint64_t tid, gen = 0;
+		if (!num_at || strlen(num_at) >= sizeof nm)
+			continue;
+		strcpy(nm, num_at);
+		char *dot = strchr(nm, '.');
+		if (dot) {
+			*dot = 0;
+			if (!num(dot + 1, 10, &gen) || gen >= 1u << 31 || dot[1] == '0')
+				continue;
+		}
+		if (num(nm, 10, &tid) && tid && tid < 1u << 31 && nm[0] != '0') {
+			if (dot)
+				*dot = '.';
+			thread_of(p, (long)tid, (unsigned long)gen, nm);
+		}
 	}
 	closedir(d);
 	if (p->nt)

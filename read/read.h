@@ -49,6 +49,8 @@ struct proto {
 
 struct thread {
 	long tid;
+	unsigned long gen;            /* N of ring-TID.N: a later thread of the same TID */
+	char name[32];                /* TID or TID.N, as its files are named */
 	char comm[17];
 	struct ev *v;                 /* the stream's events, then the ring's */
 	size_t n;

@@ -211,7 +211,7 @@ void report(struct proc *ps, size_t np, const char *sort, bool threads)
 		for (size_t i = 0; i < ps[pi].nt; i++) {
 			thread_rows(&tb, &ps[pi], &ps[pi].t[i], &untabled);
 			if (threads) {
-				printf("%s# thread %ld %s (process %ld)\n", pi || i ? "\n" : "", ps[pi].t[i].tid,
+				printf("%s# thread %s %s (process %ld)\n", pi || i ? "\n" : "", ps[pi].t[i].name,
 				       ps[pi].t[i].comm, ps[pi].pid);
 				print_table(&tb);
 				table_free(&tb);

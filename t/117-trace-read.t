@@ -261,7 +261,7 @@ sub write_proc {
         my $put = sub { my ($off, $bytes) = @_; substr($ring, $off, length $bytes) = $bytes };
         $put->(0, "MCTRING\0");
         $put->(8, pk($big, 4, 0x01020304));
-        $put->(12, pk($big, 4, $t->{version} // 1, $w, $tid));
+        $put->(12, pk($big, 4, $t->{version} // 1, $w, int $tid));
         $put->(24, pk($big, 8, @at{qw(head tail mask ev lost comm noshadow unwound untabled recursion)}));
         my $wrap = $w == 4 ? 2**32 : 2**64;
         $put->($at{head}, pk($big, $w, $head % $wrap));
@@ -521,6 +521,18 @@ is($out, $full, 'funcs naming an address again: the later line');
 is(join(',', map { (split ' ')[-1] } grep { /^\s+\d/ } split /\n/, (rd('report', '--sort=name', $again))[1]),
     'alpha,beta,gamma,libfn,main', 'report: no stale name');
 
+# a TID the system gave again: the later thread's files are ring-TID.N
+# and stream-TID.N
+my ($tth4) = threads_of(1, $mono);
+$tth4->{'1001.1'} = delete $tth4->{1002};
+my $reused = write_proc("$dir/reused", pid => 8, graph => 1, done => 1, threads => $tth4);
+like(info_of($reused), qr/^  thread 1001 worker-a: events 14,.*\n  thread 1001\.1 b: events 6,/m,
+    'ring-1001.1: a thread of its own, after 1001');
+is_deeply(parse_report((rd('report', $reused))[1]), $want, 'ring-1001.1: its calls in the report');
+($st, $out) = rd('replay', $reused);
+is(scalar(() = $out =~ /^ \d\) +(?:worker-a-1001 +=> +b-1001|b-1001 +=> +worker-a-1001) *$/mg), 4,
+    'ring-1001.1: the tasks switch as two threads do');
+
 # not a recording, no directory, usage
 ($st, undef, $err) = rd('info', "$dir/none");
 is($st >> 8, 1, 'no such directory: status 1');
@@ -584,7 +596,8 @@ like($out, qr/^       mcount-trace replay .*^       mcount-trace report .*^     
 # oracle.c traced live twice, as function_graph text and as JSON lines;
 # the JSON run's events made a recording (the functions from the
 # program's symbols): its replay is the text run's, line for line, but
-# for the task's ID and the durations, which differ from run to run
+# for the CPU, the task's ID and the durations, which differ from run
+# to run
 SKIP: {
     require TraceTest;
     my $so = $TraceTest::SO;
@@ -626,7 +639,8 @@ SKIP: {
         funcs => join('', map { sprintf "F %x %d 0 %s\n", $_->[0] + $bias, $_->[1], $_->[2] } @$syms),
         threads => { map { $_ => { events => $ev{$_}, comm => $comm{$_} } } keys %ev });
     my ($s, $replayed, $e) = rd('replay', $lrec);
-    my $mask = sub { join '', map { s/^( *\d+\)) +[^|]*\|[^|]*\|/$1 TASK | DURATION |/r } split /^/, $_[0] };
+    # (and the CPU: a run's thread may run on another)
+    my $mask = sub { join '', map { s/^ *\d+\) +[^|]*\|[^|]*\|/CPU) TASK | DURATION |/r } split /^/, $_[0] };
     my $text = slurp("$ld/trace.text");
     ok(scalar(() = $text =~ /\{$/mg) >= 10, 'the live text has calls that nest') or diag $text;
     is($mask->($replayed), $mask->($text), "replay of the live JSON's events: the live text's lines") or diag $e;
