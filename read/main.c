@@ -69,8 +69,10 @@ static size_t load_all(const char *dir, struct proc **out)
 		return 0;
 	}
 	for (struct dirent *de; (de = readdir(d));) {
+		/* PID, or PID-N: a later process of a PID the system gave again */
 		const char *s = de->d_name;
-		if (!*s || strspn(s, "0123456789") != strlen(s))
+		size_t k = strspn(s, "0123456789");
+		if (!k || (s[k] && (s[k] != '-' || !s[k + 1] || strspn(s + k + 1, "0123456789") != strlen(s + k + 1))))
 			continue;
 		char *sub;
 		if (asprintf(&sub, "%s/%s", dir, s) < 0)

@@ -533,6 +533,14 @@ is_deeply(parse_report((rd('report', $reused))[1]), $want, 'ring-1001.1: its cal
 is(scalar(() = $out =~ /^ \d\) +(?:worker-a-1001 +=> +b-1001|b-1001 +=> +worker-a-1001) *$/mg), 4,
     'ring-1001.1: the tasks switch as two threads do');
 
+# a PID the system gave again: the later process's directory is PID-N
+my $twice = "$dir/twice";
+mkdir $twice;
+write_proc("$twice/$_", pid => 4242, graph => 1, done => 1, threads => (threads_of(1, $mono))[0]) for qw(4242 4242-1);
+write_proc("$twice/4242-x", pid => 4242, graph => 1, done => 1, threads => (threads_of(1, $mono))[0]);
+is(scalar(() = info_of($twice) =~ /^process 4242$/mg), 2, 'DIR/PID and DIR/PID-N: two processes (not PID-x)');
+is((rd('report', $twice))[1] =~ /^\s+(\d+) .* beta$/m && $1, 8, 'DIR/PID and DIR/PID-N: their calls together');
+
 # not a recording, no directory, usage
 ($st, undef, $err) = rd('info', "$dir/none");
 is($st >> 8, 1, 'no such directory: status 1');
