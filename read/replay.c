@@ -26,7 +26,7 @@ struct doc {
 	const struct proc *p;
 	const struct replay_opts *o;
 	int style;                    /* 0: none yet, 1 function, 2 graph */
-	long last_tid;
+	const struct thread *last;     /* the last line's thread */
 	char last_task[112];
 	bool first;                   /* Chrome: no event written yet */
 	uint64_t untabled;
@@ -58,7 +58,7 @@ static void header(struct doc *d, int style)
 		      "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
 		      "#              | |         |         |         |\n", stdout);
 	d->style = style;
-	d->last_tid = 0;
+	d->last = NULL;
 }
 
 /* Is the event to be shown: its thread's, function's, time's filters. */
@@ -76,13 +76,13 @@ static bool shown(const struct doc *d, const char *fn, double sec)
 
 static void put_switch(struct doc *d, const struct tstate *s, unsigned cpu)
 {
-	if (d->last_tid == s->t->tid)
+	if (d->last == s->t)
 		return;
-	if (d->last_tid) {
+	if (d->last) {
 		static const char rule[] = " ------------------------------------------\n";
 		printf("%s%2u) %s => %s\n%s\n", rule, cpu, d->last_task, s->gprefix, rule);
 	}
-	d->last_tid = s->t->tid;
+	d->last = s->t;
 	snprintf(d->last_task, sizeof d->last_task, "%s", s->gprefix);
 }
 
@@ -342,7 +342,7 @@ void replay(struct proc *ps, size_t np, const struct replay_opts *o)
 	for (size_t pi = 0; pi < np; pi++) {
 		struct proc *p = &ps[pi];
 		d.p = p;
-		d.last_tid = 0;
+		d.last = NULL;
 		struct tstate *s = xmalloc((p->nt ? p->nt : 1) * sizeof *s);
 		size_t ns = 0;
 		for (size_t i = 0; i < p->nt; i++) {
