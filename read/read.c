@@ -370,7 +370,8 @@ static void load_funcs(struct proc *p)
 			f[m++] = f[i];
 		}
 	}
-	/* SIZE 0: up to the next function of its object */
+	/* SIZE 0: up to the next function of its object; the last one of
+	 * an object, up to where another object is loaded (its bias) */
 	for (size_t i = 0; i < m; i++) {
 		if (f[i].end)
 			continue;
@@ -380,6 +381,9 @@ static void load_funcs(struct proc *p)
 				f[i].end = f[j].addr;
 				break;
 			}
+		for (size_t k = 0; k < p->no; k++)
+			if (p->o[k].id != f[i].obj && p->o[k].bias > f[i].addr && p->o[k].bias < f[i].end)
+				f[i].end = p->o[k].bias;
 	}
 	p->f = f;
 	p->nf = m;
@@ -405,13 +409,68 @@ const struct func *func_of(const struct proc *p, uint64_t addr)
 	return addr < f->end ? f : NULL;
 }
 
+/* An address's name: its function's; else, as the live tracer names
+ * an address of no symbol, FILE+0xOFFSET in the object loaded nearest
+ * below it (the object of the greatest bias not above it: objects
+ * gives no object's extent); else the address. */
 const char *addr_name(const struct proc *p, uint64_t addr, char *buf, size_t len)
 {
 	const struct func *f = func_of(p, addr);
 	if (f)
 		return f->name;
-	snprintf(buf, len, "%#llx", (unsigned long long)addr);
+	const struct object *o = NULL;
+	for (size_t k = 0; k < p->no && p->o[k].bias <= addr; k++)
+		o = &p->o[k];
+	if (o)
+		snprintf(buf, len, "%s+%#llx", o->name, (unsigned long long)(addr - o->bias));
+	else
+		snprintf(buf, len, "%#llx", (unsigned long long)addr);
 	return buf;
+}
+
+static int by_bias(const void *a, const void *b)
+{
+	const struct object *x = a, *y = b;
+	return x->bias < y->bias ? -1 : x->bias > y->bias;
+}
+
+void load_objects(struct proc *p)
+{
+	char *path = path_of(p, "objects");
+	size_t len, torn = 0;
+	char *b = slurp(path, &len);
+	if (!b) {
+		if (errno != ENOENT)
+			complain(path, "%s", strerror(errno));
+		free(path);
+		return;
+	}
+	char **l;
+	size_t n = split_lines(b, len, &l, &torn);
+	p->o = xmalloc((n ? n : 1) * sizeof *p->o);
+	for (size_t i = 0; i < n; i++) {
+		char *s = l[i], *k = field(&s), *id = field(&s);
+		uint64_t idv, bias;
+		if (k && !strcmp(k, "U") && id && !s && num(id, 10, &idv))
+			continue;             /* (its functions' lines stay: the latest wins) */
+		char *bs = field(&s), *bid = field(&s);
+		if (!k || strcmp(k, "O") || !id || !bs || !bid || !s || !num(id, 10, &idv) || !num(bs, 16, &bias)) {
+			complain(path, "line %zu: not O ID BIAS BUILD-ID PATH or U ID", i + 1);
+			continue;
+		}
+		/* the program's own path, not /proc/self/exe */
+		const char *file = !strcmp(s, "/proc/self/exe") && p->program ? p->program : s;
+		const char *slash = strrchr(file, '/');
+		p->o[p->no].id = (unsigned long)idv;
+		p->o[p->no].bias = bias;
+		p->o[p->no++].name = xstrdup(slash && slash[1] ? slash + 1 : file);
+	}
+	if (p->no)
+		qsort(p->o, p->no, sizeof *p->o, by_bias);
+	p->torn_lines += torn;
+	free(l);
+	free(b);
+	free(path);
 }
 
 /* One parameter of a prototype: its kind and width, and its name (the
@@ -751,6 +810,7 @@ int proc_load(struct proc *p, const char *dir)
 	if (load_info(p))
 		return -1;
 	load_clock(p);
+	load_objects(p);
 	load_funcs(p);
 	load_protos(p);
 	load_done(p);
@@ -804,6 +864,9 @@ void proc_free(struct proc *p)
 	}
 	for (size_t i = 0; i < p->nf; i++)
 		free(p->f[i].name);
+	for (size_t i = 0; i < p->no; i++)
+		free(p->o[i].name);
+	free(p->o);
 	for (size_t i = 0; i < p->np; i++)
 		for (size_t j = 0; j < p->p[i].nargs; j++)
 			free(p->p[i].a[j].name);

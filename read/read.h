@@ -67,8 +67,16 @@ struct thread {
 
 struct pair { uint64_t ticks; double ns; };
 
+struct object {
+	unsigned long id;
+	uint64_t bias;
+	char *name;                   /* the file's name, without its directory */
+};
+
 struct proc {
 	char *dir;
+	struct object *o;             /* by bias */
+	size_t no;
 	char *program, *argv, *arch, *tracer, *clock, *start;
 	long pid, ppid;
 	bool big, host_big;
@@ -101,6 +109,7 @@ int64_t ev_ns(const struct proc *p, uint64_t ticks);
 const struct func *func_of(const struct proc *p, uint64_t addr);
 const struct proto *proto_of(const struct proc *p, uint64_t key);
 const char *addr_name(const struct proc *p, uint64_t addr, char *buf, size_t len);
+void load_objects(struct proc *p);
 size_t args_format(const struct proc *p, const struct ev *slots, size_t nslots, bool json, char *out,
 		   size_t cap);
 

@@ -39,6 +39,8 @@ my %FUNC = (                   # name => [address, size, object]
     libfn => [0x7f0000001000, 0x40, 1],
 );
 my $OUTSIDE = 0x7f00deadbee0;    # a return address in no function
+my $LIBK = 0x7f0000000000;       # in libk.so, loaded there (objects)
+my $OUTSIDE_NAME = sprintf 'libk.so+%#x', $OUTSIDE - $LIBK;    # as the live tracer names it
 sub site { return $FUNC{ $_[0] }[0] + 5 }
 sub ret_in { return $FUNC{ $_[0] }[0] + 0x10 }
 
@@ -151,7 +153,7 @@ sub want_text {
         if (!$graph) {
             my $us = int($ts / 1000 + 0.5);
             push @out, sprintf("%16.16s-%-7d [%03d] %6d.%06d: %s%s <-%s\n", $TREE{$tid}{comm}, $tid, $cpu,
-                int($us / 1e6), $us % 1e6, $name, $args, defined $caller ? $caller : sprintf('%#x', $OUTSIDE));
+                int($us / 1e6), $us % 1e6, $name, $args, $caller // $OUTSIDE_NAME);
             next;
         }
         if (defined $last && $last != $tid) {
@@ -235,7 +237,7 @@ sub write_proc {
         'tracer ' . ($o{graph} ? 'function_graph' : 'function') . "\n",
         'clock ' . ($o{clock} ? 'tsc' : 'monotonic') . "\n", "start 1700000000\n"));
     spit("$d/clock", $o{clock_text} // join('', map { "$_->[0] $_->[1]\n" } @{ $o{clock} // [[$T0, $T0]] }));
-    spit("$d/objects", "O 0 0 - /usr/bin/known\nO 1 7f0000000000 abcd /lib/libk.so\n");
+    spit("$d/objects", $o{objects} // sprintf "O 0 0 - /proc/self/exe\nO 1 %x abcd /lib/libk.so\n", $LIBK);
     spit("$d/funcs", $o{funcs} // join('', (map { sprintf "F %x %d %d %s\n", @{ $FUNC{$_} }, $_ }
         sort { $FUNC{$a}[0] <=> $FUNC{$b}[0] } keys %FUNC), $o{funcs_extra} // ''));
     spit("$d/protos", '');
@@ -328,7 +330,7 @@ is($out, want_text(1, [grep { $_->[0] >= $T0 + 3600 && $_->[0] <= $T0 + 41_500 }
 my @json = split /\n/, $out;
 is(scalar(grep { /"func":/ } @json), 10, 'json: one line an entry');
 is(scalar(grep { /"exit":/ } @json), 10, 'json: one line an exit');
-like($json[0], qr/^\{"comm":"worker-a","tid":1001,"cpu":1,"ts":5000\.000001000,"func":"main","parent":"0x7f00deadbee0",/,
+like($json[0], qr/^\{"comm":"worker-a","tid":1001,"cpu":1,"ts":5000\.000001000,"func":"main","parent":"libk.so\+0xdeadbee0",/,
     'json: the first entry');
 ok((grep { /"exit":"gamma".*"duration":0\.000001000,"retval":"0xffffffea"/ } @json), 'json: an exit with its value');
 
@@ -520,6 +522,29 @@ my $again = write_proc("$dir/again", pid => 7, graph => 1, done => 1, threads =>
 is($out, $full, 'funcs naming an address again: the later line');
 is(join(',', map { (split ' ')[-1] } grep { /^\s+\d/ } split /\n/, (rd('report', '--sort=name', $again))[1]),
     'alpha,beta,gamma,libfn,main', 'report: no stale name');
+
+# functions of size 0: each up to the next of its object, the last one
+# of an object up to the next object; an address in no function named
+# FILE+0xOFFSET in the object below it (the program by its own name,
+# not /proc/self/exe)
+my %sized0 = map { $_ => [@{ $FUNC{$_} }] } keys %FUNC;
+$sized0{$_}[1] = 0 for qw(main alpha beta gamma);
+my $nosize = write_proc("$dir/nosize", pid => 10, graph => 0, done => 1, threads => (threads_of(0, $mono))[0],
+    funcs => join('', map { sprintf "F %x %d %d %s\n", @{ $sized0{$_} }, $_ } sort keys %sized0));
+($st, $out) = rd('replay', $nosize);
+is($out, want_text(0, $flines), 'functions of size 0: each parent named as with sizes');
+# (and where no function of another object lies between: the last one
+# of the program's, then an address in libk.so)
+my ($t1002) = threads_of(0, $mono);
+delete $t1002->{1001};
+my $nosize2 = write_proc("$dir/nosize2", pid => 12, graph => 0, done => 1, threads => $t1002,
+    funcs => join('', map { sprintf "F %x 0 0 %s\n", $FUNC{$_}[0], $_ } qw(main alpha beta gamma)));
+($st, $out) = rd('replay', $nosize2);
+is($out, want_text(0, $flines, tid => 1002), 'the last function of size 0 of an object: up to the next object');
+my $named = write_proc("$dir/named", pid => 11, graph => 0, done => 1, threads => (threads_of(0, $mono))[0],
+    funcs => join('', map { sprintf "F %x %d %d %s\n", @{ $FUNC{$_} }, $_ } grep { $_ ne 'alpha' } sort keys %FUNC));
+($st, $out) = rd('replay', $named);
+is(scalar(() = $out =~ / beta(?:\(.*\))? <-known\+0x401110$/mg), 3, 'an address of no function: the program+0xOFFSET');
 
 # a TID the system gave again: the later thread's files are ring-TID.N
 # and stream-TID.N
