@@ -334,6 +334,13 @@ static void put_lost(struct doc *d, struct tstate *s)
 	}
 }
 
+/* Is thread a's next event before thread b's? */
+static bool earlier(const struct tstate *s, size_t a, size_t b)
+{
+	uint64_t x = s[a].t->v[s[a].t->r[s[a].at].at].ts, y = s[b].t->v[s[b].t->r[s[b].at].at].ts;
+	return x != y ? x < y : a < b;
+}
+
 void replay(struct proc *ps, size_t np, const struct replay_opts *o)
 {
 	struct doc d = { .o = o, .first = true };
@@ -370,24 +377,42 @@ void replay(struct proc *ps, size_t np, const struct replay_opts *o)
 		for (size_t i = 0; i < ns; i++)
 			if (!s[i].t->nr)
 				put_lost(&d, &s[i]);
-		for (;;) {
-			struct tstate *next = NULL;
-			uint64_t best = 0;
-			for (size_t i = 0; i < ns; i++) {
-				if (s[i].at >= s[i].t->nr)
-					continue;
-				uint64_t ts = s[i].t->v[s[i].t->r[s[i].at].at].ts;
-				if (!next || ts < best) {
-					next = &s[i];
-					best = ts;
+		/* a heap of the threads with events left, by their next
+		 * event's time (then by their order: the same times, the
+		 * same output) */
+		size_t *h = xmalloc((ns ? ns : 1) * sizeof *h), nh = 0;
+		for (size_t i = 0; i < ns; i++)
+			if (s[i].t->nr) {
+				h[nh++] = i;
+				for (size_t c = nh - 1; c && earlier(s, h[c], h[(c - 1) / 2]); c = (c - 1) / 2) {
+					size_t x = h[c];
+					h[c] = h[(c - 1) / 2];
+					h[(c - 1) / 2] = x;
 				}
 			}
-			if (!next)
-				break;
+		while (nh) {
+			struct tstate *next = &s[h[0]];
 			step(&d, next);
-			if (next->at >= next->t->nr && !next->lost_said)
-				put_lost(&d, next);
+			if (next->at >= next->t->nr) {
+				if (!next->lost_said)
+					put_lost(&d, next);
+				h[0] = h[--nh];
+			}
+			for (size_t c = 0;;) {
+				size_t l = 2 * c + 1, r = l + 1, m = c;
+				if (l < nh && earlier(s, h[l], h[m]))
+					m = l;
+				if (r < nh && earlier(s, h[r], h[m]))
+					m = r;
+				if (m == c)
+					break;
+				size_t x = h[c];
+				h[c] = h[m];
+				h[m] = x;
+				c = m;
+			}
 		}
+		free(h);
 		free(s);
 	}
 	if (o->fmt == 2)
