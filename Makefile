@@ -230,7 +230,7 @@ build/mcount-attach: attach/attach.c $(wildcard attach/*.h) | build
 
 $(READER): $(wildcard read/*.c read/*.h) | build
 	@$(if $(Q),echo "  CC      $@")
-	$(Q)$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@.tmp $(wildcard read/*.c) -lm && mv -f $@.tmp $@
+	$(Q)$(CC) $(WARN) -DVERSION='"$(VERSION)"' $(CFLAGS) $(LDFLAGS) -o $@.tmp $(wildcard read/*.c) -lm && mv -f $@.tmp $@
 
 # src/arch.c's rows and arches.tab agree: build/arch-check says where
 # not, from build/arches.h (a line per row of the table)

@@ -21,13 +21,21 @@
 
 #include "read.h"
 
+#ifndef VERSION
+#define VERSION "unknown"
+#endif
+
+static const char usage_text[] =
+	"usage: mcount-read info DIR\n"
+	"       mcount-read replay [--format=text|json|chrome] [--function=GLOB] [--tid=N]\n"
+	"                          [--since=S] [--until=S] [--depth=N] DIR\n"
+	"       mcount-read report [--sort=calls|total|self|avg|max|name] [--threads] DIR\n"
+	"A recording of mcount-trace record (doc/trace-format.md) read back: DIR is a\n"
+	"process's directory or the recording's.  See mcount-trace(1): replay, report, info.\n";
+
 static void usage(void)
 {
-	fputs("usage: mcount-read info DIR\n"
-	      "       mcount-read replay [--format=text|json|chrome] [--function=GLOB] [--tid=N]\n"
-	      "                          [--since=S] [--until=S] [--depth=N] DIR\n"
-	      "       mcount-read report [--sort=calls|total|self|avg|max|name] [--threads] DIR\n",
-	      stderr);
+	fputs(usage_text, stderr);
 	exit(2);
 }
 
@@ -184,6 +192,14 @@ int main(int argc, char **argv)
 {
 	if (argc < 2)
 		usage();
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("mcount-read (recordmcount) %s\n", VERSION);
+		return 0;
+	}
 	const char *cmd = argv[1], *dir = NULL, *sort = "total";
 	struct replay_opts o = { 0 };
 	bool threads = false;

@@ -679,6 +679,13 @@ SKIP: {
     is($mask->($replayed), $mask->($text), "replay of the live JSON's events: the live text's lines") or diag $e;
 }
 
+($st, $out, $err) = rd('--help');
+is($st, 0, 'mcount-read --help: status 0');
+like($out, qr/\Ausage: mcount-read info DIR\n/, 'mcount-read --help: the usage, on standard output');
+($st, $out) = rd('--version');
+require RecordMcount::Front;
+is($out, "mcount-read (recordmcount) $RecordMcount::Front::VERSION\n", "mcount-read --version: the project's");
+
 # ---- damage at random, under ASan and UBSan ----
 
 SKIP: {
