@@ -340,6 +340,16 @@ like($out, qr/\n\]\}\n\z/, 'chrome: its end');
 my $nb = () = $out =~ /"ph":"B"/g;
 my $ne = () = $out =~ /"ph":"E"/g;
 is("$nb $ne", '10 10', 'chrome: a B and an E a call');
+my $doc = eval { JSON::PP->new->decode($out) };
+ok($doc, 'chrome: JSON::PP reads the document') or diag $@;
+my %nest;
+for my $e (@{ $doc->{traceEvents} // [] }) {
+    push @{ $nest{ $e->{tid} } }, $e->{name} if $e->{ph} eq 'B';
+    $nest{bad}++ if $e->{ph} eq 'E' && (pop(@{ $nest{ $e->{tid} } }) // '') ne $e->{name};
+}
+ok(!$nest{bad} && !@{ $nest{1001} } && !@{ $nest{1002} }, 'chrome: each E closes its thread\'s last B');
+($st, $out) = rd('replay', '--format=json', $rec);
+is(scalar(grep { eval { JSON::PP->new->decode($_); 1 } } split /\n/, $out), 20, 'json: JSON::PP reads each line');
 
 ($st, $out) = rd('report', $rec);
 is($st, 0, 'report: status 0');
