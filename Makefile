@@ -34,9 +34,11 @@ HELPER := build/mcount-scan
 # it knows): built where the host is one of them
 ATTACH_ARCHES := x86_64
 ATTACH := $(if $(filter $(shell uname -m),$(ATTACH_ARCHES)),build/mcount-attach)
+# mcount-trace replay/report/info's reader of a recording (read/)
+READER := build/mcount-read
 
 .PHONY: all check check-cross check-system check-slow check-all check-all-build check-kernel bench deps install uninstall clean demo man fuzz fuzz-short rt
-all: $(HELPER) man rt build/arches.ok $(ATTACH)
+all: $(HELPER) man rt build/arches.ok $(ATTACH) $(READER)
 
 # libmcount-trace (rt/): the tracer's run-time library, preloaded
 # (build/libmcount-trace.so, with the interposers of -DMT_SHARED) or
@@ -234,6 +236,10 @@ build/mcount-attach: attach/attach.c $(wildcard attach/*.h) | build
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@.tmp attach/attach.c && mv -f $@.tmp $@
 
+$(READER): $(wildcard read/*.c read/*.h) | build
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(WARN) -DVERSION='"$(VERSION)"' $(CFLAGS) $(LDFLAGS) -o $@.tmp $(wildcard read/*.c) -lm && mv -f $@.tmp $@
+
 # src/arch.c's rows and arches.tab agree: build/arch-check says where
 # not, from build/arches.h (a line per row of the table)
 build/arches.h: arches.tab | build
@@ -387,6 +393,7 @@ install: all $(foreach a,$(RT_CROSS_HERE),rt-$(a))
 		$(DESTDIR)$(PKGDIR)/lib/RecordMcount $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(MAN3DIR)
 	install -m 755 $(HELPER) $(DESTDIR)$(PKGDIR)/libexec/mcount-scan
 	$(if $(ATTACH),install -m 755 $(ATTACH) $(DESTDIR)$(PKGDIR)/libexec/mcount-attach)
+	install -m 755 $(READER) $(DESTDIR)$(PKGDIR)/libexec/mcount-read
 	$(if $(RT_BUILT),install -m 644 $(RT_BUILT) rt/mcount-trace.h rt/mcount-hooks.h $(DESTDIR)$(PKGDIR)/libexec/ && \
 		ln -sf libmcount-trace.so $(DESTDIR)$(PKGDIR)/libexec/$(RT_SONAME))
 	for a in $(RT_CROSS_HERE); do \

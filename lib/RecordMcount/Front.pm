@@ -17,8 +17,8 @@ use warnings;
 
 use RecordMcount::Exports;
 use RecordMcount::Message ();
-our @EXPORT_OK = qw(print_version sections_spec_ok plural helper_path attach_helper_path trace_lib_path trace_lib_for
-    lto_text);
+our @EXPORT_OK = qw(print_version sections_spec_ok plural helper_path attach_helper_path reader_path trace_lib_path
+    trace_lib_for lto_text);
 
 our $VERSION = '0.1.0';
 
@@ -48,10 +48,12 @@ sub _beside {
 }
 
 # mcount-scan ($RECORDMCOUNT_HELPER), mcount-attach, the helper of
-# mcount-trace attach ($RECORDMCOUNT_ATTACH), and libmcount-trace.so, the
-# library mcount-trace preloads ($RECORDMCOUNT_TRACE_LIB).
+# mcount-trace attach ($RECORDMCOUNT_ATTACH), mcount-read, the reader of
+# a recording ($RECORDMCOUNT_READ), and libmcount-trace.so, the library
+# mcount-trace preloads ($RECORDMCOUNT_TRACE_LIB).
 sub helper_path { return _beside('RECORDMCOUNT_HELPER', 'mcount-scan', sub { -x $_[0] }) }
 sub attach_helper_path { return _beside('RECORDMCOUNT_ATTACH', 'mcount-attach', sub { -x $_[0] }) }
+sub reader_path { return _beside('RECORDMCOUNT_READ', 'mcount-read', sub { -x $_[0] }) }
 sub trace_lib_path { return _beside('RECORDMCOUNT_TRACE_LIB', 'libmcount-trace.so', sub { -f $_[0] }) }
 
 # The architecture of an ELF file, as the tracer's libraries are named

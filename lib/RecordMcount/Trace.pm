@@ -3,21 +3,22 @@ package RecordMcount::Trace;
 # mcount-trace's modes: run (the program, with libmcount-trace.so
 # preloaded and the library's variables set from the options, exec'd in
 # this process's place), attach (the library loaded into a running
-# process by the helper mcount-attach, then its status), and the verbs of the control socket (list,
+# process by the helper mcount-attach, then its status), the verbs of the control socket (list,
 # enable, disable, notrace, show, tracer, event, args, retval, stop,
 # status, detach): their arguments checked, the request sent through
-# RecordMcount::Control, the answer printed as it comes.
+# RecordMcount::Control, the answer printed as it comes; and replay,
+# report and info, a recording read by mcount-read.
 use strict;
 use warnings;
 
 use Errno qw(EISDIR EACCES ENOENT);
 use RecordMcount::Exports;
-use RecordMcount::Front qw(plural trace_lib_for attach_helper_path);
+use RecordMcount::Front qw(plural trace_lib_for attach_helper_path reader_path);
 use RecordMcount::Message qw(error warning fatal bad_usage);
 # (RecordMcount::Elf is loaded by run alone: the other verbs read no file)
 use RecordMcount::Control qw(split_globs control_request request_too_long control_dir);
 
-our @EXPORT_OK = qw(run_program attach_process control_command tracer_known);
+our @EXPORT_OK = qw(run_program attach_process control_command read_recording tracer_known);
 
 my %TRACER = map { $_ => 1 } qw(function function_graph);
 
@@ -293,6 +294,63 @@ sub attach_process {
         return 1;
     }
     return control_command('status', $opt, [$pid]);
+}
+
+# ---- replay, report, info -----------------------------------------------------
+
+# The report's sort keys (report --sort)
+my %REPORT_SORT = map { $_ => 1 } qw(calls total self avg max name);
+
+# read_recording(VERB, OPTIONS, [DIR]) -> exit status: mcount-read VERB
+# on DIR (default mcount-trace.data), the options that VERB takes passed
+# on; mcount-read says what it cannot read (status 1).  OPTIONS: format,
+# function, tid, since, until, depth (replay); sort, threads (report).
+sub read_recording {
+    my ($verb, $opt, $argv) = @_;
+    bad_usage("too many arguments: $verb takes a DIR only") if @$argv > 1;
+    my $dir = $argv->[0] // 'mcount-trace.data';
+    my @args;
+    if ($verb eq 'replay') {
+        push @args, "--format=$opt->{format}" if $opt->{format} ne 'text';
+        for my $k (qw(tid depth)) {
+            next unless defined $opt->{$k};
+            bad_usage("--$k must be a positive whole number, not '$opt->{$k}'") unless $opt->{$k} =~ /^[1-9][0-9]{0,9}\z/;
+            push @args, "--$k=$opt->{$k}";
+        }
+        for my $k (qw(since until)) {
+            next unless defined $opt->{$k};
+            bad_usage("--$k must be a time in seconds, not '$opt->{$k}'")
+                unless $opt->{$k} =~ /^[0-9]+(?:\.[0-9]*)?\z/;
+            push @args, "--$k=$opt->{$k}";
+        }
+        push @args, "--function=$opt->{function}" if defined $opt->{function};
+    } else {
+        bad_usage('--format applies to replay only') if $opt->{format} ne 'text';
+    }
+    if ($verb eq 'report') {
+        if (defined $opt->{sort}) {
+            bad_usage("--sort must be calls, total, self, avg, max or name, not '$opt->{sort}'")
+                unless $REPORT_SORT{ $opt->{sort} };
+            push @args, "--sort=$opt->{sort}";
+        }
+        push @args, '--threads' if $opt->{threads};
+    }
+    bad_usage("$dir: not a directory") if -e $dir && !-d _;
+    my $reader = reader_path();
+    if (!-x $reader) {
+        error("$reader: not found (run make, or set RECORDMCOUNT_READ)");
+        return 1;
+    }
+    # (a directory named as an option would be: ./-x)
+    $dir = "./$dir" if $dir =~ /^-/;
+    my @cmd = ($reader, $verb, @args, $dir);
+    my $st = system { $cmd[0] } @cmd;
+    return 0 if $st == 0;
+    if ($st < 0 || ($st & 127)) {
+        error("$reader: " . ($st < 0 ? "cannot run: $!" : 'signal ' . ($st & 127)));
+        return 1;
+    }
+    return $st >> 8;
 }
 
 # ---- detach -------------------------------------------------------------------

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* report.c - per function: calls, total and self time, and the spread
+ * of a call's time (min, avg, p50, p90, p99, max), from function_graph
+ * entry/exit pairs; an entry with no exit to follow (the function
+ * tracer's, or a return not hooked) counts as a call, untimed. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "read.h"
+
+struct stat_row {
+	char *name;
+	uint64_t calls, timed;
+	int64_t total, self;
+	int64_t *d;                   /* the timed calls' durations (ns) */
+	size_t nd, cap;
+};
+
+struct table {
+	struct stat_row *r;
+	size_t n, cap;
+	size_t *slot;                 /* open addressing on the name */
+	size_t nslot;
+};
+
+static size_t hash(const char *s)
+{
+	size_t h = 14695981039346656037u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+static struct stat_row *row_of(struct table *t, const char *name)
+{
+	if (2 * (t->n + 1) > t->nslot) {
+		free(t->slot);
+		t->nslot = t->nslot ? t->nslot * 2 : 256;
+		t->slot = xmalloc(t->nslot * sizeof *t->slot);
+		for (size_t i = 0; i < t->nslot; i++)
+			t->slot[i] = SIZE_MAX;
+		for (size_t i = 0; i < t->n; i++) {
+			size_t h = hash(t->r[i].name) & (t->nslot - 1);
+			while (t->slot[h] != SIZE_MAX)
+				h = (h + 1) & (t->nslot - 1);
+			t->slot[h] = i;
+		}
+	}
+	size_t h = hash(name) & (t->nslot - 1);
+	while (t->slot[h] != SIZE_MAX) {
+		if (!strcmp(t->r[t->slot[h]].name, name))
+			return &t->r[t->slot[h]];
+		h = (h + 1) & (t->nslot - 1);
+	}
+	if (t->n == t->cap)
+		t->r = xrealloc(t->r, (t->cap = t->cap ? t->cap * 2 : 64) * sizeof *t->r);
+	struct stat_row *r = &t->r[t->n];
+	memset(r, 0, sizeof *r);
+	r->name = xstrdup(name);
+	t->slot[h] = t->n++;
+	return r;
+}
+
+static void add_time(struct stat_row *r, int64_t dur, int64_t self)
+{
+	r->timed++;
+	r->total += dur;
+	r->self += self;
+	if (r->nd == r->cap)
+		r->d = xrealloc(r->d, (r->cap = r->cap ? r->cap * 2 : 16) * sizeof *r->d);
+	r->d[r->nd++] = dur;
+}
+
+struct frame {
+	size_t r;                     /* the row's index: rows move as they grow */
+	uint64_t ts;
+	int64_t ns, child;
+};
+
+static void thread_rows(struct table *tb, const struct proc *p, const struct thread *t, uint64_t *untabled)
+{
+	struct frame *st = xmalloc(4096 * sizeof *st);
+	size_t n = 0;
+	/* each function's row, once looked up (+1; 0: not yet) */
+	size_t *row = xmalloc((p->nf ? p->nf : 1) * sizeof *row);
+	memset(row, 0, (p->nf ? p->nf : 1) * sizeof *row);
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct ev *e = &t->v[t->r[i].at];
+		const struct func *f = func_of(p, e->ip & EV_SITE_MASK);
+		if (!f) {
+			(*untabled)++;
+			continue;
+		}
+		if (!(e->ip & EV_EXIT)) {
+			size_t fi = (size_t)(f - p->f);
+			if (!row[fi])
+				row[fi] = (size_t)(row_of(tb, f->name) - tb->r) + 1;
+			tb->r[row[fi] - 1].calls++;
+			if ((e->ip & (EV_GRAPH | EV_HOOKED)) == (EV_GRAPH | EV_HOOKED) && n < 4096)
+				st[n++] = (struct frame){ row[fi] - 1, e->ts, ev_ns(p, e->ts), 0 };
+			continue;
+		}
+		size_t k = n;
+		while (k > 0 && st[k - 1].ts != e->parent)
+			k--;
+		if (!k)
+			continue;             /* an exit whose entry is not here */
+		struct frame *fr = &st[k - 1];
+		int64_t dur = ev_ns(p, e->ts) - fr->ns;
+		add_time(&tb->r[fr->r], dur, dur - fr->child);
+		n = k - 1;
+		if (n)
+			st[n - 1].child += dur;
+	}
+	free(row);
+	free(st);
+}
+
+static const char *sort_key;
+
+static int64_t avg_of(const struct stat_row *r)
+{
+	return r->timed ? r->total / (int64_t)r->timed : 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	const struct stat_row *x = a, *y = b;
+	int64_t u = 0, v = 0;
+	if (!strcmp(sort_key, "calls"))
+		u = (int64_t)x->calls, v = (int64_t)y->calls;
+	else if (!strcmp(sort_key, "total"))
+		u = x->total, v = y->total;
+	else if (!strcmp(sort_key, "self"))
+		u = x->self, v = y->self;
+	else if (!strcmp(sort_key, "avg"))
+		u = avg_of(x), v = avg_of(y);
+	else if (!strcmp(sort_key, "max"))
+		u = x->nd ? x->d[x->nd - 1] : 0, v = y->nd ? y->d[y->nd - 1] : 0;
+	if (u != v)
+		return u > v ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int by_ns(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The nearest-rank percentile q (of 100) of the sorted d[0, n). */
+static int64_t pct(const int64_t *d, size_t n, unsigned q)
+{
+	size_t k = (q * n + 99) / 100;
+	return d[k ? k - 1 : 0];
+}
+
+static void put_us(char *b, size_t len, int64_t ns)
+{
+	snprintf(b, len, "%s%lld.%03lld", ns < 0 ? "-" : "", (long long)(ns < 0 ? -ns : ns) / 1000,
+		 (long long)(ns < 0 ? -ns : ns) % 1000);
+}
+
+static void print_table(struct table *tb)
+{
+	for (size_t i = 0; i < tb->n; i++)
+		if (tb->r[i].nd)
+			qsort(tb->r[i].d, tb->r[i].nd, sizeof *tb->r[i].d, by_ns);
+	if (tb->n)
+		qsort(tb->r, tb->n, sizeof *tb->r, by_key);
+	printf("%10s %12s %12s %12s %12s %12s %12s %12s %12s  %s\n", "calls", "total(us)", "self(us)", "min", "avg",
+	       "p50", "p90", "p99", "max", "function");
+	for (size_t i = 0; i < tb->n; i++) {
+		const struct stat_row *r = &tb->r[i];
+		printf("%10llu", (unsigned long long)r->calls);
+		if (!r->nd) {
+			for (int k = 0; k < 8; k++)
+				printf(" %12s", "-");
+		} else {
+			int64_t v[8] = { r->total, r->self, r->d[0], avg_of(r), pct(r->d, r->nd, 50),
+					 pct(r->d, r->nd, 90), pct(r->d, r->nd, 99), r->d[r->nd - 1] };
+			for (int k = 0; k < 8; k++) {
+				char b[32];
+				put_us(b, sizeof b, v[k]);
+				printf(" %12s", b);
+			}
+		}
+		printf("  %s\n", r->name);
+	}
+}
+
+static void table_free(struct table *tb)
+{
+	for (size_t i = 0; i < tb->n; i++) {
+		free(tb->r[i].name);
+		free(tb->r[i].d);
+	}
+	free(tb->r);
+	free(tb->slot);
+	memset(tb, 0, sizeof *tb);
+}
+
+void report(struct proc *ps, size_t np, const char *sort, bool threads)
+{
+	sort_key = sort;
+	struct table tb = { 0 };
+	uint64_t untabled = 0;
+	for (size_t pi = 0; pi < np; pi++) {
+		for (size_t i = 0; i < ps[pi].nt; i++) {
+			thread_rows(&tb, &ps[pi], &ps[pi].t[i], &untabled);
+			if (threads) {
+				printf("%s# thread %s %s (process %ld)\n", pi || i ? "\n" : "", ps[pi].t[i].name,
+				       ps[pi].t[i].comm, ps[pi].pid);
+				print_table(&tb);
+				table_free(&tb);
+			}
+		}
+	}
+	if (!threads)
+		print_table(&tb);
+	table_free(&tb);
+	if (untabled)
+		printf("# %llu events at sites of no function in funcs\n", (unsigned long long)untabled);
+}
