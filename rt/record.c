@@ -41,6 +41,7 @@ static bool *live_written;            /* objects said loaded and not yet unloade
 static size_t live_cap;
 static uint64_t last_pair_ns;
 static int write_err;                 /* the first write that failed (said once) */
+static char exe[4096];                /* the program's file */
 
 static uint64_t mono_ns(void)
 {
@@ -139,7 +140,6 @@ static void write_info(void)
 	int fd = make_file("info", O_WRONLY);
 	if (fd < 0)
 		return;
-	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	exe[n > 0 ? n : 0] = 0;
 	/* the arguments, from /proc/self/cmdline */
@@ -219,7 +219,8 @@ static void write_tables(void)
 	for (size_t i = 0; i < mt_reg.nobjs && i < live_cap; i++) {
 		const struct mt_object *o = mt_reg.objs[i];
 		if (i >= objs_written && o->live) {
-			put_line(F_OBJECTS, "O %zu %lx - %s\n", i, (unsigned long)o->bias, o->path ? o->path : o->name);
+			put_line(F_OBJECTS, "O %zu %lx - %s\n", i, (unsigned long)o->bias,
+				 o->main && exe[0] ? exe : o->path ? o->path : o->name);
 			live_written[i] = true;
 		} else if (live_written[i] && !o->live) {
 			put_line(F_OBJECTS, "U %zu\n", i);
@@ -230,7 +231,8 @@ static void write_tables(void)
 	for (size_t i = funcs_written; i < mt_reg.nfuncs; i++) {
 		const struct mt_func *f = &mt_reg.funcs[i];
 		if (f->obj < objs_written && live_written[f->obj])
-			put_line(F_FUNCS, "F %lx 0 %u %s\n", (unsigned long)f->addr, (unsigned)f->obj, mt_shown(f->name));
+			put_line(F_FUNCS, "F %lx %lu %u %s\n", (unsigned long)f->addr, (unsigned long)f->size,
+				 (unsigned)f->obj, mt_shown(f->name));
 	}
 	funcs_written = mt_reg.nfuncs;
 	pthread_mutex_unlock(&mt_reg.lock);

@@ -601,6 +601,7 @@ struct mt_func {
 	const char *name;
 	const char *const *alias;     /* its versioned names (struct mt_sym) */
 	uintptr_t addr;
+	uintptr_t size;               /* its symbol's (0: not known) */
 	uint16_t obj;
 	mt_users hooks;               /* its users: bit id a hook's (ops.c), bit 0
 				       * the tracer's (MT_TRACED: sites.c's rules) */

@@ -434,7 +434,7 @@ static int addr_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int add_func(const char *name, const char *const *alias, uintptr_t addr, uint16_t oi)
+static int add_func(const char *name, const char *const *alias, uintptr_t addr, uintptr_t size, uint16_t oi)
 {
 	if (!(mt_reg.nfuncs & (mt_reg.nfuncs + 1)) || !mt_reg.funcs) {
 		size_t cap = (mt_reg.nfuncs + 1) * 2;
@@ -443,7 +443,8 @@ static int add_func(const char *name, const char *const *alias, uintptr_t addr, 
 			return -1;
 		mt_reg.funcs = nv;
 	}
-	mt_reg.funcs[mt_reg.nfuncs] = (struct mt_func){ .name = name, .alias = alias, .addr = addr, .obj = oi };
+	mt_reg.funcs[mt_reg.nfuncs] = (struct mt_func){ .name = name, .alias = alias, .addr = addr, .size = size,
+							.obj = oi };
 	return (int)mt_reg.nfuncs++;
 }
 
@@ -501,7 +502,7 @@ static struct mt_site *object_sites(uint16_t oi, size_t *count)
 			if (!sym && asprintf(&name, "%s+%#lx", o->name, (unsigned long)(s->addr - o->bias)) < 0)
 				name = NULL;
 			func = add_func(sym ? sym->name : name ? name : "?", sym ? sym->alias : NULL,
-					sym ? sym->addr : s->addr, oi);
+					sym ? sym->addr : s->addr, sym ? sym->size : 0, oi);
 			last = sym;
 			if (func < 0)
 				break;
