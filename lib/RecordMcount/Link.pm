@@ -454,7 +454,7 @@ sub _first_link {
 sub method_text {
     my ($r) = @_;
     return sprintf('one link, the table filled in place (%d of %d slots%s; build ID %s)', $r->{sites},
-        $r->{slots}, $r->{dropped} ? ", $r->{dropped} calls outside every function left out" : '',
+        $r->{slots}, $r->{dropped} ? ", $r->{dropped} of overridden weak functions left out" : '',
         $r->{build_id}) if $r->{method} eq 'one link';
     return 'links with -q, then the link with the table (one link could not: '
         . ($r->{method_why} // '?') . ')';

@@ -112,7 +112,7 @@ sub _is_input {
 sub _read_relocs {
     my ($o, $hooks, $files, $into) = @_;
     return 0 unless @$files;
-    my ($st, $err, $out) = run_tool(cmd => [@{ $o->{objdump} // ['objdump'] }, '-r', @$files],
+    my ($st, $err, $out) = run_tool(cmd => [@{ $o->{objdump} // ['objdump'] }, '-r', '-t', @$files],
         capture_stdout => 1);
     throw("objdump -r of the link's inputs: " . ($err =~ /^(.*)/ ? $1 : 'failed')) if $st != 0;
     my $hook_re = join '|', map { quotemeta } @$hooks;
@@ -129,6 +129,12 @@ sub _read_relocs {
             next;
         }
         next unless $cur;
+        # a weak function: its code is no function where another
+        # definition overrides it
+        if (/^([0-9a-f]+) .w.{4}F (\S+)\s+([0-9a-f]+)\s+(?:\.\w+\s+)?(\S+)\z/) {
+            push @{ $cur->{weak}{$2} }, [hex $1, hex $3, $4];
+            next;
+        }
         if (/^RELOCATION RECORDS FOR \[(.*)\]:\z/) {
             $sec = $1;
             $cur->{dup}{$sec} = 1 if $secs_seen{$sec}++;
@@ -219,41 +225,27 @@ sub _bytes_at {
     return undef;
 }
 
-# Function symbols of .symtab as sorted [start, end]; undef without one.
-sub _func_ranges {
+# The global and weak function symbols of .symtab: { name => value }; undef
+# without one.
+sub _global_funcs {
     my ($x) = @_;
     my $st = _sec($x, '.symtab') or return undef;
-    my ($e, $A) = @$x{qw(e A)};
+    my $strs = $x->{sh}[ $st->{link} ] or return undef;
+    my $e = $x->{e};
     my $ent = $x->{is64} ? 24 : 16;
-    my @f;
+    my %f;
     for (my $o = $st->{off} + $ent; $o + $ent <= $st->{off} + $st->{size}; $o += $ent) {
-        my ($value, $size, $info, $shndx);
+        my ($name, $value, $info, $shndx);
         if ($x->{is64}) {
-            ($info, $shndx, $value, $size) = unpack("x4 C x S$e Q$e Q$e", substr($x->{d}, $o, 24));
+            ($name, $info, $shndx, $value) = unpack("L$e C x S$e Q$e", substr($x->{d}, $o, 24));
         } else {
-            ($value, $size, $info, $shndx) = unpack("x4 L$e L$e C x S$e", substr($x->{d}, $o, 16));
+            ($name, $value, $info, $shndx) = unpack("L$e L$e x4 C x S$e", substr($x->{d}, $o, 16));
         }
-        next unless ($info & 15) == 2 || ($info & 15) == 10;
-        next if $shndx == 0;
-        push @f, [$value, $size];
+        next unless (($info & 15) == 2 || ($info & 15) == 10) && ($info >> 4) && $shndx;
+        my $p = $strs->{off} + $name;
+        $f{ substr($x->{d}, $p, index($x->{d}, "\0", $p) - $p) } = $value;
     }
-    @f = sort { $a->[0] <=> $b->[0] } @f;
-    # (a function of no size, crtstuff's frame_dummy say, holds its
-    # first byte only: the code after it may be an overridden copy)
-    $_->[1] = $_->[0] + ($_->[1] || 1) for @f;
-    return \@f;
-}
-
-sub _in_func {
-    my ($f, $a) = @_;
-    my ($lo, $hi) = (0, $#$f);
-    while ($lo <= $hi) {
-        my $m = ($lo + $hi) >> 1;
-        if ($f->[$m][0] > $a) { $hi = $m - 1 } else { return 1 if $a < $f->[$m][1]; $lo = $m + 1 }
-    }
-    # (ranges may overlap: an alias of another size)
-    for my $r (@$f) { last if $r->[0] > $a; return 1 if $a < $r->[1] }
-    return 0;
+    return \%f;
 }
 
 # The call forms of the helper's facts: { TYPE => [len, at, op, mask, op_at] },
@@ -372,7 +364,7 @@ sub one_link {
     }
     $n += _read_relocs($o, \@hooks, [grep { _is_input($_) } @unread], \%rel) if @unread;
     my ($call, $linker) = _forms($id);
-    my @sites;
+    my (@sites, @weak);
     for my $s (@in_code) {
         my ($out_sec, $name, $addr, $size, $file) = @$s;
         my ($key) = _map_key($file);
@@ -396,17 +388,23 @@ sub one_link {
                 $start += $l->[2];
             }
             push @sites, $start;
+            # (the weak function's name, where the output's is elsewhere)
+            for my $w (@{ $r->{weak}{$name} // [] }) {
+                push @weak, [$start, $w->[2], $addr + $w->[0]] if $off >= $w->[0] && $off < $w->[0] + $w->[1];
+            }
         }
     }
     my %u;
     @sites = sort { $a <=> $b } grep { !$u{$_}++ } @sites;
     return (undef, sprintf('the link has %d calls to the hook, more than the %d its inputs gave', scalar @sites, $n))
         if @sites > $n;
-    # none outside every function: the copy of a weak function that
-    # another definition overrode is no function of the program
-    my $funcs = _func_ranges($x);
+    # none in the copy of a weak function that another definition
+    # overrode: no function of the program (without a symbol table, the
+    # output's symbols are not known: kept)
+    my $syms = @weak ? _global_funcs($x) : undef;
+    my %gone = map { $_->[0] => 1 } grep { defined $syms->{ $_->[1] } && $syms->{ $_->[1] } != $_->[2] } @weak;
     my $all = @sites;
-    @sites = grep { _in_func($funcs, $_) } @sites if $funcs;
+    @sites = grep { !$gone{$_} } @sites;
     my $dropped = $all - @sites;
 
     my $tab = _sec($x, '__mcount_loc');
