@@ -357,7 +357,7 @@ sub _record_link {
 
 # The one-link method of CMD, where it applies (MCOUNT_LINK_METHOD=multi:
 # never): the result, or why not (the command's output then left to the
-# links after).  A link that fails by itself is the command's failure.
+# links after, which also say whose failure a failed link is).
 sub _try_one_link {
     my ($job, $cmd, $first) = @_;
     my ($o, $label, $out) = ($job->{o}, $job->{label}, $job->{out});
@@ -382,8 +382,9 @@ sub _try_one_link {
         link => $link) };
     if (!$r && !defined $reason) {
         my $e = caught($@);
-        die $e if defined $e->{link_status};
-        ($reason = "$e") =~ s/\n.*\z//s;
+        # (a link that fails: the links after tell whose failure it is,
+        # the command's own or the table's object's)
+        $reason = defined $e->{link_status} ? 'the link failed' : "$e" =~ s/\n.*\z//sr;
     }
     if (!$r) {
         # (the links after write the output again)
