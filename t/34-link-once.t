@@ -17,6 +17,7 @@
 use strict;
 use warnings;
 use Test::More;
+use List::Util qw(uniq);
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd run_prog spit slurp tmpdir leftovers);
 
@@ -155,6 +156,15 @@ for my $v (@variants) {
     unless ($shared) {
         ($st) = run_prog([$out], arch => $m32 ? 'i386' : 'x86_64');
         is($st, 0, "$name: the program runs");
+    }
+    # the tracer reads the table, holes and all (relocated: the load base)
+    unless ($shared || $m32) {
+        ($st, undef, $err) = run_cmd(["$TOP/bin/mcount-trace", 'run', '-f', '*', '-o', "$d/trace.txt",
+            '--no-control', '--', $out]);
+        is($st, 0, "$name: traced") or diag $err;
+        is($err, '', "$name: the tracer takes no hole for an entry");
+        my @traced = sort(uniq(slurp("$d/trace.txt") =~ /: (\w+) <-/g));
+        is("@traced", 'f g lib_used main twice', "$name: the tracer traced every function");
     }
 }
 

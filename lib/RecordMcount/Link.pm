@@ -512,7 +512,7 @@ sub wrapper_link {
             map { $_ => $tools->{$_} } qw(objdump objcopy as readelf) });
     };
     if ($r) {
-        $say->("$o{label}: $r->{sites} call sites, $r->{links} links; " . method_text($r));
+        $say->("$o{label}: " . plural($r->{sites}, "call site") . ", " . plural($r->{links}, "link") . "; " . method_text($r));
         return $r;
     }
     my $e = caught($@);
