@@ -118,7 +118,22 @@ sub _read_relocs {
     my $hook_re = join '|', map { quotemeta } @$hooks;
     my ($arch, $cur, $sec, $n) = (undef, undef, undef, 0);
     my %secs_seen;
+    my $hook_any = qr/$hook_re/;
     for (split /\n/, $out) {
+        # (most lines of a C++ library's listing are relocations against
+        # other symbols and symbols that are no weak function)
+        if (/^[0-9a-f]/) {
+            next unless $cur && (/$hook_any/ || / w    F /);
+            if (defined $sec && /^([0-9a-f]+)\s+(\S+)\s+(?:$hook_re)(?:[-+]0x[0-9a-f]+)?\s*\z/) {
+                push @{ $cur->{sec}{$sec} }, [hex $1, $2];
+                $n++;
+            } elsif (/^([0-9a-f]+) .w.{4}F (\S+)\s+([0-9a-f]+)\s+(?:\.\w+\s+)?(\S+)\z/) {
+                # a weak function: its code is no function where another
+                # definition overrides it
+                push @{ $cur->{weak}{$2} }, [hex $1, hex $3, $4];
+            }
+            next;
+        }
         if (/^In archive (.+):\z/) { $arch = abs_path($1) // $1; next }
         if (/^(\S.*?):\s+file format \S+\z/) {
             my $f = $1;
@@ -126,24 +141,14 @@ sub _read_relocs {
             undef $arch if !defined $arch || $f =~ m{/};
             $cur = $into->{$key} //= { sec => {}, dup => {} };
             %secs_seen = ();
+            undef $sec;
             next;
         }
-        next unless $cur;
-        # a weak function: its code is no function where another
-        # definition overrides it
-        if (/^([0-9a-f]+) .w.{4}F (\S+)\s+([0-9a-f]+)\s+(?:\.\w+\s+)?(\S+)\z/) {
-            push @{ $cur->{weak}{$2} }, [hex $1, hex $3, $4];
-            next;
-        }
-        if (/^RELOCATION RECORDS FOR \[(.*)\]:\z/) {
+        if ($cur && /^RELOCATION RECORDS FOR \[(.*)\]:\z/) {
             $sec = $1;
             $cur->{dup}{$sec} = 1 if $secs_seen{$sec}++;
             $cur->{tabled} = 1 if $sec eq '__mcount_loc';
-            next;
         }
-        next unless defined $sec && /^([0-9a-f]+)\s+(\S+)\s+(?:$hook_re)(?:[-+]0x[0-9a-f]+)?\s*\z/;
-        push @{ $cur->{sec}{$sec} }, [hex $1, $2];
-        $n++;
     }
     return $n;
 }
@@ -176,7 +181,13 @@ sub _read_map {
 }
 
 # A file as the map names it, as _read_relocs keys it.
+my %map_key;
 sub _map_key {
+    my ($f) = @_;
+    return @{ $map_key{$f} //= [_map_key_of($f)] };
+}
+
+sub _map_key_of {
     my ($f) = @_;
     return ((abs_path($1) // $1) . "($2)", abs_path($1) // $1) if $f =~ /^(.*)\(([^()]*)\)\z/s && -f $1;
     return (abs_path($f) // $f, abs_path($f) // $f);
@@ -218,8 +229,12 @@ sub _sec { my ($x, $name) = @_; my ($s) = grep { $_->{name} eq $name } @{ $x->{s
 
 sub _bytes_at {
     my ($x, $addr, $len) = @_;
+    my $last = $x->{last_sec};
+    return substr($x->{d}, $last->{off} + $addr - $last->{addr}, $len)
+        if $last && $addr >= $last->{addr} && $addr + $len <= $last->{addr} + $last->{size};
     for my $s (@{ $x->{sh} }) {
         next unless $s->{flags} & 2 && $s->{type} != 8 && $addr >= $s->{addr} && $addr + $len <= $s->{addr} + $s->{size};
+        $x->{last_sec} = $s;
         return substr($x->{d}, $s->{off} + $addr - $s->{addr}, $len);
     }
     return undef;
