@@ -32,7 +32,8 @@ EOF
 # f is weak here and strong in strong.c: this copy stays in .text, never called
 spit("$dir/weak.c", "__attribute__((weak)) int f(int x) { return x + 100; }\n");
 spit("$dir/strong.c", "int f(int x) { return x + 1; }\nint g(int x) { return f(x) * 2; }\n");
-spit("$dir/used.c", "int lib_used(int x) { return x - 1; }\n");
+# (a member whose name objdump prints where it could be an address: hex)
+spit("$dir/add.c", "int lib_used(int x) { return x - 1; }\n");
 spit("$dir/unused.c", "int lib_unused(int x) { return x * 3; }\n");
 spit("$dir/lib.c", "int lib_a(int x) { return x + 7; }\nint lib_b(int x) { return lib_a(x) * 5; }\n");
 
@@ -78,7 +79,7 @@ sub build_id {
 my @variants = (['pie', []], ['no-pie', ['-fno-pie'], ['-no-pie']], ['shared', ['-fPIC'], ['-shared']],
     ['mfentry', ['-mfentry'], []]);
 push @variants, ['m32', ['-m32', '-fno-pie'], ['-m32', '-no-pie']], ['m32-pie', ['-m32', '-fPIE'], ['-m32', '-pie']]
-    if (run_cmd(['gcc', '-m32', '-o', "$dir/probe32", "$dir/used.c", '-nostartfiles', '-e', 'lib_used']))[0] == 0;
+    if (run_cmd(['gcc', '-m32', '-o', "$dir/probe32", "$dir/add.c", '-nostartfiles', '-e', 'lib_used']))[0] == 0;
 
 for my $v (@variants) {
     my ($name, $cf, $lf) = @$v;
@@ -89,8 +90,8 @@ for my $v (@variants) {
     my $word = $m32 ? 4 : 8;
     my $shared = grep { $_ eq '-shared' } @$lf;
     my $pic = !grep { $_ eq '-no-pie' } @$lf;
-    must('gcc', '-O2', '-pg', @$cf, '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main weak strong used unused lib);
-    must('ar', 'rcs', "$d/libu.a", "$d/used.o", "$d/unused.o");
+    must('gcc', '-O2', '-pg', @$cf, '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main weak strong add unused lib);
+    must('ar', 'rcs', "$d/libu.a", "$d/add.o", "$d/unused.o");
     my @objs = $shared ? ("$d/lib.o", "$d/weak.o", "$d/strong.o") : ("$d/main.o", "$d/weak.o", "$d/strong.o");
     my @libs = $shared ? () : ("-L$d", '-lu');
     my $out = $shared ? "$d/libt.so" : "$d/prog";
@@ -172,8 +173,8 @@ for my $v (@variants) {
 {
     my $d = "$dir/multi";
     mkdir $d or die;
-    must('gcc', '-O2', '-pg', '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main strong used);
-    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', 'gcc', '-o', "$d/prog", map { "$d/$_.o" } qw(main strong used)],
+    must('gcc', '-O2', '-pg', '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main strong add);
+    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', 'gcc', '-o', "$d/prog", map { "$d/$_.o" } qw(main strong add)],
         env => { MCOUNT_LINK_METHOD => 'multi' });
     is($st, 0, 'MCOUNT_LINK_METHOD=multi: linked') or diag $err;
     like($err, qr/: links with -q, then the link with the table \(one link could not: MCOUNT_LINK_METHOD=multi\)/,

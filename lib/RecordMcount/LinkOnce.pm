@@ -122,7 +122,7 @@ sub _read_relocs {
     for (split /\n/, $out) {
         # (most lines of a C++ library's listing are relocations against
         # other symbols and symbols that are no weak function)
-        if (/^[0-9a-f]/) {
+        if (/^[0-9a-f]{8,16} /) {
             next unless $cur && (/$hook_any/ || / w    F /);
             if (defined $sec && /^([0-9a-f]+)\s+(\S+)\s+(?:$hook_re)(?:[-+]0x[0-9a-f]+)?\s*\z/) {
                 push @{ $cur->{sec}{$sec} }, [hex $1, $2];
@@ -384,10 +384,11 @@ sub one_link {
         my ($out_sec, $name, $addr, $size, $file) = @$s;
         my ($key) = _map_key($file);
         my $r = $rel{$key};
+        # (every file objdump read has its entry: one without is an input
+        # of the map's naming that was not read, whose calls are unknown)
         if (!$r) {
             next if !$size;
-            return (undef, "the map names an input it cannot read: $file") unless -f ($file =~ s/\(.*\)\z//r);
-            next;
+            return (undef, "the map names an input whose calls are not known: $file");
         }
         my $list = $r->{sec}{$name} or next;
         return (undef, "$file has two sections $name") if $r->{dup}{$name};
