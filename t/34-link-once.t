@@ -1,14 +1,15 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tier: host
-# Link-time mode in one link (GNU ld, x86_64 and i386): the table is
+# Link-time mode in one link (GNU ld and gold, x86_64 and i386): the table is
 # reserved at the link and filled in the output.  Checked against
 # oracles outside the pass, on PIE, non-PIE, -shared and -m32 links of
 # objects and an archive (one member pulled in, one not), with a weak
 # function that another object overrides:
-#   - the linker: the output is byte for byte what ld writes when it
-#     links a table object holding the same entries (build ID included:
-#     ld computes it over the table, the pass must have done the same);
+#   - the linker: the output is byte for byte what ld (gold) writes when
+#     it links a table object holding the same entries (build ID
+#     included: the linker computes it over the table, the pass must have
+#     done the same);
 #   - objdump -d: the entries are the calls to the hook it shows, but for
 #     the one in the overridden weak copy, which ld's map places;
 #   - the build ID changes with the table and a second pass gives the
@@ -77,7 +78,8 @@ sub build_id {
 }
 
 my @variants = (['pie', []], ['no-pie', ['-fno-pie'], ['-no-pie']], ['shared', ['-fPIC'], ['-shared']],
-    ['mfentry', ['-mfentry'], []]);
+    ['mfentry', ['-mfentry'], []], ['gold-pie', [], ['-fuse-ld=gold']],
+    ['gold-no-pie', ['-fno-pie'], ['-no-pie', '-fuse-ld=gold']], ['gold-shared', ['-fPIC'], ['-shared', '-fuse-ld=gold']]);
 push @variants, ['m32', ['-m32', '-fno-pie'], ['-m32', '-no-pie']], ['m32-pie', ['-m32', '-fPIE'], ['-m32', '-pie']]
     if (run_cmd(['gcc', '-m32', '-o', "$dir/probe32", "$dir/add.c", '-nostartfiles', '-e', 'lib_used']))[0] == 0;
 
@@ -102,16 +104,34 @@ for my $v (@variants) {
         "$name: by the one-link method, the weak copy left out");
     like($so, qr/: \d+ call sites, 1 link$/m, "$name: one link");
 
-    # objdump -d's calls, but the one in weak.o's copy (ld's map says where)
-    must('gcc', @$lf, '-o', "$d/plain", @objs, @libs, "-Wl,-Map=$d/plain.map");
-    my ($lo, $hi) = map_range("$d/plain.map", 'weak.o');
-    ok(defined $lo, "$name: ld's map places weak.o's .text");
-    my @calls = hook_calls($out);
+    # (every other link below writes the same path: gold writes it into a
+    # shared library's .dynstr; the pass's output waits beside it)
+    my $pass = "$out.pass";
+    rename $out, $pass or die "$out: $!";
+    my $w = table_words($pass, $word);
+    my @ent = grep { $_ } @$w;
+    my $dir_ = $word == 8 ? '.quad' : '.long';
+    my ($base) = must('readelf', '-lW', $pass) =~ /^\s+LOAD\s+0x0+\s+0x([0-9a-f]+)/m;
+    my $table = sub {
+        my ($file, @v) = @_;
+        my @l = ('.section __mcount_loc,"awR",@progbits', ".balign $word",
+            (map { $_ >= hex $base ? sprintf("%s __ehdr_start + 0x%x", $dir_, $_ - hex $base)
+                     : sprintf("%s __ehdr_start - 0x%x", $dir_, hex($base) - $_) } @v),
+            '.section .note.GNU-stack,"",@progbits');
+        spit("$file.s", join("\n", @l) . "\n");
+        must('gcc', @$cf, '-c', "$file.s", '-o', "$file.o");
+        return "$file.o";
+    };
+
+    # objdump -d's calls, but the one in weak.o's copy: the linker's map
+    # of the same link with a table of as many words says where it is
+    must('gcc', @$lf, '-o', $out, @objs, $table->("$d/tab0", (0) x @$w), @libs, "-Wl,-Map=$d/twin.map");
+    my ($lo, $hi) = map_range("$d/twin.map", 'weak.o');
+    ok(defined $lo, "$name: the linker's map places weak.o's .text");
+    my @calls = hook_calls($pass);
     my @weak = grep { $_ >= $lo && $_ < $hi } @calls;
     is(scalar @weak, 1, "$name: objdump shows one call in the weak copy");
     my @want = sort { $a <=> $b } grep { $_ < $lo || $_ >= $hi } @calls;
-    my $w = table_words($out, $word);
-    my @ent = grep { $_ } @$w;
     is_deeply(\@ent, \@want, "$name: the table is objdump -d's calls to the hook, sorted, the weak copy's not")
         or diag sprintf("table %s\ncalls %s", join(' ', map { sprintf '%x', $_ } @ent),
             join(' ', map { sprintf '%x', $_ } @want));
@@ -122,35 +142,22 @@ for my $v (@variants) {
     # entries and holes of 0, each against __ehdr_start as the
     # placeholder's (the ELF header's address: the first LOAD's), linked
     # plainly
-    my $dir_ = $word == 8 ? '.quad' : '.long';
-    my ($base) = must('readelf', '-lW', "$d/plain") =~ /^\s+LOAD\s+0x0+\s+0x([0-9a-f]+)/m;
-    my @lines = ('.section __mcount_loc,"awR",@progbits', ".balign $word",
-        (map { $_ >= hex $base ? sprintf("%s __ehdr_start + 0x%x", $dir_, $_ - hex $base)
-                 : sprintf("%s __ehdr_start - 0x%x", $dir_, hex($base) - $_) } @ent, (0) x (@$w - @ent)),
-        '.section .note.GNU-stack,"",@progbits');
-    spit("$d/tab.s", join("\n", @lines) . "\n");
-    must('gcc', @$cf, '-c', "$d/tab.s", '-o', "$d/tab.o");
-    my $oracle = $shared ? "$d/oracle.so" : "$d/oracle";
-    must('gcc', @$lf, '-o', $oracle, @objs, "$d/tab.o", @libs);
-    ok(slurp($out) eq slurp($oracle), "$name: byte for byte ld's own link of a table object with those entries");
-    my $id = build_id($out);
+    must('gcc', @$lf, '-o', $out, @objs, $table->("$d/tab", @ent, (0) x (@$w - @ent)), @libs);
+    ok(slurp($pass) eq slurp($out), "$name: byte for byte the linker's own link of a table object with those entries");
+    my $id = build_id($pass);
     like($id, qr/^[0-9a-f]{40}\z/, "$name: has a sha1 build ID");
-    is($id, build_id($oracle), "$name: the build ID is ld's own for that content");
-    isnt($id, build_id("$d/plain"), "$name: the build ID is not the plain link's (the table is in it)");
+    is($id, build_id($out), "$name: the build ID is the linker's own for that content");
+    must('gcc', @$lf, '-o', $out, @objs, @libs);
+    isnt($id, build_id($out), "$name: the build ID is not the plain link's (the table is in it)");
+    # a table of other entries (the first left out) gets another build ID
+    must('gcc', @$lf, '-o', $out, @objs, $table->("$d/tab2", @ent[1 .. $#ent], (0) x (@$w - @ent + 1)), @libs);
+    isnt(build_id($out), $id, "$name: (the linker: another table, another build ID)");
 
     # a second pass: the same output (reproducible)
-    my $again = $shared ? "$d/again.so" : "$d/again";
-    ($st, undef, $err) = run_cmd([$MR, '--link', '-q', '--', 'gcc', @$lf, '-o', $again, @objs, @libs]);
+    ($st, undef, $err) = run_cmd([$MR, '--link', '-q', '--', 'gcc', @$lf, '-o', $out, @objs, @libs]);
     is($st, 0, "$name: linked again") or diag $err;
-    ok(slurp($again) eq slurp($out), "$name: the second pass writes the same bytes, the same build ID");
-
-    # a table of other entries (one dropped) gets another build ID from ld
-    my @fewer = @lines;
-    @fewer[2 .. $#fewer - 1] = (@lines[3 .. $#lines - 1], $lines[-2]);
-    spit("$d/tab2.s", join("\n", @fewer) . "\n");
-    must('gcc', @$cf, '-c', "$d/tab2.s", '-o', "$d/tab2.o");
-    must('gcc', @$lf, '-o', "$d/other", @objs, "$d/tab2.o", @libs);
-    isnt(build_id("$d/other"), $id, "$name: (ld: another table, another build ID)");
+    ok(slurp($pass) eq slurp($out), "$name: the second pass writes the same bytes, the same build ID");
+    rename $pass, $out or die "$pass: $!";
 
     ($st, undef, $err) = run_cmd([$MR, '--verify', $out]);
     is($st, 0, "$name: mcount-record --verify passes") or diag $err;

@@ -33,15 +33,28 @@ our @EXPORT_OK = qw(one_link_refusal one_link build_id_of fill_build_id);
 
 my %ARCH_OK = map { $_ => 1 } qw(x86_64 i386);
 
+# The linker the command runs: bfd, gold, or another's name.
+sub linker_of {
+    my ($cmd, $is_ld) = @_;
+    if ($is_ld) {
+        my $ld = basename($cmd->[0]);
+        return $ld =~ /\bld\.(\w+)\z/ ? $1 : 'bfd';
+    }
+    my $l = 'bfd';
+    for (@$cmd[1 .. $#$cmd]) {
+        $l = $1 if /^-fuse-ld=(.*)\z/s;
+        $l = 'the one --ld-path names' if /^--ld-path=/;
+    }
+    return $l;
+}
+
 # Why the command cannot be linked once (a reason), or undef.
 sub one_link_refusal {
     my ($cmd, $id, $is_ld) = @_;
     return "the one-link method knows x86_64 and i386, not $id->{arch}" unless $ARCH_OK{ $id->{arch} // '' };
-    my $ld = basename($cmd->[0]);
-    return "the linker is $ld, not GNU ld" if $is_ld && $ld =~ /\bld\.(?!bfd\z)\w+\z/;
+    my $ld = linker_of($cmd, $is_ld);
+    return "the linker is $ld, not GNU ld or gold" unless $ld eq 'bfd' || $ld eq 'gold';
     for my $a (@$cmd[1 .. $#$cmd]) {
-        return "the linker is $1, not GNU ld" if !$is_ld && $a =~ /^-fuse-ld=(?!bfd\z)(.*)\z/s;
-        return 'the linker is named by --ld-path' if !$is_ld && $a =~ /^--ld-path=/;
         return 'an LTO link (-flto)' if !$is_ld && $a =~ /^-flto(?:=|\z)/;
         my @w = $is_ld ? ($a) : $a =~ /^-Wl,(.*)\z/s ? split(/,/, $1) : ();
         for (@w) {
@@ -161,7 +174,8 @@ sub _read_map {
     my ($in_body, $out, $pend_out, $pend_in, @r) = (0);
     while (my $l = <$fh>) {
         chomp $l;
-        if (!$in_body) { $in_body = 1 if $l =~ /^Linker script and memory map/; next }
+        # (bfd's heading; gold's)
+        if (!$in_body) { $in_body = 1 if $l =~ /^(?:Linker script and memory map|Memory map)\s*\z/; next }
         if ($l =~ /^(\S+)\s*\z/) { $pend_out = $1; undef $pend_in; next }
         if ($l =~ /^(\S+)\s+0x[0-9a-f]+/) { $out = $1; undef $pend_out; undef $pend_in; next }
         if (defined $pend_out && $l =~ /^\s+0x[0-9a-f]+\s+0x[0-9a-f]+\s*\z/) { $out = $pend_out; undef $pend_out; next }
@@ -304,13 +318,21 @@ sub build_id_of {
 # writes after the ID (.symtab, .strtab, .shstrtab); the note itself is
 # all zeros at that time.  STYLE: sha1, md5 (others: undef).
 sub fill_build_id {
-    my ($x, $style) = @_;
+    my ($x, $style, $linker) = @_;
     my ($noff, $nsize, $idoff, $idlen) = build_id_of($x) or return 'none';
     my $h;
     if ($style eq 'sha1' && $idlen == 20) { require Digest::SHA; $h = Digest::SHA->new(1) }
     elsif ($style eq 'md5' && $idlen == 16) { require Digest::MD5; $h = Digest::MD5->new }
     else { return undef }
     my $d = $x->{d};
+    if (($linker // 'bfd') eq 'gold') {
+        # gold: the whole file, the ID's bytes 0 (its tree style, for
+        # large files, is another style)
+        substr($d, $idoff, $idlen) = "\0" x $idlen;
+        $h->add($d);
+        substr($x->{d}, $idoff, $idlen) = $h->digest;
+        return "$style (gold's)";
+    }
     my $zeroed = substr($d, 0, $noff) . ("\0" x $nsize) . substr($d, $noff + $nsize);
     my ($A, $e) = @$x{qw(A e)};
     my $eh = substr($zeroed, 0, $x->{is64} ? 64 : 52);
@@ -432,7 +454,7 @@ sub one_link {
         return (undef, 'the output has a table of its own');
     }
     my $style = _build_id_style($cmd, $is_ld);
-    my $bid = $style =~ /^(?:none|0x)/ ? $style : fill_build_id($x, $style);
+    my $bid = $style =~ /^(?:none|0x)/ ? $style : fill_build_id($x, $style, linker_of($cmd, $is_ld));
     return (undef, "a build ID of style $style") unless defined $bid;
     if ($n) {
         open(my $w, '+<:raw', $out) or throw("$job->{label}: $out: $!");
