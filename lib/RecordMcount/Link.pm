@@ -30,7 +30,7 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Run qw(run_tool temp_path basename exit_like response_file_cmd register_temp forget_temp
+use RecordMcount::Run qw(run_tool start_tool finish_tool temp_path basename exit_like response_file_cmd register_temp forget_temp
     shell_quote);
 use RecordMcount::Front qw(helper_path plural);
 use RecordMcount::Message qw(program error fatal throw caught tool_failure);
@@ -372,11 +372,15 @@ sub _try_one_link {
         _placeholder($job, $id, $first, $_[0]);
         return $job->{tmp}{po};
     };
+    # (started: the inputs' listing is read while it runs)
     my $link = sub {
         my ($what, $extra) = @_;
-        my $err = _link($job, $what, _link_cmd($cmd, $out, @$extra), first => 1, hold => 1);
-        register_temp($job->{tmp}{final} = $out) if -f $out && !-l $out;
-        return $err;
+        my $fin = _link_start($job, $what, _link_cmd($cmd, $out, @$extra), first => 1, show => 1, hold => 1);
+        return sub {
+            my $err = $fin->();
+            register_temp($job->{tmp}{final} = $out) if -f $out && !-l $out;
+            return $err;
+        };
     };
     my ($r, $reason) = eval { one_link($job, $cmd, $id, is_ld => scalar _is_ld($cmd), placeholder => $placeholder,
         link => $link) };
@@ -408,11 +412,24 @@ sub _try_one_link {
 # permissions"), it is given the output's name, not a temporary one's.
 sub _link {
     my ($job, $what, $cmd, %o) = @_;
+    return _link_start($job, $what, $cmd, %o)->();
+}
+
+# The same started: a sub that waits for it and does the rest (hold =>
+# 1: returns what the linker said on stderr instead of printing it).
+sub _link_start {
+    my ($job, $what, $cmd, %o) = @_;
     # a long command (the build gave it in a response file) in one again
     $cmd = eval { response_file_cmd($cmd, $job->{tmp}{rsp} //= temp_path($job->{out}, 'rsp')) }
         // throw("$job->{label}: writing the link's response file: " . caught($@));
     # (what the linker prints, a map with -M say, once: for the output)
-    my ($st, $err, $out) = run_tool(cmd => $cmd, capture_stdout => !$o{show});
+    my $t = start_tool(cmd => $cmd, capture_stdout => !$o{show});
+    return sub { _link_done($job, $what, $cmd, \%o, finish_tool($t)) };
+}
+
+sub _link_done {
+    my ($job, $what, $cmd, $o, $st, $err, $out) = @_;
+    my %o = %$o;
     $job->{links}++;
     print STDOUT $out if !$o{show} && $st != 0 && $o{first} && length($out // '');
     for my $t (grep { defined } @{ $job->{tmp} }{qw(img fq out)}) {

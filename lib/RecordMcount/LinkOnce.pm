@@ -124,10 +124,30 @@ sub _is_input {
 # number of references to the hook.  Keys are absolute paths.
 sub _read_relocs {
     my ($o, $hooks, $files, $into) = @_;
-    return 0 unless @$files;
+    return _parse_listing(_listing($o, $files), $hooks, $into);
+}
+
+# objdump -r -t of FILES, its text.
+sub _listing {
+    my ($o, $files) = @_;
+    return '' unless @$files;
     my ($st, $err, $out) = run_tool(cmd => [@{ $o->{objdump} // ['objdump'] }, '-r', '-t', @$files],
         capture_stdout => 1);
     throw("objdump -r of the link's inputs: " . ($err =~ /^(.*)/ ? $1 : 'failed')) if $st != 0;
+    return $out;
+}
+
+# The relocations against the hook in a listing, counted as _parse_listing
+# counts them, but at once.
+sub _count_hooks {
+    my ($out, $hooks) = @_;
+    my $hook_re = join '|', map { quotemeta } @$hooks;
+    my $n = () = $out =~ /^[0-9a-f]{8,16} +\S+ +(?:$hook_re)(?:[-+]0x[0-9a-f]+)? *$/mg;
+    return $n;
+}
+
+sub _parse_listing {
+    my ($out, $hooks, $into) = @_;
     my $hook_re = join '|', map { quotemeta } @$hooks;
     my ($arch, $cur, $sec, $n) = (undef, undef, undef, 0);
     my %secs_seen;
@@ -382,11 +402,20 @@ sub one_link {
     my $is_ld = $a{is_ld};
     my %rel;
     my @inputs = _inputs($cmd, $is_ld);
-    my $n = _read_relocs($o, \@hooks, \@inputs, \%rel);
-    return (undef, 'an input brings its own table (per-object mode)') if grep { $_->{tabled} } values %rel;
+    my $listing = _listing($o, \@inputs);
+    my $n = _count_hooks($listing, \@hooks);
+    return (undef, 'an input brings its own table (per-object mode)')
+        if $listing =~ /^RELOCATION RECORDS FOR \[__mcount_loc\]:$/m;
     my $map = $job->{tmp}{map} //= temp_path($out, 'map');
     my @extra = ($n ? ($a{placeholder}->($n)) : (), $is_ld ? "-Map=$map" : "-Wl,-Map=$map");
-    my $err = $a{link}->('linking once, the table reserved', \@extra);
+    # the link runs while the listing is read (a failed reading waits
+    # for it all the same: the output is then written again)
+    my $fin = $a{link}->('linking once, the table reserved', \@extra);
+    my $counted = eval { _parse_listing($listing, \@hooks, \%rel) };
+    my $why = $@;
+    my $err = $fin->();
+    die $why unless defined $counted;
+    return (undef, "the inputs' listing counts $counted calls to the hook, not $n") if $counted != $n;
     my $x = _elf($out);
 
     # each input section laid out in code: its calls to the hook
