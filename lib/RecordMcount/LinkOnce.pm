@@ -127,11 +127,11 @@ sub _read_relocs {
     return _parse_listing(_listing($o, $files), $hooks, $into);
 }
 
-# objdump -r -t of FILES, its text.
+# objdump -r (with -t: -t) of FILES, its text.
 sub _listing {
-    my ($o, $files) = @_;
+    my ($o, $files, $what) = @_;
     return '' unless @$files;
-    my ($st, $err, $out) = run_tool(cmd => [@{ $o->{objdump} // ['objdump'] }, '-r', '-t', @$files],
+    my ($st, $err, $out) = run_tool(cmd => [@{ $o->{objdump} // ['objdump'] }, $what // '-r', @$files],
         capture_stdout => 1);
     throw("objdump -r of the link's inputs: " . ($err =~ /^(.*)/ ? $1 : 'failed')) if $st != 0;
     return $out;
@@ -274,27 +274,43 @@ sub _bytes_at {
     return undef;
 }
 
-# The global and weak function symbols of .symtab: { name => value }; undef
-# without one.
-sub _global_funcs {
+# The function symbols of .symtab: ({ name => value } of the global and
+# weak ones, [[start, end], ...] of all sorted, a function of no size
+# holding its first byte); () without one.
+sub _symbols {
     my ($x) = @_;
     my $st = _sec($x, '.symtab') or return undef;
     my $strs = $x->{sh}[ $st->{link} ] or return undef;
     my $e = $x->{e};
     my $ent = $x->{is64} ? 24 : 16;
-    my %f;
+    my (%f, @r);
     for (my $o = $st->{off} + $ent; $o + $ent <= $st->{off} + $st->{size}; $o += $ent) {
-        my ($name, $value, $info, $shndx);
+        my ($name, $value, $size, $info, $shndx);
         if ($x->{is64}) {
-            ($name, $info, $shndx, $value) = unpack("L$e C x S$e Q$e", substr($x->{d}, $o, 24));
+            ($name, $info, $shndx, $value, $size) = unpack("L$e C x S$e Q$e Q$e", substr($x->{d}, $o, 24));
         } else {
-            ($name, $value, $info, $shndx) = unpack("L$e L$e x4 C x S$e", substr($x->{d}, $o, 16));
+            ($name, $value, $size, $info, $shndx) = unpack("L$e L$e L$e C x S$e", substr($x->{d}, $o, 16));
         }
-        next unless (($info & 15) == 2 || ($info & 15) == 10) && ($info >> 4) && $shndx;
+        next unless (($info & 15) == 2 || ($info & 15) == 10) && $shndx;
+        push @r, [$value, $value + ($size || 1)];
+        next unless $info >> 4;
         my $p = $strs->{off} + $name;
         $f{ substr($x->{d}, $p, index($x->{d}, "\0", $p) - $p) } = $value;
     }
-    return \%f;
+    return (\%f, [sort { $a->[0] <=> $b->[0] } @r]);
+}
+
+# Is ADDR in one of the sorted ranges?
+sub _covered {
+    my ($r, $addr) = @_;
+    my ($lo, $hi) = (0, $#$r);
+    while ($lo <= $hi) {
+        my $m = ($lo + $hi) >> 1;
+        if ($r->[$m][0] > $addr) { $hi = $m - 1 } else { $lo = $m + 1 }
+    }
+    # (the ranges before it that start at or below ADDR: one may reach it)
+    for (my $i = $hi; $i >= 0 && $i >= $hi - 64; $i--) { return 1 if $addr < $r->[$i][1] }
+    return 0;
 }
 
 # The call forms of the helper's facts: { TYPE => [len, at, op, mask, op_at] },
@@ -430,7 +446,7 @@ sub one_link {
     }
     $n += _read_relocs($o, \@hooks, [grep { _is_input($_) } @unread], \%rel) if @unread;
     my ($call, $linker) = _forms($id);
-    my (@sites, @weak);
+    my (@sites, @at);
     for my $s (@in_code) {
         my ($out_sec, $name, $addr, $size, $file) = @$s;
         my ($key) = _map_key($file);
@@ -455,10 +471,7 @@ sub one_link {
                 $start += $l->[2];
             }
             push @sites, $start;
-            # (the weak function's name, where the output's is elsewhere)
-            for my $w (@{ $r->{weak}{$name} // [] }) {
-                push @weak, [$start, $w->[2], $addr + $w->[0]] if $off >= $w->[0] && $off < $w->[0] + $w->[1];
-            }
+            push @at, [$start, $key, $file, $name, $off, $addr];
         }
     }
     my %u;
@@ -466,10 +479,26 @@ sub one_link {
     return (undef, sprintf('the link has %d calls to the hook, more than the %d its inputs gave', scalar @sites, $n))
         if @sites > $n;
     # none in the copy of a weak function that another definition
-    # overrode: no function of the program (without a symbol table, the
-    # output's symbols are not known: kept)
-    my $syms = @weak ? _global_funcs($x) : undef;
-    my %gone = map { $_->[0] => 1 } grep { defined $syms->{ $_->[1] } && $syms->{ $_->[1] } != $_->[2] } @weak;
+    # overrode: no function of the program.  A call in no function of the
+    # output's symbol table is looked at: its input's weak function
+    # symbols (objdump -t of those inputs only), and the output's symbol
+    # of that name elsewhere.  (Without a symbol table, the output's
+    # symbols are not known: kept.)
+    my ($globals, $ranges) = _symbols($x);
+    my @odd = $ranges ? grep { !_covered($ranges, $_->[0]) } @at : ();
+    my %gone;
+    if (@odd) {
+        my %files = map { (($_->[2] =~ /^(.*)\(([^()]*)\)\z/s && -f $1) ? $1 : $_->[2]) => 1 } @odd;
+        my %syms;
+        _parse_listing(_listing($o, [map { abs_path($_) // $_ } sort keys %files], '-t'), \@hooks, \%syms);
+        for my $c (@odd) {
+            my ($start, $key, undef, $name, $off, $addr) = @$c;
+            for my $w (@{ $syms{$key}{weak}{$name} // [] }) {
+                next unless $off >= $w->[0] && $off < $w->[0] + $w->[1];
+                $gone{$start} = 1 if defined $globals->{ $w->[2] } && $globals->{ $w->[2] } != $addr + $w->[0];
+            }
+        }
+    }
     my $all = @sites;
     @sites = grep { !$gone{$_} } @sites;
     my $dropped = $all - @sites;
