@@ -4,8 +4,8 @@
 # Link-time mode in one link (GNU ld and gold, x86_64 and i386): the table is
 # reserved at the link and filled in the output.  Checked against
 # oracles outside the pass, on PIE, non-PIE, -shared and -m32 links of
-# objects and an archive (one member pulled in, one not), with a weak
-# function that another object overrides:
+# objects and an archive (one member pulled in, one not; PIE with RELR
+# relocations too), with a weak function that another object overrides:
 #   - the linker: the output is byte for byte what ld (gold) writes when
 #     it links a table object holding the same entries (build ID
 #     included: the linker computes it over the table, the pass must have
@@ -78,7 +78,7 @@ sub build_id {
 }
 
 my @variants = (['pie', []], ['no-pie', ['-fno-pie'], ['-no-pie']], ['shared', ['-fPIC'], ['-shared']],
-    ['mfentry', ['-mfentry'], []], ['gold-pie', [], ['-fuse-ld=gold']],
+    ['mfentry', ['-mfentry'], []], ['relr', [], ['-Wl,-z,pack-relative-relocs']], ['gold-pie', [], ['-fuse-ld=gold']],
     ['gold-no-pie', ['-fno-pie'], ['-no-pie', '-fuse-ld=gold']], ['gold-shared', ['-fPIC'], ['-shared', '-fuse-ld=gold']]);
 push @variants, ['m32', ['-m32', '-fno-pie'], ['-m32', '-no-pie']], ['m32-pie', ['-m32', '-fPIE'], ['-m32', '-pie']]
     if (run_cmd(['gcc', '-m32', '-o', "$dir/probe32", "$dir/add.c", '-nostartfiles', '-e', 'lib_used']))[0] == 0;
@@ -108,6 +108,8 @@ for my $v (@variants) {
     # shared library's .dynstr; the pass's output waits beside it)
     my $pass = "$out.pass";
     rename $out, $pass or die "$out: $!";
+    like(must('readelf', '-SW', $pass), qr/ \.relr\.dyn /, "$name: its relative relocations are RELR")
+        if grep { /pack-relative-relocs/ } @$lf;
     my $w = table_words($pass, $word);
     my @ent = grep { $_ } @$w;
     my $dir_ = $word == 8 ? '.quad' : '.long';
