@@ -231,10 +231,12 @@ sub _map_key_of {
 
 sub _elf {
     my ($file) = @_;
+    throw("$file: not a regular file") unless -f $file;
     open(my $fh, '<:raw', $file) or throw("$file: $!");
     local $/;
     my $d = <$fh>;
     close $fh;
+    throw("$file: no ELF file") unless length $d >= 64 && substr($d, 0, 4) eq "\x7fELF";
     my $is64 = substr($d, 4, 1) eq "\2";
     my $e = substr($d, 5, 1) eq "\2" ? '>' : '<';
     my $A = $is64 ? "Q$e" : "L$e";
