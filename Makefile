@@ -431,3 +431,10 @@ bench-trace: all
 .PHONY: bench-attach
 bench-attach: all
 	bench/attach
+
+# What a link through the link-time pass costs against the plain link of
+# the same objects, one link and the links with -q (bench/link; needs
+# hyperfine, scripts/deps/bench.list).
+.PHONY: bench-link
+bench-link: all
+	bench/link

@@ -878,6 +878,16 @@ static void read_sections(struct mt_object *o, const struct file *f)
 			o->got = o->bias + s->sh_addr;
 		}
 	}
+	/* The slots a link-time table left unused are at its end: 0, or the
+	 * load base where the loader relocated them (doc/internals.md).
+	 * They are no entries. */
+	if (o->table && o->table_size % sizeof(uintptr_t) == 0) {
+		const uintptr_t *t = (const uintptr_t *)o->table;
+		size_t n = o->table_size / sizeof *t;
+		while (n && (t[n - 1] == 0 || t[n - 1] == o->bias))
+			n--;
+		o->table_size = n * sizeof *t;
+	}
 }
 
 struct walk {

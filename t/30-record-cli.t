@@ -127,7 +127,7 @@ my @bad = (
     [['--Z', $f], qr/unrecognized option '--Z'/],
     [['--Z=1', $f], qr/unrecognized option '--Z'/],
     [['--verify=1', $f], qr/option '--verify' doesn't allow an argument/],
-    [['--ver', $f], qr/option '--ver' is ambiguous; possibilities: '--verify' '--version'/],
+    [['--ver', $f], qr/option '--ver' is ambiguous; possibilities: '--verbose' '--verify' '--version'/],
     [['-j', 0, $f], qr/--jobs must be a positive number, not '0'/],
     [['--jobs=x', $f], qr/--jobs must be a positive number, not 'x'/],
     [['-j'], qr/option requires an argument -- 'j'/],

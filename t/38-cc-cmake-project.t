@@ -88,13 +88,24 @@ sub sections {
     return \%s;
 }
 
+# The words of FILE's __mcount_loc that are not 0 (readelf -x, 8 bytes
+# each: every entry is in place in the file, relocated or not).
+sub table_entries_in {
+    my ($file) = @_;
+    my $hex = join '', map { /^\s*0x[0-9a-f]+ ((?:[0-9a-f]{1,8} ){1,4})/ ? $1 =~ s/ //gr : () }
+        split /\n/, must('readelf', '-x', '__mcount_loc', $file);
+    return scalar grep { !/^0+\z/ } unpack('(A16)*', $hex);
+}
+
 # The checks of one ELF file built through mcount-cc (program or shared
 # library); runs it if it is a program.  Returns its table's entries.
 sub check_file {
     my ($file, $name, $run) = @_;
     my $secs = sections($file);
-    my $entries = ($secs->{__mcount_loc} // 0) / 8;
-    cmp_ok($entries, '>', 0, "$name: has a table ($entries entries)");
+    # (the slots a one-link table left unused, holes of 0, are no entries)
+    my $slots = ($secs->{__mcount_loc} // 0) / 8;
+    my $entries = $slots ? table_entries_in($file) : 0;
+    cmp_ok($entries, '>', 0, "$name: has a table ($entries entries, $slots slots)");
     ok(!exists $secs->{'.rela.text'}, "$name: no .rela.text left");
     my ($st, $out, $err) = run_cmd([$MR, '--verify', '--sections=all', $file]);
     is($st, 0, "$name: --verify passes") or diag $out . $err;
@@ -118,6 +129,14 @@ spit("$dir/pg", "#!/bin/sh\nexec \"\$@\" -pg\n");
 chmod 0755, "$dir/pg" or die;
 my ($plain, $plain_secs, $plain_cpu) = build('g++-plain-pg', { CXX => 'g++' },
     ['-Dgtest_build_tests=ON', "-DCMAKE_CXX_COMPILER_LAUNCHER=$dir/pg"], @samples, @tests);
+# which method linked them: the first program's link again, verbose
+{
+    my @c = grep { /\S/ } split /\n/, must('ninja', '-C', $mcc, '-t', 'commands', "googletest/$samples[0]");
+    my ($st, undef, $err) = run_cmd(['sh', '-c', "cd '$mcc' && $c[-1]"], env => { MCOUNT_CC_VERBOSE => 1 });
+    is($st, 0, "g++ $samples[0]: linked again, verbose") or diag $err;
+    like($err, qr/\bone link, the table filled in place/, "g++ $samples[0]: by the one-link method");
+    note($err =~ /^(.*(?:one link, the table|links with -q).*)$/m ? $1 : 'no method said');
+}
 my ($total, $progs) = (0, 0);
 for my $p (@samples, @tests) {
     my $f = "$mcc/googletest/$p";

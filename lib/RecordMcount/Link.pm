@@ -30,7 +30,7 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Run qw(run_tool temp_path basename exit_like response_file_cmd register_temp forget_temp
+use RecordMcount::Run qw(run_tool start_tool finish_tool temp_path basename exit_like response_file_cmd register_temp forget_temp
     shell_quote);
 use RecordMcount::Front qw(helper_path plural);
 use RecordMcount::Message qw(program error fatal throw caught tool_failure);
@@ -39,8 +39,9 @@ use RecordMcount::Tools qw(identify_object find_tools object_link_flags);
 use RecordMcount::Elf qw(elf_header elf_has_section read_elf file_bytes);
 use RecordMcount::Table qw(table_entries);
 use RecordMcount::Argv qw(expand_response_files);
+use RecordMcount::LinkOnce qw(one_link_refusal one_link);
 
-our @EXPORT_OK = qw(record_link link_output wrapper_link first_object link_command);
+our @EXPORT_OK = qw(record_link link_output wrapper_link first_object link_command method_text);
 
 my $MAX_ROUNDS = 4;
 
@@ -269,6 +270,11 @@ sub _record_link {
     # the target's facts: from an ELF object on the command line, else
     # (LTO bitcode, sources, archives) from a first link of the command
     my $first = first_object($cmd);
+    # One link where the inputs give a bound (RecordMcount::LinkOnce),
+    # else the links below; the result says which ran, and why.
+    my $one = _try_one_link($job, $cmd, $first);
+    return $one if ref $one;
+    $job->{method_why} = $one;
     if (!defined $first) {
         _link($job, 'linking (round 0)', _link_cmd($cmd, $job->{tmp}{img}), first => 1);
         $first = $job->{tmp}{img};
@@ -344,7 +350,58 @@ sub _record_link {
     _mend_side_files($cmd, $job->{tmp}{o});
     $result{links} = $job->{links};
     $result{output} = $out;
+    $result{method} = 'links';
+    $result{method_why} = $job->{method_why};
     return \%result;
+}
+
+# The one-link method of CMD, where it applies (MCOUNT_LINK_METHOD=multi:
+# never): the result, or why not (the command's output then left to the
+# links after, which also say whose failure a failed link is).
+sub _try_one_link {
+    my ($job, $cmd, $first) = @_;
+    my ($o, $label, $out) = ($job->{o}, $job->{label}, $job->{out});
+    my $method = $o->{link_method} // $ENV{MCOUNT_LINK_METHOD} // 'auto';
+    return 'MCOUNT_LINK_METHOD=multi' if $method eq 'multi';
+    return 'no ELF object on the command line' unless defined $first;
+    my $id = $o->{id} // eval { identify_object($o->{helper}, $first) }
+        // return 'its first object cannot be identified';
+    my $why = one_link_refusal($cmd, $id, _is_ld($cmd));
+    return $why if defined $why;
+    my $placeholder = sub {
+        _placeholder($job, $id, $first, $_[0]);
+        return $job->{tmp}{po};
+    };
+    # (started: the inputs' listing is read while it runs)
+    my $link = sub {
+        my ($what, $extra) = @_;
+        my $fin = _link_start($job, $what, _link_cmd($cmd, $out, @$extra), first => 1, show => 1, hold => 1);
+        return sub {
+            my $err = $fin->();
+            register_temp($job->{tmp}{final} = $out) if -f $out && !-l $out;
+            return $err;
+        };
+    };
+    my ($r, $reason) = eval { one_link($job, $cmd, $id, is_ld => scalar _is_ld($cmd), placeholder => $placeholder,
+        link => $link) };
+    if (!$r && !defined $reason) {
+        my $e = caught($@);
+        # (a link that fails: the links after tell whose failure it is,
+        # the command's own or the table's object's)
+        $reason = defined $e->{link_status} ? 'the link failed' : "$e" =~ s/\n.*\z//sr;
+    }
+    if (!$r) {
+        # (the links after write the output again)
+        unlink $out if defined $job->{tmp}{final};
+        forget_temp(delete $job->{tmp}{final} // ());
+        $job->{links} = 0;
+        return $reason;
+    }
+    forget_temp(delete $job->{tmp}{final} // ());
+    print STDERR delete $r->{stderr} if length($r->{stderr} // '');
+    _mend_side_files($cmd, $job->{tmp}{po}) if $job->{tmp}{po};
+    $r->{output} = $out;
+    return $r;
 }
 
 # Run one link.  Its warnings are shown once, for the link that makes the
@@ -355,11 +412,24 @@ sub _record_link {
 # permissions"), it is given the output's name, not a temporary one's.
 sub _link {
     my ($job, $what, $cmd, %o) = @_;
+    return _link_start($job, $what, $cmd, %o)->();
+}
+
+# The same started: a sub that waits for it and does the rest (hold =>
+# 1: returns what the linker said on stderr instead of printing it).
+sub _link_start {
+    my ($job, $what, $cmd, %o) = @_;
     # a long command (the build gave it in a response file) in one again
     $cmd = eval { response_file_cmd($cmd, $job->{tmp}{rsp} //= temp_path($job->{out}, 'rsp')) }
         // throw("$job->{label}: writing the link's response file: " . caught($@));
     # (what the linker prints, a map with -M say, once: for the output)
-    my ($st, $err, $out) = run_tool(cmd => $cmd, capture_stdout => !$o{show});
+    my $t = start_tool(cmd => $cmd, capture_stdout => !$o{show});
+    return sub { _link_done($job, $what, $cmd, \%o, finish_tool($t)) };
+}
+
+sub _link_done {
+    my ($job, $what, $cmd, $o, $st, $err, $out) = @_;
+    my %o = %$o;
     $job->{links}++;
     print STDOUT $out if !$o{show} && $st != 0 && $o{first} && length($out // '');
     for my $t (grep { defined } @{ $job->{tmp} }{qw(img fq out)}) {
@@ -367,6 +437,7 @@ sub _link {
     }
     throw(tool_failure($job->{label}, $what, $cmd, $st, $err),
         $o{first} ? (link_status => $st, link_stderr => $err) : ()) if $st != 0;
+    return $err if $o{hold};
     print STDERR $err if $o{show} && length $err;
     return;
 }
@@ -397,6 +468,16 @@ sub _first_link {
         . join('', map { "  $_\n" } split /\n/, $e->{link_stderr}));
 }
 
+# Which method made the table of record_link's result, in words.
+sub method_text {
+    my ($r) = @_;
+    return sprintf('one link, the table filled in place (%d of %d slots%s; build ID %s)', $r->{sites},
+        $r->{slots}, $r->{dropped} ? ", $r->{dropped} of overridden weak functions left out" : '',
+        $r->{build_id}) if $r->{method} eq 'one link';
+    return 'links with -q, then the link with the table (one link could not: '
+        . ($r->{method_why} // '?') . ')';
+}
+
 # mcount-record --link: record_link of CMD with the binutils for the
 # target of its first object (OPTIONS: helper, explicit, cross, as
 # find_tools takes them), and the summary line unless quiet.  Returns the
@@ -414,6 +495,7 @@ sub link_command {
             map { $_ => $tools->{$_} } grep { $tools->{$_} } qw(objdump objcopy as cc readelf) });
     };
     if (!$r) { error(caught($@)); return 1 }
+    print STDERR program(), ': ', $r->{output}, ': ', method_text($r), "\n" if $opt->{verbose};
     unless ($opt->{quiet}) {
         printf "%s: %s: %s, %s%s\n", program(), $r->{output},
             plural($r->{sites}, 'call site'), plural($r->{links}, 'link'),
@@ -447,7 +529,7 @@ sub wrapper_link {
             map { $_ => $tools->{$_} } qw(objdump objcopy as readelf) });
     };
     if ($r) {
-        $say->("$o{label}: $r->{sites} call sites, $r->{links} links");
+        $say->("$o{label}: " . plural($r->{sites}, "call site") . ", " . plural($r->{links}, "link") . "; " . method_text($r));
         return $r;
     }
     my $e = caught($@);

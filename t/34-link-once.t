@@ -1,0 +1,195 @@
+#!/usr/bin/perl
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tier: host
+# Link-time mode in one link (GNU ld and gold, x86_64 and i386): the table is
+# reserved at the link and filled in the output.  Checked against
+# oracles outside the pass, on PIE, non-PIE, -shared and -m32 links of
+# objects and an archive (one member pulled in, one not; PIE with RELR
+# relocations too), with a weak function that another object overrides:
+#   - the linker: the output is byte for byte what ld (gold) writes when
+#     it links a table object holding the same entries (build ID
+#     included: the linker computes it over the table, the pass must have
+#     done the same);
+#   - objdump -d: the entries are the calls to the hook it shows, but for
+#     the one in the overridden weak copy, which ld's map places;
+#   - the build ID changes with the table and a second pass gives the
+#     same output;
+#   - the program runs.
+use strict;
+use warnings;
+use Test::More;
+use List::Util qw(uniq);
+use lib 't/lib';
+use TestUtil qw($TOP must run_cmd run_prog spit slurp tmpdir leftovers);
+
+my $dir = $ENV{KEEP} // tmpdir();
+my $MR = "$TOP/bin/mcount-record";
+
+spit("$dir/main.c", <<'EOF');
+int f(int), g(int), lib_used(int);
+static int __attribute__((noinline)) twice(int x) { return f(x) + f(x + 1); }
+int main(int argc, char **argv) { (void)argv; return (twice(argc) + g(argc) + lib_used(argc)) == 12345; }
+EOF
+# f is weak here and strong in strong.c: this copy stays in .text, never called
+spit("$dir/weak.c", "__attribute__((weak)) int f(int x) { return x + 100; }\n");
+spit("$dir/strong.c", "int f(int x) { return x + 1; }\nint g(int x) { return f(x) * 2; }\n");
+# (a member whose name objdump prints where it could be an address: hex)
+spit("$dir/add.c", "int lib_used(int x) { return x - 1; }\n");
+spit("$dir/unused.c", "int lib_unused(int x) { return x * 3; }\n");
+spit("$dir/lib.c", "int lib_a(int x) { return x + 7; }\nint lib_b(int x) { return lib_a(x) * 5; }\n");
+
+# The table's words in the file (readelf -x): every entry is in place,
+# relocated or not.
+sub table_words {
+    my ($file, $word) = @_;
+    my $hex = join '', map { /^\s*0x[0-9a-f]+ ((?:[0-9a-f]{1,8} ){1,4})/ ? $1 =~ s/ //gr : () }
+        split /\n/, must('readelf', '-x', '__mcount_loc', $file);
+    my $b = pack 'H*', $hex;
+    return [unpack($word == 8 ? 'Q<*' : 'V*', $b)];
+}
+
+# The addresses of objdump -d's calls to the hook: those it names, and
+# i386's calls through the GOT (call *DISP(%ebx), %ebx the GOT's address,
+# _GLOBAL_OFFSET_TABLE_) to the slot readelf -r says is mcount's.
+sub hook_calls {
+    my ($file) = @_;
+    my ($slot) = must('readelf', '-rW', $file) =~ /^([0-9a-f]+)\s+[0-9a-f]+\s+R_386_GLOB_DAT\s+[0-9a-f]+\s+mcount\b/m;
+    my ($got) = must('nm', $file) =~ /^([0-9a-f]+) \w _GLOBAL_OFFSET_TABLE_$/m;
+    my @a;
+    for (split /\n/, must('objdump', '-d', $file)) {
+        push @a, hex $1 if /^\s*([0-9a-f]+):.*\bcall\b.*<(?:mcount|__fentry__)(?:\@[^>]*)?>\s*$/;
+        push @a, hex $1 if defined $slot && defined $got
+            && /^\s*([0-9a-f]+):\s+ff 93 .*\bcall\s+\*(-?)0x([0-9a-f]+)\(%ebx\)\s*$/
+            && hex($got) + ($2 ? -hex $3 : hex $3) == hex $slot;
+    }
+    return @a;
+}
+
+# The address range of FILE's .text in ld's map of a link (weak.o's copy).
+sub map_range {
+    my ($map, $obj) = @_;
+    my $t = slurp($map);
+    return $t =~ /^ \.text\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+\S*\Q$obj\E\n/m ? (hex($1), hex($1) + hex($2)) : ();
+}
+
+sub build_id {
+    my ($file) = @_;
+    return must('readelf', '-n', $file) =~ /Build ID: ([0-9a-f]+)/ ? $1 : '';
+}
+
+my @variants = (['pie', []], ['no-pie', ['-fno-pie'], ['-no-pie']], ['shared', ['-fPIC'], ['-shared']],
+    ['mfentry', ['-mfentry'], []], ['relr', [], ['-Wl,-z,pack-relative-relocs']], ['gold-pie', [], ['-fuse-ld=gold']],
+    ['gold-no-pie', ['-fno-pie'], ['-no-pie', '-fuse-ld=gold']], ['gold-shared', ['-fPIC'], ['-shared', '-fuse-ld=gold']]);
+push @variants, ['m32', ['-m32', '-fno-pie'], ['-m32', '-no-pie']], ['m32-pie', ['-m32', '-fPIE'], ['-m32', '-pie']]
+    if (run_cmd(['gcc', '-m32', '-o', "$dir/probe32", "$dir/add.c", '-nostartfiles', '-e', 'lib_used']))[0] == 0;
+
+for my $v (@variants) {
+    my ($name, $cf, $lf) = @$v;
+    $lf //= [];
+    my $d = "$dir/$name";
+    mkdir $d or die;
+    my $m32 = grep { $_ eq '-m32' } @$cf;
+    my $word = $m32 ? 4 : 8;
+    my $shared = grep { $_ eq '-shared' } @$lf;
+    my $pic = !grep { $_ eq '-no-pie' } @$lf;
+    must('gcc', '-O2', '-pg', @$cf, '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main weak strong add unused lib);
+    must('ar', 'rcs', "$d/libu.a", "$d/add.o", "$d/unused.o");
+    my @objs = $shared ? ("$d/lib.o", "$d/weak.o", "$d/strong.o") : ("$d/main.o", "$d/weak.o", "$d/strong.o");
+    my @libs = $shared ? () : ("-L$d", '-lu');
+    my $out = $shared ? "$d/libt.so" : "$d/prog";
+
+    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', 'gcc', @$lf, '-o', $out, @objs, @libs]);
+    is($st, 0, "$name: linked through the pass") or diag $err;
+    like($err, qr/: one link, the table filled in place \((\d+) of (\d+) slots, 1 of overridden weak/,
+        "$name: by the one-link method, the weak copy left out");
+    like($so, qr/: \d+ call sites, 1 link$/m, "$name: one link");
+
+    # (every other link below writes the same path: gold writes it into a
+    # shared library's .dynstr; the pass's output waits beside it)
+    my $pass = "$out.pass";
+    rename $out, $pass or die "$out: $!";
+    like(must('readelf', '-SW', $pass), qr/ \.relr\.dyn /, "$name: its relative relocations are RELR")
+        if grep { /pack-relative-relocs/ } @$lf;
+    my $w = table_words($pass, $word);
+    my @ent = grep { $_ } @$w;
+    my $dir_ = $word == 8 ? '.quad' : '.long';
+    my ($base) = must('readelf', '-lW', $pass) =~ /^\s+LOAD\s+0x0+\s+0x([0-9a-f]+)/m;
+    my $table = sub {
+        my ($file, @v) = @_;
+        my @l = ('.section __mcount_loc,"awR",@progbits', ".balign $word",
+            (map { $_ >= hex $base ? sprintf("%s __ehdr_start + 0x%x", $dir_, $_ - hex $base)
+                     : sprintf("%s __ehdr_start - 0x%x", $dir_, hex($base) - $_) } @v),
+            '.section .note.GNU-stack,"",@progbits');
+        spit("$file.s", join("\n", @l) . "\n");
+        must('gcc', @$cf, '-c', "$file.s", '-o', "$file.o");
+        return "$file.o";
+    };
+
+    # objdump -d's calls, but the one in weak.o's copy: the linker's map
+    # of the same link with a table of as many words says where it is
+    must('gcc', @$lf, '-o', $out, @objs, $table->("$d/tab0", (0) x @$w), @libs, "-Wl,-Map=$d/twin.map");
+    my ($lo, $hi) = map_range("$d/twin.map", 'weak.o');
+    ok(defined $lo, "$name: the linker's map places weak.o's .text");
+    my @calls = hook_calls($pass);
+    my @weak = grep { $_ >= $lo && $_ < $hi } @calls;
+    is(scalar @weak, 1, "$name: objdump shows one call in the weak copy");
+    my @want = sort { $a <=> $b } grep { $_ < $lo || $_ >= $hi } @calls;
+    is_deeply(\@ent, \@want, "$name: the table is objdump -d's calls to the hook, sorted, the weak copy's not")
+        or diag sprintf("table %s\ncalls %s", join(' ', map { sprintf '%x', $_ } @ent),
+            join(' ', map { sprintf '%x', $_ } @want));
+    is_deeply([@$w[@ent .. $#$w]], [(0) x (@$w - @ent)], "$name: the unused slots, at the end, are 0");
+    cmp_ok(scalar @$w, '>', scalar @ent, "$name: libu.a's unused member and the weak copy gave slots to spare");
+
+    # the linker as oracle: the same objects and a table object of those
+    # entries and holes of 0, each against __ehdr_start as the
+    # placeholder's (the ELF header's address: the first LOAD's), linked
+    # plainly
+    must('gcc', @$lf, '-o', $out, @objs, $table->("$d/tab", @ent, (0) x (@$w - @ent)), @libs);
+    ok(slurp($pass) eq slurp($out), "$name: byte for byte the linker's own link of a table object with those entries");
+    my $id = build_id($pass);
+    like($id, qr/^[0-9a-f]{40}\z/, "$name: has a sha1 build ID");
+    is($id, build_id($out), "$name: the build ID is the linker's own for that content");
+    must('gcc', @$lf, '-o', $out, @objs, @libs);
+    isnt($id, build_id($out), "$name: the build ID is not the plain link's (the table is in it)");
+    # a table of other entries (the first left out) gets another build ID
+    must('gcc', @$lf, '-o', $out, @objs, $table->("$d/tab2", @ent[1 .. $#ent], (0) x (@$w - @ent + 1)), @libs);
+    isnt(build_id($out), $id, "$name: (the linker: another table, another build ID)");
+
+    # a second pass: the same output (reproducible)
+    ($st, undef, $err) = run_cmd([$MR, '--link', '-q', '--', 'gcc', @$lf, '-o', $out, @objs, @libs]);
+    is($st, 0, "$name: linked again") or diag $err;
+    ok(slurp($pass) eq slurp($out), "$name: the second pass writes the same bytes, the same build ID");
+    rename $pass, $out or die "$pass: $!";
+
+    ($st, undef, $err) = run_cmd([$MR, '--verify', $out]);
+    is($st, 0, "$name: mcount-record --verify passes") or diag $err;
+    unless ($shared) {
+        ($st) = run_prog([$out], arch => $m32 ? 'i386' : 'x86_64');
+        is($st, 0, "$name: the program runs");
+    }
+    # the tracer reads the table, holes and all (relocated: the load base)
+    unless ($shared || $m32) {
+        ($st, undef, $err) = run_cmd(["$TOP/bin/mcount-trace", 'run', '-f', '*', '-o', "$d/trace.txt",
+            '--no-control', '--', $out]);
+        is($st, 0, "$name: traced") or diag $err;
+        is($err, '', "$name: the tracer takes no hole for an entry");
+        my @traced = sort(uniq(slurp("$d/trace.txt") =~ /: (\w+) <-/g));
+        is("@traced", 'f g lib_used main twice', "$name: the tracer traced every function");
+    }
+}
+
+# a command the one-link method does not take: the links with -q, said
+{
+    my $d = "$dir/multi";
+    mkdir $d or die;
+    must('gcc', '-O2', '-pg', '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main strong add);
+    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', 'gcc', '-o', "$d/prog", map { "$d/$_.o" } qw(main strong add)],
+        env => { MCOUNT_LINK_METHOD => 'multi' });
+    is($st, 0, 'MCOUNT_LINK_METHOD=multi: linked') or diag $err;
+    like($err, qr/: links with -q, then the link with the table \(one link could not: MCOUNT_LINK_METHOD=multi\)/,
+        'MCOUNT_LINK_METHOD=multi: the links with -q, said');
+    like($so, qr/: \d+ call sites, 3 links$/m, 'MCOUNT_LINK_METHOD=multi: three links');
+}
+
+is_deeply([leftovers($dir)], [], 'no temporary files');
+done_testing();
