@@ -125,7 +125,7 @@ static char *c_literal(const char *s, size_t n)
 			*p++ = '\\';
 			*p++ = (char)c;
 		} else if (c < 0x20 || c >= 0x7f) {
-			p += sprintf(p, "\\%03o", c);
+			p += snprintf(p, 5, "\\%03o", c);
 		} else {
 			*p++ = (char)c;
 		}
