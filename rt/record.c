@@ -33,9 +33,9 @@
 #include "rt.h"
 
 static int top_fd = -1;               /* DIR */
-static int files[4] = { -1, -1, -1, -1 };
-enum { F_CLOCK, F_OBJECTS, F_FUNCS, F_DONE };
-static const char *const file_names[] = { "clock", "objects", "funcs", "done" };
+static int files[5] = { -1, -1, -1, -1, -1 };
+enum { F_CLOCK, F_OBJECTS, F_FUNCS, F_PROTOS, F_DONE };
+static const char *const file_names[] = { "clock", "objects", "funcs", "protos", "done" };
 static size_t objs_written, funcs_written;
 static bool *live_written;            /* objects said loaded and not yet unloaded */
 static size_t live_cap;
@@ -202,6 +202,8 @@ static void write_info(void)
 	free(argv_line);
 }
 
+static void write_protos(void);
+
 /* The objects and functions the files do not have yet (registry lock). */
 static void write_tables(void)
 {
@@ -235,7 +237,61 @@ static void write_tables(void)
 				 (unsigned)f->obj, mt_shown(f->name));
 	}
 	funcs_written = mt_reg.nfuncs;
+	write_protos();
 	pthread_mutex_unlock(&mt_reg.lock);
+}
+
+/* The prototypes' lines: each one an event's payload may name (a
+ * function's, by its address: never freed), written once; looked for
+ * again only when functions or prototype rules came (registry lock). */
+static const void **protos_seen;
+static size_t protos_n, protos_cap, protos_funcs, protos_rules = (size_t)-1;
+
+static bool proto_new(const void *p)
+{
+	for (size_t i = 0; i < protos_n; i++)
+		if (protos_seen[i] == p)
+			return false;
+	if (protos_n == protos_cap) {
+		size_t nc = protos_cap ? 2 * protos_cap : 64;
+		const void **nv = realloc(protos_seen, nc * sizeof *nv);
+		if (!nv)
+			return false;
+		protos_seen = nv;
+		protos_cap = nc;
+	}
+	protos_seen[protos_n++] = p;
+	return true;
+}
+
+static void write_protos(void)
+{
+	size_t rules = mt_protos_count();
+	if (files[F_PROTOS] < 0 || (rules == protos_rules && mt_reg.nfuncs == protos_funcs))
+		return;
+	protos_rules = rules;
+	protos_funcs = mt_reg.nfuncs;
+	for (size_t i = 0; i < mt_reg.nfuncs; i++) {
+		const struct mt_proto *p = mt_reg.funcs[i].proto;
+		if (!p || !proto_new(p))
+			continue;
+		char line[MT_MAX_ARGS * 48 + 512];
+		int n = snprintf(line, sizeof line, "P %lx %s(", (unsigned long)(uintptr_t)p,
+				 mt_shown(mt_reg.funcs[i].name));
+		for (unsigned k = 0; k < p->n && n > 0 && (size_t)n < sizeof line - 80; k++) {
+			const struct mt_arg *a = &p->a[k];
+			static const char *const sign[] = { "int", "uint" };
+			char type[16];
+			if (a->kind == MT_ARG_INT || a->kind == MT_ARG_UINT)
+				snprintf(type, sizeof type, "%s%u_t ", sign[a->kind == MT_ARG_UINT], (unsigned)a->bits);
+			else
+				snprintf(type, sizeof type, "%s", a->kind == MT_ARG_BOOL ? "bool " :
+					 a->kind == MT_ARG_STR ? "char *" : "void *");
+			n += snprintf(line + n, sizeof line - (size_t)n, "%s%s%.31s", k ? ", " : "", type, a->name);
+		}
+		if (n > 0 && (size_t)n < sizeof line - 2)
+			put_line(F_PROTOS, "%s)\n", line);
+	}
 }
 
 void mt_record_tables(void)
@@ -266,9 +322,11 @@ static int open_process_dir(void)
 	mt_rec_dir = d;
 	objs_written = funcs_written = 0;
 	memset(live_written, 0, live_cap * sizeof *live_written);
+	protos_n = 0;
+	protos_rules = (size_t)-1;
 	write_err = 0;
 	write_info();
-	for (int i = F_CLOCK; i <= F_FUNCS; i++)
+	for (int i = F_CLOCK; i <= F_PROTOS; i++)
 		files[i] = make_file(file_names[i], O_WRONLY | O_APPEND);
 	clock_pair();
 	write_tables();
@@ -422,7 +480,7 @@ void mt_record_after_fork(void)
 	atomic_store(&mt_tbufs, mt_self);
 	close(mt_rec_dir);
 	mt_rec_dir = -1;
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		if (files[i] >= 0)
 			close(files[i]);
 		files[i] = -1;

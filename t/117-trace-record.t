@@ -54,6 +54,9 @@ sub read_process {
     for (lines_of("$pd/objects")) {
         $r{bias} //= hex $1 if /\AO 0 ([0-9a-f]+) /;
     }
+    for (lines_of("$pd/protos")) {
+        $r{protos}{ hex $1 } = $2 if /\AP ([0-9a-f]+) (.*)\z/;
+    }
     for (lines_of("$pd/funcs")) {
         $r{funcs}{$3} = hex $1 if /\AF ([0-9a-f]+) (\d+) 0 (.*)\z/;
     }
@@ -86,9 +89,17 @@ sub read_process {
                 $t->{ $ip & (1 << 62) ? 'unwound' : 'exits' }++;
             } else {
                 my ($f) = grep { $site > $_->[0] && $site <= $_->[1] } @range;
-                $t->{entries}{ $f ? $f->[2] : sprintf('0x%x', $site) }++;
+                my $fn = $f ? $f->[2] : sprintf('0x%x', $site);
+                $t->{entries}{$fn}++;
+                if ($ip >> 61 & 1) {
+                    # the payload: the prototype's key, N | SLOTS << 16, N words
+                    my @w = map { @{ $ev[$i + 1 + $_] // [] } } 0 .. 4;
+                    push @{ $t->{args}{$fn} }, [$w[0], @w[2 .. 1 + ($w[1] & 0xffff)]];
+                    $i += $w[1] >> 16 & 0xffff;
+                    next;
+                }
             }
-            $i += ($ip >> 61 & 1) ? 1 : 0;    # (a payload slot: none here but a return value's)
+            $i += ($ip >> 61 & 1) ? 1 : 0;    # (an exit's payload: its return value)
         }
     }
     closedir $dh;
@@ -165,6 +176,24 @@ run_case('exit-graph', [2, 100000, 'exit'], $big, 1, 'function_graph');
 run_case('small-rings', [4, 200000, 'exit'], 1024, 1);
 run_case('small-rings-kill', [4, 200000, 'kill'], 1024, 0);
 is(run_case('fork', [0, 100000, 'fork'], $big, 1), 2, 'fork: the child has a directory of its own');
+
+# ---- typed arguments ------------------------------------------------------
+
+{
+    my $rec = "$dir/rec-args";
+    my ($st, $out, $err) = run_cmd([$MT, 'record', '-d', $rec, '-e', 'leaf(int x)', '--', $prog, 0, 1000, 'exit']);
+    is($st, 0, 'args: the program ran') or diag($err);
+    my ($pd) = processes($rec);
+    my $r = read_process($pd);
+    my ($t) = values %{ $r->{threads} };
+    my @args = @{ $t->{args}{leaf} // [] };
+    is(scalar @args, 1000, 'args: each call of leaf with its payload');
+    # mid(i) calls leaf(i): the program's own arguments, in order
+    is_deeply([map { $_->[1] } @args], [0 .. 999], 'args: leaf(x) as the program passed x, call by call');
+    my %keys = map { ($_->[0] => 1) } @args;
+    is_deeply([map { $r->{protos}{$_} } keys %keys], ['leaf(int32_t x)'],
+        'args: one prototype key, named in protos as the event gave it');
+}
 
 # ---- the directory --------------------------------------------------------
 
