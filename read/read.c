@@ -178,18 +178,47 @@ static uint32_t get32(const unsigned char *b, bool swap)
 	return swap ? __builtin_bswap32(v) : v;
 }
 
+/* A text file of the process's directory, read whole and split into
+ * its whole lines (a last one cut short: torn); false if it cannot be
+ * read (said, but where it is missing and need not be there). */
+struct text {
+	char *path, *buf, **l;
+	size_t n, torn;
+};
+
+static bool text_open(struct proc *p, const char *name, bool needed, struct text *x)
+{
+	size_t len;
+	x->path = path_of(p, name);
+	x->buf = slurp(x->path, &len);
+	if (!x->buf) {
+		if (needed || errno != ENOENT)
+			complain(x->path, "%s", strerror(errno));
+		free(x->path);
+		return false;
+	}
+	x->torn = 0;
+	x->n = split_lines(x->buf, len, &x->l, &x->torn);
+	return true;
+}
+
+/* Its memory freed; its torn line counted (count). */
+static void text_close(struct proc *p, struct text *x, bool count)
+{
+	if (count)
+		p->torn_lines += x->torn;
+	free(x->l);
+	free(x->buf);
+	free(x->path);
+}
+
 static int load_info(struct proc *p)
 {
-	char *path = path_of(p, "info");
-	size_t len, torn = 0;
-	char *b = slurp(path, &len);
-	if (!b) {
-		complain(path, "%s", strerror(errno));
-		free(path);
+	struct text tf;
+	if (!text_open(p, "info", true, &tf))
 		return -1;
-	}
-	char **l;
-	size_t n = split_lines(b, len, &l, &torn);
+	char *path = tf.path, **l = tf.l;
+	size_t n = tf.n;
 	int rc = 0;
 	if (!n || strncmp(l[0], "mcount-trace-data ", 18)) {
 		complain(path, "not a recording's info (its first line is not \"mcount-trace-data 1\")");
@@ -249,9 +278,7 @@ static int load_info(struct proc *p)
 		complain(path, "no %s line", order ? "word-bits" : "byte-order");
 		rc = -1;
 	}
-	free(l);
-	free(b);
-	free(path);
+	text_close(p, &tf, false);
 	return rc;
 }
 
@@ -263,17 +290,11 @@ static int by_ticks(const void *a, const void *b)
 
 static void load_clock(struct proc *p)
 {
-	char *path = path_of(p, "clock");
-	size_t len, torn = 0;
-	char *b = slurp(path, &len);
-	if (!b) {
-		if (errno != ENOENT)
-			complain(path, "%s", strerror(errno));
-		free(path);
+	struct text tf;
+	if (!text_open(p, "clock", false, &tf))
 		return;
-	}
-	char **l;
-	size_t n = split_lines(b, len, &l, &torn);
+	char *path = tf.path, **l = tf.l;
+	size_t n = tf.n;
 	p->clk = xmalloc(n * sizeof *p->clk);
 	for (size_t i = 0; i < n; i++) {
 		char *s = l[i], *t = field(&s);
@@ -286,10 +307,7 @@ static void load_clock(struct proc *p)
 		p->clk[p->nclk++].ns = (double)ns;
 	}
 	qsort(p->clk, p->nclk, sizeof *p->clk, by_ticks);
-	p->torn_lines += torn;
-	free(l);
-	free(b);
-	free(path);
+	text_close(p, &tf, true);
 }
 
 double ev_seconds(const struct proc *p, uint64_t ticks)
@@ -330,17 +348,11 @@ static int by_addr(const void *a, const void *b)
 
 static void load_funcs(struct proc *p)
 {
-	char *path = path_of(p, "funcs");
-	size_t len, torn = 0;
-	char *b = slurp(path, &len);
-	if (!b) {
-		if (errno != ENOENT)
-			complain(path, "%s", strerror(errno));
-		free(path);
+	struct text tf;
+	if (!text_open(p, "funcs", false, &tf))
 		return;
-	}
-	char **l;
-	size_t n = split_lines(b, len, &l, &torn);
+	char *path = tf.path, **l = tf.l;
+	size_t n = tf.n;
 	struct func *f = xmalloc(n * sizeof *f);
 	size_t nf = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -387,10 +399,7 @@ static void load_funcs(struct proc *p)
 	}
 	p->f = f;
 	p->nf = m;
-	p->torn_lines += torn;
-	free(l);
-	free(b);
-	free(path);
+	text_close(p, &tf, true);
 }
 
 const struct func *func_of(const struct proc *p, uint64_t addr)
@@ -436,17 +445,11 @@ static int by_bias(const void *a, const void *b)
 
 void load_objects(struct proc *p)
 {
-	char *path = path_of(p, "objects");
-	size_t len, torn = 0;
-	char *b = slurp(path, &len);
-	if (!b) {
-		if (errno != ENOENT)
-			complain(path, "%s", strerror(errno));
-		free(path);
+	struct text tf;
+	if (!text_open(p, "objects", false, &tf))
 		return;
-	}
-	char **l;
-	size_t n = split_lines(b, len, &l, &torn);
+	char *path = tf.path, **l = tf.l;
+	size_t n = tf.n;
 	p->o = xmalloc((n ? n : 1) * sizeof *p->o);
 	for (size_t i = 0; i < n; i++) {
 		char *s = l[i], *k = field(&s), *id = field(&s);
@@ -467,10 +470,7 @@ void load_objects(struct proc *p)
 	}
 	if (p->no)
 		qsort(p->o, p->no, sizeof *p->o, by_bias);
-	p->torn_lines += torn;
-	free(l);
-	free(b);
-	free(path);
+	text_close(p, &tf, true);
 }
 
 /* One parameter of a prototype: its kind and width, and its name (the
@@ -518,17 +518,11 @@ static void param_of(struct proto *pr, char *s, unsigned word)
 
 static void load_protos(struct proc *p)
 {
-	char *path = path_of(p, "protos");
-	size_t len, torn = 0;
-	char *b = slurp(path, &len);
-	if (!b) {
-		if (errno != ENOENT)
-			complain(path, "%s", strerror(errno));
-		free(path);
+	struct text tf;
+	if (!text_open(p, "protos", false, &tf))
 		return;
-	}
-	char **l;
-	size_t n = split_lines(b, len, &l, &torn);
+	char *path = tf.path, **l = tf.l;
+	size_t n = tf.n;
 	p->p = xmalloc(n * sizeof *p->p);
 	for (size_t i = 0; i < n; i++) {
 		char *s = l[i], *k = field(&s), *key = field(&s);
@@ -549,10 +543,7 @@ static void load_protos(struct proc *p)
 		     prm = strtok_r(NULL, ",", &save))
 			param_of(pr, prm, p->word_bits);
 	}
-	p->torn_lines += torn;
-	free(l);
-	free(b);
-	free(path);
+	text_close(p, &tf, true);
 }
 
 const struct proto *proto_of(const struct proc *p, uint64_t key)
@@ -566,17 +557,11 @@ const struct proto *proto_of(const struct proc *p, uint64_t key)
 
 static void load_done(struct proc *p)
 {
-	char *path = path_of(p, "done");
-	size_t len, torn = 0;
-	char *b = slurp(path, &len);
-	if (!b) {
-		if (errno != ENOENT)
-			complain(path, "%s", strerror(errno));
-		free(path);
+	struct text tf;
+	if (!text_open(p, "done", false, &tf))
 		return;
-	}
-	char **l;
-	size_t n = split_lines(b, len, &l, &torn);
+	char **l = tf.l;
+	size_t n = tf.n;
 	p->done = n > 0;
 	for (size_t i = 0; i < n; i++) {
 		char *v = strchr(l[i], ' ');
@@ -592,9 +577,7 @@ static void load_done(struct proc *p)
 			p->done_end = xstrdup(v);
 		}
 	}
-	free(l);
-	free(b);
-	free(path);
+	text_close(p, &tf, false);
 }
 
 static struct thread *thread_of(struct proc *p, long tid, unsigned long gen, const char *name)
