@@ -490,16 +490,16 @@ static void param_of(struct proto *pr, char *s, unsigned word)
 	pr->a[i].name = xstrdup(s + k);
 	s[k] = 0;
 	unsigned bits = word;
-	enum arg_kind kind = ARG_INT;
+	enum mt_arg_kind kind = MT_ARG_INT;
 	if (strchr(s, '*'))
-		kind = strstr(s, "char") && strchr(s, '*') == strrchr(s, '*') ? ARG_STR : ARG_HEX;
+		kind = strstr(s, "char") && strchr(s, '*') == strrchr(s, '*') ? MT_ARG_STR : MT_ARG_HEX;
 	else if (strstr(s, "bool"))
-		kind = ARG_BOOL, bits = 8;
+		kind = MT_ARG_BOOL, bits = 8;
 	else {
 		if (strstr(s, "unsigned") || strstr(s, "size_t") || strstr(s, "uint"))
-			kind = ARG_UINT;
+			kind = MT_ARG_UINT;
 		if (strstr(s, "ssize_t"))
-			kind = ARG_INT;
+			kind = MT_ARG_INT;
 		if (strstr(s, "long long") || strstr(s, "64"))
 			bits = 64;
 		else if (strstr(s, "long") || strstr(s, "size_t") || strstr(s, "ptr"))
@@ -867,65 +867,11 @@ void proc_free(struct proc *p)
 	free(p->done_end);
 }
 
-/* ---- arguments, as the live tracer writes them ---- */
+/* ---- arguments, as the live tracer writes them (argfmt.c) ---- */
 
-struct sink {
-	char *p;
-	size_t left;
-};
-
-static void emit(struct sink *k, const char *s, size_t n)
+static const char *sym_name(uint64_t addr, char *buf, size_t len, void *ctx)
 {
-	if (n > k->left)
-		n = k->left;
-	memcpy(k->p, s, n);
-	k->p += n;
-	k->left -= n;
-}
-
-static void emitf(struct sink *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void emitf(struct sink *k, const char *fmt, ...)
-{
-	char buf[128];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		emit(k, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1);
-}
-
-static void emit_str(struct sink *k, const unsigned char *s, size_t n, uint64_t flags, bool json, uint64_t ptr)
-{
-	if (flags & (UINT64_C(1) << 33)) {
-		if (!ptr)
-			emit(k, json ? "null" : "(null)", json ? 4 : 6);
-		else
-			emitf(k, json ? "{\"fault\":\"0x%llx\"}" : "(fault 0x%llx)", (unsigned long long)ptr);
-		return;
-	}
-	bool cut = flags & (UINT64_C(1) << 32);
-	if (json && cut)
-		emit(k, "{\"cut\":", 7);
-	emit(k, "\"", 1);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = s[i];
-		if (c == '"' || c == '\\') {
-			char e[2] = { '\\', (char)c };
-			emit(k, e, 2);
-		} else if (c == '\n') {
-			emit(k, "\\n", 2);
-		} else if (c == '\t') {
-			emit(k, "\\t", 2);
-		} else if (c < 0x20 || c >= 0x7f) {
-			emitf(k, json ? "\\u%04x" : "\\x%02x", c);
-		} else {
-			emit(k, (const char *)&c, 1);
-		}
-	}
-	emit(k, "\"", 1);
-	if (cut)
-		emit(k, json ? "}" : "...", json ? 1 : 3);
+	return addr_name(ctx, addr, buf, len);
 }
 
 size_t args_format(const struct proc *p, const struct ev *slots, size_t nslots, bool json, char *out, size_t cap)
@@ -939,58 +885,12 @@ size_t args_format(const struct proc *p, const struct ev *slots, size_t nslots, 
 		w[3 * i + 1] = slots[i].ip;
 		w[3 * i + 2] = slots[i].parent;
 	}
-	struct sink k = { out, cap - 1 };
 	const struct proto *pr = nw >= 2 && w[0] ? proto_of(p, w[0]) : NULL;
-	size_t n = nw >= 2 ? (size_t)(w[1] & 0xffff) : 0;
-	if (2 + n > nw)
-		n = nw > 2 ? nw - 2 : 0;
-	if (pr && n > pr->nargs)
-		n = pr->nargs;
-	const uint64_t *a = w + 2, *str = w + 2 + n, *end = w + nw;
-	emit(&k, json ? (pr ? "{" : "[") : "(", 1);
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			emit(&k, json ? "," : ", ", json ? 1 : 2);
-		if (!pr) {
-			emitf(&k, json ? "\"0x%llx\"" : "0x%llx", (unsigned long long)a[i]);
-			continue;
-		}
-		emitf(&k, json ? "\"%s\":" : "%s=", pr->a[i].name);
-		if (pr->a[i].kind == ARG_STR) {
-			uint64_t len = str < end ? *str++ : UINT64_C(1) << 33;
-			size_t bytes = (size_t)(len & 0xffff), words = (bytes + 7) / 8;
-			unsigned char s[4096];
-			if (bytes > sizeof s || words > (size_t)(end - str)) {
-				bytes = words = 0;
-				len = UINT64_C(1) << 33;
-			}
-			for (size_t j = 0; j < bytes; j++)
-				s[j] = (unsigned char)(str[j / 8] >> (8 * (j % 8)));
-			str += words;
-			emit_str(&k, s, bytes, len, json, a[i]);
-			continue;
-		}
-		unsigned bits = pr->a[i].bits;
-		uint64_t mask = bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1, u = a[i] & mask;
-		switch (pr->a[i].kind) {
-		case ARG_INT: {
-			int64_t v = bits >= 64 ? (int64_t)u : (u >> (bits - 1)) ? (int64_t)(u | ~mask) : (int64_t)u;
-			emitf(&k, "%lld", (long long)v);
-			break;
-		}
-		case ARG_UINT:
-			emitf(&k, "%llu", (unsigned long long)u);
-			break;
-		case ARG_BOOL:
-			emit(&k, u ? "true" : "false", u ? 4 : 5);
-			break;
-		default:
-			emitf(&k, json ? "\"0x%llx\"" : "0x%llx", (unsigned long long)u);
-			break;
-		}
-	}
-	emit(&k, json ? (pr ? "}" : "]") : ")", 1);
+	struct mt_fmt_arg a[16];
+	for (size_t i = 0; pr && i < pr->nargs; i++)
+		a[i] = (struct mt_fmt_arg){ pr->a[i].name, (uint8_t)pr->a[i].kind, (uint8_t)pr->a[i].bits, false };
+	size_t n = mt_fmt_args(out, cap - 1, pr ? a : NULL, pr ? pr->nargs : 0, w, nw, json, sym_name, (void *)p);
 	free(w);
-	*k.p = 0;
-	return (size_t)(k.p - out);
+	out[n] = 0;
+	return n;
 }

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "argfmt.h"
+
 /* The ip word's fields */
 #define EV_SITE_MASK  ((UINT64_C(1) << 48) - 1)
 #define EV_CPU_SHIFT  48
@@ -40,11 +42,10 @@ struct func {
 	size_t index;                 /* in the report's table */
 };
 
-enum arg_kind { ARG_INT, ARG_UINT, ARG_HEX, ARG_BOOL, ARG_STR };
 struct proto {
 	uint64_t key;
 	size_t nargs;
-	struct { char *name; enum arg_kind kind; unsigned bits; } a[16];
+	struct { char *name; enum mt_arg_kind kind; unsigned bits; } a[16];
 };
 
 struct thread {

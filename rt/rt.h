@@ -1153,11 +1153,8 @@ static inline uintptr_t mt_arg_word(const uintptr_t *regs, const uintptr_t *slot
 	return slot[MT_STACK_WORD0 + i - MT_REG_ARGS];
 }
 #define MT_MAX_ARGS 12                /* beyond the registers: the stack */
-#define MT_STR_MAX 128
-#define MT_STR_CUT (UINT64_C(1) << 32)
-#define MT_STR_FAULT (UINT64_C(1) << 33)
+#include "argfmt.h"              /* MT_STR_*, enum mt_arg_kind */
 
-enum mt_arg_kind { MT_ARG_INT, MT_ARG_UINT, MT_ARG_HEX, MT_ARG_BOOL, MT_ARG_STR, MT_ARG_SYM };
 struct mt_arg {
 	char name[32];
 	uint8_t kind;                 /* enum mt_arg_kind */
