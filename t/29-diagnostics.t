@@ -54,6 +54,7 @@ my %HOME = (
     'lib/RecordMcount/Calls.pm'    => ['mcount-record'],
     'lib/RecordMcount/Table.pm'    => ['mcount-record'],
     'lib/RecordMcount/Link.pm'     => ['mcount-record'],
+    'lib/RecordMcount/LinkOnce.pm' => ['mcount-record'],
     'lib/RecordMcount/Batch.pm'    => ['mcount-record'],
     'lib/RecordMcount/Inspect.pm'  => ['mcount-record'],
     'lib/RecordMcount/Argv.pm'     => ['mcount-cc'],
