@@ -223,12 +223,15 @@ sub verify_table {
 
 # Is ADDR of a linked image in no function of its symbol table?  A
 # function of no size (crtstuff's frame_dummy) holds only its first
-# byte.  (An image without a symbol table: no.)
+# byte.  (An image without a symbol table: no; nor one whose function
+# symbols are descriptors in .opd, ELFv1's, not their code.)
 sub _outside_functions {
     my ($e, $addr) = @_;
-    my $f = $e->{func_ranges} //= [sort { $a->[0] <=> $b->[0] }
-        map { [$_->{value}, $_->{value} + ($_->{size} || 1)] }
-        grep { $_ && $_->{type} =~ /^I?FUNC\z/ && $_->{ndx} =~ /^\d+\z/ } @{ $e->{symtab} }];
+    my $f = $e->{func_ranges} //= do {
+        my @fn = grep { $_ && $_->{type} =~ /^I?FUNC\z/ && $_->{ndx} =~ /^\d+\z/ } @{ $e->{symtab} };
+        (grep { ($e->{secs}[ $_->{ndx} ]{name} // '') eq '.opd' } @fn) ? []
+            : [sort { $a->[0] <=> $b->[0] } map { [$_->{value}, $_->{value} + ($_->{size} || 1)] } @fn];
+    };
     return 0 unless @$f;
     for my $r (@$f) {
         last if $r->[0] > $addr;
