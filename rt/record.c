@@ -67,7 +67,43 @@ static int make_file(const char *name, int flags)
 	return fd;
 }
 
-/* One line (or lines) into fd, by one write. */
+/* Lines made while the registry's lock is held are kept here, and
+ * written once it is let go (no lock the program's threads need is held
+ * across a write); tables_lock keeps one writer of the tables at a time. */
+static struct pending {
+	char *p;
+	size_t n, cap;
+} pend[5];
+static bool deferring;
+static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void keep(int which, const char *p, size_t n)
+{
+	struct pending *d = &pend[which];
+	if (d->n + n > d->cap) {
+		size_t nc = 2 * (d->n + n) + 4096;
+		char *np = realloc(d->p, nc);
+		if (!np) {
+			said_error(file_names[which], ENOMEM);
+			return;
+		}
+		d->p = np;
+		d->cap = nc;
+	}
+	memcpy(d->p + d->n, p, n);
+	d->n += n;
+}
+
+static void flush_pending(void)
+{
+	for (int i = 0; i < 5; i++) {
+		if (pend[i].n && files[i] >= 0 && mt_write_all(files[i], pend[i].p, pend[i].n) < 0)
+			said_error(file_names[i], errno);
+		pend[i].n = 0;
+	}
+}
+
+/* One line (or lines) into fd, by one write (or kept: deferring). */
 static void put_line(int which, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put_line(int which, const char *fmt, ...)
 {
@@ -88,7 +124,9 @@ static void put_line(int which, const char *fmt, ...)
 		vsnprintf(p, (size_t)n + 1, fmt, ap);
 		va_end(ap);
 	}
-	if (mt_write_all(files[which], p, (size_t)n) < 0)
+	if (deferring)
+		keep(which, p, (size_t)n);
+	else if (mt_write_all(files[which], p, (size_t)n) < 0)
 		said_error(file_names[which], errno);
 	if (p != small)
 		free(p);
@@ -205,11 +243,18 @@ static void write_info(void)
 static void write_protos(void);
 
 /* The objects and functions the files do not have yet (registry lock). */
-static void write_tables(void)
+static void write_tables(bool wait)
 {
 	if (files[F_OBJECTS] < 0 || files[F_FUNCS] < 0)
 		return;
+	/* (a program's thread after dlopen does not wait for the drain's
+	 * writer: the drain writes them before any event of theirs) */
+	if (wait)
+		pthread_mutex_lock(&tables_lock);
+	else if (pthread_mutex_trylock(&tables_lock))
+		return;
 	pthread_mutex_lock(&mt_reg.lock);
+	deferring = true;
 	if (mt_reg.nobjs > live_cap) {
 		bool *nl = realloc(live_written, mt_reg.nobjs * 2 * sizeof *nl);
 		if (nl) {
@@ -238,7 +283,10 @@ static void write_tables(void)
 	}
 	funcs_written = mt_reg.nfuncs;
 	write_protos();
+	deferring = false;
 	pthread_mutex_unlock(&mt_reg.lock);
+	flush_pending();
+	pthread_mutex_unlock(&tables_lock);
 }
 
 /* The prototypes' lines: each one an event's payload may name (a
@@ -297,7 +345,7 @@ static void write_protos(void)
 void mt_record_tables(void)
 {
 	if (mt_rec_dir >= 0)
-		write_tables();
+		write_tables(false);
 }
 
 /* DIR/PID (or PID-N) made and opened, its first files written. */
@@ -329,7 +377,7 @@ static int open_process_dir(void)
 	for (int i = F_CLOCK; i <= F_PROTOS; i++)
 		files[i] = make_file(file_names[i], O_WRONLY | O_APPEND);
 	clock_pair();
-	write_tables();
+	write_tables(true);
 	return 0;
 }
 
@@ -409,7 +457,7 @@ long mt_record_drain(void)
 {
 	if (mt_rec_dir < 0)
 		return 0;
-	write_tables();
+	write_tables(true);
 	if (mono_ns() - last_pair_ns >= 100000000u)
 		clock_pair();
 	long n = 0;
@@ -478,6 +526,12 @@ void mt_record_after_fork(void)
 			munmap(b, size);
 	}
 	atomic_store(&mt_tbufs, mt_self);
+	/* (the parent's writer of the tables may have held its lock, with
+	 * lines kept for its files) */
+	pthread_mutex_init(&tables_lock, NULL);
+	for (int i = 0; i < 5; i++)
+		pend[i].n = 0;
+	deferring = false;
 	close(mt_rec_dir);
 	mt_rec_dir = -1;
 	for (int i = 0; i < 5; i++) {
