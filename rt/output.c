@@ -93,7 +93,7 @@ static uint64_t p_ticks, p_ns;       /* the latest pair */
 static double a_ticks, a_ns, rate;   /* the line: ns = a_ns + (ticks - a_ticks) * rate
 				      * (rate 0: none measured yet) */
 
-static uint64_t mono_ns(void)
+uint64_t mt_mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -103,13 +103,13 @@ static uint64_t mono_ns(void)
 /* A (ticks, ns) pair read together: the ticks halfway round the clock
  * read, the best of a few tries (a first read of the clock can take
  * microseconds: the vDSO's data page faulted in). */
-static void pair(uint64_t *ticks, uint64_t *ns)
+void mt_clock_pair(uint64_t *ticks, uint64_t *ns)
 {
 	unsigned cpu;
 	uint64_t best = UINT64_MAX;
 	for (int i = 0; i < 8; i++) {
 		uint64_t a = mt_clock_now(&cpu);
-		uint64_t n = mono_ns();
+		uint64_t n = mt_mono_ns();
 		uint64_t b = mt_clock_now(&cpu);
 		if (b - a < best) {
 			best = b - a;
@@ -126,7 +126,7 @@ bool mt_fp_vec;                       /* (cpu.h: mt_fp_save) */
 void mt_clock_init(void)
 {
 	mt_cpu_clock_probe();
-	pair(&p_ticks, &p_ns);
+	mt_clock_pair(&p_ticks, &p_ns);
 	a_ticks = (double)p_ticks;
 	a_ns = (double)p_ns;
 	rate = 0;
@@ -137,7 +137,7 @@ static void clock_refresh(bool wait)
 	if (!mt_use_tsc)
 		return;
 	/* (too short a time measures the TSC's rate badly) */
-	uint64_t gap = rate ? 10000000u : 20000000u, now = mono_ns();
+	uint64_t gap = rate ? 10000000u : 20000000u, now = mt_mono_ns();
 	if (now - p_ns < gap) {
 		if (!wait)
 			return;     /* (an event's conversion waits, the first time) */
@@ -145,7 +145,7 @@ static void clock_refresh(bool wait)
 		nanosleep(&d, NULL);
 	}
 	uint64_t ticks, ns;
-	pair(&ticks, &ns);
+	mt_clock_pair(&ticks, &ns);
 	if (ticks <= p_ticks)
 		return;
 	/* the new line starts where the last one ends, at the last pair */
@@ -172,7 +172,7 @@ double mt_ticks_to_seconds(uint64_t ts)
  * longer (MSG_NOSIGNAL: one that closed is EPIPE, not a signal). */
 int mt_send_all(int fd, const char *p, size_t n, int ms)
 {
-	uint64_t end = mono_ns() + (uint64_t)ms * 1000000u;
+	uint64_t end = mt_mono_ns() + (uint64_t)ms * 1000000u;
 	while (n) {
 		ssize_t w = send(fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (w >= 0) {
@@ -184,7 +184,7 @@ int mt_send_all(int fd, const char *p, size_t n, int ms)
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return -1;
-		uint64_t now = mono_ns();
+		uint64_t now = mt_mono_ns();
 		if (now >= end) {
 			errno = ETIMEDOUT;
 			return -1;
@@ -330,7 +330,7 @@ void mt_write_end(int fd, enum mt_fmt fmt)
 		mt_write_all(fd, "\n]}\n", 4);
 }
 
-static bool thread_gone(int tid)
+bool mt_thread_gone(int tid)
 {
 	return syscall(SYS_tgkill, getpid(), tid, 0) && errno == ESRCH;
 }
@@ -342,7 +342,7 @@ static bool thread_gone(int tid)
 static void reap_one(struct mt_tbuf *b)
 {
 	/* (a recording's ring keeps its counts: the file says them) */
-	if (mt_rec_dir >= 0 || atomic_load(&b->state) != MT_TBUF_OWNED || !thread_gone(b->tid) || b->lost != b->lost_seen ||
+	if (mt_rec_dir >= 0 || atomic_load(&b->state) != MT_TBUF_OWNED || !mt_thread_gone(b->tid) || b->lost != b->lost_seen ||
 	    atomic_load(&b->head) != atomic_load(&b->tail))
 		return;
 	atomic_store(&b->head, 0);

@@ -26,7 +26,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,13 +41,6 @@ static size_t live_cap;
 static uint64_t last_pair_ns;
 static int write_err;                 /* the first write that failed (said once) */
 static char exe[4096];                /* the program's file */
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void said_error(const char *what, int err)
 {
@@ -134,20 +126,10 @@ static void put_line(int which, const char *fmt, ...)
 
 static void clock_pair(void)
 {
-	unsigned cpu;
-	uint64_t best_t = 0, best_n = 0, best_d = UINT64_MAX;
-	for (int i = 0; i < 3; i++) {
-		uint64_t a = mono_ns();
-		uint64_t t = mt_clock_now(&cpu);
-		uint64_t b = mono_ns();
-		if (b - a < best_d) {
-			best_d = b - a;
-			best_t = t;
-			best_n = a + (b - a) / 2;
-		}
-	}
-	last_pair_ns = best_n;
-	put_line(F_CLOCK, "%llu %llu\n", (unsigned long long)best_t, (unsigned long long)best_n);
+	uint64_t t, n;
+	mt_clock_pair(&t, &n);
+	last_pair_ns = n;
+	put_line(F_CLOCK, "%llu %llu\n", (unsigned long long)t, (unsigned long long)n);
 }
 
 /* A C string literal of s (n bytes) into a new string. */
@@ -407,11 +389,6 @@ int mt_record_open(const char *dir)
 	return 0;
 }
 
-static bool thread_gone(int tid)
-{
-	return syscall(SYS_tgkill, getpid(), tid, 0) && errno == ESRCH;
-}
-
 /* Events [t, h) of b into its stream; returns where it got to. */
 static mt_seq to_stream(struct mt_tbuf *b, mt_seq t, mt_seq h)
 {
@@ -458,7 +435,7 @@ long mt_record_drain(void)
 	if (mt_rec_dir < 0)
 		return 0;
 	write_tables(true);
-	if (mono_ns() - last_pair_ns >= 100000000u)
+	if (mt_mono_ns() - last_pair_ns >= 100000000u)
 		clock_pair();
 	long n = 0;
 	for (struct mt_tbuf *b = atomic_load(&mt_tbufs); b; b = b->next) {
@@ -467,7 +444,7 @@ long mt_record_drain(void)
 		mt_seq h = atomic_load_explicit(&b->head, memory_order_acquire);
 		mt_seq t = atomic_load_explicit(&b->tail, memory_order_relaxed);
 		if (h == t) {
-			if (b->rec_open && thread_gone(b->tid) && atomic_load(&b->head) == h) {
+			if (b->rec_open && mt_thread_gone(b->tid) && atomic_load(&b->head) == h) {
 				close(b->rec_fd);
 				b->rec_open = false;
 				b->rec_gone = true;

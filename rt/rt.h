@@ -1385,6 +1385,11 @@ MT_HIDDEN extern bool mt_full_wait;            /* a full ring waits for the drai
 MT_HIDDEN uint64_t mt_clock_now(unsigned *cpu);
 MT_HIDDEN void mt_clock_init(void);             /* output.c */
 MT_HIDDEN double mt_ticks_to_seconds(uint64_t ts);
+/* CLOCK_MONOTONIC in ns; a reading of the events' clock and of it
+ * together (the best of a few tries); has the thread exited?  (output.c) */
+MT_HIDDEN uint64_t mt_mono_ns(void);
+MT_HIDDEN void mt_clock_pair(uint64_t *ticks, uint64_t *ns);
+MT_HIDDEN bool mt_thread_gone(int tid);
 MT_HIDDEN void mt_buffers_after_fork(void);
 /* The hooks: ret is the address after the hook call, slot the stack
  * slot of the function's return address (aarch64, riscv64: may be
