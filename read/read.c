@@ -186,17 +186,27 @@ struct text {
 	size_t n, torn;
 };
 
+/* A file of the process's directory read whole (its path in *path,
+ * the caller's to free); NULL, said unless it is missing and need not
+ * be there, if it cannot be read. */
+static char *read_file(struct proc *p, const char *name, bool needed, size_t *len, char **path)
+{
+	*path = path_of(p, name);
+	char *b = slurp(*path, len);
+	if (!b) {
+		if (needed || errno != ENOENT)
+			complain(*path, "%s", strerror(errno));
+		free(*path);
+	}
+	return b;
+}
+
 static bool text_open(struct proc *p, const char *name, bool needed, struct text *x)
 {
 	size_t len;
-	x->path = path_of(p, name);
-	x->buf = slurp(x->path, &len);
-	if (!x->buf) {
-		if (needed || errno != ENOENT)
-			complain(x->path, "%s", strerror(errno));
-		free(x->path);
+	x->buf = read_file(p, name, needed, &len, &x->path);
+	if (!x->buf)
 		return false;
-	}
 	x->torn = 0;
 	x->n = split_lines(x->buf, len, &x->l, &x->torn);
 	return true;
@@ -596,17 +606,12 @@ static struct thread *thread_of(struct proc *p, long tid, unsigned long gen, con
 
 static void load_stream(struct proc *p, struct thread *t)
 {
-	char name[64];
+	char name[64], *path;
 	snprintf(name, sizeof name, "stream-%s", t->name);
-	char *path = path_of(p, name);
 	size_t len;
-	unsigned char *b = (unsigned char *)slurp(path, &len);
-	if (!b) {
-		if (errno != ENOENT)
-			complain(path, "%s", strerror(errno));
-		free(path);
+	unsigned char *b = (unsigned char *)read_file(p, name, false, &len, &path);
+	if (!b)
 		return;
-	}
 	size_t n = len / EV_BYTES;
 	t->torn = len % EV_BYTES != 0;
 	bool swap = p->big != p->host_big;
@@ -634,17 +639,12 @@ static bool at_offset(const unsigned char *b, size_t len, size_t off, size_t siz
 
 static void load_ring(struct proc *p, struct thread *t)
 {
-	char name[64];
+	char name[64], *path;
 	snprintf(name, sizeof name, "ring-%s", t->name);
-	char *path = path_of(p, name);
 	size_t len;
-	unsigned char *b = (unsigned char *)slurp(path, &len);
-	if (!b) {
-		if (errno != ENOENT)
-			complain(path, "%s", strerror(errno));
-		free(path);
+	unsigned char *b = (unsigned char *)read_file(p, name, false, &len, &path);
+	if (!b)
 		return;
-	}
 	t->has_ring = true;
 	t->ring_bad = true;
 	bool swap = false;
