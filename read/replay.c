@@ -90,42 +90,9 @@ static void put_graph(struct doc *d, const struct tstate *s, unsigned cpu, bool 
 		      unsigned depth, const char *fn, const char *tail)
 {
 	put_switch(d, s, cpu);
-	char df[64];
-	if (has_dur) {
-		uint64_t ns = dur > 0 ? (uint64_t)(dur * 1e9 + 0.5) : 0;
-		static const struct { uint64_t over; char mark; } marks[] = {
-			{ 1000000000u, '$' }, { 100000000u, '@' }, { 10000000u, '*' },
-			{ 1000000u, '#' }, { 100000u, '!' }, { 10000u, '+' },
-		};
-		char mark = ' ';
-		for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++)
-			if (ns > marks[k].over) {
-				mark = marks[k].mark;
-				break;
-			}
-		char num[40];
-		int il = snprintf(num, sizeof num, "%llu", (unsigned long long)(ns / 1000));
-		if (il < 7) {
-			char frac[8];
-			snprintf(frac, sizeof frac, "%03llu", (unsigned long long)(ns % 1000));
-			int fd = 7 - il < 3 ? 7 - il : 3;
-			snprintf(num + il, sizeof num - (size_t)il, ".%.*s", fd, frac);
-		}
-		int nl = (int)strlen(num);
-		snprintf(df, sizeof df, " %c %s us %*s|", mark, num, nl < 8 ? 8 - nl : 0, "");
-	} else {
-		snprintf(df, sizeof df, "%15s|", "");
-	}
+	char df[MT_DURATION_FIELD + 1];
+	df[mt_fmt_duration(df, has_dur, dur)] = 0;
 	printf("%2u) %s |%s  %*s%s%s\n", cpu, s->gprefix, df, (int)depth * 2, "", fn, tail);
-}
-
-static void retval_text(uint64_t v, char *text, size_t len)
-{
-	int64_t err = (v & 0x80000000u) && !(v >> 32) ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
-	if (err < 0 && err >= -4095)
-		snprintf(text, len, "%lld", (long long)err);
-	else
-		snprintf(text, len, "0x%llx", (unsigned long long)v);
 }
 
 static void chrome_event(struct doc *d, const struct tstate *s, char ph, const char *fn, double sec,
@@ -188,7 +155,7 @@ static void step(struct doc *d, struct tstate *s)
 			return;
 		char rv[24] = "";
 		if (leaf && xr->nslots)
-			retval_text(t->v[xr->at + 1].ts, rv, sizeof rv);
+			mt_fmt_retval(rv, sizeof rv, t->v[xr->at + 1].ts);
 		if (o->fmt == 1) {
 			printf("{\"comm\":\"");
 			json_str(stdout, t->comm);
@@ -270,7 +237,7 @@ static void step(struct doc *d, struct tstate *s)
 	bool unwound = e->ip & EV_UNWOUND;
 	char rv[24] = "";
 	if (r->nslots)
-		retval_text(e[1].ts, rv, sizeof rv);
+		mt_fmt_retval(rv, sizeof rv, e[1].ts);
 	unsigned i = s->nopen;
 	while (i > 0 && s->open[i - 1] != e->parent)
 		i--;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* argfmt.c - a function's recorded arguments written out (argfmt.h):
  * the one writer of the tracer's argument text and JSON, and of a
- * recording's replay.  Calls only the C library. */
+ * recording's replay; and of function_graph's return values and
+ * durations, for both.  Calls only the C library. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
@@ -178,4 +179,69 @@ size_t mt_fmt_args(char *out, size_t cap, const struct mt_fmt_arg *a, size_t na,
 	}
 	emit(&k, json ? (a ? "}" : "]") : ")", 1);
 	return cap - k.left;
+}
+
+void mt_fmt_retval(char *out, size_t cap, uint64_t v)
+{
+	int64_t err = (v & 0x80000000u) && !(v >> 32) ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
+	if (err < 0 && err >= -4095)
+		snprintf(out, cap, "%lld", (long long)err);
+	else
+		snprintf(out, cap, "0x%llx", (unsigned long long)v);
+}
+
+char *mt_put_dec(char *p, uint64_t v, int width, char fill)
+{
+	char tmp[24];
+	int n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	for (int i = n; i < width; i++)
+		*p++ = fill;
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+size_t mt_fmt_duration(char *df, bool has, double seconds)
+{
+	if (!has) {
+		memcpy(df, "               |", 16);
+		return 16;
+	}
+	uint64_t ns = seconds > 0 ? (uint64_t)(seconds * 1e9 + 0.5) : 0;
+	static const struct { uint64_t over; char mark; } marks[] = {
+		{ 1000000000u, '$' }, { 100000000u, '@' }, { 10000000u, '*' },
+		{ 1000000u, '#' }, { 100000u, '!' }, { 10000u, '+' },
+	};
+	char mark = ' ';
+	for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++)
+		if (ns > marks[k].over) {
+			mark = marks[k].mark;
+			break;
+		}
+	char num[32], frac[4];
+	char *q = mt_put_dec(num, ns / 1000, 0, ' ');
+	size_t il = (size_t)(q - num);
+	if (il < 7) {
+		mt_put_dec(frac, ns % 1000, 3, '0');
+		size_t fd = 7 - il < 3 ? 7 - il : 3;
+		*q++ = '.';
+		memcpy(q, frac, fd);
+		q += fd;
+	}
+	size_t nl = (size_t)(q - num), pad = nl < 8 ? 8 - nl : 0;
+	char *d = df;
+	*d++ = ' ';
+	*d++ = mark;
+	*d++ = ' ';
+	memcpy(d, num, nl);
+	d += nl;
+	memcpy(d, " us ", 4);
+	d += 4;
+	memset(d, ' ', pad);
+	d += pad;
+	*d++ = '|';
+	return (size_t)(d - df);
 }

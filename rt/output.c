@@ -381,21 +381,6 @@ void mt_reap(void)
 	pthread_mutex_unlock(&drain_lock);
 }
 
-/* Decimal digits of v, right-aligned in width (zero-filled if zero). */
-static char *put_uint(char *p, uint64_t v, int width, char fill)
-{
-	char tmp[24];
-	int n = 0;
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10));
-	for (int i = n; i < width; i++)
-		*p++ = fill;
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
 /* The kernel's line, without printf: this is most of a drain's time. */
 static void put_text(struct out *o, const struct seg *g, unsigned cpu, double sec, const char *fn,
 		     const char *args, const char *pn)
@@ -407,13 +392,13 @@ static void put_text(struct out *o, const struct seg *g, unsigned cpu, double se
 	memcpy(p, g->prefix, g->plen);
 	p += g->plen;
 	*p++ = '[';
-	p = put_uint(p, cpu, 3, '0');
+	p = mt_put_dec(p, cpu, 3, '0');
 	*p++ = ']';
 	*p++ = ' ';
 	uint64_t us = (uint64_t)(sec * 1e6 + 0.5);
-	p = put_uint(p, us / 1000000, 6, ' ');
+	p = mt_put_dec(p, us / 1000000, 6, ' ');
 	*p++ = '.';
-	p = put_uint(p, us % 1000000, 6, '0');
+	p = mt_put_dec(p, us % 1000000, 6, '0');
 	*p++ = ':';
 	*p++ = ' ';
 	memcpy(p, fn, fl);
@@ -505,13 +490,13 @@ static void put_json(struct out *o, const struct seg *g, unsigned cpu, double se
 	char *p = o->buf + o->len;
 	memcpy(p, g->jprefix, g->jplen);
 	p += g->jplen;
-	p = put_uint(p, cpu, 0, ' ');
+	p = mt_put_dec(p, cpu, 0, ' ');
 	memcpy(p, ",\"ts\":", 6);
 	p += 6;
 	uint64_t ns = (uint64_t)(sec * 1e9 + 0.5);
-	p = put_uint(p, ns / 1000000000u, 0, ' ');
+	p = mt_put_dec(p, ns / 1000000000u, 0, ' ');
 	*p++ = '.';
-	p = put_uint(p, ns % 1000000000u, 9, '0');
+	p = mt_put_dec(p, ns % 1000000000u, 9, '0');
 	memcpy(p, ",\"func\":\"", 9);
 	p = put_jname(p + 9, fn, fl);
 	memcpy(p, "\",\"parent\":\"", 12);
@@ -618,7 +603,7 @@ static void put_switch(struct out *o, struct doc *d, const struct seg *g, unsign
 	if (st->last_tid) {
 		static const char rule[] = " ------------------------------------------\n";
 		char c[24];
-		*put_uint(c, cpu, 2, ' ') = 0;
+		*mt_put_dec(c, cpu, 2, ' ') = 0;
 		put(o, "%s%s) %s => %s\n%s\n", rule, c, st->last_task, g->gprefix, rule);
 	}
 	st->last_tid = g->b->tid;
@@ -633,55 +618,14 @@ static void put_graph(struct out *o, struct doc *doc, const struct seg *g, unsig
 		      double dur, unsigned depth, const char *fn, const char *tail)
 {
 	put_switch(o, doc, g, cpu);
-	char df[48];                  /* the duration's field, up to its '|' */
-	size_t dl = 16;
-	if (has_dur) {
-		/* The kernel's form: a mark of how long (+ over 10 us, ! 100 us,
-		 * # 1 ms, * 10 ms, @ 100 ms, $ 1 s), then microseconds with as
-		 * many of their three decimals as keep the number to 7 digits. */
-		uint64_t ns = dur > 0 ? (uint64_t)(dur * 1e9 + 0.5) : 0;
-		static const struct { uint64_t over; char mark; } marks[] = {
-			{ 1000000000u, '$' }, { 100000000u, '@' }, { 10000000u, '*' },
-			{ 1000000u, '#' }, { 100000u, '!' }, { 10000u, '+' },
-		};
-		char mark = ' ';
-		for (size_t k = 0; k < sizeof marks / sizeof marks[0]; k++)
-			if (ns > marks[k].over) {
-				mark = marks[k].mark;
-				break;
-			}
-		char num[32], frac[4];
-		char *q = put_uint(num, ns / 1000, 0, ' ');
-		size_t il = (size_t)(q - num);
-		if (il < 7) {
-			put_uint(frac, ns % 1000, 3, '0');
-			size_t fd = 7 - il < 3 ? 7 - il : 3;
-			*q++ = '.';
-			memcpy(q, frac, fd);
-			q += fd;
-		}
-		size_t nl = (size_t)(q - num), pad = nl < 8 ? 8 - nl : 0;
-		char *d = df;
-		*d++ = ' ';
-		*d++ = mark;
-		*d++ = ' ';
-		memcpy(d, num, nl);
-		d += nl;
-		memcpy(d, " us ", 4);
-		d += 4;
-		memset(d, ' ', pad);
-		d += pad;
-		*d++ = '|';
-		dl = (size_t)(d - df);
-	} else {
-		memcpy(df, "               |", 16);
-	}
+	char df[MT_DURATION_FIELD];   /* the duration's field, up to its '|' */
+	size_t dl = mt_fmt_duration(df, has_dur, dur);
 	size_t gl = strlen(g->gprefix), fl = strlen(fn), tl = strlen(tail), ind = (size_t)depth * 2;
 	size_t need = gl + dl + fl + tl + ind + 16;
 	if (!room(o, need))
 		return;
 	char *p = o->buf + o->len;
-	p = put_uint(p, cpu, 2, ' ');
+	p = mt_put_dec(p, cpu, 2, ' ');
 	memcpy(p, ") ", 2);
 	p += 2;
 	memcpy(p, g->gprefix, gl);
@@ -731,12 +675,8 @@ struct retval {
 };
 static void retval_of(uint64_t v, struct retval *r)
 {
-	int64_t err = (v & 0x80000000u) && !(v >> 32) ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
 	snprintf(r->hex, sizeof r->hex, "0x%llx", (unsigned long long)v);
-	if (err < 0 && err >= -4095)
-		snprintf(r->text, sizeof r->text, "%lld", (long long)err);
-	else
-		memcpy(r->text, r->hex, sizeof r->text);
+	mt_fmt_retval(r->text, sizeof r->text, v);
 }
 
 /* The arguments of an entry, as text ("(a=1, ...)") or as a JSON value,
