@@ -140,6 +140,9 @@ static void info(const struct proc *p)
 		       (unsigned long long)p->done_events, (unsigned long long)p->done_lost);
 	else
 		printf("  end       not done: the process died or still runs\n");
+	if (p->done_drain && p->done_events)
+		printf("  drain     %.6f s of cpu copying rings into streams (%.1f ns a slot)\n",
+		       (double)p->done_drain / 1e9, (double)p->done_drain / (double)p->done_events);
 	printf("  events    %llu, %llu slots recovered from rings, %llu lost\n", (unsigned long long)events,
 	       (unsigned long long)recovered, (unsigned long long)lost);
 	printf("  threads   %zu\n", p->nt);

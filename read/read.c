@@ -582,6 +582,8 @@ static void load_done(struct proc *p)
 			num(v, 10, &p->done_events);
 		else if (!strcmp(l[i], "lost"))
 			num(v, 10, &p->done_lost);
+		else if (!strcmp(l[i], "drain"))
+			num(v, 10, &p->done_drain);
 		else if (!strcmp(l[i], "end")) {
 			free(p->done_end);
 			p->done_end = xstrdup(v);

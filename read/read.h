@@ -93,6 +93,7 @@ struct proc {
 	size_t nt;
 	bool done;
 	uint64_t done_events, done_lost;
+	uint64_t done_drain;          /* ns of cpu the drain spent; 0: not said */
 	char *done_end;
 	size_t torn_lines;
 };

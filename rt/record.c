@@ -40,6 +40,7 @@ static bool *live_written;            /* objects said loaded and not yet unloade
 static size_t live_cap;
 static uint64_t last_pair_ns;
 static int write_err;                 /* the first write that failed (said once) */
+static uint64_t drain_cpu_ns;         /* the drain's thread cpu time copying rings */
 static char exe[4096];                /* the program's file */
 
 static void said_error(const char *what, int err)
@@ -451,9 +452,13 @@ long mt_record_drain(void)
 			}
 			continue;
 		}
+		struct timespec c0, c1;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 		mt_seq done = to_stream(b, t, h);
 		atomic_store_explicit(&b->tail, done, memory_order_release);
 		n += (long)(mt_seq)(done - t);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+		drain_cpu_ns += (uint64_t)((c1.tv_sec - c0.tv_sec) * 1000000000LL + (c1.tv_nsec - c0.tv_nsec));
 	}
 	return n;
 }
@@ -475,8 +480,8 @@ void mt_record_end(void)
 	}
 	struct timespec rt;
 	clock_gettime(CLOCK_REALTIME, &rt);
-	put_line(F_DONE, "events %llu\nlost %llu\nend %lld.%09ld\n", (unsigned long long)events,
-		 (unsigned long long)lost, (long long)rt.tv_sec, rt.tv_nsec);
+	put_line(F_DONE, "events %llu\nlost %llu\ndrain %llu\nend %lld.%09ld\n", (unsigned long long)events,
+		 (unsigned long long)lost, (unsigned long long)drain_cpu_ns, (long long)rt.tv_sec, rt.tv_nsec);
 	if (files[F_DONE] >= 0)
 		close(files[F_DONE]);
 	files[F_DONE] = -1;
@@ -509,6 +514,7 @@ void mt_record_after_fork(void)
 	for (int i = 0; i < 5; i++)
 		pend[i].n = 0;
 	deferring = false;
+	drain_cpu_ns = 0;
 	close(mt_rec_dir);
 	mt_rec_dir = -1;
 	for (int i = 0; i < 5; i++) {
