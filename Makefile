@@ -426,6 +426,13 @@ clean:
 bench-trace: all
 	bench/trace
 
+# What mcount-trace record costs and keeps, against uftrace record, and
+# how fast a recording is read back (bench/record; needs
+# scripts/deps/bench.list).
+.PHONY: bench-record
+bench-record: all
+	bench/record
+
 # What mcount-trace attach costs: the pause it makes, and the command end
 # to end (bench/attach; needs hyperfine, scripts/deps/bench.list).
 .PHONY: bench-attach
