@@ -20,21 +20,7 @@
 # it was entered (the script raises no error: no longjmp).  Of a name
 # that two static functions share, both sides count the sum.
 #
-# What makes the two counts the same thing:
-#  - no inlining and no IPA clones in either build (-fno-inline
-#    -fno-ipa-cp -fno-ipa-sra -fno-ipa-icf -fno-partial-inlining):
-#    -finstrument-functions counts the calls of a function inlined
-#    elsewhere too (and keeps a copy of it out of line), where -pg has
-#    a call of the hook in the out-of-line code only, and a clone
-#    (foo.isra.0, foo.constprop.0, foo.part.0) or a function folded into
-#    another is a function of its own name under -pg but is counted
-#    under its origin's name by -finstrument-functions.  Tail calls are
-#    left to -O2 (the profiler must count a function entered by a jump);
-#  - Lua's hashes not depending on addresses or the time: its string
-#    hash seed fixed (-Dluai_makeseed(L)=0x5eedu) and the cache of the
-#    C API's strings one set for every pointer (-DSTRCACHE_N=1
-#    -DSTRCACHE_M=2; it is indexed by the C string's address, which
-#    differs between the two binaries).
+# What makes the two counts the same thing: LuaBuild's lua_counted_builds.
 #
 # A C function of Lua patched live, seen in a script's output.  The -pg
 # build (linked with -Wl,-E, as Debian links lua, so that a library it
@@ -54,7 +40,7 @@ use Test::More;
 use POSIX ();
 use lib 't/lib';
 use TestUtil qw(run_cmd tmpdir slurp spit);
-use LuaBuild qw(lua_source lua_compile lua_tables_script);
+use LuaBuild qw(lua_source lua_tables_script lua_counted_builds cyg_counts);
 use TraceTest qw($MCC $MT $TSRC clean_env link_prog nm_funcs wait_for start_bg stop_bg mt_cli);
 
 clean_env();
@@ -67,17 +53,10 @@ my ($st, $src, $err, $c) = lua_source();
 is($st, 0, "fetch-source lua5.4: $src") or BAIL_OUT("no Lua source: $err");
 cmp_ok(scalar @$c, '>', 20, scalar(@$c) . ' C files of Lua');
 
-my @CFLAGS = ('-O2', '-DLUA_USE_POSIX', '-Dluai_makeseed(L)=0x5eedu', '-DSTRCACHE_N=1', '-DSTRCACHE_M=2',
-    '-fno-inline', '-fno-ipa-cp', '-fno-ipa-sra', '-fno-ipa-icf', '-fno-partial-inlining');
+my ($pg, $cyg, $fail) = lua_counted_builds($c, $dir);
+is_deeply($fail, [], 'every file compiled twice: through mcount-cc (-pg -mfentry), and with '
+    . '-finstrument-functions, with the same flags') or BAIL_OUT('Lua does not build');
 my ($pgdir, $cygdir) = ("$dir/pg", "$dir/cyg");
-mkdir $_ or die "$_: $!" for $pgdir, $cygdir;
-my $fail = lua_compile($c, $pgdir, [$MCC, 'gcc', @CFLAGS], env => { MCOUNT_CC_FLAGS => '-pg -mfentry' });
-is_deeply($fail, [], "every file compiled through mcount-cc gcc @CFLAGS (-pg -mfentry)");
-$fail = lua_compile($c, $cygdir, ['gcc', @CFLAGS, '-finstrument-functions']);
-is_deeply($fail, [], 'every file compiled with gcc -finstrument-functions and the same flags');
-my $pg = link_prog("$pgdir/lua", glob("$pgdir/*.o"), '-Wl,-E', '-lm');
-link_prog("$dir/cygcount.o", '-c', '-O2', "$TSRC/cygcount.c");
-my $cyg = link_prog("$cygdir/lua", glob("$cygdir/*.o"), "$dir/cygcount.o", '-Wl,-E', '-lm');
 
 # ---- the profiler against -finstrument-functions ----------------------------
 my $script = lua_tables_script(3000, 1000,
@@ -114,27 +93,16 @@ my $want = "7\t10006\t3000\t333837393\tTHE-QUICK-BROWN-FOX-JUMPS-OVER-THE-LAZY-D
     is_deeply(\@other, [], 'standard error: the profile, its header and a row a function, nothing else');
 
     # The oracle's counts, by name.
-    my (%enters, %exits, @stray);
-    my $syms = nm_funcs($cyg);
-    my %at = map { ($_->[0] => $_->[2]) } @$syms;
-    my ($main) = map { $_->[0] } grep { $_->[2] eq 'main' } @$syms;
-    my @l = split /\n/, slurp("$dir/cyg.count");
-    my ($mrt) = (shift(@l) // '') =~ /\Amain (0x[0-9a-f]+)\z/;
-    ok(defined $mrt && defined $main, "the counts' first line gives main's address");
-    my $bias = hex($mrt // 0) - ($main // 0);
-    for (@l) {
-        my ($a, $in, $out) = /\A(0x[0-9a-f]+) (\d+) (\d+)\z/ or do { push @stray, "'$_'"; next };
-        my $name = $at{ hex($a) - $bias } // do { push @stray, "$a: no function starts there"; next };
-        $enters{$name} += $in;
-        $exits{$name} += $out;
-    }
-    is_deeply(\@stray, [], "every line of the counts well formed, each address a function's (nm)");
+    my ($enters, $exits, $stray) = cyg_counts($cyg, "$dir/cyg.count");
+    my %enters = %$enters;
+    my %exits = %$exits;
+    is_deeply($stray, [], "every line of the counts well formed, each address a function's (nm)");
     my @left = map { "$_: entered $enters{$_}, returned $exits{$_}" }
         grep { $enters{$_} != $exits{$_} } sort keys %enters;
     is_deeply(\@left, [], 'under -finstrument-functions every function returned as often as it was entered');
 
     my %in_pg = map { ($_->[2] => 1) } @{ nm_funcs($pg) };
-    my %in_cyg = map { ($_->[2] => 1) } @$syms;
+    my %in_cyg = map { ($_->[2] => 1) } @{ nm_funcs($cyg) };
     my (@diff, @one);
     my $n = 0;
     for my $f (sort keys %{ { %hits, %exits } }) {
