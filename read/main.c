@@ -103,7 +103,7 @@ static size_t load_all(const char *dir, struct proc **out)
 	return n;
 }
 
-static void info(const struct proc *p)
+static void info(struct proc *p)
 {
 	printf("process %ld\n", p->pid);
 	printf("  program   %s\n", p->program ? p->program : "?");
@@ -117,18 +117,16 @@ static void info(const struct proc *p)
 	uint64_t first = 0, last = 0, events = 0, recovered = 0, lost = 0;
 	bool any = false;
 	for (size_t i = 0; i < p->nt; i++) {
-		const struct thread *t = &p->t[i];
+		struct thread *t = &p->t[i];
+		thread_count(p, t);
 		events += t->nr;
 		recovered += t->recovered;
 		lost += t->lost + t->gap;
-		for (size_t k = 0; k < t->nr; k++) {
-			uint64_t ts = t->v[t->r[k].at].ts;
-			if (!any || ts < first)
-				first = ts;
-			if (!any || ts > last)
-				last = ts;
-			any = true;
-		}
+		if (t->nr && (!any || t->first < first))
+			first = t->first;
+		if (t->nr && (!any || t->last > last))
+			last = t->last;
+		any |= t->nr > 0;
 	}
 	if (any)
 		printf("  time      %.6f to %.6f s (%.6f s)\n", ev_seconds(p, first), ev_seconds(p, last),
