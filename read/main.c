@@ -6,6 +6,7 @@
  *   mcount-read replay [--format=text|json|chrome] [--function=GLOB]
  *                      [--tid=N] [--since=S] [--until=S] [--depth=N] DIR
  *   mcount-read report [--sort=calls|total|self|avg|max|name] [--threads] DIR
+ *   mcount-read report --diff=DIR2 [--sort=KEY] DIR
  *
  * DIR is a process's directory (it has an info file) or a recording's,
  * whose process directories are read each in turn.  Exit status: 0; 1
@@ -30,6 +31,7 @@ static const char usage_text[] =
 	"       mcount-read replay [--format=text|json|chrome] [--function=GLOB] [--tid=N]\n"
 	"                          [--since=S] [--until=S] [--depth=N] DIR\n"
 	"       mcount-read report [--sort=calls|total|self|avg|max|name] [--threads] DIR\n"
+	"       mcount-read report --diff=DIR2 [--sort=KEY] DIR\n"
 	"A recording of mcount-trace record (doc/trace-format.md) read back: DIR is a\n"
 	"process's directory or the recording's.  See mcount-trace(1): replay, report, info.\n";
 
@@ -198,7 +200,7 @@ int main(int argc, char **argv)
 		printf("mcount-read (recordmcount) %s\n", VERSION);
 		return 0;
 	}
-	const char *cmd = argv[1], *dir = NULL, *sort = "total";
+	const char *cmd = argv[1], *dir = NULL, *sort = "total", *dir2 = NULL;
 	struct replay_opts o = { 0 };
 	bool threads = false;
 	bool is_info = !strcmp(cmd, "info"), is_replay = !strcmp(cmd, "replay"), is_report = !strcmp(cmd, "report");
@@ -253,6 +255,8 @@ int main(int argc, char **argv)
 				usage();
 			}
 			sort = keys[k];
+		} else if (is_report && (v = opt(a, "--diff"))) {
+			dir2 = v;
 		} else if (is_report && !strcmp(a, "--threads")) {
 			threads = true;
 		} else {
@@ -260,7 +264,7 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (!dir)
+	if (!dir || (dir2 && threads))
 		usage();
 	static char obuf[1 << 20];
 	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
@@ -272,6 +276,17 @@ int main(int argc, char **argv)
 	} else if (is_replay) {
 		if (n)
 			replay(ps, n, &o);
+	} else if (dir2) {
+		/* (both read, whatever either says) */
+		struct proc *ps2;
+		size_t n2 = load_all(dir2, &ps2);
+		if (n && n2)
+			report_diff(ps, n, dir, ps2, n2, dir2, sort);
+		for (size_t i = 0; i < n2; i++)
+			proc_free(&ps2[i]);
+		free(ps2);
+		if (!n2)
+			n = 0;
 	} else if (n) {
 		report(ps, n, sort, threads);
 	}

@@ -185,6 +185,8 @@ struct replay_opts {
 };
 void replay(struct proc *ps, size_t n, const struct replay_opts *o);
 void report(struct proc *ps, size_t n, const char *sort, bool threads);
-void report_diff(struct proc *a, size_t na, struct proc *b, size_t nb, const char *sort);
+/* per function, A's figures, B's and the change; sorted by the key's change */
+void report_diff(struct proc *a, size_t na, const char *dir_a, struct proc *b, size_t nb, const char *dir_b,
+		 const char *sort);
 
 #endif

@@ -202,3 +202,130 @@ void report(struct proc *ps, size_t np, const char *sort, bool threads)
 	if (untabled)
 		printf("# %llu events at sites of no function in funcs\n", (unsigned long long)untabled);
 }
+
+/* ---- report --diff: two recordings' tables side by side ---- */
+
+struct pair_row {
+	const char *name;
+	const struct stat_row *a, *b;   /* NULL: not on that side */
+	int64_t key;                  /* the sort key's change, made positive */
+};
+
+/* A side's figure k (0 calls, 1 total, 2 self, 3 avg, 4 max), and
+ * whether it has one: a function not on the side has 0 of each; one
+ * called but never timed has no time. */
+static bool figure(const struct stat_row *r, int k, int64_t *v)
+{
+	*v = 0;
+	if (!r)
+		return true;
+	if (!k) {
+		*v = (int64_t)r->calls;
+		return true;
+	}
+	if (!r->nd)
+		return false;
+	*v = k == 1 ? r->total : k == 2 ? r->self : k == 3 ? avg_of(r) : r->d[r->nd - 1];
+	return true;
+}
+
+static int by_change(const void *x, const void *y)
+{
+	const struct pair_row *a = x, *b = y;
+	if (a->key != b->key)
+		return a->key > b->key ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static int by_row_name(const void *x, const void *y)
+{
+	const struct stat_row *a = x, *b = y;
+	return strcmp(a->name, b->name);
+}
+
+static void tables_of(struct table *tb, struct proc *ps, size_t np, uint64_t *untabled)
+{
+	for (size_t pi = 0; pi < np; pi++)
+		for (size_t i = 0; i < ps[pi].nt; i++)
+			thread_rows(tb, &ps[pi], &ps[pi].t[i], untabled);
+	for (size_t i = 0; i < tb->n; i++)
+		if (tb->r[i].nd)
+			qsort(tb->r[i].d, tb->r[i].nd, sizeof *tb->r[i].d, by_ns);
+	if (tb->n)
+		qsort(tb->r, tb->n, sizeof *tb->r, by_row_name);
+}
+
+static void put_figure(bool has, int64_t v, bool us, bool sign)
+{
+	char b[40];
+	if (!has)
+		snprintf(b, sizeof b, "-");
+	else if (!us)
+		snprintf(b, sizeof b, sign && v > 0 ? "+%lld" : "%lld", (long long)v);
+	else {
+		put_us(b + 1, sizeof b - 1, v);
+		if (sign && v > 0)
+			b[0] = '+';
+		else
+			memmove(b, b + 1, strlen(b + 1) + 1);
+	}
+	printf(" %*s", us ? 13 : 10, b);
+}
+
+void report_diff(struct proc *pa, size_t na, const char *da, struct proc *pb, size_t nb, const char *db,
+		 const char *sort)
+{
+	struct table ta = { 0 }, tb = { 0 };
+	uint64_t ua = 0, ub = 0;
+	tables_of(&ta, pa, na, &ua);
+	tables_of(&tb, pb, nb, &ub);
+	/* the two sorted by name, merged */
+	struct pair_row *m = xmalloc((ta.n + tb.n + 1) * sizeof *m);
+	size_t n = 0, i = 0, j = 0;
+	while (i < ta.n || j < tb.n) {
+		int c = i == ta.n ? 1 : j == tb.n ? -1 : strcmp(ta.r[i].name, tb.r[j].name);
+		m[n].a = c <= 0 ? &ta.r[i++] : NULL;
+		m[n].b = c >= 0 ? &tb.r[j++] : NULL;
+		m[n].name = (m[n].a ? m[n].a : m[n].b)->name;
+		n++;
+	}
+	int k = !strcmp(sort, "calls") ? 0 : !strcmp(sort, "total") ? 1 : !strcmp(sort, "self") ? 2
+		: !strcmp(sort, "avg") ? 3 : !strcmp(sort, "max") ? 4 : -1;
+	for (size_t r = 0; r < n; r++) {
+		int64_t x, y;
+		m[r].key = 0;
+		if (k >= 0) {
+			bool hx = figure(m[r].a, k, &x), hy = figure(m[r].b, k, &y);
+			int64_t d = hx && hy ? y - x : 0;
+			m[r].key = d < 0 ? -d : d;
+		}
+	}
+	if (n)
+		qsort(m, n, sizeof *m, by_change);
+	printf("# A: %s, B: %s; change: B - A; in: the function is in A, B or both\n", da, db);
+	printf("%10s %10s %10s", "calls:A", "calls:B", "change");
+	static const char *const col[] = { "total", "self", "avg" };
+	for (int c = 0; c < 3; c++) {
+		char h[3][24];
+		snprintf(h[0], sizeof h[0], "%s(us):A", col[c]);
+		snprintf(h[1], sizeof h[1], "%s(us):B", col[c]);
+		printf(" %13s %13s %13s", h[0], h[1], "change");
+	}
+	printf("  %-4s  %s\n", "in", "function");
+	for (size_t r = 0; r < n; r++) {
+		for (int c = 0; c < 4; c++) {
+			int64_t x, y;
+			bool hx = figure(m[r].a, c, &x), hy = figure(m[r].b, c, &y);
+			put_figure(hx && m[r].a, x, c > 0, false);
+			put_figure(hy && m[r].b, y, c > 0, false);
+			put_figure(hx && hy, y - x, c > 0, true);
+		}
+		printf("  %-4s  %s\n", m[r].a && m[r].b ? "both" : m[r].a ? "A" : "B", m[r].name);
+	}
+	if (ua || ub)
+		printf("# events at sites of no function in funcs: %llu in A, %llu in B\n", (unsigned long long)ua,
+		       (unsigned long long)ub);
+	free(m);
+	table_free(&ta);
+	table_free(&tb);
+}
