@@ -3,8 +3,9 @@
  * of a call's time (min, avg, p50, p90, p99, max), from function_graph
  * entry/exit pairs (walk.c); an entry with no exit to follow (the
  * function tracer's, or a return not hooked) counts as a call, untimed.
- * Memory: a row a function, and 8 bytes a timed call (its duration:
- * the percentiles are exact). */
+ * Memory: a row a function, and 4 bytes a timed call (its duration;
+ * 8 for a function with a call of 4.3 s or more, or of a negative time
+ * (a clock gone back): the percentiles are exact). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,10 @@ struct stat_row {
 	char *name;
 	uint64_t calls, timed;
 	int64_t total, self;
-	int64_t *d;                   /* the timed calls' durations (ns) */
+	/* the timed calls' durations (ns): 4 bytes each while they fit
+	 * (from 0 to 2^32-1), then 8 (wide) */
+	void *d;
+	bool wide;
 	size_t nd, cap;
 };
 
@@ -70,9 +74,22 @@ static void add_time(struct stat_row *r, int64_t dur, int64_t self)
 	r->timed++;
 	r->total += dur;
 	r->self += self;
-	if (r->nd == r->cap)
-		r->d = xrealloc(r->d, (r->cap = r->cap ? r->cap * 2 : 16) * sizeof *r->d);
-	r->d[r->nd++] = dur;
+	if (!r->wide && (dur < 0 || dur > UINT32_MAX)) {
+		int64_t *w = xmalloc((r->cap ? r->cap : 1) * sizeof *w);
+		for (size_t i = 0; i < r->nd; i++)
+			w[i] = ((uint32_t *)r->d)[i];
+		free(r->d);
+		r->d = w;
+		r->wide = true;
+	}
+	if (r->nd == r->cap) {
+		r->cap = r->cap ? r->cap + r->cap / 2 : 16;
+		r->d = xrealloc(r->d, r->cap * (r->wide ? 8 : 4));
+	}
+	if (r->wide)
+		((int64_t *)r->d)[r->nd++] = dur;
+	else
+		((uint32_t *)r->d)[r->nd++] = (uint32_t)dur;
 }
 
 static void thread_rows(struct table *tb, const struct proc *p, const struct thread *t, uint64_t *untabled)
@@ -98,6 +115,11 @@ static void thread_rows(struct table *tb, const struct proc *p, const struct thr
 
 static const char *sort_key;
 
+static int64_t dur_at(const struct stat_row *r, size_t i)
+{
+	return r->wide ? ((const int64_t *)r->d)[i] : ((const uint32_t *)r->d)[i];
+}
+
 static int64_t avg_of(const struct stat_row *r)
 {
 	return r->timed ? r->total / (int64_t)r->timed : 0;
@@ -116,7 +138,7 @@ static int by_key(const void *a, const void *b)
 	else if (!strcmp(sort_key, "avg"))
 		u = avg_of(x), v = avg_of(y);
 	else if (!strcmp(sort_key, "max"))
-		u = x->nd ? x->d[x->nd - 1] : 0, v = y->nd ? y->d[y->nd - 1] : 0;
+		u = x->nd ? dur_at(x, x->nd - 1) : 0, v = y->nd ? dur_at(y, y->nd - 1) : 0;
 	if (u != v)
 		return u > v ? -1 : 1;
 	return strcmp(x->name, y->name);
@@ -128,11 +150,23 @@ static int by_ns(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The nearest-rank percentile q (of 100) of the sorted d[0, n). */
-static int64_t pct(const int64_t *d, size_t n, unsigned q)
+static int by_u32(const void *a, const void *b)
 {
-	size_t k = (q * n + 99) / 100;
-	return d[k ? k - 1 : 0];
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void sort_durations(struct stat_row *r)
+{
+	if (r->nd)
+		qsort(r->d, r->nd, r->wide ? 8 : 4, r->wide ? by_ns : by_u32);
+}
+
+/* The nearest-rank percentile q (of 100) of r's sorted durations. */
+static int64_t pct(const struct stat_row *r, unsigned q)
+{
+	size_t k = (q * r->nd + 99) / 100;
+	return dur_at(r, k ? k - 1 : 0);
 }
 
 static void put_us(char *b, size_t len, int64_t ns)
@@ -144,8 +178,7 @@ static void put_us(char *b, size_t len, int64_t ns)
 static void print_table(struct table *tb)
 {
 	for (size_t i = 0; i < tb->n; i++)
-		if (tb->r[i].nd)
-			qsort(tb->r[i].d, tb->r[i].nd, sizeof *tb->r[i].d, by_ns);
+		sort_durations(&tb->r[i]);
 	if (tb->n)
 		qsort(tb->r, tb->n, sizeof *tb->r, by_key);
 	printf("%10s %12s %12s %12s %12s %12s %12s %12s %12s  %s\n", "calls", "total(us)", "self(us)", "min", "avg",
@@ -157,8 +190,8 @@ static void print_table(struct table *tb)
 			for (int k = 0; k < 8; k++)
 				printf(" %12s", "-");
 		} else {
-			int64_t v[8] = { r->total, r->self, r->d[0], avg_of(r), pct(r->d, r->nd, 50),
-					 pct(r->d, r->nd, 90), pct(r->d, r->nd, 99), r->d[r->nd - 1] };
+			int64_t v[8] = { r->total, r->self, dur_at(r, 0), avg_of(r), pct(r, 50), pct(r, 90), pct(r, 99),
+					 dur_at(r, r->nd - 1) };
 			for (int k = 0; k < 8; k++) {
 				char b[32];
 				put_us(b, sizeof b, v[k]);
@@ -225,7 +258,7 @@ static bool figure(const struct stat_row *r, int k, int64_t *v)
 	}
 	if (!r->nd)
 		return false;
-	*v = k == 1 ? r->total : k == 2 ? r->self : k == 3 ? avg_of(r) : r->d[r->nd - 1];
+	*v = k == 1 ? r->total : k == 2 ? r->self : k == 3 ? avg_of(r) : dur_at(r, r->nd - 1);
 	return true;
 }
 
@@ -249,8 +282,7 @@ static void tables_of(struct table *tb, struct proc *ps, size_t np, uint64_t *un
 		for (size_t i = 0; i < ps[pi].nt; i++)
 			thread_rows(tb, &ps[pi], &ps[pi].t[i], untabled);
 	for (size_t i = 0; i < tb->n; i++)
-		if (tb->r[i].nd)
-			qsort(tb->r[i].d, tb->r[i].nd, sizeof *tb->r[i].d, by_ns);
+		sort_durations(&tb->r[i]);
 	if (tb->n)
 		qsort(tb->r, tb->n, sizeof *tb->r, by_row_name);
 }

@@ -207,6 +207,17 @@ is_deeply(args_of($out), \@want_args, 'stream and ring remainder: the same argum
 ($st, $out) = rd('info', $crash);
 like($out, qr/stream $L slots, recovered ${\ ($n - $L)} slots, lost 0/, 'info: the slots recovered');
 
+# calls of 4.3 s and more among short ones of the same functions
+# (report keeps a duration in 4 bytes while it fits, then 8)
+my $long = random_calls(300, [@NAMES[0 .. 3]], 2_000_000);
+push @$long, ['fn1', 3e9, 3e9 + 5_000_000_123, undef, ['fn2', 3e9 + 7, 3e9 + 4_400_000_000, undef]],
+    @{ random_calls(300, [@NAMES[0 .. 3]], 9e9) };
+my $lrec = write_proc("$dir/long", events => events_of($long));
+($st, $out, $err) = rd('report', $lrec);
+is_deeply(parse_report($out), figures_of($long), 'calls of 5 s and 4.4 s among short ones: the figures') or diag $err;
+($st, $out) = rd('report', '--sort=max', $lrec);
+like($out, qr/\A.*\n.* 5000000\.123  fn1\n.* 4399999\.993  fn2\n/, 'report --sort=max: their maxima first') or diag $out;
+
 # ---- report --diff ----
 
 # A and B: two runs of trees from pools that share fn0-fn7; fn8 and fn9
