@@ -5,7 +5,7 @@
  * function tracer's, or a return not hooked) counts as a call, untimed.
  * Memory: a row a function, and 4 bytes a timed call (its duration;
  * 8 for a function with a call of 4.3 s or more, or of a negative time
- * (a clock gone back): the percentiles are exact). */
+ * (a clock gone back): the percentiles are exact, selected in place). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +22,7 @@ struct stat_row {
 	void *d;
 	bool wide;
 	size_t nd, cap;
+	int64_t min, max, p[3];       /* of the durations; p50, p90, p99 (percentiles) */
 };
 
 struct table {
@@ -71,6 +72,10 @@ static struct stat_row *row_of(struct table *t, const char *name)
 
 static void add_time(struct stat_row *r, int64_t dur, int64_t self)
 {
+	if (!r->timed || dur < r->min)
+		r->min = dur;
+	if (!r->timed || dur > r->max)
+		r->max = dur;
 	r->timed++;
 	r->total += dur;
 	r->self += self;
@@ -138,7 +143,7 @@ static int by_key(const void *a, const void *b)
 	else if (!strcmp(sort_key, "avg"))
 		u = avg_of(x), v = avg_of(y);
 	else if (!strcmp(sort_key, "max"))
-		u = x->nd ? dur_at(x, x->nd - 1) : 0, v = y->nd ? dur_at(y, y->nd - 1) : 0;
+		u = x->max, v = y->max;
 	if (u != v)
 		return u > v ? -1 : 1;
 	return strcmp(x->name, y->name);
@@ -156,17 +161,59 @@ static int by_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void sort_durations(struct stat_row *r)
-{
-	if (r->nd)
-		qsort(r->d, r->nd, r->wide ? 8 : 4, r->wide ? by_ns : by_u32);
-}
+/* a[0, n) reordered so that a[k] is its k-th smallest (from 0), none
+ * larger before it, none smaller after (Hoare's selection; a range
+ * that will not shrink is sorted) */
+#define SELECT(NAME, T, CMP)                                                                      \
+	static void NAME(T *a, size_t n, size_t k)                                                \
+	{                                                                                         \
+		size_t lo = 0, hi = n - 1;                                                        \
+		for (unsigned round = 0; lo < hi; round++) {                                      \
+			if (round > 64) {                                                         \
+				qsort(a + lo, hi - lo + 1, sizeof *a, CMP);                       \
+				return;                                                           \
+			}                                                                         \
+			T x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];                        \
+			T m = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);  \
+			size_t i = lo, j = hi;                                                    \
+			for (;;) {                                                                \
+				while (a[i] < m)                                                  \
+					i++;                                                      \
+				while (a[j] > m)                                                  \
+					j--;                                                      \
+				if (i >= j)                                                       \
+					break;                                                    \
+				T t = a[i];                                                       \
+				a[i++] = a[j];                                                    \
+				a[j--] = t;                                                       \
+			}                                                                         \
+			/* [lo, j] <= m <= (j, hi] */                                            \
+			if (k <= j)                                                               \
+				hi = j;                                                           \
+			else                                                                      \
+				lo = j + 1;                                                       \
+		}                                                                                 \
+	}
+SELECT(select_u32, uint32_t, by_u32)
+SELECT(select_ns, int64_t, by_ns)
 
-/* The nearest-rank percentile q (of 100) of r's sorted durations. */
-static int64_t pct(const struct stat_row *r, unsigned q)
+/* The nearest-rank percentiles 50, 90, 99 of r's durations: each
+ * selected in place, the next one below the one before (O(n), none
+ * sorted). */
+static void percentiles(struct stat_row *r)
 {
-	size_t k = (q * r->nd + 99) / 100;
-	return dur_at(r, k ? k - 1 : 0);
+	static const unsigned q[3] = { 99, 90, 50 };
+	size_t n = r->nd;
+	for (int i = 0; i < 3 && r->nd; i++) {
+		size_t k = (q[i] * r->nd + 99) / 100;
+		k = k ? k - 1 : 0;
+		if (r->wide)
+			select_ns(r->d, n, k);
+		else
+			select_u32(r->d, n, k);
+		r->p[2 - i] = dur_at(r, k);
+		n = k + 1;
+	}
 }
 
 static void put_us(char *b, size_t len, int64_t ns)
@@ -178,7 +225,7 @@ static void put_us(char *b, size_t len, int64_t ns)
 static void print_table(struct table *tb)
 {
 	for (size_t i = 0; i < tb->n; i++)
-		sort_durations(&tb->r[i]);
+		percentiles(&tb->r[i]);
 	if (tb->n)
 		qsort(tb->r, tb->n, sizeof *tb->r, by_key);
 	printf("%10s %12s %12s %12s %12s %12s %12s %12s %12s  %s\n", "calls", "total(us)", "self(us)", "min", "avg",
@@ -190,8 +237,7 @@ static void print_table(struct table *tb)
 			for (int k = 0; k < 8; k++)
 				printf(" %12s", "-");
 		} else {
-			int64_t v[8] = { r->total, r->self, dur_at(r, 0), avg_of(r), pct(r, 50), pct(r, 90), pct(r, 99),
-					 dur_at(r, r->nd - 1) };
+			int64_t v[8] = { r->total, r->self, r->min, avg_of(r), r->p[0], r->p[1], r->p[2], r->max };
 			for (int k = 0; k < 8; k++) {
 				char b[32];
 				put_us(b, sizeof b, v[k]);
@@ -258,7 +304,7 @@ static bool figure(const struct stat_row *r, int k, int64_t *v)
 	}
 	if (!r->nd)
 		return false;
-	*v = k == 1 ? r->total : k == 2 ? r->self : k == 3 ? avg_of(r) : dur_at(r, r->nd - 1);
+	*v = k == 1 ? r->total : k == 2 ? r->self : k == 3 ? avg_of(r) : r->max;
 	return true;
 }
 
@@ -282,7 +328,7 @@ static void tables_of(struct table *tb, struct proc *ps, size_t np, uint64_t *un
 		for (size_t i = 0; i < ps[pi].nt; i++)
 			thread_rows(tb, &ps[pi], &ps[pi].t[i], untabled);
 	for (size_t i = 0; i < tb->n; i++)
-		sort_durations(&tb->r[i]);
+		percentiles(&tb->r[i]);
 	if (tb->n)
 		qsort(tb->r, tb->n, sizeof *tb->r, by_row_name);
 }
