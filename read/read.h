@@ -128,13 +128,14 @@ size_t args_format(const struct proc *p, const struct ev *slots, size_t nslots, 
  *
  * cur_open: a cursor at t's first event: the stream file's slots, then
  * the ring's remainder (from t->ring_from: proc_load settled overlap,
- * gap and a refused ring), read a chunk at a time (read(2), pread(2) for
- * the ring); never NULL.  cur_next: the next event and its payload
- * slots; false at the end: then cur_cut says whether the last entry's
- * payload was cut short (dropped with it).  A file that cannot be read
- * now, or that shrank since proc_load, ends the events there.  A cursor
- * holds a chunk of 4096 slots and the longest payload seen (at most
- * 65535 slots); any number of cursors may be open at once.
+ * gap and a refused ring), read a chunk of 512 slots at a time by
+ * pread(2), the file opened for each chunk (no descriptor held between
+ * calls); never NULL.  cur_next: the next event and its payload slots;
+ * false at the end: then cur_cut says whether the last entry's payload
+ * was cut short (dropped with it).  A file that cannot be read now, or
+ * that shrank since proc_load, ends the events there.  A cursor holds a
+ * chunk (12 KiB) and the longest payload seen (at most 65535 slots);
+ * any number of cursors may be open at once.
  * thread_count: one pass of a cursor over t, for info (nr, cut, first,
  * last). */
 struct cursor;
