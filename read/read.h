@@ -164,7 +164,8 @@ void thread_count(const struct proc *p, struct thread *t);
 struct call {
 	const struct func *f;
 	unsigned depth;               /* calls open around it */
-	const struct func *const *outer;   /* those calls' functions, outermost first */
+	const struct func *const *outer;   /* those calls' functions, outermost
+					    * first (till the next walk_next) */
 	int64_t start;                /* its entry's time, ns */
 	bool timed;
 	int64_t dur, child;           /* timed: ns in it; of that, in its timed callees */
