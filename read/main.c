@@ -6,6 +6,7 @@
  *   mcount-read replay [--format=text|json|chrome] [--function=GLOB]
  *                      [--tid=N] [--since=S] [--until=S] [--depth=N] DIR
  *   mcount-read report [--sort=calls|total|self|avg|max|name] [--threads] DIR
+ *   mcount-read report --diff=DIR2 [--sort=KEY] DIR
  *
  * DIR is a process's directory (it has an info file) or a recording's,
  * whose process directories are read each in turn.  Exit status: 0; 1
@@ -30,6 +31,7 @@ static const char usage_text[] =
 	"       mcount-read replay [--format=text|json|chrome] [--function=GLOB] [--tid=N]\n"
 	"                          [--since=S] [--until=S] [--depth=N] DIR\n"
 	"       mcount-read report [--sort=calls|total|self|avg|max|name] [--threads] DIR\n"
+	"       mcount-read report --diff=DIR2 [--sort=KEY] DIR\n"
 	"A recording of mcount-trace record (doc/trace-format.md) read back: DIR is a\n"
 	"process's directory or the recording's.  See mcount-trace(1): replay, report, info.\n";
 
@@ -103,7 +105,7 @@ static size_t load_all(const char *dir, struct proc **out)
 	return n;
 }
 
-static void info(const struct proc *p)
+static void info(struct proc *p)
 {
 	printf("process %ld\n", p->pid);
 	printf("  program   %s\n", p->program ? p->program : "?");
@@ -117,18 +119,16 @@ static void info(const struct proc *p)
 	uint64_t first = 0, last = 0, events = 0, recovered = 0, lost = 0;
 	bool any = false;
 	for (size_t i = 0; i < p->nt; i++) {
-		const struct thread *t = &p->t[i];
+		struct thread *t = &p->t[i];
+		thread_count(p, t);
 		events += t->nr;
 		recovered += t->recovered;
 		lost += t->lost + t->gap;
-		for (size_t k = 0; k < t->nr; k++) {
-			uint64_t ts = t->v[t->r[k].at].ts;
-			if (!any || ts < first)
-				first = ts;
-			if (!any || ts > last)
-				last = ts;
-			any = true;
-		}
+		if (t->nr && (!any || t->first < first))
+			first = t->first;
+		if (t->nr && (!any || t->last > last))
+			last = t->last;
+		any |= t->nr > 0;
 	}
 	if (any)
 		printf("  time      %.6f to %.6f s (%.6f s)\n", ev_seconds(p, first), ev_seconds(p, last),
@@ -203,7 +203,7 @@ int main(int argc, char **argv)
 		printf("mcount-read (recordmcount) %s\n", VERSION);
 		return 0;
 	}
-	const char *cmd = argv[1], *dir = NULL, *sort = "total";
+	const char *cmd = argv[1], *dir = NULL, *sort = "total", *dir2 = NULL;
 	struct replay_opts o = { 0 };
 	bool threads = false;
 	bool is_info = !strcmp(cmd, "info"), is_replay = !strcmp(cmd, "replay"), is_report = !strcmp(cmd, "report");
@@ -258,6 +258,8 @@ int main(int argc, char **argv)
 				usage();
 			}
 			sort = keys[k];
+		} else if (is_report && (v = opt(a, "--diff"))) {
+			dir2 = v;
 		} else if (is_report && !strcmp(a, "--threads")) {
 			threads = true;
 		} else {
@@ -265,7 +267,7 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (!dir)
+	if (!dir || (dir2 && threads))
 		usage();
 	static char obuf[1 << 20];
 	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
@@ -277,6 +279,17 @@ int main(int argc, char **argv)
 	} else if (is_replay) {
 		if (n)
 			replay(ps, n, &o);
+	} else if (dir2) {
+		/* (both read, whatever either says) */
+		struct proc *ps2;
+		size_t n2 = load_all(dir2, &ps2);
+		if (n && n2)
+			report_diff(ps, n, dir, ps2, n2, dir2, sort);
+		for (size_t i = 0; i < n2; i++)
+			proc_free(&ps2[i]);
+		free(ps2);
+		if (!n2)
+			n = 0;
 	} else if (n) {
 		report(ps, n, sort, threads);
 	}

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -606,61 +607,97 @@ static struct thread *thread_of(struct proc *p, long tid, unsigned long gen, con
 	return t;
 }
 
+/* A file of the process's directory opened for reading: a regular file
+ * (its size in *len); -1, said unless it is missing and need not be
+ * there, if not. */
+static int open_file(struct proc *p, const char *name, uint64_t *len, char **path)
+{
+	*path = path_of(p, name);
+	int fd = open(*path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+		errno = EINVAL;
+	}
+	if (fd < 0) {
+		if (errno != ENOENT)
+			complain(*path, "%s", strerror(errno));
+		free(*path);
+		*path = NULL;
+		return -1;
+	}
+	*len = (uint64_t)st.st_size;
+	return fd;
+}
+
+/* size bytes at off of fd, all of them. */
+static bool read_at(int fd, void *buf, size_t size, uint64_t off)
+{
+	size_t got = 0;
+	while (got < size) {
+		ssize_t r = pread(fd, (char *)buf + got, size - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		got += (size_t)r;
+	}
+	return true;
+}
+
+/* The stream's size: its whole events, and a cut one at its end. */
 static void load_stream(struct proc *p, struct thread *t)
 {
 	char name[64], *path;
 	snprintf(name, sizeof name, "stream-%s", t->name);
-	size_t len;
-	unsigned char *b = (unsigned char *)read_file(p, name, false, &len, &path);
-	if (!b)
+	uint64_t len;
+	int fd = open_file(p, name, &len, &path);
+	if (fd < 0)
 		return;
-	size_t n = len / EV_BYTES;
+	close(fd);
+	t->from_stream = (size_t)(len / EV_BYTES);
 	t->torn = len % EV_BYTES != 0;
-	bool swap = p->big != p->host_big;
-	t->v = xmalloc(n * sizeof *t->v);
-	for (size_t i = 0; i < n; i++) {
-		t->v[i].ts = get64(b + i * EV_BYTES, swap);
-		t->v[i].ip = get64(b + i * EV_BYTES + 8, swap);
-		t->v[i].parent = get64(b + i * EV_BYTES + 16, swap);
-	}
-	t->n = t->from_stream = n;
-	free(b);
 	free(path);
 }
 
-/* A field of the ring's header: the file offset at off, size bytes
- * there within the file. */
-static bool at_offset(const unsigned char *b, size_t len, size_t off, size_t size, bool swap, uint64_t *where)
+/* A field of the ring's header: the file offset at off of the header,
+ * size bytes there within the file. */
+static bool at_offset(const unsigned char *h, uint64_t len, size_t off, size_t size, bool swap, uint64_t *where)
 {
-	uint64_t o = get64(b + off, swap);
+	uint64_t o = get64(h + off, swap);
 	if (o > len || size > len - o)
 		return false;
 	*where = o;
 	return true;
 }
 
+/* The ring's header, its counters, and where its remainder is: the
+ * slots after the stream's (or from tail, the stream stopping short of
+ * it: a gap) up to head. */
 static void load_ring(struct proc *p, struct thread *t)
 {
 	char name[64], *path;
 	snprintf(name, sizeof name, "ring-%s", t->name);
-	size_t len;
-	unsigned char *b = (unsigned char *)read_file(p, name, false, &len, &path);
-	if (!b)
+	uint64_t len;
+	int fd = open_file(p, name, &len, &path);
+	if (fd < 0)
 		return;
 	t->has_ring = true;
 	t->ring_bad = true;
 	bool swap = false;
+	unsigned char h[104], w8[8];
 	uint64_t o_head, o_tail, o_mask, o_ev, o_lost, o_comm, o_nosh, o_unw, o_untab, o_rec;
-	if (len < 104) {
-		complain(path, "%zu bytes: shorter than a ring's header", len);
+	if (len < 104 || !read_at(fd, h, sizeof h, 0)) {
+		complain(path, "%llu bytes: shorter than a ring's header", (unsigned long long)len);
 		goto out;
 	}
-	if (memcmp(b, "MCTRING\0", 8)) {
+	if (memcmp(h, "MCTRING\0", 8)) {
 		complain(path, "not a ring (bad magic)");
 		goto out;
 	}
 	uint32_t bom;
-	memcpy(&bom, b + 8, 4);
+	memcpy(&bom, h + 8, 4);
 	if (bom == 0x04030201u)
 		swap = true;
 	else if (bom != 0x01020304u) {
@@ -673,7 +710,7 @@ static void load_ring(struct proc *p, struct thread *t)
 			 p->big ? "big" : "little");
 		goto out;
 	}
-	uint32_t version = get32(b + 12, swap), width = get32(b + 16, swap), tid = get32(b + 20, swap);
+	uint32_t version = get32(h + 12, swap), width = get32(h + 16, swap), tid = get32(h + 20, swap);
 	if (version != 1) {
 		complain(path, "ring version %u, which this reader does not know (it reads 1)", (unsigned)version);
 		goto out;
@@ -686,33 +723,37 @@ static void load_ring(struct proc *p, struct thread *t)
 		complain(path, "the header's thread is %u", (unsigned)tid);
 		goto out;
 	}
-	if (!at_offset(b, len, 24, width, swap, &o_head) || !at_offset(b, len, 32, width, swap, &o_tail) ||
-	    !at_offset(b, len, 40, 8, swap, &o_mask) || !at_offset(b, len, 48, 0, swap, &o_ev) ||
-	    !at_offset(b, len, 56, 8, swap, &o_lost) || !at_offset(b, len, 64, 16, swap, &o_comm) ||
-	    !at_offset(b, len, 72, 8, swap, &o_nosh) || !at_offset(b, len, 80, 8, swap, &o_unw) ||
-	    !at_offset(b, len, 88, 8, swap, &o_untab) || !at_offset(b, len, 96, 8, swap, &o_rec)) {
-		complain(path, "a field's offset out of the file (%zu bytes)", len);
+	if (!at_offset(h, len, 24, width, swap, &o_head) || !at_offset(h, len, 32, width, swap, &o_tail) ||
+	    !at_offset(h, len, 40, 8, swap, &o_mask) || !at_offset(h, len, 48, 0, swap, &o_ev) ||
+	    !at_offset(h, len, 56, 8, swap, &o_lost) || !at_offset(h, len, 64, 16, swap, &o_comm) ||
+	    !at_offset(h, len, 72, 8, swap, &o_nosh) || !at_offset(h, len, 80, 8, swap, &o_unw) ||
+	    !at_offset(h, len, 88, 8, swap, &o_untab) || !at_offset(h, len, 96, 8, swap, &o_rec)) {
+		complain(path, "a field's offset out of the file (%llu bytes)", (unsigned long long)len);
 		goto out;
 	}
-	uint64_t mask = get64(b + o_mask, swap);
+	/* (each field read where the header says; a read that fails: the
+	 * file shrank, and is read as far as it goes) */
+#define FIELD(o, size) (read_at(fd, w8, (size), (o)) ? (size) == 8 ? get64(w8, swap) : get32(w8, swap) : 0)
+	uint64_t mask = FIELD(o_mask, 8);
 	if (mask & (mask + 1) || mask >= (len - o_ev) / EV_BYTES) {
 		complain(path, "mask %#llx: not a power of two less one, or a ring larger than the file",
 			 (unsigned long long)mask);
 		goto out;
 	}
-	uint64_t head = width == 8 ? get64(b + o_head, swap) : get32(b + o_head, swap);
-	uint64_t tail = width == 8 ? get64(b + o_tail, swap) : get32(b + o_tail, swap);
+	uint64_t head = FIELD(o_head, width), tail = FIELD(o_tail, width);
 	uint64_t wrap = width == 8 ? UINT64_MAX : UINT32_MAX;
-	memcpy(t->comm, b + o_comm, 16);
+	if (!read_at(fd, t->comm, 16, o_comm))
+		memset(t->comm, 0, 16);
 	t->comm[16] = 0;
 	for (char *c = t->comm; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			*c = '?';
-	t->lost = get64(b + o_lost, swap);
-	t->noshadow = get64(b + o_nosh, swap);
-	t->unwound = get64(b + o_unw, swap);
-	t->untabled = get64(b + o_untab, swap);
-	t->recursion = get64(b + o_rec, swap);
+	t->lost = FIELD(o_lost, 8);
+	t->noshadow = FIELD(o_nosh, 8);
+	t->unwound = FIELD(o_unw, 8);
+	t->untabled = FIELD(o_untab, 8);
+	t->recursion = FIELD(o_rec, 8);
+#undef FIELD
 	t->ring_bad = false;
 	/* (in the sequence's own width: o32's wraps at 2^32) */
 	uint64_t L = (uint64_t)t->from_stream & wrap;
@@ -734,46 +775,190 @@ static void load_ring(struct proc *p, struct thread *t)
 			 (unsigned long long)head);
 		goto out;
 	}
-	size_t more = (size_t)((head - from) & wrap);
-	t->v = xrealloc(t->v, (t->n + more) * sizeof *t->v);
-	for (uint64_t s = from; s != head; s = (s + 1) & wrap) {
-		const unsigned char *e = b + o_ev + (s & mask) * EV_BYTES;
-		t->v[t->n].ts = get64(e, swap);
-		t->v[t->n].ip = get64(e + 8, swap);
-		t->v[t->n++].parent = get64(e + 16, swap);
-	}
-	t->recovered = more;
+	t->recovered = (size_t)((head - from) & wrap);
+	t->ring_from = from;
+	t->ring_wrap = wrap;
+	t->ring_mask = mask;
+	t->ring_ev = o_ev;
 out:
-	free(b);
+	close(fd);
 	free(path);
 }
 
-/* The events of t with their payloads: an entry whose payload runs past
- * the thread's last slot is cut, and dropped. */
-static void resolve(struct thread *t)
+/* ---- the cursor ---- */
+
+#define CHUNK 512                     /* slots read at once */
+
+struct cursor {
+	char *stream, *ring;          /* the files' paths */
+	bool swap, cut, done;
+	uint64_t s_off, s_left;       /* the stream: the next byte, the slots left */
+	uint64_t seq, wrap, mask, ev, r_left;   /* the ring: the next slot's sequence, ... */
+	unsigned char raw[CHUNK * EV_BYTES];
+	size_t bi, bn;                /* raw's next slot, its slots */
+	struct ev *pay;               /* the payload of the last event */
+	size_t paycap;
+};
+
+static char *thread_file(const struct proc *p, const char *kind, const struct thread *t)
 {
-	t->r = xmalloc((t->n ? t->n : 1) * sizeof *t->r);
-	for (size_t i = 0; i < t->n;) {
-		const struct ev *e = &t->v[i];
-		size_t k = 0;
-		if (e->ip & EV_ARGS) {
-			if (e->ip & EV_EXIT)
-				k = 1;
-			else if (i + 1 < t->n)
-				k = (size_t)((t->v[i + 1].ip >> 16) & 0xffff);
-			else
-				k = 1;                /* (not even its first slot) */
+	char *s;
+	if (asprintf(&s, "%s/%s-%s", p->dir, kind, t->name) < 0) {
+		fputs("mcount-read: out of memory\n", stderr);
+		exit(1);
+	}
+	return s;
+}
+
+struct cursor *cur_open(const struct proc *p, const struct thread *t)
+{
+	struct cursor *c = xmalloc(sizeof *c);
+	memset(c, 0, offsetof(struct cursor, raw));
+	c->bi = c->bn = 0;
+	c->pay = NULL;
+	c->paycap = 0;
+	c->stream = thread_file(p, "stream", t);
+	c->ring = thread_file(p, "ring", t);
+	c->swap = p->big != p->host_big;
+	c->s_left = t->from_stream;
+	if (t->has_ring && !t->ring_bad) {
+		c->seq = t->ring_from;
+		c->wrap = t->ring_wrap;
+		c->mask = t->ring_mask;
+		c->ev = t->ring_ev;
+		c->r_left = t->recovered;
+	}
+	return c;
+}
+
+/* n slots of path at off into raw (whole slots only): how many. */
+static size_t read_slots(struct cursor *c, const char *path, uint64_t off, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t got = 0, want = n * EV_BYTES;
+	while (got < want) {
+		ssize_t r = pread(fd, c->raw + got, want - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	return got / EV_BYTES;
+}
+
+/* The next chunk of slots: the stream's, then the ring's remainder. */
+static bool refill(struct cursor *c)
+{
+	c->bi = c->bn = 0;
+	if (c->done)
+		return false;
+	if (c->s_left) {
+		size_t n = c->s_left < CHUNK ? (size_t)c->s_left : CHUNK;
+		size_t got = read_slots(c, c->stream, c->s_off, n);
+		if (got < n)
+			c->s_left = c->r_left = 0;    /* shrank: the events end there */
+		else
+			c->s_left -= n;
+		c->s_off += got * EV_BYTES;
+		c->bn = got;
+	} else if (c->r_left) {
+		uint64_t i = c->seq & c->mask;
+		uint64_t n = c->r_left < CHUNK ? c->r_left : CHUNK;
+		if (n > c->mask + 1 - i)
+			n = c->mask + 1 - i;  /* (to the ring's end: then its start) */
+		if (n > c->wrap - c->seq + 1 && c->wrap - c->seq + 1)
+			n = c->wrap - c->seq + 1;   /* (to the sequence's wrap) */
+		size_t got = read_slots(c, c->ring, c->ev + i * EV_BYTES, (size_t)n);
+		if (got < n)
+			c->r_left = 0;
+		else
+			c->r_left -= n;
+		c->seq = (c->seq + n) & c->wrap;
+		c->bn = got;
+	}
+	return c->bn > 0;
+}
+
+static bool get_slot(struct cursor *c, struct ev *e)
+{
+	if (c->bi == c->bn && !refill(c))
+		return false;
+	const unsigned char *b = c->raw + c->bi++ * EV_BYTES;
+	e->ts = get64(b, c->swap);
+	e->ip = get64(b + 8, c->swap);
+	e->parent = get64(b + 16, c->swap);
+	return true;
+}
+
+bool cur_next(struct cursor *c, struct event *e)
+{
+	if (c->done || !get_slot(c, &e->e)) {
+		c->done = true;
+		return false;
+	}
+	e->nslots = 0;
+	e->slots = c->pay;
+	if (!(e->e.ip & EV_ARGS))
+		return true;
+	/* an exit's value: a slot; an entry's payload: as many as its
+	 * first slot says (0: 1) */
+	size_t k = 1;
+	for (size_t i = 0; i < k; i++) {
+		if (i == c->paycap) {
+			c->paycap = c->paycap ? 2 * c->paycap : 16;
+			c->pay = xrealloc(c->pay, c->paycap * sizeof *c->pay);
+		}
+		if (!get_slot(c, &c->pay[i])) {
+			c->cut = c->done = true;
+			return false;
+		}
+		if (!i && !(e->e.ip & EV_EXIT)) {
+			k = (size_t)((c->pay[0].ip >> 16) & 0xffff);
 			if (!k)
 				k = 1;
-			if (k > t->n - i - 1) {
-				t->cut++;
-				break;
-			}
 		}
-		t->r[t->nr].at = i;
-		t->r[t->nr++].nslots = k;
-		i += 1 + k;
 	}
+	e->slots = c->pay;
+	e->nslots = k;
+	return true;
+}
+
+bool cur_cut(const struct cursor *c)
+{
+	return c->cut;
+}
+
+void cur_close(struct cursor *c)
+{
+	if (!c)
+		return;
+	free(c->stream);
+	free(c->ring);
+	free(c->pay);
+	free(c);
+}
+
+void thread_count(const struct proc *p, struct thread *t)
+{
+	if (t->counted)
+		return;
+	struct cursor *c = cur_open(p, t);
+	struct event e;
+	t->nr = 0;
+	while (cur_next(c, &e)) {
+		if (!t->nr || e.e.ts < t->first)
+			t->first = e.e.ts;
+		if (!t->nr || e.e.ts > t->last)
+			t->last = e.e.ts;
+		t->nr++;
+	}
+	t->cut = cur_cut(c);
+	t->counted = true;
+	cur_close(c);
 }
 
 static int by_tid(const void *a, const void *b)
@@ -834,7 +1019,6 @@ int proc_load(struct proc *p, const char *dir)
 	for (size_t i = 0; i < p->nt; i++) {
 		load_stream(p, &p->t[i]);
 		load_ring(p, &p->t[i]);
-		resolve(&p->t[i]);
 		if (!p->t[i].comm[0])
 			snprintf(p->t[i].comm, sizeof p->t[i].comm, "<...>");
 	}
@@ -843,10 +1027,6 @@ int proc_load(struct proc *p, const char *dir)
 
 void proc_free(struct proc *p)
 {
-	for (size_t i = 0; i < p->nt; i++) {
-		free(p->t[i].v);
-		free(p->t[i].r);
-	}
 	for (size_t i = 0; i < p->nf; i++)
 		free(p->f[i].name);
 	for (size_t i = 0; i < p->no; i++)

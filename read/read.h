@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* read.h - mcount-read's model of a recording (doc/trace-format.md):
- * one process directory read whole, its threads' events in sequence
- * order, names and times ready to be looked up. */
+ * a process directory's text files read whole (names, times, objects),
+ * its threads' events streamed through a cursor, in sequence order, a
+ * chunk at a time: memory does not grow with the recording. */
 #ifndef MCOUNT_READ_H
 #define MCOUNT_READ_H
 
@@ -27,10 +28,11 @@ struct ev {
 	uint64_t ts, ip, parent;
 };
 
-/* An event with its payload: sequence index of the event, the count of
- * its payload slots (all present: a cut one is dropped). */
-struct rec {
-	size_t at;
+/* An event with its payload: the count of its payload slots (all
+ * present: a cut one is dropped), which follow it in slots[]. */
+struct event {
+	struct ev e;
+	const struct ev *slots;       /* the cursor's: valid until its next cur_next */
 	size_t nslots;
 };
 
@@ -53,17 +55,20 @@ struct thread {
 	unsigned long gen;            /* N of ring-TID.N: a later thread of the same TID */
 	char name[32];                /* TID or TID.N, as its files are named */
 	char comm[17];
-	struct ev *v;                 /* the stream's events, then the ring's */
-	size_t n;
-	size_t from_stream;           /* of v: those from the stream */
-	size_t recovered;             /* of v: those from the ring */
+	size_t from_stream;           /* slots in the stream file */
+	size_t recovered;             /* slots from the ring, after them */
 	size_t torn;                  /* 1 if the stream ends in a cut event */
 	uint64_t gap;                 /* events between stream and tail, lost */
 	bool has_ring, ring_bad;
 	uint64_t lost, noshadow, unwound, untabled, recursion;
-	struct rec *r;                /* events with payloads resolved */
-	size_t nr;
-	size_t cut;                   /* entries with a payload cut short */
+	/* where the ring's remainder is: its first sequence number, the
+	 * sequence's wrap (2^64-1 or 2^32-1), mask, the slots' offset */
+	uint64_t ring_from, ring_wrap, ring_mask, ring_ev;
+	/* thread_count's (info): its events with payloads; entries with a
+	 * payload cut short; the first and last event's ticks */
+	bool counted;
+	size_t nr, cut;
+	uint64_t first, last;
 };
 
 struct pair { uint64_t ticks; double ns; };
@@ -115,6 +120,63 @@ void load_objects(struct proc *p);
 size_t args_format(const struct proc *p, const struct ev *slots, size_t nslots, bool json, char *out,
 		   size_t cap);
 
+/* ---- a thread's events, streamed (read.c) ----
+ *
+ * struct cursor *c = cur_open(p, t);
+ * struct event e;
+ * while (cur_next(c, &e)) ... e.e, and e.slots[0 .. e.nslots) ...
+ * cur_close(c);
+ *
+ * cur_open: a cursor at t's first event: the stream file's slots, then
+ * the ring's remainder (from t->ring_from: proc_load settled overlap,
+ * gap and a refused ring), read a chunk of 512 slots at a time by
+ * pread(2), the file opened for each chunk (no descriptor held between
+ * calls); never NULL.  cur_next: the next event and its payload slots;
+ * false at the end: then cur_cut says whether the last entry's payload
+ * was cut short (dropped with it).  A file that cannot be read now, or
+ * that shrank since proc_load, ends the events there.  A cursor holds a
+ * chunk (12 KiB) and the longest payload seen (at most 65535 slots);
+ * any number of cursors may be open at once.
+ * thread_count: one pass of a cursor over t, for info (nr, cut, first,
+ * last). */
+struct cursor;
+struct cursor *cur_open(const struct proc *p, const struct thread *t);
+bool cur_next(struct cursor *c, struct event *e);
+bool cur_cut(const struct cursor *c);
+void cur_close(struct cursor *c);
+void thread_count(const struct proc *p, struct thread *t);
+
+/* ---- a thread's calls (walk.c): function_graph's entries matched to
+ * their exits as report, graph and flame count them ----
+ *
+ * struct walk *w = walk_open(p, t);
+ * struct call c;
+ * while (walk_next(w, &c)) ...
+ * walk_close(w);
+ *
+ * Each call once: a timed one when its exit comes (after its callees:
+ * post-order); one with no exit to follow (the function tracer's, or a
+ * return not hooked) when its entry comes; one whose exit never comes
+ * (the thread's end, or an exit of a call around it) then, untimed.
+ * An exit is matched to the innermost open call whose entry time is its
+ * parent word; an exit of no open call is dropped.  At most 4096 calls
+ * are open at once (deeper ones: untimed).  Events at a site of no
+ * function of funcs are skipped and counted (walk_untabled). */
+struct call {
+	const struct func *f;
+	unsigned depth;               /* calls open around it */
+	const struct func *const *outer;   /* those calls' functions, outermost
+					    * first (till the next walk_next) */
+	int64_t start;                /* its entry's time, ns */
+	bool timed;
+	int64_t dur, child;           /* timed: ns in it; of that, in its timed callees */
+};
+struct walk;
+struct walk *walk_open(const struct proc *p, const struct thread *t);
+bool walk_next(struct walk *w, struct call *c);
+uint64_t walk_untabled(const struct walk *w);
+void walk_close(struct walk *w);
+
 /* replay.c, report.c, info (main.c) */
 struct replay_opts {
 	int fmt;                      /* 0 text, 1 json, 2 chrome */
@@ -126,5 +188,8 @@ struct replay_opts {
 };
 void replay(struct proc *ps, size_t n, const struct replay_opts *o);
 void report(struct proc *ps, size_t n, const char *sort, bool threads);
+/* per function, A's figures, B's and the change; sorted by the key's change */
+void report_diff(struct proc *a, size_t na, const char *dir_a, struct proc *b, size_t nb, const char *dir_b,
+		 const char *sort);
 
 #endif

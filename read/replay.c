@@ -15,7 +15,10 @@
 /* What a thread's lines need as they go. */
 struct tstate {
 	struct thread *t;
-	size_t at;                    /* next of t->r */
+	struct cursor *c;
+	struct event cur;             /* the next event (has) */
+	bool has;
+	uint64_t last_ts;             /* the last event's */
 	uint64_t open[4096];          /* the entries' times, outermost first */
 	unsigned nopen;
 	char prefix[64], gprefix[112];
@@ -104,12 +107,19 @@ static void chrome_event(struct doc *d, const struct tstate *s, char ph, const c
 	d->first = false;
 }
 
+static void advance(struct tstate *s)
+{
+	s->has = cur_next(s->c, &s->cur);
+	if (s->has)
+		s->last_ts = s->cur.e.ts;
+}
+
 /* The thread's next event (two for a leaf), written if shown. */
 static void step(struct doc *d, struct tstate *s)
 {
 	struct thread *t = s->t;
-	const struct rec *r = &t->r[s->at++];
-	const struct ev *e = &t->v[r->at];
+	const struct ev ev = s->cur.e, *e = &ev;
+	size_t nslots = s->cur.nslots;
 	const struct replay_opts *o = d->o;
 	unsigned cpu = (unsigned)((e->ip >> EV_CPU_SHIFT) & EV_CPU_MASK);
 	bool exit = e->ip & EV_EXIT;
@@ -125,37 +135,45 @@ static void step(struct doc *d, struct tstate *s)
 				s->nopen = i;
 				break;
 			}
+		advance(s);
 		return;
 	}
 	if (!f) {
 		d->untabled++;
+		advance(s);
 		return;
 	}
 	const char *fn = f->name;
 	double sec = ev_seconds(d->p, e->ts);
 	static char args[65536], named[70000];
+	/* (the payload read before the cursor moves on) */
+	*args = 0;
+	if (!exit && nslots)
+		args_format(d->p, s->cur.slots, nslots, o->fmt != 0, args, sizeof args);
+	uint64_t value = exit && nslots ? s->cur.slots[0].ts : 0;
+	advance(s);
 	if (!exit) {
 		bool hooked = e->ip & EV_HOOKED;
 		char pb[32];
 		const char *pn = addr_name(d->p, e->parent, pb, sizeof pb);
-		*args = 0;
-		if (r->nslots)
-			args_format(d->p, e + 1, r->nslots, o->fmt != 0, args, sizeof args);
-		const struct rec *xr = s->at < t->nr ? &t->r[s->at] : NULL;
-		const struct ev *x = xr ? &t->v[xr->at] : NULL;
+		const struct event *xr = s->has ? &s->cur : NULL;
+		const struct ev *x = xr ? &xr->e : NULL;
+		bool has_rv = xr && xr->nslots;
+		uint64_t x_value = has_rv ? xr->slots[0].ts : 0;
+		uint64_t x_ts = x ? x->ts : 0;
 		bool leaf = graph && hooked && x && (x->ip & (EV_EXIT | EV_UNWOUND)) == EV_EXIT && x->parent == e->ts &&
 			(x->ip & EV_SITE_MASK) == site && o->fmt != 1;
 		unsigned depth = s->nopen;
 		if (hooked && !leaf && s->nopen < sizeof s->open / sizeof *s->open)
 			s->open[s->nopen++] = e->ts;
 		if (leaf)
-			s->at++;
+			advance(s);
 		bool show = shown(d, fn, sec) && !(o->depth && graph && depth >= (unsigned long)o->depth);
 		if (!show)
 			return;
 		char rv[24] = "";
-		if (leaf && xr->nslots)
-			mt_fmt_retval(rv, sizeof rv, t->v[xr->at + 1].ts);
+		if (leaf && has_rv)
+			mt_fmt_retval(rv, sizeof rv, x_value);
 		if (o->fmt == 1) {
 			printf("{\"comm\":\"");
 			json_str(stdout, t->comm);
@@ -187,10 +205,10 @@ static void step(struct doc *d, struct tstate *s)
 				chrome_event(d, s, 'B', fn, sec, extra);
 				if (leaf) {
 					char ex[64] = "";
-					if (xr->nslots)
+					if (has_rv)
 						snprintf(ex, sizeof ex, ",\"args\":{\"retval\":\"0x%llx\"}",
-							 (unsigned long long)t->v[xr->at + 1].ts);
-					chrome_event(d, s, 'E', fn, ev_seconds(d->p, x->ts), ex);
+							 (unsigned long long)x_value);
+					chrome_event(d, s, 'E', fn, ev_seconds(d->p, x_ts), ex);
 				}
 				return;
 			}
@@ -227,7 +245,7 @@ static void step(struct doc *d, struct tstate *s)
 		if (leaf) {
 			char tl[64];
 			snprintf(tl, sizeof tl, "%s%s%s%s", params ? ";" : "();", *rv ? " /* = " : "", rv, *rv ? " */" : "");
-			put_graph(d, s, cpu, true, ev_seconds(d->p, x->ts) - sec, depth, fn, tl);
+			put_graph(d, s, cpu, true, ev_seconds(d->p, x_ts) - sec, depth, fn, tl);
 			return;
 		}
 		put_graph(d, s, cpu, false, 0, depth, fn, hooked ? (params ? " {" : "() {") : (params ? ";" : "();"));
@@ -236,8 +254,8 @@ static void step(struct doc *d, struct tstate *s)
 	/* a return, or a frame left without one */
 	bool unwound = e->ip & EV_UNWOUND;
 	char rv[24] = "";
-	if (r->nslots)
-		mt_fmt_retval(rv, sizeof rv, e[1].ts);
+	if (nslots)
+		mt_fmt_retval(rv, sizeof rv, value);
 	unsigned i = s->nopen;
 	while (i > 0 && s->open[i - 1] != e->parent)
 		i--;
@@ -254,10 +272,10 @@ static void step(struct doc *d, struct tstate *s)
 		json_str(stdout, fn);
 		if (unwound)
 			printf("\",\"addr\":\"0x%llx\",\"unwound\":true}\n", (unsigned long long)f->addr);
-		else if (r->nslots)
+		else if (nslots)
 			printf("\",\"addr\":\"0x%llx\",\"duration\":%.9f,\"retval\":\"0x%llx\"}\n",
 			       (unsigned long long)f->addr, sec - ev_seconds(d->p, e->parent),
-			       (unsigned long long)e[1].ts);
+			       (unsigned long long)value);
 		else
 			printf("\",\"addr\":\"0x%llx\",\"duration\":%.9f}\n", (unsigned long long)f->addr,
 			       sec - ev_seconds(d->p, e->parent));
@@ -267,8 +285,8 @@ static void step(struct doc *d, struct tstate *s)
 		char ex[64] = "";
 		if (unwound)
 			snprintf(ex, sizeof ex, ",\"args\":{\"unwound\":true}");
-		else if (r->nslots)
-			snprintf(ex, sizeof ex, ",\"args\":{\"retval\":\"0x%llx\"}", (unsigned long long)e[1].ts);
+		else if (nslots)
+			snprintf(ex, sizeof ex, ",\"args\":{\"retval\":\"0x%llx\"}", (unsigned long long)value);
 		if (known)
 			chrome_event(d, s, 'E', fn, sec, ex);
 		return;
@@ -286,7 +304,7 @@ static void put_lost(struct doc *d, struct tstate *s)
 	if (!n)
 		return;
 	if (d->o->fmt == 2) {
-		uint64_t ts = t->nr ? t->v[t->r[t->nr - 1].at].ts : 0;
+		uint64_t ts = s->last_ts;
 		printf("%s{\"name\":\"lost events\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%ld,\"tid\":%ld,"
 		       "\"ts\":%.3f,\"args\":{\"lost\":%llu}}", d->first ? "" : ",\n", d->p->pid, t->tid,
 		       ev_seconds(d->p, ts) * 1e6, (unsigned long long)n);
@@ -304,7 +322,7 @@ static void put_lost(struct doc *d, struct tstate *s)
 /* Is thread a's next event before thread b's? */
 static bool earlier(const struct tstate *s, size_t a, size_t b)
 {
-	uint64_t x = s[a].t->v[s[a].t->r[s[a].at].at].ts, y = s[b].t->v[s[b].t->r[s[b].at].at].ts;
+	uint64_t x = s[a].cur.e.ts, y = s[b].cur.e.ts;
 	return x != y ? x < y : a < b;
 }
 
@@ -326,6 +344,8 @@ void replay(struct proc *ps, size_t np, const struct replay_opts *o)
 			struct tstate *x = &s[ns++];
 			memset(x, 0, sizeof *x);
 			x->t = t;
+			x->c = cur_open(p, t);
+			advance(x);
 			snprintf(x->prefix, sizeof x->prefix, "%16.16s-%-7ld ", t->comm, t->tid);
 			char ct[80];
 			snprintf(ct, sizeof ct, "%.63s-%ld", t->comm, t->tid);
@@ -342,14 +362,14 @@ void replay(struct proc *ps, size_t np, const struct replay_opts *o)
 		}
 		/* a thread that has nothing: its losses first */
 		for (size_t i = 0; i < ns; i++)
-			if (!s[i].t->nr)
+			if (!s[i].has)
 				put_lost(&d, &s[i]);
 		/* a heap of the threads with events left, by their next
 		 * event's time (then by their order: the same times, the
 		 * same output) */
 		size_t *h = xmalloc((ns ? ns : 1) * sizeof *h), nh = 0;
 		for (size_t i = 0; i < ns; i++)
-			if (s[i].t->nr) {
+			if (s[i].has) {
 				h[nh++] = i;
 				for (size_t c = nh - 1; c && earlier(s, h[c], h[(c - 1) / 2]); c = (c - 1) / 2) {
 					size_t x = h[c];
@@ -360,7 +380,7 @@ void replay(struct proc *ps, size_t np, const struct replay_opts *o)
 		while (nh) {
 			struct tstate *next = &s[h[0]];
 			step(&d, next);
-			if (next->at >= next->t->nr) {
+			if (!next->has) {
 				if (!next->lost_said)
 					put_lost(&d, next);
 				h[0] = h[--nh];
@@ -380,6 +400,8 @@ void replay(struct proc *ps, size_t np, const struct replay_opts *o)
 			}
 		}
 		free(h);
+		for (size_t i = 0; i < ns; i++)
+			cur_close(s[i].c);
 		free(s);
 	}
 	if (o->fmt == 2)

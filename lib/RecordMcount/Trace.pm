@@ -304,7 +304,7 @@ my %REPORT_SORT = map { $_ => 1 } qw(calls total self avg max name);
 # read_recording(VERB, OPTIONS, [DIR]) -> exit status: mcount-read VERB
 # on DIR (default mcount-trace.data), the options that VERB takes passed
 # on; mcount-read says what it cannot read (status 1).  OPTIONS: format,
-# function, tid, since, until, depth (replay); sort, threads (report).
+# function, tid, since, until, depth (replay); sort, threads, diff (report).
 sub read_recording {
     my ($verb, $opt, $argv) = @_;
     bad_usage("too many arguments: $verb takes a DIR only") if @$argv > 1;
@@ -334,6 +334,11 @@ sub read_recording {
             push @args, "--sort=$opt->{sort}";
         }
         push @args, '--threads' if $opt->{threads};
+        if (defined $opt->{diff}) {
+            bad_usage('--diff and --threads: one or the other') if $opt->{threads};
+            bad_usage("$opt->{diff}: not a directory") if -e $opt->{diff} && !-d _;
+            push @args, "--diff=$opt->{diff}";
+        }
     }
     bad_usage("$dir: not a directory") if -e $dir && !-d _;
     my $reader = reader_path();
