@@ -3,8 +3,9 @@
  * (doc/trace-format.md) read back: info, replay, report.
  *
  *   mcount-read info DIR
- *   mcount-read replay [--format=text|json|chrome] [--function=GLOB]
- *                      [--tid=N] [--since=S] [--until=S] [--depth=N] DIR
+ *   mcount-read replay [--format=text|json|chrome|perfetto] [-o FILE]
+ *                      [--function=GLOB] [--tid=N] [--since=S] [--until=S]
+ *                      [--depth=N] DIR
  *   mcount-read report [--sort=calls|total|self|avg|max|name] [--threads] DIR
  *
  * DIR is a process's directory (it has an info file) or a recording's,
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "read.h"
 
@@ -27,8 +29,8 @@
 
 static const char usage_text[] =
 	"usage: mcount-read info DIR\n"
-	"       mcount-read replay [--format=text|json|chrome] [--function=GLOB] [--tid=N]\n"
-	"                          [--since=S] [--until=S] [--depth=N] DIR\n"
+	"       mcount-read replay [--format=text|json|chrome|perfetto] [-o FILE] [--function=GLOB]\n"
+	"                          [--tid=N] [--since=S] [--until=S] [--depth=N] DIR\n"
 	"       mcount-read report [--sort=calls|total|self|avg|max|name] [--threads] DIR\n"
 	"A recording of mcount-trace record (doc/trace-format.md) read back: DIR is a\n"
 	"process's directory or the recording's.  See mcount-trace(1): replay, report, info.\n";
@@ -200,7 +202,7 @@ int main(int argc, char **argv)
 		printf("mcount-read (recordmcount) %s\n", VERSION);
 		return 0;
 	}
-	const char *cmd = argv[1], *dir = NULL, *sort = "total";
+	const char *cmd = argv[1], *dir = NULL, *sort = "total", *output = NULL;
 	struct replay_opts o = { 0 };
 	bool threads = false;
 	bool is_info = !strcmp(cmd, "info"), is_replay = !strcmp(cmd, "replay"), is_report = !strcmp(cmd, "report");
@@ -221,10 +223,16 @@ int main(int argc, char **argv)
 				o.fmt = 1;
 			else if (!strcmp(v, "chrome"))
 				o.fmt = 2;
+			else if (!strcmp(v, "perfetto"))
+				o.fmt = 3;
 			else {
-				fprintf(stderr, "mcount-read: --format=%s: text, json or chrome\n", v);
+				fprintf(stderr, "mcount-read: --format=%s: text, json, chrome or perfetto\n", v);
 				usage();
 			}
+		} else if (is_replay && ((v = opt(a, "--output")) || !strcmp(a, "-o"))) {
+			if (!v && !(v = argv[++i]))
+				usage();
+			output = v;
 		} else if (is_replay && (v = opt(a, "--function"))) {
 			o.function = v;
 		} else if (is_replay && (v = opt(a, "--tid"))) {
@@ -264,6 +272,14 @@ int main(int argc, char **argv)
 	}
 	if (!dir)
 		usage();
+	if (output && !freopen(output, "w", stdout)) {
+		fprintf(stderr, "mcount-read: %s: %s\n", output, strerror(errno));
+		return 1;
+	}
+	if (o.fmt == 3 && !output && isatty(STDOUT_FILENO)) {
+		fputs("mcount-read: --format=perfetto writes binary: not to a terminal (-o FILE)\n", stderr);
+		return 2;
+	}
 	static char obuf[1 << 20];
 	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 	struct proc *ps;

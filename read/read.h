@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "argfmt.h"
 
@@ -116,7 +117,7 @@ size_t args_format(const struct proc *p, const struct ev *slots, size_t nslots, 
 
 /* replay.c, report.c, info (main.c) */
 struct replay_opts {
-	int fmt;                      /* 0 text, 1 json, 2 chrome */
+	int fmt;                      /* 0 text, 1 json, 2 chrome, 3 perfetto */
 	const char *function;
 	long tid;
 	bool has_since, has_until;
@@ -125,5 +126,17 @@ struct replay_opts {
 };
 void replay(struct proc *ps, size_t n, const struct replay_opts *o);
 void report(struct proc *ps, size_t n, const char *sort, bool threads);
+
+/* perfetto.c: replay --format=perfetto, a process, its threads, each
+ * thread's events in their order (any order across threads) */
+struct perfetto;
+struct pf_seq;
+struct perfetto *perfetto_open(FILE *out);
+void perfetto_process(struct perfetto *pf, const struct proc *p);
+struct pf_seq *perfetto_thread(struct perfetto *pf, const struct proc *p, const struct thread *t);
+void perfetto_event(struct perfetto *pf, struct pf_seq *s, const struct ev *e, size_t nslots,
+		    const struct replay_opts *o);
+void perfetto_lost(struct perfetto *pf, struct pf_seq *s, uint64_t ts, uint64_t n);
+void perfetto_close(struct perfetto *pf);
 
 #endif
