@@ -85,18 +85,20 @@ sub write_proc {
 # order, as [ts, ip, parent] slots, payloads included.  A call: [name,
 # start, end, {args => [...], ret => V}, children...], times in ns after
 # o{t0}; o: func (name => [address, ...]), cpu, graph, outside (the
-# return address of the outermost calls).  Sites are 5 bytes into their
+# return address of the outermost calls), ticks (ns => the clock's
+# ticks: ns).  Sites are 5 bytes into their
 # function, return addresses 16.
 sub call_events {
     my ($calls, %o) = @_;
     my $cpu = ($o{cpu} // 0) << 48;
+    my $tk = $o{ticks} // sub { $_[0] };
     my @ev;
     my $walk;
     $walk = sub {
         my ($c, $caller) = @_;
         my ($name, $s, $e, $x, @kids) = @$c;
         my $site = $o{func}{$name}[0] + 5;
-        my $ets = $o{t0} + $s;
+        my $ets = $tk->($o{t0} + $s);
         my $ip = $site | $cpu | ($o{graph} ? (1 << 60) | (1 << 62) : 0);
         my @args = @{ $x->{args} // [] };
         $ip |= 1 << 61 if @args;
@@ -111,7 +113,7 @@ sub call_events {
         }
         $walk->($_, $name) for @kids;
         return unless $o{graph};
-        push @ev, [$o{t0} + $e, $site | $cpu | (1 << 63) | (defined $x->{ret} ? 1 << 61 : 0), $ets];
+        push @ev, [$tk->($o{t0} + $e), $site | $cpu | (1 << 63) | (defined $x->{ret} ? 1 << 61 : 0), $ets];
         push @ev, [$x->{ret}, 0, 0] if defined $x->{ret};
     };
     $walk->($_, undef) for @$calls;
