@@ -15,7 +15,15 @@
  * interned: a name's iid (one per name for the whole file) is given in
  * InternedData.event_names on the first packet of a sequence that uses
  * it.  Timestamps are nanoseconds of the recording's clock, converted as
- * replay converts them (ev_ns); they are given on the default clock.
+ * replay converts them (ev_ns), given on Perfetto's default clock
+ * (BOOTTIME: the file has one clock, so it needs no other); small, as
+ * Perfetto's own writer makes them: the thread's descriptor packet sets
+ * the sequence's defaults (TracePacketDefaults: its track, and clock 64,
+ * the sequence's own), a ClockSnapshot before its first event says
+ * that clock 64 is incremental and where it starts, and each event's
+ * timestamp is then the time since the sequence's last one (an event
+ * earlier than that, which a thread's events never are, has its
+ * absolute time on the default clock).
  * Arguments and return values are debug annotations: "args" (the text
  * replay writes), "retval", "unwound"; losses an instant "lost events"
  * with "lost".
@@ -26,10 +34,17 @@
  * track_event.proto, debug_annotation.proto, interned_data/
  * interned_data.proto), the stable public part of the format:
  *   Trace             packet 1 (TracePacket, repeated)
- *   TracePacket       timestamp 8, trusted_packet_sequence_id 10,
- *                     track_event 11, interned_data 12, sequence_flags 13
+ *   TracePacket       clock_snapshot 6, timestamp 8,
+ *                     trusted_packet_sequence_id 10, track_event 11,
+ *                     interned_data 12, sequence_flags 13
  *                     (SEQ_INCREMENTAL_STATE_CLEARED 1,
- *                     SEQ_NEEDS_INCREMENTAL_STATE 2), track_descriptor 60
+ *                     SEQ_NEEDS_INCREMENTAL_STATE 2), timestamp_clock_id 58,
+ *                     trace_packet_defaults 59, track_descriptor 60
+ *   TracePacketDefaults  track_event_defaults 11 (TrackEventDefaults:
+ *                     track_uuid 11), timestamp_clock_id 58
+ *   ClockSnapshot     clocks 1 (Clock: clock_id 1, timestamp 2,
+ *                     is_incremental 3); BOOTTIME 6; 64 to 127: a
+ *                     sequence's own clocks
  *   TrackDescriptor   uuid 1, name 2, process 3, thread 4, parent_uuid 5
  *   ProcessDescriptor pid 1, cmdline 2, process_name 6
  *   ThreadDescriptor  pid 1, tid 2, thread_name 5
@@ -49,13 +64,16 @@
 
 enum {
 	TRACE_PACKET = 1,
-	PKT_TIMESTAMP = 8, PKT_SEQUENCE = 10, PKT_TRACK_EVENT = 11, PKT_INTERNED = 12, PKT_FLAGS = 13,
-	PKT_TRACK_DESCRIPTOR = 60,
+	PKT_CLOCK_SNAPSHOT = 6, PKT_TIMESTAMP = 8, PKT_SEQUENCE = 10, PKT_TRACK_EVENT = 11, PKT_INTERNED = 12, PKT_FLAGS = 13,
+	PKT_CLOCK_ID = 58, PKT_DEFAULTS = 59, PKT_TRACK_DESCRIPTOR = 60,
+	DEF_TRACK_EVENT = 11, DEF_CLOCK_ID = 58, TED_TRACK = 11,
+	CS_CLOCKS = 1, CLK_ID = 1, CLK_TIMESTAMP = 2, CLK_INCREMENTAL = 3,
+	CLOCK_BOOTTIME = 6, CLOCK_SEQUENCE = 64,
 	SEQ_CLEARED = 1, SEQ_NEEDS = 2,
 	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5,
 	PD_PID = 1, PD_CMDLINE = 2, PD_NAME = 6,
 	THD_PID = 1, THD_TID = 2, THD_NAME = 5,
-	TE_ANNOTATION = 4, TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK = 11,
+	TE_ANNOTATION = 4, TE_TYPE = 9, TE_NAME_IID = 10,
 	TYPE_BEGIN = 1, TYPE_END = 2, TYPE_INSTANT = 3,
 	ID_EVENT_NAMES = 2, EN_IID = 1, EN_NAME = 2,
 	DA_BOOL = 2, DA_UINT = 3, DA_STRING = 6, DA_NAME = 10,
@@ -127,6 +145,8 @@ struct pf_seq {
 	uint32_t seq;
 	uint64_t uuid;
 	bool started;
+	bool clocked;                 /* clock 64's snapshot given */
+	int64_t last;                 /* clock 64: the last event's time */
 	unsigned char *sent;          /* a bit an iid: its name given here */
 	size_t nsent;                 /* bytes of sent */
 	struct frame { uint64_t ts; bool begun; } *open;
@@ -146,7 +166,7 @@ struct perfetto {
 	uint64_t proc_uuid;
 	struct pf_seq **seqs;         /* p's threads' */
 	size_t nseqs;
-	struct buf pkt, body, inner, interned, ann;
+	struct buf pkt, body, inner, interned, ann, defaults;
 };
 
 struct perfetto *perfetto_open(FILE *out)
@@ -199,21 +219,28 @@ static uint64_t intern(struct perfetto *pf, const char *s)
 	return pf->h[k].iid;
 }
 
-/* One packet on sequence s: timestamp (if ts_ns >= 0), the sequence's
- * flags, interned data if any, the body as field. */
-static void packet(struct perfetto *pf, struct pf_seq *s, int64_t ts_ns, unsigned field, const struct buf *body)
+/* One packet on sequence s: timestamp ts (if ts >= 0) on clock (0: the
+ * sequence's default), the sequence's flags, the defaults and interned
+ * data if any, the body as field. */
+static void packet(struct perfetto *pf, struct pf_seq *s, int64_t ts, unsigned clock, unsigned field,
+		   const struct buf *body)
 {
 	struct buf *k = &pf->pkt;
 	k->n = 0;
-	if (ts_ns >= 0)
-		num(k, PKT_TIMESTAMP, (uint64_t)ts_ns);
+	if (ts >= 0)
+		num(k, PKT_TIMESTAMP, (uint64_t)ts);
+	if (clock)
+		num(k, PKT_CLOCK_ID, clock);
 	num(k, PKT_SEQUENCE, s->seq);
 	num(k, PKT_FLAGS, s->started ? SEQ_NEEDS : SEQ_CLEARED);
 	s->started = true;
+	if (pf->defaults.n)
+		msg(k, PKT_DEFAULTS, &pf->defaults);
 	if (pf->interned.n)
 		msg(k, PKT_INTERNED, &pf->interned);
 	msg(k, field, body);
 	pf->interned.n = 0;
+	pf->defaults.n = 0;
 	/* Trace's field 1, its length, the packet */
 	unsigned char hd[11];
 	size_t n = 0;
@@ -271,7 +298,7 @@ void perfetto_process(struct perfetto *pf, const struct proc *p)
 	}
 	num(b, TD_UUID, s->uuid);
 	msg(b, TD_PROCESS, in);
-	packet(pf, s, -1, PKT_TRACK_DESCRIPTOR, b);
+	packet(pf, s, -1, 0, PKT_TRACK_DESCRIPTOR, b);
 }
 
 /* A thread's sequence and track, its descriptor written. */
@@ -286,7 +313,12 @@ struct pf_seq *perfetto_thread(struct perfetto *pf, const struct proc *p, const 
 	num(b, TD_UUID, s->uuid);
 	num(b, TD_PARENT, pf->proc_uuid);
 	msg(b, TD_THREAD, in);
-	packet(pf, s, -1, PKT_TRACK_DESCRIPTOR, b);
+	/* the sequence's defaults: this track, clock 64 */
+	in->n = 0;
+	num(in, TED_TRACK, s->uuid);
+	msg(&pf->defaults, DEF_TRACK_EVENT, in);
+	num(&pf->defaults, DEF_CLOCK_ID, CLOCK_SEQUENCE);
+	packet(pf, s, -1, 0, PKT_TRACK_DESCRIPTOR, b);
 	return s;
 }
 
@@ -325,14 +357,44 @@ static void annotation(struct perfetto *pf, const char *name, int kind, uint64_t
 	msg(&pf->body, TE_ANNOTATION, a);
 }
 
+/* Clock 64 of the sequence: incremental, at ns (BOOTTIME's ns) */
+static void clock_snapshot(struct perfetto *pf, struct pf_seq *s, int64_t ns)
+{
+	struct buf cs = { 0 }, c = { 0 };
+	num(&c, CLK_ID, CLOCK_BOOTTIME);
+	num(&c, CLK_TIMESTAMP, (uint64_t)ns);
+	msg(&cs, CS_CLOCKS, &c);
+	c.n = 0;
+	num(&c, CLK_ID, CLOCK_SEQUENCE);
+	num(&c, CLK_TIMESTAMP, (uint64_t)ns);
+	num(&c, CLK_INCREMENTAL, 1);
+	msg(&cs, CS_CLOCKS, &c);
+	struct buf saved = pf->interned;
+	pf->interned = (struct buf){ 0 };
+	packet(pf, s, ns, CLOCK_BOOTTIME, PKT_CLOCK_SNAPSHOT, &cs);
+	pf->interned = saved;
+	free(cs.b);
+	free(c.b);
+	s->clocked = true;
+	s->last = ns;
+}
+
+/* The event (its annotations in body already) on the sequence's track
+ * (its default), its time since the last one on clock 64. */
 static void event(struct perfetto *pf, struct pf_seq *s, int64_t ns, unsigned type, uint64_t iid)
 {
 	struct buf *b = &pf->body;
 	num(b, TE_TYPE, type);
-	num(b, TE_TRACK, s->uuid);
 	if (iid)
 		num(b, TE_NAME_IID, iid);
-	packet(pf, s, ns, PKT_TRACK_EVENT, b);
+	if (ns >= 0 && !s->clocked)
+		clock_snapshot(pf, s, ns);
+	if (ns >= 0 && ns >= s->last) {
+		packet(pf, s, ns - s->last, 0, PKT_TRACK_EVENT, b);
+		s->last = ns;
+	} else {
+		packet(pf, s, ns, CLOCK_BOOTTIME, PKT_TRACK_EVENT, b);
+	}
 }
 
 /* replay's filters: the function's name, the time */
@@ -426,5 +488,6 @@ void perfetto_close(struct perfetto *pf)
 	free(pf->inner.b);
 	free(pf->interned.b);
 	free(pf->ann.b);
+	free(pf->defaults.b);
 	free(pf);
 }
