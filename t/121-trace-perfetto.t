@@ -13,7 +13,9 @@
 # sequence before (or in) the packet that uses it, an iid one name for
 # the whole file; every event on a track described before it; times in
 # order on each track; every slice ended on its own track, none left
-# open.  The checker is shown each such fault in a trace spoilt here.
+# open; a sequence's defaults (its track, its clock) applied, and its
+# own clock (64 to 127) used only after a ClockSnapshot relates it to a
+# built-in one, its times deltas where the snapshot says incremental.  The checker is shown each such fault in a trace spoilt here.
 # The slices are the known call trees of recordings written byte for
 # byte (RecordingWriter): names, nesting, begin and end times in ns,
 # arguments and return values; the function tracer's calls are
@@ -44,13 +46,30 @@ syntax = "proto2";
 package perfetto.protos;
 message Trace { repeated TracePacket packet = 1; }
 message TracePacket {
+  optional ClockSnapshot clock_snapshot = 6;
   optional uint64 timestamp = 8;
   optional uint32 trusted_packet_sequence_id = 10;
   optional TrackEvent track_event = 11;
   optional InternedData interned_data = 12;
   optional uint32 sequence_flags = 13;
+  optional uint32 timestamp_clock_id = 58;
+  optional TracePacketDefaults trace_packet_defaults = 59;
   optional TrackDescriptor track_descriptor = 60;
 }
+message ClockSnapshot {
+  message Clock {
+    optional uint32 clock_id = 1;
+    optional uint64 timestamp = 2;
+    optional bool is_incremental = 3;
+    optional uint64 unit_multiplier_ns = 4;
+  }
+  repeated Clock clocks = 1;
+}
+message TracePacketDefaults {
+  optional uint32 timestamp_clock_id = 58;
+  optional TrackEventDefaults track_event_defaults = 11;
+}
+message TrackEventDefaults { optional uint64 track_uuid = 11; }
 message TrackDescriptor {
   optional uint64 uuid = 1;
   optional string name = 2;
@@ -139,7 +158,7 @@ sub one { my ($m, $k) = @_; return $m->{$k} ? $m->{$k}[0] : undef }
 # instants => {uuid => [[name, ts, {annotations}]]} }
 sub check {
     my ($packets) = @_;
-    my (%fault, %seen_seq, %defined, %iid_name, %track, %stack, %last_ts, %model);
+    my (%fault, %seen_seq, %defined, %iid_name, %track, %stack, %last_ts, %model, %defaults, %clock);
     my $say = sub { my ($k, $what) = @_; push @{ $fault{$k} }, $what; return };
     my $ann = sub {
         my ($te) = @_;
@@ -161,6 +180,38 @@ sub check {
         my $flags = one($p, 'sequence_flags') // 0;
         if (!$seen_seq{$seq}++) {
             $say->(flags => "packet $n: first of sequence $seq without SEQ_INCREMENTAL_STATE_CLEARED") unless $flags & 1;
+        }
+        if (my $d = one($p, 'trace_packet_defaults')) {
+            $defaults{$seq} = { clock => one($d, 'timestamp_clock_id'),
+                track => one(one($d, 'track_event_defaults') // {}, 'track_uuid') };
+        }
+        # the packet's time: on a built-in clock (1 to 63) as it is; on
+        # the sequence's own, through its snapshot (incremental: since
+        # the last time on that clock)
+        my $ts = one($p, 'timestamp');
+        if (defined $ts) {
+            my $cid = one($p, 'timestamp_clock_id') // $defaults{$seq}{clock} // 6;
+            if ($cid >= 64) {
+                my $c = $clock{$seq}{$cid};
+                if (!$c) {
+                    $say->(clock => "packet $n: clock $cid used before a snapshot on sequence $seq");
+                } else {
+                    $c->{value} = $c->{incremental} ? $c->{value} + $ts : $ts;
+                    $ts = $c->{value} + $c->{offset};
+                }
+            }
+        }
+        if (my $cs = one($p, 'clock_snapshot')) {
+            my ($builtin) = grep { one($_, 'clock_id') < 64 } @{ $cs->{clocks} // [] };
+            for my $c (grep { one($_, 'clock_id') >= 64 } @{ $cs->{clocks} // [] }) {
+                if (!$builtin) {
+                    $say->(clock => "packet $n: clock " . one($c, 'clock_id') . ' related to no built-in clock');
+                    next;
+                }
+                $clock{$seq}{ one($c, 'clock_id') } = { value => one($c, 'timestamp'),
+                    incremental => (one($c, 'is_incremental') // '') eq 'true',
+                    offset => one($builtin, 'timestamp') - one($c, 'timestamp') };
+            }
         }
         for my $id (@{ $p->{interned_data} // [] }) {
             for my $en (@{ $id->{event_names} // [] }) {
@@ -189,12 +240,11 @@ sub check {
         my $te = one($p, 'track_event') or next;
         $say->(flags => "packet $n: interned names used without SEQ_NEEDS_INCREMENTAL_STATE")
             if defined one($te, 'name_iid') && !($flags & 2);
-        my $uuid = one($te, 'track_uuid') // 0;
+        my $uuid = one($te, 'track_uuid') // $defaults{$seq}{track} // 0;
         if (!$track{$uuid}) {
             $say->(track => "packet $n: track $uuid not described before its event");
             next;
         }
-        my $ts = one($p, 'timestamp');
         $say->(order => "packet $n: track $uuid's time goes back ($last_ts{$uuid} to $ts)")
             if defined $last_ts{$uuid} && $ts < $last_ts{$uuid};
         $last_ts{$uuid} = $ts;
@@ -385,8 +435,10 @@ my @evi = grep { one($good->[$_], 'track_event') } 0 .. $#$good;
 my ($end) = grep { one(one($good->[$_], 'track_event'), 'type') eq 'TYPE_SLICE_END' } @evi;
 spoilt('a slice never ended', 'open', sub { splice @{ $_[0] }, $end, 1 });
 spoilt('an end on another track', 'open', sub {
-    my $te = one($_[0][$end], 'track_event');
-    $te->{track_uuid}[0] = (grep { $_ != $te->{track_uuid}[0] } keys %{ $model->{threads} })[0];
+    my $seq = one($_[0][$end], 'trusted_packet_sequence_id');
+    my ($mine) = map { one(one(one($_, 'trace_packet_defaults'), 'track_event_defaults'), 'track_uuid') }
+        grep { one($_, 'trusted_packet_sequence_id') == $seq && one($_, 'trace_packet_defaults') } @{ $_[0] };
+    one($_[0][$end], 'track_event')->{track_uuid}[0] = (grep { $_ != $mine } keys %{ $model->{threads} })[0];
 });
 my ($first_def) = grep { $good->[$_]{interned_data} } 0 .. $#$good;
 spoilt('a name used and never defined', 'iid', sub { delete $_[0][$first_def]{interned_data} });
@@ -402,13 +454,24 @@ spoilt('an iid given two names', 'iid', sub {
     $_[0][$later]{interned_data}[0]{event_names}[0]{iid}[0] =
         $_[0][$first_def]{interned_data}[0]{event_names}[0]{iid}[0];
 });
-spoilt("a time that goes back on its track", 'order', sub {
-    my ($a, $b) = grep { one(one($_[0][$_], 'track_event'), 'track_uuid') == one(one($_[0][$evi[0]], 'track_event'), 'track_uuid') } @evi;
-    ($_[0][$a]{timestamp}[0], $_[0][$b]{timestamp}[0]) = ($_[0][$b]{timestamp}[0], $_[0][$a]{timestamp}[0]);
+spoilt('a time that goes back on its track', 'order', sub {
+    # an event at the time before its sequence's snapshot, on BOOTTIME
+    my ($e) = grep { $_ > $evi[0] && one($_[0][$_], 'trusted_packet_sequence_id')
+        == one($_[0][$evi[0]], 'trusted_packet_sequence_id') } @evi;
+    my ($cs) = grep { one($_[0][$_], 'clock_snapshot') } 0 .. $#{ $_[0] };
+    $_[0][$e]{timestamp} = [one($_[0][$cs], 'timestamp') - 1];
+    $_[0][$e]{timestamp_clock_id} = [6];
+});
+spoilt('a sequence\'s clock used before its snapshot', 'clock', sub {
+    my ($cs) = grep { one($_[0][$_], 'clock_snapshot') } 0 .. $#{ $_[0] };
+    splice @{ $_[0] }, $cs, 1;
 });
 spoilt('a sequence not begun with its state cleared', 'flags', sub { $_[0][1]{sequence_flags}[0] = 2 });
 spoilt('interned names used without needing the state', 'flags', sub { $_[0][$evi[0]]{sequence_flags}[0] = 0 });
-spoilt('an event on a track not described', 'track', sub { splice @{ $_[0] }, 1, 1 });
+spoilt('an event on a track not described', 'track', sub {
+    my ($d) = grep { one($_[0][$_], 'trace_packet_defaults') } 0 .. $#{ $_[0] };
+    delete $_[0][$d]{track_descriptor};
+});
 {
     my ($p) = decode($gfile);
     $_->{name}[0] =~ s/\Agamma\z/delta/ for map { @{ $_->{event_names} } } map { @{ $_->{interned_data} // [] } } @$p;
@@ -488,8 +551,8 @@ for my $tracer (qw(function_graph function)) {
     my ($ps, $cs) = (-s "$dir/big.pftrace", -s "$dir/big.json");
     my ($pe, $ce) = map { sprintf '%.1f', $_ / $n } $ps, $cs;
     diag("$n events: perfetto $ps bytes ($pe an event), chrome $cs bytes ($ce an event)");
-    cmp_ok($pe, '<=', 21, "perfetto: at most 21 bytes an event ($pe)");
-    cmp_ok($ps * 2.5, '<', $cs, "perfetto: under 40% of Chrome's JSON ($ps against $cs)");
+    cmp_ok($pe, '<=', 14, "perfetto: at most 14 bytes an event ($pe)");
+    cmp_ok($ps * 4, '<', $cs, "perfetto: under a quarter of Chrome's JSON ($ps against $cs)");
 }
 
 done_testing();
