@@ -421,6 +421,17 @@ is_deeply([sort map { $_->[0] } map { @$_ } values %{ $m->{slices} }],
 is_deeply([sort map { $_->[0] } map { @$_ } values %{ $m->{slices} }], ['beta', 'gamma'],
     '--since/--until: the calls that begin then (their ends kept)');
 
+# losses: an instant after the thread's last event, the count its annotation
+{
+    my $lost = recording('lost', graph => 1, write => { threads => {
+        1002 => { comm => 'b', lost => 7, events => call_events($TREE{1002}{calls}, t0 => $T0, func => \%FUNC,
+            graph => 1, cpu => 1, outside => $OUTSIDE) } } });
+    my (undef, undef, $lm) = perfetto($lost);
+    my $u = uuid_of_tid($lm, 1002);
+    is_deeply($lm->{instants}{$u}, [['lost events', $T0 + 12_200_000, { lost => 7 }]],
+        'lost events: an instant at the last event, lost 7');
+}
+
 # ---- the checker, shown each fault ----
 
 my ($good) = decode($gfile);
@@ -533,6 +544,57 @@ for my $tracer (qw(function_graph function)) {
                 "function, thread $tid: an instant a call of mid and of leaf, as the program counted");
         }
     }
+}
+
+# ---- under ASan and UBSan: these recordings, and random damage ----
+
+{
+    my $asan = "$dir/mcount-read-asan";
+    my ($cs, undef, $ce) = run_cmd(['cc', '-std=c11', '-O1', '-g', '-fsanitize=address,undefined',
+        '-fno-sanitize-recover=all', "-I$TOP/rt", '-o', $asan, glob("$TOP/read/*.c"), "$TOP/rt/argfmt.c", '-lm']);
+    ok(!$cs, 'mcount-read builds with ASan and UBSan') or diag($ce);
+    my $env = { ASAN_OPTIONS => 'detect_leaks=1' };
+    my $same = 0;
+    for my $rec ($graph, $fn, $ticked) {
+        ($st, undef, $err) = run_cmd([$asan, 'replay', '--format=perfetto', '-o', "$dir/asan.pftrace", $rec],
+            env => $env);
+        run_cmd([$READ, 'replay', '--format=perfetto', '-o', "$dir/plain.pftrace", $rec]);
+        $same++ if !$st && $err eq '' && slurp("$dir/asan.pftrace") eq slurp("$dir/plain.pftrace");
+    }
+    is($same, 3, 'ASan and UBSan: three recordings, no complaint, the same files');
+    srand(121);
+    my $base = recording('fuzz', graph => 1) . '/4242';
+    my @files = map { "$base/$_" } qw(funcs clock ring-1001 ring-1002 stream-1001 stream-1002);
+    my %orig = map { $_ => slurp($_) } @files;
+    my ($bad, $ill) = (0, 0);
+    for my $i (1 .. 60) {
+        my $f = $files[ int rand @files ];
+        my $b = $orig{$f};
+        if ($i % 2) {
+            substr($b, int rand length $b, 1) = chr int rand 256 for 1 .. 1 + int rand 8;
+        } else {
+            $b = substr($b, 0, int rand length $b);
+        }
+        spit($f, $b);
+        ($st, undef, $err) = run_cmd([$asan, 'replay', '--format=perfetto', '-o', "$dir/fuzz.pftrace", $base],
+            env => $env);
+        if (($st >> 8) > 1 || ($st & 127) || $err =~ /Sanitizer|runtime error/) {
+            $bad++;
+            diag "$f (case $i): status $st\n$err" if $bad < 4;
+        }
+        # the file well formed whatever the recording: a slice may stay
+        # open (its exit damaged), a damaged time go back
+        my ($p) = decode("$dir/fuzz.pftrace");
+        my ($fault) = $p ? check($p) : ({ decode => 1 });
+        delete @$fault{qw(open order)};
+        if (%$fault) {
+            $ill++;
+            diag "$f (case $i): " . explain($fault) if $ill < 4;
+        }
+        spit($f, $orig{$f});
+    }
+    is($bad, 0, 'random damage: 60 runs, none crashed or erred under ASan/UBSan');
+    is($ill, 0, 'random damage: every file decodes, its sequences, names, tracks and clocks whole');
 }
 
 # ---- size: a million events ----
