@@ -421,6 +421,24 @@ is_deeply([sort map { $_->[0] } map { @$_ } values %{ $m->{slices} }],
 is_deeply([sort map { $_->[0] } map { @$_ } values %{ $m->{slices} }], ['beta', 'gamma'],
     '--since/--until: the calls that begin then (their ends kept)');
 
+# two processes: a process track each, its threads under it
+{
+    my $two = recording('two', graph => 1);
+    my %th = map { ($_ => { comm => "c$_", events => call_events($TREE{1001}{calls}, t0 => $T0, func => \%FUNC,
+        graph => 1, cpu => 1, outside => $OUTSIDE) }) } 2001, 2002;
+    write_proc("$two/4243", t0 => $T0, func => \%FUNC, libk => $LIBK, pid => 4243, graph => 1, done => 1,
+        threads => \%th);
+    my (undef, undef, $tm) = perfetto($two);
+    my %pid_of = map { ($_ => $tm->{procs}{$_}{pid}) } keys %{ $tm->{procs} };
+    is_deeply([sort values %pid_of], [4242, 4243], 'two processes: a process track each');
+    is_deeply({ map { $_->{tid} => [$_->{pid}, $pid_of{ $_->{parent} }] } values %{ $tm->{threads} } },
+        { 1001 => [4242, 4242], 1002 => [4242, 4242], 2001 => [4243, 4243], 2002 => [4243, 4243] },
+        "two processes: each thread's track under its process's");
+    my $u = uuid_of_tid($tm, 2002);
+    is_deeply([map { [@$_[0 .. 2]] } sort { $a->[1] <=> $b->[1] } @{ $tm->{slices}{$u} }],
+        tree_slices($TREE{1001}{calls}, sub { $T0 + $_[0] }), "two processes: the second's threads' slices");
+}
+
 # losses: an instant after the thread's last event, the count its annotation
 {
     my $lost = recording('lost', graph => 1, write => { threads => {
