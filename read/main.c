@@ -297,7 +297,7 @@ int main(int argc, char **argv)
 		proc_free(&ps[i]);
 	free(ps);
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "mcount-read: standard output: %s\n", strerror(errno));
+		fprintf(stderr, "mcount-read: %s: %s\n", output ? output : "standard output", strerror(errno));
 		return 1;
 	}
 	return read_status || !n ? 1 : 0;

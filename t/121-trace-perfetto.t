@@ -522,6 +522,11 @@ like($out, qr/mcount-read: --format=perfetto writes binary: not to a terminal \(
 like($out, qr/status 0/, 'a terminal with -o FILE: written');
 is(slurp("$dir/tty.pftrace"), slurp($gfile), '... the same file');
 
+($st, $out, $err) = run_cmd([$READ, 'replay', '--format=perfetto', '-o', '/dev/full', $graph]);
+is(($st >> 8) . " $err", "1 mcount-read: /dev/full: No space left on device\n", '-o a full device: said, status 1');
+($st, $out, $err) = run_cmd([$READ, 'replay', '--format=perfetto', '-o', "$dir/none/x", $graph]);
+is(($st >> 8) . " $err", "1 mcount-read: $dir/none/x: No such file or directory\n", '-o in no directory: said, status 1');
+
 # ---- mcount-trace replay ----
 
 clean_env();
