@@ -3,8 +3,9 @@
  * (doc/trace-format.md) read back: info, replay, report.
  *
  *   mcount-read info DIR
- *   mcount-read replay [--format=text|json|chrome] [--function=GLOB]
- *                      [--tid=N] [--since=S] [--until=S] [--depth=N] DIR
+ *   mcount-read replay [--format=text|json|chrome|perfetto] [-o FILE]
+ *                      [--function=GLOB] [--tid=N] [--since=S] [--until=S]
+ *                      [--depth=N] DIR
  *   mcount-read report [--sort=calls|total|self|avg|max|name] [--threads] DIR
  *   mcount-read report --diff=DIR2 [--sort=KEY] DIR
  *
@@ -19,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "read.h"
 
@@ -28,8 +30,8 @@
 
 static const char usage_text[] =
 	"usage: mcount-read info DIR\n"
-	"       mcount-read replay [--format=text|json|chrome] [--function=GLOB] [--tid=N]\n"
-	"                          [--since=S] [--until=S] [--depth=N] DIR\n"
+	"       mcount-read replay [--format=text|json|chrome|perfetto] [-o FILE] [--function=GLOB]\n"
+	"                          [--tid=N] [--since=S] [--until=S] [--depth=N] DIR\n"
 	"       mcount-read report [--sort=calls|total|self|avg|max|name] [--threads] DIR\n"
 	"       mcount-read report --diff=DIR2 [--sort=KEY] DIR\n"
 	"A recording of mcount-trace record (doc/trace-format.md) read back: DIR is a\n"
@@ -203,7 +205,7 @@ int main(int argc, char **argv)
 		printf("mcount-read (recordmcount) %s\n", VERSION);
 		return 0;
 	}
-	const char *cmd = argv[1], *dir = NULL, *sort = "total", *dir2 = NULL;
+	const char *cmd = argv[1], *dir = NULL, *sort = "total", *dir2 = NULL, *output = NULL;
 	struct replay_opts o = { 0 };
 	bool threads = false;
 	bool is_info = !strcmp(cmd, "info"), is_replay = !strcmp(cmd, "replay"), is_report = !strcmp(cmd, "report");
@@ -224,10 +226,16 @@ int main(int argc, char **argv)
 				o.fmt = 1;
 			else if (!strcmp(v, "chrome"))
 				o.fmt = 2;
+			else if (!strcmp(v, "perfetto"))
+				o.fmt = 3;
 			else {
-				fprintf(stderr, "mcount-read: --format=%s: text, json or chrome\n", v);
+				fprintf(stderr, "mcount-read: --format=%s: text, json, chrome or perfetto\n", v);
 				usage();
 			}
+		} else if (is_replay && ((v = opt(a, "--output")) || !strcmp(a, "-o"))) {
+			if (!v && !(v = argv[++i]))
+				usage();
+			output = v;
 		} else if (is_replay && (v = opt(a, "--function"))) {
 			o.function = v;
 		} else if (is_replay && (v = opt(a, "--tid"))) {
@@ -269,6 +277,14 @@ int main(int argc, char **argv)
 	}
 	if (!dir || (dir2 && threads))
 		usage();
+	if (output && !freopen(output, "w", stdout)) {
+		fprintf(stderr, "mcount-read: %s: %s\n", output, strerror(errno));
+		return 1;
+	}
+	if (o.fmt == 3 && !output && isatty(STDOUT_FILENO)) {
+		fputs("mcount-read: --format=perfetto writes binary: not to a terminal (-o FILE)\n", stderr);
+		return 2;
+	}
 	static char obuf[1 << 20];
 	setvbuf(stdout, obuf, _IOFBF, sizeof obuf);
 	struct proc *ps;
@@ -297,7 +313,7 @@ int main(int argc, char **argv)
 		proc_free(&ps[i]);
 	free(ps);
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "mcount-read: standard output: %s\n", strerror(errno));
+		fprintf(stderr, "mcount-read: %s: %s\n", output ? output : "standard output", strerror(errno));
 		return 1;
 	}
 	return read_status || !n ? 1 : 0;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "argfmt.h"
 
@@ -179,7 +180,7 @@ void walk_close(struct walk *w);
 
 /* replay.c, report.c, info (main.c) */
 struct replay_opts {
-	int fmt;                      /* 0 text, 1 json, 2 chrome */
+	int fmt;                      /* 0 text, 1 json, 2 chrome, 3 perfetto */
 	const char *function;
 	long tid;
 	bool has_since, has_until;
@@ -191,5 +192,17 @@ void report(struct proc *ps, size_t n, const char *sort, bool threads);
 /* per function, A's figures, B's and the change; sorted by the key's change */
 void report_diff(struct proc *a, size_t na, const char *dir_a, struct proc *b, size_t nb, const char *dir_b,
 		 const char *sort);
+
+/* perfetto.c: replay --format=perfetto, a process, its threads, each
+ * thread's events in their order (any order across threads) */
+struct perfetto;
+struct pf_seq;
+struct perfetto *perfetto_open(FILE *out);
+void perfetto_process(struct perfetto *pf, const struct proc *p);
+struct pf_seq *perfetto_thread(struct perfetto *pf, const struct proc *p, const struct thread *t);
+void perfetto_event(struct perfetto *pf, struct pf_seq *s, const struct ev *e, const struct ev *slots, size_t nslots,
+		    const struct replay_opts *o);
+void perfetto_lost(struct perfetto *pf, struct pf_seq *s, uint64_t ts, uint64_t n);
+void perfetto_close(struct perfetto *pf);
 
 #endif

@@ -23,6 +23,7 @@ struct tstate {
 	unsigned nopen;
 	char prefix[64], gprefix[112];
 	bool lost_said;
+	struct pf_seq *pf;            /* perfetto: the thread's sequence */
 };
 
 struct doc {
@@ -33,6 +34,7 @@ struct doc {
 	char last_task[112];
 	bool first;                   /* Chrome: no event written yet */
 	uint64_t untabled;
+	struct perfetto *pf;          /* perfetto: the file's state */
 };
 
 static void json_str(FILE *f, const char *s)
@@ -121,6 +123,11 @@ static void step(struct doc *d, struct tstate *s)
 	const struct ev ev = s->cur.e, *e = &ev;
 	size_t nslots = s->cur.nslots;
 	const struct replay_opts *o = d->o;
+	if (o->fmt == 3) {
+		perfetto_event(d->pf, s->pf, e, s->cur.slots, nslots, o);
+		advance(s);
+		return;
+	}
 	unsigned cpu = (unsigned)((e->ip >> EV_CPU_SHIFT) & EV_CPU_MASK);
 	bool exit = e->ip & EV_EXIT;
 	uint64_t site = e->ip & EV_SITE_MASK;
@@ -303,7 +310,9 @@ static void put_lost(struct doc *d, struct tstate *s)
 	uint64_t n = t->lost + t->gap;
 	if (!n)
 		return;
-	if (d->o->fmt == 2) {
+	if (d->o->fmt == 3) {
+		perfetto_lost(d->pf, s->pf, s->last_ts, n);
+	} else if (d->o->fmt == 2) {
 		uint64_t ts = s->last_ts;
 		printf("%s{\"name\":\"lost events\",\"ph\":\"i\",\"s\":\"t\",\"pid\":%ld,\"tid\":%ld,"
 		       "\"ts\":%.3f,\"args\":{\"lost\":%llu}}", d->first ? "" : ",\n", d->p->pid, t->tid,
@@ -331,10 +340,14 @@ void replay(struct proc *ps, size_t np, const struct replay_opts *o)
 	struct doc d = { .o = o, .first = true };
 	if (o->fmt == 2)
 		fputs("{\"traceEvents\":[\n", stdout);
+	if (o->fmt == 3)
+		d.pf = perfetto_open(stdout);
 	for (size_t pi = 0; pi < np; pi++) {
 		struct proc *p = &ps[pi];
 		d.p = p;
 		d.last = NULL;
+		if (d.pf)
+			perfetto_process(d.pf, p);
 		struct tstate *s = xmalloc((p->nt ? p->nt : 1) * sizeof *s);
 		size_t ns = 0;
 		for (size_t i = 0; i < p->nt; i++) {
@@ -346,6 +359,8 @@ void replay(struct proc *ps, size_t np, const struct replay_opts *o)
 			x->t = t;
 			x->c = cur_open(p, t);
 			advance(x);
+			if (d.pf)
+				x->pf = perfetto_thread(d.pf, p, t);
 			snprintf(x->prefix, sizeof x->prefix, "%16.16s-%-7ld ", t->comm, t->tid);
 			char ct[80];
 			snprintf(ct, sizeof ct, "%.63s-%ld", t->comm, t->tid);
@@ -406,4 +421,6 @@ void replay(struct proc *ps, size_t np, const struct replay_opts *o)
 	}
 	if (o->fmt == 2)
 		fputs("\n]}\n", stdout);
+	if (d.pf)
+		perfetto_close(d.pf);
 }

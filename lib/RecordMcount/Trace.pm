@@ -304,7 +304,8 @@ my %REPORT_SORT = map { $_ => 1 } qw(calls total self avg max name);
 # read_recording(VERB, OPTIONS, [DIR]) -> exit status: mcount-read VERB
 # on DIR (default mcount-trace.data), the options that VERB takes passed
 # on; mcount-read says what it cannot read (status 1).  OPTIONS: format,
-# function, tid, since, until, depth (replay); sort, threads, diff (report).
+# output, function, tid, since, until, depth (replay); sort, threads, diff
+# (report).
 sub read_recording {
     my ($verb, $opt, $argv) = @_;
     bad_usage("too many arguments: $verb takes a DIR only") if @$argv > 1;
@@ -324,6 +325,7 @@ sub read_recording {
             push @args, "--$k=$opt->{$k}";
         }
         push @args, "--function=$opt->{function}" if defined $opt->{function};
+        push @args, "--output=$opt->{output}" if defined $opt->{output};
     } else {
         bad_usage('--format applies to replay only') if $opt->{format} ne 'text';
     }

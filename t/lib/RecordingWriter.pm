@@ -1,0 +1,123 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+package RecordingWriter;
+# A process directory of a recording written byte for byte as
+# doc/trace-format.md says (info, clock, objects, funcs, protos, done,
+# stream-TID, ring-TID), from events given slot by slot: what the tests
+# of mcount-read hold its output against.  And the slots of call trees
+# known in advance, as the writer of a recording would have them.
+use strict;
+use warnings;
+no warnings 'portable';    # 64-bit addresses
+use Exporter 'import';
+use List::Util qw(max);
+use TestUtil qw(spit);
+
+our @EXPORT_OK = qw(pk write_proc call_events);
+
+# pk(BIG, WIDTH, WORDS...): the words packed, 8 or 4 bytes, in that order
+sub pk {
+    my ($big, $w) = (shift, shift);
+    return pack(($w == 8 ? 'Q' : 'L') . ($big ? '>' : '<') . '*', @_);
+}
+
+# write_proc(DIR, %o): o: t0 (ns: the clock's default pair), func (name
+# => [address, size, object]), libk (the bias of object 1), pid, big,
+# graph, ticks (ns => ticks sub), clock (pairs), done, threads => {TID =>
+# {events, stream, tail, head, mask, torn, width, lost, layout}},
+# info_extra, funcs_extra
+sub write_proc {
+    my ($d, %o) = @_;
+    my ($T0, $FUNC, $LIBK) = @o{qw(t0 func libk)};
+    mkdir $d or die "$d: $!";
+    my $big = $o{big} // 0;
+    spit("$d/info", $o{info} // join('', "mcount-trace-data 1\n", 'byte-order ' . ($big ? 'big' : 'little') . "\n",
+        "word-bits 64\n", "arch x86_64\n", "pid $o{pid}\n", "ppid 1\n", "future-key whatever it says\n",
+        "program /usr/bin/known\n", "argv \"known\" \"-x\"\n",
+        'tracer ' . ($o{graph} ? 'function_graph' : 'function') . "\n",
+        'clock ' . ($o{clock} ? 'tsc' : 'monotonic') . "\n", "start 1700000000\n"));
+    spit("$d/clock", $o{clock_text} // join('', map { "$_->[0] $_->[1]\n" } @{ $o{clock} // [[$T0, $T0]] }));
+    spit("$d/objects", $o{objects} // sprintf "O 0 0 - /proc/self/exe\nO 1 %x abcd /lib/libk.so\n", $LIBK);
+    spit("$d/funcs", $o{funcs} // join('', (map { sprintf "F %x %d %d %s\n", @{ $FUNC->{$_} }, $_ }
+        sort { $FUNC->{$a}[0] <=> $FUNC->{$b}[0] } keys %$FUNC), $o{funcs_extra} // ''));
+    spit("$d/protos", '');
+    spit("$d/done", "events 0\nlost 0\nend 1700000001\n") if $o{done};
+    for my $tid (sort keys %{ $o{threads} }) {
+        my $t = $o{threads}{$tid};
+        my @ev = @{ $t->{events} };
+        my $n = @ev;
+        my $L = $t->{stream} // $n;
+        my $stream = join '', map { pk($big, 8, @$_) } @ev[0 .. $L - 1];
+        $stream .= "\x55" x $t->{torn} if $t->{torn};
+        spit("$d/stream-$tid", $stream) unless $t->{no_stream};
+        my $w = $t->{width} // 8;
+        my $head = $t->{head} // $n;
+        my $tail = $t->{tail} // $L;
+        my $mask = $t->{mask} // 63;
+        # the header: fields where this layout puts them (the reader
+        # must go by the offsets)
+        my %at = (head => 4096, tail => 4160, mask => 4224, lost => 4232, comm => 4240, noshadow => 4256,
+            unwound => 4264, untabled => 4272, recursion => 4280, ev => 8192, %{ $t->{layout} // {} });
+        my $size = max($at{ev} + ($mask + 1) * 24, 4096 * 3);
+        my $ring = "\xaa" x $size;
+        my $put = sub { my ($off, $bytes) = @_; substr($ring, $off, length $bytes) = $bytes };
+        $put->(0, "MCTRING\0");
+        $put->(8, pk($big, 4, 0x01020304));
+        $put->(12, pk($big, 4, $t->{version} // 1, $w, int $tid));
+        $put->(24, pk($big, 8, @at{qw(head tail mask ev lost comm noshadow unwound untabled recursion)}));
+        my $wrap = $w == 4 ? 2**32 : 2**64;
+        $put->($at{head}, pk($big, $w, $head % $wrap));
+        $put->($at{tail}, pk($big, $w, $tail % $wrap));
+        $put->($at{mask}, pk($big, 8, $mask));
+        $put->($at{lost}, pk($big, 8, $t->{lost} // 0));
+        $put->($at{comm}, pack('a16', $t->{comm}));
+        $put->($at{$_}, pk($big, 8, $t->{$_} // 0)) for qw(noshadow unwound untabled recursion);
+        # the slots the ring still holds: [head - its size, head)
+        for my $s (max(0, $head - ($mask + 1)) .. $head - 1) {
+            $put->($at{ev} + ($s & $mask) * 24, pk($big, 8, @{ $ev[$s] })) if $s < $n;
+        }
+        $ring = $t->{ring_edit}->($ring) if $t->{ring_edit};
+        spit("$d/ring-$tid", $ring) unless $t->{no_ring};
+    }
+    return $d;
+}
+
+# call_events(CALLS, %o) -> [slots]: the events of a thread's calls, in
+# order, as [ts, ip, parent] slots, payloads included.  A call: [name,
+# start, end, {args => [...], ret => V}, children...], times in ns after
+# o{t0}; o: func (name => [address, ...]), cpu, graph, outside (the
+# return address of the outermost calls), ticks (ns => the clock's
+# ticks: ns).  Sites are 5 bytes into their
+# function, return addresses 16.
+sub call_events {
+    my ($calls, %o) = @_;
+    my $cpu = ($o{cpu} // 0) << 48;
+    my $tk = $o{ticks} // sub { $_[0] };
+    my @ev;
+    my $walk;
+    $walk = sub {
+        my ($c, $caller) = @_;
+        my ($name, $s, $e, $x, @kids) = @$c;
+        my $site = $o{func}{$name}[0] + 5;
+        my $ets = $tk->($o{t0} + $s);
+        my $ip = $site | $cpu | ($o{graph} ? (1 << 60) | (1 << 62) : 0);
+        my @args = @{ $x->{args} // [] };
+        $ip |= 1 << 61 if @args;
+        push @ev, [$ets, $ip, defined $caller ? $o{func}{$caller}[0] + 0x10 : $o{outside}];
+        if (@args) {
+            # raw words: key 0, N | S << 16, the words, in slots of three
+            my @w = (0, scalar(@args), @args);
+            my $slots = int((@w + 2) / 3);
+            $w[1] |= $slots << 16;
+            push @w, 0 while @w % 3;
+            push @ev, [splice(@w, 0, 3)] while @w;
+        }
+        $walk->($_, $name) for @kids;
+        return unless $o{graph};
+        push @ev, [$tk->($o{t0} + $e), $site | $cpu | (1 << 63) | (defined $x->{ret} ? 1 << 61 : 0), $ets];
+        push @ev, [$x->{ret}, 0, 0] if defined $x->{ret};
+    };
+    $walk->($_, undef) for @$calls;
+    return \@ev;
+}
+
+1;
