@@ -30,19 +30,7 @@ my $dir = tmpdir();
 
 # ---- the known calls ----
 
-my $T0 = 5_000_000_000_000;    # ns (CLOCK_MONOTONIC), and ticks for clock monotonic
-my %FUNC = (                   # name => [address, size, object]
-    main  => [0x401000, 0x100, 0],
-    alpha => [0x401100, 0x50,  0],
-    beta  => [0x401200, 0,     0],    # size 0: up to gamma
-    gamma => [0x401300, 0x40,  0],
-    libfn => [0x7f0000001000, 0x40, 1],
-);
-my $OUTSIDE = 0x7f00deadbee0;    # a return address in no function
-my $LIBK = 0x7f0000000000;       # in libk.so, loaded there (objects)
-my $OUTSIDE_NAME = sprintf 'libk.so+%#x', $OUTSIDE - $LIBK;    # as the live tracer names it
-sub site { return $FUNC{ $_[0] }[0] + 5 }
-sub ret_in { return $FUNC{ $_[0] }[0] + 0x10 }
+use ReadTest qw($T0 %FUNC $OUTSIDE $LIBK $OUTSIDE_NAME site ret_in pk write_proc);
 
 # A call: [name, start, end, {args => [...], ret => V}, children...]
 # (times in ns after T0)
@@ -215,71 +203,6 @@ sub parse_report {
         $r{$name} = \%row;
     }
     return \%r;
-}
-
-# ---- a recording, byte for byte ----
-
-# write_proc(DIR, %o): o: pid, big, graph, ticks (ns => ticks sub),
-# clock (pairs), done, threads => {TID => {events, stream, tail, head,
-# mask, torn, width, lost, layout}}, info_extra, funcs_extra
-sub pk {
-    my ($big, $w) = (shift, shift);
-    return pack(($w == 8 ? 'Q' : 'L') . ($big ? '>' : '<') . '*', @_);
-}
-
-sub write_proc {
-    my ($d, %o) = @_;
-    mkdir $d or die "$d: $!";
-    my $big = $o{big} // 0;
-    spit("$d/info", $o{info} // join('', "mcount-trace-data 1\n", 'byte-order ' . ($big ? 'big' : 'little') . "\n",
-        "word-bits 64\n", "arch x86_64\n", "pid $o{pid}\n", "ppid 1\n", "future-key whatever it says\n",
-        "program /usr/bin/known\n", "argv \"known\" \"-x\"\n",
-        'tracer ' . ($o{graph} ? 'function_graph' : 'function') . "\n",
-        'clock ' . ($o{clock} ? 'tsc' : 'monotonic') . "\n", "start 1700000000\n"));
-    spit("$d/clock", $o{clock_text} // join('', map { "$_->[0] $_->[1]\n" } @{ $o{clock} // [[$T0, $T0]] }));
-    spit("$d/objects", $o{objects} // sprintf "O 0 0 - /proc/self/exe\nO 1 %x abcd /lib/libk.so\n", $LIBK);
-    spit("$d/funcs", $o{funcs} // join('', (map { sprintf "F %x %d %d %s\n", @{ $FUNC{$_} }, $_ }
-        sort { $FUNC{$a}[0] <=> $FUNC{$b}[0] } keys %FUNC), $o{funcs_extra} // ''));
-    spit("$d/protos", '');
-    spit("$d/done", "events 0\nlost 0\nend 1700000001\n") if $o{done};
-    for my $tid (sort keys %{ $o{threads} }) {
-        my $t = $o{threads}{$tid};
-        my @ev = @{ $t->{events} };
-        my $n = @ev;
-        my $L = $t->{stream} // $n;
-        my $stream = join '', map { pk($big, 8, @$_) } @ev[0 .. $L - 1];
-        $stream .= "\x55" x $t->{torn} if $t->{torn};
-        spit("$d/stream-$tid", $stream) unless $t->{no_stream};
-        my $w = $t->{width} // 8;
-        my $head = $t->{head} // $n;
-        my $tail = $t->{tail} // $L;
-        my $mask = $t->{mask} // 63;
-        # the header: fields where this layout puts them (the reader
-        # must go by the offsets)
-        my %at = (head => 4096, tail => 4160, mask => 4224, lost => 4232, comm => 4240, noshadow => 4256,
-            unwound => 4264, untabled => 4272, recursion => 4280, ev => 8192, %{ $t->{layout} // {} });
-        my $size = max($at{ev} + ($mask + 1) * 24, 4096 * 3);
-        my $ring = "\xaa" x $size;
-        my $put = sub { my ($off, $bytes) = @_; substr($ring, $off, length $bytes) = $bytes };
-        $put->(0, "MCTRING\0");
-        $put->(8, pk($big, 4, 0x01020304));
-        $put->(12, pk($big, 4, $t->{version} // 1, $w, int $tid));
-        $put->(24, pk($big, 8, @at{qw(head tail mask ev lost comm noshadow unwound untabled recursion)}));
-        my $wrap = $w == 4 ? 2**32 : 2**64;
-        $put->($at{head}, pk($big, $w, $head % $wrap));
-        $put->($at{tail}, pk($big, $w, $tail % $wrap));
-        $put->($at{mask}, pk($big, 8, $mask));
-        $put->($at{lost}, pk($big, 8, $t->{lost} // 0));
-        $put->($at{comm}, pack('a16', $t->{comm}));
-        $put->($at{$_}, pk($big, 8, $t->{$_} // 0)) for qw(noshadow unwound untabled recursion);
-        # the slots the ring still holds: [head - its size, head)
-        for my $s (max(0, $head - ($mask + 1)) .. $head - 1) {
-            $put->($at{ev} + ($s & $mask) * 24, pk($big, 8, @{ $ev[$s] })) if $s < $n;
-        }
-        $ring = $t->{ring_edit}->($ring) if $t->{ring_edit};
-        spit("$d/ring-$tid", $ring) unless $t->{no_ring};
-    }
-    return $d;
 }
 
 my $mono = sub { $_[0] };
