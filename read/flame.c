@@ -15,7 +15,7 @@
 #define WIDTH 1200                    /* the image's, px */
 #define SIDE 10                       /* its margins */
 #define FRAME 16                      /* a frame's height */
-#define TOP 48                        /* above the frames: the heading */
+#define TOP 52                        /* above the frames: the heading */
 #define BOTTOM 16
 #define CHAR 7.2                      /* a character of 12px monospace, px (at most) */
 #define MIN_PX 0.1                    /* narrower frames are not drawn */
@@ -222,7 +222,7 @@ static const char script[] =
 	"for (var i = 0; i < fs.length; i++) fs[i].addEventListener('click', function () { zoom(this); });\n"
 	"})();\n";
 
-static void svg(struct flame *fl, struct gnode *root, const char *program, bool html)
+static void svg(struct flame *fl, struct gnode *root, const char *program, bool html, uint64_t deep)
 {
 	FILE *f = fl->out;
 	unsigned depth = fl->total ? depth_of(root, 0, fl->total) : 0;
@@ -247,7 +247,10 @@ static void svg(struct flame *fl, struct gnode *root, const char *program, bool 
 	xml(f, program, SIZE_MAX);
 	fputs("</text>\n", f);
 	fprintf(f, "<text x=\"%d\" y=\"40\" text-anchor=\"middle\">%s (a click zooms to a frame, on all: back)</text>\n",
-		WIDTH / 2, fl->timed ? "a frame's width: the time of its calls" : "a frame's width: its calls and those under it");
+		WIDTH / 2, fl->timed ? "a frame's width: the time of its calls" : "a frame's width: its calls and those over it");
+	if (deep)
+		fprintf(f, "<text x=\"%d\" y=\"%u\">%llu calls more than %d calls deep: not shown</text>\n", SIDE,
+			height - 3, (unsigned long long)deep, GRAPH_DEPTH);
 	if (fl->total)
 		frame(fl, root, "all", 0, 0, height);
 	else
@@ -272,7 +275,7 @@ void flame(struct proc *ps, size_t np, enum flame_fmt fmt, FILE *out)
 		free(kid);
 	} else {
 		const char *prog = np && ps[0].program ? ps[0].program : "?", *s = strrchr(prog, '/');
-		svg(&fl, &g.root, s ? s + 1 : prog, fmt == FLAME_HTML);
+		svg(&fl, &g.root, s ? s + 1 : prog, fmt == FLAME_HTML, g.deep);
 	}
 	free(fl.path);
 	gtree_free(&g);

@@ -112,6 +112,7 @@ static struct gnode *child(struct gtree *g, struct gnode *parent, const char *na
 
 struct frame {
 	struct gnode *n;              /* NULL: outside the calls shown */
+	unsigned level;               /* n's in the tree (1: a root); GRAPH_DEPTH + 1: too deep */
 	const struct func *f;
 	bool graph;                   /* open until its exit (else: the function tracer's) */
 	int64_t ns, kids;             /* its entry; its timed children's time */
@@ -145,7 +146,8 @@ static void on_call(void *ctx, const struct call *c)
 			fr->n->self += d - fr->kids;
 			w->g->timed = true;
 		}
-		if (w->n)
+		/* (a call too deep: its time its caller's own) */
+		if (w->n && fr->level <= GRAPH_DEPTH)
 			w->st[w->n - 1].kids += d;
 		return;
 	}
@@ -163,17 +165,24 @@ static void on_call(void *ctx, const struct call *c)
 		w->n = k;
 	}
 	struct gnode *parent = w->n ? w->st[w->n - 1].n : w->base, *node = NULL;
-	if (parent)
+	unsigned level = w->n ? w->st[w->n - 1].level : 0;
+	if (level >= GRAPH_DEPTH) {
+		w->g->deep++;
+		level = GRAPH_DEPTH + 1;
+	} else if (parent) {
 		node = child(w->g, parent, c->f->name);
-	else if (!fnmatch(w->function, c->f->name, 0))
+		level++;
+	} else if (!fnmatch(w->function, c->f->name, 0)) {
 		node = child(w->g, &w->g->root, c->f->name);
+		level = 1;
+	}
 	if (node)
 		node->calls++;
 	if (c->graph && !c->opens)
 		return;                       /* no exit follows: a leaf */
 	if (w->n == w->cap)
 		w->st = xrealloc(w->st, (w->cap = w->cap ? 2 * w->cap : 64) * sizeof *w->st);
-	w->st[w->n++] = (struct frame){ node, c->f, c->graph, c->ns, 0 };
+	w->st[w->n++] = (struct frame){ node, level, c->f, c->graph, c->ns, 0 };
 	w->ngraph += c->graph;
 }
 
@@ -314,6 +323,8 @@ void graph(struct proc *ps, size_t np, const char *function, long depth)
 	}
 	if (!g.root.kid && function)
 		printf("# no call of %s\n", function);
+	if (g.deep)
+		printf("# %llu calls more than %d calls deep: not shown\n", (unsigned long long)g.deep, GRAPH_DEPTH);
 	free(cont.s);
 	gtree_free(&g);
 }

@@ -39,7 +39,12 @@ struct gtree {
 	struct gnode **slot;          /* (parent, name) -> child, open addressing */
 	size_t nslot, n;
 	bool timed;                   /* a call had an exit */
+	uint64_t deep;                /* calls deeper than GRAPH_DEPTH: not in it */
 };
+
+/* The tree's depth at most (the function tracer's recursions nest
+ * each call in the last: a chain as long as the calls) */
+#define GRAPH_DEPTH 2048
 
 /* The calls of ps merged: under a root a process's program (programs
  * true), or without them the threads' outermost calls; with function
