@@ -455,9 +455,9 @@ SKIP: {
             or diag "other pixels: $others";
         my @miss;
         for my $f (grep { $_->{w} >= 20 } @$fr) {
-            my $c = $rows->[ int($f->{y}) + 1 ][ int($f->{x} + $f->{w} / 2) ];
-            push @miss, "$f->{name} at depth $f->{depth}: @$c, not @{ $f->{fill} }"
-                unless "@$c" eq "@{ $f->{fill} }";
+            my ($x, $y) = (int($f->{x} + $f->{w} / 2), int($f->{y}) + 1);
+            my $c = $y < $h && $x < $w ? "@{ $rows->[$y][$x] }" : 'outside the image';
+            push @miss, "$f->{name} at depth $f->{depth}: $c, not @{ $f->{fill} }" unless $c eq "@{ $f->{fill} }";
         }
         is("@miss", '', "$kind: each frame 20px wide or more drawn in its colour where it is");
     }
@@ -514,6 +514,66 @@ for my $u (['graph', $rec, 'a', 'b'], ['graph', '--depth=x', $rec], ['flame', '-
     ($st, undef, $err) = run_cmd([$MT, @$u]);
     is($st >> 8, 2, "mcount-trace @$u: bad usage, 2");
     like($err, qr/Try 'mcount-trace --help'/, "mcount-trace @$u: the usage hint");
+}
+
+# ---- deep, damaged: under ASan and UBSan ----
+
+# the function tracer's recursion nests each call in the last: 5000
+# calls of alpha from alpha, a chain as deep as the calls; and
+# function_graph's 3000 calls deep; the tree stops at 2048 and says so
+my $deep = "$dir/deep";
+mkdir $deep or die;
+my $chain = [map { [$T0 + 10 * $_, ($ADDR{alpha} + 5), $_ ? $ADDR{alpha} + 0x10 : $OUTSIDE] } 0 .. 4999];
+my @nest = map { [$T0 + 10 * $_, ($ADDR{beta} + 5) | (5 << 60), $ADDR{beta} + 0x10] } 0 .. 2999;
+push @nest, map { [$T0 + 40_000 + 10 * $_, ($ADDR{beta} + 5) | (1 << 63), $T0 + 10 * (2999 - $_)] } 0 .. 2999;
+write_proc("$deep/1", pid => 1, graph => 0, done => 1, threads => { 1 => { events => $chain, comm => 'f' } });
+write_proc("$deep/2", pid => 2, graph => 1, done => 1, threads => { 2 => { events => \@nest, comm => 'g' } });
+SKIP: {
+    my $asan = "$dir/mcount-read-asan";
+    my ($cs, undef, $ce) = run_cmd(['cc', '-std=c11', '-O1', '-g', '-fsanitize=address,undefined',
+        '-fno-sanitize-recover=all', "-I$TOP/rt", '-o', $asan, glob("$TOP/read/*.c"), "$TOP/rt/argfmt.c", '-lm']);
+    # (a build that fails is a failure, not a reason to skip)
+    ok(!$cs, 'mcount-read builds with ASan and UBSan') or diag($ce);
+    skip "no ASan build: $ce", 4 if $cs;
+    my $san = sub { return run_cmd([$asan, @_], env => { ASAN_OPTIONS => 'detect_leaks=1' }) };
+    my ($s, $o, $e) = $san->('graph', "$deep/1");
+    is($s, 0, 'graph of a chain of 5000 calls: status 0') or diag $e;
+    is(scalar(() = $o =~ /^ +: \(1\) alpha$/mg), 2048, 'a chain of 5000 calls: 2048 levels');
+    like($o, qr/^# 2952 calls more than 2048 calls deep: not shown$/m, 'a chain of 5000 calls: the rest said');
+    ($s, $o, $e) = $san->('flame', '--format=folded', "$deep/2");
+    # (the 2048th call: from 20,470 ns to 40,000 + 9,520)
+    my %by_depth = map { my ($k, $v) = /\A(.*) (\d+)\z/; (scalar(() = $k =~ /;/g) + 1 => $v) } split /\n/, $o;
+    is_deeply([$s, max(keys %by_depth), $by_depth{2048}], [0, 2048, 40_000 + 9520 - 20_470],
+        'function_graph 3000 calls deep: stacks of 2048 at most, the deepest\'s the time of those above it') or diag $e;
+    ($s, $o, $e) = $san->('flame', "$deep/2");
+    like($o, qr/>952 calls more than 2048 calls deep: not shown</, 'flame: the calls not shown said') or diag $e;
+    # random damage to every file of the recordings
+    srand(119);
+    my @files = map { glob("$_/*/*") } $rec, $frec;
+    my %orig = map { $_ => slurp($_) } @files;
+    my ($bad, $runs) = (0, 0);
+    for my $i (1 .. 60) {
+        my $f = $files[ int rand @files ];
+        my $b = $orig{$f};
+        if ($i % 2) {
+            substr($b, int rand length $b, 1) = chr int rand 256 for 1 .. 1 + int rand 8;
+        } else {
+            $b = substr($b, 0, int rand length $b);
+        }
+        spit($f, $b);
+        for my $cmd (['graph'], ['graph', 'alpha'], ['flame'], ['flame', '--format=folded']) {
+            my @a = ($cmd->[0], @$cmd[2 .. $#$cmd], ($cmd->[0] eq 'flame' ? @$cmd[1 .. $#$cmd] : ()));
+            my ($s2, undef, $e2) = $san->($cmd->[0], ($cmd->[0] eq 'flame' ? @$cmd[1 .. $#$cmd] : ()),
+                ($f =~ m{^\Q$frec\E/} ? $frec : $rec), ($cmd->[0] eq 'graph' ? @$cmd[1 .. $#$cmd] : ()));
+            $runs++;
+            if (($s2 >> 8) > 1 || ($s2 & 127) || $e2 =~ /Sanitizer|runtime error/) {
+                $bad++;
+                diag "$f (case $i), @$cmd: status $s2\n$e2" if $bad < 4;
+            }
+        }
+        spit($f, $orig{$f});
+    }
+    is($bad, 0, "random damage: $runs runs of graph and flame, none crashed or erred under ASan/UBSan");
 }
 
 # ---- a real run ----
