@@ -547,6 +547,22 @@ SKIP: {
         'function_graph 3000 calls deep: stacks of 2048 at most, the deepest\'s the time of those above it') or diag $e;
     ($s, $o, $e) = $san->('flame', "$deep/2");
     like($o, qr/>952 calls more than 2048 calls deep: not shown</, 'flame: the calls not shown said') or diag $e;
+    # names that are not UTF-8 (a sequence cut at the end), or hold a
+    # control character: '?' in the SVG, which stays XML
+    my %odd = ("cut\xe2\x82" => 'cut??', "ctl\x01z" => 'ctl?z', "ok\xc3\xa9" => "ok\xc3\xa9");
+    my @odd = sort keys %odd;
+    write_proc("$deep/3", pid => 3, graph => 0, done => 1,
+        funcs => join('', map { sprintf "F %x 64 0 %s\n", 0x500000 + 64 * $_, $odd[$_] } 0 .. $#odd),
+        threads => { 3 => { comm => 'o', events => [map { [$T0 + $_, 0x500005 + 64 * $_, $OUTSIDE] } 0 .. $#odd] } });
+    ($s, $o, $e) = $san->('flame', "$deep/3");
+    is($s, 0, 'flame of names not UTF-8: status 0') or diag $e;
+    is_deeply([sort map { $_->{name} } grep { $_->{depth} } @{ frames($o) }], [sort values %odd],
+        'flame of names not UTF-8: each byte of no character as ?');
+    SKIP: {
+        skip 'no xmllint', 1 unless -x $XMLLINT;
+        spit("$dir/odd.svg", $o);
+        is((run_cmd([$XMLLINT, '--noout', "$dir/odd.svg"]))[0], 0, 'xmllint reads the SVG of those names');
+    }
     # random damage to every file of the recordings
     srand(119);
     my @files = map { glob("$_/*/*") } $rec, $frec;
