@@ -8,6 +8,8 @@
  *                      [--depth=N] DIR
  *   mcount-read report [--sort=calls|total|self|avg|max|name] [--threads] DIR
  *   mcount-read report --diff=DIR2 [--sort=KEY] DIR
+ *   mcount-read graph [--depth=N] DIR [FUNCTION]
+ *   mcount-read flame [--format=svg|html|folded] [--output=FILE] DIR
  *
  * DIR is a process's directory (it has an info file) or a recording's,
  * whose process directories are read each in turn.  Exit status: 0; 1
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "read.h"
+#include "graph.h"
 
 #ifndef VERSION
 #define VERSION "unknown"
@@ -34,8 +37,11 @@ static const char usage_text[] =
 	"                          [--tid=N] [--since=S] [--until=S] [--depth=N] DIR\n"
 	"       mcount-read report [--sort=calls|total|self|avg|max|name] [--threads] DIR\n"
 	"       mcount-read report --diff=DIR2 [--sort=KEY] DIR\n"
+	"       mcount-read graph [--depth=N] DIR [FUNCTION]\n"
+	"       mcount-read flame [--format=svg|html|folded] [--output=FILE] DIR\n"
 	"A recording of mcount-trace record (doc/trace-format.md) read back: DIR is a\n"
-	"process's directory or the recording's.  See mcount-trace(1): replay, report, info.\n";
+	"process's directory or the recording's.  See mcount-trace(1): replay, report,\n"
+	"info, graph, flame.\n";
 
 static void usage(void)
 {
@@ -170,6 +176,44 @@ static void info(struct proc *p)
 		printf("  torn      %zu text lines cut short (ignored)\n", p->torn_lines);
 }
 
+/* flame's format by FILE's suffix: .html or .htm, .folded or .txt, else svg */
+static enum flame_fmt flame_format_of(const char *file)
+{
+	const char *dot = file ? strrchr(file, '.') : NULL;
+	if (dot && (!strcmp(dot, ".html") || !strcmp(dot, ".htm")))
+		return FLAME_HTML;
+	if (dot && (!strcmp(dot, ".folded") || !strcmp(dot, ".txt")))
+		return FLAME_FOLDED;
+	return FLAME_SVG;
+}
+
+/* flame into file (NULL: standard output), written whole under a
+ * temporary name, then renamed to it; false when it could not be */
+static bool flame_to(struct proc *ps, size_t n, const char *file, enum flame_fmt fmt)
+{
+	if (!file) {
+		flame(ps, n, fmt, stdout);
+		return true;
+	}
+	char *tmp;
+	if (asprintf(&tmp, "%s.tmp%ld", file, (long)getpid()) < 0)
+		return false;
+	FILE *f = fopen(tmp, "w");
+	bool ok = f != NULL;
+	if (f) {
+		flame(ps, n, fmt, f);
+		ok = !ferror(f);
+		ok = !fclose(f) && ok;
+		ok = ok && !rename(tmp, file);
+	}
+	if (!ok) {
+		complain(file, "%s", strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+	return ok;
+}
+
 /* --NAME=VALUE: the value, or NULL. */
 static const char *opt(const char *arg, const char *name)
 {
@@ -209,16 +253,23 @@ int main(int argc, char **argv)
 	struct replay_opts o = { 0 };
 	bool threads = false;
 	bool is_info = !strcmp(cmd, "info"), is_replay = !strcmp(cmd, "replay"), is_report = !strcmp(cmd, "report");
-	if (!is_info && !is_replay && !is_report) {
-		fprintf(stderr, "mcount-read: %s: not a command (info, replay, report)\n", cmd);
+	bool is_graph = !strcmp(cmd, "graph"), is_flame = !strcmp(cmd, "flame");
+	const char *function = NULL;
+	enum flame_fmt ffmt = FLAME_SVG;
+	bool has_ffmt = false;
+	if (!is_info && !is_replay && !is_report && !is_graph && !is_flame) {
+		fprintf(stderr, "mcount-read: %s: not a command (info, replay, report, graph, flame)\n", cmd);
 		usage();
 	}
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i], *v;
 		if (a[0] != '-' || !strcmp(a, "-")) {
-			if (dir)
+			if (dir && is_graph && !function)
+				function = a;
+			else if (dir)
 				usage();
-			dir = a;
+			else
+				dir = a;
 		} else if (is_replay && (v = opt(a, "--format"))) {
 			if (!strcmp(v, "text"))
 				o.fmt = 0;
@@ -251,7 +302,7 @@ int main(int argc, char **argv)
 			if (!number(v, &o.until))
 				usage();
 			o.has_until = true;
-		} else if (is_replay && (v = opt(a, "--depth"))) {
+		} else if ((is_replay || is_graph) && (v = opt(a, "--depth"))) {
 			if (!whole(v, &o.depth)) {
 				fprintf(stderr, "mcount-read: --depth=%s: not a depth (1 or more)\n", v);
 				usage();
@@ -270,6 +321,19 @@ int main(int argc, char **argv)
 			dir2 = v;
 		} else if (is_report && !strcmp(a, "--threads")) {
 			threads = true;
+		} else if (is_flame && (v = opt(a, "--format"))) {
+			static const char *const fmts[] = { "svg", "html", "folded" };
+			size_t k = 0;
+			while (k < 3 && strcmp(v, fmts[k]))
+				k++;
+			if (k == 3) {
+				fprintf(stderr, "mcount-read: --format=%s: svg, html or folded\n", v);
+				usage();
+			}
+			ffmt = (enum flame_fmt)k;
+			has_ffmt = true;
+		} else if (is_flame && (v = opt(a, "--output")) && *v) {
+			output = v;
 		} else {
 			fprintf(stderr, "mcount-read: %s: not an option of %s\n", a, cmd);
 			usage();
@@ -277,7 +341,7 @@ int main(int argc, char **argv)
 	}
 	if (!dir || (dir2 && threads))
 		usage();
-	if (output && !freopen(output, "w", stdout)) {
+	if (is_replay && output && !freopen(output, "w", stdout)) {
 		fprintf(stderr, "mcount-read: %s: %s\n", output, strerror(errno));
 		return 1;
 	}
@@ -295,7 +359,7 @@ int main(int argc, char **argv)
 	} else if (is_replay) {
 		if (n)
 			replay(ps, n, &o);
-	} else if (dir2) {
+	} else if (is_report && dir2) {
 		/* (both read, whatever either says) */
 		struct proc *ps2;
 		size_t n2 = load_all(dir2, &ps2);
@@ -306,8 +370,14 @@ int main(int argc, char **argv)
 		free(ps2);
 		if (!n2)
 			n = 0;
-	} else if (n) {
-		report(ps, n, sort, threads);
+	} else if (is_report) {
+		if (n)
+			report(ps, n, sort, threads);
+	} else if (is_graph) {
+		if (n)
+			graph(ps, n, function, o.depth);
+	} else if (n && !flame_to(ps, n, output, has_ffmt ? ffmt : flame_format_of(output))) {
+		read_status = 1;
 	}
 	for (size_t i = 0; i < n; i++)
 		proc_free(&ps[i]);

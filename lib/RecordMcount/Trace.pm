@@ -304,13 +304,29 @@ my %REPORT_SORT = map { $_ => 1 } qw(calls total self avg max name);
 # read_recording(VERB, OPTIONS, [DIR]) -> exit status: mcount-read VERB
 # on DIR (default mcount-trace.data), the options that VERB takes passed
 # on; mcount-read says what it cannot read (status 1).  OPTIONS: format,
-# output, function, tid, since, until, depth (replay); sort, threads, diff
-# (report).
+# output, function, tid, since, until, depth (replay); sort, threads,
+# diff (report); depth (graph, whose words are [DIR] [FUNCTION]: a lone
+# word that is a directory is DIR); output, folded (flame).
 sub read_recording {
     my ($verb, $opt, $argv) = @_;
+    my @words;
+    if ($verb eq 'graph') {
+        bad_usage('too many arguments: graph takes [DIR] [FUNCTION]') if @$argv > 2;
+        @words = @$argv == 1 && !-d $argv->[0] ? ($argv->[0]) : @$argv[1 .. $#$argv];
+        $argv = @$argv == 1 && !-d $argv->[0] ? [] : [$argv->[0] // ()];
+    }
     bad_usage("too many arguments: $verb takes a DIR only") if @$argv > 1;
     my $dir = $argv->[0] // 'mcount-trace.data';
     my @args;
+    if ($verb eq 'graph' && defined $opt->{depth}) {
+        bad_usage("--depth must be a positive whole number, not '$opt->{depth}'") unless $opt->{depth} =~ /^[1-9][0-9]{0,9}\z/;
+        push @args, "--depth=$opt->{depth}";
+    }
+    if ($verb eq 'flame') {
+        bad_usage('-o/--output must name a file') if defined $opt->{output} && !length $opt->{output};
+        push @args, '--format=folded' if $opt->{folded};
+        push @args, "--output=$opt->{output}" if defined $opt->{output};
+    }
     if ($verb eq 'replay') {
         push @args, "--format=$opt->{format}" if $opt->{format} ne 'text';
         for my $k (qw(tid depth)) {
@@ -350,7 +366,9 @@ sub read_recording {
     }
     # (a directory named as an option would be: ./-x)
     $dir = "./$dir" if $dir =~ /^-/;
-    my @cmd = ($reader, $verb, @args, $dir);
+    # (a function named as an option would be: -- is not mcount-read's)
+    bad_usage("$words[0]: not a function's name") if @words && $words[0] =~ /^-/;
+    my @cmd = ($reader, $verb, @args, $dir, @words);
     my $st = system { $cmd[0] } @cmd;
     return 0 if $st == 0;
     if ($st < 0 || ($st & 127)) {
