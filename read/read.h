@@ -114,6 +114,38 @@ void load_objects(struct proc *p);
 size_t args_format(const struct proc *p, const struct ev *slots, size_t nslots, bool json, char *out,
 		   size_t cap);
 
+/* gfilter.c: function_graph's filters at replay, as live (gf_entry's
+ * answer: not traced, traced but its entry not shown, shown) */
+struct gfilter {
+	const char **globs;           /* the graph functions (--graph-function) */
+	size_t nglobs;
+	long depth;                   /* with them: the live --depth (0: any) */
+	double thresh;                /* seconds (0: none) */
+};
+struct gf_frame {
+	uint64_t ts;
+	uint8_t marks;
+	unsigned shown_depth;
+};
+struct gf_thread {                    /* a thread's frames (zeroed to start) */
+	struct gf_frame *f;
+	unsigned n, cap, depth, shown;
+	bool in;
+};
+enum { GF_NOT, GF_QUIET, GF_SHOWN };
+bool gf_active(const struct gfilter *g);
+int gf_entry(const struct gfilter *g, struct gf_thread *t, const char *fn, uint64_t ts, bool hooked,
+	     unsigned *depth);
+/* After a shown entry: do the filters leave all its calls out?  Then
+ * gf_merged says its return is shown with it (a leaf). */
+bool gf_leaf_by_depth(const struct gfilter *g, const struct gf_thread *t);
+void gf_merged(struct gf_thread *t);
+/* A return (its entry's time, its duration): GF_NOT (not shown),
+ * GF_QUIET (shown, its entry was not), GF_SHOWN. */
+int gf_exit(const struct gfilter *g, struct gf_thread *t, uint64_t parent, double dur, bool unwound,
+	    unsigned *depth);
+void gf_thread_free(struct gf_thread *t);
+
 /* replay.c, report.c, info (main.c) */
 struct replay_opts {
 	int fmt;                      /* 0 text, 1 json, 2 chrome */
@@ -122,6 +154,7 @@ struct replay_opts {
 	bool has_since, has_until;
 	double since, until;
 	long depth;                   /* 0: any */
+	struct gfilter gf;            /* (its depth: depth) */
 };
 void replay(struct proc *ps, size_t n, const struct replay_opts *o);
 void report(struct proc *ps, size_t n, const char *sort, bool threads);

@@ -20,6 +20,7 @@ struct tstate {
 	unsigned nopen;
 	char prefix[64], gprefix[112];
 	bool lost_said;
+	struct gf_thread gf;          /* (--graph-function, --time-threshold) */
 };
 
 struct doc {
@@ -104,6 +105,24 @@ static void chrome_event(struct doc *d, const struct tstate *s, char ph, const c
 	d->first = false;
 }
 
+/* With function_graph's filters (gfilter.c): the return of the entry e
+ * just read, when no traced call comes between them (a leaf), or NULL. */
+static const struct rec *gf_leaf_exit(const struct doc *d, const struct tstate *s, const struct ev *e,
+				      uint64_t site)
+{
+	const struct thread *t = s->t;
+	bool deep = gf_leaf_by_depth(&d->o->gf, &s->gf);
+	for (size_t i = s->at; i < t->nr; i++) {
+		const struct ev *x = &t->v[t->r[i].at];
+		if ((x->ip & EV_EXIT) && x->parent == e->ts)
+			return (x->ip & (EV_EXIT | EV_UNWOUND)) == EV_EXIT && (x->ip & EV_SITE_MASK) == site ? &t->r[i]
+				: NULL;
+		if (!deep)
+			return NULL;
+	}
+	return NULL;
+}
+
 /* The thread's next event (two for a leaf), written if shown. */
 static void step(struct doc *d, struct tstate *s)
 {
@@ -146,11 +165,23 @@ static void step(struct doc *d, struct tstate *s)
 		bool leaf = graph && hooked && x && (x->ip & (EV_EXIT | EV_UNWOUND)) == EV_EXIT && x->parent == e->ts &&
 			(x->ip & EV_SITE_MASK) == site && o->fmt != 1;
 		unsigned depth = s->nopen;
+		bool gf = graph && gf_active(&o->gf);
+		int gv = GF_SHOWN;
+		if (gf) {
+			/* (a leaf's return is left for gf_exit to drop) */
+			gv = gf_entry(&o->gf, &s->gf, fn, e->ts, hooked, &depth);
+			xr = gv == GF_SHOWN && hooked && o->fmt != 1 ? gf_leaf_exit(d, s, e, site) : NULL;
+			x = xr ? &t->v[xr->at] : NULL;
+			leaf = xr != NULL;
+			if (leaf)
+				gf_merged(&s->gf);
+		}
 		if (hooked && !leaf && s->nopen < sizeof s->open / sizeof *s->open)
 			s->open[s->nopen++] = e->ts;
-		if (leaf)
+		if (leaf && !gf)
 			s->at++;
-		bool show = shown(d, fn, sec) && !(o->depth && graph && depth >= (unsigned long)o->depth);
+		bool show = gf ? gv == GF_SHOWN && shown(d, fn, sec)
+			: shown(d, fn, sec) && !(o->depth && graph && depth >= (unsigned long)o->depth);
 		if (!show)
 			return;
 		char rv[24] = "";
@@ -245,8 +276,14 @@ static void step(struct doc *d, struct tstate *s)
 	if (known)
 		s->nopen = i - 1;
 	unsigned depth = known ? i - 1 : 0;
-	if (!shown(d, fn, sec) || (o->depth && graph && depth >= (unsigned long)o->depth))
+	if (graph && gf_active(&o->gf)) {
+		int gv = gf_exit(&o->gf, &s->gf, e->parent, sec - ev_seconds(d->p, e->parent), unwound, &depth);
+		known = gv == GF_SHOWN;
+		if (gv == GF_NOT || !shown(d, fn, sec))
+			return;
+	} else if (!shown(d, fn, sec) || (o->depth && graph && depth >= (unsigned long)o->depth)) {
 		return;
+	}
 	if (o->fmt == 1) {
 		printf("{\"comm\":\"");
 		json_str(stdout, t->comm);
@@ -380,6 +417,8 @@ void replay(struct proc *ps, size_t np, const struct replay_opts *o)
 			}
 		}
 		free(h);
+		for (size_t i = 0; i < ns; i++)
+			gf_thread_free(&s[i].gf);
 		free(s);
 	}
 	if (o->fmt == 2)
