@@ -980,7 +980,8 @@ uintptr_t mt_exit(uintptr_t key, uintptr_t retval)
 		die(nothing, sizeof nothing - 1);
 	unsigned cpu;
 	uint64_t now = clock_read(&cpu);
-	pop_unwound(b, i, nested, now, cpu);
+	if (__builtin_expect(b->sdepth > i, 0))
+		pop_unwound(b, i, nested, now, cpu);
 	struct mt_shadow *s = &b->shadow[i - 1];
 	uintptr_t orig = s->orig;
 	if (s->users & MT_TRACED) {
