@@ -1654,9 +1654,10 @@ static void say_no_hook(bool first)
 	       "loaded a table: nothing can be traced but in a library it opens later", o->name);
 }
 
-/* function_graph's filters from MCOUNT_TRACE_GRAPH_FUNCTION (globs),
- * MCOUNT_TRACE_DEPTH (N) and MCOUNT_TRACE_THRESHOLD (a duration); lock
- * held.  A bad one is said and left unset. */
+/* function_graph's filters from MCOUNT_TRACE_GRAPH_FUNCTION (globs;
+ * lock held), MCOUNT_TRACE_DEPTH (N) and MCOUNT_TRACE_THRESHOLD (a
+ * duration; no lock held: its conversion to the clock's ticks takes the
+ * drain's).  A bad one is said and left unset. */
 static void gfilter_from_env(void)
 {
 	const char *g = mt_env("MCOUNT_TRACE_GRAPH_FUNCTION");
@@ -1669,6 +1670,10 @@ static void gfilter_from_env(void)
 			mt_msg("MCOUNT_TRACE_GRAPH_FUNCTION: '%s' names no function (objects loaded later are searched too)",
 			       g);
 	}
+}
+
+static void gfilter_rest_from_env(void)
+{
 	const char *d = mt_env("MCOUNT_TRACE_DEPTH");
 	if (d && *d) {
 		char *end;
@@ -1868,6 +1873,7 @@ static void start_up(char **envp, bool again)
 	}
 	pthread_mutex_unlock(&mt_reg.lock);
 	pthread_mutex_unlock(&mt_reg.pass);
+	gfilter_rest_from_env();
 	/* (a recording's directory: each process's own, from its start) */
 	if (rec && mt_record_open(rec))
 		mt_full_wait = full && !strcmp(full, "wait") && out_path;
