@@ -129,6 +129,32 @@ sub lines_of {
     return \@l;
 }
 
+# The same, a thread at a time: {TID => lines} (the markers of a change
+# of thread left out).
+sub lines_by_tid {
+    my ($text, $strict) = @_;
+    my %t;
+    for (split /\n/, $text) {
+        next unless /\A *\d+\) +\S+-(\d+) +\|/;
+        $t{$1} .= "$_\n";
+    }
+    return { map { ($_ => lines_of($t{$_}, $strict)) } keys %t };
+}
+
+# The threads' logs of gtree LOG R MS N: {TID => lines the filter leaves}.
+sub expect_threads {
+    my ($log, $n, $f) = @_;
+    my %want;
+    for my $k (1 .. $n) {
+        my $text = slurp("$log.$k");
+        $text =~ s/\AT (\d+)\n// or die "$log.$k: no T line";
+        my $tid = $1;
+        spit("$log.$k.calls", $text);
+        $want{$tid} = all_rounds($f, read_log("$log.$k.calls"));
+    }
+    return \%want;
+}
+
 sub all_rounds { my ($f, @rounds) = @_; return [map { @{ expect($_, %$f) } } @rounds] }
 
 # The filters, as options and as they are read here.
@@ -171,6 +197,31 @@ for my $c (@CASES) {
     is_deeply($got, $want, "run $name: the lines the filter leaves of the program's own calls")
         or diag join("\n", 'got:', @$got, 'want:', @$want);
     $live{$name} = $got;
+}
+
+# ---- threads: each its own state ---------------------------------------------------
+
+{
+    my $N = 4;
+    my @tcases = grep { $_->[0] =~ /\A(graph r|graph a and d|graph d, threshold|depth 1)/ } @CASES;
+    for my $c (@tcases) {
+        my ($name, $opts, $f) = @$c;
+        my $log = "$dir/tlive.log";
+        my ($code, $out, $err) = mt_cli('run', @$opts, @FUNCS, '-o', "$dir/tlive.txt", '--', $prog, $log, 2, $NAP, $N);
+        is($code, 0, "run $name, $N threads: exits 0") or diag $err;
+        my $got = lines_by_tid(slurp("$dir/tlive.txt"));
+        my $want = expect_threads($log, $N, $f);
+        is_deeply($got, $want, "run $name, $N threads at once: each thread's lines the filter leaves of its calls");
+    }
+    my $trec = "$dir/trec";
+    my ($code, $out, $err) = mt_cli('record', '-d', $trec, '-g', @FUNCS, '--', $prog, "$dir/trec.log", 2, $NAP, $N);
+    is($code, 0, "record, $N threads: exits 0") or diag $err;
+    for my $c (@tcases) {
+        my ($name, $opts, $f) = @$c;
+        ($code, $out, $err) = mt_cli('replay', @$opts, $trec);
+        is_deeply(lines_by_tid($out, $f->{graph} || $f->{thresh}), expect_threads("$dir/trec.log", $N, $f),
+            "replay $name, $N threads: each thread's lines");
+    }
 }
 
 # ---- replay: an unfiltered recording, filtered ---------------------------------

@@ -10,16 +10,21 @@
  *       -> d -> b -> c, c
  *       -> r(2) -> r(1) -> r(0)
  *
- * gtree LOG ROUNDS [MS]: that many rounds; with ROUNDS 0, a round for
- * each line read from standard input, "done N" written to standard
- * output after it. */
+ * gtree LOG ROUNDS [MS [THREADS]]: that many rounds; with ROUNDS 0, a
+ * round for each line read from standard input, "done N" written to
+ * standard output after it.  With THREADS, that many threads run the
+ * rounds at once, each logging to LOG.K (K from 1), its first line
+ * "T TID". */
+#define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
-static FILE *logf;
-static int depth;
+static __thread FILE *logf;
+static __thread int depth;
 static long nap_ms = 30;
 static volatile long work;
 
@@ -92,6 +97,25 @@ __attribute__((noinline, noclone)) void top(void)
 	LEAVE("top");
 }
 
+struct job {
+	char path[4096];
+	int rounds;
+};
+
+static void *run_rounds(void *arg)
+{
+	struct job *j = arg;
+	logf = fopen(j->path, "w");
+	if (!logf)
+		exit(1);
+	setvbuf(logf, NULL, _IOLBF, 0);
+	fprintf(logf, "T %ld\n", (long)gettid());
+	for (int i = 0; i < j->rounds; i++)
+		top();
+	fclose(logf);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3)
@@ -103,6 +127,22 @@ int main(int argc, char **argv)
 	int rounds = atoi(argv[2]);
 	if (argc > 3)
 		nap_ms = atol(argv[3]);
+	int nthreads = argc > 4 ? atoi(argv[4]) : 0;
+	if (nthreads > 0 && rounds > 0) {
+		pthread_t t[64];
+		static struct job jobs[64];
+		if (nthreads > 64)
+			return 2;
+		for (int i = 0; i < nthreads; i++) {
+			snprintf(jobs[i].path, sizeof jobs[i].path, "%s.%d", argv[1], i + 1);
+			jobs[i].rounds = rounds;
+			if (pthread_create(&t[i], NULL, run_rounds, &jobs[i]))
+				return 1;
+		}
+		for (int i = 0; i < nthreads; i++)
+			pthread_join(t[i], NULL);
+		return 0;
+	}
 	if (rounds > 0) {
 		for (int i = 0; i < rounds; i++)
 			top();
