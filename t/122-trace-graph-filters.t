@@ -346,7 +346,11 @@ for my $bad (['--depth=x', qr/--depth must be a depth/], ['--time-threshold=5q',
 }
 {
     my ($code, $out, $err) = mt_cli('replay', '--time-threshold=1h', "$dir/rec");
-    is($code, 2, 'replay --time-threshold=1h: bad usage');
+    is($code, 2, 'replay --time-threshold=1h: bad usage (no such unit)');
+    my $st;
+    ($st, $out, $err) = run_cmd(["$TOP/build/mcount-read", 'replay', '--time-threshold=3601s', "$dir/rec"]);
+    is($st >> 8, 2, 'mcount-read replay --time-threshold=3601s: bad usage (at most an hour)');
+    like($err, qr/--time-threshold=3601s: not a duration/, 'mcount-read: says why');
 }
 
 done_testing();
