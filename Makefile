@@ -53,7 +53,7 @@ all: $(HELPER) man rt build/arches.ok $(ATTACH) $(READER)
 # where the compiler has a flag for it (the row's hot= flags).  Each is
 # tested under full-system emulation (doc/architectures.md).
 RT_ARCH ?= $(patsubst i%86,i386,$(shell uname -m))
-RT_COMMON := rt/base.c rt/elf.c rt/sites.c rt/ops.c rt/patch.c rt/args.c rt/dwarf.c rt/cfi.c rt/debugfile.c rt/inflate.c rt/trace.c rt/argfmt.c rt/output.c rt/record.c rt/change.c rt/hooks.c rt/profile.c rt/control.c
+RT_COMMON := rt/base.c rt/elf.c rt/sites.c rt/ops.c rt/patch.c rt/args.c rt/dwarf.c rt/cfi.c rt/debugfile.c rt/inflate.c rt/trace.c rt/gfilter.c rt/argfmt.c rt/output.c rt/record.c rt/change.c rt/hooks.c rt/profile.c rt/control.c
 # The rows of arches.tab, a word each (its fields joined by '|'); for
 # each row with a tracer (by its tracer name T): RT_FILE_T and RT_HOOK_T
 # (its rt/arch-*.c and rt/hook-*.S), RT_TRIPLE_T, and its flags

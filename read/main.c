@@ -5,7 +5,8 @@
  *   mcount-read info DIR
  *   mcount-read replay [--format=text|json|chrome|perfetto] [-o FILE]
  *                      [--function=GLOB] [--tid=N] [--since=S] [--until=S]
- *                      [--depth=N] DIR
+ *                      [--depth=N] [--graph-function=GLOB]...
+ *                      [--time-threshold=DURATION] DIR
  *   mcount-read report [--sort=calls|total|self|avg|max|name] [--threads] DIR
  *   mcount-read report --diff=DIR2 [--sort=KEY] DIR
  *   mcount-read graph [--depth=N] DIR [FUNCTION]
@@ -34,7 +35,8 @@
 static const char usage_text[] =
 	"usage: mcount-read info DIR\n"
 	"       mcount-read replay [--format=text|json|chrome|perfetto] [-o FILE] [--function=GLOB]\n"
-	"                          [--tid=N] [--since=S] [--until=S] [--depth=N] DIR\n"
+	"                          [--tid=N] [--since=S] [--until=S] [--depth=N]\n"
+	"                          [--graph-function=GLOB]... [--time-threshold=DURATION] DIR\n"
 	"       mcount-read report [--sort=calls|total|self|avg|max|name] [--threads] DIR\n"
 	"       mcount-read report --diff=DIR2 [--sort=KEY] DIR\n"
 	"       mcount-read graph [--depth=N] DIR [FUNCTION]\n"
@@ -229,6 +231,31 @@ static bool number(const char *s, double *v)
 	return *s && !*end && !errno;
 }
 
+/* A duration (DIGITS[.DIGITS] and ns, us, ms or s; bare: microseconds,
+ * as the live --time-threshold) in seconds. */
+static bool duration(const char *s, double *v)
+{
+	static const struct {
+		const char *unit;
+		double sec;
+	} units[] = { { "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 }, { "s", 1 }, { "", 1e-6 } };
+	size_t n = strspn(s, "0123456789");
+	if (!n)
+		return false;
+	if (s[n] == '.') {
+		size_t k = strspn(s + n + 1, "0123456789");
+		if (!k)
+			return false;
+		n += 1 + k;
+	}
+	for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+		if (!strcmp(s + n, units[i].unit)) {
+			*v = strtod(s, NULL) * units[i].sec;
+			return *v <= 3600;
+		}
+	return false;
+}
+
 static bool whole(const char *s, long *v)
 {
 	char *end;
@@ -307,6 +334,14 @@ int main(int argc, char **argv)
 				fprintf(stderr, "mcount-read: --depth=%s: not a depth (1 or more)\n", v);
 				usage();
 			}
+		} else if (is_replay && (v = opt(a, "--graph-function"))) {
+			o.gf.globs = xrealloc(o.gf.globs, (o.gf.nglobs + 1) * sizeof *o.gf.globs);
+			o.gf.globs[o.gf.nglobs++] = v;
+		} else if (is_replay && (v = opt(a, "--time-threshold"))) {
+			if (!duration(v, &o.gf.thresh)) {
+				fprintf(stderr, "mcount-read: --time-threshold=%s: not a duration (10us, 1.5ms, 2s)\n", v);
+				usage();
+			}
 		} else if (is_report && (v = opt(a, "--sort"))) {
 			static const char *const keys[] = { "calls", "total", "self", "avg", "max", "name" };
 			size_t k = 0;
@@ -341,6 +376,7 @@ int main(int argc, char **argv)
 	}
 	if (!dir || (dir2 && threads))
 		usage();
+	o.gf.depth = o.depth;
 	if (is_replay && output && !freopen(output, "w", stdout)) {
 		fprintf(stderr, "mcount-read: %s: %s\n", output, strerror(errno));
 		return 1;

@@ -932,6 +932,17 @@ bool cur_cut(const struct cursor *c)
 	return c->cut;
 }
 
+struct cursor *cur_dup(const struct cursor *c)
+{
+	struct cursor *d = xmalloc(sizeof *d);
+	memcpy(d, c, sizeof *d);
+	d->stream = xstrdup(c->stream);
+	d->ring = xstrdup(c->ring);
+	d->pay = NULL;
+	d->paycap = 0;
+	return d;
+}
+
 void cur_close(struct cursor *c)
 {
 	if (!c)

@@ -137,13 +137,15 @@ size_t args_format(const struct proc *p, const struct ev *slots, size_t nslots, 
  * was cut short (dropped with it).  A file that cannot be read now, or
  * that shrank since proc_load, ends the events there.  A cursor holds a
  * chunk (12 KiB) and the longest payload seen (at most 65535 slots);
- * any number of cursors may be open at once.
+ * any number of cursors may be open at once.  cur_dup: a second cursor
+ * at c's place, which moves on its own (a look ahead).
  * thread_count: one pass of a cursor over t, for info (nr, cut, first,
  * last). */
 struct cursor;
 struct cursor *cur_open(const struct proc *p, const struct thread *t);
 bool cur_next(struct cursor *c, struct event *e);
 bool cur_cut(const struct cursor *c);
+struct cursor *cur_dup(const struct cursor *c);
 void cur_close(struct cursor *c);
 void thread_count(const struct proc *p, struct thread *t);
 
@@ -178,6 +180,38 @@ bool walk_next(struct walk *w, struct call *c);
 uint64_t walk_untabled(const struct walk *w);
 void walk_close(struct walk *w);
 
+/* gfilter.c: function_graph's filters at replay, as live (gf_entry's
+ * answer: not traced, traced but its entry not shown, shown) */
+struct gfilter {
+	const char **globs;           /* the graph functions (--graph-function) */
+	size_t nglobs;
+	long depth;                   /* with them: the live --depth (0: any) */
+	double thresh;                /* seconds (0: none) */
+};
+struct gf_frame {
+	uint64_t ts;
+	uint8_t marks;
+	unsigned shown_depth;
+};
+struct gf_thread {                    /* a thread's frames (zeroed to start) */
+	struct gf_frame *f;
+	unsigned n, cap, depth, shown;
+	bool in;
+};
+enum { GF_NOT, GF_QUIET, GF_SHOWN };
+bool gf_active(const struct gfilter *g);
+int gf_entry(const struct gfilter *g, struct gf_thread *t, const char *fn, uint64_t ts, bool hooked,
+	     unsigned *depth);
+/* After a shown entry: do the filters leave all its calls out?  Then
+ * gf_merged says its return is shown with it (a leaf). */
+bool gf_leaf_by_depth(const struct gfilter *g, const struct gf_thread *t);
+void gf_merged(struct gf_thread *t);
+/* A return (its entry's time, its duration): GF_NOT (not shown),
+ * GF_QUIET (shown, its entry was not), GF_SHOWN. */
+int gf_exit(const struct gfilter *g, struct gf_thread *t, uint64_t parent, double dur, bool unwound,
+	    unsigned *depth);
+void gf_thread_free(struct gf_thread *t);
+
 /* replay.c, report.c, info (main.c) */
 struct replay_opts {
 	int fmt;                      /* 0 text, 1 json, 2 chrome, 3 perfetto */
@@ -186,6 +220,7 @@ struct replay_opts {
 	bool has_since, has_until;
 	double since, until;
 	long depth;                   /* 0: any */
+	struct gfilter gf;            /* (its depth: depth) */
 };
 void replay(struct proc *ps, size_t n, const struct replay_opts *o);
 void report(struct proc *ps, size_t n, const char *sort, bool threads);

@@ -24,6 +24,7 @@ struct tstate {
 	char prefix[64], gprefix[112];
 	bool lost_said;
 	struct pf_seq *pf;            /* perfetto: the thread's sequence */
+	struct gf_thread gf;          /* (--graph-function, --time-threshold) */
 };
 
 struct doc {
@@ -116,6 +117,45 @@ static void advance(struct tstate *s)
 		s->last_ts = s->cur.e.ts;
 }
 
+/* With function_graph's filters (gfilter.c): the return of the entry e
+ * just read, when no traced call comes between them (a leaf), into *x
+ * (its return value, if it has one, into *value); false if there is none.  The
+ * thread's cursor stays: a second one looks ahead, as far as the return
+ * when the filters leave out every call under e (the depth), else one
+ * event. */
+static bool gf_leaf_exit(const struct doc *d, const struct tstate *s, const struct ev *e, uint64_t site,
+			 struct ev *x, bool *has_value, uint64_t *value)
+{
+	if (!s->has)
+		return false;
+	bool deep = gf_leaf_by_depth(&d->o->gf, &s->gf);
+	const struct event *n = &s->cur;
+	struct cursor *ahead = NULL;
+	struct event ev;
+	bool found = false;
+	for (;;) {
+		const struct ev *y = &n->e;
+		if ((y->ip & EV_EXIT) && y->parent == e->ts) {
+			found = (y->ip & (EV_EXIT | EV_UNWOUND)) == EV_EXIT && (y->ip & EV_SITE_MASK) == site;
+			if (found) {
+				*x = *y;
+				*has_value = n->nslots > 0;
+				*value = *has_value ? n->slots[0].ts : 0;
+			}
+			break;
+		}
+		if (!deep)
+			break;
+		if (!ahead)
+			ahead = cur_dup(s->c);
+		if (!cur_next(ahead, &ev))
+			break;
+		n = &ev;
+	}
+	cur_close(ahead);
+	return found;
+}
+
 /* The thread's next event (two for a leaf), written if shown. */
 static void step(struct doc *d, struct tstate *s)
 {
@@ -171,11 +211,26 @@ static void step(struct doc *d, struct tstate *s)
 		bool leaf = graph && hooked && x && (x->ip & (EV_EXIT | EV_UNWOUND)) == EV_EXIT && x->parent == e->ts &&
 			(x->ip & EV_SITE_MASK) == site && o->fmt != 1;
 		unsigned depth = s->nopen;
+		bool gf = graph && gf_active(&o->gf);
+		int gv = GF_SHOWN;
+		struct ev gx;
+		if (gf) {
+			/* (a leaf's return is left for gf_exit to drop) */
+			gv = gf_entry(&o->gf, &s->gf, fn, e->ts, hooked, &depth);
+			leaf = gv == GF_SHOWN && hooked && o->fmt != 1 &&
+				gf_leaf_exit(d, s, e, site, &gx, &has_rv, &x_value);
+			has_rv = leaf && has_rv;
+			x = leaf ? &gx : NULL;
+			x_ts = leaf ? gx.ts : 0;
+			if (leaf)
+				gf_merged(&s->gf);
+		}
 		if (hooked && !leaf && s->nopen < sizeof s->open / sizeof *s->open)
 			s->open[s->nopen++] = e->ts;
-		if (leaf)
+		if (leaf && !gf)
 			advance(s);
-		bool show = shown(d, fn, sec) && !(o->depth && graph && depth >= (unsigned long)o->depth);
+		bool show = gf ? gv == GF_SHOWN && shown(d, fn, sec)
+			: shown(d, fn, sec) && !(o->depth && graph && depth >= (unsigned long)o->depth);
 		if (!show)
 			return;
 		char rv[24] = "";
@@ -270,8 +325,14 @@ static void step(struct doc *d, struct tstate *s)
 	if (known)
 		s->nopen = i - 1;
 	unsigned depth = known ? i - 1 : 0;
-	if (!shown(d, fn, sec) || (o->depth && graph && depth >= (unsigned long)o->depth))
+	if (graph && gf_active(&o->gf)) {
+		int gv = gf_exit(&o->gf, &s->gf, e->parent, sec - ev_seconds(d->p, e->parent), unwound, &depth);
+		known = gv == GF_SHOWN;
+		if (gv == GF_NOT || !shown(d, fn, sec))
+			return;
+	} else if (!shown(d, fn, sec) || (o->depth && graph && depth >= (unsigned long)o->depth)) {
 		return;
+	}
 	if (o->fmt == 1) {
 		printf("{\"comm\":\"");
 		json_str(stdout, t->comm);
@@ -415,8 +476,10 @@ void replay(struct proc *ps, size_t np, const struct replay_opts *o)
 			}
 		}
 		free(h);
-		for (size_t i = 0; i < ns; i++)
+		for (size_t i = 0; i < ns; i++) {
 			cur_close(s[i].c);
+			gf_thread_free(&s[i].gf);
+		}
 		free(s);
 	}
 	if (o->fmt == 2)

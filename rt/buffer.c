@@ -190,6 +190,8 @@ static struct mt_tbuf *tbuf_new(void)
 			b->tid = (int)mt_raw6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 			mt_raw6(SYS_prctl, PR_GET_NAME, (long)b->comm, 0, 0, 0, 0);
 			b->sdepth = 0;
+			b->gf_depth = 0;
+			b->gf_in = false;
 			/* (a thread that ended inside a callback left it odd) */
 			atomic_store(&b->held, (atomic_load(&b->held) | 1) + 1);
 			mt_self = b;
@@ -833,6 +835,7 @@ static inline __attribute__((always_inline)) void entry(uintptr_t ret, uintptr_t
 		s->ts = c.ts;
 		s->users = exits;
 		s->gen = atomic_load_explicit(&mt_ops_gen, memory_order_relaxed);
+		s->marks = 0;
 #if !MT_KEY_IS_SLOT
 		s->key = key;
 #endif
@@ -977,7 +980,8 @@ uintptr_t mt_exit(uintptr_t key, uintptr_t retval)
 		die(nothing, sizeof nothing - 1);
 	unsigned cpu;
 	uint64_t now = clock_read(&cpu);
-	pop_unwound(b, i, nested, now, cpu);
+	if (__builtin_expect(b->sdepth > i, 0))
+		pop_unwound(b, i, nested, now, cpu);
 	struct mt_shadow *s = &b->shadow[i - 1];
 	uintptr_t orig = s->orig;
 	if (s->users & MT_TRACED) {
@@ -1108,6 +1112,8 @@ static struct mt_tbuf *rehome(struct mt_tbuf *old)
 	b->nest_sp = old->nest_sp;
 	atomic_store(&b->held, atomic_load(&old->held));
 	b->sdepth = old->sdepth;
+	b->gf_depth = old->gf_depth;
+	b->gf_in = old->gf_in;
 	__builtin_memcpy(b->shadow, old->shadow, old->sdepth * sizeof *old->shadow);
 	mt_raw6(SYS_munmap, (long)((char *)old - MT_REC_HEAD), (long)(MT_REC_HEAD + size), 0, 0, 0, 0);
 	mt_self = b;

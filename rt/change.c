@@ -68,6 +68,7 @@ int mt_refresh(void)
 		return -1;
 	mt_own_unmap_dead();
 	mt_protos_refresh(first);
+	mt_gf_refresh();
 	int r = mt_ops_refresh(first);
 	r = mt_apply() || r ? -1 : 0;
 	/* (after the pass: each site of a new object is a NOP or traced) */

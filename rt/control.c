@@ -672,6 +672,8 @@ static void verb_status(int fd, const char *args)
 	struct mt_view *v = atomic_load(&mt_view);
 	sites = v ? v->n : 0;
 	size_t protos = mt_protos_count();
+	char gfuncs[1024];
+	snprintf(gfuncs, sizeof gfuncs, "%s", mt_gf_funcs_text());
 	pthread_mutex_unlock(&mt_reg.lock);
 	mt_output_lock();
 	uint64_t buffered = 0, lost = mt_gone.lost, noshadow = mt_gone.noshadow, unwound = mt_gone.unwound,
@@ -704,6 +706,9 @@ static void verb_status(int fd, const char *args)
 	reply(fd, "function event prototypes: %zu\n", protos);
 	reply(fd, "argument words of other functions: %d\n", atomic_load(&mt_args_raw));
 	reply(fd, "return values: %s\n", atomic_load(&mt_retval) ? "on" : "off");
+	reply(fd, "graph functions: %s\n", *gfuncs ? gfuncs : "(any)");
+	reply(fd, "graph depth: %u\n", atomic_load(&mt_gf_depth));
+	reply(fd, "time threshold: %llu%s\n", (unsigned long long)mt_gf_thresh_ns, mt_gf_thresh_ns ? "ns" : "");
 	if (mt_full_wait)
 		reply(fd, "full buffers waited for in vain (0.1 s): %llu\n", (unsigned long long)wait_failed);
 	reply(fd, "calls from sites in no table (not traced): %llu\n", (unsigned long long)untabled);
@@ -771,6 +776,59 @@ static void verb_retval(int fd, const char *args)
 		return;
 	}
 	reply(fd, "ok\n%s\n", atomic_load(&mt_retval) ? "on" : "off");
+}
+
+/* graph-function [GLOBS|off]: function_graph traces the calls under
+ * the functions GLOBS names only (the globs before replaced); off: every
+ * call.  Without: the globs. */
+static void verb_graph_function(int fd, const char *args)
+{
+	if (!*args) {
+		pthread_mutex_lock(&mt_reg.lock);
+		reply(fd, "ok\n%s\n", mt_gf_funcs_text());
+		pthread_mutex_unlock(&mt_reg.lock);
+		return;
+	}
+	bool pass = mt_change_begin();
+	long n = mt_gf_set_funcs(strcmp(args, "off") ? args : "");
+	int e = errno;
+	mt_change_end(pass);
+	if (n < 0)
+		reply(fd, "error: %s\n", e == EINVAL ? "a glob it cannot take (a leading !, an empty :mod:)" : strerror(e));
+	else
+		reply(fd, "ok %ld\n", n);
+}
+
+/* depth [N]: function_graph's calls at most N deep (0: any depth). */
+static void verb_depth(int fd, const char *args)
+{
+	if (*args) {
+		char *end;
+		errno = 0;
+		unsigned long n = strtoul(args, &end, 10);
+		if (*end || errno || *args == '-' || *args == ' ' || n > 1000000) {
+			reply(fd, "error: '%s' is not a depth from 0 to 1000000\n", args);
+			return;
+		}
+		mt_gf_set_depth((unsigned)n);
+	}
+	reply(fd, "ok\n%u\n", atomic_load(&mt_gf_depth));
+}
+
+/* threshold [DURATION]: function_graph writes only the returns of the
+ * calls that took at least DURATION (0: every call, as it was). */
+static void verb_threshold(int fd, const char *args)
+{
+	if (*args) {
+		int64_t ns = mt_parse_duration(args);
+		if (ns < 0) {
+			reply(fd, "error: '%s' is not a duration (10us, 1.5ms, ...; at most 1 hour)\n", args);
+			return;
+		}
+		mt_gf_set_thresh((uint64_t)ns);
+	}
+	uint64_t ns = mt_gf_thresh_ns;
+	reply(fd, "ok\n%llu%s\n", (unsigned long long)ns, ns ? "ns" : "");
 }
 
 static void verb_enable(int fd, const char *args) { verb_filter(fd, args, 1); }
@@ -1052,6 +1110,8 @@ static const struct {
 	{ "retval", verb_retval, false },   { "patch", verb_patch, false },
 	{ "unpatch", verb_unpatch, false }, { "stat", verb_stat, false },
 	{ "detach", verb_detach, true },
+	{ "graph-function", verb_graph_function, false }, { "depth", verb_depth, false },
+	{ "threshold", verb_threshold, false },
 };
 
 /* One request line (without its newline), answered on fd. */
@@ -1594,6 +1654,47 @@ static void say_no_hook(bool first)
 	       "loaded a table: nothing can be traced but in a library it opens later", o->name);
 }
 
+/* function_graph's filters from MCOUNT_TRACE_GRAPH_FUNCTION (globs;
+ * lock held), MCOUNT_TRACE_DEPTH (N) and MCOUNT_TRACE_THRESHOLD (a
+ * duration; no lock held: its conversion to the clock's ticks takes the
+ * drain's).  A bad one is said and left unset. */
+static void gfilter_from_env(void)
+{
+	const char *g = mt_env("MCOUNT_TRACE_GRAPH_FUNCTION");
+	if (g && *g) {
+		long n = mt_gf_set_funcs(g);
+		if (n < 0)
+			mt_msg("MCOUNT_TRACE_GRAPH_FUNCTION: '%s': %s", g,
+			       errno == EINVAL ? "a glob it cannot take (a leading !, an empty :mod:)" : strerror(errno));
+		else if (!n)
+			mt_msg("MCOUNT_TRACE_GRAPH_FUNCTION: '%s' names no function (objects loaded later are searched too)",
+			       g);
+	}
+}
+
+static void gfilter_rest_from_env(void)
+{
+	const char *d = mt_env("MCOUNT_TRACE_DEPTH");
+	if (d && *d) {
+		char *end;
+		errno = 0;
+		unsigned long n = strtoul(d, &end, 10);
+		if (*end || errno || *d == '-' || n > 1000000)
+			mt_msg("MCOUNT_TRACE_DEPTH: '%s' is not a depth from 0 to 1000000: any depth it is", d);
+		else
+			mt_gf_set_depth((unsigned)n);
+	}
+	const char *t = mt_env("MCOUNT_TRACE_THRESHOLD");
+	if (t && *t) {
+		int64_t ns = mt_parse_duration(t);
+		if (ns < 0)
+			mt_msg("MCOUNT_TRACE_THRESHOLD: '%s' is not a duration (10us, 1.5ms, ...; at most 1 hour): "
+			       "none it is", t);
+		else
+			mt_gf_set_thresh((uint64_t)ns);
+	}
+}
+
 /* MCOUNT_TRACE_EVENTS: prototypes separated by ';', each on its own (a
  * bad one is told and left out). */
 static void apply_env_events(void)
@@ -1765,12 +1866,14 @@ static void start_up(char **envp, bool again)
 		apply_env_events();
 		if (mt_refresh())
 			mt_msg("cannot change the code: %s", strerror(errno));
+		gfilter_from_env();
 		if (filter_ok)
 			say_empty_filter();
 		say_no_hook(first);
 	}
 	pthread_mutex_unlock(&mt_reg.lock);
 	pthread_mutex_unlock(&mt_reg.pass);
+	gfilter_rest_from_env();
 	/* (a recording's directory: each process's own, from its start) */
 	if (rec && mt_record_open(rec))
 		mt_full_wait = full && !strcmp(full, "wait") && out_path;

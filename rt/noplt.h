@@ -180,6 +180,7 @@ extern int __cxa_atexit(void (*)(void *), void *, void *);
 #define strstr(...) MT_GOT_CALL(strstr)(__VA_ARGS__)
 #define strtok_r(...) MT_GOT_CALL(strtok_r)(__VA_ARGS__)
 #define strtol(...) MT_GOT_CALL(strtol)(__VA_ARGS__)
+#define strtoul(...) MT_GOT_CALL(strtoul)(__VA_ARGS__)
 #define strtoull(...) MT_GOT_CALL(strtoull)(__VA_ARGS__)
 #define syscall(...) MT_GOT_CALL(syscall)(__VA_ARGS__)
 #define sysconf(...) MT_GOT_CALL(sysconf)(__VA_ARGS__)

@@ -156,6 +156,18 @@ static void clock_refresh(bool wait)
 	p_ns = ns;
 }
 
+uint64_t mt_ns_to_ticks(uint64_t ns)
+{
+	if (!mt_use_tsc)
+		return ns;
+	pthread_mutex_lock(&drain_lock);
+	if (!rate)
+		clock_refresh(true);
+	double t = rate ? (double)ns / rate : (double)ns;
+	pthread_mutex_unlock(&drain_lock);
+	return (uint64_t)(t + 0.5);
+}
+
 double mt_ticks_to_seconds(uint64_t ts)
 {
 	if (!mt_use_tsc)

@@ -1276,6 +1276,43 @@ MT_HIDDEN void mt_trace_init(int style);
 MT_HIDDEN void mt_trace_style(int style);
 MT_HIDDEN void mt_trace_after_fork(void);
 
+/* function_graph's filters (the kernel's set_graph_function,
+ * max_graph_depth and tracing_thresh; gfilter.c sets them, trace.c
+ * applies them): only the calls under a graph function (the map of
+ * their sites; NULL: every call), at most mt_gf_depth deep below the
+ * outermost traced frame (0: any), and with a threshold (in the
+ * clock's ticks; 0: none) only the returns of calls that took at least
+ * that long, their entries not written.  mt_gf_on: any of them set (the
+ * hot path's one test).  Per thread, the state lives with the shadow
+ * stack: the tracer's frames counted (gf_depth), whether one of them is
+ * a graph function's (gf_in), each frame's MT_SH_* marks. */
+MT_HIDDEN extern atomic_bool mt_gf_on;
+MT_HIDDEN extern _Atomic(struct mt_retmap *) mt_gf_map;
+MT_HIDDEN extern atomic_bool mt_gf_funcs;       /* graph functions given (map or none) */
+MT_HIDDEN extern _Atomic unsigned mt_gf_depth;
+/* (plain words: no 64-bit atomics on 32-bit CPUs; set by the control
+ * thread, read racily by the hot path, which a change may meet torn once) */
+MT_HIDDEN extern uint64_t mt_gf_thresh;
+MT_HIDDEN extern uint64_t mt_gf_thresh_ns;
+enum { MT_SH_COUNTED = 1, MT_SH_ROOT = 2, MT_SH_QUIET = 4 };
+/* gfilter.c: the graph functions set from a filter's globs (replacing
+ * those before; "" none), the map rebuilt; lock held.  The functions
+ * the globs name, or -1 (EINVAL: a bad glob; ENOMEM). */
+MT_HIDDEN long mt_gf_set_funcs(const char *filter);
+/* Their globs as given, joined by spaces ("" none). */
+MT_HIDDEN const char *mt_gf_funcs_text(void);
+/* The map rebuilt after objects came or went; lock held. */
+MT_HIDDEN void mt_gf_refresh(void);
+/* The depth (0: any), the threshold in nanoseconds (0: none). */
+MT_HIDDEN void mt_gf_set_depth(unsigned depth);
+MT_HIDDEN void mt_gf_set_thresh(uint64_t ns);
+/* A duration as mcount-trace reads it (DIGITS[.DIGITS] and ns, us,
+ * ms or s; a bare number: microseconds, as uftrace -t and the
+ * kernel's tracing_thresh take it) in nanoseconds; -1 if it is not one. */
+MT_HIDDEN int64_t mt_parse_duration(const char *s);
+/* Nanoseconds in the clock's ticks (output.c). */
+MT_HIDDEN uint64_t mt_ns_to_ticks(uint64_t ns);
+
 /* A hijacked return: where the function would have returned, the stack
  * slot that held that address (bit 0: given back to the frame by an
  * unwinder interposer, see mt_shadow_unhook; MT_SLOT_DEAD: a word no
@@ -1292,6 +1329,7 @@ struct mt_shadow {
 #if !MT_KEY_IS_SLOT
 	uintptr_t key;
 #endif
+	uint8_t marks;                /* the tracer's MT_SH_* (function_graph's filters) */
 };
 
 enum { MT_TBUF_FREE, MT_TBUF_OWNED };
@@ -1324,6 +1362,8 @@ struct mt_tbuf {
 	uint64_t untabled;            /* calls from sites in no table (mt_tabled): no events */
 	uint64_t recursion;           /* calls from a hook's callback: no callback, no event */
 	_Atomic unsigned long held;   /* odd while it runs hooks' callbacks (mt_grace) */
+	uint32_t gf_depth;            /* function_graph's filters: the tracer's frames */
+	bool gf_in;                   /* counted below, and one a graph function's */
 	char pad[64];
 	_Atomic mt_seq tail;          /* written by the reader */
 	uint64_t lost_seen;

@@ -29,6 +29,10 @@
 #include "rt.h"
 
 _Atomic(struct mt_retmap *) mt_argmap;
+atomic_bool mt_gf_on, mt_gf_funcs;
+_Atomic(struct mt_retmap *) mt_gf_map;
+_Atomic unsigned mt_gf_depth;
+uint64_t mt_gf_thresh, mt_gf_thresh_ns;
 atomic_int mt_args_raw;
 atomic_bool mt_retval;
 atomic_bool mt_args_on;
@@ -236,6 +240,35 @@ static inline const struct mt_proto *proto_for(uintptr_t ret)
 {
 	return mt_retmap_find(atomic_load_explicit(&mt_argmap, memory_order_acquire), ret);
 }
+/* function_graph's filters (rt.h): whether the call at c is traced,
+ * and whether it is a graph function's outermost frame (root).  Under a
+ * graph function (a frame of one counted on the thread's shadow stack)
+ * every call is; outside, a graph function's own; and none as deep as
+ * the depth or deeper, the outermost traced frame being depth 0 (the
+ * kernel's max_graph_depth: 1 traces the outermost frames alone). */
+static inline bool gf_admit(const struct mt_tbuf *b, const struct mt_call *c, bool *root)
+{
+	if (atomic_load_explicit(&mt_gf_funcs, memory_order_relaxed) && !b->gf_in) {
+		if (!mt_retmap_find(atomic_load_explicit(&mt_gf_map, memory_order_acquire), c->site))
+			return false;
+		*root = true;
+	}
+	unsigned max = atomic_load_explicit(&mt_gf_depth, memory_order_relaxed);
+	return !max || b->gf_depth < max;
+}
+
+/* A traced frame whose return was taken, counted for the filters: its
+ * marks (quiet: its entry not written, the threshold's). */
+static inline void gf_count(struct mt_tbuf *b, const struct mt_call *c, bool root, bool quiet)
+{
+	if (c->r.noexit)
+		return;
+	b->shadow[c->r.depth].marks = (uint8_t)(MT_SH_COUNTED | (root ? MT_SH_ROOT : 0) | (quiet ? MT_SH_QUIET : 0));
+	b->gf_depth++;
+	if (root)
+		b->gf_in = true;
+}
+
 /* The entry of a traced function: its event, unless the ring is full
  * (lost: and function_graph wants no exit of it then), or its return
  * could not be taken for want of shadow stack (function_graph: not
@@ -248,8 +281,26 @@ static inline __attribute__((always_inline)) void put_entry(unsigned long parent
 {
 	struct mt_tbuf *b = mt_self;
 	bool graph = c->wants & MT_TRACED;
+	bool filtered = graph && atomic_load_explicit(&mt_gf_on, memory_order_relaxed), root = false, quiet = false;
+	if (filtered) {
+		/* (not traced: the frame given back, no event, nothing lost) */
+		if (!gf_admit(b, c, &root)) {
+			c->drop |= MT_TRACED;
+			return;
+		}
+		/* with a threshold, the return decides: none without one */
+		quiet = *(volatile uint64_t *)&mt_gf_thresh != 0;
+		if (quiet && (c->r.noexit || c->noshadow)) {
+			c->drop |= MT_TRACED;
+			return;
+		}
+	}
 	if (graph && c->noshadow) {
 		b->lost++;
+		return;
+	}
+	if (quiet) {
+		gf_count(b, c, root, true);
 		return;
 	}
 	const struct mt_proto *proto = NULL;
@@ -276,6 +327,8 @@ static inline __attribute__((always_inline)) void put_entry(unsigned long parent
 	e->ip = mt_ev_addr(c->site) | (uint64_t)c->cpu << MT_CPU_SHIFT | kind;
 	e->parent = parent;
 	mt_seq_store(&b->head, next, memory_order_release);
+	if (filtered)
+		gf_count(b, c, root, false);
 }
 
 static __attribute__((noinline)) void put_entry_args(unsigned long parent, struct mt_call *c)
@@ -300,8 +353,8 @@ static void trace_entry(unsigned long func, unsigned long parent, void *data, st
 	}
 	struct mt_tbuf *b = mt_self;
 	mt_seq h = mt_seq_load(&b->head, memory_order_relaxed);
-	if (__builtin_expect((mt_seq)(h - mt_seq_load(&b->tail, memory_order_acquire)) > b->mask || c->noshadow,
-			     0)) {
+	if (__builtin_expect((mt_seq)(h - mt_seq_load(&b->tail, memory_order_acquire)) > b->mask || c->noshadow ||
+			     atomic_load_explicit(&mt_gf_on, memory_order_relaxed), 0)) {
 		put_entry_slow(parent, c);
 		return;
 	}
@@ -321,6 +374,21 @@ static void trace_entry(unsigned long func, unsigned long parent, void *data, st
 static __attribute__((noinline)) void put_exit_slow(struct mt_call *c)
 {
 	struct mt_tbuf *b = mt_self;
+	struct mt_shadow *s = &b->shadow[c->r.depth];
+	if (s->marks) {
+		uint8_t m = s->marks;
+		s->marks = 0;
+		if (b->gf_depth)
+			b->gf_depth--;
+		if (m & MT_SH_ROOT)
+			b->gf_in = false;
+		/* the threshold's: a return at least that long after its
+		 * entry (which was not written), and no mark of a frame left
+		 * without one */
+		if ((m & MT_SH_QUIET) &&
+		    (c->unwound || c->ts - s->ts < *(volatile uint64_t *)&mt_gf_thresh))
+			return;
+	}
 	bool rv = !c->unwound && MT_HAVE_RETVAL && atomic_load_explicit(&mt_retval, memory_order_relaxed);
 	put_exit(b, c->nested, c->ts, c->cpu, c->site, c->unwound ? MT_EV_UNWOUND : 0, b->shadow[c->r.depth].ts,
 		 rv ? &c->r.ret : NULL);
@@ -334,7 +402,7 @@ static void trace_exit(unsigned long func, unsigned long parent, void *data, str
 	struct mt_call *c = (struct mt_call *)r;
 	struct mt_tbuf *b = mt_self;
 	mt_seq h = mt_seq_load(&b->head, memory_order_relaxed);
-	if (__builtin_expect(c->nested || c->unwound || (MT_HAVE_RETVAL &&
+	if (__builtin_expect(c->nested || c->unwound || b->shadow[r->depth].marks || (MT_HAVE_RETVAL &&
 			     atomic_load_explicit(&mt_retval, memory_order_relaxed)) ||
 			     (mt_seq)(h - mt_seq_load(&b->tail, memory_order_acquire)) > b->mask, 0)) {
 		put_exit_slow(c);

@@ -42,6 +42,24 @@ sub _globs {
     return @g;
 }
 
+# function_graph's filters (--graph-function, --depth, --time-threshold),
+# checked: (the graph functions' globs, the depth, the threshold), and
+# whether any is given.
+my $DURATION = qr/\A[0-9]+(?:\.[0-9]+)?(?:ns|us|ms|s)?\z/;
+sub _graph_filters {
+    my ($opt) = @_;
+    my @graph = _globs(@{ $opt->{graph_function} // [] });
+    bad_usage("--depth must be a depth from 0 to 1000000, not '$opt->{depth}'")
+        if defined $opt->{depth} && ($opt->{depth} !~ /\A[0-9]{1,7}\z/ || $opt->{depth} > 1000000);
+    bad_usage("--time-threshold must be a duration (10us, 1.5ms, 2s; a bare number: microseconds), "
+        . "not '$opt->{time_threshold}'")
+        if defined $opt->{time_threshold} && $opt->{time_threshold} !~ $DURATION;
+    my $any = @graph || defined $opt->{depth} || defined $opt->{time_threshold};
+    bad_usage('--graph-function, --depth and --time-threshold are function_graph\'s: not with --tracer=function')
+        if $any && defined $opt->{tracer} && $opt->{tracer} ne 'function_graph';
+    return (\@graph, $any);
+}
+
 # Prototypes of function events, checked for what the protocol cannot
 # carry (the library checks the rest).
 sub _prototypes {
@@ -68,6 +86,9 @@ sub run_program {
     my @filter = _globs(@{ $opt->{filter} });
     my @notrace = _globs(@{ $opt->{notrace} });
     my @event = _prototypes(@{ $opt->{event} });
+    my ($graph, $graph_any) = _graph_filters($opt);
+    # (each of them implies function_graph, as uftrace's -F, -D, -t do)
+    $opt->{tracer} //= 'function_graph' if $graph_any;
     bad_usage("--args must be a number of argument words from 0 to 8, not '$opt->{args}'")
         if defined $opt->{args} && $opt->{args} !~ /^[0-8]\z/;
     # (the library's bounds)
@@ -130,6 +151,9 @@ sub run_program {
         MCOUNT_TRACE_RETVAL  => $opt->{retval} ? 1 : undef,
         MCOUNT_TRACE_FORMAT  => $opt->{format},
         MCOUNT_TRACE_TRACER  => $opt->{tracer},
+        MCOUNT_TRACE_GRAPH_FUNCTION => @$graph ? join(' ', @$graph) : undef,
+        MCOUNT_TRACE_DEPTH   => $opt->{depth},
+        MCOUNT_TRACE_THRESHOLD => $opt->{time_threshold},
         MCOUNT_TRACE_BUFFER  => $opt->{buffer},
         MCOUNT_TRACE_FULL    => $opt->{wait} ? 'wait' : undef,
         MCOUNT_TRACE_DEMANGLE => $opt->{no_demangle} ? '0' : undef,
@@ -257,6 +281,16 @@ sub attach_process {
     bad_usage('too many arguments: attach takes a PID only') if @$argv > 1;
     my $pid = $argv->[0];
     bad_usage("'$pid' is not a process ID") unless $pid =~ /^[1-9][0-9]{0,9}\z/;
+    my ($graph, $graph_any) = _graph_filters($opt);
+    # (the filters, then function_graph, by the verbs, once attached)
+    my @then = $graph_any ? ((@$graph ? (['graph-function', $graph]) : ()),
+        (defined $opt->{depth} ? (['depth', [$opt->{depth}]]) : ()),
+        (defined $opt->{time_threshold} ? (['threshold', [$opt->{time_threshold}]]) : ()),
+        ['tracer', ['function_graph']]) : ();
+    for my $r (@then) {
+        my $long = request_too_long($r->[0], @{ $r->[1] });
+        bad_usage($long) if defined $long;
+    }
     my $helper = attach_helper_path();
     if (!-x $helper) {
         error("$helper: not found: attach is made on x86_64 alone, yet (run make there)");
@@ -292,6 +326,11 @@ sub attach_process {
         error("$pid: the library is loaded, but no control socket $sock came up (its channel is off: "
             . 'a privileged process, or MCOUNT_TRACE_CONTROL=0 in its environment; its standard error says why)');
         return 1;
+    }
+    for my $r (@then) {
+        my $answer = eval { control_request($pid, $r->[0], $r->[1], timeout => $opt->{timeout}, payload => sub { }) };
+        fatal(1, $@) unless $answer;
+        fatal(1, "$pid: $answer->{error}") if defined $answer->{error};
     }
     return control_command('status', $opt, [$pid]);
 }
@@ -342,6 +381,9 @@ sub read_recording {
         }
         push @args, "--function=$opt->{function}" if defined $opt->{function};
         push @args, "--output=$opt->{output}" if defined $opt->{output};
+        my ($graph) = _graph_filters($opt);
+        push @args, map { "--graph-function=$_" } @$graph;
+        push @args, "--time-threshold=$opt->{time_threshold}" if defined $opt->{time_threshold};
     } else {
         bad_usage('--format applies to replay only') if $opt->{format} ne 'text';
     }
@@ -449,6 +491,18 @@ sub control_command {
         bad_usage('too many arguments: retval takes a PID and on or off') if @argv > 1;
         bad_usage("'$argv[0]' is neither on nor off") if @argv && $argv[0] !~ /^(on|off)\z/;
         @args = @argv;
+    } elsif ($verb eq 'graph-function') {
+        @args = @argv == 1 && $argv[0] eq 'off' ? ('off') : _globs(@argv);
+    } elsif ($verb eq 'depth') {
+        bad_usage('too many arguments: depth takes a PID and a depth') if @argv > 1;
+        bad_usage("'$argv[0]' is not a depth from 0 to 1000000")
+            if @argv && ($argv[0] !~ /\A[0-9]{1,7}\z/ || $argv[0] > 1000000);
+        @args = @argv;
+    } elsif ($verb eq 'threshold') {
+        bad_usage('too many arguments: threshold takes a PID and a duration') if @argv > 1;
+        bad_usage("'$argv[0]' is not a duration (10us, 1.5ms, 2s; a bare number: microseconds)")
+            if @argv && $argv[0] !~ $DURATION;
+        @args = @argv;
     } elsif ($verb eq 'patch') {
         bad_usage('patch needs FUNCTION and LIBRARY[:SYMBOL] (mcount-trace patch PID FUNCTION LIBRARY[:SYMBOL])')
             unless @argv == 2;
@@ -497,6 +551,13 @@ sub control_command {
     error("$args[0] ${verb}ed") if $verb =~ /patch\z/ && $opt->{verbose};
     error('the profiler is on') if $verb eq 'stat' && $args[0] && $args[0] eq 'on' && $opt->{verbose};
     return _detached($pid, $count, $opt) if $verb eq 'detach';
+    if ($verb eq 'graph-function' && defined $count && $args[0] ne 'off') {
+        if ($count == 0) {
+            warning($pid, 'the globs name no function yet (objects loaded later are searched too)');
+        } elsif ($opt->{verbose}) {
+            error(plural($count, 'graph function'));
+        }
+    }
     if ($DONE{$verb} && defined $count) {
         if ($count == 0 && $verb ne 'stop') {
             warning($pid, "no function $DONE{$verb}: no function matches, or each one already was");
