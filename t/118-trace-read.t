@@ -22,7 +22,7 @@ use POSIX ();
 use List::Util qw(max min sum);
 use lib 't/lib';
 use TestUtil qw($TOP run_cmd must tmpdir slurp spit);
-use RecordingWriter ();
+use RecordingWriter qw(parse_report $T0 %FUNC $OUTSIDE $LIBK $OUTSIDE_NAME site ret_in);
 use JSON::PP ();
 
 my $READ = "$TOP/build/mcount-read";
@@ -31,19 +31,6 @@ my $dir = tmpdir();
 
 # ---- the known calls ----
 
-my $T0 = 5_000_000_000_000;    # ns (CLOCK_MONOTONIC), and ticks for clock monotonic
-my %FUNC = (                   # name => [address, size, object]
-    main  => [0x401000, 0x100, 0],
-    alpha => [0x401100, 0x50,  0],
-    beta  => [0x401200, 0,     0],    # size 0: up to gamma
-    gamma => [0x401300, 0x40,  0],
-    libfn => [0x7f0000001000, 0x40, 1],
-);
-my $OUTSIDE = 0x7f00deadbee0;    # a return address in no function
-my $LIBK = 0x7f0000000000;       # in libk.so, loaded there (objects)
-my $OUTSIDE_NAME = sprintf 'libk.so+%#x', $OUTSIDE - $LIBK;    # as the live tracer names it
-sub site { return $FUNC{ $_[0] }[0] + 5 }
-sub ret_in { return $FUNC{ $_[0] }[0] + 0x10 }
 
 # A call: [name, start, end, {args => [...], ret => V}, children...]
 # (times in ns after T0)
@@ -203,25 +190,9 @@ sub want_report {
     return \%r;
 }
 
-sub parse_report {
-    my ($text) = @_;
-    my %r;
-    my @cols = qw(calls total self min avg p50 p90 p99 max);
-    for my $line (split /\n/, $text) {
-        next if $line =~ /^\s*(?:calls|#)/;
-        my @f = split ' ', $line;
-        my $name = pop @f;
-        my %row;
-        @row{@cols} = map { /^(\d+)\.(\d{3})\z/ ? $1 * 1000 + $2 : $_ } @f;
-        $r{$name} = \%row;
-    }
-    return \%r;
-}
-
 # ---- a recording, byte for byte ----
 
-# write_proc(DIR, %o): RecordingWriter's, with this file's functions
-sub write_proc { my ($d, %o) = @_; return RecordingWriter::write_proc($d, t0 => $T0, func => \%FUNC, libk => $LIBK, %o) }
+sub write_proc { return RecordingWriter::known_writer(@_) }
 
 my $mono = sub { $_[0] };
 sub threads_of {

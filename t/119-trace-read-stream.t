@@ -17,6 +17,7 @@ use Test::More;
 use POSIX ();
 use List::Util qw(max sum);
 use lib 't/lib';
+use RecordingWriter qw(parse_report);
 use TestUtil qw($TOP run_cmd tmpdir spit);
 use JSON::PP ();
 
@@ -142,21 +143,6 @@ sub write_proc {
 }
 
 sub rd { return run_cmd([$READ, @_]) }
-
-sub parse_report {
-    my ($text) = @_;
-    my %r;
-    my @cols = qw(calls total self min avg p50 p90 p99 max);
-    for my $line (split /\n/, $text) {
-        next if $line =~ /^\s*(?:calls|#)/;
-        my @f = split ' ', $line;
-        my $name = pop @f;
-        my %row;
-        @row{@cols} = map { /^(\d+)\.(\d{3})\z/ ? $1 * 1000 + $2 : $_ } @f;
-        $r{$name} = \%row;
-    }
-    return \%r;
-}
 
 # ---- thousands of calls: the chunks' edges, a wrapped ring ----
 

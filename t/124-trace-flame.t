@@ -23,23 +23,9 @@ use List::Util qw(sum max min);
 use Compress::Zlib ();
 use lib 't/lib';
 use TestUtil qw($TOP run_cmd must tmpdir slurp spit);
-use RecordingWriter ();
+use RecordingWriter qw($T0 %FUNC $OUTSIDE $LIBK $OUTSIDE_NAME site ret_in);
 
-# the known functions, as t/118 has them
-my $T0 = 5_000_000_000_000;    # ns (CLOCK_MONOTONIC), and ticks for clock monotonic
-my %FUNC = (                   # name => [address, size, object]
-    main  => [0x401000, 0x100, 0],
-    alpha => [0x401100, 0x50,  0],
-    beta  => [0x401200, 0,     0],    # size 0: up to gamma
-    gamma => [0x401300, 0x40,  0],
-    libfn => [0x7f0000001000, 0x40, 1],
-);
-my $OUTSIDE = 0x7f00deadbee0;    # a return address in no function
-my $LIBK = 0x7f0000000000;       # in libk.so, loaded there (objects)
-sub site { return $FUNC{ $_[0] }[0] + 5 }
-sub ret_in { return $FUNC{ $_[0] }[0] + 0x10 }
-# write_proc(DIR, %o): RecordingWriter's, with these functions
-sub write_proc { my ($d, %o) = @_; return RecordingWriter::write_proc($d, t0 => $T0, func => \%FUNC, libk => $LIBK, %o) }
+sub write_proc { return RecordingWriter::known_writer(@_) }
 
 my $READ = "$TOP/build/mcount-read";
 plan skip_all => "no $READ (make all)" unless -x $READ;

@@ -22,7 +22,7 @@ use warnings;
 use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP must run_cmd tmpdir spit);
-use CcTest qw($MCC);
+use CcTest qw($MCC debian_flags dynamic_symbols);
 use LinkDiff qw(link_diff);
 
 delete $ENV{$_} for qw(MCOUNT_CC_FLAGS MCOUNT_CC_ACTIVE MCOUNT_CC_VERBOSE MCOUNT_CC_MODE OBJDUMP
@@ -35,13 +35,7 @@ chomp $src;
 is($st, 0, "fetch-source fribidi: $src") or BAIL_OUT("no FriBidi source: $err");
 
 # Debian's flags, as dpkg-buildflags gives them.
-my %deb;
-{
-    local $ENV{DEB_BUILD_MAINT_OPTIONS} = 'hardening=+all optimize=+lto';
-    for (split /\n/, must('dpkg-buildflags', '--export=sh')) {
-        $deb{$1} = $2 if /^export (\w+)="(.*)"$/;
-    }
-}
+my %deb = %{ debian_flags('hardening=+all optimize=+lto') };
 like($deb{CFLAGS} // '', qr/-flto=auto/, "Debian's flags: $deb{CFLAGS}");
 
 # build(NAME, CC, EXTRA CFLAGS, EXTRA LDFLAGS, ENV) -> its directory
@@ -69,15 +63,9 @@ is($st, 0, '--verify --expect-calls passes');
 like($err, qr/: no __mcount_loc table \([1-9]\d* calls to the hook\)$/m, 'the plain build has the calls and no table');
 is_deeply([link_diff(['readelf'], "$mc/$lib", "$plain/$lib")], [], "the library is the plain build's but for the table");
 
-# objdump -T: each export's name, section and size
-my $exports = sub {
-    local $ENV{LC_ALL} = 'C';
-    return [sort map { my @f = split ' '; @f >= 6 ? "$f[-1] $f[-4] $f[-3]" : () }
-        grep { /^[0-9a-f]{8}/ } split /\n/, must('objdump', '-T', $_[0])];
-};
-my $x = $exports->("$mc/$lib");
+my $x = dynamic_symbols("$mc/$lib");
 cmp_ok(scalar @$x, '>', 50, scalar(@$x) . ' exports');
-is_deeply($x, $exports->("$plain/$lib"), "objdump -T: the plain build's exports, sections and sizes");
+is_deeply($x, dynamic_symbols("$plain/$lib"), "objdump -T: the plain build's exports, sections and sizes");
 ok((grep { /^fribidi_version_info \.data / } @$x), 'fribidi_version_info is data, in .data');
 
 # a program that reads the library's exported data

@@ -8,11 +8,11 @@ use warnings;
 
 use Exporter 'import';
 use Test::More;
-use TestUtil qw($TOP run_cmd tmpdir spit slurp leftovers);
+use TestUtil qw($TOP must run_cmd tmpdir spit slurp leftovers);
 use Oracle qw(table_sites filter_sites kernel_section);
 
 our @EXPORT_OK = qw($MCC @SOURCES fake_dir logging_gcc read_log mcc oracle_ok verify_program
-    copy_example in_dir program_ok no_leftovers);
+    copy_example in_dir program_ok no_leftovers debian_flags dynamic_symbols);
 
 our $MCC = "$TOP/bin/mcount-cc";
 
@@ -125,6 +125,28 @@ sub program_ok {
     is($st >> 8, 1, "$name: and reports errors");
     verify_program($prog, $name);
     return;
+}
+
+# debian_flags(OPTIONS) -> {CFLAGS => ..., CXXFLAGS => ..., LDFLAGS => ...,
+# CPPFLAGS => ...}: Debian's flags as dpkg-buildflags gives them with
+# DEB_BUILD_MAINT_OPTIONS=OPTIONS (t/45, t/46: 'hardening=+all
+# optimize=+lto').
+sub debian_flags {
+    my ($options) = @_;
+    my %deb;
+    local $ENV{DEB_BUILD_MAINT_OPTIONS} = $options;
+    for (split /\n/, must('dpkg-buildflags', '--export=sh')) {
+        $deb{$1} = $2 if /^export (\w+)="(.*)"$/;
+    }
+    return \%deb;
+}
+
+# dynamic_symbols(FILE) -> [sorted "NAME SECTION SIZE"]: objdump -T's
+# dynamic symbols of FILE, each with its section and size.
+sub dynamic_symbols {
+    local $ENV{LC_ALL} = 'C';
+    return [sort map { my @f = split ' '; @f >= 6 ? "$f[-1] $f[-4] $f[-3]" : () }
+        grep { /^[0-9a-f]{8}/ } split /\n/, must('objdump', '-T', $_[0])];
 }
 
 1;

@@ -12,7 +12,23 @@ use Exporter 'import';
 use List::Util qw(max);
 use TestUtil qw(spit);
 
-our @EXPORT_OK = qw(pk write_proc call_events);
+our @EXPORT_OK = qw(pk write_proc call_events known_writer parse_report $T0 %FUNC $OUTSIDE $LIBK $OUTSIDE_NAME site ret_in);
+
+# The known program of t/118 and t/124: its functions, where they are,
+# and a return address in none of them.
+our $T0 = 5_000_000_000_000;    # ns (CLOCK_MONOTONIC), and ticks for clock monotonic
+our %FUNC = (                   # name => [address, size, object]
+    main  => [0x401000, 0x100, 0],
+    alpha => [0x401100, 0x50,  0],
+    beta  => [0x401200, 0,     0],    # size 0: up to gamma
+    gamma => [0x401300, 0x40,  0],
+    libfn => [0x7f0000001000, 0x40, 1],
+);
+our $OUTSIDE = 0x7f00deadbee0;    # a return address in no function
+our $LIBK = 0x7f0000000000;       # in libk.so, loaded there (objects)
+our $OUTSIDE_NAME = sprintf 'libk.so+%#x', $OUTSIDE - $LIBK;    # as the live tracer names it
+sub site { return $FUNC{ $_[0] }[0] + 5 }
+sub ret_in { return $FUNC{ $_[0] }[0] + 0x10 }
 
 # pk(BIG, WIDTH, WORDS...): the words packed, 8 or 4 bytes, in that order
 sub pk {
@@ -119,5 +135,26 @@ sub call_events {
     $walk->($_, undef) for @$calls;
     return \@ev;
 }
+
+# parse_report(TEXT) -> {name => {calls, total, self, min, avg, p50, p90,
+# p99, max}}: mcount-read report's rows, times in ns (its microseconds
+# with three decimals).
+sub parse_report {
+    my ($text) = @_;
+    my %r;
+    my @cols = qw(calls total self min avg p50 p90 p99 max);
+    for my $line (split /\n/, $text) {
+        next if $line =~ /^\s*(?:calls|#)/;
+        my @f = split ' ', $line;
+        my $name = pop @f;
+        my %row;
+        @row{@cols} = map { /^(\d+)\.(\d{3})\z/ ? $1 * 1000 + $2 : $_ } @f;
+        $r{$name} = \%row;
+    }
+    return \%r;
+}
+
+# known_writer(DIR, %o): write_proc with the known program's functions
+sub known_writer { my ($d, %o) = @_; return write_proc($d, t0 => $T0, func => \%FUNC, libk => $LIBK, %o) }
 
 1;
