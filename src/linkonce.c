@@ -262,7 +262,7 @@ static struct file *load(const char *path)
  * by name and their relocation sections.  A reason if it is no ELF
  * relocatable object of row a. */
 static const char *input_read(struct input *in, const struct arch *a, const unsigned char *d,
-			      size_t len)
+			      size_t len, bool by_name)
 {
 	const char *why = elfv_open(&in->e, d, len);
 	if (why)
@@ -280,8 +280,10 @@ static const char *input_read(struct input *in, const struct arch *a, const unsi
 		struct shdr s = sh_at(e, i);
 		if (!sh_inside(e, &s))
 			return "a section runs past the end of the file";
-		int *slot = strmap_put(&in->secs, sh_name(e, &s), (int)i);
-		if (*slot != (int)i)
+		/* (by name: the sections a map can place, allocated ones) */
+		int *slot = by_name && (s.flags & SHF_ALLOC) ? strmap_put(&in->secs, sh_name(e, &s), (int)i)
+							     : NULL;
+		if (slot && *slot != (int)i)
 			*slot = -1;
 		if (s.type == SHT_SYMTAB && !in->nsym) {
 			in->symtab = s;
@@ -398,7 +400,7 @@ static void bound_object(const char *name, const unsigned char *d, size_t len, v
 	struct bound *b = arg;
 	struct input in;
 	memset(&in, 0, sizeof(in));
-	const char *why = input_read(&in, b->a, d, len);
+	const char *why = input_read(&in, b->a, d, len, false);
 	if (why) {
 		/* (an archive's member that is no object of the target, such
 		 * as a LTO-less archive's text file, is no input of the link;
@@ -535,7 +537,7 @@ static struct input *input_of(const char *file, const struct arch *a, const char
 		d = m.d;
 		dlen = m.len;
 	}
-	*why = input_read(in, a, d, dlen);
+	*why = input_read(in, a, d, dlen, true);
 	if (*why)
 		return NULL;
 	*slot = (int)(in - inputs);
