@@ -37,7 +37,6 @@ use RecordMcount::Message qw(program error fatal throw caught tool_failure);
 use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job check_tool);
 use RecordMcount::Tools qw(identify_object find_tools object_link_flags);
 use RecordMcount::Elf qw(elf_header elf_has_section read_elf file_bytes);
-use RecordMcount::Table qw(table_entries);
 use RecordMcount::Argv qw(expand_response_files);
 use RecordMcount::LinkOnce qw(one_link_refusal one_link);
 
@@ -558,12 +557,19 @@ sub _tabled {
     return () if ($job->{untabled} = !($tab && $tab->{size} > $n * $word));
     my $e = read_elf($readelf, $img, $label);
     my ($base) = map { $_->{value} } grep { $_ && $_->{name} eq '__ehdr_start' } @{ $e->{symtab} };
-    my @addr = grep { !defined $base || $_ != $base } map { $_->{addr} & ~$flags } @{ table_entries($e, []) // [] };
+    my @addr = grep { !defined $base || $_ != $base } map { $_->{addr} & ~$flags } @{ _table_entries($e, []) // [] };
     return () unless @addr;
     open(my $fh, '>', $job->{tmp}{tab}) or throw("$label: $job->{tmp}{tab}: $!");
     printf {$fh} "%x\n", $_ for @addr;
     close($fh) or throw("$label: $job->{tmp}{tab}: $!");
     return ("--tabled=$job->{tmp}{tab}");
+}
+
+# RecordMcount::Table's table_entries, loaded where the links with -q
+# need it (the one link does without: less to compile at each start).
+sub _table_entries {
+    require RecordMcount::Table;
+    return RecordMcount::Table::table_entries(@_);
 }
 
 # Assemble a placeholder table of N entries for the target of $id.
@@ -639,7 +645,7 @@ sub _shift_table {
     require RecordMcount::Calls;
     my $e = read_elf($readelf, $out, $label);
     my @bad;
-    my $ent = table_entries($e, \@bad) // [];
+    my $ent = _table_entries($e, \@bad) // [];
     my $calls = RecordMcount::Calls::hook_calls($e, $job->{o}{objdump} // ['objdump'], $id, $label);
     my ($problems) = RecordMcount::Table::verify_table($e, $ent, $calls, entry => 'call',
         sections => $job->{o}{sections} // 'kernel', kernel => $id->{'kernel-sections'}, label => $label, flag_bits => $flags,
