@@ -426,7 +426,7 @@ static void bound_object(const char *name, const unsigned char *d, size_t len, v
 	strmap_free(&in.secs);
 }
 
-int link_bound(const struct arch *a, int n, char **paths)
+void link_bound(const struct arch *a, int n, char **paths, unsigned long long *calls, bool *tabled)
 {
 	struct bound b = { .a = a };
 	for (int i = 0; i < n; i++) {
@@ -446,8 +446,8 @@ int link_bound(const struct arch *a, int n, char **paths)
 			fatal("%s", b.why);
 	}
 	diag_file = NULL;
-	printf("bound\t%llu\ntabled\t%d\n", b.calls, b.tabled);
-	return fflush(stdout) == 0 ? HELPER_OK : HELPER_BAD_INPUT;
+	*calls = b.calls;
+	*tabled = b.tabled;
 }
 
 /* --- --fill-linked ------------------------------------------------------------ */

@@ -6,9 +6,9 @@
 #include "arch.h"
 #include "util.h"
 
-/* --bound: print the calls to row a's hook the n objects and archives
- * at paths can bring (bound), and whether one brings a table (tabled). */
-int link_bound(const struct arch *a, int n, char **paths);
+/* --bound: the calls to row a's hook the n objects and archives at
+ * paths can bring, and whether one brings a table of its own. */
+void link_bound(const struct arch *a, int n, char **paths, unsigned long long *calls, bool *tabled);
 /* --fill-linked: fill in the table of the image at path, linked with the
  * placeholder and writing the map at map, and (bid: "bfd", "gold", or
  * NULL for none) its sha1 build ID as that linker computes it; print

@@ -94,7 +94,9 @@ static void usage(FILE *out)
 "                         calls (for the first link); needs --arch or --object\n"
 "      --bound FILE...    read no listing: print the calls to the hook that the\n"
 "                         objects and archives FILE can bring to a link (bound)\n"
-"                         and whether one brings a table (tabled); needs --arch\n"
+"                         and whether one brings a table (tabled); with -o, write\n"
+"                         --placeholder's table of that many entries there too;\n"
+"                         needs --arch or --object\n"
 "      --fill-linked=MAP  read no listing: the --object image was linked with a\n"
 "                         placeholder and wrote the map MAP: fill in its table\n"
 "                         (the calls of the input sections MAP places, sorted,\n"
@@ -278,8 +280,8 @@ static void parse_options(int argc, char **argv, struct options *opt)
 			bad_usage("%s", "--bound and --fill-linked are two steps: give one");
 		if (opt->linked || opt->plan || opt->identify || opt->placeholder || opt->tabled)
 			bad_usage("%s", "--bound and --fill-linked take only --arch or --object");
-		if (opt->bound && !opt->arch_name)
-			bad_usage("%s", "--bound needs --arch");
+		if (opt->bound && !opt->arch_name && !opt->object)
+			bad_usage("%s", "--bound needs --arch or --object");
 		if (opt->fill_map && (!opt->object || optind < argc))
 			bad_usage("%s", "--fill-linked needs --object and no other file");
 		return;
@@ -419,17 +421,34 @@ int main(int argc, char **argv)
 	obj.arch = resolve_arch(&opt);
 	if (opt.bound || opt.fill_map) {
 		const struct arch *a = obj.arch;
-		if (opt.fill_map && !a) {
+		if (opt.object) {
+			/* (--bound's placeholder restates the object's flags as
+			 * --placeholder's does) */
 			obj.path = opt.object;
 			diag_file = opt.object;
-			check_object(&obj, &opt, false, true);
+			check_object(&obj, &opt, opt.bound, opt.fill_map != NULL);
 			a = obj.arch;
+			diag_file = NULL;
 		}
 		if (!a->reloc_names)
 			bad_usage("%s reads %s's relocations through objdump only",
 				  opt.bound ? "--bound" : "--fill-linked", a->name);
-		status = opt.bound ? link_bound(a, argc - optind, argv + optind)
-				   : link_fill(a, opt.fill_map, opt.object, opt.build_id);
+		if (opt.fill_map) {
+			status = link_fill(a, opt.fill_map, opt.object, opt.build_id);
+		} else {
+			unsigned long long calls;
+			bool tabled;
+			link_bound(a, argc - optind, argv + optind, &calls, &tabled);
+			if (opt.output) {
+				if (calls > MAX_PLACEHOLDER)
+					fatal("more calls to the hook than a placeholder holds: %llu", calls);
+				FILE *out = open_output(opt.output);
+				emit_placeholder(out, &obj, (unsigned long)calls);
+				close_output(out, opt.output);
+			}
+			printf("bound\t%llu\ntabled\t%d\n", calls, tabled);
+			status = fflush(stdout) == 0 ? HELPER_OK : HELPER_BAD_INPUT;
+		}
 		object_free(&obj);
 		return status;
 	}

@@ -367,8 +367,9 @@ sub _try_one_link {
         // return 'its first object cannot be identified';
     my $why = one_link_refusal($cmd, $id, _is_ld($cmd));
     return $why if defined $why;
+    # (the placeholder's assembly: written by the bound's step)
     my $placeholder = sub {
-        _placeholder($job, $id, $first, $_[0]);
+        _placeholder($job, $id, $first, $_[0], 1);
         return $job->{tmp}{po};
     };
     # (started: the inputs' listing is read while it runs)
@@ -382,7 +383,7 @@ sub _try_one_link {
         };
     };
     my ($r, $reason) = eval { one_link($job, $cmd, $id, is_ld => scalar _is_ld($cmd), placeholder => $placeholder,
-        link => $link) };
+        link => $link, first => $first, placeholder_s => $job->{tmp}{ps}) };
     if (!$r && !defined $reason) {
         my $e = caught($@);
         # (a link that fails: the links after tell whose failure it is,
@@ -572,12 +573,13 @@ sub _table_entries {
     return RecordMcount::Table::table_entries(@_);
 }
 
-# Assemble a placeholder table of N entries for the target of $id.
+# Assemble a placeholder table of N entries for the target of $id (its
+# assembly WRITTEN already: mcount-scan --bound -o).
 sub _placeholder {
-    my ($job, $id, $first, $n) = @_;
+    my ($job, $id, $first, $n, $written) = @_;
     my ($o, $label, $tmp) = ($job->{o}, $job->{label}, $job->{tmp});
     run_step($label, 'writing the placeholder table',
-        [$o->{helper}, "--placeholder=$n", '--object', $first, '-o', $tmp->{ps}]);
+        [$o->{helper}, "--placeholder=$n", '--object', $first, '-o', $tmp->{ps}]) unless $written;
     my %ph = (o => $o, label => $label, plan => $id, tmp => { s => $tmp->{ps}, o => $tmp->{po} });
     run_step($label, 'assembling the placeholder table', assemble_cmd(\%ph));
     return;

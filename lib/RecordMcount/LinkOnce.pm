@@ -3,7 +3,8 @@ package RecordMcount::LinkOnce;
 # The link-time pass in one link (GNU ld, x86_64 and i386, no LTO):
 #
 #   mcount-scan --bound INPUTS   -> the calls to the hook the inputs (their
-#                                   relocations) can bring: the bound N
+#                                   relocations) can bring: the bound N,
+#                                   and the placeholder of N entries
 #   link  CMD placeholder(N) -Map  -> output (the command's own link: no -q)
 #   mcount-scan --fill-linked=MAP --object OUTPUT
 #        the map: where each input section went (an input it names that
@@ -147,16 +148,18 @@ sub _build_id_style {
 
 # one_link(JOB, CMD, ID, is_ld => ...) with JOB as RecordMcount::Link's:
 # link => sub (what, command) starting one link that writes the output
-# (a sub that waits for it), placeholder => sub (N) writing the
-# placeholder's object (its path).  Returns the result hash, or (undef,
+# (a sub that waits for it), placeholder => sub (N) assembling the
+# placeholder's object (its path) from its assembly at placeholder_s,
+# which the bound's step writes; first => the object whose target it is.  Returns the result hash, or (undef,
 # reason) before the link writes anything it cannot stand behind.
 sub one_link {
     my ($job, $cmd, $id, %a) = @_;
     my ($o, $out) = ($job->{o}, $job->{out});
     return (undef, 'the target names no hook') unless length($id->{hooks} // '');
     my $is_ld = $a{is_ld};
-    my %b = _helper($o, "the calls of the link's inputs", "--arch=$id->{arch}", '--bound', '--',
-        _inputs($cmd, $is_ld));
+    # (the placeholder's assembly of that many entries written too)
+    my %b = _helper($o, "the calls of the link's inputs", '--object', $a{first}, '--bound', '-o',
+        $a{placeholder_s}, '--', _inputs($cmd, $is_ld));
     return (undef, 'an input brings its own table (per-object mode)') if $b{tabled};
     my $n = $b{bound} // throw("the calls of the link's inputs: no bound");
     # (the build ID: sha1 the helper computes again; none, or the
