@@ -199,5 +199,30 @@ for my $v (@variants) {
     like($so, qr/: \d+ call sites, 3 links$/m, 'MCOUNT_LINK_METHOD=multi: three links');
 }
 
+# mcount-scan's two steps by themselves: --bound -o writes the table
+# --placeholder=N writes; --fill-linked refuses a map whose input it
+# cannot read, and then writes nothing
+{
+    my $d = "$dir/steps";
+    mkdir $d or die;
+    my @o = map { "$d/$_.o" } qw(main weak strong add a_member_with_a_long_name);
+    must('gcc', '-O2', '-pg', '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main weak strong add a_member_with_a_long_name);
+    my $H = "$TOP/build/mcount-scan";
+    my ($st, $out, $err) = run_cmd([$H, '--object', $o[0], '--bound', '-o', "$d/ph.s", '--', @o]);
+    is($st, 0, 'steps: --bound') or diag $err;
+    my ($n) = $out =~ /^bound\t(\d+)$/m;
+    ok($n, "steps: a bound ($n)");
+    must($H, "--placeholder=$n", '--object', $o[0], '-o', "$d/ph2.s");
+    ok(slurp("$d/ph.s") eq slurp("$d/ph2.s"), "steps: --bound -o writes --placeholder=N's table");
+    must('gcc', '-c', "$d/ph.s", '-o', "$d/ph.o");
+    must('gcc', '-o', "$d/prog", @o, "$d/ph.o", "-Wl,-Map=$d/prog.map");
+    my $before = slurp("$d/prog");
+    unlink "$d/add.o" or die;
+    ($st, $out, $err) = run_cmd([$H, '--object', "$d/prog", "--fill-linked=$d/prog.map", '--build-id=bfd']);
+    like($out, qr/^refused\tthe map names an input whose calls are not known: \S*add\.o$/m,
+        'steps: --fill-linked refuses an input it cannot read') or diag $err;
+    ok(slurp("$d/prog") eq $before, 'steps: and writes nothing');
+}
+
 is_deeply([leftovers($dir)], [], 'no temporary files');
 done_testing();
