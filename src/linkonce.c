@@ -947,33 +947,61 @@ static uint32_t rol(uint32_t x, unsigned n)
 	return x << n | x >> (32 - n);
 }
 
-static void sha1_block(struct sha1 *c, const unsigned char *p)
+/* One 64-byte block: the schedule kept as 16 words, rounds unrolled by
+ * the macros (the hash is most of --fill-linked's time on a large image). */
+#define SHA1_W(i) (w[(i) & 15] = rol(w[((i) + 13) & 15] ^ w[((i) + 8) & 15] ^ w[((i) + 2) & 15] ^ \
+					 w[(i) & 15], 1))
+#define SHA1_R(a, b, c, d, e, f, k, x) \
+	do { \
+		e += rol(a, 5) + (f) + (k) + (x); \
+		b = rol(b, 30); \
+	} while (0)
+#define SHA1_F1(b, c, d) (d ^ (b & (c ^ d)))
+#define SHA1_F2(b, c, d) (b ^ c ^ d)
+#define SHA1_F3(b, c, d) ((b & c) | (d & (b | c)))
+
+static void sha1_block(struct sha1 *ctx, const unsigned char *p)
 {
-	uint32_t w[80];
+	uint32_t w[16];
 	for (unsigned i = 0; i < 16; i++)
 		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 |
 		       p[4 * i + 3];
-	for (unsigned i = 16; i < 80; i++)
-		w[i] = rol(w[i - 3] ^ w[i - 8] ^ w[i - 14] ^ w[i - 16], 1);
-	uint32_t a = c->h[0], b = c->h[1], d = c->h[3], e = c->h[4], cc = c->h[2];
-	for (unsigned i = 0; i < 80; i++) {
-		uint32_t f, k;
-		if (i < 20)
-			f = (b & cc) | (~b & d), k = 0x5a827999;
-		else if (i < 40)
-			f = b ^ cc ^ d, k = 0x6ed9eba1;
-		else if (i < 60)
-			f = (b & cc) | (b & d) | (cc & d), k = 0x8f1bbcdc;
-		else
-			f = b ^ cc ^ d, k = 0xca62c1d6;
-		uint32_t t = rol(a, 5) + f + e + k + w[i];
-		e = d;
-		d = cc;
-		cc = rol(b, 30);
-		b = a;
-		a = t;
+	uint32_t a = ctx->h[0], b = ctx->h[1], c = ctx->h[2], d = ctx->h[3], e = ctx->h[4];
+	unsigned i = 0;
+	for (; i < 15; i += 5) {
+		SHA1_R(a, b, c, d, e, SHA1_F1(b, c, d), 0x5a827999u, w[i]);
+		SHA1_R(e, a, b, c, d, SHA1_F1(a, b, c), 0x5a827999u, w[i + 1]);
+		SHA1_R(d, e, a, b, c, SHA1_F1(e, a, b), 0x5a827999u, w[i + 2]);
+		SHA1_R(c, d, e, a, b, SHA1_F1(d, e, a), 0x5a827999u, w[i + 3]);
+		SHA1_R(b, c, d, e, a, SHA1_F1(c, d, e), 0x5a827999u, w[i + 4]);
 	}
-	c->h[0] += a, c->h[1] += b, c->h[2] += cc, c->h[3] += d, c->h[4] += e;
+	SHA1_R(a, b, c, d, e, SHA1_F1(b, c, d), 0x5a827999u, w[15]);
+	SHA1_R(e, a, b, c, d, SHA1_F1(a, b, c), 0x5a827999u, SHA1_W(16));
+	SHA1_R(d, e, a, b, c, SHA1_F1(e, a, b), 0x5a827999u, SHA1_W(17));
+	SHA1_R(c, d, e, a, b, SHA1_F1(d, e, a), 0x5a827999u, SHA1_W(18));
+	SHA1_R(b, c, d, e, a, SHA1_F1(c, d, e), 0x5a827999u, SHA1_W(19));
+	for (i = 20; i < 40; i += 5) {
+		SHA1_R(a, b, c, d, e, SHA1_F2(b, c, d), 0x6ed9eba1u, SHA1_W(i));
+		SHA1_R(e, a, b, c, d, SHA1_F2(a, b, c), 0x6ed9eba1u, SHA1_W(i + 1));
+		SHA1_R(d, e, a, b, c, SHA1_F2(e, a, b), 0x6ed9eba1u, SHA1_W(i + 2));
+		SHA1_R(c, d, e, a, b, SHA1_F2(d, e, a), 0x6ed9eba1u, SHA1_W(i + 3));
+		SHA1_R(b, c, d, e, a, SHA1_F2(c, d, e), 0x6ed9eba1u, SHA1_W(i + 4));
+	}
+	for (; i < 60; i += 5) {
+		SHA1_R(a, b, c, d, e, SHA1_F3(b, c, d), 0x8f1bbcdcu, SHA1_W(i));
+		SHA1_R(e, a, b, c, d, SHA1_F3(a, b, c), 0x8f1bbcdcu, SHA1_W(i + 1));
+		SHA1_R(d, e, a, b, c, SHA1_F3(e, a, b), 0x8f1bbcdcu, SHA1_W(i + 2));
+		SHA1_R(c, d, e, a, b, SHA1_F3(d, e, a), 0x8f1bbcdcu, SHA1_W(i + 3));
+		SHA1_R(b, c, d, e, a, SHA1_F3(c, d, e), 0x8f1bbcdcu, SHA1_W(i + 4));
+	}
+	for (; i < 80; i += 5) {
+		SHA1_R(a, b, c, d, e, SHA1_F2(b, c, d), 0xca62c1d6u, SHA1_W(i));
+		SHA1_R(e, a, b, c, d, SHA1_F2(a, b, c), 0xca62c1d6u, SHA1_W(i + 1));
+		SHA1_R(d, e, a, b, c, SHA1_F2(e, a, b), 0xca62c1d6u, SHA1_W(i + 2));
+		SHA1_R(c, d, e, a, b, SHA1_F2(d, e, a), 0xca62c1d6u, SHA1_W(i + 3));
+		SHA1_R(b, c, d, e, a, SHA1_F2(c, d, e), 0xca62c1d6u, SHA1_W(i + 4));
+	}
+	ctx->h[0] += a, ctx->h[1] += b, ctx->h[2] += c, ctx->h[3] += d, ctx->h[4] += e;
 }
 
 static void sha1_init(struct sha1 *c)
