@@ -20,6 +20,7 @@
  * hooks, the call forms, their relocation types' numbers. */
 #define _POSIX_C_SOURCE 200809L
 #include "linkonce.h"
+#include "model.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -551,25 +552,38 @@ struct laid {
 };
 
 /* The linker's map (GNU ld's, gold's): each input section laid out. */
-static struct laid *read_map(const char *path, size_t *count)
+static struct laid *read_map(const char *path, const struct strmap *code, size_t *count)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
+	/* (read whole: a large program's map is megabytes of short lines) */
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0)
 		fatal("cannot read %s: %s", path, strerror(errno));
+	size_t msize = (size_t)st.st_size;
+	char *text = xmalloc(msize + 1);
+	if (elf_read_at(fd, 0, text, msize) != (long)msize)
+		fatal("cannot read %s: %s", path, strerror(errno));
+	close(fd);
+	text[msize] = '\0';
 	struct laid *r = NULL;
 	size_t n = 0, cap = 0;
-	char *line = NULL, *out = NULL, *pend_out = NULL, *pend_in = NULL;
-	size_t lcap = 0;
-	bool body = false;
-	ssize_t got;
-	while ((got = getline(&line, &lcap, f)) >= 0) {
-		while (got > 0 && (line[got - 1] == '\n' || line[got - 1] == ' ' || line[got - 1] == '\t' ||
-				   line[got - 1] == '\r'))
-			line[--got] = '\0';
+	char *out = NULL, *pend_out = NULL, *pend_in = NULL;
+	bool body = false, out_code = false;
+	for (char *line = text, *next; line < text + msize; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(text + msize - line));
+		next = nl ? nl + 1 : text + msize;
+		size_t got = (size_t)((nl ? nl : text + msize) - line);
+		while (got > 0 && (line[got - 1] == ' ' || line[got - 1] == '\t' || line[got - 1] == '\r'))
+			got--;
+		line[got] = '\0';
 		if (!body) {
 			body = strcmp(line, "Linker script and memory map") == 0 || strcmp(line, "Memory map") == 0;
 			continue;
 		}
+		/* (most lines: a symbol's, indented further than an input
+		 * section's, and nothing pending that it could complete) */
+		if (line[0] == ' ' && (line[1] == ' ' || line[1] == '\t') && !pend_in && !pend_out)
+			continue;
 		/* the words of the line */
 		char *w[4] = { NULL };
 		size_t nw = 0;
@@ -604,6 +618,7 @@ static struct laid *read_map(const char *path, size_t *count)
 		if (!indented && hex1) {
 			free(out);
 			out = xstrndup(w[0], strlen(w[0]));
+			out_code = strmap_get(code, out) != NULL;
 			free(pend_out);
 			free(pend_in);
 			pend_out = pend_in = NULL;
@@ -612,6 +627,7 @@ static struct laid *read_map(const char *path, size_t *count)
 		if (pend_out && indented && nw == 2 && hex0 && hex1) {
 			free(out);
 			out = pend_out;
+			out_code = strmap_get(code, out) != NULL;
 			pend_out = NULL;
 			continue;
 		}
@@ -630,7 +646,8 @@ static struct laid *read_map(const char *path, size_t *count)
 			if (rest)
 				w[2][strlen(w[2])] = ' '; /* (a file name with spaces: the rest of the line) */
 		}
-		if (name && out && strcmp(out, "/DISCARD/") != 0) {
+		/* (the sections laid out in code: the others hold no call) */
+		if (name && out && out_code) {
 			grow(&r, &cap, n + 1, sizeof(*r));
 			r[n++] = (struct laid){ xstrndup(out, strlen(out)), xstrndup(name, strlen(name)),
 				xstrndup(file, strlen(file)), strtoull(addr + 2, NULL, 16),
@@ -639,11 +656,10 @@ static struct laid *read_map(const char *path, size_t *count)
 		free(pend_in);
 		pend_in = NULL;
 	}
-	free(line);
+	free(text);
 	free(out);
 	free(pend_out);
 	free(pend_in);
-	fclose(f);
 	*count = n;
 	return r;
 }
@@ -734,14 +750,8 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 	struct site_at *at = NULL;
 	size_t nat = 0, capat = 0;
 	/* the output's sections of code, by name */
-	struct strmap code = { 0 };
-	for (uint64_t i = 1; i < e->shnum; i++)
-		if (o->sh[i].flags & SHF_EXECINSTR)
-			strmap_put(&code, sh_name(e, &o->sh[i]), 1);
 	for (size_t k = 0; k < nlaid; k++) {
 		const struct laid *l = &laid[k];
-		if (!strmap_get(&code, l->out))
-			continue;
 		const char *why;
 		struct input *in = input_of(l->file, a, &why);
 		if (!in) {
@@ -805,7 +815,6 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 			at[nat++] = (struct site_at){ start, (size_t)(in - inputs), (uint32_t)*sec, x.off, l->addr };
 		}
 	}
-	strmap_free(&code);
 
 	uint64_t *sites = xmalloc((nat ? nat : 1) * sizeof(*sites));
 	for (size_t i = 0; i < nat; i++)
@@ -1143,8 +1152,14 @@ int link_fill(const struct arch *a, const char *map, const char *path, const cha
 	o.sh = xmalloc((o.e.shnum ? o.e.shnum : 1) * sizeof(*o.sh));
 	for (uint64_t i = 0; i < o.e.shnum; i++)
 		o.sh[i] = sh_at(&o.e, i);
+	/* the output's sections of code, by name (where the map's calls are) */
+	struct strmap code = { 0 };
+	for (uint64_t i = 1; i < o.e.shnum; i++)
+		if (o.sh[i].flags & SHF_EXECINSTR)
+			strmap_put(&code, sh_name(&o.e, &o.sh[i]), 1);
 	size_t nlaid;
-	struct laid *laid = read_map(map, &nlaid);
+	struct laid *laid = read_map(map, &code, &nlaid);
+	strmap_free(&code);
 	unsigned long long ns = 0, nslots = 0, nd = 0;
 	/* (the edits are made only once everything is known: a refusal
 	 * comes before the first) */
