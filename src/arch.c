@@ -43,6 +43,17 @@ static const struct call_form i386_forms[] = {
 	X86_LINKER_MADE,
 };
 
+/* Their numbers (the x86-64 and i386 psABIs). */
+static const struct reloc_name x86_64_relocs[] = {
+	{ 2, "R_X86_64_PC32" }, { 4, "R_X86_64_PLT32" }, { 9, "R_X86_64_GOTPCREL" },
+	{ 41, "R_X86_64_GOTPCRELX" }, { 0, NULL },
+};
+
+static const struct reloc_name i386_relocs[] = {
+	{ 2, "R_386_PC32" }, { 3, "R_386_GOT32" }, { 4, "R_386_PLT32" }, { 43, "R_386_GOT32X" },
+	{ 0, NULL },
+};
+
 /* Below, one form per line: relocation, field offset, length, opcode and
  * mask (in the object's byte order), opcode bytes checked; then
  * .kind/.span for a relocation that accompanies a site, .check_at for an
@@ -193,6 +204,7 @@ static const struct arch arches[] = {
 		.elf_machine = 62, .elf_class = 64, .big_endian = false,
 		.bfd_format = "elf64-x86-64",
 		.hooks = x86_hooks, .forms = x86_64_forms, .nforms = NFORMS(x86_64_forms),
+		.reloc_names = x86_64_relocs,
 		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf_x86_64", .cc_flag = "-m64", .as_flag = "--64",
 		.triple = "x86_64-linux-gnu",
@@ -208,6 +220,7 @@ static const struct arch arches[] = {
 		.elf_machine = 3, .elf_class = 32, .big_endian = false,
 		.bfd_format = "elf32-i386",
 		.hooks = x86_hooks, .forms = i386_forms, .nforms = NFORMS(i386_forms),
+		.reloc_names = i386_relocs,
 		.entry_directive = ".long", .entry_size = 4, .type_prefix = '@',
 		.ld_emulation = "elf_i386", .cc_flag = "-m32", .as_flag = "--32",
 		.triple = "i686-linux-gnu",
@@ -450,6 +463,14 @@ const char *arch_hook(const struct arch *a, const char *name, size_t len)
 	for (const char *const *h = a->hooks; *h; h++)
 		if (strlen(*h) == len && memcmp(*h, name, len) == 0)
 			return *h;
+	return NULL;
+}
+
+const char *arch_reloc_name(const struct arch *a, unsigned type)
+{
+	for (const struct reloc_name *r = a->reloc_names; r && r->name; r++)
+		if (r->type == type)
+			return r->name;
 	return NULL;
 }
 

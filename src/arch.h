@@ -74,6 +74,13 @@ struct call_form {
 	unsigned call_at;
 };
 
+/* A relocation type's number in the ELF file and its name as objdump
+ * prints it (the names the call forms use). */
+struct reloc_name {
+	unsigned type;
+	const char *name;
+};
+
 struct arch {
 	const char *name;             /* canonical name: x86_64, i386, ... */
 	const char *kernel_arch;      /* kernel ARCH value(s) that select it, '|'-separated */
@@ -84,6 +91,10 @@ struct arch {
 	const char *const *hooks;     /* names of the profiling hook */
 	const struct call_form *forms;
 	size_t nforms;
+	/* the numbers of the relocation types the call forms name, for
+	 * reading an object's relocations without objdump (the one-link
+	 * method: --bound, --fill-linked); NULL-named end; NULL: not known */
+	const struct reloc_name *reloc_names;
 	const char *entry_directive;  /* .quad / .long */
 	unsigned entry_size;          /* bytes per table entry and its alignment */
 	char type_prefix;             /* '@' or '%' in .section type arguments */
@@ -163,6 +174,9 @@ const char *arch_hook(const struct arch *a, const char *name, size_t len);
  * hooklen bytes at hook; NULL if the architecture has none. */
 const struct call_form *arch_form(const struct arch *a, const char *reloc,
 				  const char *hook, size_t hooklen);
+/* The name of relocation type number type of row a (as its call forms
+ * name it), or NULL where the row does not know it. */
+const char *arch_reloc_name(const struct arch *a, unsigned type);
 /* For messages, allocated: the names arch_lookup() knows ("x86_64, i386,
  * ...; kernel ARCH names: x86, ..."), and the rows a name selects
  * ("mips 32-bit big-endian, mipsel 32-bit little-endian, ..."). */

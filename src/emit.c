@@ -325,8 +325,10 @@ void emit_placeholder(FILE *out, const struct object *obj, unsigned long n)
 	const struct arch *a = obj->arch;
 	fprintf(out, "/* __mcount_loc placeholder: %lu entries, written by mcount-scan */\n", n);
 	linked_section(out, obj);
-	for (unsigned long i = 0; i < n; i++)
-		fprintf(out, "\t%s " ENTRY_BASE " + 0x0\n", a->entry_directive);
+	/* (one line repeated: a bound of thousands costs the assembler
+	 * nothing to read) */
+	if (n)
+		fprintf(out, "\t.rept %lu\n\t%s " ENTRY_BASE " + 0x0\n\t.endr\n", n, a->entry_directive);
 	linked_end(out, a);
 }
 

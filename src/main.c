@@ -3,6 +3,7 @@
  * assembly for its __mcount_loc table and the plan the pipeline follows. */
 #define _POSIX_C_SOURCE 200809L
 #include "scan.h"
+#include "linkonce.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -36,6 +37,9 @@ struct options {
 	bool pass_over;         /* --pass-over */
 	const char *tabled;             /* --tabled=FILE, or NULL */
 	const char *placeholder;        /* --placeholder=N, or NULL */
+	bool bound;                     /* --bound FILE... */
+	const char *fill_map;           /* --fill-linked=MAP, or NULL */
+	const char *build_id;           /* --build-id=bfd|gold, or NULL */
 	unsigned long nplaceholder;
 };
 
@@ -88,6 +92,19 @@ static void usage(FILE *out)
 "      --placeholder=N    read no listing: write a table of N entries\n"
 "                         `__ehdr_start`, laid out as --linked's table of N\n"
 "                         calls (for the first link); needs --arch or --object\n"
+"      --bound FILE...    read no listing: print the calls to the hook that the\n"
+"                         objects and archives FILE can bring to a link (bound)\n"
+"                         and whether one brings a table (tabled); with -o, write\n"
+"                         --placeholder's table of that many entries there too;\n"
+"                         needs --arch or --object\n"
+"      --fill-linked=MAP  read no listing: the --object image was linked with a\n"
+"                         placeholder and wrote the map MAP: fill in its table\n"
+"                         (the calls of the input sections MAP places, sorted,\n"
+"                         the rest 0) and its dynamic relocations' addends in\n"
+"                         place; print sites, slots, dropped (calls in overridden\n"
+"                         weak copies), or refused and why (nothing written)\n"
+"      --build-id=LINKER  with --fill-linked: compute the image's sha1 build ID\n"
+"                         again as LINKER (bfd, gold) computes it\n"
 "      --list-arches      list the architectures and call forms known\n"
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
@@ -183,6 +200,9 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		{ "pass-over", no_argument, NULL, 'v' },
 		{ "tabled", required_argument, NULL, 'T' },
 		{ "placeholder", required_argument, NULL, 'P' },
+		{ "bound", no_argument, NULL, 'B' },
+		{ "fill-linked", required_argument, NULL, 'M' },
+		{ "build-id", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -228,6 +248,13 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		case 'K': opt->linked = true; break;
 		case 'v': opt->pass_over = true; break;
 		case 'T': opt->tabled = optarg; break;
+		case 'B': opt->bound = true; break;
+		case 'M': opt->fill_map = optarg; break;
+		case 'D':
+			if (strcmp(optarg, "bfd") && strcmp(optarg, "gold"))
+				bad_usage("--build-id must be bfd or gold, not '%s'", optarg);
+			opt->build_id = optarg;
+			break;
 		case 'P': {
 			char *end;
 			errno = 0;
@@ -245,6 +272,19 @@ static void parse_options(int argc, char **argv, struct options *opt)
 			fprintf(stderr, "Try '%s --help' for more information.\n", diag_prog);
 			exit(HELPER_USAGE);
 		}
+	}
+	if (opt->build_id && !opt->fill_map)
+		bad_usage("%s", "--build-id needs --fill-linked");
+	if (opt->bound || opt->fill_map) {
+		if (opt->bound && opt->fill_map)
+			bad_usage("%s", "--bound and --fill-linked are two steps: give one");
+		if (opt->linked || opt->plan || opt->identify || opt->placeholder || opt->tabled)
+			bad_usage("%s", "--bound and --fill-linked take only --arch or --object");
+		if (opt->bound && !opt->arch_name && !opt->object)
+			bad_usage("%s", "--bound needs --arch or --object");
+		if (opt->fill_map && (!opt->object || optind < argc))
+			bad_usage("%s", "--fill-linked needs --object and no other file");
+		return;
 	}
 	if (argc - optind > 1)
 		bad_usage("too many arguments: '%s'", argv[optind + 1]);
@@ -379,6 +419,39 @@ int main(int argc, char **argv)
 	parse_options(argc, argv, &opt);
 	object_init(&obj);
 	obj.arch = resolve_arch(&opt);
+	if (opt.bound || opt.fill_map) {
+		const struct arch *a = obj.arch;
+		if (opt.object) {
+			/* (--bound's placeholder restates the object's flags as
+			 * --placeholder's does) */
+			obj.path = opt.object;
+			diag_file = opt.object;
+			check_object(&obj, &opt, opt.bound, opt.fill_map != NULL);
+			a = obj.arch;
+			diag_file = NULL;
+		}
+		if (!a->reloc_names)
+			bad_usage("%s reads %s's relocations through objdump only",
+				  opt.bound ? "--bound" : "--fill-linked", a->name);
+		if (opt.fill_map) {
+			status = link_fill(a, opt.fill_map, opt.object, opt.build_id);
+		} else {
+			unsigned long long calls;
+			bool tabled;
+			link_bound(a, argc - optind, argv + optind, &calls, &tabled);
+			if (opt.output) {
+				if (calls > MAX_PLACEHOLDER)
+					fatal("more calls to the hook than a placeholder holds: %llu", calls);
+				FILE *out = open_output(opt.output);
+				emit_placeholder(out, &obj, (unsigned long)calls);
+				close_output(out, opt.output);
+			}
+			printf("bound\t%llu\ntabled\t%d\n", calls, tabled);
+			status = fflush(stdout) == 0 ? HELPER_OK : HELPER_BAD_INPUT;
+		}
+		object_free(&obj);
+		return status;
+	}
 	if (opt.identify && !opt.object)
 		bad_usage("%s", "--identify needs --object");
 	obj.path = opt.object;

@@ -26,9 +26,9 @@ my $dir = $ENV{KEEP} // tmpdir();
 my $MR = "$TOP/bin/mcount-record";
 
 spit("$dir/main.c", <<'EOF');
-int f(int), g(int), lib_used(int);
+int f(int), g(int), lib_used(int), lib_long_named(int);
 static int __attribute__((noinline)) twice(int x) { return f(x) + f(x + 1); }
-int main(int argc, char **argv) { (void)argv; return (twice(argc) + g(argc) + lib_used(argc)) == 12345; }
+int main(int argc, char **argv) { (void)argv; return (twice(argc) + g(argc) + lib_used(argc) + lib_long_named(argc)) == 12345; }
 EOF
 # f is weak here and strong in strong.c: this copy stays in .text, never called
 spit("$dir/weak.c", "__attribute__((weak)) int f(int x) { return x + 100; }\n");
@@ -36,6 +36,8 @@ spit("$dir/strong.c", "int f(int x) { return x + 1; }\nint g(int x) { return f(x
 # (a member whose name objdump prints where it could be an address: hex)
 spit("$dir/add.c", "int lib_used(int x) { return x - 1; }\n");
 spit("$dir/unused.c", "int lib_unused(int x) { return x * 3; }\n");
+# (a member named in the archive's table of long names, pulled in)
+spit("$dir/a_member_with_a_long_name.c", "int lib_long_named(int x) { return x - 2; }\n");
 spit("$dir/lib.c", "int lib_a(int x) { return x + 7; }\nint lib_b(int x) { return lib_a(x) * 5; }\n");
 
 # The table's words in the file (readelf -x): every entry is in place,
@@ -92,8 +94,8 @@ for my $v (@variants) {
     my $word = $m32 ? 4 : 8;
     my $shared = grep { $_ eq '-shared' } @$lf;
     my $pic = !grep { $_ eq '-no-pie' } @$lf;
-    must('gcc', '-O2', '-pg', @$cf, '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main weak strong add unused lib);
-    must('ar', 'rcs', "$d/libu.a", "$d/add.o", "$d/unused.o");
+    must('gcc', '-O2', '-pg', @$cf, '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main weak strong add unused lib a_member_with_a_long_name);
+    must('ar', 'rcs', "$d/libu.a", "$d/add.o", "$d/unused.o", "$d/a_member_with_a_long_name.o");
     my @objs = $shared ? ("$d/lib.o", "$d/weak.o", "$d/strong.o") : ("$d/main.o", "$d/weak.o", "$d/strong.o");
     my @libs = $shared ? () : ("-L$d", '-lu');
     my $out = $shared ? "$d/libt.so" : "$d/prog";
@@ -103,6 +105,11 @@ for my $v (@variants) {
     like($err, qr/: one link, the table filled in place \((\d+) of (\d+) slots, 1 of overridden weak/,
         "$name: by the one-link method, the weak copy left out");
     like($so, qr/: \d+ call sites, 1 link$/m, "$name: one link");
+    # the bound: objdump -r's relocations against the hook in the inputs
+    my ($slots) = $err =~ /of (\d+) slots/;
+    my $nrel = () = must('objdump', '-r', @objs, $shared ? () : "$d/libu.a")
+        =~ /^[0-9a-f]+\s+\S+\s+(?:mcount|__fentry__)(?:[-+]0x[0-9a-f]+)?\s*$/mg;
+    is($slots, $nrel, "$name: the slots reserved are objdump -r's relocations against the hook in the inputs");
 
     # (every other link below writes the same path: gold writes it into a
     # shared library's .dynstr; the pass's output waits beside it)
@@ -174,7 +181,7 @@ for my $v (@variants) {
         is($st, 0, "$name: traced") or diag $err;
         is($err, '', "$name: the tracer takes no hole for an entry");
         my @traced = sort(uniq(slurp("$d/trace.txt") =~ /: (\w+) <-/g));
-        is("@traced", 'f g lib_used main twice', "$name: the tracer traced every function");
+        is("@traced", 'f g lib_long_named lib_used main twice', "$name: the tracer traced every function");
     }
 }
 
@@ -182,13 +189,39 @@ for my $v (@variants) {
 {
     my $d = "$dir/multi";
     mkdir $d or die;
-    must('gcc', '-O2', '-pg', '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main strong add);
-    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', 'gcc', '-o', "$d/prog", map { "$d/$_.o" } qw(main strong add)],
+    my @o = qw(main strong add a_member_with_a_long_name);
+    must('gcc', '-O2', '-pg', '-c', "$dir/$_.c", '-o', "$d/$_.o") for @o;
+    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', 'gcc', '-o', "$d/prog", map { "$d/$_.o" } @o],
         env => { MCOUNT_LINK_METHOD => 'multi' });
     is($st, 0, 'MCOUNT_LINK_METHOD=multi: linked') or diag $err;
     like($err, qr/: links with -q, then the link with the table \(one link could not: MCOUNT_LINK_METHOD=multi\)/,
         'MCOUNT_LINK_METHOD=multi: the links with -q, said');
     like($so, qr/: \d+ call sites, 3 links$/m, 'MCOUNT_LINK_METHOD=multi: three links');
+}
+
+# mcount-scan's two steps by themselves: --bound -o writes the table
+# --placeholder=N writes; --fill-linked refuses a map whose input it
+# cannot read, and then writes nothing
+{
+    my $d = "$dir/steps";
+    mkdir $d or die;
+    my @o = map { "$d/$_.o" } qw(main weak strong add a_member_with_a_long_name);
+    must('gcc', '-O2', '-pg', '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main weak strong add a_member_with_a_long_name);
+    my $H = "$TOP/build/mcount-scan";
+    my ($st, $out, $err) = run_cmd([$H, '--object', $o[0], '--bound', '-o', "$d/ph.s", '--', @o]);
+    is($st, 0, 'steps: --bound') or diag $err;
+    my ($n) = $out =~ /^bound\t(\d+)$/m;
+    ok($n, "steps: a bound ($n)");
+    must($H, "--placeholder=$n", '--object', $o[0], '-o', "$d/ph2.s");
+    ok(slurp("$d/ph.s") eq slurp("$d/ph2.s"), "steps: --bound -o writes --placeholder=N's table");
+    must('gcc', '-c', "$d/ph.s", '-o', "$d/ph.o");
+    must('gcc', '-o', "$d/prog", @o, "$d/ph.o", "-Wl,-Map=$d/prog.map");
+    my $before = slurp("$d/prog");
+    unlink "$d/add.o" or die;
+    ($st, $out, $err) = run_cmd([$H, '--object', "$d/prog", "--fill-linked=$d/prog.map", '--build-id=bfd']);
+    like($out, qr/^refused\tthe map names an input whose calls are not known: \S*add\.o$/m,
+        'steps: --fill-linked refuses an input it cannot read') or diag $err;
+    ok(slurp("$d/prog") eq $before, 'steps: and writes nothing');
 }
 
 is_deeply([leftovers($dir)], [], 'no temporary files');

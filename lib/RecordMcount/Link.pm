@@ -37,7 +37,6 @@ use RecordMcount::Message qw(program error fatal throw caught tool_failure);
 use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job check_tool);
 use RecordMcount::Tools qw(identify_object find_tools object_link_flags);
 use RecordMcount::Elf qw(elf_header elf_has_section read_elf file_bytes);
-use RecordMcount::Table qw(table_entries);
 use RecordMcount::Argv qw(expand_response_files);
 use RecordMcount::LinkOnce qw(one_link_refusal one_link);
 
@@ -368,8 +367,9 @@ sub _try_one_link {
         // return 'its first object cannot be identified';
     my $why = one_link_refusal($cmd, $id, _is_ld($cmd));
     return $why if defined $why;
+    # (the placeholder's assembly: written by the bound's step)
     my $placeholder = sub {
-        _placeholder($job, $id, $first, $_[0]);
+        _placeholder($job, $id, $first, $_[0], 1);
         return $job->{tmp}{po};
     };
     # (started: the inputs' listing is read while it runs)
@@ -383,7 +383,7 @@ sub _try_one_link {
         };
     };
     my ($r, $reason) = eval { one_link($job, $cmd, $id, is_ld => scalar _is_ld($cmd), placeholder => $placeholder,
-        link => $link) };
+        link => $link, first => $first, placeholder_s => $job->{tmp}{ps}) };
     if (!$r && !defined $reason) {
         my $e = caught($@);
         # (a link that fails: the links after tell whose failure it is,
@@ -558,7 +558,7 @@ sub _tabled {
     return () if ($job->{untabled} = !($tab && $tab->{size} > $n * $word));
     my $e = read_elf($readelf, $img, $label);
     my ($base) = map { $_->{value} } grep { $_ && $_->{name} eq '__ehdr_start' } @{ $e->{symtab} };
-    my @addr = grep { !defined $base || $_ != $base } map { $_->{addr} & ~$flags } @{ table_entries($e, []) // [] };
+    my @addr = grep { !defined $base || $_ != $base } map { $_->{addr} & ~$flags } @{ _table_entries($e, []) // [] };
     return () unless @addr;
     open(my $fh, '>', $job->{tmp}{tab}) or throw("$label: $job->{tmp}{tab}: $!");
     printf {$fh} "%x\n", $_ for @addr;
@@ -566,12 +566,20 @@ sub _tabled {
     return ("--tabled=$job->{tmp}{tab}");
 }
 
-# Assemble a placeholder table of N entries for the target of $id.
+# RecordMcount::Table's table_entries, loaded where the links with -q
+# need it (the one link does without: less to compile at each start).
+sub _table_entries {
+    require RecordMcount::Table;
+    return RecordMcount::Table::table_entries(@_);
+}
+
+# Assemble a placeholder table of N entries for the target of $id (its
+# assembly WRITTEN already: mcount-scan --bound -o).
 sub _placeholder {
-    my ($job, $id, $first, $n) = @_;
+    my ($job, $id, $first, $n, $written) = @_;
     my ($o, $label, $tmp) = ($job->{o}, $job->{label}, $job->{tmp});
     run_step($label, 'writing the placeholder table',
-        [$o->{helper}, "--placeholder=$n", '--object', $first, '-o', $tmp->{ps}]);
+        [$o->{helper}, "--placeholder=$n", '--object', $first, '-o', $tmp->{ps}]) unless $written;
     my %ph = (o => $o, label => $label, plan => $id, tmp => { s => $tmp->{ps}, o => $tmp->{po} });
     run_step($label, 'assembling the placeholder table', assemble_cmd(\%ph));
     return;
@@ -639,7 +647,7 @@ sub _shift_table {
     require RecordMcount::Calls;
     my $e = read_elf($readelf, $out, $label);
     my @bad;
-    my $ent = table_entries($e, \@bad) // [];
+    my $ent = _table_entries($e, \@bad) // [];
     my $calls = RecordMcount::Calls::hook_calls($e, $job->{o}{objdump} // ['objdump'], $id, $label);
     my ($problems) = RecordMcount::Table::verify_table($e, $ent, $calls, entry => 'call',
         sections => $job->{o}{sections} // 'kernel', kernel => $id->{'kernel-sections'}, label => $label, flag_bits => $flags,

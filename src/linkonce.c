@@ -1,0 +1,1185 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* linkonce.c - the one-link method's reading of ELF files, without objdump
+ * (lib/RecordMcount/LinkOnce.pm runs it around the command's own link):
+ *
+ *   --bound FILE...   the calls to the hook the link's inputs (objects,
+ *                     archives' members) can bring: an upper bound of the
+ *                     table, the size of the placeholder linked in
+ *   --fill-linked=MAP --object OUTPUT
+ *                     after the link: where each input section went (the
+ *                     linker's map), its calls to the hook (the input's
+ *                     relocations), each checked against the output's
+ *                     bytes; none outside every function symbol where it
+ *                     is an overridden weak copy; sorted, written into the
+ *                     output's table and the addends of the table's
+ *                     dynamic relocations, the rest of the slots 0
+ *
+ * Both print "key<TAB>value" lines; --fill-linked prints "refused<TAB>WHY"
+ * and writes nothing where it cannot stand behind a table (the front end
+ * then links as before).  The per-architecture facts are arch.c's: the
+ * hooks, the call forms, their relocation types' numbers. */
+#define _POSIX_C_SOURCE 200809L
+#include "linkonce.h"
+#include "model.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SHT_SYMTAB 2
+#define SHT_RELA 4
+#define SHT_NOBITS 8
+#define SHT_REL 9
+#define SHF_ALLOC 2
+#define SHF_EXECINSTR 4
+
+/* An ELF file in memory (a whole file, or an archive's member). */
+struct elfv {
+	const unsigned char *d;
+	size_t len;
+	bool is64, big;
+	unsigned type;
+	uint64_t shoff, shnum, shentsize, shstrndx;
+};
+
+struct shdr {
+	uint32_t name, type;
+	uint64_t flags, addr, off, size;
+	uint32_t link, info;
+	uint64_t entsize;
+};
+
+static uint64_t rd(const struct elfv *e, uint64_t off, unsigned n)
+{
+	const unsigned char *p = e->d + off;
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[e->big ? n - 1 - i : i] << (8 * i);
+	return v;
+}
+
+static void wr(unsigned char *p, uint64_t v, unsigned n, bool big)
+{
+	for (unsigned i = 0; i < n; i++)
+		p[big ? n - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
+/* Read the header of the ELF file at d; a reason on failure. */
+static const char *elfv_open(struct elfv *e, const unsigned char *d, size_t len)
+{
+	memset(e, 0, sizeof(*e));
+	e->d = d;
+	e->len = len;
+	if (len < 52 || memcmp(d, "\177ELF", 4) != 0 || (d[4] != 1 && d[4] != 2) ||
+	    (d[5] != 1 && d[5] != 2))
+		return "not an ELF file";
+	e->is64 = d[4] == 2;
+	e->big = d[5] == 2;
+	if (e->is64 && len < 64)
+		return "truncated ELF header";
+	e->type = (unsigned)rd(e, 16, 2);
+	e->shoff = e->is64 ? rd(e, 0x28, 8) : rd(e, 0x20, 4);
+	e->shentsize = rd(e, e->is64 ? 0x3a : 0x2e, 2);
+	e->shnum = rd(e, e->is64 ? 0x3c : 0x30, 2);
+	e->shstrndx = rd(e, e->is64 ? 0x3e : 0x32, 2);
+	if (!e->shoff)
+		return NULL;
+	if (e->shentsize < (e->is64 ? 64u : 40u) || e->shoff > len || len - e->shoff < e->shentsize)
+		return "bad section header table";
+	if (e->shnum == 0)
+		e->shnum = e->is64 ? rd(e, e->shoff + 0x20, 8) : rd(e, e->shoff + 0x14, 4);
+	if (e->shstrndx == 0xffff)
+		e->shstrndx = rd(e, e->shoff + (e->is64 ? 0x28 : 0x18), 4);
+	if (e->shnum > (len - e->shoff) / e->shentsize || e->shstrndx >= e->shnum)
+		return "bad section header table";
+	return NULL;
+}
+
+static struct shdr sh_at(const struct elfv *e, uint64_t i)
+{
+	struct shdr s;
+	uint64_t o = e->shoff + i * e->shentsize;
+	s.name = (uint32_t)rd(e, o, 4);
+	s.type = (uint32_t)rd(e, o + 4, 4);
+	if (e->is64) {
+		s.flags = rd(e, o + 8, 8);
+		s.addr = rd(e, o + 16, 8);
+		s.off = rd(e, o + 24, 8);
+		s.size = rd(e, o + 32, 8);
+		s.link = (uint32_t)rd(e, o + 40, 4);
+		s.info = (uint32_t)rd(e, o + 44, 4);
+		s.entsize = rd(e, o + 56, 8);
+	} else {
+		s.flags = rd(e, o + 8, 4);
+		s.addr = rd(e, o + 12, 4);
+		s.off = rd(e, o + 16, 4);
+		s.size = rd(e, o + 20, 4);
+		s.link = (uint32_t)rd(e, o + 24, 4);
+		s.info = (uint32_t)rd(e, o + 28, 4);
+		s.entsize = rd(e, o + 36, 4);
+	}
+	return s;
+}
+
+/* Does the section lie inside the file? */
+static bool sh_inside(const struct elfv *e, const struct shdr *s)
+{
+	return s->type == SHT_NOBITS || (s->off <= e->len && s->size <= e->len - s->off);
+}
+
+/* The NUL-terminated string at index i of string table section st, or
+ * NULL when it runs off the table. */
+static const char *str_at(const struct elfv *e, const struct shdr *st, uint64_t i)
+{
+	if (!sh_inside(e, st) || i >= st->size)
+		return NULL;
+	const char *p = (const char *)e->d + st->off + i;
+	return memchr(p, '\0', st->size - i) ? p : NULL;
+}
+
+static const char *sh_name(const struct elfv *e, const struct shdr *s)
+{
+	struct shdr names = sh_at(e, e->shstrndx);
+	const char *n = str_at(e, &names, s->name);
+	return n ? n : "";
+}
+
+struct sym {
+	const char *name;
+	uint64_t value, size;
+	unsigned bind, type, shndx;
+};
+
+static struct sym sym_at(const struct elfv *e, const struct shdr *symtab, const struct shdr *strs,
+			 uint64_t i)
+{
+	struct sym y;
+	uint64_t o = symtab->off + i * (e->is64 ? 24 : 16);
+	unsigned info;
+	if (e->is64) {
+		info = (unsigned)rd(e, o + 4, 1);
+		y.shndx = (unsigned)rd(e, o + 6, 2);
+		y.value = rd(e, o + 8, 8);
+		y.size = rd(e, o + 16, 8);
+	} else {
+		y.value = rd(e, o + 4, 4);
+		y.size = rd(e, o + 8, 4);
+		info = (unsigned)rd(e, o + 12, 1);
+		y.shndx = (unsigned)rd(e, o + 14, 2);
+	}
+	y.bind = info >> 4;
+	y.type = info & 15;
+	y.name = str_at(e, strs, rd(e, o, 4));
+	if (!y.name)
+		y.name = "";
+	return y;
+}
+
+static uint64_t nsyms(const struct elfv *e, const struct shdr *symtab)
+{
+	return sh_inside(e, symtab) ? symtab->size / (e->is64 ? 24 : 16) : 0;
+}
+
+/* One relocation: where, its type, its symbol. */
+struct rel {
+	uint64_t off;
+	unsigned type;
+	uint64_t sym;
+};
+
+static struct rel rel_at(const struct elfv *e, const struct shdr *rs, uint64_t i)
+{
+	struct rel r;
+	uint64_t w = e->is64 ? 8 : 4;
+	uint64_t o = rs->off + i * (rs->type == SHT_RELA ? 3 * w : 2 * w);
+	r.off = rd(e, o, (unsigned)w);
+	uint64_t info = rd(e, o + w, (unsigned)w);
+	r.type = (unsigned)(e->is64 ? info & 0xffffffff : info & 0xff);
+	r.sym = e->is64 ? info >> 32 : info >> 8;
+	return r;
+}
+
+static uint64_t nrels(const struct elfv *e, const struct shdr *rs)
+{
+	uint64_t w = e->is64 ? 8 : 4;
+	return sh_inside(e, rs) ? rs->size / (rs->type == SHT_RELA ? 3 * w : 2 * w) : 0;
+}
+
+/* --- the inputs: objects and archives -------------------------------------- */
+
+/* One relocatable object, in a file or an archive. */
+struct input {
+	char *key;              /* FILE or ARCHIVE(MEMBER), as the map names it */
+	struct elfv e;
+	bool ok;                /* an ELF relocatable object read */
+	unsigned char *hook_sym; /* per symbol: names a hook (the row's spelling's index + 1) */
+	uint64_t nsym;
+	struct shdr symtab, strs;
+	struct strmap secs;     /* section name -> index, -1 if two have it */
+	uint32_t *relsec;       /* per section: the index of its relocation section, or 0 */
+	bool dup_member;        /* the archive has two members of this name */
+};
+
+struct file {
+	char *path;
+	unsigned char *data;
+	size_t len;
+};
+
+static struct file *files;
+static size_t nfiles, capfiles;
+
+/* The file at path, read whole (mapped); NULL (errno set) if not. */
+static struct file *load(const char *path)
+{
+	for (size_t i = 0; i < nfiles; i++)
+		if (strcmp(files[i].path, path) == 0)
+			return &files[i];
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	void *p = st.st_size ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+	close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	grow(&files, &capfiles, nfiles + 1, sizeof(*files));
+	files[nfiles] = (struct file){ xstrndup(path, strlen(path)), p, (size_t)st.st_size };
+	return &files[nfiles++];
+}
+
+/* Read the object at d into in: its symbols naming a hook, its sections
+ * by name and their relocation sections.  A reason if it is no ELF
+ * relocatable object of row a. */
+static const char *input_read(struct input *in, const struct arch *a, const unsigned char *d,
+			      size_t len, bool by_name)
+{
+	const char *why = elfv_open(&in->e, d, len);
+	if (why)
+		return why;
+	const struct elfv *e = &in->e;
+	if (e->type != 1)
+		return "not a relocatable object";
+	if ((e->is64 ? 64u : 32u) != a->elf_class || e->big != a->big_endian ||
+	    rd(e, 18, 2) != a->elf_machine)
+		return "an object of another architecture";
+	in->relsec = calloc(e->shnum ? e->shnum : 1, sizeof(*in->relsec));
+	if (!in->relsec)
+		fatal("out of memory");
+	for (uint64_t i = 1; i < e->shnum; i++) {
+		struct shdr s = sh_at(e, i);
+		if (!sh_inside(e, &s))
+			return "a section runs past the end of the file";
+		/* (by name: the sections a map can place, allocated ones) */
+		int *slot = by_name && (s.flags & SHF_ALLOC) ? strmap_put(&in->secs, sh_name(e, &s), (int)i)
+							     : NULL;
+		if (slot && *slot != (int)i)
+			*slot = -1;
+		if (s.type == SHT_SYMTAB && !in->nsym) {
+			in->symtab = s;
+			if (s.link >= e->shnum)
+				return "bad symbol table";
+			in->strs = sh_at(e, s.link);
+			in->nsym = nsyms(e, &s);
+		}
+		if ((s.type == SHT_RELA || s.type == SHT_REL) && s.info < e->shnum)
+			in->relsec[s.info] = (uint32_t)i;
+	}
+	in->hook_sym = calloc(in->nsym ? in->nsym : 1, 1);
+	if (!in->hook_sym)
+		fatal("out of memory");
+	for (uint64_t i = 1; i < in->nsym; i++) {
+		struct sym y = sym_at(e, &in->symtab, &in->strs, i);
+		/* (a section or file symbol has no hook's name) */
+		for (size_t h = 0; a->hooks[h]; h++)
+			if (strcmp(y.name, a->hooks[h]) == 0)
+				in->hook_sym[i] = (unsigned char)(h + 1);
+	}
+	in->ok = true;
+	return NULL;
+}
+
+static struct input *inputs;
+static size_t ninputs, capinputs;
+
+static struct input *input_new(const char *key)
+{
+	grow(&inputs, &capinputs, ninputs + 1, sizeof(*inputs));
+	struct input *in = &inputs[ninputs++];
+	memset(in, 0, sizeof(*in));
+	in->key = xstrndup(key, strlen(key));
+	return in;
+}
+
+/* Each member of the archive f: fn(member's name, data, size, arg); a
+ * reason if the archive cannot be read. */
+static const char *ar_each(const struct file *f,
+			   void (*fn)(const char *name, const unsigned char *d, size_t len, void *arg),
+			   void *arg)
+{
+	if (f->len >= 8 && memcmp(f->data, "!<thin>\n", 8) == 0)
+		return "a thin archive";
+	const unsigned char *longnames = NULL;
+	size_t nlong = 0;
+	size_t o = 8;
+	while (o + 60 <= f->len) {
+		const unsigned char *h = f->data + o;
+		char sz[11];
+		memcpy(sz, h + 48, 10);
+		sz[10] = '\0';
+		char *end;
+		unsigned long long size = strtoull(sz, &end, 10);
+		if (end == sz || h[58] != '`' || h[59] != '\n' || size > f->len - o - 60)
+			return "a bad archive member header";
+		unsigned long long whole = size;   /* (with a BSD name's bytes) */
+		const unsigned char *d = h + 60;
+		char name[4096];
+		size_t nl = 0;
+		if (h[0] == '/' && h[1] == '/' && h[2] == ' ') {
+			longnames = d;
+			nlong = (size_t)size;
+		} else if (h[0] == '/' && (h[1] == ' ' || memcmp(h, "/SYM64/", 7) == 0)) {
+			/* the symbol index */
+		} else if (h[0] == '/' && h[1] >= '0' && h[1] <= '9') {
+			char num[16];
+			memcpy(num, h + 1, 15);
+			num[15] = '\0';
+			unsigned long at = strtoul(num, NULL, 10);
+			if (!longnames || at >= nlong)
+				return "a bad archive member name";
+			while (at + nl < nlong && longnames[at + nl] != '/' && longnames[at + nl] != '\n' &&
+			       nl < sizeof(name) - 1)
+				nl++;
+			memcpy(name, longnames + at, nl);
+		} else if (h[0] == '#' && h[1] == '1' && h[2] == '/') {
+			/* (BSD: the name's length, the name first in the data) */
+			unsigned long n = strtoul((const char *)h + 3, NULL, 10);
+			if (n > size || n >= sizeof(name))
+				return "a bad archive member name";
+			memcpy(name, d, n);
+			nl = strnlen(name, n);
+			d += n;
+			size -= n;
+		} else {
+			while (nl < 16 && h[nl] != '/' && h[nl] != ' ')
+				nl++;
+			memcpy(name, h, nl);
+		}
+		name[nl] = '\0';
+		if (nl)
+			fn(name, d, (size_t)size, arg);
+		o += 60 + (size_t)whole + (whole & 1);
+	}
+	return NULL;
+}
+
+/* --- --bound ---------------------------------------------------------------- */
+
+struct bound {
+	const struct arch *a;
+	const char *file;
+	unsigned long long calls;
+	bool tabled;
+	const char *why;        /* the first member that could not be read */
+};
+
+/* The relocations against a hook in the object at d, and whether it
+ * brings a table of its own. */
+static void bound_object(const char *name, const unsigned char *d, size_t len, void *arg)
+{
+	struct bound *b = arg;
+	struct input in;
+	memset(&in, 0, sizeof(in));
+	const char *why = input_read(&in, b->a, d, len, false);
+	if (why) {
+		/* (an archive's member that is no object of the target, such
+		 * as a LTO-less archive's text file, is no input of the link;
+		 * a named file that is none cannot be read) */
+		if (!name && !b->why)
+			b->why = why;
+	} else {
+		for (uint64_t i = 1; i < in.e.shnum; i++) {
+			struct shdr s = sh_at(&in.e, i);
+			if (strcmp(sh_name(&in.e, &s), "__mcount_loc") == 0)
+				b->tabled = true;
+			if ((s.type != SHT_RELA && s.type != SHT_REL) || s.link >= in.e.shnum)
+				continue;
+			for (uint64_t r = 0, n = nrels(&in.e, &s); r < n; r++) {
+				struct rel x = rel_at(&in.e, &s, r);
+				if (x.sym && x.sym < in.nsym && in.hook_sym[x.sym])
+					b->calls++;
+			}
+		}
+	}
+	free(in.hook_sym);
+	free(in.relsec);
+	strmap_free(&in.secs);
+}
+
+void link_bound(const struct arch *a, int n, char **paths, unsigned long long *calls, bool *tabled)
+{
+	struct bound b = { .a = a };
+	for (int i = 0; i < n; i++) {
+		diag_file = paths[i];
+		const struct file *f = load(paths[i]);
+		if (!f)
+			fatal("%s", strerror(errno));
+		b.file = paths[i];
+		if (f->len >= 8 && (memcmp(f->data, "!<arch>\n", 8) == 0 || memcmp(f->data, "!<thin>\n", 8) == 0)) {
+			const char *why = ar_each(f, bound_object, &b);
+			if (why)
+				fatal("%s", why);
+		} else {
+			bound_object(NULL, f->data, f->len, &b);
+		}
+		if (b.why)
+			fatal("%s", b.why);
+	}
+	diag_file = NULL;
+	*calls = b.calls;
+	*tabled = b.tabled;
+}
+
+/* --- --fill-linked ------------------------------------------------------------ */
+
+static char refusal[1024];
+
+static bool refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static bool refuse(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(refusal, sizeof(refusal), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+struct member_find {
+	const char *want;
+	const unsigned char *d;
+	size_t len;
+	unsigned found;
+};
+
+static void find_member(const char *name, const unsigned char *d, size_t len, void *arg)
+{
+	struct member_find *m = arg;
+	if (strcmp(name, m->want) != 0)
+		return;
+	if (!m->found++) {
+		m->d = d;
+		m->len = len;
+	}
+}
+
+/* The input the map names file (FILE or ARCHIVE(MEMBER)); NULL if it
+ * is no file, with *why where it is one that cannot be read. */
+static struct input *input_of(const char *file, const struct arch *a, const char **why)
+{
+	static struct strmap byname;
+	int *slot = strmap_get(&byname, file);
+	*why = NULL;
+	if (slot)
+		return *slot >= 0 ? &inputs[*slot] : NULL;
+	slot = strmap_put(&byname, file, -1);
+	size_t len = strlen(file);
+	const struct file *f = NULL;
+	const char *member = NULL;
+	char *arpath = NULL;
+	if (len > 2 && file[len - 1] == ')') {
+		const char *open_ = strrchr(file, '(');
+		if (open_ && open_ > file) {
+			arpath = xstrndup(file, (size_t)(open_ - file));
+			struct stat st;
+			if (stat(arpath, &st) == 0 && S_ISREG(st.st_mode)) {
+				f = load(arpath);
+				member = open_ + 1;
+			}
+		}
+	}
+	if (!member) {
+		struct stat st;
+		if (stat(file, &st) != 0 || !S_ISREG(st.st_mode)) {
+			free(arpath);
+			return NULL;
+		}
+		f = load(file);
+	}
+	free(arpath);
+	if (!f) {
+		*why = strerror(errno);
+		return NULL;
+	}
+	const unsigned char *d = f->data;
+	size_t dlen = f->len;
+	struct input *in = input_new(file);
+	if (member) {
+		char *want = xstrndup(member, strlen(member) - 1);
+		struct member_find m = { .want = want };
+		const char *w = f->len >= 8 && memcmp(f->data, "!<arch>\n", 8) == 0 ? ar_each(f, find_member, &m)
+			: "not an archive";
+		free(want);
+		if (w || !m.found) {
+			*why = w ? w : "no such member";
+			return NULL;
+		}
+		in->dup_member = m.found > 1;
+		d = m.d;
+		dlen = m.len;
+	}
+	*why = input_read(in, a, d, dlen, true);
+	if (*why)
+		return NULL;
+	*slot = (int)(in - inputs);
+	return in;
+}
+
+/* One input section the map lays out. */
+struct laid {
+	char *out, *name, *file;
+	uint64_t addr, size;
+};
+
+/* The linker's map (GNU ld's, gold's): each input section laid out. */
+static struct laid *read_map(const char *path, const struct strmap *code, size_t *count)
+{
+	/* (read whole: a large program's map is megabytes of short lines) */
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0)
+		fatal("cannot read %s: %s", path, strerror(errno));
+	size_t msize = (size_t)st.st_size;
+	char *text = xmalloc(msize + 1);
+	if (elf_read_at(fd, 0, text, msize) != (long)msize)
+		fatal("cannot read %s: %s", path, strerror(errno));
+	close(fd);
+	text[msize] = '\0';
+	struct laid *r = NULL;
+	size_t n = 0, cap = 0;
+	char *out = NULL, *pend_out = NULL, *pend_in = NULL;
+	bool body = false, out_code = false;
+	for (char *line = text, *next; line < text + msize; line = next) {
+		char *nl = memchr(line, '\n', (size_t)(text + msize - line));
+		next = nl ? nl + 1 : text + msize;
+		size_t got = (size_t)((nl ? nl : text + msize) - line);
+		while (got > 0 && (line[got - 1] == ' ' || line[got - 1] == '\t' || line[got - 1] == '\r'))
+			got--;
+		line[got] = '\0';
+		if (!body) {
+			body = strcmp(line, "Linker script and memory map") == 0 || strcmp(line, "Memory map") == 0;
+			continue;
+		}
+		/* (most lines: a symbol's, indented further than an input
+		 * section's, and nothing pending that it could complete) */
+		if (line[0] == ' ' && (line[1] == ' ' || line[1] == '\t') && !pend_in && !pend_out)
+			continue;
+		/* the words of the line */
+		char *w[4] = { NULL };
+		size_t nw = 0;
+		char *p = line;
+		bool indented = *p == ' ' || *p == '\t';
+		bool one_space = p[0] == ' ' && p[1] && p[1] != ' ' && p[1] != '\t' && p[1] != '*';
+		char *rest = NULL;      /* the line after the third word */
+		while (*p && nw < 4) {
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (!*p)
+				break;
+			if (nw == 3) {
+				rest = p;
+				break;
+			}
+			w[nw++] = p;
+			while (*p && *p != ' ' && *p != '\t')
+				p++;
+			if (*p)
+				*p++ = '\0';
+		}
+		bool hex1 = nw >= 2 && strncmp(w[1], "0x", 2) == 0;
+		bool hex0 = nw >= 1 && strncmp(w[0], "0x", 2) == 0;
+		if (!indented && nw == 1) {
+			free(pend_out);
+			pend_out = xstrndup(w[0], strlen(w[0]));
+			free(pend_in);
+			pend_in = NULL;
+			continue;
+		}
+		if (!indented && hex1) {
+			free(out);
+			out = xstrndup(w[0], strlen(w[0]));
+			out_code = strmap_get(code, out) != NULL;
+			free(pend_out);
+			free(pend_in);
+			pend_out = pend_in = NULL;
+			continue;
+		}
+		if (pend_out && indented && nw == 2 && hex0 && hex1) {
+			free(out);
+			out = pend_out;
+			out_code = strmap_get(code, out) != NULL;
+			pend_out = NULL;
+			continue;
+		}
+		free(pend_out);
+		pend_out = NULL;
+		if (one_space && nw == 1) {
+			free(pend_in);
+			pend_in = xstrndup(w[0], strlen(w[0]));
+			continue;
+		}
+		const char *name = NULL, *addr = NULL, *size = NULL, *file = NULL;
+		if (one_space && nw == 3 && rest && hex1 && strncmp(w[2], "0x", 2) == 0) {
+			name = w[0], addr = w[1], size = w[2], file = rest;
+		} else if (pend_in && indented && nw >= 3 && hex0 && hex1) {
+			name = pend_in, addr = w[0], size = w[1], file = w[2];
+			if (rest)
+				w[2][strlen(w[2])] = ' '; /* (a file name with spaces: the rest of the line) */
+		}
+		/* (the sections laid out in code: the others hold no call) */
+		if (name && out && out_code) {
+			grow(&r, &cap, n + 1, sizeof(*r));
+			r[n++] = (struct laid){ xstrndup(out, strlen(out)), xstrndup(name, strlen(name)),
+				xstrndup(file, strlen(file)), strtoull(addr + 2, NULL, 16),
+				strtoull(size + 2, NULL, 16) };
+		}
+		free(pend_in);
+		pend_in = NULL;
+	}
+	free(text);
+	free(out);
+	free(pend_out);
+	free(pend_in);
+	*count = n;
+	return r;
+}
+
+/* The output, mapped to be written in place. */
+struct output {
+	struct elfv e;
+	unsigned char *w;
+	struct shdr *sh;
+};
+
+/* The len bytes at address addr of the output's allocated contents, or
+ * NULL. */
+static const unsigned char *bytes_at(const struct output *o, uint64_t addr, uint64_t len)
+{
+	static uint64_t last;
+	for (uint64_t k = 0; k < o->e.shnum; k++) {
+		uint64_t i = (last + k) % o->e.shnum;
+		const struct shdr *s = &o->sh[i];
+		if (!(s->flags & SHF_ALLOC) || s->type == SHT_NOBITS || addr < s->addr ||
+		    addr - s->addr > s->size || s->size - (addr - s->addr) < len || !sh_inside(&o->e, s))
+			continue;
+		last = i;
+		return o->e.d + s->off + (addr - s->addr);
+	}
+	return NULL;
+}
+
+static bool form_matches(const struct output *o, uint64_t start, const struct call_form *f)
+{
+	const unsigned char *b = bytes_at(o, start, f->insn_len);
+	if (!b || f->check_at[0] < 0 || (unsigned)f->check_at[0] + f->oplen > f->insn_len)
+		return false;
+	for (unsigned i = 0; i < f->oplen; i++)
+		if ((b[f->check_at[0] + i] & f->opmask[i]) != f->opcode[i])
+			return false;
+	return true;
+}
+
+struct site_at {
+	uint64_t start;
+	size_t in;              /* the index of its input */
+	uint32_t sec;           /* the input section's index */
+	uint64_t off, addr;     /* the call's offset in it; the section's address */
+};
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+struct range {
+	uint64_t lo, hi;
+};
+
+static int cmp_range(const void *x, const void *y)
+{
+	const struct range *a = x, *b = y;
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* Is addr in one of the n sorted ranges (looking back at most 64 for
+ * one that starts before it and reaches it)? */
+static bool covered(const struct range *r, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+		if (r[m].lo > addr)
+			hi = m;
+		else
+			lo = m + 1;
+	}
+	for (size_t i = lo, k = 0; i > 0 && k <= 64; i--, k++)
+		if (addr < r[i - 1].hi)
+			return true;
+	return false;
+}
+
+/* The work of --fill-linked; false with refusal[] said where there is
+ * no table to stand behind (nothing written then). */
+static bool fill(const struct arch *a, struct output *o, const struct laid *laid, size_t nlaid,
+		 unsigned long long *nsites, unsigned long long *nslots, unsigned long long *ndropped)
+{
+	const struct elfv *e = &o->e;
+	unsigned word = a->entry_size;
+	struct site_at *at = NULL;
+	size_t nat = 0, capat = 0;
+	/* the output's sections of code, by name */
+	for (size_t k = 0; k < nlaid; k++) {
+		const struct laid *l = &laid[k];
+		const char *why;
+		struct input *in = input_of(l->file, a, &why);
+		if (!in) {
+			if (!l->size)
+				continue;
+			return refuse("the map names an input whose calls are not known: %s%s%s", l->file,
+				      why ? ": " : "", why ? why : "");
+		}
+		int *sec = strmap_get(&in->secs, l->name);
+		if (!sec)
+			continue;
+		if (in->dup_member)
+			return refuse("the archive of %s has two members of that name", l->file);
+		uint32_t rs_i = *sec > 0 ? in->relsec[*sec] : 0;
+		struct shdr rs;
+		if (*sec < 0) {
+			/* (two sections of the name: the map does not say which;
+			 * refused only where one calls the hook) */
+			for (uint64_t i = 1; i < in->e.shnum; i++) {
+				struct shdr s = sh_at(&in->e, i);
+				if (strcmp(sh_name(&in->e, &s), l->name) != 0 || !in->relsec[i])
+					continue;
+				rs = sh_at(&in->e, in->relsec[i]);
+				for (uint64_t r = 0, n = nrels(&in->e, &rs); r < n; r++) {
+					struct rel x = rel_at(&in->e, &rs, r);
+					if (x.sym < in->nsym && in->hook_sym[x.sym])
+						return refuse("%s has two sections %s", l->file, l->name);
+				}
+			}
+			continue;
+		}
+		if (!rs_i)
+			continue;
+		rs = sh_at(&in->e, rs_i);
+		for (uint64_t r = 0, n = nrels(&in->e, &rs); r < n; r++) {
+			struct rel x = rel_at(&in->e, &rs, r);
+			if (!x.sym || x.sym >= in->nsym || !in->hook_sym[x.sym])
+				continue;
+			const char *hook = a->hooks[in->hook_sym[x.sym] - 1];
+			const char *tname = arch_reloc_name(a, x.type);
+			const struct call_form *f = tname ? arch_form(a, tname, hook, strlen(hook)) : NULL;
+			if (!f || f->kind != FORM_SITE || f->lead)
+				return refuse("%s: relocation type %u at %s+0x%llx is no call to the hook",
+					      l->file, x.type, l->name, (unsigned long long)x.off);
+			uint64_t start = l->addr + x.off - f->field_offset;
+			if (!form_matches(o, start, f)) {
+				const struct call_form *g = NULL;
+				for (size_t i = 0; i < a->nforms && !g; i++) {
+					const struct call_form *c = &a->forms[i];
+					if (c->linker_made && c->insn_len == f->insn_len &&
+					    c->field_offset == f->field_offset && form_matches(o, start, c))
+						g = c;
+				}
+				if (!g)
+					return refuse("the call at 0x%llx (%s+0x%llx of %s) is not where the link "
+						      "was expected to put it", (unsigned long long)start,
+						      l->name, (unsigned long long)x.off, l->file);
+				start += g->call_at;
+			}
+			grow(&at, &capat, nat + 1, sizeof(*at));
+			at[nat++] = (struct site_at){ start, (size_t)(in - inputs), (uint32_t)*sec, x.off, l->addr };
+		}
+	}
+
+	uint64_t *sites = xmalloc((nat ? nat : 1) * sizeof(*sites));
+	for (size_t i = 0; i < nat; i++)
+		sites[i] = at[i].start;
+	qsort(sites, nat, sizeof(*sites), cmp_u64);
+	size_t ns = 0;
+	for (size_t i = 0; i < nat; i++)
+		if (!ns || sites[ns - 1] != sites[i])
+			sites[ns++] = sites[i];
+
+	/* the table */
+	const struct shdr *tab = NULL;
+	for (uint64_t i = 1; i < e->shnum; i++)
+		if (strcmp(sh_name(e, &o->sh[i]), "__mcount_loc") == 0)
+			tab = &o->sh[i];
+	uint64_t slots = tab ? tab->size / word : 0;
+	if (tab && (tab->type == SHT_NOBITS || !sh_inside(e, tab) || tab->size % word))
+		return refuse("the output's __mcount_loc is not a table of whole entries");
+	if (ns > slots)
+		return refuse("the link has %zu calls to the hook, more than the %llu its inputs gave", ns,
+			      (unsigned long long)slots);
+
+	/* none in the copy of a weak function that another definition
+	 * overrode: no function of the output's symbol table holds it, and
+	 * its input's weak function symbol there has a global of its name
+	 * elsewhere (without a symbol table, all kept) */
+	struct shdr symtab = { 0 }, strs = { 0 };
+	for (uint64_t i = 1; i < e->shnum; i++)
+		if (o->sh[i].type == SHT_SYMTAB && o->sh[i].link < e->shnum) {
+			symtab = o->sh[i];
+			strs = o->sh[o->sh[i].link];
+		}
+	size_t dropped = 0;
+	if (symtab.size && ns) {
+		struct range *r = NULL;
+		size_t nr = 0, capr = 0;
+		struct strmap globals = { 0 };
+		uint64_t *gval = NULL;
+		size_t ng = 0, capg = 0;
+		for (uint64_t i = 1, n = nsyms(e, &symtab); i < n; i++) {
+			struct sym y = sym_at(e, &symtab, &strs, i);
+			if ((y.type != 2 && y.type != 10) || !y.shndx)
+				continue;
+			grow(&r, &capr, nr + 1, sizeof(*r));
+			r[nr++] = (struct range){ y.value, y.value + (y.size ? y.size : 1) };
+			if (!y.bind)
+				continue;
+			int *g = strmap_put(&globals, y.name, (int)ng);
+			if (*g == (int)ng) {
+				grow(&gval, &capg, ng + 1, sizeof(*gval));
+				gval[ng++] = y.value;
+			}
+		}
+		qsort(r, nr, sizeof(*r), cmp_range);
+		uint64_t *gone = NULL;
+		size_t ngone = 0, capgone = 0;
+		for (size_t k = 0; k < nat; k++) {
+			if (covered(r, nr, at[k].start))
+				continue;
+			const struct input *in = &inputs[at[k].in];
+			for (uint64_t i = 1; i < in->nsym; i++) {
+				struct sym y = sym_at(&in->e, &in->symtab, &in->strs, i);
+				if (y.bind != 2 || y.type != 2 || y.shndx != at[k].sec || at[k].off < y.value ||
+				    at[k].off - y.value >= y.size)
+					continue;
+				int *g = strmap_get(&globals, y.name);
+				if (g && gval[*g] != at[k].addr + y.value) {
+					grow(&gone, &capgone, ngone + 1, sizeof(*gone));
+					gone[ngone++] = at[k].start;
+				}
+			}
+		}
+		if (ngone) {
+			qsort(gone, ngone, sizeof(*gone), cmp_u64);
+			size_t keep = 0;
+			for (size_t i = 0; i < ns; i++)
+				if (!bsearch(&sites[i], gone, ngone, sizeof(*gone), cmp_u64))
+					sites[keep++] = sites[i];
+			dropped = ns - keep;
+			ns = keep;
+		}
+		free(gone);
+		free(r);
+		free(gval);
+		strmap_free(&globals);
+	}
+
+	/* the dynamic relocations of the table's slots: relative ones (no
+	 * symbol), a slot each or none; RELA's addends take the entries */
+	size_t covered_slots = 0;
+	if (tab) {
+		for (int pass = 0; pass < 2; pass++) {
+			for (uint64_t i = 1; i < e->shnum; i++) {
+				const struct shdr *rs = &o->sh[i];
+				if ((rs->type != SHT_RELA && rs->type != SHT_REL) || !(rs->flags & SHF_ALLOC))
+					continue;
+				uint64_t ent = rs->type == SHT_RELA ? 3 * word : 2 * word;
+				for (uint64_t r = 0, n = nrels(e, rs); r < n; r++) {
+					struct rel x = rel_at(e, rs, r);
+					if (x.off < tab->addr || x.off >= tab->addr + tab->size)
+						continue;
+					if (x.sym || (x.off - tab->addr) % word)
+						return refuse("the table's dynamic relocations are not relative");
+					if (pass == 0) {
+						covered_slots++;
+						continue;
+					}
+					uint64_t slot = (x.off - tab->addr) / word;
+					if (rs->type == SHT_RELA)
+						wr(o->w + rs->off + r * ent + 2 * word, slot < ns ? sites[slot] : 0,
+						   word, e->big);
+				}
+			}
+			if (pass == 0 && covered_slots && covered_slots != slots)
+				return refuse("the table's dynamic relocations are not relative");
+		}
+		for (uint64_t i = 0; i < slots; i++)
+			wr(o->w + tab->off + i * word, i < ns ? sites[i] : 0, word, e->big);
+	}
+	free(sites);
+	free(at);
+	*nsites = ns;
+	*nslots = slots;
+	*ndropped = dropped;
+	return true;
+}
+
+/* --- the build ID: SHA-1 (FIPS 180-4) ---------------------------------------- */
+
+struct sha1 {
+	uint32_t h[5];
+	unsigned char buf[64];
+	size_t nbuf;
+	uint64_t total;
+};
+
+static uint32_t rol(uint32_t x, unsigned n)
+{
+	return x << n | x >> (32 - n);
+}
+
+/* One 64-byte block: the schedule kept as 16 words, rounds unrolled by
+ * the macros (the hash is most of --fill-linked's time on a large image). */
+#define SHA1_W(i) (w[(i) & 15] = rol(w[((i) + 13) & 15] ^ w[((i) + 8) & 15] ^ w[((i) + 2) & 15] ^ \
+					 w[(i) & 15], 1))
+#define SHA1_R(a, b, c, d, e, f, k, x) \
+	do { \
+		e += rol(a, 5) + (f) + (k) + (x); \
+		b = rol(b, 30); \
+	} while (0)
+#define SHA1_F1(b, c, d) (d ^ (b & (c ^ d)))
+#define SHA1_F2(b, c, d) (b ^ c ^ d)
+#define SHA1_F3(b, c, d) ((b & c) | (d & (b | c)))
+
+static void sha1_block(struct sha1 *ctx, const unsigned char *p)
+{
+	uint32_t w[16];
+	for (unsigned i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 |
+		       p[4 * i + 3];
+	uint32_t a = ctx->h[0], b = ctx->h[1], c = ctx->h[2], d = ctx->h[3], e = ctx->h[4];
+	unsigned i = 0;
+	for (; i < 15; i += 5) {
+		SHA1_R(a, b, c, d, e, SHA1_F1(b, c, d), 0x5a827999u, w[i]);
+		SHA1_R(e, a, b, c, d, SHA1_F1(a, b, c), 0x5a827999u, w[i + 1]);
+		SHA1_R(d, e, a, b, c, SHA1_F1(e, a, b), 0x5a827999u, w[i + 2]);
+		SHA1_R(c, d, e, a, b, SHA1_F1(d, e, a), 0x5a827999u, w[i + 3]);
+		SHA1_R(b, c, d, e, a, SHA1_F1(c, d, e), 0x5a827999u, w[i + 4]);
+	}
+	SHA1_R(a, b, c, d, e, SHA1_F1(b, c, d), 0x5a827999u, w[15]);
+	SHA1_R(e, a, b, c, d, SHA1_F1(a, b, c), 0x5a827999u, SHA1_W(16));
+	SHA1_R(d, e, a, b, c, SHA1_F1(e, a, b), 0x5a827999u, SHA1_W(17));
+	SHA1_R(c, d, e, a, b, SHA1_F1(d, e, a), 0x5a827999u, SHA1_W(18));
+	SHA1_R(b, c, d, e, a, SHA1_F1(c, d, e), 0x5a827999u, SHA1_W(19));
+	for (i = 20; i < 40; i += 5) {
+		SHA1_R(a, b, c, d, e, SHA1_F2(b, c, d), 0x6ed9eba1u, SHA1_W(i));
+		SHA1_R(e, a, b, c, d, SHA1_F2(a, b, c), 0x6ed9eba1u, SHA1_W(i + 1));
+		SHA1_R(d, e, a, b, c, SHA1_F2(e, a, b), 0x6ed9eba1u, SHA1_W(i + 2));
+		SHA1_R(c, d, e, a, b, SHA1_F2(d, e, a), 0x6ed9eba1u, SHA1_W(i + 3));
+		SHA1_R(b, c, d, e, a, SHA1_F2(c, d, e), 0x6ed9eba1u, SHA1_W(i + 4));
+	}
+	for (; i < 60; i += 5) {
+		SHA1_R(a, b, c, d, e, SHA1_F3(b, c, d), 0x8f1bbcdcu, SHA1_W(i));
+		SHA1_R(e, a, b, c, d, SHA1_F3(a, b, c), 0x8f1bbcdcu, SHA1_W(i + 1));
+		SHA1_R(d, e, a, b, c, SHA1_F3(e, a, b), 0x8f1bbcdcu, SHA1_W(i + 2));
+		SHA1_R(c, d, e, a, b, SHA1_F3(d, e, a), 0x8f1bbcdcu, SHA1_W(i + 3));
+		SHA1_R(b, c, d, e, a, SHA1_F3(c, d, e), 0x8f1bbcdcu, SHA1_W(i + 4));
+	}
+	for (; i < 80; i += 5) {
+		SHA1_R(a, b, c, d, e, SHA1_F2(b, c, d), 0xca62c1d6u, SHA1_W(i));
+		SHA1_R(e, a, b, c, d, SHA1_F2(a, b, c), 0xca62c1d6u, SHA1_W(i + 1));
+		SHA1_R(d, e, a, b, c, SHA1_F2(e, a, b), 0xca62c1d6u, SHA1_W(i + 2));
+		SHA1_R(c, d, e, a, b, SHA1_F2(d, e, a), 0xca62c1d6u, SHA1_W(i + 3));
+		SHA1_R(b, c, d, e, a, SHA1_F2(c, d, e), 0xca62c1d6u, SHA1_W(i + 4));
+	}
+	ctx->h[0] += a, ctx->h[1] += b, ctx->h[2] += c, ctx->h[3] += d, ctx->h[4] += e;
+}
+
+static void sha1_init(struct sha1 *c)
+{
+	*c = (struct sha1){ { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0 }, { 0 }, 0, 0 };
+}
+
+static void sha1_add(struct sha1 *c, const unsigned char *p, size_t n)
+{
+	c->total += n;
+	if (c->nbuf) {
+		size_t k = 64 - c->nbuf < n ? 64 - c->nbuf : n;
+		memcpy(c->buf + c->nbuf, p, k);
+		c->nbuf += k, p += k, n -= k;
+		if (c->nbuf < 64)
+			return;
+		sha1_block(c, c->buf);
+		c->nbuf = 0;
+	}
+	for (; n >= 64; p += 64, n -= 64)
+		sha1_block(c, p);
+	memcpy(c->buf, p, n);
+	c->nbuf = n;
+}
+
+/* n zero bytes */
+static void sha1_zeros(struct sha1 *c, size_t n)
+{
+	static const unsigned char z[256];
+	for (; n > sizeof(z); n -= sizeof(z))
+		sha1_add(c, z, sizeof(z));
+	sha1_add(c, z, n);
+}
+
+static void sha1_end(struct sha1 *c, unsigned char out[20])
+{
+	uint64_t bits = c->total * 8;
+	unsigned char pad[72] = { 0x80 };
+	size_t n = (c->nbuf < 56 ? 56 : 120) - c->nbuf;
+	for (unsigned i = 0; i < 8; i++)
+		pad[n + i] = (unsigned char)(bits >> (56 - 8 * i));
+	sha1_add(c, pad, n + 8);
+	for (unsigned i = 0; i < 20; i++)
+		out[i] = (unsigned char)(c->h[i / 4] >> (24 - 8 * (i % 4)));
+}
+
+/* The output's GNU build ID computed again (sha1) as the linker computes
+ * it: GNU ld (bfd's checksum of the contents, ld/ldbuildid.c): the ELF
+ * header with e_phoff and e_shoff 0, the program headers, then each
+ * section header with sh_offset 0 followed by the section's contents,
+ * but for sections with none (NOBITS) and those ld writes after the ID
+ * (the symbol tables, their string tables, the section names), the note
+ * all zeros; gold: the whole file with the ID's bytes 0.  "none" where
+ * there is no ID, NULL where it is no sha1 one. */
+static const char *build_id(struct output *o, bool gold)
+{
+	const struct elfv *e = &o->e;
+	const struct shdr *note = NULL;
+	for (uint64_t i = 1; i < e->shnum; i++)
+		if (strcmp(sh_name(e, &o->sh[i]), ".note.gnu.build-id") == 0)
+			note = &o->sh[i];
+	if (!note || note->size < 16 || !sh_inside(e, note) || rd(e, note->off, 4) != 4 ||
+	    rd(e, note->off + 8, 4) != 3)
+		return "none";
+	uint64_t idoff = note->off + 16, idlen = rd(e, note->off + 4, 4);
+	if (idlen != 20 || idlen > note->size - 16)
+		return NULL;
+	memset(o->w + idoff, 0, idlen);
+	struct sha1 c;
+	sha1_init(&c);
+	if (gold) {
+		sha1_add(&c, e->d, e->len);
+	} else {
+		unsigned w = e->is64 ? 8 : 4;
+		unsigned ehsize = e->is64 ? 64 : 52;
+		unsigned char eh[64];
+		memcpy(eh, e->d, ehsize);
+		memset(eh + (e->is64 ? 32 : 28), 0, 2 * w);
+		sha1_add(&c, eh, ehsize);
+		uint64_t phoff = e->is64 ? rd(e, 0x20, 8) : rd(e, 0x1c, 4);
+		uint64_t phsize = rd(e, e->is64 ? 0x36 : 0x2a, 2) * rd(e, e->is64 ? 0x38 : 0x2c, 2);
+		if (phoff > e->len || phsize > e->len - phoff)
+			return NULL;
+		/* (the note's bytes: zero, where the program headers hold it) */
+		sha1_add(&c, e->d + phoff, phsize);
+		bool *late = calloc(e->shnum, sizeof(*late));
+		if (!late)
+			fatal("out of memory");
+		late[e->shstrndx] = true;
+		for (uint64_t i = 0; i < e->shnum; i++)
+			if (o->sh[i].type == SHT_SYMTAB) {
+				late[i] = true;
+				if (o->sh[i].link < e->shnum)
+					late[o->sh[i].link] = true;
+			}
+		for (uint64_t i = 0; i < e->shnum; i++) {
+			const struct shdr *s = &o->sh[i];
+			unsigned char hdr[256];
+			uint64_t at = e->shoff + i * e->shentsize;
+			size_t n = e->shentsize < sizeof(hdr) ? (size_t)e->shentsize : sizeof(hdr);
+			memcpy(hdr, e->d + at, n);
+			/* (the section headers never hold the note) */
+			memset(hdr + (e->is64 ? 24 : 16), 0, w);
+			sha1_add(&c, hdr, n);
+			if (s->type == SHT_NOBITS || late[i] || !sh_inside(e, s))
+				continue;
+			if (s == note) {
+				sha1_zeros(&c, s->size);
+				continue;
+			}
+			sha1_add(&c, e->d + s->off, s->size);
+		}
+		free(late);
+	}
+	sha1_end(&c, o->w + idoff);
+	return gold ? "sha1 (gold's)" : "sha1";
+}
+
+int link_fill(const struct arch *a, const char *map, const char *path, const char *bid)
+{
+	diag_file = path;
+	int fd = open(path, O_RDWR);
+	if (fd < 0)
+		fatal("%s", strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 64)
+		fatal("not a linked image");
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		fatal("%s", strerror(errno));
+	struct output o = { .w = p };
+	const char *why = elfv_open(&o.e, p, (size_t)st.st_size);
+	if (why)
+		fatal("%s", why);
+	if ((o.e.type != 2 && o.e.type != 3) || rd(&o.e, 18, 2) != a->elf_machine ||
+	    (o.e.is64 ? 64u : 32u) != a->elf_class)
+		fatal("not a linked image of %s", a->name);
+	o.sh = xmalloc((o.e.shnum ? o.e.shnum : 1) * sizeof(*o.sh));
+	for (uint64_t i = 0; i < o.e.shnum; i++)
+		o.sh[i] = sh_at(&o.e, i);
+	/* the output's sections of code, by name (where the map's calls are) */
+	struct strmap code = { 0 };
+	for (uint64_t i = 1; i < o.e.shnum; i++)
+		if (o.sh[i].flags & SHF_EXECINSTR)
+			strmap_put(&code, sh_name(&o.e, &o.sh[i]), 1);
+	size_t nlaid;
+	struct laid *laid = read_map(map, &code, &nlaid);
+	strmap_free(&code);
+	unsigned long long ns = 0, nslots = 0, nd = 0;
+	/* (the edits are made only once everything is known: a refusal
+	 * comes before the first) */
+	if (fill(a, &o, laid, nlaid, &ns, &nslots, &nd)) {
+		const char *style = !bid || !nslots ? "left" : build_id(&o, strcmp(bid, "gold") == 0);
+		if (style)
+			printf("sites\t%llu\nslots\t%llu\ndropped\t%llu\nbuild-id\t%s\n", ns, nslots, nd, style);
+		else
+			printf("refused\tthe build ID is no sha1 one\n");
+	} else {
+		printf("refused\t%s\n", refusal);
+	}
+	if (munmap(p, (size_t)st.st_size) != 0)
+		fatal("%s", strerror(errno));
+	for (size_t i = 0; i < nlaid; i++) {
+		free(laid[i].out);
+		free(laid[i].name);
+		free(laid[i].file);
+	}
+	free(laid);
+	free(o.sh);
+	return fflush(stdout) == 0 ? HELPER_OK : HELPER_BAD_INPUT;
+}
