@@ -590,7 +590,7 @@ char *mt_prof_table(int key, int columns)
 			struct prow r = { atomic_load(&table[i].ip), atomic_load(&table[i].hits),
 					  atomic_load(&table[i].untimed), atomic_load(&table[i].total),
 					  atomic_load(&table[i].self), atomic_load(&table[i].sq),
-					  ~(uint64_t)atomic_load(&table[i].nmin), atomic_load(&table[i].max),
+					  (uint64_t)(pcount)~atomic_load(&table[i].nmin), atomic_load(&table[i].max),
 					  { 0 }, false };
 			if (r.untimed > r.hits)
 				r.untimed = r.hits;   /* (read while counted) */
