@@ -634,7 +634,7 @@ char *mt_prof_table(int key, int columns)
 	/* (mcount-trace(1), stat, says what these are) */
 	if (untimed) {
 		fprintf(m, "%s(%llu calls in %s without a time, their returns not hooked:", note,
-			(unsigned long long)untimed, columns == MT_PROF_REPORT ? "calls" : "Hit");
+			(unsigned long long)untimed, columns == MT_PROF_REPORT ? "the calls" : "Hit");
 		for (size_t i = 0; i < n; i++) {
 			char buf[MT_ADDR_NAME];
 			if (rows[i].untimed)

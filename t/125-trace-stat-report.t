@@ -35,6 +35,11 @@
 #    side's time for none() (which is that cost alone) plus 1 us (and
 #    for max the 10 us of cold caches); the percentiles within 1/32 of
 #    report's exact ones plus that.
+#  - Calls without a time (t/src/trace/stat.c's down() 1100 deep, past
+#    the hooks' 1024 frames, as t/108 has them in the kernel's table):
+#    calls are the program's counts, leaf's row (never timed) is all
+#    '-', and the note under the table, a '#' line, says how many calls
+#    had no time, the sum of its list.
 #  - Live: stat PID spin, --show --columns=report (the table so far, in
 #    report's layout, its figures ordered min <= p50 <= p90 <= p99 <=
 #    max), --off --columns=report --sort=hits; the kernel's table stays
@@ -62,7 +67,11 @@ sub report_table {
     for (split /\n/, $text) {
         next if /^mcount-trace: the function profile \(MCOUNT_TRACE_STAT\):$/;
         next if /^\s+calls\s+total\(us\)\s+self\(us\)\s+min\s+avg\s+p50\s+p90\s+p99\s+max\s+function$/;
-        if (/^\s*(\d+)((?:\s+(?:\d+\.\d{3}|-)){8})  (\S+)$/) {
+        if (/^# \((\d+) calls in the calls without a time, their returns not hooked:((?: \S+ \d+)+)\)$/) {
+            my ($all, $list) = ($1, $2);
+            my %per = $list =~ /(\S+) (\d+)/g;
+            $t{'#untimed'} = { all => $all, per => \%per };
+        } elsif (/^\s*(\d+)((?:\s+(?:\d+\.\d{3}|-)){8})  (\S+)$/) {
             my ($calls, $fig, $f) = ($1, $2, $3);
             my @v = map { $_ eq '-' ? undef : sprintf('%.0f', $_ * 1000) } split ' ', $fig;
             push @other, "two rows of $f" if $t{$f};
@@ -136,6 +145,27 @@ for my $k (qw(p50 p90 p99)) {
 }
 cmp_ok(abs($live->{spin}{total} - $rep->{spin}{total}), '<=', $other * $rep->{spin}{calls},
     'spin: the live total is report\'s, to that cost a call');
+
+# ---- calls without a time -------------------------------------------------------
+{
+    my $stat = "$dir/stat";
+    mcc_build('-pg -mfentry', "$stat.o", "$TSRC/stat.c", '-O2');
+    link_prog($stat, "$stat.o", '-lpthread');
+    ($st, $out, $err) = mt_cli({ %DIR }, 'run', '--stat=down,step,leaf', '--columns=report', '-o', '', '--',
+        $stat, 'deep', 1100);
+    is($st, 0, 'stat deep 1100 under --stat --columns=report: exits 0') or diag $err;
+    my %c = $out =~ /\b(down|step|leaf)=(\d+)/g;
+    my ($t, undef, $oth) = report_table($err);
+    is_deeply($oth, [], 'deep: every line a row or a note') or diag $err;
+    is_deeply({ map { $_ => $t->{$_}{calls} } qw(down step leaf) }, \%c,
+        "deep: calls are the program's counts (@{[ map { \"$_=$c{$_}\" } sort keys %c ]})");
+    is_deeply([ map { $t->{leaf}{$_} } @COL[1 .. 8] ], [ (undef) x 8 ], 'deep: leaf, never timed: all -');
+    my $u = $t->{'#untimed'};
+    my $sum = 0;
+    $sum += $_ for values %{ $u->{per} // {} };
+    ok($u && $u->{all} > 0 && $u->{all} == $sum && $u->{per}{leaf} == 1,
+        "deep: the note says which calls had no time (@{[ $u ? $u->{all} : 'none' ]})") or diag $err;
+}
 
 # ---- the kernel's table stays the default ----------------------------------------
 ($st, $out, $err) = mt_cli({ %DIR }, 'run', '--stat=spin', '-o', '', '--', $prog, 50);
