@@ -83,9 +83,11 @@ struct phist {
 #define MT_HIST_POOLS (MT_PROF_SLOTS / MT_HIST_POOL)
 static struct phist *_Atomic pools[MT_HIST_POOLS];
 static _Atomic size_t hist_next;
-/* timed calls of functions that got no histogram (every pool taken, or
- * none could be mapped) */
-static _Atomic pcount unbinned;
+/* The histogram of the functions that could get none of their own (every
+ * pool taken, or none could be mapped): their calls counted here, not
+ * read as any function's, so that such a function costs no more than
+ * another. */
+static struct phist no_room;
 
 static struct pstat *table;
 /* calls of functions the table had no room for; calls left (longjmp, an
@@ -165,18 +167,18 @@ static uint64_t bucket_low(unsigned b, uint64_t *width)
 	return (UINT64_C(1) << e) + (uint64_t)(b & ((1u << MT_PROF_SUB) - 1)) * *width;
 }
 
-/* A new histogram, zeroed (NULL: none left, or no memory). */
+/* A new histogram, zeroed (no_room: none left, or no memory). */
 static struct phist *hist_take(void)
 {
 	size_t i = atomic_fetch_add_explicit(&hist_next, 1, memory_order_relaxed);
 	if (i >= (size_t)MT_HIST_POOLS * MT_HIST_POOL)
-		return NULL;
+		return &no_room;
 	struct phist *pool = atomic_load_explicit(&pools[i / MT_HIST_POOL], memory_order_acquire);
 	if (!pool) {
 		void *m = mmap(NULL, MT_HIST_POOL * sizeof *pool, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (m == MAP_FAILED)
-			return NULL;
+			return &no_room;
 		struct phist *none = NULL;
 		if (atomic_compare_exchange_strong(&pools[i / MT_HIST_POOL], &none, m)) {
 			pool = m;
@@ -194,16 +196,9 @@ static void count_time(struct pstat *p, uint64_t dt)
 	struct phist *h = atomic_load_explicit(&p->hist, memory_order_acquire);
 	if (__builtin_expect(!h, 0)) {
 		struct phist *mine_h = hist_take(), *none = NULL;
-		if (!mine_h) {
-			atomic_fetch_add_explicit(&unbinned, 1, memory_order_relaxed);
-		} else if (atomic_compare_exchange_strong(&p->hist, &none, mine_h)) {
-			h = mine_h;
-		} else {
-			h = none;
-		}
+		h = atomic_compare_exchange_strong(&p->hist, &none, mine_h) ? mine_h : none;
 	}
-	if (h)
-		atomic_fetch_add_explicit(&h->n[bucket_of(dt)], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&h->n[bucket_of(dt)], 1, memory_order_relaxed);
 	pcount t = (pcount)dt, have = atomic_load_explicit(&p->max, memory_order_relaxed);
 	while (t > have && !atomic_compare_exchange_weak_explicit(&p->max, &have, t, memory_order_relaxed,
 								  memory_order_relaxed))
@@ -402,7 +397,7 @@ int mt_prof_start(const char *filter)
 					memset((void *)&pool[i % MT_HIST_POOL], 0, sizeof *pool);
 			}
 			atomic_store(&hist_next, 0);
-			atomic_store(&unbinned, 0);
+			memset((void *)&no_room, 0, sizeof no_room);
 			atomic_store(&dropped, 0);
 			atomic_store(&left, 0);
 			atomic_store(&lost, 0);
@@ -468,7 +463,7 @@ static void percentiles(struct prow *r, struct phist *h)
 {
 	static const unsigned q[3] = { 50, 90, 99 };
 	uint64_t n = 0;
-	if (h)
+	if (h && h != &no_room)
 		for (unsigned b = 0; b < MT_PROF_BUCKETS; b++)
 			n += atomic_load_explicit(&h->n[b], memory_order_relaxed);
 	r->binned = n > 0;
@@ -652,9 +647,11 @@ char *mt_prof_table(int key, int columns)
 			note, (unsigned long long)o, MT_PROF_DEPTH - MT_SHADOW);
 	if (d)
 		fprintf(m, "%s(%llu calls of functions the table had no room for)\n", note, (unsigned long long)d);
-	uint64_t u = atomic_load(&unbinned);
-	if (u && columns == MT_PROF_REPORT)
-		fprintf(m, "# (%llu timed calls in no histogram, no memory for one: p50, p90, p99 without them)\n",
+	uint64_t u = 0;
+	for (unsigned b = 0; b < MT_PROF_BUCKETS && columns == MT_PROF_REPORT; b++)
+		u += atomic_load_explicit(&no_room.n[b], memory_order_relaxed);
+	if (u)
+		fprintf(m, "# (%llu timed calls of functions that got no histogram, no memory for one: no p50, p90, p99)\n",
 			(unsigned long long)u);
 	fclose(m);
 	free(rows);
