@@ -32,10 +32,10 @@
  * log-linear buckets, a power of two split in 16 (struct phist), so
  * that a percentile is within 1/32 of its value.  A function's
  * histogram is taken at its first timed call from pools mapped as they
- * are needed, never unmapped: no lock, no malloc on the hook's path.  Times are CLOCK_MONOTONIC's (the vDSO), in
- * nanoseconds.  A thread's stack is mapped at its first call, its pages
- * touched as deep as its calls go, and taken by another thread once its
- * thread has ended. */
+ * are needed, never unmapped: no lock, no malloc on the hook's path.
+ * Times are CLOCK_MONOTONIC's (the vDSO), in nanoseconds.  A thread's
+ * stack is mapped at its first call, its pages touched as deep as its
+ * calls go, and taken by another thread once its thread has ended. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
