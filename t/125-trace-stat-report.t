@@ -10,10 +10,11 @@
 # ms), times each call itself with CLOCK_MONOTONIC around it and prints
 # its exact min, p50, p90, p99 and max (nearest rank, as report's); then
 # none(), an empty function, 1000 times, timed the same way.  It runs
-# once, under `mcount-trace record -g --stat --columns=report`: the
-# profiler and the recording see the same calls.
+# under `mcount-trace run --stat --columns=report`, and under `record -g
+# --stat --columns=report`, where the profiler and the recording see the
+# same calls.
 #
-#  - Against the program: calls exactly.  The profiler reads the same
+#  - Against the program (run): calls exactly.  The profiler reads the same
 #    clock inside the hook, after the call has entered and before it
 #    returns, so each call's live time is at most the program's (to the
 #    ns) and shorter by the hook's own cost outside that window on that
@@ -28,13 +29,18 @@
 #    for max (2.7 us seen).  min and max are exact to that; p50/p90/p99 are a
 #    histogram bucket's middle, within 1/32 of the value (the bound
 #    mcount-trace(1) states), and then within that cost of the program's.
-#  - Against `mcount-trace report` of the recording: calls equal; min
-#    and max within the other hook's cost (the recording's and the
-#    profiler's callbacks run one after the other in the same hook: each
-#    window holds part of the other's work), bounded by the p99 of each
-#    side's time for none() (which is that cost alone) plus 1 us (and
-#    for max the 10 us of cold caches); the percentiles within 1/32 of
-#    report's exact ones plus that.
+#  - Against `mcount-trace report` of the recording (record): calls
+#    equal, and the program's; min within the other hook's cost (the
+#    recording's and the profiler's callbacks run one after the other in
+#    the same hook: each window holds part of the other's work), bounded
+#    by the p99 of each side's time for none() (which is that cost alone)
+#    plus 1 us; the percentiles within 1/32 of report's exact ones plus
+#    that.  max within that, the 10 us of cold caches and 2% of itself:
+#    while the longest call was preempted the recording's drain ran, and
+#    the recording's own work on that call (its ring, touched anew) took
+#    up to 130 us more (1.2% of that max) in 40 runs, on one side of the
+#    profiler's clock read or the other.  (The program's own max, with no
+#    recording, is the tight check of max.)
 #  - Calls without a time (t/src/trace/stat.c's down() 1100 deep, past
 #    the hooks' 1024 frames, as t/108 has them in the kernel's table):
 #    calls are the program's counts, leaf's row (never timed) is all
@@ -89,16 +95,21 @@ my $prog = "$dir/spread";
 mcc_build('-pg -mfentry', "$prog.o", "$TSRC/spread.c", '-O2');
 link_prog($prog, "$prog.o");
 
-my $rec = "$dir/rec";
-my ($st, $out, $err) = mt_cli({ %DIR }, 'record', '-d', $rec, '-g', '-f', 'spin', '-f', 'none',
-    '--stat=spin,none', '--columns=report', '--', $prog, 2000);
-is($st, 0, 'record -g --stat --columns=report: spread exits 0') or diag $err;
-my %own;
-for (split /\n/, $out) {
-    next unless /^(spin|none) /;
-    my $f = $1;
-    $own{$f} = { /(\w+)=(\d+)/g };
+# The program's own figures: { FUNCTION => { calls, min, p50, ... } }.
+sub own_figures {
+    my ($text) = @_;
+    my %own;
+    for (split /\n/, $text) {
+        next unless /^(spin|none) /;
+        my $f = $1;
+        $own{$f} = { /(\w+)=(\d+)/g };
+    }
+    return \%own;
 }
+
+my ($st, $out, $err) = mt_cli({ %DIR }, 'run', '--stat=spin,none', '--columns=report', '-o', '', '--', $prog, 2000);
+is($st, 0, 'run --stat --columns=report: spread exits 0') or diag $err;
+my %own = %{ own_figures($out) };
 ok($own{spin} && $own{none}, 'the program gave its own figures') or diag $out;
 my ($live, $lorder, $lother) = report_table($err);
 is_deeply($lother, [], 'every line of the live table is a row of report\'s columns') or diag $err;
@@ -127,6 +138,14 @@ is_deeply(\@ordered, [sort { $a <=> $b } @ordered], 'spin: min <= p50 <= p90 <= 
 ok($live->{spin}{self} == $live->{spin}{total}, 'spin calls no traced function: self is total');
 
 # ---- against report of the recording ------------------------------------------
+my $rec = "$dir/rec";
+($st, $out, $err) = mt_cli({ %DIR }, 'record', '-d', $rec, '-g', '-f', 'spin', '-f', 'none',
+    '--stat=spin,none', '--columns=report', '--', $prog, 2000);
+is($st, 0, 'record -g --stat --columns=report: spread exits 0') or diag $err;
+my $own_rec = own_figures($out);
+($live, undef, $lother) = report_table($err);
+is_deeply($lother, [], 'record: every line of the live table is a row of report\'s columns') or diag $err;
+is($live->{$_}{calls}, $own_rec->{$_}{calls}, "record: $_\'s calls are the program's count") for qw(spin none);
 ($st, $out, $err) = mt_cli({ %DIR }, 'report', $rec);
 is($st, 0, 'report of the recording exits 0') or diag $err;
 my ($rep) = report_table($out);
@@ -136,7 +155,7 @@ note("the other hook's cost: none() p99 live $live->{none}{p99} ns, recorded $re
 is($live->{$_}{calls}, $rep->{$_}{calls}, "calls: $_\'s live are report's ($rep->{$_}{calls})") for qw(spin none);
 for my $k (qw(min max)) {
     my ($l, $r) = ($live->{spin}{$k}, $rep->{spin}{$k});
-    my $c = $other + ($k eq 'max' ? $COLD : 0);
+    my $c = $other + ($k eq 'max' ? $COLD + int($r / 50) : 0);
     ok(abs($l - $r) <= $c, "spin's $k: live $l ns, report's $r ns: within the other hook's cost ($c ns)");
 }
 for my $k (qw(p50 p90 p99)) {
