@@ -933,10 +933,12 @@ static void verb_unpatch(int fd, const char *args)
 		reply(fd, "ok\n");
 }
 
-/* stat on [GLOBS] | stat off [KEY] | stat [KEY]: the function profiler
- * (profile.c) started on the functions the globs name (all: none
- * given), stopped, and its table so far sorted by KEY (hits, time, avg,
- * s2, self; time by default). */
+/* stat on [GLOBS] | stat off [KEY] [COLUMNS] | stat [KEY] [COLUMNS]: the
+ * function profiler (profile.c) started on the functions the globs name
+ * (all: none given), stopped, and its table so far sorted by KEY (hits,
+ * time, avg, s2, self; time by default) with the COLUMNS of the
+ * kernel's table (kernel, the default) or of mcount-read's report
+ * (report), the two words in either order. */
 static void verb_stat(int fd, const char *args)
 {
 	size_t n = strcspn(args, " ");
@@ -950,11 +952,27 @@ static void verb_stat(int fd, const char *args)
 		return;
 	}
 	bool off = n == 3 && !strncmp(args, "off", 3);
-	const char *key = off ? rest : args;
-	int k = *key ? mt_prof_sort_of(key) : 1;
-	if (k < 0) {
-		reply(fd, "error: unknown sort key '%s' (hits, time, avg, s2 or self)\n", key);
-		return;
+	const char *words = off ? rest : args;
+	int k = 1, cols = MT_PROF_KERNEL;
+	bool have_k = false, have_cols = false;
+	while (*words) {
+		char w[16];
+		size_t len = strcspn(words, " ");
+		snprintf(w, sizeof w, "%.*s", (int)(len < sizeof w ? len : sizeof w - 1), words);
+		int c = len < sizeof w ? mt_prof_columns_of(w) : -1;
+		int kk = len < sizeof w ? mt_prof_sort_of(w) : -1;
+		if (c >= 0 && !have_cols) {
+			cols = c;
+			have_cols = true;
+		} else if (kk >= 0 && !have_k) {
+			k = kk;
+			have_k = true;
+		} else {
+			reply(fd, "error: unknown sort key '%.*s' (hits, time, avg, s2 or self)\n",
+			      (int)len, words);
+			return;
+		}
+		words += len + strspn(words + len, " ");
 	}
 	if (off && mt_prof_stop()) {
 		reply(fd, "error: %s\n", errno == EINVAL ? "the profiler is not running" : strerror(errno));
@@ -964,7 +982,7 @@ static void verb_stat(int fd, const char *args)
 		reply(fd, "error: the profiler has not run (stat on)\n");
 		return;
 	}
-	char *text = mt_prof_table(k);
+	char *text = mt_prof_table(k, cols);
 	if (!text) {
 		reply(fd, "error: %s\n", strerror(ENOMEM));
 		return;
@@ -1920,7 +1938,8 @@ int mt_attach_start(void)
 
 /* MCOUNT_TRACE_STAT=GLOBS (mcount-trace run --stat): the profiler from
  * the start, on those functions ("" or "*": every one), its table on
- * standard error at the end, sorted by MCOUNT_TRACE_STAT_SORT. */
+ * standard error at the end, sorted by MCOUNT_TRACE_STAT_SORT, with the
+ * columns MCOUNT_TRACE_STAT_COLUMNS names (kernel, report). */
 static const char *stat_env;
 
 static void stat_from_env(void)
@@ -1941,7 +1960,9 @@ static void stat_report(void)
 		return;
 	const char *key = mt_env("MCOUNT_TRACE_STAT_SORT");
 	int k = key && *key ? mt_prof_sort_of(key) : 1;
-	char *text = mt_prof_table(k < 0 ? 1 : k);
+	const char *cols = mt_env("MCOUNT_TRACE_STAT_COLUMNS");
+	int c = cols && *cols ? mt_prof_columns_of(cols) : MT_PROF_KERNEL;
+	char *text = mt_prof_table(k < 0 ? 1 : k, c < 0 ? MT_PROF_KERNEL : c);
 	if (text) {
 		mt_msg("the function profile (MCOUNT_TRACE_STAT):");
 		mt_write_all(2, text, strlen(text));

@@ -25,10 +25,17 @@
  * The counts are a table of MT_PROF_SLOTS functions by address, filled
  * without a lock (an entry's address is claimed by compare-and-swap,
  * its counts added atomically); a function that finds the table full is
- * counted as dropped.  Times are CLOCK_MONOTONIC's (the vDSO), in
- * nanoseconds.  A thread's stack is mapped at its first call, its pages
- * touched as deep as its calls go, and taken by another thread once its
- * thread has ended. */
+ * counted as dropped.  Beside the kernel's figures, each function's
+ * shortest and longest call (exact: a compare-and-swap where a call
+ * beats the one before) and a histogram of its calls' times, whence
+ * the percentiles p50, p90 and p99 of mcount-trace report's columns:
+ * log-linear buckets, a power of two split in 16 (struct phist), so
+ * that a percentile is within 1/32 of its value.  A function's
+ * histogram is taken at its first timed call from pools mapped as they
+ * are needed, never unmapped: no lock, no malloc on the hook's path.
+ * Times are CLOCK_MONOTONIC's (the vDSO), in nanoseconds.  A thread's
+ * stack is mapped at its first call, its pages touched as deep as its
+ * calls go, and taken by another thread once its thread has ended. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
@@ -50,10 +57,37 @@
  * of a function's time: where a word is that, the profiler does not
  * start (ENOTSUP), though the hooks run there. */
 typedef unsigned long pcount;
+struct phist;
 struct pstat {
 	_Atomic uintptr_t ip;
 	_Atomic pcount hits, untimed, total, self, sq;  /* sq: the sum of squares, in units of (256 ns)^2 */
+	/* the longest call's time and the shortest's complement (so that
+	 * both grow, and a zeroed entry has none of either) */
+	_Atomic pcount max, nmin;
+	struct phist *_Atomic hist;   /* NULL until its first timed call */
 };
+
+/* A function's calls by time: a call of t ns (t < 32: exact) is in
+ * bucket 16 * (e - 3) + s, 2^e <= t < 2^(e+1) and s its 4 bits below
+ * the highest, where a bucket is 2^(e-4) ns wide: within 1/16 of its
+ * lowest time.  Kept up to e = 63: 16 * 61 buckets. */
+#define MT_PROF_SUB 4
+#define MT_PROF_BUCKETS ((64 - MT_PROF_SUB + 1) << MT_PROF_SUB)
+struct phist {
+	_Atomic pcount n[MT_PROF_BUCKETS];
+};
+/* Histograms in pools of MT_HIST_POOL, each mapped at its first use;
+ * a histogram is a table entry's for a run (a second taken by a race
+ * for the same entry is wasted: at most one a thread a function). */
+#define MT_HIST_POOL 64
+#define MT_HIST_POOLS (MT_PROF_SLOTS / MT_HIST_POOL)
+static struct phist *_Atomic pools[MT_HIST_POOLS];
+static _Atomic size_t hist_next;
+/* The histogram of the functions that could get none of their own (every
+ * pool taken, or none could be mapped): their calls counted here, not
+ * read as any function's, so that such a function costs no more than
+ * another. */
+static struct phist no_room;
 
 static struct pstat *table;
 /* calls of functions the table had no room for; calls left (longjmp, an
@@ -113,11 +147,75 @@ static struct pstat *stat_of(uintptr_t ip)
 	return NULL;
 }
 
+static unsigned bucket_of(uint64_t t)
+{
+	if (t < (2u << MT_PROF_SUB))
+		return (unsigned)t;
+	unsigned e = 63 - (unsigned)__builtin_clzll(t);
+	return ((e - MT_PROF_SUB + 1) << MT_PROF_SUB) + (unsigned)((t >> (e - MT_PROF_SUB)) & ((1u << MT_PROF_SUB) - 1));
+}
+
+/* Bucket b's lowest time and its width, in ns. */
+static uint64_t bucket_low(unsigned b, uint64_t *width)
+{
+	if (b < (2u << MT_PROF_SUB)) {
+		*width = 1;
+		return b;
+	}
+	unsigned e = (b >> MT_PROF_SUB) + MT_PROF_SUB - 1;
+	*width = UINT64_C(1) << (e - MT_PROF_SUB);
+	return (UINT64_C(1) << e) + (uint64_t)(b & ((1u << MT_PROF_SUB) - 1)) * *width;
+}
+
+/* A new histogram, zeroed (no_room: none left, or no memory). */
+static struct phist *hist_take(void)
+{
+	size_t i = atomic_fetch_add_explicit(&hist_next, 1, memory_order_relaxed);
+	if (i >= (size_t)MT_HIST_POOLS * MT_HIST_POOL)
+		return &no_room;
+	struct phist *pool = atomic_load_explicit(&pools[i / MT_HIST_POOL], memory_order_acquire);
+	if (!pool) {
+		void *m = mmap(NULL, MT_HIST_POOL * sizeof *pool, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (m == MAP_FAILED)
+			return &no_room;
+		struct phist *none = NULL;
+		if (atomic_compare_exchange_strong(&pools[i / MT_HIST_POOL], &none, m)) {
+			pool = m;
+		} else {
+			munmap(m, MT_HIST_POOL * sizeof *pool);
+			pool = none;
+		}
+	}
+	return &pool[i % MT_HIST_POOL];
+}
+
+/* The call's time in the function's histogram, shortest and longest. */
+static void count_time(struct pstat *p, uint64_t dt)
+{
+	struct phist *h = atomic_load_explicit(&p->hist, memory_order_acquire);
+	if (__builtin_expect(!h, 0)) {
+		struct phist *mine_h = hist_take(), *none = NULL;
+		h = atomic_compare_exchange_strong(&p->hist, &none, mine_h) ? mine_h : none;
+	}
+	atomic_fetch_add_explicit(&h->n[bucket_of(dt)], 1, memory_order_relaxed);
+	pcount t = (pcount)dt, have = atomic_load_explicit(&p->max, memory_order_relaxed);
+	while (t > have && !atomic_compare_exchange_weak_explicit(&p->max, &have, t, memory_order_relaxed,
+								  memory_order_relaxed))
+		;
+	t = ~(pcount)dt;
+	have = atomic_load_explicit(&p->nmin, memory_order_relaxed);
+	while (t > have && !atomic_compare_exchange_weak_explicit(&p->nmin, &have, t, memory_order_relaxed,
+								  memory_order_relaxed))
+		;
+}
+
 static void count(uintptr_t ip, uint64_t dt, uint64_t self)
 {
 	struct pstat *p = stat_of(ip);
 	if (!p)
 		return;
+	count_time(p, dt);
 	atomic_fetch_add_explicit(&p->hits, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&p->total, (pcount)dt, memory_order_relaxed);
 	atomic_fetch_add_explicit(&p->self, (pcount)self, memory_order_relaxed);
@@ -289,8 +387,17 @@ int mt_prof_start(const char *filter)
 			errno = ENOMEM;
 			r = -1;
 		} else {
-			/* (no callback runs: the table is the new run's) */
+			/* (no callback runs: the table is the new run's, and
+			 * the histograms the last one took) */
 			memset((void *)table, 0, MT_PROF_SLOTS * sizeof *table);
+			size_t used = atomic_load(&hist_next);
+			for (size_t i = 0; i < used && i < (size_t)MT_HIST_POOLS * MT_HIST_POOL; i++) {
+				struct phist *pool = atomic_load(&pools[i / MT_HIST_POOL]);
+				if (pool)
+					memset((void *)&pool[i % MT_HIST_POOL], 0, sizeof *pool);
+			}
+			atomic_store(&hist_next, 0);
+			memset((void *)&no_room, 0, sizeof no_room);
 			atomic_store(&dropped, 0);
 			atomic_store(&left, 0);
 			atomic_store(&lost, 0);
@@ -345,7 +452,36 @@ bool mt_prof_ran(void)
 struct prow {
 	uintptr_t ip;
 	uint64_t hits, untimed, total, self, sq;
+	uint64_t min, max, p[3];      /* of its timed calls (ns); p50, p90, p99 */
+	bool binned;                  /* p[] known (a histogram with a call) */
 };
+
+/* r's p50, p90, p99 from a function's histogram: the nearest rank's
+ * bucket (as mcount-trace report's nearest rank), given as its middle,
+ * kept within the shortest and longest call. */
+static void percentiles(struct prow *r, struct phist *h)
+{
+	static const unsigned q[3] = { 50, 90, 99 };
+	uint64_t n = 0;
+	if (h && h != &no_room)
+		for (unsigned b = 0; b < MT_PROF_BUCKETS; b++)
+			n += atomic_load_explicit(&h->n[b], memory_order_relaxed);
+	r->binned = n > 0;
+	if (!n)
+		return;
+	unsigned b = 0;
+	uint64_t below = 0, at = atomic_load_explicit(&h->n[0], memory_order_relaxed);
+	for (int i = 0; i < 3; i++) {
+		uint64_t k = (q[i] * n + 99) / 100;
+		while (below + at < k && b + 1 < MT_PROF_BUCKETS) {
+			below += at;
+			at = atomic_load_explicit(&h->n[++b], memory_order_relaxed);
+		}
+		uint64_t w, v = bucket_low(b, &w);
+		v += w / 2;
+		r->p[i] = v < r->min ? r->min : v > r->max ? r->max : v;
+	}
+}
 
 /* A row's mean time, of its calls with one (0: none). */
 static double mean(const struct prow *r)
@@ -391,9 +527,55 @@ int mt_prof_sort_of(const char *key)
 	return -1;
 }
 
-/* The kernel's trace_stat/function table, a column more (Self), sorted
- * by key, into a string of the caller's to free (NULL: no memory). */
-char *mt_prof_table(int key)
+/* "kernel", "report": MT_PROF_KERNEL, MT_PROF_REPORT; -1 for another word. */
+int mt_prof_columns_of(const char *word)
+{
+	return !strcmp(word, "kernel") ? MT_PROF_KERNEL : !strcmp(word, "report") ? MT_PROF_REPORT : -1;
+}
+
+/* ns as us with three decimals, as mcount-read's report writes them. */
+static void put_us(FILE *m, uint64_t ns)
+{
+	char b[32];
+	snprintf(b, sizeof b, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
+	fprintf(m, " %12s", b);
+}
+
+/* mcount-read report's columns: calls, total, self, min, avg, p50, p90,
+ * p99, max (us), function; '-' for a function with no timed call. */
+static void report_rows(FILE *m, const struct prow *rows, size_t n)
+{
+	fprintf(m, "%10s %12s %12s %12s %12s %12s %12s %12s %12s  %s\n", "calls", "total(us)", "self(us)", "min",
+		"avg", "p50", "p90", "p99", "max", "function");
+	for (size_t i = 0; i < n; i++) {
+		const struct prow *r = &rows[i];
+		uint64_t timed = r->hits - r->untimed;
+		char buf[MT_ADDR_NAME];
+		fprintf(m, "%10llu", (unsigned long long)r->hits);
+		if (!timed || r->min > r->max) {
+			for (int k = 0; k < 8; k++)
+				fprintf(m, " %12s", "-");
+		} else {
+			put_us(m, r->total);
+			put_us(m, r->self);
+			put_us(m, r->min);
+			put_us(m, r->total / timed);
+			for (int k = 0; k < 3; k++) {
+				if (r->binned)
+					put_us(m, r->p[k]);
+				else
+					fprintf(m, " %12s", "-");
+			}
+			put_us(m, r->max);
+		}
+		fprintf(m, "  %s\n", mt_name_of(r->ip, buf, sizeof buf));
+	}
+}
+
+/* The kernel's trace_stat/function table, a column more (Self), or
+ * mcount-read report's (columns), sorted by key, into a string of the
+ * caller's to free (NULL: no memory). */
+char *mt_prof_table(int key, int columns)
 {
 	struct prow *rows = NULL;
 	size_t n = 0;
@@ -402,11 +584,16 @@ char *mt_prof_table(int key)
 		for (size_t i = 0; i < MT_PROF_SLOTS; i++) {
 			struct prow r = { atomic_load(&table[i].ip), atomic_load(&table[i].hits),
 					  atomic_load(&table[i].untimed), atomic_load(&table[i].total),
-					  atomic_load(&table[i].self), atomic_load(&table[i].sq) };
+					  atomic_load(&table[i].self), atomic_load(&table[i].sq),
+					  (uint64_t)(pcount)~atomic_load(&table[i].nmin), atomic_load(&table[i].max),
+					  { 0 }, false };
 			if (r.untimed > r.hits)
 				r.untimed = r.hits;   /* (read while counted) */
-			if (r.ip && r.hits)
-				rows[n++] = r;
+			if (!r.ip || !r.hits)
+				continue;
+			if (columns == MT_PROF_REPORT)
+				percentiles(&r, atomic_load(&table[i].hist));
+			rows[n++] = r;
 		}
 	}
 	pthread_mutex_unlock(&prof_lock);
@@ -419,21 +606,30 @@ char *mt_prof_table(int key)
 		free(rows);
 		return NULL;
 	}
-	fprintf(m, "  %-24s %8s %14s %12s %12s %14s\n", "Function", "Hit", "Time", "Avg", "s^2 (us^2)", "Self");
-	fprintf(m, "  %-24s %8s %14s %12s %12s %14s\n", "--------", "---", "----", "---", "----------", "----");
+	/* (the notes under the table: indented in the kernel's, comments in
+	 * report's) */
+	const char *note = columns == MT_PROF_REPORT ? "# " : "  ";
 	pthread_mutex_lock(&mt_reg.lock);
 	uint64_t untimed = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct prow *r = &rows[i];
-		char buf[MT_ADDR_NAME];
-		fprintf(m, "  %-24s %8llu %11.3f us %9.3f us %12.3f %11.3f us\n",
-			mt_name_of(r->ip, buf, sizeof buf), (unsigned long long)r->hits, (double)r->total / 1e3,
-			mean(r) / 1e3, variance(r) / 1e6, (double)r->self / 1e3);
-		untimed += r->untimed;
+	if (columns == MT_PROF_REPORT) {
+		report_rows(m, rows, n);
+	} else {
+		fprintf(m, "  %-24s %8s %14s %12s %12s %14s\n", "Function", "Hit", "Time", "Avg", "s^2 (us^2)", "Self");
+		fprintf(m, "  %-24s %8s %14s %12s %12s %14s\n", "--------", "---", "----", "---", "----------", "----");
+		for (size_t i = 0; i < n; i++) {
+			const struct prow *r = &rows[i];
+			char buf[MT_ADDR_NAME];
+			fprintf(m, "  %-24s %8llu %11.3f us %9.3f us %12.3f %11.3f us\n",
+				mt_name_of(r->ip, buf, sizeof buf), (unsigned long long)r->hits, (double)r->total / 1e3,
+				mean(r) / 1e3, variance(r) / 1e6, (double)r->self / 1e3);
+		}
 	}
+	for (size_t i = 0; i < n; i++)
+		untimed += rows[i].untimed;
 	/* (mcount-trace(1), stat, says what these are) */
 	if (untimed) {
-		fprintf(m, "  (%llu calls in Hit without a time, their returns not hooked:", (unsigned long long)untimed);
+		fprintf(m, "%s(%llu calls in %s without a time, their returns not hooked:", note,
+			(unsigned long long)untimed, columns == MT_PROF_REPORT ? "the calls" : "Hit");
 		for (size_t i = 0; i < n; i++) {
 			char buf[MT_ADDR_NAME];
 			if (rows[i].untimed)
@@ -445,12 +641,18 @@ char *mt_prof_table(int key)
 	pthread_mutex_unlock(&mt_reg.lock);
 	uint64_t d = atomic_load(&dropped), l = atomic_load(&left), o = atomic_load(&lost);
 	if (l)
-		fprintf(m, "  (%llu calls left by longjmp or an exception, not counted)\n", (unsigned long long)l);
+		fprintf(m, "%s(%llu calls left by longjmp or an exception, not counted)\n", note, (unsigned long long)l);
 	if (o)
-		fprintf(m, "  (%llu calls the profiler could not follow, not counted: deeper than %u frames, or no memory)\n",
-			(unsigned long long)o, MT_PROF_DEPTH - MT_SHADOW);
+		fprintf(m, "%s(%llu calls the profiler could not follow, not counted: deeper than %u frames, or no memory)\n",
+			note, (unsigned long long)o, MT_PROF_DEPTH - MT_SHADOW);
 	if (d)
-		fprintf(m, "  (%llu calls of functions the table had no room for)\n", (unsigned long long)d);
+		fprintf(m, "%s(%llu calls of functions the table had no room for)\n", note, (unsigned long long)d);
+	uint64_t u = 0;
+	for (unsigned b = 0; b < MT_PROF_BUCKETS && columns == MT_PROF_REPORT; b++)
+		u += atomic_load_explicit(&no_room.n[b], memory_order_relaxed);
+	if (u)
+		fprintf(m, "# (%llu timed calls of functions that got no histogram, no memory for one: no p50, p90, p99)\n",
+			(unsigned long long)u);
 	fclose(m);
 	free(rows);
 	return text;

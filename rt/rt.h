@@ -1567,8 +1567,14 @@ MT_HIDDEN bool mt_prof_ran(void);
 MT_HIDDEN bool mt_prof_on(void);
 /* Its sort keys, "hits", "time", "avg", "s2", "self": 0-4, -1 for another. */
 MT_HIDDEN int mt_prof_sort_of(const char *key);
-/* Its table so far, sorted by a key, a string to free (NULL: no memory). */
-MT_HIDDEN char *mt_prof_table(int key);
+/* Its tables' columns: the kernel's trace_stat/function (and Self), or
+ * mcount-read report's (calls, total, self, min, avg, p50, p90, p99,
+ * max); "kernel", "report": one of them, -1 for another word. */
+enum { MT_PROF_KERNEL, MT_PROF_REPORT };
+MT_HIDDEN int mt_prof_columns_of(const char *word);
+/* Its table so far, sorted by a key, with those columns, a string to
+ * free (NULL: no memory). */
+MT_HIDDEN char *mt_prof_table(int key, int columns);
 
 /* ---- output (output.c) ---- */
 

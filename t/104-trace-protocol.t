@@ -322,6 +322,9 @@ my @P = grep { /\Ap_/ } @HOOKED;
         [['stat'], 'the profiler has not run (stat on)'],
         [['stat', 'off'], 'the profiler is not running'],
         [['stat', 'bogus'], "unknown sort key 'bogus' (hits, time, avg, s2 or self)"],
+        [['stat', 'report', 'bogus'], "unknown sort key 'bogus' (hits, time, avg, s2 or self)"],
+        [['stat', 'off', 'hits', 'time'], "unknown sort key 'time' (hits, time, avg, s2 or self)"],
+        [['stat', 'report', 'kernel'], "unknown sort key 'kernel' (hits, time, avg, s2 or self)"],
         [['stat', 'on', '!p_alpha'], 'a glob it cannot take (a leading !, an empty :mod:)'],
     );
     for my $c (@cases) {

@@ -98,6 +98,8 @@ sub run_program {
     bad_usage('--pid-file needs a file name') if defined $opt->{pid_file} && !length $opt->{pid_file};
     _sort_key($opt->{sort});
     bad_usage('--sort applies to --stat only') if defined $opt->{sort} && !defined $opt->{stat};
+    _columns($opt->{columns});
+    bad_usage('--columns applies to --stat only') if defined $opt->{columns} && !defined $opt->{stat};
 
     require Cwd;
     require File::Spec;
@@ -161,6 +163,7 @@ sub run_program {
         MCOUNT_TRACE_STAT    => defined $opt->{stat} ? (length $opt->{stat} ? join(' ', _globs($opt->{stat})) : '*')
             : undef,
         MCOUNT_TRACE_STAT_SORT => $opt->{sort},
+        MCOUNT_TRACE_STAT_COLUMNS => $opt->{columns},
         # set by the library for the programs a traced one runs: the
         # program run here is a first traced process, whatever ran us
         MCOUNT_TRACE_OWNER   => undef,
@@ -460,6 +463,14 @@ sub _sort_key {
     return;
 }
 
+# The profiler's tables (stat --columns, run --columns): the kernel's
+# columns, or report's.
+sub _columns {
+    my ($c) = @_;
+    bad_usage("--columns must be kernel or report, not '$c'") if defined $c && $c !~ /\A(kernel|report)\z/;
+    return;
+}
+
 # What a verb's "ok N" counts, for its messages.
 my %DONE = (enable => 'enabled', disable => 'disabled', notrace => 'marked notrace',
     event => 'given or relieved of a prototype',
@@ -520,7 +531,11 @@ sub control_command {
         bad_usage('--show and --off go alone') if $opt->{show} && $opt->{off};
         bad_usage('--show and --off take no GLOB') if ($opt->{show} || $opt->{off}) && @argv;
         bad_usage('--sort applies to --show and --off') if defined $opt->{sort} && !$opt->{show} && !$opt->{off};
-        @args = $opt->{off} ? ('off', $opt->{sort} // ()) : $opt->{show} ? ($opt->{sort} // ()) : ('on', _globs(@argv));
+        _columns($opt->{columns});
+        bad_usage('--columns applies to --show and --off')
+            if defined $opt->{columns} && !$opt->{show} && !$opt->{off};
+        my @table = ($opt->{sort} // (), $opt->{columns} // ());
+        @args = $opt->{off} ? ('off', @table) : $opt->{show} ? @table : ('on', _globs(@argv));
     } elsif ($verb eq 'detach') {
         bad_usage('too many arguments: detach takes a PID only') if @argv;
         @args = $opt->{force} ? ('force') : ();
