@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* gfilter.c - function_graph's filters at replay (--graph-function,
- * --time-threshold, and --depth with them), as the live tracer applies
+ * --time-threshold, --depth), as the live tracer applies
  * them (rt/trace.c), so that a replay of a recording made without them
  * shows the lines a recording made with them would: a thread's events
  * fed in order, one entry or exit at a time, each answered with whether
@@ -29,7 +29,7 @@ enum { TRACED = 1, ROOT = 2, QUIET = 4, MERGED = 8 };
 
 bool gf_active(const struct gfilter *g)
 {
-	return g->nglobs || g->thresh > 0;
+	return g->nglobs || g->thresh > 0 || g->depth > 0;
 }
 
 static bool is_graph_func(const struct gfilter *g, const char *fn)

@@ -135,6 +135,12 @@ sub want_text {
         my ($name, $s, $e, $o) = @$c;
         next if defined $only{function} && $name !~ $only{function};
         next if defined $only{depth} && $depth >= $only{depth};
+        # a call whose calls the depth leaves out: a leaf, as the live
+        # tracer shows it (its entry and return side by side in the ring)
+        if (defined $only{depth} && $depth == $only{depth} - 1) {
+            next if $kind eq 'close';
+            $kind = 'leaf';
+        }
         next if defined $only{tid} && $tid != $only{tid};
         my $cpu = $TREE{$tid}{cpu};
         my $args = $o->{args} ? '(' . join(', ', map { sprintf '0x%x', $_ } @{ $o->{args} }) . ')' : '';
@@ -227,9 +233,9 @@ is($out, want_text(1, $lines), "replay's text is the live function_graph text of
 is($out, want_text(1, $lines), 'the same given the process directory');
 
 ($st, $out) = rd('replay', '--depth=2', $rec);
-is($out, want_text(1, $lines, depth => 2), '--depth=2: the lines of depth 0 and 1');
+is($out, want_text(1, $lines, depth => 2), '--depth=2: the lines of depth 0 and 1, those of depth 1 leaves');
 ($st, $out) = rd('replay', '--depth=1', $rec);
-is($out, want_text(1, $lines, depth => 1), '--depth=1: the outermost calls, their closing lines too');
+is($out, want_text(1, $lines, depth => 1), '--depth=1: the outermost calls, each a leaf with its time');
 ($st, $out) = rd('replay', '--function=b*', $rec);
 is($out, want_text(1, $lines, function => qr/^b/), '--function=b*: beta only');
 ($st, $out) = rd('replay', '--tid=1002', $rec);
