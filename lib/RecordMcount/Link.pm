@@ -38,7 +38,7 @@ use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job check_tool)
 use RecordMcount::Tools qw(identify_object find_tools object_link_flags);
 use RecordMcount::Elf qw(elf_header elf_has_section read_elf file_bytes);
 use RecordMcount::Argv qw(expand_response_files);
-use RecordMcount::LinkOnce qw(one_link_refusal one_link);
+use RecordMcount::LinkOnce qw(one_link_refusal one_link remove_lto_temps);
 
 our @EXPORT_OK = qw(record_link link_output wrapper_link first_object link_command method_text);
 
@@ -384,6 +384,8 @@ sub _try_one_link {
     };
     my ($r, $reason) = eval { one_link($job, $cmd, $id, is_ld => scalar _is_ld($cmd), placeholder => $placeholder,
         link => $link, first => $first, placeholder_s => $job->{tmp}{ps}) };
+    # (an LTO link's kept objects, whatever became of it)
+    remove_lto_temps($job);
     if (!$r && !defined $reason) {
         my $e = caught($@);
         # (a link that fails: the links after tell whose failure it is,
@@ -471,7 +473,8 @@ sub _first_link {
 # Which method made the table of record_link's result, in words.
 sub method_text {
     my ($r) = @_;
-    return sprintf('one link, the table filled in place (%d of %d slots%s; build ID %s)', $r->{sites},
+    return sprintf('one link%s, the table filled in place (%d of %d slots%s; build ID %s)',
+        $r->{lto} ? ' (LTO: its code generation once, its objects read)' : '', $r->{sites},
         $r->{slots}, $r->{dropped} ? ", $r->{dropped} of overridden weak functions left out" : '',
         $r->{build_id}) if $r->{method} eq 'one link';
     return 'links with -q, then the link with the table (one link could not: '

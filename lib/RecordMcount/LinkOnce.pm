@@ -31,7 +31,7 @@ use RecordMcount::Exports;
 use RecordMcount::Run qw(run_tool basename temp_path);
 use RecordMcount::Message qw(throw);
 
-our @EXPORT_OK = qw(one_link_refusal one_link);
+our @EXPORT_OK = qw(one_link_refusal one_link remove_lto_temps);
 
 my %ARCH_OK = map { $_ => 1 } qw(x86_64 i386);
 
@@ -56,8 +56,8 @@ sub one_link_refusal {
     return "the one-link method knows x86_64 and i386, not $id->{arch}" unless $ARCH_OK{ $id->{arch} // '' };
     my $ld = linker_of($cmd, $is_ld);
     return "the linker is $ld, not GNU ld or gold" unless $ld eq 'bfd' || $ld eq 'gold';
+    return "an LTO link (-flto) by $cmd->[0], not GCC" if lto_link($cmd, $is_ld) && basename($cmd->[0]) =~ /clang/;
     for my $a (@$cmd[1 .. $#$cmd]) {
-        return 'an LTO link (-flto)' if !$is_ld && $a =~ /^-flto(?:=|\z)/;
         my @w = $is_ld ? ($a) : $a =~ /^-Wl,(.*)\z/s ? split(/,/, $1) : ();
         for (@w) {
             return 'the command writes its own map (-Map)' if /^--?Map(?:=|\z)/ || /^-M\z/ || /^--print-map\z/;
@@ -68,6 +68,18 @@ sub one_link_refusal {
         return 'a relocatable link (-r)' if !$is_ld && $a eq '-r';
     }
     return undef;
+}
+
+# Does the compiler driver link with LTO (its last -flto, -fno-lto)?
+sub lto_link {
+    my ($cmd, $is_ld) = @_;
+    return 0 if $is_ld;
+    my $lto = 0;
+    for (@$cmd[1 .. $#$cmd]) {
+        $lto = 1 if /^-flto(?:=|\z)/;
+        $lto = 0 if $_ eq '-fno-lto';
+    }
+    return $lto;
 }
 
 # The inputs a link names (objects and archives, -l found in the -L
@@ -131,6 +143,26 @@ sub _helper {
 
 # --- the method -------------------------------------------------------------
 
+# A directory of the pass's own beside OUT (its temporary files' rule).
+sub _temp_dir {
+    my ($out) = @_;
+    my $d = temp_path($out, 'lto');
+    mkdir $d, 0700 or throw("$d: cannot make a directory: $!");
+    return $d;
+}
+
+# The LTO link's kept files gone (the job's cleanup removes files only).
+sub remove_lto_temps {
+    my ($job) = @_;
+    unlink delete $job->{tmp}{ltoargs} if defined $job->{tmp}{ltoargs};
+    my $d = delete $job->{tmp}{ltodir} // return;
+    opendir(my $dh, $d) or return;
+    unlink map { "$d/$_" } grep { !/^\.\.?\z/ } readdir $dh;
+    closedir $dh;
+    rmdir $d;
+    return;
+}
+
 # The build ID style the command asks ld for: the last --build-id; the
 # driver's default (Debian's GCC passes --build-id) is sha1.
 sub _build_id_style {
@@ -162,21 +194,38 @@ sub one_link {
         $a{placeholder_s}, '--', _inputs($cmd, $is_ld));
     return (undef, 'an input brings its own table (per-object mode)') if $b{tabled};
     my $n = $b{bound} // throw("the calls of the link's inputs: no bound");
+    my $lto = lto_link($cmd, $is_ld);
+    return (undef, 'LTO objects without their code (-fno-fat-lto-objects) give no bound') if $lto && $b{slim};
     # (the build ID: sha1 the helper computes again; none, or the
     # command's own 0xHEX, stays as the linker wrote it)
     my $style = _build_id_style($cmd, $is_ld);
     return (undef, "a build ID of style $style") unless $style =~ /^(?:sha1|none|0x)/;
     my $map = $job->{tmp}{map} //= temp_path($out, 'map');
     my @extra = ($n ? ($a{placeholder}->($n)) : (), $is_ld ? "-Map=$map" : "-Wl,-Map=$map");
-    my $err = $a{link}->('linking once, the table reserved', \@extra)->();
+    # LTO: the objects its code generation writes (the map names them,
+    # their relocations are the calls) kept until the table is filled:
+    # GCC's linker plugin keeps them with its -save-temps, in TMPDIR (a
+    # directory of the pass's own), and its arguments' file beside the
+    # output (OUTPUT.lto_wrapper_args), removed after.  The output is the
+    # plain link's: the plugin's option changes no code.
+    my $dir;
+    if ($lto) {
+        $dir = $job->{tmp}{ltodir} //= _temp_dir($out);
+        my $args = "$out.lto_wrapper_args";
+        $job->{tmp}{ltoargs} = $args unless -e $args;
+        push @extra, '-Wl,-plugin-opt=-save-temps';
+    }
+    my $err = do { local $ENV{TMPDIR} = $dir // $ENV{TMPDIR}; $a{link}->('linking once, the table reserved', \@extra) }->();
     my %f = _helper($o, 'filling in the table', "--arch=$id->{arch}", "--fill-linked=$map", '--object', $out,
         $style eq 'sha1' ? ('--build-id=' . (linker_of($cmd, $is_ld) eq 'gold' ? 'gold' : 'bfd')) : ());
+    remove_lto_temps($job) if $lto;
     return (undef, $f{refused}) if defined $f{refused};
     return (undef, 'the output has a table of its own') if !$n && $f{slots};
     return (undef, 'the output has no __mcount_loc of the bound\'s size') if $f{slots} != $n;
     my $bid = ($f{'build-id'} // 'left') eq 'left' ? $style : $f{'build-id'};
     return { status => $f{sites} ? 'recorded' : 'no-sites', sites => $f{sites}, passed_over => 0,
-        dropped => $f{dropped}, links => 1, slots => $n, method => 'one link', build_id => $bid, stderr => $err };
+        dropped => $f{dropped}, links => 1, slots => $n, method => 'one link', build_id => $bid, stderr => $err,
+        lto => $lto };
 }
 
 1;
