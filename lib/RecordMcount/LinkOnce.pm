@@ -26,7 +26,6 @@ package RecordMcount::LinkOnce;
 use strict;
 use warnings;
 
-use Cwd qw(abs_path);
 use RecordMcount::Exports;
 use RecordMcount::Run qw(run_tool basename temp_path);
 use RecordMcount::Message qw(throw);
@@ -83,7 +82,9 @@ sub lto_link {
 }
 
 # The inputs a link names (objects and archives, -l found in the -L
-# directories), as absolute paths.
+# directories), each once as it is named.  (A file named two ways counts
+# twice: a larger bound, still one.  Cwd's abs_path cost more at each
+# start than it saved.)
 sub _inputs {
     my ($cmd, $is_ld) = @_;
     my (@files, @libs, @dirs);
@@ -119,7 +120,7 @@ sub _inputs {
         }
     }
     my %seen;
-    return grep { !$seen{$_}++ } map { abs_path($_) // $_ } grep { _is_input($_) } @files;
+    return grep { _is_input($_) } grep { !$seen{$_}++ } @files;
 }
 
 # An ELF relocatable object or an archive.
