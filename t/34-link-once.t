@@ -236,6 +236,27 @@ for my $v (['lto', ['-flto'], []], ['lto-auto', ['-flto=auto'], []], ['lto-gold'
     ok(!glob("$d/*.lto_wrapper_args") && !glob("$d/.tmp_mc_*"), "$name: LTO's kept files removed");
 }
 
+# LTO that makes more calls than the bound: the links with -q, said.  A
+# fat object whose code has lost its relocations (objcopy) gives a bound
+# of its slack alone; LTO's code (from the intermediate language, intact)
+# calls the hook in each of its 21 functions.
+{
+    my $d = "$dir/lto-over";
+    mkdir $d or die;
+    spit("$d/many.c", join('', map { "__attribute__((noinline)) int h$_(int x) { return x * $_ + 3; }\n" } 1 .. 20)
+        . "int main(int c, char **v) { (void)v; return 0" . join('', map { " + h$_(c)" } 1 .. 20) . "; }\n");
+    must('gcc', '-O2', '-pg', '-flto', '-ffat-lto-objects', '-c', "$d/many.c", '-o', "$d/many.o");
+    must('objcopy', '--remove-section=.rela.text', "$d/many.o", "$d/norel.o");
+    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', 'gcc', '-O2', '-pg', '-flto', '-o', "$d/prog", "$d/norel.o"]);
+    is($st, 0, 'lto-over: linked') or diag $err;
+    my @calls = hook_calls("$d/prog");
+    is(scalar @calls, 21, 'lto-over: objdump -d shows 21 calls to the hook');
+    like($err, qr/one link could not: the link has 21 calls to the hook, more than the (\d+) its inputs gave\)/,
+        'lto-over: the links with -q, said why');
+    like($so, qr/: 21 call sites, 3 links$/m, 'lto-over: three links');
+    is_deeply(table_words("$d/prog", 8), [sort { $a <=> $b } @calls], 'lto-over: the table is objdump -d\'s calls');
+}
+
 # slim LTO objects give no bound: the links with -q, said
 {
     my $d = "$dir/lto-slim";

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::LinkOnce;
-# The link-time pass in one link (GNU ld, x86_64 and i386, no LTO):
+# The link-time pass in one link (GNU ld, gold; x86_64 and i386; GCC's
+# LTO of fat objects, the objects LTO writes kept for the table):
 #
 #   mcount-scan --bound INPUTS   -> the calls to the hook the inputs (their
 #                                   relocations) can bring: the bound N,
@@ -55,7 +56,12 @@ sub one_link_refusal {
     return "the one-link method knows x86_64 and i386, not $id->{arch}" unless $ARCH_OK{ $id->{arch} // '' };
     my $ld = linker_of($cmd, $is_ld);
     return "the linker is $ld, not GNU ld or gold" unless $ld eq 'bfd' || $ld eq 'gold';
-    return "an LTO link (-flto) by $cmd->[0], not GCC" if lto_link($cmd, $is_ld) && basename($cmd->[0]) =~ /clang/;
+    if (lto_link($cmd, $is_ld)) {
+        return "an LTO link (-flto) by $cmd->[0], not GCC" if basename($cmd->[0]) =~ /clang/;
+        # (the objects LTO writes are kept by the linker plugin's option)
+        return 'an LTO link without the linker plugin (-fno-use-linker-plugin)'
+            if grep { $_ eq '-fno-use-linker-plugin' } @$cmd;
+    }
     for my $a (@$cmd[1 .. $#$cmd]) {
         my @w = $is_ld ? ($a) : $a =~ /^-Wl,(.*)\z/s ? split(/,/, $1) : ();
         for (@w) {
