@@ -257,6 +257,26 @@ for my $v (['lto', ['-flto'], []], ['lto-auto', ['-flto=auto'], []], ['lto-gold'
     is_deeply(table_words("$d/prog", 8), [sort { $a <=> $b } @calls], 'lto-over: the table is objdump -d\'s calls');
 }
 
+# A signal while the table is filled (LTO's objects kept, the output
+# written): mcount-record dies of it, and leaves none of them behind (nor
+# the output, nor the plugin's OUTPUT.lto_wrapper_args)
+{
+    my $d = "$dir/lto-signal";
+    mkdir $d or die;
+    must('gcc', '-O2', '-pg', '-flto', '-ffat-lto-objects', '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main strong add a_member_with_a_long_name);
+    spit("$d/helper", "#!/bin/sh\ncase \"\$*\" in *--fill-linked*) ls $d/.tmp_mc_*.lto/ > $d/kept; kill -TERM \$PPID; sleep 2;; esac\n"
+        . "exec $TOP/build/mcount-scan \"\$@\"\n");
+    chmod 0755, "$d/helper" or die;
+    my ($st, undef, $err) = run_cmd([$MR, '--link', '-q', '--', 'gcc', '-O2', '-pg', '-flto', '-o', "$d/prog",
+        map { "$d/$_.o" } qw(main strong add a_member_with_a_long_name)], env => { RECORDMCOUNT_HELPER => "$d/helper" });
+    is($st & 127, 15, 'lto-signal: mcount-record died of SIGTERM') or diag $err;
+    like(slurp("$d/kept"), qr/\.ltrans0\.ltrans\.o$/m, "lto-signal: LTO's objects were kept while the table was filled");
+    unlink "$d/kept", "$d/helper";
+    opendir(my $dh, $d) or die;
+    my @left = grep { !/^\.\.?\z/ && !/\.o\z/ } readdir $dh;
+    is("@left", '', 'lto-signal: nothing left but the objects');
+}
+
 # slim LTO objects give no bound: the links with -q, said
 {
     my $d = "$dir/lto-slim";

@@ -28,7 +28,7 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Run qw(run_tool basename temp_path);
+use RecordMcount::Run qw(run_tool basename temp_path register_temp forget_temp);
 use RecordMcount::Message qw(throw);
 
 our @EXPORT_OK = qw(one_link_refusal one_link remove_lto_temps);
@@ -161,8 +161,9 @@ sub _temp_dir {
 # The LTO link's kept files gone (the job's cleanup removes files only).
 sub remove_lto_temps {
     my ($job) = @_;
-    unlink delete $job->{tmp}{ltoargs} if defined $job->{tmp}{ltoargs};
+    if (defined(my $args = delete $job->{tmp}{ltoargs})) { unlink $args; forget_temp($args) }
     my $d = delete $job->{tmp}{ltodir} // return;
+    forget_temp($d);
     opendir(my $dh, $d) or return;
     unlink map { "$d/$_" } grep { !/^\.\.?\z/ } readdir $dh;
     closedir $dh;
@@ -219,7 +220,7 @@ sub one_link {
     if ($lto) {
         $dir = $job->{tmp}{ltodir} //= _temp_dir($out);
         my $args = "$out.lto_wrapper_args";
-        $job->{tmp}{ltoargs} = $args unless -e $args;
+        register_temp($job->{tmp}{ltoargs} = $args) unless -e $args;
         push @extra, '-Wl,-plugin-opt=-save-temps';
     }
     my $err = do { local $ENV{TMPDIR} = $dir // $ENV{TMPDIR}; $a{link}->('linking once, the table reserved', \@extra) }->();
