@@ -277,6 +277,24 @@ for my $v (['lto', ['-flto'], []], ['lto-auto', ['-flto=auto'], []], ['lto-gold'
     is("@left", '', 'lto-signal: nothing left but the objects');
 }
 
+# fat LTO objects linked without -flto: GCC generates their code at the
+# link all the same (and with -fno-lto it links their fat code)
+{
+    my $d = "$dir/lto-implicit";
+    mkdir $d or die;
+    must('gcc', '-O2', '-pg', '-flto', '-ffat-lto-objects', '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main strong add a_member_with_a_long_name);
+    my @o = map { "$d/$_.o" } qw(main strong add a_member_with_a_long_name);
+    for my $no ([], ['-fno-lto']) {
+        my $what = @$no ? 'lto-implicit -fno-lto' : 'lto-implicit';
+        my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', 'gcc', '-O2', '-pg', @$no, '-o', "$d/prog", @o]);
+        is($st, 0, "$what: linked") or diag $err;
+        like($err, @$no ? qr/: one link, the table filled in place/ : qr/: one link \(LTO: its code generation once/,
+            "$what: one link" . (@$no ? '' : ', LTO\'s code generated once'));
+        my $w = table_words("$d/prog", 8);
+        is_deeply([grep { $_ } @$w], [sort { $a <=> $b } hook_calls("$d/prog")], "$what: the table is objdump -d's calls");
+    }
+}
+
 # slim LTO objects give no bound: the links with -q, said
 {
     my $d = "$dir/lto-slim";

@@ -75,17 +75,20 @@ sub one_link_refusal {
     return undef;
 }
 
-# Does the compiler driver link with LTO (its last -flto, -fno-lto)?
-sub lto_link {
+# Does the compiler driver ask for LTO: 'on' (its last -flto), 'off'
+# (-fno-lto), '' (neither: GCC still generates the code of objects that
+# hold its intermediate language, fat ones too, at the link)?
+sub lto_words {
     my ($cmd, $is_ld) = @_;
-    return 0 if $is_ld;
-    my $lto = 0;
+    return 'off' if $is_ld;
+    my $lto = '';
     for (@$cmd[1 .. $#$cmd]) {
-        $lto = 1 if /^-flto(?:=|\z)/;
-        $lto = 0 if $_ eq '-fno-lto';
+        $lto = 'on' if /^-flto(?:=|\z)/;
+        $lto = 'off' if $_ eq '-fno-lto';
     }
     return $lto;
 }
+sub lto_link { return lto_words(@_) eq 'on' }
 
 # The inputs a link names (objects and archives, -l found in the -L
 # directories), each once as it is named.  (A file named two ways counts
@@ -202,8 +205,13 @@ sub one_link {
         $a{placeholder_s}, '--', _inputs($cmd, $is_ld));
     return (undef, 'an input brings its own table (per-object mode)') if $b{tabled};
     my $n = $b{bound} // throw("the calls of the link's inputs: no bound");
-    my $lto = lto_link($cmd, $is_ld);
-    return (undef, 'LTO objects without their code (-fno-fat-lto-objects) give no bound') if $lto && $b{slim};
+    my $words = lto_words($cmd, $is_ld);
+    my $lto = $words eq 'on' || ($words eq '' && $b{lto});
+    if ($lto) {
+        return (undef, 'LTO objects without their code (-fno-fat-lto-objects) give no bound') if $b{slim};
+        return (undef, 'an LTO link without the linker plugin (-fno-use-linker-plugin)')
+            if grep { $_ eq '-fno-use-linker-plugin' } @$cmd;
+    }
     # (the build ID: sha1 the helper computes again; none, or the
     # command's own 0xHEX, stays as the linker wrote it)
     my $style = _build_id_style($cmd, $is_ld);
