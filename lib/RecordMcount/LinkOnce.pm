@@ -158,7 +158,10 @@ sub _temp_dir {
     my ($out) = @_;
     my $d = temp_path($out, 'lto');
     mkdir $d, 0700 or throw("$d: cannot make a directory: $!");
-    return $d;
+    # (absolute: LTO's processes need not run where this one does; Cwd
+    # loaded for an LTO link alone)
+    require Cwd;
+    return $d =~ m{^/} ? $d : Cwd::getcwd() . '/' . ($d =~ s{^\./}{}r);
 }
 
 # The LTO link's kept files gone (the job's cleanup removes files only).
@@ -231,7 +234,9 @@ sub one_link {
         register_temp($job->{tmp}{ltoargs} = $args) unless -e $args;
         push @extra, '-Wl,-plugin-opt=-save-temps';
     }
-    my $err = do { local $ENV{TMPDIR} = $dir // $ENV{TMPDIR}; $a{link}->('linking once, the table reserved', \@extra) }->();
+    # (started with TMPDIR set for LTO; as it was, unset or not, else)
+    my $start = sub { $a{link}->('linking once, the table reserved', \@extra) };
+    my $err = ($lto ? do { local $ENV{TMPDIR} = $dir; $start->() } : $start->())->();
     my %f = _helper($o, 'filling in the table', "--arch=$id->{arch}", "--fill-linked=$map", '--object', $out,
         $style eq 'sha1' ? ('--build-id=' . (linker_of($cmd, $is_ld) eq 'gold' ? 'gold' : 'bfd')) : ());
     remove_lto_temps($job) if $lto;
