@@ -389,8 +389,7 @@ static const char *ar_each(const struct file *f,
 struct bound {
 	const struct arch *a;
 	const char *file;
-	unsigned long long calls;
-	bool tabled;
+	struct link_bound r;
 	const char *why;        /* the first member that could not be read */
 };
 
@@ -409,17 +408,35 @@ static void bound_object(const char *name, const unsigned char *d, size_t len, v
 		if (!name && !b->why)
 			b->why = why;
 	} else {
+		unsigned long long calls = 0;
+		bool lto = false;
 		for (uint64_t i = 1; i < in.e.shnum; i++) {
 			struct shdr s = sh_at(&in.e, i);
-			if (strcmp(sh_name(&in.e, &s), "__mcount_loc") == 0)
-				b->tabled = true;
+			const char *sn = sh_name(&in.e, &s);
+			if (strcmp(sn, "__mcount_loc") == 0)
+				b->r.tabled = true;
+			/* (GCC's intermediate language: an LTO object) */
+			if (strncmp(sn, ".gnu.lto_", 9) == 0)
+				lto = true;
 			if ((s.type != SHT_RELA && s.type != SHT_REL) || s.link >= in.e.shnum)
 				continue;
 			for (uint64_t r = 0, n = nrels(&in.e, &s); r < n; r++) {
 				struct rel x = rel_at(&in.e, &s, r);
 				if (x.sym && x.sym < in.nsym && in.hook_sym[x.sym])
-					b->calls++;
+					calls++;
 			}
+		}
+		b->r.calls += calls;
+		if (lto) {
+			b->r.lto++;
+			b->r.lto_calls += calls;
+			/* (a slim object, -fno-fat-lto-objects, has no code of
+			 * its own: its calls are not known before LTO) */
+			for (uint64_t i = 1; i < in.nsym; i++)
+				if (strcmp(sym_at(&in.e, &in.symtab, &in.strs, i).name, "__gnu_lto_slim") == 0) {
+					b->r.slim++;
+					break;
+				}
 		}
 	}
 	free(in.hook_sym);
@@ -427,7 +444,7 @@ static void bound_object(const char *name, const unsigned char *d, size_t len, v
 	strmap_free(&in.secs);
 }
 
-void link_bound(const struct arch *a, int n, char **paths, unsigned long long *calls, bool *tabled)
+void link_bound(const struct arch *a, int n, char **paths, struct link_bound *r)
 {
 	struct bound b = { .a = a };
 	for (int i = 0; i < n; i++) {
@@ -447,8 +464,13 @@ void link_bound(const struct arch *a, int n, char **paths, unsigned long long *c
 			fatal("%s", b.why);
 	}
 	diag_file = NULL;
-	*calls = b.calls;
-	*tabled = b.tabled;
+	*r = b.r;
+	/* The bound: each call an input's code has, and for the code LTO
+	 * generates again, twice its fat objects' calls and some: LTO's
+	 * inlining across units removes calls, its clones (.constprop,
+	 * .isra, .part) add functions, each with a call of its own.  A bound
+	 * LTO exceeds is found after the link (--fill-linked refuses). */
+	r->bound = r->calls + (r->lto ? r->lto_calls + LTO_SLACK : 0);
 }
 
 /* --- --fill-linked ------------------------------------------------------------ */

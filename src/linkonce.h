@@ -6,9 +6,19 @@
 #include "arch.h"
 #include "util.h"
 
-/* --bound: the calls to row a's hook the n objects and archives at
- * paths can bring, and whether one brings a table of its own. */
-void link_bound(const struct arch *a, int n, char **paths, unsigned long long *calls, bool *tabled);
+/* --bound: what the n objects and archives at paths can bring to a link
+ * of row a: the calls to its hooks (those of GCC's LTO objects' code,
+ * -ffat-lto-objects, counted apart too), the bound of the table (more
+ * than the calls where LTO generates the code again), whether one brings
+ * a table of its own, how many are LTO objects and slim ones. */
+struct link_bound {
+	unsigned long long calls, lto_calls, bound;
+	unsigned long lto, slim;
+	bool tabled;
+};
+/* (the bound's slack for LTO's clones, over twice the fat objects' calls) */
+#define LTO_SLACK 16
+void link_bound(const struct arch *a, int n, char **paths, struct link_bound *r);
 /* --fill-linked: fill in the table of the image at path, linked with the
  * placeholder and writing the map at map, and (bid: "bfd", "gold", or
  * NULL for none) its sha1 build ID as that linker computes it; print

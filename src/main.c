@@ -93,8 +93,10 @@ static void usage(FILE *out)
 "                         `__ehdr_start`, laid out as --linked's table of N\n"
 "                         calls (for the first link); needs --arch or --object\n"
 "      --bound FILE...    read no listing: print the calls to the hook that the\n"
-"                         objects and archives FILE can bring to a link (bound)\n"
-"                         and whether one brings a table (tabled); with -o, write\n"
+"                         objects and archives FILE can bring to a link (calls),\n"
+"                         the table's bound (more where GCC's LTO objects make\n"
+"                         the code again: lto, lto-calls, slim), and whether\n"
+"                         one brings a table (tabled); with -o, write\n"
 "                         --placeholder's table of that many entries there too;\n"
 "                         needs --arch or --object\n"
 "      --fill-linked=MAP  read no listing: the --object image was linked with a\n"
@@ -436,17 +438,17 @@ int main(int argc, char **argv)
 		if (opt.fill_map) {
 			status = link_fill(a, opt.fill_map, opt.object, opt.build_id);
 		} else {
-			unsigned long long calls;
-			bool tabled;
-			link_bound(a, argc - optind, argv + optind, &calls, &tabled);
+			struct link_bound b;
+			link_bound(a, argc - optind, argv + optind, &b);
 			if (opt.output) {
-				if (calls > MAX_PLACEHOLDER)
-					fatal("more calls to the hook than a placeholder holds: %llu", calls);
+				if (b.bound > MAX_PLACEHOLDER)
+					fatal("more calls to the hook than a placeholder holds: %llu", b.bound);
 				FILE *out = open_output(opt.output);
-				emit_placeholder(out, &obj, (unsigned long)calls);
+				emit_placeholder(out, &obj, (unsigned long)b.bound);
 				close_output(out, opt.output);
 			}
-			printf("bound\t%llu\ntabled\t%d\n", calls, tabled);
+			printf("bound\t%llu\ncalls\t%llu\ntabled\t%d\nlto\t%lu\nlto-calls\t%llu\nslim\t%lu\n",
+			       b.bound, b.calls, b.tabled, b.lto, b.lto_calls, b.slim);
 			status = fflush(stdout) == 0 ? HELPER_OK : HELPER_BAD_INPUT;
 		}
 		object_free(&obj);

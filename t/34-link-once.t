@@ -185,6 +185,130 @@ for my $v (@variants) {
     }
 }
 
+# LTO (GCC, fat objects as Debian builds them): the code generation once,
+# its objects kept for the table.  The oracles: the linker's own LTO link
+# of the same objects and a table object of those entries (byte for byte,
+# build ID included), objdump -d's calls to the hook.
+for my $v (['lto', ['-flto'], []], ['lto-auto', ['-flto=auto'], []], ['lto-gold', ['-flto'], ['-fuse-ld=gold']],
+           ['lto-shared', ['-flto=auto', '-fPIC'], ['-shared']]) {
+    my ($name, $cf, $lf) = @$v;
+    my $d = "$dir/$name";
+    mkdir $d or die;
+    my $shared = grep { $_ eq '-shared' } @$lf;
+    my @c = ('-O2', '-pg', '-ffat-lto-objects', @$cf);
+    must('gcc', @c, '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main strong add unused lib a_member_with_a_long_name);
+    must('gcc-ar', 'rcs', "$d/libu.a", "$d/add.o", "$d/unused.o", "$d/a_member_with_a_long_name.o");
+    my @objs = $shared ? ("$d/lib.o", "$d/strong.o") : ("$d/main.o", "$d/strong.o");
+    my @libs = $shared ? () : ("-L$d", '-lu');
+    my $out = $shared ? "$d/libt.so" : "$d/prog";
+    my @link = ('gcc', '-O2', '-pg', @$cf, @$lf, '-o', $out, @objs, @libs);
+    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', @link]);
+    is($st, 0, "$name: linked through the pass") or diag $err;
+    like($err, qr/: one link \(LTO: its code generation once, its objects read\), the table filled in place \((\d+) of (\d+) slots/,
+        "$name: by the one-link method, LTO's code generated once");
+    like($so, qr/: \d+ call sites, 1 link$/m, "$name: one link");
+    my $pass = "$out.pass";
+    rename $out, $pass or die "$out: $!";
+    my $w = table_words($pass, 8);
+    my @ent = grep { $_ } @$w;
+    is_deeply(\@ent, [sort { $a <=> $b } hook_calls($pass)], "$name: the table is objdump -d's calls to the hook, sorted");
+    ok(@ent >= 2, "$name: calls to the hook after LTO (" . scalar(@ent) . ')');
+    is_deeply([@$w[@ent .. $#$w]], [(0) x (@$w - @ent)], "$name: the unused slots, at the end, are 0");
+    my ($base) = must('readelf', '-lW', $pass) =~ /^\s+LOAD\s+0x0+\s+0x([0-9a-f]+)/m;
+    spit("$d/tab.s", join("\n", '.section __mcount_loc,"awR",@progbits', '.balign 8',
+        (map { $_ >= hex $base ? sprintf('.quad __ehdr_start + 0x%x', $_ - hex $base)
+                 : sprintf('.quad __ehdr_start - 0x%x', hex($base) - $_) } @ent, (0) x (@$w - @ent)),
+        '.section .note.GNU-stack,"",@progbits') . "\n");
+    must('gcc', @$cf, '-c', "$d/tab.s", '-o', "$d/tab.o");
+    must(@link, "$d/tab.o");
+    ok(slurp($pass) eq slurp($out), "$name: byte for byte the linker's own LTO link of a table object with those entries");
+    is(build_id($pass), build_id($out), "$name: the build ID is the linker's own for that content");
+    must(@link);
+    my @plain = hook_calls($out);
+    is(scalar @plain, scalar @ent, "$name: as many calls to the hook as the plain LTO link's");
+    rename $pass, $out or die "$pass: $!";
+    ($st, undef, $err) = run_cmd([$MR, '--verify', $out]);
+    is($st, 0, "$name: mcount-record --verify passes") or diag $err;
+    unless ($shared) {
+        ($st) = run_prog([$out], arch => 'x86_64');
+        is($st, 0, "$name: the program runs");
+    }
+    ok(!glob("$d/*.lto_wrapper_args") && !glob("$d/.tmp_mc_*"), "$name: LTO's kept files removed");
+}
+
+# LTO that makes more calls than the bound: the links with -q, said.  A
+# fat object whose code has lost its relocations (objcopy) gives a bound
+# of its slack alone; LTO's code (from the intermediate language, intact)
+# calls the hook in each of its 21 functions.
+{
+    my $d = "$dir/lto-over";
+    mkdir $d or die;
+    spit("$d/many.c", join('', map { "__attribute__((noinline)) int h$_(int x) { return x * $_ + 3; }\n" } 1 .. 20)
+        . "int main(int c, char **v) { (void)v; return 0" . join('', map { " + h$_(c)" } 1 .. 20) . "; }\n");
+    must('gcc', '-O2', '-pg', '-flto', '-ffat-lto-objects', '-c', "$d/many.c", '-o', "$d/many.o");
+    must('objcopy', '--remove-section=.rela.text', "$d/many.o", "$d/norel.o");
+    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', 'gcc', '-O2', '-pg', '-flto', '-o', "$d/prog", "$d/norel.o"]);
+    is($st, 0, 'lto-over: linked') or diag $err;
+    my @calls = hook_calls("$d/prog");
+    is(scalar @calls, 21, 'lto-over: objdump -d shows 21 calls to the hook');
+    like($err, qr/one link could not: the link has 21 calls to the hook, more than the (\d+) its inputs gave\)/,
+        'lto-over: the links with -q, said why');
+    like($so, qr/: 21 call sites, 3 links$/m, 'lto-over: three links');
+    is_deeply(table_words("$d/prog", 8), [sort { $a <=> $b } @calls], 'lto-over: the table is objdump -d\'s calls');
+}
+
+# A signal while the table is filled (LTO's objects kept, the output
+# written): mcount-record dies of it, and leaves none of them behind (nor
+# the output, nor the plugin's OUTPUT.lto_wrapper_args)
+{
+    my $d = "$dir/lto-signal";
+    mkdir $d or die;
+    must('gcc', '-O2', '-pg', '-flto', '-ffat-lto-objects', '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main strong add a_member_with_a_long_name);
+    spit("$d/helper", "#!/bin/sh\ncase \"\$*\" in *--fill-linked*) ls $d/.tmp_mc_*.lto/ > $d/kept; kill -TERM \$PPID; sleep 2;; esac\n"
+        . "exec $TOP/build/mcount-scan \"\$@\"\n");
+    chmod 0755, "$d/helper" or die;
+    my ($st, undef, $err) = run_cmd([$MR, '--link', '-q', '--', 'gcc', '-O2', '-pg', '-flto', '-o', "$d/prog",
+        map { "$d/$_.o" } qw(main strong add a_member_with_a_long_name)], env => { RECORDMCOUNT_HELPER => "$d/helper" });
+    is($st & 127, 15, 'lto-signal: mcount-record died of SIGTERM') or diag $err;
+    like(slurp("$d/kept"), qr/\.ltrans0\.ltrans\.o$/m, "lto-signal: LTO's objects were kept while the table was filled");
+    unlink "$d/kept", "$d/helper";
+    opendir(my $dh, $d) or die;
+    my @left = grep { !/^\.\.?\z/ && !/\.o\z/ } readdir $dh;
+    is("@left", '', 'lto-signal: nothing left but the objects');
+}
+
+# fat LTO objects linked without -flto: GCC generates their code at the
+# link all the same (and with -fno-lto it links their fat code)
+{
+    my $d = "$dir/lto-implicit";
+    mkdir $d or die;
+    must('gcc', '-O2', '-pg', '-flto', '-ffat-lto-objects', '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main strong add a_member_with_a_long_name);
+    my @o = map { "$d/$_.o" } qw(main strong add a_member_with_a_long_name);
+    for my $no ([], ['-fno-lto']) {
+        my $what = @$no ? 'lto-implicit -fno-lto' : 'lto-implicit';
+        my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', 'gcc', '-O2', '-pg', @$no, '-o', "$d/prog", @o]);
+        is($st, 0, "$what: linked") or diag $err;
+        like($err, @$no ? qr/: one link, the table filled in place/ : qr/: one link \(LTO: its code generation once/,
+            "$what: one link" . (@$no ? '' : ', LTO\'s code generated once'));
+        my $w = table_words("$d/prog", 8);
+        is_deeply([grep { $_ } @$w], [sort { $a <=> $b } hook_calls("$d/prog")], "$what: the table is objdump -d's calls");
+    }
+}
+
+# slim LTO objects give no bound: the links with -q, said
+{
+    my $d = "$dir/lto-slim";
+    mkdir $d or die;
+    must('gcc', '-O2', '-pg', '-flto', '-fno-fat-lto-objects', '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main strong add a_member_with_a_long_name);
+    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', 'gcc', '-O2', '-pg', '-flto', '-o', "$d/prog",
+        map { "$d/$_.o" } qw(main strong add a_member_with_a_long_name)]);
+    is($st, 0, 'lto-slim: linked') or diag $err;
+    like($err, qr/one link could not: LTO objects without their code \(-fno-fat-lto-objects\) give no bound\)/,
+        'lto-slim: the links with -q, said why');
+    ($st, undef, $err) = run_cmd([$MR, '--verify', "$d/prog"]);
+    is($st, 0, 'lto-slim: mcount-record --verify passes') or diag $err;
+}
+
 # a command the one-link method does not take: the links with -q, said
 {
     my $d = "$dir/multi";

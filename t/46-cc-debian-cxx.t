@@ -77,6 +77,9 @@ while ($log =~ /^mcount-cc: (\S+): (\d+) call sites, (.*)$/mg) {
 }
 for my $f ($lib, @progs) {
     ok($said{$f}, "$f: mcount-cc -v says how its link recorded: " . ($said{$f} // 'nothing'));
+    # (LTO's code generation once: the objects it wrote read for the table)
+    like($said{$f} // '', qr/, 1 link; one link \(LTO: its code generation once, its objects read\), /,
+        "$f: one link, LTO's code generated once");
 }
 
 ($st, my $out) = run_cmd([$MR, '--verify', '--expect-calls', map { "$mc/$_" } $lib, @progs]);

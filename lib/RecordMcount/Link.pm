@@ -36,13 +36,21 @@ use RecordMcount::Front qw(helper_path plural);
 use RecordMcount::Message qw(program error fatal throw caught tool_failure);
 use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job check_tool);
 use RecordMcount::Tools qw(identify_object find_tools object_link_flags);
-use RecordMcount::Elf qw(elf_header elf_has_section read_elf file_bytes);
-use RecordMcount::Argv qw(expand_response_files);
-use RecordMcount::LinkOnce qw(one_link_refusal one_link);
+use RecordMcount::Elf qw(elf_header elf_has_section elf_machine read_elf file_bytes);
+use RecordMcount::LinkOnce qw(one_link_refusal one_link remove_lto_temps);
 
 our @EXPORT_OK = qw(record_link link_output wrapper_link first_object link_command method_text);
 
 my $MAX_ROUNDS = 4;
+
+# RecordMcount::Argv's expand_response_files, loaded where a word is an
+# @file (mcount-record --link needs Argv for nothing else).
+sub expand_response_files {
+    my ($args) = @_;
+    return ([@$args], undef) unless grep { /^@/ } @$args;
+    require RecordMcount::Argv;
+    return RecordMcount::Argv::expand_response_files($args);
+}
 
 # The file a link command writes: its -o (--output), else a.out.
 sub link_output {
@@ -384,6 +392,8 @@ sub _try_one_link {
     };
     my ($r, $reason) = eval { one_link($job, $cmd, $id, is_ld => scalar _is_ld($cmd), placeholder => $placeholder,
         link => $link, first => $first, placeholder_s => $job->{tmp}{ps}) };
+    # (an LTO link's kept objects, whatever became of it)
+    remove_lto_temps($job);
     if (!$r && !defined $reason) {
         my $e = caught($@);
         # (a link that fails: the links after tell whose failure it is,
@@ -471,7 +481,8 @@ sub _first_link {
 # Which method made the table of record_link's result, in words.
 sub method_text {
     my ($r) = @_;
-    return sprintf('one link, the table filled in place (%d of %d slots%s; build ID %s)', $r->{sites},
+    return sprintf('one link%s, the table filled in place (%d of %d slots%s; build ID %s)',
+        $r->{lto} ? ' (LTO: its code generation once, its objects read)' : '', $r->{sites},
         $r->{slots}, $r->{dropped} ? ", $r->{dropped} of overridden weak functions left out" : '',
         $r->{build_id}) if $r->{method} eq 'one link';
     return 'links with -q, then the link with the table (one link could not: '
@@ -524,7 +535,11 @@ sub wrapper_link {
     my @link = ($compiler, @$command, @extra);
     $say->("link ($o{why}): " . join(' ', map { shell_quote($_) } @link));
     my $r = eval {
-        my $tools = find_tools(triple => $o{triple}->());
+        # (objects for this machine: the compiler's triple is not asked
+        # for, a process and POSIX's load less)
+        my $first = first_object(\@link);
+        my $native = defined $first && (elf_machine($first) // '') eq (elf_machine('/proc/self/exe') // '-');
+        my $tools = find_tools(triple => $native ? undef : $o{triple}->());
         record_link(\@link, { prog => $o{prog}, helper => helper_path(),
             map { $_ => $tools->{$_} } qw(objdump objcopy as readelf) });
     };

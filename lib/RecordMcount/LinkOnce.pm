@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::LinkOnce;
-# The link-time pass in one link (GNU ld, x86_64 and i386, no LTO):
+# The link-time pass in one link (GNU ld, gold; x86_64 and i386; GCC's
+# LTO of fat objects, the objects LTO writes kept for the table):
 #
 #   mcount-scan --bound INPUTS   -> the calls to the hook the inputs (their
 #                                   relocations) can bring: the bound N,
@@ -26,12 +27,11 @@ package RecordMcount::LinkOnce;
 use strict;
 use warnings;
 
-use Cwd qw(abs_path);
 use RecordMcount::Exports;
-use RecordMcount::Run qw(run_tool basename temp_path);
+use RecordMcount::Run qw(run_tool basename temp_path register_temp forget_temp);
 use RecordMcount::Message qw(throw);
 
-our @EXPORT_OK = qw(one_link_refusal one_link);
+our @EXPORT_OK = qw(one_link_refusal one_link remove_lto_temps);
 
 my %ARCH_OK = map { $_ => 1 } qw(x86_64 i386);
 
@@ -56,8 +56,13 @@ sub one_link_refusal {
     return "the one-link method knows x86_64 and i386, not $id->{arch}" unless $ARCH_OK{ $id->{arch} // '' };
     my $ld = linker_of($cmd, $is_ld);
     return "the linker is $ld, not GNU ld or gold" unless $ld eq 'bfd' || $ld eq 'gold';
+    if (lto_link($cmd, $is_ld)) {
+        return "an LTO link (-flto) by $cmd->[0], not GCC" if basename($cmd->[0]) =~ /clang/;
+        # (the objects LTO writes are kept by the linker plugin's option)
+        return 'an LTO link without the linker plugin (-fno-use-linker-plugin)'
+            if grep { $_ eq '-fno-use-linker-plugin' } @$cmd;
+    }
     for my $a (@$cmd[1 .. $#$cmd]) {
-        return 'an LTO link (-flto)' if !$is_ld && $a =~ /^-flto(?:=|\z)/;
         my @w = $is_ld ? ($a) : $a =~ /^-Wl,(.*)\z/s ? split(/,/, $1) : ();
         for (@w) {
             return 'the command writes its own map (-Map)' if /^--?Map(?:=|\z)/ || /^-M\z/ || /^--print-map\z/;
@@ -70,8 +75,25 @@ sub one_link_refusal {
     return undef;
 }
 
+# Does the compiler driver ask for LTO: 'on' (its last -flto), 'off'
+# (-fno-lto), '' (neither: GCC still generates the code of objects that
+# hold its intermediate language, fat ones too, at the link)?
+sub lto_words {
+    my ($cmd, $is_ld) = @_;
+    return 'off' if $is_ld;
+    my $lto = '';
+    for (@$cmd[1 .. $#$cmd]) {
+        $lto = 'on' if /^-flto(?:=|\z)/;
+        $lto = 'off' if $_ eq '-fno-lto';
+    }
+    return $lto;
+}
+sub lto_link { return lto_words(@_) eq 'on' }
+
 # The inputs a link names (objects and archives, -l found in the -L
-# directories), as absolute paths.
+# directories), each once as it is named.  (A file named two ways counts
+# twice: a larger bound, still one.  Cwd's abs_path cost more at each
+# start than it saved.)
 sub _inputs {
     my ($cmd, $is_ld) = @_;
     my (@files, @libs, @dirs);
@@ -107,7 +129,7 @@ sub _inputs {
         }
     }
     my %seen;
-    return grep { !$seen{$_}++ } map { abs_path($_) // $_ } grep { _is_input($_) } @files;
+    return grep { _is_input($_) } grep { !$seen{$_}++ } @files;
 }
 
 # An ELF relocatable object or an archive.
@@ -130,6 +152,30 @@ sub _helper {
 }
 
 # --- the method -------------------------------------------------------------
+
+# A directory of the pass's own beside OUT (its temporary files' rule).
+sub _temp_dir {
+    my ($out) = @_;
+    my $d = temp_path($out, 'lto');
+    mkdir $d, 0700 or throw("$d: cannot make a directory: $!");
+    # (absolute: LTO's processes need not run where this one does; Cwd
+    # loaded for an LTO link alone)
+    require Cwd;
+    return $d =~ m{^/} ? $d : Cwd::getcwd() . '/' . ($d =~ s{^\./}{}r);
+}
+
+# The LTO link's kept files gone (the job's cleanup removes files only).
+sub remove_lto_temps {
+    my ($job) = @_;
+    if (defined(my $args = delete $job->{tmp}{ltoargs})) { unlink $args; forget_temp($args) }
+    my $d = delete $job->{tmp}{ltodir} // return;
+    forget_temp($d);
+    opendir(my $dh, $d) or return;
+    unlink map { "$d/$_" } grep { !/^\.\.?\z/ } readdir $dh;
+    closedir $dh;
+    rmdir $d;
+    return;
+}
 
 # The build ID style the command asks ld for: the last --build-id; the
 # driver's default (Debian's GCC passes --build-id) is sha1.
@@ -162,21 +208,45 @@ sub one_link {
         $a{placeholder_s}, '--', _inputs($cmd, $is_ld));
     return (undef, 'an input brings its own table (per-object mode)') if $b{tabled};
     my $n = $b{bound} // throw("the calls of the link's inputs: no bound");
+    my $words = lto_words($cmd, $is_ld);
+    my $lto = $words eq 'on' || ($words eq '' && $b{lto});
+    if ($lto) {
+        return (undef, 'LTO objects without their code (-fno-fat-lto-objects) give no bound') if $b{slim};
+        return (undef, 'an LTO link without the linker plugin (-fno-use-linker-plugin)')
+            if grep { $_ eq '-fno-use-linker-plugin' } @$cmd;
+    }
     # (the build ID: sha1 the helper computes again; none, or the
     # command's own 0xHEX, stays as the linker wrote it)
     my $style = _build_id_style($cmd, $is_ld);
     return (undef, "a build ID of style $style") unless $style =~ /^(?:sha1|none|0x)/;
     my $map = $job->{tmp}{map} //= temp_path($out, 'map');
     my @extra = ($n ? ($a{placeholder}->($n)) : (), $is_ld ? "-Map=$map" : "-Wl,-Map=$map");
-    my $err = $a{link}->('linking once, the table reserved', \@extra)->();
+    # LTO: the objects its code generation writes (the map names them,
+    # their relocations are the calls) kept until the table is filled:
+    # GCC's linker plugin keeps them with its -save-temps, in TMPDIR (a
+    # directory of the pass's own), and its arguments' file beside the
+    # output (OUTPUT.lto_wrapper_args), removed after.  The output is the
+    # plain link's: the plugin's option changes no code.
+    my $dir;
+    if ($lto) {
+        $dir = $job->{tmp}{ltodir} //= _temp_dir($out);
+        my $args = "$out.lto_wrapper_args";
+        register_temp($job->{tmp}{ltoargs} = $args) unless -e $args;
+        push @extra, '-Wl,-plugin-opt=-save-temps';
+    }
+    # (started with TMPDIR set for LTO; as it was, unset or not, else)
+    my $start = sub { $a{link}->('linking once, the table reserved', \@extra) };
+    my $err = ($lto ? do { local $ENV{TMPDIR} = $dir; $start->() } : $start->())->();
     my %f = _helper($o, 'filling in the table', "--arch=$id->{arch}", "--fill-linked=$map", '--object', $out,
         $style eq 'sha1' ? ('--build-id=' . (linker_of($cmd, $is_ld) eq 'gold' ? 'gold' : 'bfd')) : ());
+    remove_lto_temps($job) if $lto;
     return (undef, $f{refused}) if defined $f{refused};
     return (undef, 'the output has a table of its own') if !$n && $f{slots};
     return (undef, 'the output has no __mcount_loc of the bound\'s size') if $f{slots} != $n;
     my $bid = ($f{'build-id'} // 'left') eq 'left' ? $style : $f{'build-id'};
     return { status => $f{sites} ? 'recorded' : 'no-sites', sites => $f{sites}, passed_over => 0,
-        dropped => $f{dropped}, links => 1, slots => $n, method => 'one link', build_id => $bid, stderr => $err };
+        dropped => $f{dropped}, links => 1, slots => $n, method => 'one link', build_id => $bid, stderr => $err,
+        lto => $lto };
 }
 
 1;

@@ -91,7 +91,11 @@ sub cleanup_temps {
         waitpid $pid, 0;
     }
     %children = ();
-    unlink $_ for keys %temps;
+    # (a directory of temporary files, an LTO link's kept objects: its
+    # files, then itself)
+    for (keys %temps) {
+        if (!-l $_ && -d _) { unlink glob("\Q$_\E/*"); rmdir $_ } else { unlink $_ }
+    }
     %temps = ();
     return;
 }
