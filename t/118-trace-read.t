@@ -634,17 +634,7 @@ SKIP: {
     my ($bad, $runs) = (0, 0);
     for my $i (1 .. 150) {
         my $f = $files[ int rand @files ];
-        my $b = $orig{$f};
-        my $how = $i % 3;
-        if ($how == 0) {          # bytes changed
-            substr($b, int rand length $b, 1) = chr int rand 256 for 1 .. 1 + int rand 8;
-        } elsif ($how == 1) {     # cut
-            $b = substr($b, 0, int rand length $b);
-        } else {                  # a word of the header set to something large
-            my $off = 8 * int rand 14;
-            substr($b, $off, 8) = pack('Q<', (1 << (int rand 64)) - int rand 3) if length $b >= $off + 8;
-        }
-        spit($f, $b);
+        spit($f, RecordingWriter::damaged($orig{$f}, $i % 3));
         for my $cmd (qw(info replay report)) {
             my ($s, undef, $e) = run_cmd([$asan, $cmd, $base], env => { ASAN_OPTIONS => 'detect_leaks=1' });
             $runs++;

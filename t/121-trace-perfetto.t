@@ -592,13 +592,7 @@ for my $tracer (qw(function_graph function)) {
     my ($bad, $ill) = (0, 0);
     for my $i (1 .. 60) {
         my $f = $files[ int rand @files ];
-        my $b = $orig{$f};
-        if ($i % 2) {
-            substr($b, int rand length $b, 1) = chr int rand 256 for 1 .. 1 + int rand 8;
-        } else {
-            $b = substr($b, 0, int rand length $b);
-        }
-        spit($f, $b);
+        spit($f, RecordingWriter::damaged($orig{$f}, $i % 2 ? 0 : 1));
         ($st, undef, $err) = run_cmd([$asan, 'replay', '--format=perfetto', '-o', "$dir/fuzz.pftrace", $base],
             env => $env);
         if (($st >> 8) > 1 || ($st & 127) || $err =~ /Sanitizer|runtime error/) {

@@ -572,13 +572,7 @@ SKIP: {
     my ($bad, $runs) = (0, 0);
     for my $i (1 .. 60) {
         my $f = $files[ int rand @files ];
-        my $b = $orig{$f};
-        if ($i % 2) {
-            substr($b, int rand length $b, 1) = chr int rand 256 for 1 .. 1 + int rand 8;
-        } else {
-            $b = substr($b, 0, int rand length $b);
-        }
-        spit($f, $b);
+        spit($f, RecordingWriter::damaged($orig{$f}, $i % 2 ? 0 : 1));
         for my $cmd (['graph'], ['graph', 'alpha'], ['flame'], ['flame', '--format=folded']) {
             my @a = ($cmd->[0], @$cmd[2 .. $#$cmd], ($cmd->[0] eq 'flame' ? @$cmd[1 .. $#$cmd] : ()));
             my ($s2, undef, $e2) = $san->($cmd->[0], ($cmd->[0] eq 'flame' ? @$cmd[1 .. $#$cmd] : ()),

@@ -12,7 +12,7 @@ use Exporter 'import';
 use List::Util qw(max);
 use TestUtil qw(spit);
 
-our @EXPORT_OK = qw(pk write_proc call_events known_writer parse_report $T0 %FUNC $OUTSIDE $LIBK $OUTSIDE_NAME site ret_in);
+our @EXPORT_OK = qw(pk write_proc call_events known_writer parse_report damaged $T0 %FUNC $OUTSIDE $LIBK $OUTSIDE_NAME site ret_in);
 
 # The known program of t/118 and t/124: its functions, where they are,
 # and a return address in none of them.
@@ -152,6 +152,22 @@ sub parse_report {
         $r{$name} = \%row;
     }
     return \%r;
+}
+
+# damaged(BYTES, HOW) -> a damaged copy of BYTES: HOW 0, up to 8 bytes
+# changed at random; 1, cut at random; 2, a word of a ring's header
+# (the first 14) set to a large number.  (rand: the caller's srand.)
+sub damaged {
+    my ($b, $how) = @_;
+    if ($how == 0) {
+        substr($b, int rand length $b, 1) = chr int rand 256 for 1 .. 1 + int rand 8;
+    } elsif ($how == 1) {
+        $b = substr($b, 0, int rand length $b);
+    } else {
+        my $off = 8 * int rand 14;
+        substr($b, $off, 8) = pack('Q<', (1 << (int rand 64)) - int rand 3) if length $b >= $off + 8;
+    }
+    return $b;
 }
 
 # known_writer(DIR, %o): write_proc with the known program's functions
