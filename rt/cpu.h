@@ -606,11 +606,13 @@ static inline long mt_raw_mmap_file(size_t size, long fd)
  * There (x86_64) and at both (i386) the registers in use are popped to
  * memory and pushed back after.  How many are in use is 8 - TOP, TOP
  * read from the status word (fnstsw: a nanosecond): the stack is used
- * as a stack (a push takes TOP down, a pop up), and the ABI leaves at
- * most two values on it at a call or a return, none in MMX state.  Not
- * fxam on st(0), which where the register is empty, as it mostly is,
- * takes a microcode assist (137-200 ns on a Xeon of 2026, most of a
- * hook's exit), nor fxsave and fxrstor (a few hundred nanoseconds). */
+ * as a stack (a push takes TOP down, a pop up), and the x86_64 ABI
+ * leaves at most two values on it at a call or a return, in x87 state.
+ * Not fxam on st(0), which where the register is empty, as it mostly
+ * is, takes a microcode assist (137-200 ns on a Xeon of 2026, most of a
+ * hook's exit), nor fxsave and fxrstor (a few hundred nanoseconds).
+ * i386 returns an __m64 in %mm0: MMX state, TOP 0 and every register
+ * tagged in use; there TOP 0 is asked of fxam, register by register. */
 #if defined(__powerpc__)
 #define MT_FP_BYTES 304               /* v2-v13 (192), f1-f13 (104), 16-byte aligned */
 #else
@@ -636,12 +638,24 @@ struct mt_fp_ret {
 #if defined(__x86_64__) || defined(__i386__)
 /* The x87 registers in use popped into st (st(0) first), their count
  * into *n; and pushed back, the last first.  An 80-bit store and load
- * keep any content as it is. */
+ * keep any content as it is, an MMX register's too. */
 static inline __attribute__((always_inline)) void mt_x87_save(unsigned char (*st)[16], unsigned *n)
 {
 	unsigned short sw;
 	__asm__ volatile("fnstsw %0" : "=a"(sw));
 	unsigned k = (8u - ((sw >> 11) & 7u)) & 7u;   /* 8 - TOP: 0 for an empty stack */
+#if defined(__i386__)
+	if (!k) {             /* empty, or MMX state */
+		for (; k < 8; k++) {
+			__asm__ volatile("fxam\n\tfnstsw %0" : "=a"(sw));
+			if ((sw & 0x4500) == 0x4100)
+				break;        /* C3, C2, C0 = 1, 0, 1: st(0) empty */
+			__asm__ volatile("fstpt (%0)" : : "r"(st[k]) : "memory");
+		}
+		*n = k;
+		return;
+	}
+#endif
 	for (unsigned i = 0; i < k; i++)
 		__asm__ volatile("fstpt (%0)" : : "r"(st[i]) : "memory");
 	*n = k;
