@@ -60,10 +60,8 @@ void thread_calls(const struct proc *p, const struct thread *t, call_fn *fn, voi
 
 static size_t hash(const struct gnode *parent, const char *s)
 {
-	size_t h = 14695981039346656037u ^ (size_t)(uintptr_t)parent;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h ^ (h >> 29);
+	uint64_t h = name_hash((uint64_t)(uintptr_t)parent, s);
+	return (size_t)(h ^ (h >> 29));
 }
 
 /* A node as the table holds it: with its parent, the half of its key

@@ -183,14 +183,6 @@ struct perfetto *perfetto_open(FILE *out)
 	return pf;
 }
 
-static uint64_t hash(const char *s)
-{
-	uint64_t h = 1469598103934665603u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h;
-}
-
 /* The name's iid, the same for the whole file. */
 static uint64_t intern(struct perfetto *pf, const char *s)
 {
@@ -202,14 +194,14 @@ static uint64_t intern(struct perfetto *pf, const char *s)
 		memset(pf->h, 0, pf->hcap * sizeof *pf->h);
 		for (size_t i = 0; i < oc; i++)
 			if (old[i].s) {
-				size_t k = hash(old[i].s) & (pf->hcap - 1);
+				size_t k = name_hash(0, old[i].s) & (pf->hcap - 1);
 				while (pf->h[k].s)
 					k = (k + 1) & (pf->hcap - 1);
 				pf->h[k] = old[i];
 			}
 		free(old);
 	}
-	size_t k = hash(s) & (pf->hcap - 1);
+	size_t k = name_hash(0, s) & (pf->hcap - 1);
 	for (; pf->h[k].s; k = (k + 1) & (pf->hcap - 1))
 		if (!strcmp(pf->h[k].s, s))
 			return pf->h[k].iid;
@@ -398,18 +390,6 @@ static void event(struct perfetto *pf, struct pf_seq *s, int64_t ns, unsigned ty
 }
 
 /* replay's filters: the function's name, the time */
-static bool shown(const struct proc *p, const struct replay_opts *o, const char *fn, uint64_t ts)
-{
-	if (o->function && fnmatch(o->function, fn, 0))
-		return false;
-	double sec = ev_seconds(p, ts);
-	if (o->has_since && sec < o->since)
-		return false;
-	if (o->has_until && sec > o->until)
-		return false;
-	return true;
-}
-
 /* A thread's event e with its payload (nslots slots), in its turn. */
 void perfetto_event(struct perfetto *pf, struct pf_seq *s, const struct ev *e, const struct ev *slots, size_t nslots,
 		    const struct replay_opts *o)
@@ -421,7 +401,7 @@ void perfetto_event(struct perfetto *pf, struct pf_seq *s, const struct ev *e, c
 	if (!(e->ip & EV_EXIT)) {
 		bool graph = e->ip & EV_GRAPH, begin = graph && (e->ip & EV_HOOKED);
 		size_t depth = s->nopen;
-		bool show = f && shown(p, o, f->name, e->ts) && !(o->depth && graph && depth >= (unsigned long)o->depth);
+		bool show = f && replay_shown(o, f->name, ev_seconds(p, e->ts)) && !(o->depth && graph && depth >= (unsigned long)o->depth);
 		if (begin) {
 			if (s->nopen == s->capopen) {
 				s->capopen = s->capopen ? 2 * s->capopen : 64;

@@ -51,6 +51,14 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+uint64_t name_hash(uint64_t seed, const char *s)
+{
+	uint64_t h = 14695981039346656037u ^ seed;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
 char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;

@@ -110,6 +110,8 @@ void complain(const char *file, const char *fmt, ...) __attribute__((format(prin
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* FNV-1a of s, its start seeded (0: plain): the tables of names */
+uint64_t name_hash(uint64_t seed, const char *s);
 int proc_load(struct proc *p, const char *dir);
 void proc_free(struct proc *p);
 double ev_seconds(const struct proc *p, uint64_t ticks);
@@ -223,6 +225,8 @@ struct replay_opts {
 	struct gfilter gf;            /* (its depth: depth) */
 };
 void replay(struct proc *ps, size_t n, const struct replay_opts *o);
+/* --function, --since, --until: is fn's event at sec shown? */
+bool replay_shown(const struct replay_opts *o, const char *fn, double sec);
 void report(struct proc *ps, size_t n, const char *sort, bool threads);
 /* per function, A's figures, B's and the change; sorted by the key's change */
 void report_diff(struct proc *a, size_t na, const char *dir_a, struct proc *b, size_t nb, const char *dir_b,

@@ -68,9 +68,8 @@ static void header(struct doc *d, int style)
 }
 
 /* Is the event to be shown: its thread's, function's, time's filters. */
-static bool shown(const struct doc *d, const char *fn, double sec)
+bool replay_shown(const struct replay_opts *o, const char *fn, double sec)
 {
-	const struct replay_opts *o = d->o;
 	if (o->function && fnmatch(o->function, fn, 0))
 		return false;
 	if (o->has_since && sec < o->since)
@@ -229,8 +228,8 @@ static void step(struct doc *d, struct tstate *s)
 			s->open[s->nopen++] = e->ts;
 		if (leaf && !gf)
 			advance(s);
-		bool show = gf ? gv == GF_SHOWN && shown(d, fn, sec)
-			: shown(d, fn, sec) && !(o->depth && graph && depth >= (unsigned long)o->depth);
+		/* (--depth is the graph filters': gf for function_graph) */
+		bool show = (!gf || gv == GF_SHOWN) && replay_shown(o, fn, sec);
 		if (!show)
 			return;
 		char rv[24] = "";
@@ -328,9 +327,9 @@ static void step(struct doc *d, struct tstate *s)
 	if (graph && gf_active(&o->gf)) {
 		int gv = gf_exit(&o->gf, &s->gf, e->parent, sec - ev_seconds(d->p, e->parent), unwound, &depth);
 		known = gv == GF_SHOWN;
-		if (gv == GF_NOT || !shown(d, fn, sec))
+		if (gv == GF_NOT || !replay_shown(o, fn, sec))
 			return;
-	} else if (!shown(d, fn, sec) || (o->depth && graph && depth >= (unsigned long)o->depth)) {
+	} else if (!replay_shown(o, fn, sec)) {
 		return;
 	}
 	if (o->fmt == 1) {

@@ -32,14 +32,6 @@ struct table {
 	size_t nslot;
 };
 
-static size_t hash(const char *s)
-{
-	size_t h = 14695981039346656037u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h;
-}
-
 static struct stat_row *row_of(struct table *t, const char *name)
 {
 	if (2 * (t->n + 1) > t->nslot) {
@@ -49,13 +41,13 @@ static struct stat_row *row_of(struct table *t, const char *name)
 		for (size_t i = 0; i < t->nslot; i++)
 			t->slot[i] = SIZE_MAX;
 		for (size_t i = 0; i < t->n; i++) {
-			size_t h = hash(t->r[i].name) & (t->nslot - 1);
+			size_t h = name_hash(0, t->r[i].name) & (t->nslot - 1);
 			while (t->slot[h] != SIZE_MAX)
 				h = (h + 1) & (t->nslot - 1);
 			t->slot[h] = i;
 		}
 	}
-	size_t h = hash(name) & (t->nslot - 1);
+	size_t h = name_hash(0, name) & (t->nslot - 1);
 	while (t->slot[h] != SIZE_MAX) {
 		if (!strcmp(t->r[t->slot[h]].name, name))
 			return &t->r[t->slot[h]];
