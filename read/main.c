@@ -377,6 +377,10 @@ int main(int argc, char **argv)
 	if (!dir || (dir2 && threads))
 		usage();
 	o.gf.depth = o.depth;
+	if (o.fmt == 3 && (o.gf.nglobs || o.gf.thresh > 0)) {
+		fputs("mcount-read: --graph-function and --time-threshold: not with --format=perfetto\n", stderr);
+		usage();
+	}
 	if (is_replay && output && !freopen(output, "w", stdout)) {
 		fprintf(stderr, "mcount-read: %s: %s\n", output, strerror(errno));
 		return 1;

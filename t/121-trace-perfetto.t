@@ -538,6 +538,14 @@ like($err, qr/--format must be text, json, chrome or perfetto, not 'protobuf'/, 
 is($st >> 8, 2, '... status 2');
 ($st, $out, $err) = run_cmd([$MT, 'run', '--format=perfetto', '--', 'true']);
 like($err, qr/--format must be text, json or chrome, not 'perfetto'/, 'run --format=perfetto: refused (replay only)');
+for my $f (['--graph-function=main'], ['--time-threshold=1ms']) {
+    ($st, $out, $err) = run_cmd([$MT, 'replay', '--format=perfetto', @$f, '-o', "$dir/gf.pftrace", $graph]);
+    is(($st >> 8) . ' ' . (-e "$dir/gf.pftrace" ? 'file' : 'none'), '2 none', "replay --format=perfetto @$f: refused, "
+        . 'nothing written (the filter would be ignored)');
+    like($err, qr/--graph-function and --time-threshold: not with --format=perfetto/, '... and said');
+    ($st, undef, $err) = run_cmd([$READ, 'replay', '--format=perfetto', @$f, '-o', "$dir/gf.pftrace", $graph]);
+    is($st >> 8, 2, "mcount-read replay --format=perfetto @$f: refused too");
+}
 
 # ---- a real recording: a program that counts its own calls ----
 

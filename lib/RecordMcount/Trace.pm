@@ -385,6 +385,8 @@ sub read_recording {
         push @args, "--function=$opt->{function}" if defined $opt->{function};
         push @args, "--output=$opt->{output}" if defined $opt->{output};
         my ($graph) = _graph_filters($opt);
+        bad_usage('--graph-function and --time-threshold: not with --format=perfetto (its slices keep every call)')
+            if $opt->{format} eq 'perfetto' && (@$graph || defined $opt->{time_threshold});
         push @args, map { "--graph-function=$_" } @$graph;
         push @args, "--time-threshold=$opt->{time_threshold}" if defined $opt->{time_threshold};
     } else {
