@@ -31,7 +31,7 @@ use Test::More;
 use lib 't/lib';
 use TestUtil qw($TOP run_cmd tmpdir slurp spit need);
 use TraceTest qw($MT $TSRC clean_env mcc_build link_prog);
-use RecordingWriter qw(write_proc call_events);
+use RecordingWriter qw(write_proc call_events $T0 %FUNC $LIBK $OUTSIDE);
 
 my $READ = "$TOP/build/mcount-read";
 plan skip_all => "no $READ (make all)" unless -x $READ;
@@ -283,16 +283,6 @@ sub check {
 
 # ---- recordings of known calls ----
 
-my $T0 = 5_000_000_000_000;
-my %FUNC = (
-    main  => [0x401000, 0x100, 0],
-    alpha => [0x401100, 0x50,  0],
-    beta  => [0x401200, 0x40,  0],
-    gamma => [0x401300, 0x40,  0],
-    libfn => [0x7f0000001000, 0x40, 1],
-);
-my $LIBK = 0x7f0000000000;
-my $OUTSIDE = 0x7f00deadbee0;
 my %TREE = (
     1001 => { comm => 'worker-a', calls => [
         ['main', 1000, 900_000, {},
