@@ -37,7 +37,7 @@ use RecordMcount::Message qw(program error fatal throw caught tool_failure);
 use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job check_tool);
 use RecordMcount::Tools qw(identify_object find_tools object_link_flags);
 use RecordMcount::Elf qw(elf_header elf_has_section elf_machine read_elf file_bytes);
-use RecordMcount::LinkOnce qw(one_link_refusal one_link remove_lto_temps);
+use RecordMcount::LinkOnce qw(one_link_refusal one_link remove_lto_temps lto_link);
 
 our @EXPORT_OK = qw(record_link link_output wrapper_link first_object link_command method_text);
 
@@ -208,13 +208,8 @@ sub _link_cmd {
 sub _gcc_lto_cmd {
     my ($cmd) = @_;
     return $cmd if basename($cmd->[0]) =~ /clang/ || basename($cmd->[0]) !~ /(?:gcc|g\+\+|c\+\+|^cc)(?:-[0-9.]+)?\z/;
-    my $lto = 0;
-    for (@$cmd[1 .. $#$cmd]) {
-        $lto = 1 if /^-flto(?:=|\z)/;
-        $lto = 0 if $_ eq '-fno-lto';
-        return $cmd if /^-(?:pg|nostartfiles|nostdlib|r)\z/;
-    }
-    return $cmd unless $lto;
+    return $cmd if grep { /^-(?:pg|nostartfiles|nostdlib|r)\z/ } @$cmd[1 .. $#$cmd];
+    return $cmd unless lto_link($cmd);
     my ($st, $err) = run_tool(cmd => [@$cmd, '-###']);
     return $cmd if $st != 0;
     my ($line) = grep { m{(?:collect2|/ld(?:\.\w+)?)\s} } split /\n/, $err;

@@ -31,7 +31,7 @@ use RecordMcount::Exports;
 use RecordMcount::Run qw(run_tool basename temp_path register_temp forget_temp);
 use RecordMcount::Message qw(throw);
 
-our @EXPORT_OK = qw(one_link_refusal one_link remove_lto_temps);
+our @EXPORT_OK = qw(one_link_refusal one_link remove_lto_temps lto_link);
 
 my %ARCH_OK = map { $_ => 1 } qw(x86_64 i386);
 
