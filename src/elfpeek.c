@@ -2,7 +2,8 @@
 /* elfpeek.c - the few facts the scanner reads from the object file itself:
  * the ELF identification and header fields, and bytes at a file offset
  * (call instructions to check, notes to copy).  Everything else comes from
- * objdump's listing. */
+ * objdump's listing (linkonce.c reads linked images itself, for the one
+ * link). */
 #define _POSIX_C_SOURCE 200809L
 #include "model.h"
 
