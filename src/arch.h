@@ -95,6 +95,15 @@ struct arch {
 	 * reading an object's relocations without objdump (the one-link
 	 * method: --bound, --fill-linked); NULL-named end; NULL: not known */
 	const struct reloc_name *reloc_names;
+	/* The number of the relocation type of an absolute word of
+	 * entry_size bytes (the placeholder's entries against __ehdr_start)
+	 * and whether the target's objects give addends in RELA sections
+	 * (else REL, the addend in place): with them mcount-scan --bound
+	 * writes the placeholder's object itself, where the row's objects
+	 * need no e_flags or attributes of their own (0: the assembler
+	 * assembles its assembly). */
+	unsigned word_reloc;
+	bool rela;
 	const char *entry_directive;  /* .quad / .long */
 	unsigned entry_size;          /* bytes per table entry and its alignment */
 	char type_prefix;             /* '@' or '%' in .section type arguments */

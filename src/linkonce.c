@@ -473,6 +473,124 @@ void link_bound(const struct arch *a, int n, char **paths, struct link_bound *r)
 	r->bound = r->calls + (r->lto ? r->lto_calls + LTO_SLACK : 0);
 }
 
+/* --- the placeholder's object ---------------------------------------------------- */
+
+/* What the assembler makes of emit_placeholder's assembly, without it:
+ * __mcount_loc (allocated, writable, retained) of n zero words, a
+ * relocation each against the undefined __ehdr_start (addend 0), the
+ * symbol table, an empty .note.GNU-stack.  Its sections in the file:
+ * the table, its relocations, the note, .symtab, .strtab, .shstrtab. */
+bool link_placeholder_object(const struct arch *a, unsigned long n, const char *path)
+{
+	if (!a->word_reloc)
+		return false;
+	bool is64 = a->elf_class == 64, big = a->big_endian;
+	unsigned word = a->entry_size;
+	unsigned ehsize = is64 ? 64 : 52, shent = is64 ? 64 : 40, syment = is64 ? 24 : 16;
+	unsigned relent = a->rela ? (is64 ? 24 : 12) : (is64 ? 16 : 8);
+	static const char strtab[] = "\0__ehdr_start";
+	const char *relname = a->rela ? ".rela__mcount_loc" : ".rel__mcount_loc";
+	/* .shstrtab: "", the names in section order */
+	const char *names[] = { "__mcount_loc", relname, ".note.GNU-stack", ".symtab", ".strtab",
+				".shstrtab" };
+	char shstr[128];
+	size_t nshstr = 1, name_at[6];
+	shstr[0] = '\0';
+	for (int i = 0; i < 6; i++) {
+		name_at[i] = nshstr;
+		memcpy(shstr + nshstr, names[i], strlen(names[i]) + 1);
+		nshstr += strlen(names[i]) + 1;
+	}
+#define UP(x) (((x) + word - 1) / word * word)
+	uint64_t tab_off = UP(ehsize), tab_size = (uint64_t)n * word;
+	uint64_t rel_off = UP(tab_off + tab_size), rel_size = (uint64_t)n * relent;
+	uint64_t sym_off = UP(rel_off + rel_size), sym_size = 2 * (uint64_t)syment;
+	uint64_t str_off = sym_off + sym_size, shs_off = str_off + sizeof(strtab);
+	uint64_t sh_off = UP(shs_off + nshstr);
+#undef UP
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		fatal("cannot write %s: %s", path, strerror(errno));
+	unsigned char b[4096];
+	/* the ELF header */
+	memset(b, 0, sizeof(b));
+	memcpy(b, "\177ELF", 4);
+	b[4] = is64 ? 2 : 1;
+	b[5] = big ? 2 : 1;
+	b[6] = 1;
+	b[7] = 3;                                       /* ELFOSABI_GNU: SHF_GNU_RETAIN */
+	wr(b + 16, 1, 2, big);                          /* ET_REL */
+	wr(b + 18, a->elf_machine, 2, big);
+	wr(b + 20, 1, 4, big);
+	wr(b + (is64 ? 0x28 : 0x20), sh_off, is64 ? 8 : 4, big);
+	wr(b + (is64 ? 0x34 : 0x28), ehsize, 2, big);
+	wr(b + (is64 ? 0x3a : 0x2e), shent, 2, big);
+	wr(b + (is64 ? 0x3c : 0x30), 7, 2, big);
+	wr(b + (is64 ? 0x3e : 0x32), 6, 2, big);
+	fwrite(b, 1, tab_off, f);
+	/* the table: zeros (REL's addends in place are 0 too) */
+	memset(b, 0, sizeof(b));
+	for (uint64_t left = tab_size; left; ) {
+		size_t k = left < sizeof(b) ? (size_t)left : sizeof(b);
+		fwrite(b, 1, k, f);
+		left -= k;
+	}
+	fwrite(b, 1, rel_off - (tab_off + tab_size), f);
+	/* the relocations: symbol 1 (__ehdr_start), the word's type */
+	unsigned per = (unsigned)(sizeof(b) / relent);
+	for (unsigned long i = 0; i < n; ) {
+		unsigned k = 0;
+		memset(b, 0, sizeof(b));
+		for (; k < per && i < n; k++, i++) {
+			unsigned char *p = b + (size_t)k * relent;
+			wr(p, (uint64_t)i * word, is64 ? 8 : 4, big);
+			if (is64)
+				wr(p + 8, (uint64_t)1 << 32 | a->word_reloc, 8, big);
+			else
+				wr(p + 4, 1u << 8 | a->word_reloc, 4, big);
+		}
+		fwrite(b, relent, k, f);
+	}
+	memset(b, 0, sizeof(b));
+	fwrite(b, 1, sym_off - (rel_off + rel_size), f);
+	/* the symbols: the null one, __ehdr_start (global, undefined) */
+	unsigned char *y = b + syment;
+	wr(y, 1, 4, big);
+	y[is64 ? 4 : 12] = 0x10;                        /* STB_GLOBAL, STT_NOTYPE */
+	fwrite(b, 1, sym_size, f);
+	fwrite(strtab, 1, sizeof(strtab), f);
+	fwrite(shstr, 1, nshstr, f);
+	memset(b, 0, sizeof(b));
+	fwrite(b, 1, sh_off - (shs_off + nshstr), f);
+	/* the section headers */
+	struct { uint32_t type; uint64_t flags, off, size; uint32_t link, info; uint64_t align, entsize; } sh[7] = {
+		{ 0, 0, 0, 0, 0, 0, 0, 0 },
+		{ 1 /* PROGBITS */, 0x200003 /* WA, GNU_RETAIN */, tab_off, tab_size, 0, 0, word, 0 },
+		{ a->rela ? SHT_RELA : SHT_REL, 0x40 /* INFO_LINK */, rel_off, rel_size, 4, 1, word, relent },
+		{ 1, 0, sym_off, 0, 0, 0, 1, 0 },
+		{ SHT_SYMTAB, 0, sym_off, sym_size, 5, 1, word, syment },
+		{ 3 /* STRTAB */, 0, str_off, sizeof(strtab), 0, 0, 1, 0 },
+		{ 3, 0, shs_off, nshstr, 0, 0, 1, 0 },
+	};
+	for (int i = 0; i < 7; i++) {
+		memset(b, 0, shent);
+		unsigned w = is64 ? 8 : 4;
+		wr(b, i ? name_at[i - 1] : 0, 4, big);
+		wr(b + 4, sh[i].type, 4, big);
+		wr(b + 8, sh[i].flags, w, big);
+		wr(b + 8 + 2 * w, sh[i].off, w, big);
+		wr(b + 8 + 3 * w, sh[i].size, w, big);
+		wr(b + 8 + 4 * w, sh[i].link, 4, big);
+		wr(b + 12 + 4 * w, sh[i].info, 4, big);
+		wr(b + 16 + 4 * w, sh[i].align, w, big);
+		wr(b + 16 + 5 * w, sh[i].entsize, w, big);
+		fwrite(b, 1, shent, f);
+	}
+	if (fflush(f) != 0 || ferror(f) || fclose(f) != 0)
+		fatal("write error on %s: %s", path, strerror(errno));
+	return true;
+}
+
 /* --- --fill-linked ------------------------------------------------------------ */
 
 static char refusal[1024];

@@ -19,6 +19,10 @@ struct link_bound {
 /* (the bound's slack for LTO's clones, over twice the fat objects' calls) */
 #define LTO_SLACK 16
 void link_bound(const struct arch *a, int n, char **paths, struct link_bound *r);
+/* --bound -o PATH: the placeholder of n entries as row a's relocatable
+ * object, where the row names the relocation of its words (word_reloc);
+ * false where it does not (the caller writes the assembly instead). */
+bool link_placeholder_object(const struct arch *a, unsigned long n, const char *path);
 /* --fill-linked: fill in the table of the image at path, linked with the
  * placeholder and writing the map at map, and (bid: "bfd", "gold", or
  * NULL for none) its sha1 build ID as that linker computes it; print

@@ -97,8 +97,13 @@ static void usage(FILE *out)
 "                         the table's bound (more where GCC's LTO objects make\n"
 "                         the code again: lto, lto-calls, slim), and whether\n"
 "                         one brings a table (tabled); with -o, write\n"
-"                         --placeholder's table of that many entries there too;\n"
-"                         needs --arch or --object\n"
+"                         --placeholder's table of that many entries there too,\n"
+"                         as an object where the target's row allows\n"
+"                         (placeholder: object) or as assembly (placeholder:\n"
+"                         assembly); without --arch or --object, the first ELF\n"
+"                         object among FILE gives the target, and its facts\n"
+"                         are printed as --identify prints them (none: refused\n"
+"                         and why)\n"
 "      --fill-linked=MAP  read no listing: the --object image was linked with a\n"
 "                         placeholder and wrote the map MAP: fill in its table\n"
 "                         (the calls of the input sections MAP places, sorted,\n"
@@ -282,8 +287,6 @@ static void parse_options(int argc, char **argv, struct options *opt)
 			bad_usage("%s", "--bound and --fill-linked are two steps: give one");
 		if (opt->linked || opt->plan || opt->identify || opt->placeholder || opt->tabled)
 			bad_usage("%s", "--bound and --fill-linked take only --arch or --object");
-		if (opt->bound && !opt->arch_name && !opt->object)
-			bad_usage("%s", "--bound needs --arch or --object");
 		if (opt->fill_map && (!opt->object || optind < argc))
 			bad_usage("%s", "--fill-linked needs --object and no other file");
 		return;
@@ -319,6 +322,24 @@ static const struct arch *resolve_arch(const struct options *opt)
 	if (!a)
 		bad_usage("unknown architecture '%s' (known: %s)", name, arch_known_names());
 	return a;
+}
+
+/* The first of the n files that is an ELF relocatable object of a known
+ * row (archives and the rest passed over), or NULL. */
+static const char *first_relocatable(int n, char **paths)
+{
+	for (int i = 0; i < n; i++) {
+		int fd = open(paths[i], O_RDONLY);
+		if (fd < 0)
+			continue;
+		struct elf_ident id;
+		bool ok = !elf_read_ident(fd, &id) && id.type == 1 &&
+			  arch_by_machine(id.machine, id.elf_class, id.big_endian);
+		close(fd);
+		if (ok)
+			return paths[i];
+	}
+	return NULL;
 }
 
 /* --identify: only what the ELF header says, for choosing tools. */
@@ -422,6 +443,12 @@ int main(int argc, char **argv)
 	object_init(&obj);
 	obj.arch = resolve_arch(&opt);
 	if (opt.bound || opt.fill_map) {
+		/* (--bound of a link: its first ELF object says the target) */
+		bool facts = opt.bound && !opt.object && !obj.arch;
+		if (facts && !(opt.object = first_relocatable(argc - optind, argv + optind))) {
+			puts("refused\tno input is an ELF object of a known architecture");
+			return fflush(stdout) == 0 ? HELPER_OK : HELPER_BAD_INPUT;
+		}
 		const struct arch *a = obj.arch;
 		if (opt.object) {
 			/* (--bound's placeholder restates the object's flags as
@@ -440,12 +467,19 @@ int main(int argc, char **argv)
 		} else {
 			struct link_bound b;
 			link_bound(a, argc - optind, argv + optind, &b);
+			if (facts)
+				emit_plan(stdout, &obj, "identified");
 			if (opt.output) {
 				if (b.bound > MAX_PLACEHOLDER)
 					fatal("more calls to the hook than a placeholder holds: %llu", b.bound);
-				FILE *out = open_output(opt.output);
-				emit_placeholder(out, &obj, (unsigned long)b.bound);
-				close_output(out, opt.output);
+				bool as_object = strcmp(opt.output, "-") != 0 &&
+						 link_placeholder_object(a, (unsigned long)b.bound, opt.output);
+				if (!as_object) {
+					FILE *out = open_output(opt.output);
+					emit_placeholder(out, &obj, (unsigned long)b.bound);
+					close_output(out, opt.output);
+				}
+				printf("placeholder\t%s\n", as_object ? "object" : "assembly");
 			}
 			printf("bound\t%llu\ncalls\t%llu\ntabled\t%d\nlto\t%lu\nlto-calls\t%llu\nslim\t%lu\n",
 			       b.bound, b.calls, b.tabled, b.lto, b.lto_calls, b.slim);

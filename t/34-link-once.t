@@ -323,22 +323,56 @@ for my $v (['lto', ['-flto'], []], ['lto-auto', ['-flto=auto'], []], ['lto-gold'
     like($so, qr/: \d+ call sites, 3 links$/m, 'MCOUNT_LINK_METHOD=multi: three links');
 }
 
-# mcount-scan's two steps by themselves: --bound -o writes the table
-# --placeholder=N writes; --fill-linked refuses a map whose input it
-# cannot read, and then writes nothing
+# mcount-scan's two steps by themselves: --bound -o writes the object
+# the assembler makes of --placeholder=N's table (x86_64, i386), or that
+# assembly where the target's row leaves it to `as`; --fill-linked
+# refuses a map whose input it cannot read, and then writes nothing
 {
     my $d = "$dir/steps";
     mkdir $d or die;
     my @o = map { "$d/$_.o" } qw(main weak strong add a_member_with_a_long_name);
     must('gcc', '-O2', '-pg', '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main weak strong add a_member_with_a_long_name);
     my $H = "$TOP/build/mcount-scan";
-    my ($st, $out, $err) = run_cmd([$H, '--object', $o[0], '--bound', '-o', "$d/ph.s", '--', @o]);
+    # (the facts of the first object among the inputs, as --identify's:
+    # an archive before it passed over)
+    must('ar', 'rc', "$d/first.a", "$d/add.o");
+    my ($st, $out, $err) = run_cmd([$H, '--bound', '-o', "$d/ph.o", '--', "$d/first.a", @o]);
     is($st, 0, 'steps: --bound') or diag $err;
     my ($n) = $out =~ /^bound\t(\d+)$/m;
     ok($n, "steps: a bound ($n)");
-    must($H, "--placeholder=$n", '--object', $o[0], '-o', "$d/ph2.s");
-    ok(slurp("$d/ph.s") eq slurp("$d/ph2.s"), "steps: --bound -o writes --placeholder=N's table");
-    must('gcc', '-c', "$d/ph.s", '-o', "$d/ph.o");
+    like($out, qr/^placeholder\tobject$/m, 'steps: --bound -o writes the placeholder as an object');
+    my ($idst, $id) = run_cmd([$H, '--identify', '--object', $o[0]]);
+    is(join('', grep { !/^(?:status|sites)\t/ } split /^/, $id),
+        join('', grep { /^[a-z-]+\t/ && !/^(?:status|sites|bound|calls|tabled|lto|lto-calls|slim|placeholder)\t/ } split /^/, $out),
+        "steps: --bound says the first object's facts as --identify does");
+    # the oracle: the assembler's object of --placeholder=N's assembly,
+    # for each word size and relocation kind (RELA, REL)
+    for my $m ('-m64', '-m32') {
+        my @w = $m eq '-m32' ? ('-m32') : ();
+        my @mo = map { "$d/$_$m.o" } qw(main strong add a_member_with_a_long_name);
+        must('gcc', @w, '-O2', '-pg', '-c', "$dir/$_.c", '-o', "$d/$_$m.o") for qw(main strong add a_member_with_a_long_name);
+        must($H, '--bound', '-o', "$d/ph$m.o", '--', @mo);
+        my ($k) = must($H, '--bound', '--', @mo) =~ /^bound\t(\d+)$/m;
+        must($H, "--placeholder=$k", '--object', $mo[0], '-o', "$d/as$m.s");
+        must('gcc', @w, '-c', "$d/as$m.s", '-o', "$d/as$m.o");
+        my $secs = sub {
+            join("\n", map { s/^\s*\[\s*\d+\]\s*//r =~ s/^(\S+\s+\S+\s+)\S+\s+\S+\s+/$1/r =~ s/\s+\d+\s+\d+\s+(\d+)$/ $1/r }
+                grep { /__mcount_loc|GNU-stack/ } split /\n/, must('readelf', '-SW', $_[0]));
+        };
+        is($secs->("$d/ph$m.o"), $secs->("$d/as$m.o"), "steps: $m: the placeholder's sections are the assembler's");
+        my $rels = sub { join("\n", map { s/^\s*[0-9a-f]+\s+[0-9a-f]+\s+//r } grep { /^\s*[0-9a-f]{8,}\s/ } split /\n/,
+            must('readelf', '-rW', $_[0])) };
+        is($rels->("$d/ph$m.o"), $rels->("$d/as$m.o"), "steps: $m: and its relocations ($k)");
+        like(must('readelf', '-hW', "$d/ph$m.o"), qr/OS\/ABI:\s+UNIX - GNU/, "steps: $m: GNU's OS/ABI, as the assembler gives for a retained section");
+        for my $l ([], ['-no-pie'], ['-shared']) {
+            must('gcc', @w, @$l, '-o', "$d/a$m.out", @mo, "$d/as$m.o");
+            must('gcc', @w, @$l, '-o', "$d/b$m.out", @mo, "$d/ph$m.o");
+            ok(slurp("$d/a$m.out") eq slurp("$d/b$m.out"), "steps: $m @$l: linked, the same output as the assembler's object");
+        }
+    }
+    ($st, $out) = run_cmd([$H, '--bound', '-o', "$d/none.o", '--', "$dir/main.c"]);
+    is($st, 0, 'steps: --bound of no ELF object: not a failure');
+    like($out, qr/^refused\tno input is an ELF object/m, 'steps: --bound of no ELF object: refused, said why');
     must('gcc', '-o', "$d/prog", @o, "$d/ph.o", "-Wl,-Map=$d/prog.map");
     my $before = slurp("$d/prog");
     unlink "$d/add.o" or die;

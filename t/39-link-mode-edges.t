@@ -233,7 +233,8 @@ for my $ld ([], ['-fuse-ld=gold'], ['-fuse-ld=lld']) {
         'linked -N through the pass: said, with the linker\'s words');
 }
 
-# ---- a missing tool, said before any link -----------------------------------
+# ---- a missing tool: one link needs none of the binutils but the
+# linker; the links with -q say it before any link -------------------------
 {
     my $bin = "$dir/no-objdump";
     mkdir $bin or die;
@@ -242,10 +243,16 @@ for my $ld ([], ['-fuse-ld=gold'], ['-fuse-ld=lld']) {
         symlink("$p/$t", "$bin/$t") or die;
     }
     my ($st, undef, $err) = run_cmd([$^X, $MCC, 'gcc', '-o', "$dir/noobj", @objs],
-        env => { MCOUNT_CC_MODE => 'link', PATH => $bin });
-    is($st >> 8, 100, 'no objdump: the pass\'s failure, 100');
+        env => { MCOUNT_CC_MODE => 'link', PATH => $bin, MCOUNT_CC_VERBOSE => 1 });
+    is($st, 0, 'no objdump: one link needs none') or diag $err;
+    like($err, qr/; one link, the table filled in place/, 'no objdump: by the one-link method');
+    ($st) = run_cmd([$MR, '--verify', "$dir/noobj"]);
+    is($st, 0, 'no objdump: the table is exact');
+    ($st, undef, $err) = run_cmd([$^X, $MCC, 'gcc', '-o', "$dir/noobj", @objs],
+        env => { MCOUNT_CC_MODE => 'link', PATH => $bin, MCOUNT_LINK_METHOD => 'multi' });
+    is($st >> 8, 100, 'no objdump, the links with -q: the pass\'s failure, 100');
     is($err, "mcount-cc: $dir/noobj: objdump: not found (needed as objdump; is it installed and on PATH?)\n",
-        'no objdump: said as the record step says it');
+        'no objdump, the links with -q: said as the record step says it');
 }
 
 # ---- a tail jump to the hook ---------------------------------------------------

@@ -5,7 +5,10 @@ package RecordMcount::LinkOnce;
 #
 #   mcount-scan --bound INPUTS   -> the calls to the hook the inputs (their
 #                                   relocations) can bring: the bound N,
-#                                   and the placeholder of N entries
+#                                   the placeholder of N entries (its
+#                                   object, or assembly for `as` where
+#                                   the target's row says so), the
+#                                   target's facts (the first ELF object)
 #   link  CMD placeholder(N) -Map  -> output (the command's own link: no -q)
 #   mcount-scan --fill-linked=MAP --object OUTPUT
 #        the map: where each input section went (an input it names that
@@ -21,39 +24,26 @@ package RecordMcount::LinkOnce;
 # A hole is a slot of 0: in a program or library the loader relocates,
 # it reads as the load base at run time.  Holes come after the entries.
 #
-# one_link returns undef and a reason where it cannot make the table
-# (RecordMcount::Link then links as before, three times): the caller
-# says which ran.
+# try_one_link returns a reason where it cannot make the table
+# (RecordMcount::LinkMulti then links as before, three times): the caller
+# says which ran.  Loaded at each link, it loads little: the record
+# pipeline only for a placeholder that needs assembling.
 use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Run qw(run_tool basename temp_path register_temp forget_temp);
-use RecordMcount::Message qw(throw);
+use RecordMcount::Run qw(run_tool basename temp_path register_temp forget_temp run_step);
+use RecordMcount::Message qw(throw caught);
+use RecordMcount::LinkCmd qw(is_ld linker_of lto_words lto_link link_cmd start_link mend_side_files);
 
-our @EXPORT_OK = qw(one_link_refusal one_link remove_lto_temps lto_link);
+our @EXPORT_OK = qw(try_one_link remove_lto_temps);
 
 my %ARCH_OK = map { $_ => 1 } qw(x86_64 i386);
 
-# The linker the command runs: bfd, gold, or another's name.
-sub linker_of {
-    my ($cmd, $is_ld) = @_;
-    if ($is_ld) {
-        my $ld = basename($cmd->[0]);
-        return $ld =~ /\bld\.(\w+)\z/ ? $1 : 'bfd';
-    }
-    my $l = 'bfd';
-    for (@$cmd[1 .. $#$cmd]) {
-        $l = $1 if /^-fuse-ld=(.*)\z/s;
-        $l = 'the one --ld-path names' if /^--ld-path=/;
-    }
-    return $l;
-}
-
-# Why the command cannot be linked once (a reason), or undef.
+# Why the command cannot be linked once (a reason), or undef, as far as
+# its words tell (the target: from the bound's step).
 sub one_link_refusal {
-    my ($cmd, $id, $is_ld) = @_;
-    return "the one-link method knows x86_64 and i386, not $id->{arch}" unless $ARCH_OK{ $id->{arch} // '' };
+    my ($cmd, $is_ld) = @_;
     my $ld = linker_of($cmd, $is_ld);
     return "the linker is $ld, not GNU ld or gold" unless $ld eq 'bfd' || $ld eq 'gold';
     if (lto_link($cmd, $is_ld)) {
@@ -74,21 +64,6 @@ sub one_link_refusal {
     }
     return undef;
 }
-
-# Does the compiler driver ask for LTO: 'on' (its last -flto), 'off'
-# (-fno-lto), '' (neither: GCC still generates the code of objects that
-# hold its intermediate language, fat ones too, at the link)?
-sub lto_words {
-    my ($cmd, $is_ld) = @_;
-    return 'off' if $is_ld;
-    my $lto = '';
-    for (@$cmd[1 .. $#$cmd]) {
-        $lto = 'on' if /^-flto(?:=|\z)/;
-        $lto = 'off' if $_ eq '-fno-lto';
-    }
-    return $lto;
-}
-sub lto_link { return lto_words(@_) eq 'on' }
 
 # The inputs a link names (objects and archives, -l found in the -L
 # directories), each once as it is named.  (A file named two ways counts
@@ -192,20 +167,67 @@ sub _build_id_style {
     return $style;
 }
 
-# one_link(JOB, CMD, ID, is_ld => ...) with JOB as RecordMcount::Link's:
-# link => sub (what, command) starting one link that writes the output
-# (a sub that waits for it), placeholder => sub (N) assembling the
-# placeholder's object (its path) from its assembly at placeholder_s,
-# which the bound's step writes; first => the object whose target it is.  Returns the result hash, or (undef,
-# reason) before the link writes anything it cannot stand behind.
-sub one_link {
-    my ($job, $cmd, $id, %a) = @_;
+# try_one_link(JOB, CMD) with JOB as RecordMcount::Link's ({o}: options,
+# {out}, {label}, {tmp}; MCOUNT_LINK_METHOD=multi: never): the result
+# hash of the one link, or why it could not be (a reason: the command's
+# output is then left to the links with -q, which also say whose failure
+# a failed link is).
+sub try_one_link {
+    my ($job, $cmd) = @_;
     my ($o, $out) = ($job->{o}, $job->{out});
-    return (undef, 'the target names no hook') unless length($id->{hooks} // '');
-    my $is_ld = $a{is_ld};
-    # (the placeholder's assembly of that many entries written too)
-    my %b = _helper($o, "the calls of the link's inputs", '--object', $a{first}, '--bound', '-o',
-        $a{placeholder_s}, '--', _inputs($cmd, $is_ld));
+    my $method = $o->{link_method} // $ENV{MCOUNT_LINK_METHOD} // 'auto';
+    return 'MCOUNT_LINK_METHOD=multi' if $method eq 'multi';
+    my $ld = is_ld($cmd);
+    my $why = one_link_refusal($cmd, $ld);
+    return $why if defined $why;
+    my ($r, $reason) = eval { _one_link($job, $cmd, $ld) };
+    # (an LTO link's kept objects, whatever became of it)
+    remove_lto_temps($job);
+    if (!$r && !defined $reason) {
+        my $e = caught($@);
+        # (a link that fails: the links after tell whose failure it is,
+        # the command's own or the table's object's)
+        $reason = defined $e->{link_status} ? 'the link failed' : "$e" =~ s/\n.*\z//sr;
+    }
+    if (!$r) {
+        # (the links after write the output again)
+        unlink $out if defined $job->{tmp}{final};
+        forget_temp(delete $job->{tmp}{final} // ());
+        $job->{links} = 0;
+        return $reason;
+    }
+    forget_temp(delete $job->{tmp}{final} // ());
+    print STDERR delete $r->{stderr} if length($r->{stderr} // '');
+    mend_side_files($cmd, $job->{placeholder}) if defined $job->{placeholder};
+    $r->{output} = $out;
+    return $r;
+}
+
+# The placeholder of N entries: the object the bound's step wrote, or
+# its assembly assembled (a target whose row leaves that to `as`).
+sub _placeholder {
+    my ($job, $b) = @_;
+    my ($o, $tmp) = ($job->{o}, $job->{tmp});
+    return $job->{placeholder} = $tmp->{ps} if ($b->{placeholder} // '') eq 'object';
+    # (the record pipeline's assembler command, loaded for these alone)
+    require RecordMcount::Pipeline;
+    my %ph = (o => $o, label => $job->{label}, plan => $b, tmp => { s => $tmp->{ps}, o => $tmp->{po} //= temp_path($job->{out}, 'po') });
+    run_step($job->{label}, 'assembling the placeholder table', RecordMcount::Pipeline::assemble_cmd(\%ph));
+    return $job->{placeholder} = $tmp->{po};
+}
+
+# The one link: the result hash, or (undef, reason) before the link
+# writes anything it cannot stand behind.
+sub _one_link {
+    my ($job, $cmd, $is_ld) = @_;
+    my ($o, $out) = ($job->{o}, $job->{out});
+    # the inputs' calls, the bound and its placeholder (an object, or
+    # assembly), and the target's facts from the first ELF object
+    my $ps = $job->{tmp}{ps} //= temp_path($out, 'ps');
+    my %b = _helper($o, "the calls of the link's inputs", '--bound', '-o', $ps, '--', _inputs($cmd, $is_ld));
+    return (undef, $b{refused}) if defined $b{refused};
+    return (undef, "the one-link method knows x86_64 and i386, not $b{arch}") unless $ARCH_OK{ $b{arch} // '' };
+    return (undef, 'the target names no hook') unless length($b{hooks} // '');
     return (undef, 'an input brings its own table (per-object mode)') if $b{tabled};
     my $n = $b{bound} // throw("the calls of the link's inputs: no bound");
     my $words = lto_words($cmd, $is_ld);
@@ -220,7 +242,7 @@ sub one_link {
     my $style = _build_id_style($cmd, $is_ld);
     return (undef, "a build ID of style $style") unless $style =~ /^(?:sha1|none|0x)/;
     my $map = $job->{tmp}{map} //= temp_path($out, 'map');
-    my @extra = ($n ? ($a{placeholder}->($n)) : (), $is_ld ? "-Map=$map" : "-Wl,-Map=$map");
+    my @extra = ($n ? (_placeholder($job, \%b)) : (), $is_ld ? "-Map=$map" : "-Wl,-Map=$map");
     # LTO: the objects its code generation writes (the map names them,
     # their relocations are the calls) kept until the table is filled:
     # GCC's linker plugin keeps them with its -save-temps, in TMPDIR (a
@@ -235,9 +257,17 @@ sub one_link {
         push @extra, '-Wl,-plugin-opt=-save-temps';
     }
     # (started with TMPDIR set for LTO; as it was, unset or not, else)
-    my $start = sub { $a{link}->('linking once, the table reserved', \@extra) };
+    my $start = sub {
+        my $fin = start_link($job, 'linking once, the table reserved', link_cmd($cmd, $out, @extra),
+            first => 1, show => 1, hold => 1);
+        return sub {
+            my $err = $fin->();
+            register_temp($job->{tmp}{final} = $out) if -f $out && !-l $out;
+            return $err;
+        };
+    };
     my $err = ($lto ? do { local $ENV{TMPDIR} = $dir; $start->() } : $start->())->();
-    my %f = _helper($o, 'filling in the table', "--arch=$id->{arch}", "--fill-linked=$map", '--object', $out,
+    my %f = _helper($o, 'filling in the table', "--arch=$b{arch}", "--fill-linked=$map", '--object', $out,
         $style eq 'sha1' ? ('--build-id=' . (linker_of($cmd, $is_ld) eq 'gold' ? 'gold' : 'bfd')) : ());
     remove_lto_temps($job) if $lto;
     return (undef, $f{refused}) if defined $f{refused};

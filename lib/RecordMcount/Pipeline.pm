@@ -21,12 +21,12 @@ use warnings;
 
 use RecordMcount::Exports;
 use RecordMcount::Run qw(run_tool start_tool finish_tool run_piped find_program
-    temp_path forget_temp inherit_open basename dirname);
+    temp_path forget_temp inherit_open basename dirname run_step step_done cleanup_job);
 use RecordMcount::Plan qw(parse_plan HELPER_OK HELPER_BAD_INPUT HELPER_USAGE
     HELPER_NO_LISTING);
 use RecordMcount::Message qw(throw caught status_text tool_name tool_text tool_failure helper_message);
 
-our @EXPORT_OK = qw(record_object readable_file scan assemble_cmd run_step cleanup_job
+our @EXPORT_OK = qw(record_object readable_file scan assemble_cmd
     check_tool);
 
 sub check_tool {
@@ -34,21 +34,6 @@ sub check_tool {
     throw("$label: no $what command given") unless @$cmd && length $cmd->[0];
     find_program($cmd->[0])
         or throw("$label: $cmd->[0]: not found (needed as $what; is it installed and on PATH?)");
-    return;
-}
-
-sub run_step {
-    my ($label, $what, $cmd) = @_;
-    _step_done($label, $what, $cmd, run_tool(cmd => $cmd));
-    return;
-}
-
-# A finished step: die with the tool's words if it failed, else pass its
-# stderr (warnings) on.
-sub _step_done {
-    my ($label, $what, $cmd, $st, $err) = @_;
-    throw(tool_failure($label, $what, $cmd, $st, $err)) if $st != 0;
-    print STDERR $err if length $err;
     return;
 }
 
@@ -160,14 +145,6 @@ sub record_object {
 
 # Every path of a job ends here: remove what is left of its temporary
 # files ({tmp}: name => path).
-sub cleanup_job {
-    my ($job) = @_;
-    my @made = values %{ $job->{tmp} };
-    unlink grep { -e } @made;
-    forget_temp(@made);
-    return;
-}
-
 # The steps, in order; each takes the job (options, label, the original
 # open as /dev/fd/N, temporary names, plan) and adds to it.
 sub _record {
@@ -310,8 +287,8 @@ sub _assemble_and_globalize {
     }
     my $as_job = start_tool(cmd => $asm);
     my @globalized = @objcopy ? run_tool(cmd => \@objcopy) : ();
-    _step_done($label, 'assembling the table', $asm, finish_tool($as_job));
-    _step_done($label, 'globalizing anchors', \@objcopy, @globalized) if @objcopy;
+    step_done($label, 'assembling the table', $asm, finish_tool($as_job));
+    step_done($label, 'globalizing anchors', \@objcopy, @globalized) if @objcopy;
     return;
 }
 
@@ -328,7 +305,7 @@ sub _relink {
     # nested functions) makes ld 2.39 and later warn about the temporary
     # files; the object's own link warns where it matters.
     $err =~ s/^[^\n]*: warning: [^\n]*: requires executable stack[^\n]*\n?//mg if $st == 0;
-    _step_done($job->{label}, 'relinking (ld -r)', \@ld, $st, $err);
+    step_done($job->{label}, 'relinking (ld -r)', \@ld, $st, $err);
     return;
 }
 

@@ -23,7 +23,7 @@ use RecordMcount::Message qw(error throw tool_failure fatal caught);
 our @EXPORT_OK = qw(run_tool start_tool finish_tool run_piped find_program
     register_temp forget_temp fork_child forget_child cleanup_temps reset_after_fork
     inherit_open interrupted basename dirname slurp_fh temp_path spawn reap
-    exit_like tool_output response_file_cmd shell_quote run_inherit);
+    exit_like tool_output response_file_cmd shell_quote run_inherit run_step step_done cleanup_job);
 
 my %temps;        # path => 1
 my %children;     # pid => 1
@@ -324,6 +324,31 @@ sub run_inherit {
     fatal($o{fail_status}, caught($@)) unless defined $pid;
     $o{while}->() if $o{while};
     return reap($pid);
+}
+
+# A step of a job: run CMD, and die with the tool's words (LABEL: WHAT
+# failed ...) if it fails, else pass its stderr (warnings) on.
+sub run_step {
+    my ($label, $what, $cmd) = @_;
+    step_done($label, $what, $cmd, run_tool(cmd => $cmd));
+    return;
+}
+
+# A finished step (its command, wait status and stderr), as run_step.
+sub step_done {
+    my ($label, $what, $cmd, $st, $err) = @_;
+    throw(tool_failure($label, $what, $cmd, $st, $err)) if $st != 0;
+    print STDERR $err if length $err;
+    return;
+}
+
+# A job's temporary files ({tmp}: name => path) removed.
+sub cleanup_job {
+    my ($job) = @_;
+    my @made = values %{ $job->{tmp} };
+    unlink grep { -e } @made;
+    forget_temp(@made);
+    return;
 }
 
 1;
