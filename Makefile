@@ -381,6 +381,7 @@ check-kernel: all
 
 bench: all
 	bench/run
+	bench/build
 
 COMMANDS := recordmcount.pl bin/mcount-cc bin/mcount-record bin/mcount-trace
 
@@ -445,3 +446,11 @@ bench-attach: all
 .PHONY: bench-link
 bench-link: all
 	bench/link
+
+# Whole builds through mcount-cc against the same builds with the hook
+# flags alone: googletest, JsonCpp with Debian's LTO flags, a generated
+# C++ project (bench/build, also the end of make bench; needs hyperfine,
+# scripts/deps/bench.list and cc.list).
+.PHONY: bench-build
+bench-build: all
+	bench/build
