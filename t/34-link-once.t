@@ -170,6 +170,28 @@ for my $v (@variants) {
 
     ($st, undef, $err) = run_cmd([$MR, '--verify', $out]);
     is($st, 0, "$name: mcount-record --verify passes") or diag $err;
+    ($st, undef, $err) = run_cmd([$MR, '--verify', '--strict', $out]);
+    is($st, 0, "$name: and --verify --strict: sorted, holes after, none in no function") or diag $err;
+    # --strict can fail: the linker's links of tables that break each
+    # rule, which --verify alone accepts (the weak copy's entry, entries
+    # out of order, a hole among them)
+    for my $bad (['the weak copy kept', qr/: entry in no function \(the copy of a weak function/,
+                  sort { $a <=> $b } @ent, @weak],
+                 ['out of order', qr/: entries not sorted by address: /, reverse @ent],
+                 ['a hole among them', qr/: an unused slot before the entry at /, $ent[0], 0, @ent[1 .. $#ent]]) {
+        my ($what, $said, @v) = @$bad;
+        # (linked as the output, whose path gold writes into a library)
+        my $f = "$d/strict-" . ($what =~ s/\W+/-/gr);
+        rename $out, $pass or die "$out: $!";
+        must('gcc', @$lf, '-o', $out, @objs, $table->("$f-tab", @v, (0) x (@$w - @v)), @libs);
+        rename $out, $f or die "$out: $!";
+        rename $pass, $out or die "$pass: $!";
+        ($st, undef, $err) = run_cmd([$MR, '--verify', $f]);
+        is($st, 0, "$name: $what: --verify passes");
+        ($st, undef, $err) = run_cmd([$MR, '--verify', '--strict', $f]);
+        is($st >> 8, 1, "$name: $what: --verify --strict fails");
+        like($err, $said, "$name: $what: and says why");
+    }
     unless ($shared) {
         ($st) = run_prog([$out], arch => $m32 ? 'i386' : 'x86_64');
         is($st, 0, "$name: the program runs");
@@ -321,6 +343,8 @@ for my $v (['lto', ['-flto'], []], ['lto-auto', ['-flto=auto'], []], ['lto-gold'
     like($err, qr/: links with -q, then the link with the table \(one link could not: MCOUNT_LINK_METHOD=multi\)/,
         'MCOUNT_LINK_METHOD=multi: the links with -q, said');
     like($so, qr/: \d+ call sites, 3 links$/m, 'MCOUNT_LINK_METHOD=multi: three links');
+    ($st, undef, $err) = run_cmd([$MR, '--verify', '--strict', "$d/prog"]);
+    is($st, 0, 'MCOUNT_LINK_METHOD=multi: --verify --strict passes (sorted; no weak copy here)') or diag $err;
 }
 
 # mcount-scan's two steps by themselves: --bound -o writes the object

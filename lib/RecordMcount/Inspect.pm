@@ -167,7 +167,7 @@ sub verify_files {
         my ($problems, $nent, $ncall, $nops) = eval {
             verify_table($e, $ent, $calls, entry => $opt->{entry}, sections => $opt->{sections},
                 kernel => $id->{'kernel-sections'}, label => $file,
-                flag_bits => $id->{'entry-flag-bits'} // 0, nop => $id->{'compiler-nop'});
+                flag_bits => $id->{'entry-flag-bits'} // 0, nop => $id->{'compiler-nop'}, strict => $opt->{strict});
         };
         if (!$problems) { error(caught($@)); $failed++; next }
         my @all = (@$bad, @$problems);

@@ -208,6 +208,32 @@ sub verify_table {
             push @bad, "$w: entry is not a call to the hook";
         }
     }
+    # (strict: the rules link-time mode's tables keep, as the kernel's
+    # build-time sort leaves vmlinux's since Linux 6.15: entries by
+    # address, the unused slots after them, none in no function)
+    if ($o{strict} && !$e->{rel}) {
+        my $word = $e->{bits} / 8;
+        my @by_slot = sort { $a->{slot} <=> $b->{slot} } grep { defined $_->{slot} } @$entries;
+        for my $i (1 .. $#by_slot) {
+            my ($p, $q) = @by_slot[$i - 1, $i];
+            if ($q->{slot} != $p->{slot} + $word) {
+                push @bad, sprintf('an unused slot before the entry at 0x%x (table slot 0x%x): the unused '
+                    . 'slots are not all after the entries', $q->{addr}, $q->{slot});
+                last;
+            }
+        }
+        for my $i (1 .. $#by_slot) {
+            my ($p, $q) = @by_slot[$i - 1, $i];
+            next if $q->{addr} > $p->{addr};
+            push @bad, sprintf('entries not sorted by address: 0x%x (table slot 0x%x) after 0x%x', $q->{addr},
+                $q->{slot}, $p->{addr});
+            last;
+        }
+        for my $ent (grep { $_->{sec} && _outside_functions($e, $_->{addr}) } @$entries) {
+            push @bad, where($e, $ent->{sec}, $ent->{addr}) . ': entry in no function (the copy of a weak '
+                . 'function another definition overrode?)';
+        }
+    }
     my $expected = 0;
     for my $c (sort { $a->{sec}{idx} <=> $b->{sec}{idx} || $a->{addr} <=> $b->{addr} } @$calls) {
         next unless section_selected($c->{sec}{name}, $o{sections}, $o{kernel});
