@@ -80,6 +80,16 @@ sub verify_ok {
     return;
 }
 
+# What mcount-cc said (MCOUNT_CC_VERBOSE) of the link's method, for NAME:
+# the one link, or the links with -q for the reason like WHY.
+sub method_ok {
+    my ($err, $name, $why) = @_;
+    my ($said) = $err =~ /^mcount-cc: \S+: \d+ call sites?, \d+ links?; (.*)$/m;
+    like($said // '', defined $why ? qr/^links with -q, then the link with the table \(one link could not: $why/
+        : qr/^one link\b.*, the table filled in place/, "$name: " . ($said // 'no method said'));
+    return;
+}
+
 # The corpus compiled with -flto by CC through mcount-cc (auto mode: link
 # time) into a new directory NAME; returns the directory.
 sub lto_corpus {
@@ -105,7 +115,7 @@ sub build_cxx {
         die "compiling $src.cc: $err" if $st != 0;
     }
     my ($st, $out, $err) = run_cmd([$MCC, $cxx, '-o', "$d/prog", "$d/a.o", "$d/main.o",
-        hook_objects($d)], env => \%env);
+        hook_objects($d)], env => { %env, MCOUNT_CC_VERBOSE => 1 });
     return ($st, $err);
 }
 
@@ -117,6 +127,7 @@ for my $cxx (@cxx) {
         my $d = "$dir/" . ($name =~ s/[^A-Za-z0-9]+/_/gr);
         my ($st, $err) = build_cxx($d, $cxx, undef, @$flags);
         is($st, 0, "$name: built through mcount-cc (auto mode)") or diag $err;
+        method_ok($err, $name);
         my ($rst, $out) = run_cmd(["$d/prog"]);
         my ($summary) = $out =~ /^(entries=.*)$/m;
         like($out, qr/^result \d+$/m, "$name: the program runs");
@@ -226,8 +237,9 @@ for my $how (['object mode', 'gcc', {}], ['-mrecord-mcount', 'gcc', { MCOUNT_CC_
         is($st, 0, "mixed, $label: $src compiled (link-time mode)") or diag $err;
     }
     ($st, undef, $err) = run_cmd([$MCC, 'g++', '-o', "$d/prog", "$d/main.o", "$d/uses.o", "$d/c_part.o",
-        hook_objects($d)], env => { MCOUNT_CC_FLAGS => '-pg -mfentry' });
+        hook_objects($d)], env => { MCOUNT_CC_FLAGS => '-pg -mfentry', MCOUNT_CC_VERBOSE => 1 });
     is($st, 0, "mixed, $label: linked through mcount-cc") or diag $err;
+    method_ok($err, "mixed, $label", qr/an input brings its own table/);
     my ($rst, $out) = run_cmd(["$d/prog"]);
     my ($summary) = $out =~ /^(entries=.*)$/m;
     like($summary // '', qr/^entries=\d+ reached=\d+ calls=[1-9]\d* unknown=0 duplicates=0/,
@@ -255,8 +267,10 @@ for my $how (['object mode', 'gcc', {}], ['-mrecord-mcount', 'gcc', { MCOUNT_CC_
         . "int used(int x) { return x + 1; }\nint main(int c, char **v) { (void)v; return used(c) - c - 1; }\n");
     my ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-O0', '-ffunction-sections', '-c', "$d/m.c", '-o', "$d/m.o"]);
     is($st, 0, '--gc-sections: compiled') or diag $err;
-    ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-Wl,--gc-sections', '-o', "$d/prog", "$d/m.o"]);
+    ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-Wl,--gc-sections', '-o', "$d/prog", "$d/m.o"],
+        env => { MCOUNT_CC_VERBOSE => 1 });
     is($st, 0, '--gc-sections: linked') or diag $err;
+    method_ok($err, '--gc-sections');
     my $nm = must('nm', "$d/prog");
     unlike($nm, qr/ dead$/m, '--gc-sections: the dead function is gone');
     verify_ok("$d/prog", '--gc-sections (main and used, not dead)', qr/OK, 2 entries for 2 calls/);
@@ -281,9 +295,13 @@ for my $how (['object mode', 'gcc', {}], ['-mrecord-mcount', 'gcc', { MCOUNT_CC_
         is($st, 0, "weak override: $f.c compiled") or diag $err;
     }
     my ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-o', "$d/prog", "$d/w.o", "$d/s.o"],
-        env => { MCOUNT_CC_MODE => 'link' });
+        env => { MCOUNT_CC_MODE => 'link', MCOUNT_CC_VERBOSE => 1 });
     is($st, 0, 'weak override: linked') or diag $err;
+    method_ok($err, 'weak override');
+    like($err, qr/, 1 of overridden weak functions left out/, 'weak override: the weak copy left out, said');
     verify_ok("$d/prog", 'weak override (the strong f, g and main)', qr/OK, 3 entries for 3 calls/);
+    ($st, my $vout, my $verr) = run_cmd([$MR, '--verify', '--strict', "$d/prog"]);
+    is($st, 0, 'weak override: --verify --strict passes (no entry in the weak copy)') or diag $vout . $verr;
     ($st) = run_cmd(["$d/prog"]);
     is($st, 0, 'weak override: the strong f runs');
 }
@@ -298,8 +316,11 @@ for my $how (['object mode', 'gcc', {}], ['-mrecord-mcount', 'gcc', { MCOUNT_CC_
     my %env = (MCOUNT_CC_FLAGS => '-pg -mfentry');
     compile("$SRC/asm_cases.S", "$d/asm_cases.o", '-Wa,-L');
     my @objs = ((map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b asm_cases)), hook_objects($d));
-    my ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-O2', '-flto', '-o', "$d/prog", @objs], env => \%env);
+    my ($st, undef, $err) = run_cmd([$MCC, 'gcc', '-O2', '-flto', '-o', "$d/prog", @objs],
+        env => { %env, MCOUNT_CC_VERBOSE => 1 });
     is($st, 0, 'gcc -flto: linked through the link-time pass') or diag $err;
+    method_ok($err, 'gcc -flto');
+    like($err, qr/; one link \(LTO: its code generation once/, 'gcc -flto: LTO\'s code generated once');
     ($st, my $out) = run_cmd(['sh', '-c', 'cd "$1" && exec ./prog', 'sh', $d]);
     my ($summary) = $out =~ /^(entries=.*)$/m;
     is($st, 0, 'gcc -flto: every call site is in the table, every entry reached') or diag $out;

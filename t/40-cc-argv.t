@@ -271,6 +271,22 @@ my @modes = (
     ['gcc', '-r -o p.o a.o main.o',         'link',   'pass',    'link',   'MCOUNT_CC_MODE=link'],
     ['gcc', '-E a.c',                       'link',   'pass',    undef,    undef],
 );
+# GCC's LTO objects made fat in link-time mode, unless the command
+# chooses: [compiler, args, mode, the flags added]
+for my $row (['gcc', '-c a.c -flto', 'auto', '-pg -ffat-lto-objects'],
+             ['g++', '-c a.cc -O2 -flto=auto', 'auto', '-pg -ffat-lto-objects'],
+             ['gcc', '-c a.c -flto', 'link', '-pg -ffat-lto-objects'],
+             ['gcc', '-c a.c -flto -fno-fat-lto-objects', 'auto', '-pg'],
+             ['gcc', '-c a.c -flto=auto -ffat-lto-objects', 'auto', '-pg'],
+             ['gcc', '-c a.c -flto -fno-lto', 'link', '-pg'],
+             ['g++', '-c a.cc', 'auto', '-pg'],
+             ['clang', '-c a.c -flto', 'auto', '-pg'],
+             ['clang++-14', '-c a.cc -flto=thin', 'auto', '-pg']) {
+    my ($cc, $line, $setting, $flags) = @$row;
+    my $d = classify([split / /, $line], mode => $setting, compiler => $cc);
+    is("@{ $d->{add_flags} }", $flags, "LTO objects: $cc $line (MCOUNT_CC_MODE=$setting): adds $flags");
+}
+
 for my $row (@modes) {
     my ($cc, $line, $setting, $action, $mode, $why) = @$row;
     my $name = "$cc $line (MCOUNT_CC_MODE=$setting)";

@@ -452,9 +452,18 @@ sub classify {
     # and its table, are made at the link, from the functions' attributes)
     return { action => 'compile', reason => 'compile', objects => \@objects,
         add_flags => \@add, insert_at => 0, %m } if $mode_of eq 'compiler';
-    # link-time mode: the objects get the hook's calls, the link their table
-    return { action => 'compile', reason => 'compile', objects => \@objects,
-        add_flags => \@add, insert_at => 0, %m, @nop } if $mode_of eq 'link';
+    # link-time mode: the objects get the hook's calls, the link their
+    # table.  GCC's LTO objects get their code too where the command does
+    # not choose (-ffat-lto-objects, as Debian builds): the link takes its
+    # table's size from their calls and generates LTO's code once; slim
+    # objects give no bound, and their link generates it three times.
+    # (clang before 17 takes no -ffat-lto-objects.)
+    if ($mode_of eq 'link') {
+        push @add, '-ffat-lto-objects'
+            if $lto && !defined $fat && !(defined $o{compiler} && basename($o{compiler}) =~ /clang/);
+        return { action => 'compile', reason => 'compile', objects => \@objects,
+            add_flags => \@add, insert_at => 0, %m, @nop };
+    }
     if ($lto && !$fat) {
         return _pass('lto', %m, warning => 'LTO compile (-flto without -ffat-lto-objects): '
             . 'the object holds no machine code, nothing is recorded');
