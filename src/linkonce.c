@@ -594,6 +594,9 @@ bool link_placeholder_object(const struct arch *a, unsigned long n, const char *
 /* --- --fill-linked ------------------------------------------------------------ */
 
 static char refusal[1024];
+/* --fill-linked --dropped=FILE: where the calls left out go (hex, a
+ * line each), the image mapped privately (nothing written to it) */
+static FILE *dropped_to;
 
 static bool refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static bool refuse(const char *fmt, ...)
@@ -973,7 +976,7 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 	uint64_t slots = tab ? tab->size / word : 0;
 	if (tab && (tab->type == SHT_NOBITS || !sh_inside(e, tab) || tab->size % word))
 		return refuse("the output's __mcount_loc is not a table of whole entries");
-	if (ns > slots)
+	if (ns > slots && !dropped_to)
 		return refuse("the link has %zu calls to the hook, more than the %llu its inputs gave", ns,
 			      (unsigned long long)slots);
 
@@ -1029,6 +1032,8 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 		}
 		if (ngone) {
 			qsort(gone, ngone, sizeof(*gone), cmp_u64);
+			for (size_t i = 0; dropped_to && i < ngone; i++)
+				fprintf(dropped_to, "%llx\n", (unsigned long long)gone[i]);
 			size_t keep = 0;
 			for (size_t i = 0; i < ns; i++)
 				if (!bsearch(&sites[i], gone, ngone, sizeof(*gone), cmp_u64))
@@ -1269,16 +1274,16 @@ static const char *build_id(struct output *o, bool gold)
 	return gold ? "sha1 (gold's)" : "sha1";
 }
 
-int link_fill(const struct arch *a, const char *map, const char *path, const char *bid)
+int link_fill(const struct arch *a, const char *map, const char *path, const char *bid, const char *dropped)
 {
 	diag_file = path;
-	int fd = open(path, O_RDWR);
+	int fd = open(path, dropped ? O_RDONLY : O_RDWR);
 	if (fd < 0)
 		fatal("%s", strerror(errno));
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 64)
 		fatal("not a linked image");
-	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, dropped ? MAP_PRIVATE : MAP_SHARED, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
 		fatal("%s", strerror(errno));
@@ -1301,9 +1306,16 @@ int link_fill(const struct arch *a, const char *map, const char *path, const cha
 	struct laid *laid = read_map(map, &code, &nlaid);
 	strmap_free(&code);
 	unsigned long long ns = 0, nslots = 0, nd = 0;
+	if (dropped && !(dropped_to = fopen(dropped, "w")))
+		fatal("cannot write %s: %s", dropped, strerror(errno));
 	/* (the edits are made only once everything is known: a refusal
 	 * comes before the first) */
-	if (fill(a, &o, laid, nlaid, &ns, &nslots, &nd)) {
+	bool filled = fill(a, &o, laid, nlaid, &ns, &nslots, &nd);
+	if (dropped_to && (fflush(dropped_to) != 0 || ferror(dropped_to) || fclose(dropped_to) != 0))
+		fatal("write error on %s: %s", dropped, strerror(errno));
+	if (filled && dropped) {
+		printf("sites\t%llu\ndropped\t%llu\n", ns, nd);
+	} else if (filled) {
 		const char *style = !bid || !nslots ? "left" : build_id(&o, strcmp(bid, "gold") == 0);
 		if (style)
 			printf("sites\t%llu\nslots\t%llu\ndropped\t%llu\nbuild-id\t%s\n", ns, nslots, nd, style);

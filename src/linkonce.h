@@ -26,7 +26,10 @@ bool link_placeholder_object(const struct arch *a, unsigned long n, const char *
 /* --fill-linked: fill in the table of the image at path, linked with the
  * placeholder and writing the map at map, and (bid: "bfd", "gold", or
  * NULL for none) its sha1 build ID as that linker computes it; print
- * sites, slots, dropped and build-id, or refused and why. */
-int link_fill(const struct arch *a, const char *map, const char *path, const char *bid);
+ * sites, slots, dropped and build-id, or refused and why.  dropped: a file
+ * for the addresses of the calls left out, the image left as it is (the
+ * links with -q: their images' tables are not filled); NULL: none. */
+int link_fill(const struct arch *a, const char *map, const char *path, const char *bid,
+	      const char *dropped);
 
 #endif

@@ -40,6 +40,7 @@ struct options {
 	bool bound;                     /* --bound FILE... */
 	const char *fill_map;           /* --fill-linked=MAP, or NULL */
 	const char *build_id;           /* --build-id=bfd|gold, or NULL */
+	const char *dropped;            /* --dropped=FILE, or NULL */
 	unsigned long nplaceholder;
 };
 
@@ -112,6 +113,10 @@ static void usage(FILE *out)
 "                         weak copies), or refused and why (nothing written)\n"
 "      --build-id=LINKER  with --fill-linked: compute the image's sha1 build ID\n"
 "                         again as LINKER (bfd, gold) computes it\n"
+"      --dropped=FILE     with --fill-linked: write the addresses of the calls\n"
+"                         left out (overridden weak copies) to FILE, hex, one a\n"
+"                         line, and print sites and dropped; the image and its\n"
+"                         table are left as they are (an image linked with -q)\n"
 "      --list-arches      list the architectures and call forms known\n"
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
@@ -210,6 +215,7 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		{ "bound", no_argument, NULL, 'B' },
 		{ "fill-linked", required_argument, NULL, 'M' },
 		{ "build-id", required_argument, NULL, 'D' },
+		{ "dropped", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -257,6 +263,7 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		case 'T': opt->tabled = optarg; break;
 		case 'B': opt->bound = true; break;
 		case 'M': opt->fill_map = optarg; break;
+		case 'X': opt->dropped = optarg; break;
 		case 'D':
 			if (strcmp(optarg, "bfd") && strcmp(optarg, "gold"))
 				bad_usage("--build-id must be bfd or gold, not '%s'", optarg);
@@ -282,6 +289,8 @@ static void parse_options(int argc, char **argv, struct options *opt)
 	}
 	if (opt->build_id && !opt->fill_map)
 		bad_usage("%s", "--build-id needs --fill-linked");
+	if (opt->dropped && (!opt->fill_map || opt->build_id))
+		bad_usage("%s", "--dropped goes with --fill-linked, and without --build-id");
 	if (opt->bound || opt->fill_map) {
 		if (opt->bound && opt->fill_map)
 			bad_usage("%s", "--bound and --fill-linked are two steps: give one");
@@ -463,7 +472,7 @@ int main(int argc, char **argv)
 			bad_usage("%s reads %s's relocations through objdump only",
 				  opt.bound ? "--bound" : "--fill-linked", a->name);
 		if (opt.fill_map) {
-			status = link_fill(a, opt.fill_map, opt.object, opt.build_id);
+			status = link_fill(a, opt.fill_map, opt.object, opt.build_id, opt.dropped);
 		} else {
 			struct link_bound b;
 			link_bound(a, argc - optind, argv + optind, &b);

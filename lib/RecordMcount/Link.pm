@@ -72,8 +72,9 @@ sub method_text {
         $r->{lto} ? ' (LTO: its code generation once, its objects read)' : '', $r->{sites},
         $r->{slots}, $r->{dropped} ? ", $r->{dropped} of overridden weak functions left out" : '',
         $r->{build_id}) if $r->{method} eq 'one link';
-    return 'links with -q, then the link with the table (one link could not: '
-        . ($r->{method_why} // '?') . ')';
+    return 'links with -q, then the link with the table ('
+        . ($r->{dropped} ? "$r->{dropped} of overridden weak functions left out; " : '')
+        . 'one link could not: ' . ($r->{method_why} // '?') . ')';
 }
 
 # mcount-record --link: record_link of CMD with the binutils for the

@@ -14,7 +14,7 @@ use RecordMcount::Run qw(run_tool start_tool finish_tool temp_path basename resp
 use RecordMcount::Message qw(throw caught tool_failure);
 
 our @EXPORT_OK = qw(expand_response_files link_output is_ld keeps_relocs without_strip maps_named
-    mend_side_files link_cmd gcc_lto_cmd linker_of lto_words lto_link run_link start_link);
+    mend_side_files side_files link_cmd gcc_lto_cmd linker_of lto_words lto_link run_link start_link);
 
 # RecordMcount::Argv's expand_response_files, loaded where a word is an
 # @file (mcount-record --link needs Argv for nothing else).
@@ -108,7 +108,7 @@ sub maps_named {
 
 # The files the linker writes beside the output that name it: its map
 # (-Map) and its dependency file (--dependency-file): [KIND, FILE].
-sub _side_files {
+sub side_files {
     my ($cmd) = @_;
     my @r;
     _edit_ld_words($cmd, sub {
@@ -132,7 +132,7 @@ sub mend_side_files {
     # with a leading ./ or not (lld drops it)
     my $norm = sub { $_[0] =~ s/\\(.)/$1/gr =~ s{^(?:\./)+}{}r };
     my $no = $norm->($tmp_o);
-    for my $f (grep { $_->[0] eq 'dep' } _side_files($cmd)) {
+    for my $f (grep { $_->[0] eq 'dep' } side_files($cmd)) {
         my $file = $f->[1];
         open(my $in, '<', $file) or next;
         my @lines = <$in>;

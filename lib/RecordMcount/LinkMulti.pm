@@ -36,7 +36,7 @@ use RecordMcount::Pipeline qw(scan assemble_cmd check_tool);
 use RecordMcount::Tools qw(identify_object);
 use RecordMcount::Elf qw(elf_header read_elf file_bytes);
 use RecordMcount::LinkCmd qw(expand_response_files is_ld keeps_relocs without_strip maps_named
-    mend_side_files link_cmd run_link);
+    mend_side_files link_cmd run_link side_files linker_of);
 
 our @EXPORT_OK = qw(multi_link first_object);
 
@@ -78,20 +78,29 @@ sub multi_link {
     my $id = $o->{id} && $first ne $job->{tmp}{img} ? $o->{id}
         : eval { identify_object($o->{helper}, $first) } // throw("$label: " . caught($@));
 
+    # ld's map of each round, where the one link's rule can be had from
+    # it (the command writes none of its own): no entry in the copy of a
+    # weak function another definition overrode
+    my $map = !grep({ $_->[0] eq 'map' } side_files($cmd)) && linker_of($cmd, is_ld($cmd)) =~ /^(?:bfd|gold)\z/
+        ? ($job->{tmp}{map} //= temp_path($out, 'map')) : undef;
+    my @map = !defined $map ? () : is_ld($cmd) ? ("-Map=$map") : ("-Wl,-Map=$map");
+
     # Link with a placeholder of the last count until the count holds.
     my ($n, $plan, $rounds) = (1, undef, 0);
     while (1) {
         throw("$label: the number of calls to the hook still changed after $MAX_ROUNDS links")
             if ++$rounds > $MAX_ROUNDS + 1;
         _placeholder($job, $id, $first, $n);
-        my $round = link_cmd($qcmd, $job->{tmp}{img}, @q, $job->{tmp}{po});
+        my $round = link_cmd($qcmd, $job->{tmp}{img}, @q, $job->{tmp}{po}, @map);
         if ($rounds == 1) {
             _first_link($job, "linking (round $rounds)", $cmd, $round, !!@q, $job->{tmp}{po});
         } else {
             run_link($job, "linking (round $rounds)", $round);
         }
         $job->{target} = $job->{tmp}{img};
-        $job->{scan_args} = ['--linked', _tabled($job, $n, $id)];
+        my @dropped = defined $map ? _overridden($job, $id, $map) : ();
+        $job->{dropped} = scalar @dropped;
+        $job->{scan_args} = ['--linked', _tabled($job, $n, $id, @dropped)];
         # The first round only counts the calls.  The plan of a later one
         # makes the table: where the relocations and the bytes leave a
         # call's start open (ambiguous), it reads the disassembly, which
@@ -148,6 +157,7 @@ sub multi_link {
     $result{output} = $out;
     $result{method} = 'links';
     $result{method_why} = $job->{method_why};
+    $result{dropped} = $job->{dropped} // 0;
     return \%result;
 }
 
@@ -177,14 +187,40 @@ sub _first_link {
         . join('', map { "  $_\n" } split /\n/, $e->{link_stderr}));
 }
 
+# The calls of the image (its round's MAP) in overridden weak copies, as
+# the one link leaves them out (mcount-scan --fill-linked --dropped: the
+# image unchanged); none where that cannot tell (a target whose
+# relocations it does not read, a map or an input it cannot).
+sub _overridden {
+    my ($job, $id, $map) = @_;
+    my $file = $job->{tmp}{dropped} //= temp_path($job->{out}, 'dropped');
+    my ($st, undef, $out) = run_tool(cmd => [$job->{o}{helper}, "--arch=$id->{arch}", "--fill-linked=$map",
+        '--object', $job->{tmp}{img}, "--dropped=$file"], capture_stdout => 1);
+    return () if $st != 0 || $out !~ /^sites\t/m || !open(my $fh, '<', $file);
+    return map { /^([0-9a-f]+)$/ ? hex $1 : () } <$fh>;
+}
+
 # Objects recorded one by one (mcount-cc's per-object mode, GCC's
 # -mrecord-mcount) bring their tables into the link: the image's table is
 # theirs and the placeholder's N entries of WORD bytes.  Their calls must
 # get no second entry: --tabled with the addresses their entries hold
 # (read as mcount-record --list reads a program's), but the
-# placeholder's (__ehdr_start).  None when the table is the placeholder's
-# (then in no later round either: the inputs are the same).
+# placeholder's (__ehdr_start), and those of the calls in overridden
+# weak copies (DROPPED).  The objects' none when the table is the
+# placeholder's (then in no later round either: the inputs are the same).
 sub _tabled {
+    my ($job, $n, $id, @dropped) = @_;
+    my @addr = (_object_tables($job, $n, $id), @dropped);
+    return () unless @addr;
+    my $label = $job->{label};
+    open(my $fh, '>', $job->{tmp}{tab}) or throw("$label: $job->{tmp}{tab}: $!");
+    printf {$fh} "%x\n", $_ for @addr;
+    close($fh) or throw("$label: $job->{tmp}{tab}: $!");
+    return ("--tabled=$job->{tmp}{tab}");
+}
+
+# The addresses the tables of the image's objects hold (_tabled).
+sub _object_tables {
     my ($job, $n, $id) = @_;
     return () if $job->{untabled};
     my $word = $id->{bits} / 8;
@@ -195,12 +231,7 @@ sub _tabled {
     return () if ($job->{untabled} = !($tab && $tab->{size} > $n * $word));
     my $e = read_elf($readelf, $img, $label);
     my ($base) = map { $_->{value} } grep { $_ && $_->{name} eq '__ehdr_start' } @{ $e->{symtab} };
-    my @addr = grep { !defined $base || $_ != $base } map { $_->{addr} & ~$flags } @{ _table_entries($e, []) // [] };
-    return () unless @addr;
-    open(my $fh, '>', $job->{tmp}{tab}) or throw("$label: $job->{tmp}{tab}: $!");
-    printf {$fh} "%x\n", $_ for @addr;
-    close($fh) or throw("$label: $job->{tmp}{tab}: $!");
-    return ("--tabled=$job->{tmp}{tab}");
+    return grep { !defined $base || $_ != $base } map { $_->{addr} & ~$flags } @{ _table_entries($e, []) // [] };
 }
 
 # RecordMcount::Table's table_entries, loaded where the links with -q
