@@ -101,10 +101,10 @@ static void usage(FILE *out)
 "                         --placeholder's table of that many entries there too,\n"
 "                         as an object where the target's row allows\n"
 "                         (placeholder: object) or as assembly (placeholder:\n"
-"                         assembly); without --arch or --object, the first ELF\n"
-"                         object among FILE gives the target, and its facts\n"
-"                         are printed as --identify prints them (none: refused\n"
-"                         and why)\n"
+"                         assembly); the facts of the --object (without --arch\n"
+"                         or --object, of the first ELF object among FILE) are\n"
+"                         printed as --identify prints them (no such object:\n"
+"                         refused and why)\n"
 "      --fill-linked=MAP  read no listing: the --object image was linked with a\n"
 "                         placeholder and wrote the map MAP: fill in its table\n"
 "                         (the calls of the input sections MAP places, sorted,\n"
@@ -453,8 +453,8 @@ int main(int argc, char **argv)
 	obj.arch = resolve_arch(&opt);
 	if (opt.bound || opt.fill_map) {
 		/* (--bound of a link: its first ELF object says the target) */
-		bool facts = opt.bound && !opt.object && !obj.arch;
-		if (facts && !(opt.object = first_relocatable(argc - optind, argv + optind))) {
+		bool facts = opt.bound && !obj.arch;
+		if (facts && !opt.object && !(opt.object = first_relocatable(argc - optind, argv + optind))) {
 			puts("refused\tno input is an ELF object of a known architecture");
 			return fflush(stdout) == 0 ? HELPER_OK : HELPER_BAD_INPUT;
 		}
