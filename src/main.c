@@ -39,7 +39,7 @@ struct options {
 	const char *placeholder;        /* --placeholder=N, or NULL */
 	bool bound;                     /* --bound FILE... */
 	const char *fill_map;           /* --fill-linked=MAP, or NULL */
-	const char *build_id;           /* --build-id=bfd|gold, or NULL */
+	const char *build_id;           /* --build-id=bfd|gold|lld|lld-fast, or NULL */
 	unsigned long nplaceholder;
 };
 
@@ -105,8 +105,9 @@ static void usage(FILE *out)
 "                         the rest 0) and its dynamic relocations' addends in\n"
 "                         place; print sites, slots, dropped (calls in overridden\n"
 "                         weak copies), or refused and why (nothing written)\n"
-"      --build-id=LINKER  with --fill-linked: compute the image's sha1 build ID\n"
-"                         again as LINKER (bfd, gold) computes it\n"
+"      --build-id=LINKER  with --fill-linked: compute the image's build ID again\n"
+"                         as LINKER computes it: bfd, gold, lld (sha1), lld-fast\n"
+"                         (lld's xxHash64 of a bare --build-id)\n"
 "      --list-arches      list the architectures and call forms known\n"
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
@@ -253,8 +254,9 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		case 'B': opt->bound = true; break;
 		case 'M': opt->fill_map = optarg; break;
 		case 'D':
-			if (strcmp(optarg, "bfd") && strcmp(optarg, "gold"))
-				bad_usage("--build-id must be bfd or gold, not '%s'", optarg);
+			if (strcmp(optarg, "bfd") && strcmp(optarg, "gold") && strcmp(optarg, "lld") &&
+			    strcmp(optarg, "lld-fast"))
+				bad_usage("--build-id must be bfd, gold, lld or lld-fast, not '%s'", optarg);
 			opt->build_id = optarg;
 			break;
 		case 'P': {
