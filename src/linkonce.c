@@ -20,6 +20,7 @@
  * hooks, the call forms, their relocation types' numbers. */
 #define _POSIX_C_SOURCE 200809L
 #include "linkonce.h"
+#include "bitcode.h"
 #include "model.h"
 
 #include <errno.h>
@@ -401,7 +402,18 @@ static void bound_object(const char *name, const unsigned char *d, size_t len, v
 	struct input in;
 	memset(&in, 0, sizeof(in));
 	const char *why = input_read(&in, b->a, d, len, false);
-	if (why) {
+	struct bitcode_info bc;
+	if (why && bitcode_is(d, len)) {
+		/* (LLVM's LTO: the functions it compiled with a call each) */
+		const char *bw = bitcode_read(d, len, &bc);
+		if (bw && !b->why)
+			b->why = bw;
+		if (!bw) {
+			b->r.bitcode++;
+			b->r.bitcode_functions += bc.functions;
+			b->r.thin += bc.thin;
+		}
+	} else if (why) {
 		/* (an archive's member that is no object of the target, such
 		 * as a LTO-less archive's text file, is no input of the link;
 		 * a named file that is none cannot be read) */
@@ -471,6 +483,10 @@ void link_bound(const struct arch *a, int n, char **paths, struct link_bound *r)
 	 * .isra, .part) add functions, each with a call of its own.  A bound
 	 * LTO exceeds is found after the link (--fill-linked refuses). */
 	r->bound = r->calls + (r->lto ? r->lto_calls + LTO_SLACK : 0);
+	/* clang's: its bitcode's functions twice and some (its inlining
+	 * across objects copies their calls) */
+	if (r->bitcode)
+		r->bound += 2 * r->bitcode_functions + LTO_SLACK;
 }
 
 /* --- --fill-linked ------------------------------------------------------------ */
@@ -656,9 +672,47 @@ static struct laid *read_lld_map(char *text, size_t msize, const struct strmap *
 	return r ? r : xmalloc(1);
 }
 
+/* lld names each object its LTO wrote "lto.tmp": each input section so
+ * named given the one of the nlto objects at lto (kept by the link) that
+ * has a section of code of that name and size, where one alone has it
+ * (else it stays unknown, and the table is refused if it calls the
+ * hook). */
+static void lld_lto_names(struct laid *laid, size_t n, char **lto, int nlto)
+{
+	struct strmap where = { 0 };    /* "SIZE NAME" -> the object's index, -1 if two have it */
+	for (int k = 0; k < nlto; k++) {
+		const struct file *f = load(lto[k]);
+		struct elfv e;
+		if (!f || elfv_open(&e, f->data, f->len) || e.type != 1)
+			continue;
+		for (uint64_t i = 1; i < e.shnum; i++) {
+			struct shdr s = sh_at(&e, i);
+			if (!(s.flags & SHF_EXECINSTR) || !(s.flags & SHF_ALLOC) || !s.size)
+				continue;
+			char key[4096];
+			snprintf(key, sizeof(key), "%llx %s", (unsigned long long)s.size, sh_name(&e, &s));
+			int *slot = strmap_put(&where, key, k);
+			if (*slot != k)
+				*slot = -1;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(laid[i].file, "lto.tmp") != 0)
+			continue;
+		char key[4096];
+		snprintf(key, sizeof(key), "%llx %s", (unsigned long long)laid[i].size, laid[i].name);
+		int *k = strmap_get(&where, key);
+		if (k && *k >= 0) {
+			free(laid[i].file);
+			laid[i].file = xstrndup(lto[*k], strlen(lto[*k]));
+		}
+	}
+	strmap_free(&where);
+}
+
 /* The linker's map (GNU ld's, gold's, lld's): each input section laid
  * out. */
-static struct laid *read_map(const char *path, const struct strmap *code, size_t *count)
+static struct laid *read_map(const char *path, const struct strmap *code, size_t *count, char **lto, int nlto)
 {
 	/* (read whole: a large program's map is megabytes of short lines) */
 	int fd = open(path, O_RDONLY);
@@ -674,6 +728,7 @@ static struct laid *read_map(const char *path, const struct strmap *code, size_t
 	struct laid *r = read_lld_map(text, msize, code, count);
 	if (r) {
 		free(text);
+		lld_lto_names(r, *count, lto, nlto);
 		return r;
 	}
 	size_t n = 0, cap = 0;
@@ -903,6 +958,11 @@ static void relr_count_one(uint64_t addr, void *arg)
  * only with --apply-dynamic-relocs): the first other relocation of the
  * table's type with an addend tells, the place holding it or 0.  False,
  * refusal[] said, before any write, where it cannot. */
+static struct {
+	const char *kind;       /* the slots' dynamic relocations: RELA, REL, RELR, or none */
+	uint64_t n;
+} table_dyn = { "none", 0 };
+
 static bool table_relocs(struct output *o, const struct shdr *tab, unsigned word, const uint64_t *sites,
 			 size_t ns)
 {
@@ -925,6 +985,8 @@ static bool table_relocs(struct output *o, const struct shdr *tab, unsigned word
 			if (c.odd)
 				return refuse("the table's dynamic relocations are not relative");
 			covered_slots += c.in;
+			if (c.in)
+				table_dyn.kind = "RELR";
 			continue;
 		}
 		if (rs->type != SHT_RELA && rs->type != SHT_REL)
@@ -938,10 +1000,12 @@ static bool table_relocs(struct output *o, const struct shdr *tab, unsigned word
 			covered_slots++;
 			rtype = x.type;
 			rela |= rs->type == SHT_RELA;
+			table_dyn.kind = rs->type == SHT_RELA ? "RELA" : "REL";
 		}
 	}
 	if (covered_slots && covered_slots != slots)
 		return refuse("the table's dynamic relocations are not relative");
+	table_dyn.n = covered_slots;
 	bool in_place = true;
 	for (uint64_t i = 1; rela && i < e->shnum; i++) {
 		const struct shdr *rs = &o->sh[i];
@@ -1510,7 +1574,7 @@ static const char *lld_id_write(struct output *o, struct lld_id *l)
 	return l->fast ? "fast (lld's)" : "sha1 (lld's)";
 }
 
-int link_fill(const struct arch *a, const char *map, const char *path, const char *bid)
+int link_fill(const struct arch *a, const char *map, const char *path, const char *bid, char **lto, int nlto)
 {
 	diag_file = path;
 	int fd = open(path, O_RDWR);
@@ -1539,7 +1603,7 @@ int link_fill(const struct arch *a, const char *map, const char *path, const cha
 		if (o.sh[i].flags & SHF_EXECINSTR)
 			strmap_put(&code, sh_name(&o.e, &o.sh[i]), 1);
 	size_t nlaid;
-	struct laid *laid = read_map(map, &code, &nlaid);
+	struct laid *laid = read_map(map, &code, &nlaid, lto, nlto);
 	strmap_free(&code);
 	unsigned long long ns = 0, nslots = 0, nd = 0;
 	/* (the edits are made only once everything is known: a refusal
@@ -1551,11 +1615,15 @@ int link_fill(const struct arch *a, const char *map, const char *path, const cha
 	const char *lld_why = lld ? lld_id_check(&o, strcmp(bid, "lld-fast") == 0, &lid) : NULL;
 	if (lld_why && strcmp(lld_why, "none") != 0) {
 		printf("refused\t%s\n", lld_why);
+	} else if (!nlaid) {
+		/* (a map of a form not known: no input section of code) */
+		printf("refused\tthe linker's map places no input section in code\n");
 	} else if (fill(a, &o, laid, nlaid, &ns, &nslots, &nd)) {
 		const char *style = !bid || !nslots ? "left" : lld ? (lld_why ? lld_why : lld_id_write(&o, &lid))
 			: build_id(&o, strcmp(bid, "gold") == 0);
 		if (style)
-			printf("sites\t%llu\nslots\t%llu\ndropped\t%llu\nbuild-id\t%s\n", ns, nslots, nd, style);
+			printf("sites\t%llu\nslots\t%llu\ndropped\t%llu\nbuild-id\t%s\nrelocated\t%s %llu\n", ns,
+			       nslots, nd, style, table_dyn.kind, (unsigned long long)table_dyn.n);
 		else
 			printf("refused\tthe build ID is no sha1 one\n");
 	} else {

@@ -40,6 +40,8 @@ struct options {
 	bool bound;                     /* --bound FILE... */
 	const char *fill_map;           /* --fill-linked=MAP, or NULL */
 	const char *build_id;           /* --build-id=bfd|gold|lld|lld-fast, or NULL */
+	char **lto;                     /* --lto-object=FILE, each */
+	int nlto;
 	unsigned long nplaceholder;
 };
 
@@ -108,6 +110,9 @@ static void usage(FILE *out)
 "      --build-id=LINKER  with --fill-linked: compute the image's build ID again\n"
 "                         as LINKER computes it: bfd, gold, lld (sha1), lld-fast\n"
 "                         (lld's xxHash64 of a bare --build-id)\n"
+"      --lto-object=FILE  with --fill-linked: an object lld's LTO wrote (kept by\n"
+"                         the link): the map's lto.tmp sections are read from\n"
+"                         them, by name and size\n"
 "      --list-arches      list the architectures and call forms known\n"
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
@@ -206,6 +211,7 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		{ "bound", no_argument, NULL, 'B' },
 		{ "fill-linked", required_argument, NULL, 'M' },
 		{ "build-id", required_argument, NULL, 'D' },
+		{ "lto-object", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -259,6 +265,14 @@ static void parse_options(int argc, char **argv, struct options *opt)
 				bad_usage("--build-id must be bfd, gold, lld or lld-fast, not '%s'", optarg);
 			opt->build_id = optarg;
 			break;
+		case 'J': {
+			char **n = realloc(opt->lto, (size_t)(opt->nlto + 1) * sizeof(*n));
+			if (!n)
+				fatal("out of memory");
+			opt->lto = n;
+			opt->lto[opt->nlto++] = optarg;
+			break;
+		}
 		case 'P': {
 			char *end;
 			errno = 0;
@@ -279,6 +293,8 @@ static void parse_options(int argc, char **argv, struct options *opt)
 	}
 	if (opt->build_id && !opt->fill_map)
 		bad_usage("%s", "--build-id needs --fill-linked");
+	if (opt->nlto && !opt->fill_map)
+		bad_usage("%s", "--lto-object needs --fill-linked");
 	if (opt->bound || opt->fill_map) {
 		if (opt->bound && opt->fill_map)
 			bad_usage("%s", "--bound and --fill-linked are two steps: give one");
@@ -438,7 +454,7 @@ int main(int argc, char **argv)
 			bad_usage("%s reads %s's relocations through objdump only",
 				  opt.bound ? "--bound" : "--fill-linked", a->name);
 		if (opt.fill_map) {
-			status = link_fill(a, opt.fill_map, opt.object, opt.build_id);
+			status = link_fill(a, opt.fill_map, opt.object, opt.build_id, opt.lto, opt.nlto);
 		} else {
 			struct link_bound b;
 			link_bound(a, argc - optind, argv + optind, &b);
@@ -449,8 +465,10 @@ int main(int argc, char **argv)
 				emit_placeholder(out, &obj, (unsigned long)b.bound);
 				close_output(out, opt.output);
 			}
-			printf("bound\t%llu\ncalls\t%llu\ntabled\t%d\nlto\t%lu\nlto-calls\t%llu\nslim\t%lu\n",
-			       b.bound, b.calls, b.tabled, b.lto, b.lto_calls, b.slim);
+			printf("bound\t%llu\ncalls\t%llu\ntabled\t%d\nlto\t%lu\nlto-calls\t%llu\nslim\t%lu\n"
+			       "bitcode\t%lu\nbitcode-functions\t%llu\nthin\t%lu\n",
+			       b.bound, b.calls, b.tabled, b.lto, b.lto_calls, b.slim, b.bitcode,
+			       b.bitcode_functions, b.thin);
 			status = fflush(stdout) == 0 ? HELPER_OK : HELPER_BAD_INPUT;
 		}
 		object_free(&obj);
