@@ -37,7 +37,7 @@ use RecordMcount::Message qw(program error fatal throw caught tool_failure);
 use RecordMcount::Pipeline qw(scan assemble_cmd run_step cleanup_job check_tool);
 use RecordMcount::Tools qw(identify_object find_tools object_link_flags);
 use RecordMcount::Elf qw(elf_header elf_has_section elf_machine read_elf file_bytes);
-use RecordMcount::LinkOnce qw(one_link_refusal one_link remove_lto_temps lto_link);
+use RecordMcount::LinkOnce qw(one_link_refusal one_link remove_lto_temps lto_link stand_in_object);
 
 our @EXPORT_OK = qw(record_link link_output wrapper_link first_object link_command method_text);
 
@@ -365,7 +365,9 @@ sub _try_one_link {
     my ($o, $label, $out) = ($job->{o}, $job->{label}, $job->{out});
     my $method = $o->{link_method} // $ENV{MCOUNT_LINK_METHOD} // 'auto';
     return 'MCOUNT_LINK_METHOD=multi' if $method eq 'multi';
-    return 'no ELF object on the command line' unless defined $first;
+    # (clang's LTO of bitcode alone: the target from an empty object)
+    $first //= stand_in_object($cmd, $job->{tmp}{first} = temp_path($out, 'first.o'))
+        // return 'no ELF object on the command line';
     my $id = $o->{id} // eval { identify_object($o->{helper}, $first) }
         // return 'its first object cannot be identified';
     my $why = one_link_refusal($cmd, $id, _is_ld($cmd));
