@@ -329,6 +329,55 @@ for my $v (['clang-lto-lld', ['-flto'], ['-fuse-ld=lld']], ['clang-thin-lld', ['
     ok(!glob("$d/.tmp_mc_*"), "$name: LTO's kept files removed");
 }
 
+# --bound's reading of LLVM bitcode against LLVM's own tools: llvm-nm's
+# functions with a body (T, t, W), llvm-bcanalyzer's ThinLTO summary
+# block; objects of the corpus, raw and in an archive, C++ too
+if ($have_clang && (run_cmd(['llvm-nm', '--version']))[0] == 0 && (run_cmd(['llvm-bcanalyzer', '--help']))[0] == 0) {
+    my $d = "$dir/bitcode";
+    mkdir $d or die;
+    spit("$d/t.cc", "#include <vector>\ntemplate <class T> T sum(const std::vector<T> &v) { T s{}; for (auto x : v) s += x; return s; }\n"
+        . "static int twice(int x) { return 2 * x; }\nint run(int n) { std::vector<int> v(n, 1); return twice(sum(v)); }\n");
+    my @bc;
+    for my $lto ('-flto', '-flto=thin') {
+        my $t = $lto =~ /thin/ ? 'thin' : 'full';
+        for my $src ("$TOP/t/src/corpus.c", "$TOP/t/src/dup_a.c", "$TOP/t/src/prog_main.c", "$d/t.cc") {
+            my $o = "$d/" . ($src =~ s{.*/}{}r) . ".$t.o";
+            must($src =~ /\.cc\z/ ? 'clang++' : 'clang', '-O2', '-pg', $lto, '-c', $src, '-o', $o);
+            push @bc, $o;
+        }
+    }
+    my $H = "$TOP/build/mcount-scan";
+    for my $o (@bc) {
+        my ($st, $out, $err) = run_cmd([$H, '--arch=x86_64', '--bound', $o]);
+        my %k = map { /^(\S+)\t(.*)$/ ? ($1 => $2) : () } split /\n/, $out;
+        my $nm = grep { /^\S*\s+[TtWw] / } split /\n/, must('llvm-nm', '--defined-only', $o);
+        my $summary = must('llvm-bcanalyzer', $o) =~ /(?<![A-Z_])GLOBALVAL_SUMMARY_BLOCK\b/ ? 1 : 0;
+        my $n = $o =~ s{.*/}{}r;
+        is($k{'bitcode-functions'}, $nm, "bitcode: $n: its functions with a body are llvm-nm's ($nm)") or diag $err;
+        is($k{thin}, $summary, "bitcode: $n: ThinLTO's summary as llvm-bcanalyzer sees it ($summary)");
+    }
+    must('llvm-ar', 'rcs', "$d/lib.a", @bc);
+    my ($st, $out) = run_cmd([$H, '--arch=x86_64', '--bound', "$d/lib.a"]);
+    my $nm = grep { /^\S*\s+[TtWw] / } split /\n/, must('llvm-nm', '--defined-only', @bc);
+    like($out, qr/^bitcode-functions\t$nm$/m, "bitcode: an archive of them: llvm-nm's $nm functions");
+    like($out, qr/^bitcode\t${\ scalar @bc}$/m, 'bitcode: each member read');
+}
+
+# clang's bound is its bitcode's functions: 21 (20 noinline), more than
+# the bound's slack alone, each with its call after LTO
+if ($have_clang) {
+    my $d = "$dir/clang-many";
+    mkdir $d or die;
+    spit("$d/many.c", join('', map { "__attribute__((noinline)) int h$_(int x) { return x * $_ + 3; }\n" } 1 .. 20)
+        . "int main(int c, char **v) { (void)v; return 0" . join('', map { " + h$_(c)" } 1 .. 20) . "; }\n");
+    must('clang', '-O2', '-pg', '-flto', '-c', "$d/many.c", '-o', "$d/many.o");
+    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', 'clang', '-O2', '-pg', '-flto', '-fuse-ld=lld',
+        '-o', "$d/prog", "$d/many.o"]);
+    is($st, 0, 'clang-many: linked') or diag $err;
+    like($err, qr/: one link \(LTO: [^)]*\), the table filled in place \(21 of (\d+) slots/, 'clang-many: one link, 21 entries');
+    is(scalar(hook_calls("$d/prog")), 21, 'clang-many: objdump -d shows 21 calls to the hook');
+}
+
 # clang's ThinLTO through gold: keeping its objects would change the
 # output (gold adds the LTO part's object it has no module for): the
 # links with -q, said
