@@ -71,7 +71,7 @@ sub one_link_refusal {
             return 'a relocatable link (-r)' if /^(?:-r|-i|--relocatable)\z/;
             return 'a linker plugin' if /^-plugin\z/ && $is_ld;
             return 'the command keeps LTO\'s files itself'
-                if /^--?(?:save-temps|lto-obj-path=|thinlto-cache-dir=|plugin-opt=(?:obj-path=|save-temps|-save-temps))/;
+                if /^--?(?:save-temps|lto-obj-path=|thinlto-cache-dir=|plugin-opt=(?:obj-path=|save-temps))/;
         }
         return 'a relocatable link (-r)' if !$is_ld && $a eq '-r';
     }
