@@ -455,6 +455,7 @@ int main(int argc, char **argv)
 				  opt.bound ? "--bound" : "--fill-linked", a->name);
 		if (opt.fill_map) {
 			status = link_fill(a, opt.fill_map, opt.object, opt.build_id, opt.lto, opt.nlto);
+			free(opt.lto);
 		} else {
 			struct link_bound b;
 			link_bound(a, argc - optind, argv + optind, &b);
