@@ -20,6 +20,7 @@
  * hooks, the call forms, their relocation types' numbers. */
 #define _POSIX_C_SOURCE 200809L
 #include "linkonce.h"
+#include "bitcode.h"
 #include "model.h"
 
 #include <errno.h>
@@ -401,7 +402,18 @@ static void bound_object(const char *name, const unsigned char *d, size_t len, v
 	struct input in;
 	memset(&in, 0, sizeof(in));
 	const char *why = input_read(&in, b->a, d, len, false);
-	if (why) {
+	struct bitcode_info bc;
+	if (why && bitcode_is(d, len)) {
+		/* (LLVM's LTO: the functions it compiled with a call each) */
+		const char *bw = bitcode_read(d, len, &bc);
+		if (bw && !b->why)
+			b->why = bw;
+		if (!bw) {
+			b->r.bitcode++;
+			b->r.bitcode_functions += bc.functions;
+			b->r.thin += bc.thin;
+		}
+	} else if (why) {
 		/* (an archive's member that is no object of the target, such
 		 * as a LTO-less archive's text file, is no input of the link;
 		 * a named file that is none cannot be read) */
@@ -471,6 +483,10 @@ void link_bound(const struct arch *a, int n, char **paths, struct link_bound *r)
 	 * .isra, .part) add functions, each with a call of its own.  A bound
 	 * LTO exceeds is found after the link (--fill-linked refuses). */
 	r->bound = r->calls + (r->lto ? r->lto_calls + LTO_SLACK : 0);
+	/* clang's: its bitcode's functions twice and some (its inlining
+	 * across objects copies their calls) */
+	if (r->bitcode)
+		r->bound += 2 * r->bitcode_functions + LTO_SLACK;
 }
 
 /* --- the placeholder's object ---------------------------------------------------- */
@@ -694,8 +710,130 @@ struct laid {
 	uint64_t addr, size;
 };
 
-/* The linker's map (GNU ld's, gold's): each input section laid out. */
-static struct laid *read_map(const char *path, const struct strmap *code, size_t *count)
+/* lld's map: a head line naming its columns ("VMA LMA Size Align Out In
+ * Symbol"; "Address Size Align ..." before lld 9), then a line per
+ * output section (its name in the Out column), per input section
+ * ("FILE:(SECTION)" in the In column; <internal> for the linker's own)
+ * and per symbol (further right): the numbers in hex, no 0x.  A line
+ * that is none of these (a script's assignment) is passed over.  NULL
+ * with *count 0 when the text is no lld map. */
+static struct laid *read_lld_map(char *text, size_t msize, const struct strmap *code, size_t *count)
+{
+	*count = 0;
+	char *nl = memchr(text, '\n', msize);
+	size_t hlen = nl ? (size_t)(nl - text) : msize;
+	/* (the head: the numbers' columns before Out, Out's and In's place) */
+	char *head = xstrndup(text, hlen);
+	char *out_at = strstr(head, " Out "), *in_at = strstr(head, " In ");
+	size_t nnum = 0;
+	for (char *p = head; out_at && p < out_at; ) {
+		while (p < out_at && *p == ' ')
+			p++;
+		if (p >= out_at)
+			break;
+		nnum++;
+		while (p < out_at && *p != ' ')
+			p++;
+	}
+	bool lld = out_at && in_at && in_at > out_at && strstr(in_at, " Symbol") &&
+		   (nnum == 4 || nnum == 3) && strncmp(head + strspn(head, " "), nnum == 4 ? "VMA" : "Address", 3) == 0;
+	size_t outcol = out_at ? (size_t)(out_at - head) + 1 : 0, incol = in_at ? (size_t)(in_at - head) + 1 : 0;
+	free(head);
+	if (!lld)
+		return NULL;
+	struct laid *r = NULL;
+	size_t n = 0, cap = 0;
+	char *out = NULL;
+	bool out_code = false;
+	for (char *line = nl ? nl + 1 : text + msize, *next; line < text + msize; line = next) {
+		char *e = memchr(line, '\n', (size_t)(text + msize - line));
+		next = e ? e + 1 : text + msize;
+		size_t got = (size_t)((e ? e : text + msize) - line);
+		while (got > 0 && (line[got - 1] == ' ' || line[got - 1] == '\r'))
+			got--;
+		line[got] = '\0';
+		if (got > outcol && line[outcol] != ' ' && line[outcol - 1] == ' ') {
+			/* an output section (or a script's assignment: no code) */
+			free(out);
+			out = xstrndup(line + outcol, got - outcol);
+			out_code = strmap_get(code, out) != NULL;
+			continue;
+		}
+		/* (most lines: a symbol's, right of the In column) */
+		if (!out_code || got <= incol || line[incol] == ' ' || strspn(line + outcol, " ") != incol - outcol)
+			continue;
+		/* the numbers: the address first, the size before the alignment */
+		char *w[4];
+		char *p = line;
+		for (size_t k = 0; k < nnum; k++) {
+			p += strspn(p, " ");
+			w[k] = p;
+			p += strcspn(p, " ");
+		}
+		char *in = line + incol, *end = line + got;
+		/* FILE:(SECTION); a piece of a section (+0x...) is no code's */
+		char *sep = NULL;
+		for (char *q = end - 2; q > in && !sep; q--)
+			if (q[0] == ':' && q[1] == '(')
+				sep = q;
+		if (!sep || end[-1] != ')' || strncmp(in, "<internal>", 10) == 0)
+			continue;
+		*sep = '\0';
+		end[-1] = '\0';
+		char *x;
+		uint64_t addr = strtoull(w[0], &x, 16);
+		if (x == w[0])
+			continue;
+		grow(&r, &cap, n + 1, sizeof(*r));
+		r[n++] = (struct laid){ xstrndup(out, strlen(out)), xstrndup(sep + 2, strlen(sep + 2)),
+			xstrndup(in, strlen(in)), addr, strtoull(w[nnum - 2], NULL, 16) };
+	}
+	free(out);
+	*count = n;
+	return r ? r : xmalloc(1);
+}
+
+/* lld names each object its LTO wrote "lto.tmp": each input section so
+ * named given the one of the nlto objects at lto (kept by the link) that
+ * has a section of code of that name and size, where one alone has it
+ * (else it stays unknown, and the table is refused if it calls the
+ * hook). */
+static void lld_lto_names(struct laid *laid, size_t n, char **lto, int nlto)
+{
+	struct strmap where = { 0 };    /* "SIZE NAME" -> the object's index, -1 if two have it */
+	for (int k = 0; k < nlto; k++) {
+		const struct file *f = load(lto[k]);
+		struct elfv e;
+		if (!f || elfv_open(&e, f->data, f->len) || e.type != 1)
+			continue;
+		for (uint64_t i = 1; i < e.shnum; i++) {
+			struct shdr s = sh_at(&e, i);
+			if (!(s.flags & SHF_EXECINSTR) || !(s.flags & SHF_ALLOC) || !s.size)
+				continue;
+			char key[4096];
+			snprintf(key, sizeof(key), "%llx %s", (unsigned long long)s.size, sh_name(&e, &s));
+			int *slot = strmap_put(&where, key, k);
+			if (*slot != k)
+				*slot = -1;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(laid[i].file, "lto.tmp") != 0)
+			continue;
+		char key[4096];
+		snprintf(key, sizeof(key), "%llx %s", (unsigned long long)laid[i].size, laid[i].name);
+		int *k = strmap_get(&where, key);
+		if (k && *k >= 0) {
+			free(laid[i].file);
+			laid[i].file = xstrndup(lto[*k], strlen(lto[*k]));
+		}
+	}
+	strmap_free(&where);
+}
+
+/* The linker's map (GNU ld's, gold's, lld's): each input section laid
+ * out. */
+static struct laid *read_map(const char *path, const struct strmap *code, size_t *count, char **lto, int nlto)
 {
 	/* (read whole: a large program's map is megabytes of short lines) */
 	int fd = open(path, O_RDONLY);
@@ -708,7 +846,12 @@ static struct laid *read_map(const char *path, const struct strmap *code, size_t
 		fatal("cannot read %s: %s", path, strerror(errno));
 	close(fd);
 	text[msize] = '\0';
-	struct laid *r = NULL;
+	struct laid *r = read_lld_map(text, msize, code, count);
+	if (r) {
+		free(text);
+		lld_lto_names(r, *count, lto, nlto);
+		return r;
+	}
 	size_t n = 0, cap = 0;
 	char *out = NULL, *pend_out = NULL, *pend_in = NULL;
 	bool body = false, out_code = false;
@@ -883,6 +1026,148 @@ static bool covered(const struct range *r, size_t n, uint64_t addr)
 	return false;
 }
 
+#define SHT_RELR 19
+#define SHT_ANDROID_REL 0x60000001
+#define SHT_ANDROID_RELA 0x60000002
+#define SHT_ANDROID_RELR 0x6fffff00
+
+/* Each address a RELR section relocates (the slot holds its addend):
+ * fn(address, arg).  An even word is an address, the next one a word
+ * after it; an odd word a bitmap of the (8 * word - 1) words from there,
+ * bit 1 for the first. */
+static void relr_each(const struct elfv *e, const struct shdr *rs, unsigned word,
+		      void (*fn)(uint64_t addr, void *arg), void *arg)
+{
+	uint64_t where = 0;
+	for (uint64_t off = 0; off + word <= rs->size; off += word) {
+		uint64_t v = rd(e, rs->off + off, word);
+		if (!(v & 1)) {
+			fn(v, arg);
+			where = v + word;
+			continue;
+		}
+		uint64_t at = where;
+		for (v >>= 1; v; v >>= 1, at += word)
+			if (v & 1)
+				fn(at, arg);
+		where += (8 * (uint64_t)word - 1) * word;
+	}
+}
+
+struct relr_count {
+	const struct shdr *tab;
+	unsigned word;
+	uint64_t in, odd;       /* slots relocated; addresses in the table but no slot's */
+};
+
+static void relr_count_one(uint64_t addr, void *arg)
+{
+	struct relr_count *c = arg;
+	if (addr < c->tab->addr || addr >= c->tab->addr + c->tab->size)
+		return;
+	if ((addr - c->tab->addr) % c->word)
+		c->odd++;
+	else
+		c->in++;
+}
+
+/* The table's entries and the dynamic relocations of its slots written:
+ * relative ones (no symbol), in RELA, REL or RELR sections, a slot each
+ * or none.  A REL or RELR slot holds its addend, a RELA one's addend is
+ * in the relocation: the slot holds the entry too where the linker
+ * writes the places of relative relocations (GNU ld and gold do, lld
+ * only with --apply-dynamic-relocs): the first other relocation of the
+ * table's type with an addend tells, the place holding it or 0.  False,
+ * refusal[] said, before any write, where it cannot. */
+static struct {
+	const char *kind;       /* the slots' dynamic relocations: RELA, REL, RELR, or none */
+	uint64_t n;
+} table_dyn = { "none", 0 };
+
+static bool table_relocs(struct output *o, const struct shdr *tab, unsigned word, const uint64_t *sites,
+			 size_t ns)
+{
+	const struct elfv *e = &o->e;
+	uint64_t slots = tab->size / word, covered_slots = 0;
+	bool rela = false;
+	unsigned rtype = 0;
+	for (uint64_t i = 1; i < e->shnum; i++) {
+		const struct shdr *rs = &o->sh[i];
+		if (!(rs->flags & SHF_ALLOC))
+			continue;
+		if (rs->type == SHT_ANDROID_REL || rs->type == SHT_ANDROID_RELA || rs->type == SHT_ANDROID_RELR)
+			return refuse("the output's dynamic relocations are packed (Android's), which this does "
+				      "not read");
+		if (rs->type == SHT_RELR) {
+			struct relr_count c = { tab, word, 0, 0 };
+			if (!sh_inside(e, rs))
+				return refuse("the output's RELR relocations run past its end");
+			relr_each(e, rs, word, relr_count_one, &c);
+			if (c.odd)
+				return refuse("the table's dynamic relocations are not relative");
+			covered_slots += c.in;
+			if (c.in)
+				table_dyn.kind = "RELR";
+			continue;
+		}
+		if (rs->type != SHT_RELA && rs->type != SHT_REL)
+			continue;
+		for (uint64_t r = 0, n = nrels(e, rs); r < n; r++) {
+			struct rel x = rel_at(e, rs, r);
+			if (x.off < tab->addr || x.off >= tab->addr + tab->size)
+				continue;
+			if (x.sym || (x.off - tab->addr) % word)
+				return refuse("the table's dynamic relocations are not relative");
+			covered_slots++;
+			rtype = x.type;
+			rela |= rs->type == SHT_RELA;
+			table_dyn.kind = rs->type == SHT_RELA ? "RELA" : "REL";
+		}
+	}
+	if (covered_slots && covered_slots != slots)
+		return refuse("the table's dynamic relocations are not relative");
+	table_dyn.n = covered_slots;
+	bool in_place = true;
+	for (uint64_t i = 1; rela && i < e->shnum; i++) {
+		const struct shdr *rs = &o->sh[i];
+		if (rs->type != SHT_RELA || !(rs->flags & SHF_ALLOC))
+			continue;
+		uint64_t decided = 0;
+		for (uint64_t r = 0, n = nrels(e, rs); r < n && !decided; r++) {
+			struct rel x = rel_at(e, rs, r);
+			uint64_t addend = rd(e, rs->off + r * 3 * word + 2 * word, word);
+			const unsigned char *b = x.sym || x.type != rtype || !addend ||
+				(x.off >= tab->addr && x.off < tab->addr + tab->size) ? NULL : bytes_at(o, x.off, word);
+			if (!b)
+				continue;
+			uint64_t v = 0;
+			for (unsigned k = 0; k < word; k++)
+				v |= (uint64_t)b[e->big ? word - 1 - k : k] << (8 * k);
+			if (v == addend || v == 0) {
+				in_place = v == addend;
+				decided = 1;
+			}
+		}
+		if (decided)
+			break;
+	}
+	for (uint64_t i = 1; rela && i < e->shnum; i++) {
+		const struct shdr *rs = &o->sh[i];
+		if (rs->type != SHT_RELA || !(rs->flags & SHF_ALLOC))
+			continue;
+		for (uint64_t r = 0, n = nrels(e, rs); r < n; r++) {
+			struct rel x = rel_at(e, rs, r);
+			if (x.off < tab->addr || x.off >= tab->addr + tab->size)
+				continue;
+			uint64_t slot = (x.off - tab->addr) / word;
+			wr(o->w + rs->off + r * 3 * word + 2 * word, slot < ns ? sites[slot] : 0, word, e->big);
+		}
+	}
+	for (uint64_t i = 0; i < slots; i++)
+		wr(o->w + tab->off + i * word, i < ns && in_place ? sites[i] : 0, word, e->big);
+	return true;
+}
+
 /* The work of --fill-linked; false with refusal[] said where there is
  * no table to stand behind (nothing written then). */
 static bool fill(const struct arch *a, struct output *o, const struct laid *laid, size_t nlaid,
@@ -1047,38 +1332,8 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 		strmap_free(&globals);
 	}
 
-	/* the dynamic relocations of the table's slots: relative ones (no
-	 * symbol), a slot each or none; RELA's addends take the entries */
-	size_t covered_slots = 0;
-	if (tab) {
-		for (int pass = 0; pass < 2; pass++) {
-			for (uint64_t i = 1; i < e->shnum; i++) {
-				const struct shdr *rs = &o->sh[i];
-				if ((rs->type != SHT_RELA && rs->type != SHT_REL) || !(rs->flags & SHF_ALLOC))
-					continue;
-				uint64_t ent = rs->type == SHT_RELA ? 3 * word : 2 * word;
-				for (uint64_t r = 0, n = nrels(e, rs); r < n; r++) {
-					struct rel x = rel_at(e, rs, r);
-					if (x.off < tab->addr || x.off >= tab->addr + tab->size)
-						continue;
-					if (x.sym || (x.off - tab->addr) % word)
-						return refuse("the table's dynamic relocations are not relative");
-					if (pass == 0) {
-						covered_slots++;
-						continue;
-					}
-					uint64_t slot = (x.off - tab->addr) / word;
-					if (rs->type == SHT_RELA)
-						wr(o->w + rs->off + r * ent + 2 * word, slot < ns ? sites[slot] : 0,
-						   word, e->big);
-				}
-			}
-			if (pass == 0 && covered_slots && covered_slots != slots)
-				return refuse("the table's dynamic relocations are not relative");
-		}
-		for (uint64_t i = 0; i < slots; i++)
-			wr(o->w + tab->off + i * word, i < ns ? sites[i] : 0, word, e->big);
-	}
+	if (tab && !table_relocs(o, tab, word, sites, ns))
+		return false;
 	free(sites);
 	free(at);
 	*nsites = ns;
@@ -1274,7 +1529,176 @@ static const char *build_id(struct output *o, bool gold)
 	return gold ? "sha1 (gold's)" : "sha1";
 }
 
-int link_fill(const struct arch *a, const char *map, const char *path, const char *bid, const char *dropped)
+/* --- lld's build ID ------------------------------------------------------------ */
+
+/* xxHash64 of n bytes, seed 0 (Yann Collet's specification, xxhash.com:
+ * four lanes over 32-byte stripes, then the tail, then the avalanche). */
+#define XXP1 0x9e3779b185ebca87ull
+#define XXP2 0xc2b2ae3d27d4eb4full
+#define XXP3 0x165667b19e3779f9ull
+#define XXP4 0x85ebca77c2b2ae63ull
+#define XXP5 0x27d4eb2f165667c5ull
+
+static uint64_t rol64(uint64_t x, unsigned n)
+{
+	return x << n | x >> (64 - n);
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < 8; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+static uint64_t xx_round(uint64_t acc, uint64_t in)
+{
+	return rol64(acc + in * XXP2, 31) * XXP1;
+}
+
+static uint64_t xxh64(const unsigned char *p, size_t n)
+{
+	const unsigned char *end = p + n;
+	uint64_t h;
+	if (n >= 32) {
+		uint64_t v[4] = { XXP1 + XXP2, XXP2, 0, -XXP1 };
+		for (; end - p >= 32; p += 32)
+			for (unsigned k = 0; k < 4; k++)
+				v[k] = xx_round(v[k], le64(p + 8 * k));
+		h = rol64(v[0], 1) + rol64(v[1], 7) + rol64(v[2], 12) + rol64(v[3], 18);
+		for (unsigned k = 0; k < 4; k++)
+			h = (h ^ xx_round(0, v[k])) * XXP1 + XXP4;
+	} else {
+		h = XXP5;
+	}
+	h += n;
+	for (; end - p >= 8; p += 8)
+		h = rol64(h ^ xx_round(0, le64(p)), 27) * XXP1 + XXP4;
+	if (end - p >= 4) {
+		uint64_t w = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+		h = rol64(h ^ w * XXP1, 23) * XXP2 + XXP3;
+		p += 4;
+	}
+	for (; p < end; p++)
+		h = rol64(h ^ *p * XXP5, 11) * XXP1;
+	h ^= h >> 33;
+	h *= XXP2;
+	h ^= h >> 29;
+	h *= XXP3;
+	return h ^ h >> 32;
+}
+
+/* lld's ID (lld 14's Writer): the whole output, its ID's bytes 0, in
+ * chunks of 1 MiB, each hashed, then the chunks' hashes one after
+ * another hashed again: SHA-1 for sha1 (and tree), xxHash64 written
+ * little-endian for fast (the style of a bare --build-id; lld 16 and
+ * later hash fast with XXH3).  The linker's own ID is checked first
+ * (another lld's hashing is refused: the table would be written under
+ * an ID that is not the linker's); after the edits, only the chunks
+ * they touched are hashed again. */
+#define LLD_CHUNK (1u << 20)
+
+struct lld_id {
+	bool fast;
+	unsigned hlen;          /* 20 or 8 */
+	uint64_t idoff;
+	size_t nchunks;
+	unsigned char *hashes;
+};
+
+static void lld_hash(const struct lld_id *l, const unsigned char *p, size_t n, unsigned char *out)
+{
+	if (l->fast) {
+		wr(out, xxh64(p, n), 8, false);
+		return;
+	}
+	struct sha1 c;
+	sha1_init(&c);
+	sha1_add(&c, p, n);
+	sha1_end(&c, out);
+}
+
+/* Chunk k's hash, the ID's bytes read as 0. */
+static void lld_chunk(const struct lld_id *l, const struct elfv *e, size_t k, unsigned char *buf)
+{
+	uint64_t lo = (uint64_t)k * LLD_CHUNK;
+	size_t n = e->len - lo < LLD_CHUNK ? (size_t)(e->len - lo) : LLD_CHUNK;
+	const unsigned char *p = e->d + lo;
+	if (l->idoff < lo + n && l->idoff + l->hlen > lo) {
+		memcpy(buf, p, n);
+		for (uint64_t i = l->idoff; i < l->idoff + l->hlen; i++)
+			if (i >= lo && i < lo + n)
+				buf[i - lo] = 0;
+		p = buf;
+	}
+	lld_hash(l, p, n, l->hashes + k * l->hlen);
+}
+
+/* Before the edits: "none" where the output has no ID, NULL where the
+ * linker's is the one computed here (l ready), else why not. */
+static const char *lld_id_check(struct output *o, bool fast, struct lld_id *l)
+{
+	const struct elfv *e = &o->e;
+	const struct shdr *note = NULL;
+	for (uint64_t i = 1; i < e->shnum; i++)
+		if (strcmp(sh_name(e, &o->sh[i]), ".note.gnu.build-id") == 0)
+			note = &o->sh[i];
+	if (!note || note->size < 16 || !sh_inside(e, note) || rd(e, note->off, 4) != 4 ||
+	    rd(e, note->off + 8, 4) != 3)
+		return "none";
+	*l = (struct lld_id){ .fast = fast, .hlen = fast ? 8 : 20, .idoff = note->off + 16 };
+	if (rd(e, note->off + 4, 4) != l->hlen || l->hlen > note->size - 16)
+		return "the build ID is not of the size of the style the command asks lld for";
+	l->nchunks = (size_t)((e->len + LLD_CHUNK - 1) / LLD_CHUNK);
+	l->hashes = xmalloc(l->nchunks * l->hlen + 1);
+	unsigned char *buf = xmalloc(LLD_CHUNK);
+	for (size_t k = 0; k < l->nchunks; k++)
+		lld_chunk(l, e, k, buf);
+	free(buf);
+	unsigned char id[20];
+	lld_hash(l, l->hashes, l->nchunks * l->hlen, id);
+	if (memcmp(id, e->d + l->idoff, l->hlen) != 0) {
+		free(l->hashes);
+		l->hashes = NULL;
+		return "lld's build ID is not hashed as lld 14 hashes it (another version of lld?)";
+	}
+	return NULL;
+}
+
+/* After the edits: the chunks of the table's section and of the
+ * relocation sections whose addends were written hashed again, the ID
+ * written. */
+static const char *lld_id_write(struct output *o, struct lld_id *l)
+{
+	const struct elfv *e = &o->e;
+	bool *dirty = calloc(l->nchunks ? l->nchunks : 1, sizeof(*dirty));
+	if (!dirty)
+		fatal("out of memory");
+	for (uint64_t i = 1; i < e->shnum; i++) {
+		const struct shdr *s = &o->sh[i];
+		if (s->type == SHT_NOBITS || !s->size || !sh_inside(e, s) ||
+		    !(strcmp(sh_name(e, s), "__mcount_loc") == 0 || (s->type == SHT_RELA && (s->flags & SHF_ALLOC))))
+			continue;
+		for (uint64_t k = s->off / LLD_CHUNK; k <= (s->off + s->size - 1) / LLD_CHUNK && k < l->nchunks; k++)
+			dirty[k] = true;
+	}
+	unsigned char *buf = xmalloc(LLD_CHUNK);
+	for (size_t k = 0; k < l->nchunks; k++)
+		if (dirty[k])
+			lld_chunk(l, e, k, buf);
+	free(buf);
+	free(dirty);
+	unsigned char id[20];
+	lld_hash(l, l->hashes, l->nchunks * l->hlen, id);
+	memcpy(o->w + l->idoff, id, l->hlen);
+	free(l->hashes);
+	l->hashes = NULL;
+	return l->fast ? "fast (lld's)" : "sha1 (lld's)";
+}
+
+int link_fill(const struct arch *a, const char *map, const char *path, const char *bid, char **lto, int nlto,
+	      const char *dropped)
 {
 	diag_file = path;
 	int fd = open(path, dropped ? O_RDONLY : O_RDWR);
@@ -1303,27 +1727,44 @@ int link_fill(const struct arch *a, const char *map, const char *path, const cha
 		if (o.sh[i].flags & SHF_EXECINSTR)
 			strmap_put(&code, sh_name(&o.e, &o.sh[i]), 1);
 	size_t nlaid;
-	struct laid *laid = read_map(map, &code, &nlaid);
+	struct laid *laid = read_map(map, &code, &nlaid, lto, nlto);
 	strmap_free(&code);
 	unsigned long long ns = 0, nslots = 0, nd = 0;
 	if (dropped && !(dropped_to = fopen(dropped, "w")))
 		fatal("cannot write %s: %s", dropped, strerror(errno));
 	/* (the edits are made only once everything is known: a refusal
 	 * comes before the first) */
-	bool filled = fill(a, &o, laid, nlaid, &ns, &nslots, &nd);
+	/* (lld's ID checked before any edit: its hashing is known only from
+	 * its version's source) */
+	bool lld = bid && strncmp(bid, "lld", 3) == 0;
+	struct lld_id lid = { 0 };
+	const char *lld_why = lld ? lld_id_check(&o, strcmp(bid, "lld-fast") == 0, &lid) : NULL;
+	bool ran = false, filled = false;
+	if (lld_why && strcmp(lld_why, "none") != 0) {
+		printf("refused\t%s\n", lld_why);
+	} else if (!nlaid) {
+		/* (a map of a form not known: no input section of code) */
+		printf("refused\tthe linker's map places no input section in code\n");
+	} else {
+		ran = true;
+		filled = fill(a, &o, laid, nlaid, &ns, &nslots, &nd);
+	}
 	if (dropped_to && (fflush(dropped_to) != 0 || ferror(dropped_to) || fclose(dropped_to) != 0))
 		fatal("write error on %s: %s", dropped, strerror(errno));
 	if (filled && dropped) {
 		printf("sites\t%llu\ndropped\t%llu\n", ns, nd);
 	} else if (filled) {
-		const char *style = !bid || !nslots ? "left" : build_id(&o, strcmp(bid, "gold") == 0);
+		const char *style = !bid || !nslots ? "left" : lld ? (lld_why ? lld_why : lld_id_write(&o, &lid))
+			: build_id(&o, strcmp(bid, "gold") == 0);
 		if (style)
-			printf("sites\t%llu\nslots\t%llu\ndropped\t%llu\nbuild-id\t%s\n", ns, nslots, nd, style);
+			printf("sites\t%llu\nslots\t%llu\ndropped\t%llu\nbuild-id\t%s\nrelocated\t%s %llu\n", ns,
+			       nslots, nd, style, table_dyn.kind, (unsigned long long)table_dyn.n);
 		else
 			printf("refused\tthe build ID is no sha1 one\n");
-	} else {
+	} else if (ran) {
 		printf("refused\t%s\n", refusal);
 	}
+	free(lid.hashes);
 	if (munmap(p, (size_t)st.st_size) != 0)
 		fatal("%s", strerror(errno));
 	for (size_t i = 0; i < nlaid; i++) {

@@ -15,6 +15,10 @@ struct link_bound {
 	unsigned long long calls, lto_calls, bound;
 	unsigned long lto, slim;
 	bool tabled;
+	/* LLVM bitcode objects (clang -flto): how many, their functions with
+	 * a body, how many with a ThinLTO summary */
+	unsigned long bitcode, thin;
+	unsigned long long bitcode_functions;
 };
 /* (the bound's slack for LTO's clones, over twice the fat objects' calls) */
 #define LTO_SLACK 16
@@ -24,12 +28,14 @@ void link_bound(const struct arch *a, int n, char **paths, struct link_bound *r)
  * false where it does not (the caller writes the assembly instead). */
 bool link_placeholder_object(const struct arch *a, unsigned long n, const char *path);
 /* --fill-linked: fill in the table of the image at path, linked with the
- * placeholder and writing the map at map, and (bid: "bfd", "gold", or
- * NULL for none) its sha1 build ID as that linker computes it; print
- * sites, slots, dropped and build-id, or refused and why.  dropped: a file
- * for the addresses of the calls left out, the image left as it is (the
- * links with -q: their images' tables are not filled); NULL: none. */
-int link_fill(const struct arch *a, const char *map, const char *path, const char *bid,
+ * placeholder and writing the map at map, and (bid: "bfd", "gold",
+ * "lld", "lld-fast", or NULL for none) its build ID as that linker
+ * computes it; the nlto objects at lto are those lld's LTO wrote (its
+ * map names each lto.tmp); print sites, slots, dropped, build-id and
+ * relocated, or refused and why.  dropped: a file for the addresses of
+ * the calls left out, the image left as it is (the links with -q: their
+ * images' tables are not filled); NULL: none. */
+int link_fill(const struct arch *a, const char *map, const char *path, const char *bid, char **lto, int nlto,
 	      const char *dropped);
 
 #endif

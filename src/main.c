@@ -39,7 +39,9 @@ struct options {
 	const char *placeholder;        /* --placeholder=N, or NULL */
 	bool bound;                     /* --bound FILE... */
 	const char *fill_map;           /* --fill-linked=MAP, or NULL */
-	const char *build_id;           /* --build-id=bfd|gold, or NULL */
+	const char *build_id;           /* --build-id=bfd|gold|lld|lld-fast, or NULL */
+	char **lto;                     /* --lto-object=FILE, each */
+	int nlto;
 	const char *dropped;            /* --dropped=FILE, or NULL */
 	unsigned long nplaceholder;
 };
@@ -111,8 +113,12 @@ static void usage(FILE *out)
 "                         the rest 0) and its dynamic relocations' addends in\n"
 "                         place; print sites, slots, dropped (calls in overridden\n"
 "                         weak copies), or refused and why (nothing written)\n"
-"      --build-id=LINKER  with --fill-linked: compute the image's sha1 build ID\n"
-"                         again as LINKER (bfd, gold) computes it\n"
+"      --build-id=LINKER  with --fill-linked: compute the image's build ID again\n"
+"                         as LINKER computes it: bfd, gold, lld (sha1), lld-fast\n"
+"                         (lld's xxHash64 of a bare --build-id)\n"
+"      --lto-object=FILE  with --fill-linked: an object lld's LTO wrote (kept by\n"
+"                         the link): the map's lto.tmp sections are read from\n"
+"                         them, by name and size\n"
 "      --dropped=FILE     with --fill-linked: write the addresses of the calls\n"
 "                         left out (overridden weak copies) to FILE, hex, one a\n"
 "                         line, and print sites and dropped; the image and its\n"
@@ -216,6 +222,7 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		{ "fill-linked", required_argument, NULL, 'M' },
 		{ "build-id", required_argument, NULL, 'D' },
 		{ "dropped", required_argument, NULL, 'X' },
+		{ "lto-object", required_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -265,10 +272,19 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		case 'M': opt->fill_map = optarg; break;
 		case 'X': opt->dropped = optarg; break;
 		case 'D':
-			if (strcmp(optarg, "bfd") && strcmp(optarg, "gold"))
-				bad_usage("--build-id must be bfd or gold, not '%s'", optarg);
+			if (strcmp(optarg, "bfd") && strcmp(optarg, "gold") && strcmp(optarg, "lld") &&
+			    strcmp(optarg, "lld-fast"))
+				bad_usage("--build-id must be bfd, gold, lld or lld-fast, not '%s'", optarg);
 			opt->build_id = optarg;
 			break;
+		case 'J': {
+			char **n = realloc(opt->lto, (size_t)(opt->nlto + 1) * sizeof(*n));
+			if (!n)
+				fatal("out of memory");
+			opt->lto = n;
+			opt->lto[opt->nlto++] = optarg;
+			break;
+		}
 		case 'P': {
 			char *end;
 			errno = 0;
@@ -291,6 +307,8 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		bad_usage("%s", "--build-id needs --fill-linked");
 	if (opt->dropped && (!opt->fill_map || opt->build_id))
 		bad_usage("%s", "--dropped goes with --fill-linked, and without --build-id");
+	if (opt->nlto && !opt->fill_map)
+		bad_usage("%s", "--lto-object needs --fill-linked");
 	if (opt->bound || opt->fill_map) {
 		if (opt->bound && opt->fill_map)
 			bad_usage("%s", "--bound and --fill-linked are two steps: give one");
@@ -472,7 +490,8 @@ int main(int argc, char **argv)
 			bad_usage("%s reads %s's relocations through objdump only",
 				  opt.bound ? "--bound" : "--fill-linked", a->name);
 		if (opt.fill_map) {
-			status = link_fill(a, opt.fill_map, opt.object, opt.build_id, opt.dropped);
+			status = link_fill(a, opt.fill_map, opt.object, opt.build_id, opt.lto, opt.nlto, opt.dropped);
+			free(opt.lto);
 		} else {
 			struct link_bound b;
 			link_bound(a, argc - optind, argv + optind, &b);
@@ -490,8 +509,10 @@ int main(int argc, char **argv)
 				}
 				printf("placeholder\t%s\n", as_object ? "object" : "assembly");
 			}
-			printf("bound\t%llu\ncalls\t%llu\ntabled\t%d\nlto\t%lu\nlto-calls\t%llu\nslim\t%lu\n",
-			       b.bound, b.calls, b.tabled, b.lto, b.lto_calls, b.slim);
+			printf("bound\t%llu\ncalls\t%llu\ntabled\t%d\nlto\t%lu\nlto-calls\t%llu\nslim\t%lu\n"
+			       "bitcode\t%lu\nbitcode-functions\t%llu\nthin\t%lu\n",
+			       b.bound, b.calls, b.tabled, b.lto, b.lto_calls, b.slim, b.bitcode,
+			       b.bitcode_functions, b.thin);
 			status = fflush(stdout) == 0 ? HELPER_OK : HELPER_BAD_INPUT;
 		}
 		object_free(&obj);

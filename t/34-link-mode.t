@@ -62,10 +62,8 @@ for my $v (@variants) {
     my ($st, $out, $err) = run_cmd([$MR, '--link', '-v', '--', 'gcc', @m, @$lflags, '-o', "$d/prog", @objs]);
     is($st, 0, "$name: mcount-record --link succeeds") or diag $err;
     like($out, qr/^mcount-record: \Q$d\E\/prog: \d+ call sites, \d links?/m, "$name: and says what it did");
-    # GNU ld and gold link once; lld as before
-    my $once = !grep { /^-fuse-ld=lld/ } @$lflags;
-    like($err, $once ? qr/: one link, the table filled in place/ : qr/: links with -q, then the link with the table/,
-        "$name: by the " . ($once ? 'one-link' : 'multi-link') . ' method');
+    # GNU ld, gold and lld link once
+    like($err, qr/: one link, the table filled in place/, "$name: by the one-link method");
     note($err =~ /^(mcount-record: \S+: (?:one link|links with).*)$/m ? $1 : 'no method said');
     my ($arch) = arch_of_flags(@$cflags);
     ($st, $out) = run_prog(["$d/prog"], arch => $arch);

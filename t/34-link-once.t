@@ -1,11 +1,13 @@
 #!/usr/bin/perl
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tier: host
-# Link-time mode in one link (GNU ld and gold, x86_64 and i386): the table is
-# reserved at the link and filled in the output.  Checked against
+# Link-time mode in one link (GNU ld, gold and lld, x86_64 and i386): the
+# table is reserved at the link and filled in the output.  Checked against
 # oracles outside the pass, on PIE, non-PIE, -shared and -m32 links of
 # objects and an archive (one member pulled in, one not; PIE with RELR
-# relocations too), with a weak function that another object overrides:
+# relocations too; lld's build IDs, its sha1 and its fast xxHash64 of a
+# bare --build-id; GCC's LTO, clang's full and thin through the three),
+# with a weak function that another object overrides:
 #   - the linker: the output is byte for byte what ld (gold) writes when
 #     it links a table object holding the same entries (build ID
 #     included: the linker computes it over the table, the pass must have
@@ -39,15 +41,26 @@ spit("$dir/unused.c", "int lib_unused(int x) { return x * 3; }\n");
 # (a member named in the archive's table of long names, pulled in)
 spit("$dir/a_member_with_a_long_name.c", "int lib_long_named(int x) { return x - 2; }\n");
 spit("$dir/lib.c", "int lib_a(int x) { return x + 7; }\nint lib_b(int x) { return lib_a(x) * 5; }\n");
+# 3 MiB of data before the table: lld hashes its build ID a MiB at a time
+spit("$dir/big.s", ".section .rodata\n.globl big\nbig: .fill 3145728, 1, 0x5a\n"
+    . ".section .note.GNU-stack,\"\",\@progbits\n");
 
-# The table's words in the file (readelf -x): every entry is in place,
-# relocated or not.
+# The table's words (readelf -x), each a RELA relocation's addend where
+# readelf -r has one for its slot (lld leaves the place 0 then; GNU ld
+# writes both).
 sub table_words {
     my ($file, $word) = @_;
     my $hex = join '', map { /^\s*0x[0-9a-f]+ ((?:[0-9a-f]{1,8} ){1,4})/ ? $1 =~ s/ //gr : () }
         split /\n/, must('readelf', '-x', '__mcount_loc', $file);
     my $b = pack 'H*', $hex;
-    return [unpack($word == 8 ? 'Q<*' : 'V*', $b)];
+    my @w = unpack($word == 8 ? 'Q<*' : 'V*', $b);
+    my ($at) = must('readelf', '-SW', $file) =~ /\]\s+__mcount_loc\s+\S+\s+([0-9a-f]+)/;
+    for (split /\n/, must('readelf', '-rW', $file)) {
+        next unless /^([0-9a-f]+)\s+[0-9a-f]+\s+R_X86_64_RELATIVE\s+([0-9a-f]+)\s*$/;
+        my $slot = (hex($1) - hex $at) / $word;
+        $w[$slot] = hex $2 if $slot >= 0 && $slot < @w;
+    }
+    return \@w;
 }
 
 # The addresses of objdump -d's calls to the hook: those it names, and
@@ -67,11 +80,14 @@ sub hook_calls {
     return @a;
 }
 
-# The address range of FILE's .text in ld's map of a link (weak.o's copy).
+# The address range of FILE's .text in ld's map of a link (weak.o's copy;
+# lld's map: VMA LMA Size Align, then FILE:(SECTION)).
 sub map_range {
     my ($map, $obj) = @_;
     my $t = slurp($map);
-    return $t =~ /^ \.text\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+\S*\Q$obj\E\n/m ? (hex($1), hex($1) + hex($2)) : ();
+    return $t =~ /^ \.text\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+\S*\Q$obj\E\n/m ? (hex($1), hex($1) + hex($2))
+        : $t =~ /^\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+\s+\S*\Q$obj\E:\(\.text\)\n/m ? (hex($1), hex($1) + hex($2))
+        : ();
 }
 
 sub build_id {
@@ -81,8 +97,17 @@ sub build_id {
 
 my @variants = (['pie', []], ['no-pie', ['-fno-pie'], ['-no-pie']], ['shared', ['-fPIC'], ['-shared']],
     ['mfentry', ['-mfentry'], []], ['relr', [], ['-Wl,-z,pack-relative-relocs']], ['gold-pie', [], ['-fuse-ld=gold']],
-    ['gold-no-pie', ['-fno-pie'], ['-no-pie', '-fuse-ld=gold']], ['gold-shared', ['-fPIC'], ['-shared', '-fuse-ld=gold']]);
-push @variants, ['m32', ['-m32', '-fno-pie'], ['-m32', '-no-pie']], ['m32-pie', ['-m32', '-fPIE'], ['-m32', '-pie']]
+    ['gold-no-pie', ['-fno-pie'], ['-no-pie', '-fuse-ld=gold']], ['gold-shared', ['-fPIC'], ['-shared', '-fuse-ld=gold']],
+    # lld: a bare --build-id (the driver's) is its fast ID; lld 14 packs
+    # RELR with --pack-dyn-relocs=relr (-z pack-relative-relocs: lld 15)
+    ['lld-pie', [], ['-fuse-ld=lld']], ['lld-no-pie', ['-fno-pie'], ['-no-pie', '-fuse-ld=lld']],
+    ['lld-shared', ['-fPIC'], ['-shared', '-fuse-ld=lld']], ['lld-sha1', [], ['-fuse-ld=lld', '-Wl,--build-id=sha1']],
+    ['lld-relr', [], ['-fuse-ld=lld', '-Wl,--pack-dyn-relocs=relr']],
+    ['lld-apply', [], ['-fuse-ld=lld', '-Wl,--apply-dynamic-relocs']]);
+push @variants, ['m32', ['-m32', '-fno-pie'], ['-m32', '-no-pie']], ['m32-pie', ['-m32', '-fPIE'], ['-m32', '-pie']],
+    ['lld-m32', ['-m32', '-fno-pie'], ['-m32', '-no-pie', '-fuse-ld=lld']],
+    ['lld-m32-pie', ['-m32', '-fPIE'], ['-m32', '-pie', '-fuse-ld=lld', '-Wl,--build-id=sha1']],
+    ['lld-m32-relr', ['-m32', '-fPIE'], ['-m32', '-pie', '-fuse-ld=lld', '-Wl,--pack-dyn-relocs=relr']]
     if (run_cmd(['gcc', '-m32', '-o', "$dir/probe32", "$dir/add.c", '-nostartfiles', '-e', 'lib_used']))[0] == 0;
 
 for my $v (@variants) {
@@ -97,6 +122,10 @@ for my $v (@variants) {
     must('gcc', '-O2', '-pg', @$cf, '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main weak strong add unused lib a_member_with_a_long_name);
     must('ar', 'rcs', "$d/libu.a", "$d/add.o", "$d/unused.o", "$d/a_member_with_a_long_name.o");
     my @objs = $shared ? ("$d/lib.o", "$d/weak.o", "$d/strong.o") : ("$d/main.o", "$d/weak.o", "$d/strong.o");
+    if (grep { $_ eq '-fuse-ld=lld' } @$lf) {
+        must('gcc', @$cf, '-c', "$dir/big.s", '-o', "$d/big.o");
+        push @objs, "$d/big.o";
+    }
     my @libs = $shared ? () : ("-L$d", '-lu');
     my $out = $shared ? "$d/libt.so" : "$d/prog";
 
@@ -115,8 +144,10 @@ for my $v (@variants) {
     # shared library's .dynstr; the pass's output waits beside it)
     my $pass = "$out.pass";
     rename $out, $pass or die "$out: $!";
-    like(must('readelf', '-SW', $pass), qr/ \.relr\.dyn /, "$name: its relative relocations are RELR")
-        if grep { /pack-relative-relocs/ } @$lf;
+    if (grep { /pack-relative-relocs|pack-dyn-relocs=relr/ } @$lf) {
+        like(must('readelf', '-SW', $pass), qr/ \.relr\.dyn /, "$name: its relative relocations are RELR");
+        unlike(must('readelf', '-rW', $pass), qr/_RELATIVE/, "$name: none of them RELA or REL");
+    }
     my $w = table_words($pass, $word);
     my @ent = grep { $_ } @$w;
     my $dir_ = $word == 8 ? '.quad' : '.long';
@@ -154,7 +185,8 @@ for my $v (@variants) {
     must('gcc', @$lf, '-o', $out, @objs, $table->("$d/tab", @ent, (0) x (@$w - @ent)), @libs);
     ok(slurp($pass) eq slurp($out), "$name: byte for byte the linker's own link of a table object with those entries");
     my $id = build_id($pass);
-    like($id, qr/^[0-9a-f]{40}\z/, "$name: has a sha1 build ID");
+    my $fast = grep({ $_ eq '-fuse-ld=lld' } @$lf) && !grep { /build-id=sha1/ } @$lf;
+    like($id, $fast ? qr/^[0-9a-f]{16}\z/ : qr/^[0-9a-f]{40}\z/, "$name: has a " . ($fast ? 'fast' : 'sha1') . " build ID");
     is($id, build_id($out), "$name: the build ID is the linker's own for that content");
     must('gcc', @$lf, '-o', $out, @objs, @libs);
     isnt($id, build_id($out), "$name: the build ID is not the plain link's (the table is in it)");
@@ -192,12 +224,15 @@ for my $v (@variants) {
         is($st >> 8, 1, "$name: $what: --verify --strict fails");
         like($err, $said, "$name: $what: and says why");
     }
-    unless ($shared) {
+    # (glibc 2.36 runs no RELR without a GLIBC_ABI_DT_RELR dependency,
+    # which lld adds from 15 on)
+    my $runs = !$shared && !grep { /pack-dyn-relocs=relr/ } @$lf;
+    if ($runs) {
         ($st) = run_prog([$out], arch => $m32 ? 'i386' : 'x86_64');
         is($st, 0, "$name: the program runs");
     }
     # the tracer reads the table, holes and all (relocated: the load base)
-    unless ($shared || $m32) {
+    if ($runs && !$m32) {
         ($st, undef, $err) = run_cmd(["$TOP/bin/mcount-trace", 'run', '-f', '*', '-o', "$d/trace.txt",
             '--no-control', '--', $out]);
         is($st, 0, "$name: traced") or diag $err;
@@ -211,8 +246,10 @@ for my $v (@variants) {
 # its objects kept for the table.  The oracles: the linker's own LTO link
 # of the same objects and a table object of those entries (byte for byte,
 # build ID included), objdump -d's calls to the hook.
+# (lld runs no GCC plugin: it links the fat objects' own code, a plain
+# one link)
 for my $v (['lto', ['-flto'], []], ['lto-auto', ['-flto=auto'], []], ['lto-gold', ['-flto'], ['-fuse-ld=gold']],
-           ['lto-shared', ['-flto=auto', '-fPIC'], ['-shared']]) {
+           ['lto-shared', ['-flto=auto', '-fPIC'], ['-shared']], ['lto-lld', ['-flto'], ['-fuse-ld=lld']]) {
     my ($name, $cf, $lf) = @$v;
     my $d = "$dir/$name";
     mkdir $d or die;
@@ -226,7 +263,8 @@ for my $v (['lto', ['-flto'], []], ['lto-auto', ['-flto=auto'], []], ['lto-gold'
     my @link = ('gcc', '-O2', '-pg', @$cf, @$lf, '-o', $out, @objs, @libs);
     my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', @link]);
     is($st, 0, "$name: linked through the pass") or diag $err;
-    like($err, qr/: one link \(LTO: its code generation once, its objects read\), the table filled in place \((\d+) of (\d+) slots/,
+    like($err, grep({ $_ eq '-fuse-ld=lld' } @$lf) ? qr/: one link, the table filled in place \((\d+) of (\d+) slots/
+        : qr/: one link \(LTO: its code generation once, its objects read\), the table filled in place \((\d+) of (\d+) slots/,
         "$name: by the one-link method, LTO's code generated once");
     like($so, qr/: \d+ call sites, 1 link$/m, "$name: one link");
     my $pass = "$out.pass";
@@ -256,6 +294,129 @@ for my $v (['lto', ['-flto'], []], ['lto-auto', ['-flto=auto'], []], ['lto-gold'
         is($st, 0, "$name: the program runs");
     }
     ok(!glob("$d/*.lto_wrapper_args") && !glob("$d/.tmp_mc_*"), "$name: LTO's kept files removed");
+}
+
+# clang's LTO (LLVM bitcode: full, thin, both) through lld, GNU ld and gold
+# (LLVMgold.so): the code generation once, its objects kept (the
+# plugin's obj-path, lld's ThinLTO cache) for the table.  The same
+# oracles as GCC's: the linker's own LTO link of the same objects and a
+# table object of those entries, byte for byte, build ID included;
+# objdump -d's calls to the hook; the plain LTO link's count of them.
+my $have_clang = (run_cmd(['clang', '--version']))[0] == 0;
+for my $v (['clang-lto-lld', ['-flto'], ['-fuse-ld=lld']], ['clang-thin-lld', ['-flto=thin'], ['-fuse-ld=lld']],
+           ['clang-mixed-lld', ['-flto'], ['-fuse-ld=lld'], ['-flto=thin']],
+           ['clang-thin-lld-shared', ['-flto=thin', '-fPIC'], ['-shared', '-fuse-ld=lld']],
+           ['clang-lto-bfd', ['-flto'], []], ['clang-thin-bfd', ['-flto=thin'], []],
+           ['clang-lto-gold', ['-flto'], ['-fuse-ld=gold']], ['clang-mixed-gold', ['-flto'], ['-fuse-ld=gold'], ['-flto=thin']]) {
+    last unless $have_clang;
+    my ($name, $cf, $lf, $lib_cf) = @$v;
+    my $d = "$dir/$name";
+    mkdir $d or die;
+    my $shared = grep { $_ eq '-shared' } @$lf;
+    # (the archive's members compiled as $lib_cf says: a link of both kinds)
+    must('clang', '-O2', '-pg', @$cf, '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main strong lib);
+    must('clang', '-O2', '-pg', @{ $lib_cf // $cf }, '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(add unused a_member_with_a_long_name);
+    must('ar', 'rcs', "$d/libu.a", "$d/add.o", "$d/unused.o", "$d/a_member_with_a_long_name.o");
+    my @objs = $shared ? ("$d/lib.o", "$d/strong.o") : ("$d/main.o", "$d/strong.o");
+    my @libs = $shared ? () : ("-L$d", '-lu');
+    my $out = $shared ? "$d/libt.so" : "$d/prog";
+    my @link = ('clang', '-O2', '-pg', @$cf, @$lf, '-o', $out, @objs, @libs);
+    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', @link]);
+    is($st, 0, "$name: linked through the pass") or diag $err;
+    like($err, qr/: one link \(LTO: its code generation once, its objects read\), the table filled in place \((\d+) of (\d+) slots/,
+        "$name: by the one-link method, LTO's code generated once");
+    like($so, qr/: \d+ call sites, 1 link$/m, "$name: one link");
+    my $pass = "$out.pass";
+    rename $out, $pass or die "$out: $!";
+    my $w = table_words($pass, 8);
+    my @ent = grep { $_ } @$w;
+    is_deeply(\@ent, [sort { $a <=> $b } hook_calls($pass)], "$name: the table is objdump -d's calls to the hook, sorted");
+    ok(@ent >= 2, "$name: calls to the hook after LTO (" . scalar(@ent) . ')');
+    my ($base) = must('readelf', '-lW', $pass) =~ /^\s+LOAD\s+0x0+\s+0x([0-9a-f]+)/m;
+    spit("$d/tab.s", join("\n", '.section __mcount_loc,"awR",@progbits', '.balign 8',
+        (map { $_ >= hex $base ? sprintf('.quad __ehdr_start + 0x%x', $_ - hex $base)
+                 : sprintf('.quad __ehdr_start - 0x%x', hex($base) - $_) } @ent, (0) x (@$w - @ent)),
+        '.section .note.GNU-stack,"",@progbits') . "\n");
+    # (assembled as the pass assembles its placeholder: by GNU as)
+    must('gcc', '-c', "$d/tab.s", '-o', "$d/tab.o");
+    must(@link, "$d/tab.o");
+    ok(slurp($pass) eq slurp($out), "$name: byte for byte the linker's own LTO link of a table object with those entries");
+    is(build_id($pass), build_id($out), "$name: the build ID is the linker's own for that content");
+    must(@link);
+    is(scalar(hook_calls($out)), scalar @ent, "$name: as many calls to the hook as the plain LTO link's");
+    rename $pass, $out or die "$pass: $!";
+    ($st, undef, $err) = run_cmd([$MR, '--verify', $out]);
+    is($st, 0, "$name: mcount-record --verify passes") or diag $err;
+    unless ($shared) {
+        ($st) = run_prog([$out], arch => 'x86_64');
+        is($st, 0, "$name: the program runs");
+    }
+    ok(!glob("$d/.tmp_mc_*"), "$name: LTO's kept files removed");
+}
+
+# --bound's reading of LLVM bitcode against LLVM's own tools: llvm-nm's
+# functions with a body (T, t, W), llvm-bcanalyzer's ThinLTO summary
+# block; objects of the corpus, raw and in an archive, C++ too
+if ($have_clang && (run_cmd(['llvm-nm', '--version']))[0] == 0 && (run_cmd(['llvm-bcanalyzer', '--help']))[0] == 0) {
+    my $d = "$dir/bitcode";
+    mkdir $d or die;
+    spit("$d/t.cc", "#include <vector>\ntemplate <class T> T sum(const std::vector<T> &v) { T s{}; for (auto x : v) s += x; return s; }\n"
+        . "static int twice(int x) { return 2 * x; }\nint run(int n) { std::vector<int> v(n, 1); return twice(sum(v)); }\n");
+    my @bc;
+    for my $lto ('-flto', '-flto=thin') {
+        my $t = $lto =~ /thin/ ? 'thin' : 'full';
+        for my $src ("$TOP/t/src/corpus.c", "$TOP/t/src/dup_a.c", "$TOP/t/src/prog_main.c", "$d/t.cc") {
+            my $o = "$d/" . ($src =~ s{.*/}{}r) . ".$t.o";
+            must($src =~ /\.cc\z/ ? 'clang++' : 'clang', '-O2', '-pg', $lto, '-c', $src, '-o', $o);
+            push @bc, $o;
+        }
+    }
+    my $H = "$TOP/build/mcount-scan";
+    for my $o (@bc) {
+        my ($st, $out, $err) = run_cmd([$H, '--arch=x86_64', '--bound', $o]);
+        my %k = map { /^(\S+)\t(.*)$/ ? ($1 => $2) : () } split /\n/, $out;
+        my $nm = grep { /^\S*\s+[TtWw] / } split /\n/, must('llvm-nm', '--defined-only', $o);
+        my $summary = must('llvm-bcanalyzer', $o) =~ /(?<![A-Z_])GLOBALVAL_SUMMARY_BLOCK\b/ ? 1 : 0;
+        my $n = $o =~ s{.*/}{}r;
+        is($k{'bitcode-functions'}, $nm, "bitcode: $n: its functions with a body are llvm-nm's ($nm)") or diag $err;
+        is($k{thin}, $summary, "bitcode: $n: ThinLTO's summary as llvm-bcanalyzer sees it ($summary)");
+    }
+    must('llvm-ar', 'rcs', "$d/lib.a", @bc);
+    my ($st, $out) = run_cmd([$H, '--arch=x86_64', '--bound', "$d/lib.a"]);
+    my $nm = grep { /^\S*\s+[TtWw] / } split /\n/, must('llvm-nm', '--defined-only', @bc);
+    like($out, qr/^bitcode-functions\t$nm$/m, "bitcode: an archive of them: llvm-nm's $nm functions");
+    like($out, qr/^bitcode\t${\ scalar @bc}$/m, 'bitcode: each member read');
+}
+
+# clang's bound is its bitcode's functions: 21 (20 noinline), more than
+# the bound's slack alone, each with its call after LTO
+if ($have_clang) {
+    my $d = "$dir/clang-many";
+    mkdir $d or die;
+    spit("$d/many.c", join('', map { "__attribute__((noinline)) int h$_(int x) { return x * $_ + 3; }\n" } 1 .. 20)
+        . "int main(int c, char **v) { (void)v; return 0" . join('', map { " + h$_(c)" } 1 .. 20) . "; }\n");
+    must('clang', '-O2', '-pg', '-flto', '-c', "$d/many.c", '-o', "$d/many.o");
+    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', 'clang', '-O2', '-pg', '-flto', '-fuse-ld=lld',
+        '-o', "$d/prog", "$d/many.o"]);
+    is($st, 0, 'clang-many: linked') or diag $err;
+    like($err, qr/: one link \(LTO: [^)]*\), the table filled in place \(21 of (\d+) slots/, 'clang-many: one link, 21 entries');
+    is(scalar(hook_calls("$d/prog")), 21, 'clang-many: objdump -d shows 21 calls to the hook');
+}
+
+# clang's ThinLTO through gold: keeping its objects would change the
+# output (gold adds the LTO part's object it has no module for): the
+# links with -q, said
+if ($have_clang) {
+    my $d = "$dir/clang-thin-gold";
+    mkdir $d or die;
+    must('clang', '-O2', '-pg', '-flto=thin', '-c', "$dir/$_.c", '-o', "$d/$_.o") for qw(main strong add a_member_with_a_long_name);
+    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', 'clang', '-O2', '-pg', '-flto=thin', '-fuse-ld=gold',
+        '-o', "$d/prog", map { "$d/$_.o" } qw(main strong add a_member_with_a_long_name)]);
+    is($st, 0, 'clang-thin-gold: linked') or diag $err;
+    like($err, qr/one link could not: clang's ThinLTO through gold \(keeping its objects adds one to the link\)\)/,
+        'clang-thin-gold: the links with -q, said why');
+    ($st, undef, $err) = run_cmd([$MR, '--verify', "$d/prog"]);
+    is($st, 0, 'clang-thin-gold: mcount-record --verify passes') or diag $err;
 }
 
 # LTO that makes more calls than the bound: the links with -q, said.  A
@@ -372,7 +533,7 @@ for my $v (['lto', ['-flto'], []], ['lto-auto', ['-flto=auto'], []], ['lto-gold'
     like($out, qr/^placeholder\tobject$/m, 'steps: --bound -o writes the placeholder as an object');
     my ($idst, $id) = run_cmd([$H, '--identify', '--object', $o[0]]);
     is(join('', grep { !/^(?:status|sites)\t/ } split /^/, $id),
-        join('', grep { /^[a-z-]+\t/ && !/^(?:status|sites|bound|calls|tabled|lto|lto-calls|slim|placeholder)\t/ } split /^/, $out),
+        join('', grep { /^[a-z-]+\t/ && !/^(?:status|sites|bound|calls|tabled|lto|lto-calls|slim|placeholder|bitcode|bitcode-functions|thin)\t/ } split /^/, $out),
         "steps: --bound says the first object's facts as --identify does");
     # the oracle: the assembler's object of --placeholder=N's assembly,
     # for each word size and relocation kind (RELA, REL)
@@ -402,6 +563,27 @@ for my $v (['lto', ['-flto'], []], ['lto-auto', ['-flto=auto'], []], ['lto-gold'
     ($st, $out) = run_cmd([$H, '--bound', '-o', "$d/none.o", '--', "$dir/main.c"]);
     is($st, 0, 'steps: --bound of no ELF object: not a failure');
     like($out, qr/^refused\tno input is an ELF object/m, 'steps: --bound of no ELF object: refused, said why');
+    # the slots' dynamic relocations --fill-linked finds: those readelf -r
+    # lists in the table (RELR: each address its entries and bitmaps give;
+    # 150 slots: three bitmaps after an address)
+    must($H, '--placeholder=150', '--object', $o[0], '-o', "$d/ph150.s");
+    must('gcc', '-c', "$d/ph150.s", '-o', "$d/ph150.o");
+    for my $c (['lld RELR', ['-fuse-ld=lld', '-Wl,--pack-dyn-relocs=relr'], 'RELR', 'lld-fast'],
+               ['GNU ld RELR', ['-Wl,-z,pack-relative-relocs'], 'RELR', 'bfd'],
+               ['lld RELA', ['-fuse-ld=lld'], 'RELA', 'lld-fast'], ['GNU ld RELA', [], 'RELA', 'bfd'],
+               ['lld, no PIE', ['-fuse-ld=lld', '-no-pie'], 'none', 'lld-fast']) {
+        my ($what, $lf, $kind, $bid) = @$c;
+        must('gcc', @$lf, '-o', "$d/r.prog", @o, "$d/ph150.o", "-Wl,-Map=$d/r.map");
+        my ($at, $size) = must('readelf', '-SW', "$d/r.prog") =~ /\]\s+__mcount_loc\s+\S+\s+([0-9a-f]+)\s+\S+\s+([0-9a-f]+)/;
+        my $listed = grep { $_ >= hex($at) && $_ < hex($at) + hex($size) }
+            map { /^([0-9a-f]{8,})(?:\s+[0-9a-f]+\s+R_X86_64_RELATIVE\b.*)?$/ ? hex $1 : () }
+            split /\n/, must('readelf', '-rW', "$d/r.prog");
+        ($st, $out, $err) = run_cmd([$H, '--object', "$d/r.prog", "--fill-linked=$d/r.map", "--build-id=$bid"]);
+        is($st, 0, "steps: $what: --fill-linked") or diag $err;
+        is(($out =~ /^relocated\t(.*)$/m)[0], "$kind " . ($kind eq 'none' ? 0 : hex($size) / 8),
+            "steps: $what: the slots' relocations found are readelf -r's ($listed)");
+        is($listed, $kind eq 'none' ? 0 : hex($size) / 8, "steps: $what: (readelf -r: one a slot)");
+    }
     must('gcc', '-o', "$d/prog", @o, "$d/ph.o", "-Wl,-Map=$d/prog.map");
     my $before = slurp("$d/prog");
     unlink "$d/add.o" or die;

@@ -98,7 +98,9 @@ for my $ld ([], ['-fuse-ld=gold'], ['-fuse-ld=lld']) {
 # the code after them in some links: the entries move with the code, the
 # command is linked once more, and the table is checked against the
 # output's disassembly.  Small shared libraries of N functions, some of
-# which take that way (a fourth link).
+# which take that way (a fourth link), by the links with -q
+# (MCOUNT_LINK_METHOD=multi: lld links once otherwise, without -q, and
+# the same libraries are linked so too).
 {
     my $moved = 0;
     for my $n (1 .. 8) {
@@ -107,8 +109,14 @@ for my $ld ([], ['-fuse-ld=gold'], ['-fuse-ld=lld']) {
         spit("$dir/eh$n.c", $c);
         compile("$dir/eh$n.c", "$dir/eh$n.o", '-O2', '-pg', '-mfentry', '-fPIC');
         my $name = "lld -shared, $n functions";
-        my ($st, $out, $err) = run_cmd([$MR, '--link', '--', 'gcc', '-fuse-ld=lld', '-shared', '-o', "$dir/eh$n.so",
+        my ($st, $out, $err) = run_cmd([$MR, '--link', '--', 'gcc', '-fuse-ld=lld', '-shared', '-o', "$dir/eh$n-once.so",
             "$dir/eh$n.o"]);
+        is($st, 0, "$name: linked once") or diag $err;
+        like($out, qr/: \d+ call sites, 1 link$/m, "$name: one link");
+        ($st, $out) = run_cmd([$MR, '--verify', "$dir/eh$n-once.so"]);
+        is($st, 0, "$name, one link: --verify passes") or diag $out;
+        ($st, $out, $err) = run_cmd([$MR, '--link', '--', 'gcc', '-fuse-ld=lld', '-shared', '-o', "$dir/eh$n.so",
+            "$dir/eh$n.o"], env => { MCOUNT_LINK_METHOD => 'multi' });
         is($st, 0, "$name: linked") or diag $err;
         $moved++ if $out =~ /: \d+ call sites, 4 links$/m;
         ($st, $out) = run_cmd([$MR, '--verify', "$dir/eh$n.so"]);
@@ -116,6 +124,8 @@ for my $ld ([], ['-fuse-ld=gold'], ['-fuse-ld=lld']) {
         must('gcc', '-fuse-ld=lld', '-shared', '-o', "$dir/eh$n-plain.so", "$dir/eh$n.o");
         is_deeply([link_diff(['readelf'], "$dir/eh$n.so", "$dir/eh$n-plain.so")], [],
             "$name: the plain link's but for the table");
+        is_deeply([link_diff(['readelf'], "$dir/eh$n-once.so", "$dir/eh$n-plain.so")], [],
+            "$name, one link: the plain link's but for the table");
     }
     cmp_ok($moved, '>', 0, "lld: $moved of 8 libraries had their code moved without -q, and the entries with it");
 }

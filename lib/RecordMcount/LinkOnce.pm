@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::LinkOnce;
-# The link-time pass in one link (GNU ld, gold; x86_64 and i386; GCC's
-# LTO of fat objects, the objects LTO writes kept for the table):
+# The link-time pass in one link (GNU ld, gold, lld; x86_64 and i386;
+# GCC's LTO of fat objects and clang's, the objects LTO writes kept for
+# the table):
 #
 #   mcount-scan --bound INPUTS   -> the calls to the hook the inputs (their
 #                                   relocations) can bring: the bound N,
@@ -19,7 +20,8 @@ package RecordMcount::LinkOnce;
 #        function symbol (an overridden weak copy); sorted, the rest
 #        holes; the slots and the addends of their dynamic relocations
 #        written in place
-#   the build ID computed again as the linker computes it
+#   the build ID computed again as the linker computes it (lld's:
+#   checked first against the one it wrote)
 #
 # A hole is a slot of 0: in a program or library the loader relocates,
 # it reads as the load base at run time.  Holes come after the entries.
@@ -45,9 +47,8 @@ my %ARCH_OK = map { $_ => 1 } qw(x86_64 i386);
 sub one_link_refusal {
     my ($cmd, $is_ld) = @_;
     my $ld = linker_of($cmd, $is_ld);
-    return "the linker is $ld, not GNU ld or gold" unless $ld eq 'bfd' || $ld eq 'gold';
+    return "the linker is $ld, not GNU ld, gold or lld" unless $ld eq 'bfd' || $ld eq 'gold' || $ld eq 'lld';
     if (lto_link($cmd, $is_ld)) {
-        return "an LTO link (-flto) by $cmd->[0], not GCC" if basename($cmd->[0]) =~ /clang/;
         # (the objects LTO writes are kept by the linker plugin's option)
         return 'an LTO link without the linker plugin (-fno-use-linker-plugin)'
             if grep { $_ eq '-fno-use-linker-plugin' } @$cmd;
@@ -59,6 +60,8 @@ sub one_link_refusal {
             return 'the command keeps relocations (-q)' if /^(?:-q|--?emit-relocs)\z/;
             return 'a relocatable link (-r)' if /^(?:-r|-i|--relocatable)\z/;
             return 'a linker plugin' if /^-plugin\z/ && $is_ld;
+            return 'the command keeps LTO\'s files itself'
+                if /^--?(?:save-temps|lto-obj-path=|thinlto-cache-dir=|plugin-opt=(?:obj-path=|save-temps))/;
         }
         return 'a relocatable link (-r)' if !$is_ld && $a eq '-r';
     }
@@ -107,12 +110,14 @@ sub _inputs {
     return grep { _is_input($_) } grep { !$seen{$_}++ } @files;
 }
 
-# An ELF relocatable object or an archive.
+# An ELF relocatable object, an archive, or LLVM bitcode (raw or in its
+# wrapper: clang -flto's objects).
 sub _is_input {
     my ($f) = @_;
     open(my $fh, '<:raw', $f) or return 0;
     my $n = read($fh, my $b, 18) // 0;
     return 1 if $n >= 8 && substr($b, 0, 8) eq "!<arch>\n";
+    return 1 if $n >= 4 && (substr($b, 0, 4) eq "BC\xc0\xde" || substr($b, 0, 4) eq "\xde\xc0\x17\x0b");
     return 0 unless $n >= 18 && substr($b, 0, 4) eq "\x7fELF";
     my $type = unpack(substr($b, 5, 1) eq "\2" ? 'n' : 'v', substr($b, 16, 2));
     return $type == 1;
@@ -127,6 +132,62 @@ sub _helper {
 }
 
 # --- the method -------------------------------------------------------------
+
+# clang's LTO of the command (the bound's words B: LLVM bitcode among its
+# inputs, how many with a ThinLTO summary): how its objects are kept
+# (cache: lld's ThinLTO cache; else the plugin's obj-path), what it is
+# (for -v), or refused => why not.
+sub _clang_lto {
+    my ($cmd, $is_ld, $linker, $b) = @_;
+    my $thin = $b->{thin} == $b->{bitcode};
+    my $what = $thin ? 'clang\'s ThinLTO' : $b->{thin} ? 'clang\'s LTO and ThinLTO' : 'clang\'s LTO';
+    my $no = sub { return { refused => $_[0] } };
+    if ($is_ld) {
+        return $no->("LLVM bitcode given to $linker without its plugin's options") unless $linker eq 'lld';
+    } else {
+        return $no->("LLVM bitcode linked by $cmd->[0], not clang") unless basename($cmd->[0]) =~ /clang/;
+        # (without it clang gives GNU ld and gold no plugin)
+        return $no->('LLVM bitcode without -flto on the link') unless $linker eq 'lld' || lto_link($cmd, 0);
+    }
+    # (gold adds the object of the LTO part it has no module for)
+    return $no->('clang\'s ThinLTO through gold (keeping its objects adds one to the link)')
+        if $thin && $linker eq 'gold';
+    return { what => $what, cache => $thin && $linker eq 'lld' };
+}
+
+# The objects LTO wrote into DIR: lld's obj-path's (lto.o, lto.o1, ...),
+# or its cache's entries.
+sub _kept_objects {
+    my ($dir) = @_;
+    opendir(my $dh, $dir) or return ();
+    my @f = grep { /^(?:lto\.o\d*|llvmcache-[0-9A-Fa-f]+)\z/ } readdir $dh;
+    closedir $dh;
+    return map { "$dir/$_" } sort @f;
+}
+
+# A link of LLVM bitcode alone by clang names no ELF object to take the
+# target from: an empty one, assembled at PATH by the command's compiler
+# with its target's options (its path), else undef.
+sub stand_in_object {
+    my ($cmd, $path) = @_;
+    return undef unless basename($cmd->[0]) =~ /clang/;
+    my @a = @$cmd[1 .. $#$cmd];
+    my @t;
+    for (my $i = 0; $i <= $#a; $i++) {
+        push @t, $a[$i] if $a[$i] =~ /^(?:-m(?:32|64|x32)|--target=.*|-target=.*)\z/s;
+        push @t, @a[$i, $i + 1] if $a[$i] eq '-target' && $i < $#a;
+    }
+    return undef unless grep { !/^-/ && _is_bitcode($_) } @a;
+    my ($st) = run_tool(cmd => [$cmd->[0], @t, '-c', '-x', 'assembler', '/dev/null', '-o', $path], capture_stdout => 1);
+    return $st == 0 && -f $path ? $path : undef;
+}
+
+sub _is_bitcode {
+    my ($f) = @_;
+    open(my $fh, '<:raw', $f) or return 0;
+    my $n = read($fh, my $b, 4) // 0;
+    return $n == 4 && ($b eq "BC\xc0\xde" || $b eq "\xde\xc0\x17\x0b");
+}
 
 # A directory of the pass's own beside OUT (its temporary files' rule).
 sub _temp_dir {
@@ -152,20 +213,24 @@ sub remove_lto_temps {
     return;
 }
 
-# The build ID style the command asks ld for: the last --build-id; the
-# driver's default (Debian's GCC passes --build-id) is sha1.
+# The build ID style the command asks the linker for: the last
+# --build-id; a bare one (Debian's GCC and clang pass it) is sha1 for GNU
+# ld and gold, fast for lld (its xxHash64; tree is its sha1 too).
 sub _build_id_style {
-    my ($cmd, $is_ld) = @_;
-    my $style = 'sha1';
+    my ($cmd, $is_ld, $linker) = @_;
+    my $style = '';
     for my $a (@$cmd[1 .. $#$cmd]) {
         my @w = $is_ld ? ($a) : $a =~ /^-Wl,(.*)\z/s ? split(/,/, $1) : ();
         for (@w) {
-            $style = 'sha1' if /^--?build-id\z/;
+            $style = '' if /^--?build-id\z/;
             $style = $1 if /^--?build-id=(.*)\z/s;
         }
     }
-    return $style;
+    return $linker eq 'lld' ? ($style eq '' ? 'fast' : $style eq 'tree' ? 'sha1' : $style) : $style || 'sha1';
 }
+
+# mcount-scan's --build-id: how the linker hashes the style it asks.
+my %BUILD_ID = (bfd => { sha1 => 'bfd' }, gold => { sha1 => 'gold' }, lld => { sha1 => 'lld', fast => 'lld-fast' });
 
 # try_one_link(JOB, CMD) with JOB as RecordMcount::Link's ({o}: options,
 # {out}, {label}, {tmp}; MCOUNT_LINK_METHOD=multi: never): the result
@@ -224,14 +289,25 @@ sub _one_link {
     # the inputs' calls, the bound and its placeholder (an object, or
     # assembly), and the target's facts from the first ELF object
     my $ps = $job->{tmp}{ps} //= temp_path($out, 'ps');
-    my %b = _helper($o, "the calls of the link's inputs", '--bound', '-o', $ps, '--', _inputs($cmd, $is_ld));
+    my @in = _inputs($cmd, $is_ld);
+    my %b = _helper($o, "the calls of the link's inputs", '--bound', '-o', $ps, '--', @in);
+    # (clang's LTO of bitcode alone: the target from an empty object)
+    if (defined $b{refused} && defined(my $first = stand_in_object($cmd, $job->{tmp}{first} //= temp_path($out, 'first.o')))) {
+        %b = _helper($o, "the calls of the link's inputs", '--object', $first, '--bound', '-o', $ps, '--', @in);
+    }
     return (undef, $b{refused}) if defined $b{refused};
     return (undef, "the one-link method knows x86_64 and i386, not $b{arch}") unless $ARCH_OK{ $b{arch} // '' };
     return (undef, 'the target names no hook') unless length($b{hooks} // '');
     return (undef, 'an input brings its own table (per-object mode)') if $b{tabled};
     my $n = $b{bound} // throw("the calls of the link's inputs: no bound");
+    my $linker = linker_of($cmd, $is_ld);
+    # clang's LTO (LLVM bitcode among the inputs), or GCC's, which lld
+    # does not run (GCC's plugin is not lld's: it links the fat objects'
+    # own code)
+    my $clang = $b{bitcode} ? _clang_lto($cmd, $is_ld, $linker, \%b) : undef;
+    return (undef, $clang->{refused}) if $clang && $clang->{refused};
     my $words = lto_words($cmd, $is_ld);
-    my $lto = $words eq 'on' || ($words eq '' && $b{lto});
+    my $lto = !$clang && $linker ne 'lld' && ($words eq 'on' || ($words eq '' && $b{lto}));
     if ($lto) {
         return (undef, 'LTO objects without their code (-fno-fat-lto-objects) give no bound') if $b{slim};
         return (undef, 'an LTO link without the linker plugin (-fno-use-linker-plugin)')
@@ -239,8 +315,9 @@ sub _one_link {
     }
     # (the build ID: sha1 the helper computes again; none, or the
     # command's own 0xHEX, stays as the linker wrote it)
-    my $style = _build_id_style($cmd, $is_ld);
-    return (undef, "a build ID of style $style") unless $style =~ /^(?:sha1|none|0x)/;
+    my $style = _build_id_style($cmd, $is_ld, $linker);
+    my $hash = $BUILD_ID{$linker}{$style};
+    return (undef, "a build ID of style $style") unless $hash || $style =~ /^(?:none|0x)/;
     my $map = $job->{tmp}{map} //= temp_path($out, 'map');
     my @extra = ($n ? (_placeholder($job, \%b)) : (), $is_ld ? "-Map=$map" : "-Wl,-Map=$map");
     # LTO: the objects its code generation writes (the map names them,
@@ -256,7 +333,17 @@ sub _one_link {
         register_temp($job->{tmp}{ltoargs} = $args) unless -e $args;
         push @extra, '-Wl,-plugin-opt=-save-temps';
     }
-    # (started with TMPDIR set for LTO; as it was, unset or not, else)
+    # clang's LTO: the objects it writes kept in a directory of the
+    # pass's own, by the plugin's obj-path (LLVMgold.so's, and lld's
+    # alias of --lto-obj-path: DIR/lto.o, DIR/lto.o1, ...), or for lld's
+    # ThinLTO alone (where obj-path adds an object to the link) as its
+    # cache's entries; neither changes the output.
+    if ($clang) {
+        $dir = $job->{tmp}{ltodir} //= _temp_dir($out);
+        my $w = $clang->{cache} ? "--thinlto-cache-dir=$dir" : "-plugin-opt=obj-path=$dir/lto.o";
+        push @extra, $is_ld ? $w : "-Wl,$w";
+    }
+    # (started with TMPDIR set for GCC's LTO; as it was, unset or not, else)
     my $start = sub {
         my $fin = start_link($job, 'linking once, the table reserved', link_cmd($cmd, $out, @extra),
             first => 1, show => 1, hold => 1);
@@ -267,16 +354,18 @@ sub _one_link {
         };
     };
     my $err = ($lto ? do { local $ENV{TMPDIR} = $dir; $start->() } : $start->())->();
+    # (lld's map names each object of its LTO lto.tmp: the objects kept)
+    my @kept = $clang && $linker eq 'lld' ? _kept_objects($dir) : ();
     my %f = _helper($o, 'filling in the table', "--arch=$b{arch}", "--fill-linked=$map", '--object', $out,
-        $style eq 'sha1' ? ('--build-id=' . (linker_of($cmd, $is_ld) eq 'gold' ? 'gold' : 'bfd')) : ());
-    remove_lto_temps($job) if $lto;
+        $hash ? "--build-id=$hash" : (), map { "--lto-object=$_" } @kept);
+    remove_lto_temps($job) if $lto || $clang;
     return (undef, $f{refused}) if defined $f{refused};
     return (undef, 'the output has a table of its own') if !$n && $f{slots};
     return (undef, 'the output has no __mcount_loc of the bound\'s size') if $f{slots} != $n;
     my $bid = ($f{'build-id'} // 'left') eq 'left' ? $style : $f{'build-id'};
     return { status => $f{sites} ? 'recorded' : 'no-sites', sites => $f{sites}, passed_over => 0,
         dropped => $f{dropped}, links => 1, slots => $n, method => 'one link', build_id => $bid, stderr => $err,
-        lto => $lto };
+        lto => $lto || ($clang ? $clang->{what} : 0) };
 }
 
 1;
