@@ -33,7 +33,10 @@ use RecordMcount::Message qw(throw);
 
 our @EXPORT_OK = qw(one_link_refusal one_link remove_lto_temps lto_link);
 
-my %ARCH_OK = map { $_ => 1 } qw(x86_64 i386);
+# The rows of arches.tab whose call forms and relocation numbers
+# (src/arch.c) mcount-scan --fill-linked reads.
+my %ARCH_OK = map { $_ => 1 }
+    qw(x86_64 i386 aarch64 arm riscv64 ppc64le ppc64 ppc32 s390x mips mipsel mips64el sparc64 sh4);
 
 # The linker the command runs: bfd, gold, or another's name.
 sub linker_of {
@@ -53,7 +56,17 @@ sub linker_of {
 # Why the command cannot be linked once (a reason), or undef.
 sub one_link_refusal {
     my ($cmd, $id, $is_ld) = @_;
-    return "the one-link method knows x86_64 and i386, not $id->{arch}" unless $ARCH_OK{ $id->{arch} // '' };
+    return "the one-link method does not know $id->{arch}" unless $ARCH_OK{ $id->{arch} // '' };
+    # (riscv64: the linker relaxes each call into a shorter one and moves
+    # the code after it inside its input section, so that a call is no
+    # longer at its offset in the input, which is all the map and the
+    # input's relocations tell; the row's object-link-flags, --no-relax,
+    # keep it there, as per-object tables need too)
+    my %has = map { $_ => 1 } map { $is_ld ? $_ : /^-Wl,(.*)\z/s ? map({ "-Wl,$_" } split(/,/, $1)) : $_ }
+        @$cmd[1 .. $#$cmd];
+    my @need = grep { !$has{ $is_ld ? s/^-Wl,//r : $_ } } split ' ', $id->{'object-link-flags'} // '';
+    return "a link of $id->{arch} moves code inside its input sections (linker relaxation) "
+        . "where it has no @need" if @need;
     my $ld = linker_of($cmd, $is_ld);
     return "the linker is $ld, not GNU ld or gold" unless $ld eq 'bfd' || $ld eq 'gold';
     if (lto_link($cmd, $is_ld)) {
