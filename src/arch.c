@@ -283,7 +283,9 @@ static const struct arch arches[] = {
 		.ld_emulation = "armelf_linux_eabi", .cc_flag = "", .as_flag = "",
 		.triple = "arm-linux-gnueabihf",
 		.mapping_symbols = true, .entry_flag_bits = 1, .arm_attributes = true,
-		.hook_stubs = "*%h_veneer",
+		/* (ld's long-branch stubs; its interworking ones, which
+		 * also reach a hook out of a bl's range) */
+		.hook_stubs = "*%h_veneer *%h_from_thumb *%h_from_arm",
 		.entry_doc = "the bl; bit 0 set in Thumb code, as the linker resolves a Thumb anchor",
 	},
 	{
