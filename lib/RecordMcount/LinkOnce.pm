@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::LinkOnce;
-# The link-time pass in one link (GNU ld, gold; x86_64 and i386; GCC's
-# LTO of fat objects, the objects LTO writes kept for the table):
+# The link-time pass in one link (GNU ld on every row of arches.tab,
+# riscv64's linked with --no-relax; gold on x86_64 and i386; GCC's LTO
+# of fat objects, the objects LTO writes kept for the table):
 #
 #   mcount-scan --bound INPUTS   -> the calls to the hook the inputs (their
 #                                   relocations) can bring: the bound N,
@@ -11,8 +12,10 @@ package RecordMcount::LinkOnce;
 #        the map: where each input section went (an input it names that
 #        is not on the command line, the driver's own files and -l found
 #        by ld, read too); entries = output address of the section + the
-#        call's offset in it, each checked against the output's bytes (a
-#        call, or the form the linker relaxed it to); none outside every
+#        call's offset in it (less the form's field offset and lead),
+#        each checked against the output's bytes (a call, or the form
+#        the linker relaxed it to; src/arch.c's forms and relocation
+#        numbers, the per-architecture facts); none outside every
 #        function symbol (an overridden weak copy); sorted, the rest
 #        holes; the slots and the addends of their dynamic relocations
 #        written in place
@@ -37,6 +40,7 @@ our @EXPORT_OK = qw(one_link_refusal one_link remove_lto_temps lto_link);
 # (src/arch.c) mcount-scan --fill-linked reads.
 my %ARCH_OK = map { $_ => 1 }
     qw(x86_64 i386 aarch64 arm riscv64 ppc64le ppc64 ppc32 s390x mips mipsel mips64el sparc64 sh4);
+my %GOLD_OK = map { $_ => 1 } qw(x86_64 i386);
 
 # The linker the command runs: bfd, gold, or another's name.
 sub linker_of {
@@ -69,6 +73,11 @@ sub one_link_refusal {
         . "where it has no @need" if @need;
     my $ld = linker_of($cmd, $is_ld);
     return "the linker is $ld, not GNU ld or gold" unless $ld eq 'bfd' || $ld eq 'gold';
+    # (gold's stubs and maps were tried on x86 alone: on aarch64 its map
+    # gives the input sections of .ref.text, .sched.text... the address
+    # 0xffffffffffffffff, and on arm its -q links fail)
+    return "gold links $id->{arch}, where the one link knows GNU ld only"
+        if $ld eq 'gold' && !$GOLD_OK{ $id->{arch} };
     if (lto_link($cmd, $is_ld)) {
         return "an LTO link (-flto) by $cmd->[0], not GCC" if basename($cmd->[0]) =~ /clang/;
         # (the objects LTO writes are kept by the linker plugin's option)
