@@ -9,9 +9,12 @@
 # agrees.  riscv64 is linked the default way: the linker relaxes each
 # auipc+jalr into a jal and moves the code after it, which the per-object
 # table cannot follow (its anchor + delta entries then point at the wrong
-# places) and the link-time table is built from.  Each output is the
-# plain link of the same command but for the table (t/lib/LinkDiff.pm).
-# Last, the tracing
+# places) and the link-time table is built from; and with --no-relax.
+# Each output is the plain link of the same command but for the table
+# (t/lib/LinkDiff.pm).  Each link says which method made its table (-v):
+# the one link, everywhere but riscv64's relaxing link, which is refused
+# before it runs (its calls are not where its inputs have them) and
+# takes the links with -q.  Last, the tracing
 # library linked into a program at the link, on each architecture, and
 # its signal mask wrappers as libc's (t/src/trace/sigmask.c).
 use strict;
@@ -30,6 +33,9 @@ my $dir = tmpdir();
 my @targets = (
     { name => 'aarch64', rt => 1, hook => 'aarch64' },
     { name => 'riscv64', rt => 1, hook => 'riscv64' },
+    # linked without relaxation, the calls stay where the inputs have them
+    { name => 'riscv64 --no-relax', arch => 'riscv64', hook => 'riscv64', lflags => ['-Wl,--no-relax'],
+      one => 1 },
     # Thumb-2 (the compiler's default) and ARM state: the entries of
     # Thumb code have bit 0 set, as the per-object tables' do
     { name => 'arm', rt => 1, hook => 'arm' },
@@ -55,6 +61,19 @@ my @targets = (
     { name => 'sh4', hook => 'sh4', dynamic => 1,
       plugin => "$TOP/build/sh4/treg-off.so", freestanding => ['start.S', 'mini_libc.c'] },
 );
+# The method a link of each target takes (mcount-record -v's words,
+# MCOUNT_CC_VERBOSE's): the one link, or the links with -q and why.
+my $ONE = qr/[:;] one link, the table filled in place \(\d+ of \d+ slots; build ID sha1\)$/m;
+my $relax = join ' ', 'links with -q, then the link with the table (one link could not: a link of',
+    'riscv64 moves code inside its input sections (linker relaxation) where it has no -Wl,--no-relax)';
+my %method = (riscv64 => qr/[:;] \Q$relax\E$/m);
+sub method_ok {
+    my ($t, $name, $err) = @_;
+    my $want = $t->{one} ? $ONE : $method{ $t->{arch} // $t->{name} } // $ONE;
+    like($err, $want, "$name: " . ($want == $ONE ? 'one link' : 'the links with -q, and why'))
+        or diag $err;
+}
+
 for my $t (@targets) {
     my $row = arch_row($t->{arch} // $t->{name}) // die "$t->{name}: no row in arches.tab\n";
     @$t{qw(triple qemu)} = @$row{qw(triple qemu)};
@@ -90,12 +109,13 @@ for my $t (@targets) {
             must(@gcc, @cf, '-O2', '-c', "$TOP/t/src/arch/$t->{hook}/$x", '-o', "$d/$o");
             push @own, "$d/$o";
         }
-        my @link = (@gcc, '-static', @fs ? ('-nostdlib') : (),
+        my @link = (@gcc, '-static', @fs ? ('-nostdlib') : (), @{ $t->{lflags} // [] },
             (grep { /^-ffunction-sections$/ } @$model) ? '-Wl,--gc-sections' : (),
             '-o', "$d/prog", (map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b hook check)), @own,
             @fs ? ('-lgcc') : ());
-        my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--link', '--', @link]);
+        my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--link', '-v', '--', @link]);
         is($st, 0, "$name: mcount-record --link succeeds") or diag $err;
+        method_ok($t, $name, $err);
         # (mips: the table's object restates the link's e_flags, or ld
         # warns of "linking abicalls files with non-abicalls files"; a
         # note would be a reference to the hook that is no call)
@@ -117,6 +137,50 @@ for my $t (@targets) {
         ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--verify', '--sections=all', "$d/prog"]);
         is($st, 0, "$name: mcount-record --verify passes") or diag "$out$err";
     }
+}
+
+# A hook out of the calls' reach (its own section, placed far away):
+# each call to it goes through a stub the linker makes (aarch64's and
+# arm's veneers, arm's interworking stubs, powerpc's long-branch stubs),
+# and the entry is still the call, as the links with -q record it.  The
+# oracles: the program's own check under qemu-user, --verify, and the
+# table of the links with -q (MCOUNT_LINK_METHOD=multi), entry for entry.
+# (ppc32 is left out: its long-branch stubs follow each input section's
+# code, unnamed, and neither --verify nor the links with -q, which pass
+# over the stubs' own relocations against the hook, know them)
+for my $f (['aarch64', 0x10000000], ['arm', 0x4000000], ['arm -marm', 0x4000000], ['ppc64le', 0x14000000],
+           ['ppc64', 0x14000000]) {
+    my ($t) = grep { $_->{name} eq $f->[0] && !$_->{failed} } @targets or next;
+    my $name = "$t->{name} far hook";
+    my $d = "$dir/" . ($name =~ s/[^A-Za-z0-9]+/_/gr);
+    mkdir $d or die;
+    my $gcc = "$t->{triple}-gcc-12";
+    my @cf = ('-O2', @{ $t->{cflags} // [] });
+    must($gcc, '-pg', @cf, '-c', "$SRC/$_.c", '-o', "$d/$_.o") for qw(corpus prog_main dup_a dup_b);
+    must($gcc, @cf, '-c', "$TOP/t/src/arch/$t->{hook}/hook.S", '-o', "$d/hook0.o");
+    must("$t->{triple}-objcopy", '--rename-section', '.text=.hookfar,alloc,code,readonly,contents',
+        "$d/hook0.o", "$d/hook.o");
+    must($gcc, @cf, '-DEXOTIC_RECORDED=1', '-c', "$TOP/t/src/arch/check.c", '-o', "$d/check.o");
+    my %list;
+    for my $m (qw(auto multi)) {
+        my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--link', '-v', '--', $gcc, '-static',
+            sprintf('-Wl,--section-start=.hookfar=%#x', $f->[1]), '-o', "$d/$m",
+            map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b hook check)], env => { MCOUNT_LINK_METHOD => $m });
+        is($st, 0, "$name, $m: mcount-record --link succeeds") or diag $err;
+        method_ok($t, $name, $err) if $m eq 'auto';
+        ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--list', "$d/$m"]);
+        $list{$m} = $out;
+    }
+    my ($st, $out, $err) = run_cmd(["$t->{triple}-objdump", '-d', "$d/auto"]);
+    my $stubs = () = $out =~ /^\s*[0-9a-f]+:.*\bbl[x]?\s+[0-9a-f]+ <[^>]*(?:veneer|_from_thumb|_from_arm|long_branch|plt_branch)[^>]*>/mg;
+    cmp_ok($stubs, '>', 0, "$name: $stubs calls go through the linker's stubs");
+    ($st, $out, $err) = run_prog(["$d/auto"], qemu => $t->{qemu});
+    my ($summary) = $out =~ /^(entries=.*)$/m;
+    like($summary // '', qr/^entries=(\d+) reached=\1 calls=\d+ unknown=0 duplicates=0/,
+        "$name: under $t->{qemu}, " . ($summary // 'no summary')) or diag "$out$err";
+    ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--verify', '--sections=all', "$d/auto"]);
+    is($st, 0, "$name: mcount-record --verify passes") or diag "$out$err";
+    is($list{auto}, $list{multi}, "$name: the table is the links' with -q, entry for entry");
 }
 
 # What the link-time table mends: the same riscv64 objects recorded one by
@@ -213,9 +277,10 @@ for my $t (grep { $_->{dynamic} && !$_->{failed} } @targets) {
         must(@gcc, '-pg', '-O2', @cf, '-c', "$SRC/$_.c", '-o', "$d/$_.o") for qw(corpus dup_a dup_b);
         must(@gcc, '-pg', '-O2', @cf, '-c', "$d/main.c", '-o', "$d/main.o");
         my @objs = map { "$d/$_.o" } qw(corpus main dup_a dup_b);
-        my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--link', '--',
+        my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--link', '-v', '--',
             @gcc, @lf, '-o', "$d/linked", @objs]);
         is($st, 0, "$name: mcount-record --link succeeds") or diag $err;
+        method_ok($t, $name, $err);
         unlike($err, qr/warning|note:/, "$name: the links warn of nothing") or diag $err;
         must(@gcc, @lf, '-o', "$d/plain", @objs);
         is_deeply([link_diff(["$t->{triple}-readelf"], "$d/linked", "$d/plain")], [],
@@ -265,9 +330,15 @@ for my $t (grep { $_->{rt} && !$_->{failed} } @targets) {
         my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-cc", $gcc, '-O2', '-c', "$SRC/trace/static_env.c",
             '-o', "$d/$mode.o"], env => \%env);
         is($st, 0, "$t->{name} linked-in, $mode: compiled") or diag $err;
+        # (link mode: MCOUNT_CC_VERBOSE's lines say which method ran,
+        # and nothing else is said)
         ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-cc", $gcc, '-o', "$d/$mode", "$d/$mode.o", $lib,
-            '-lpthread'], env => \%env);
+            '-lpthread'], env => { %env, $mode eq 'link' ? (MCOUNT_CC_VERBOSE => 1) : () });
         is($st, 0, "$t->{name} linked-in, $mode: linked") or diag $err;
+        if ($mode eq 'link') {
+            method_ok($t, "$t->{name} linked-in, $mode", $err);
+            $err =~ s/^mcount-cc: (?:link \(MCOUNT_CC_MODE=link\): |\Q$d\E\/link: \d+ call sites?, ).*\n//mg;
+        }
         is($err, '', "$t->{name} linked-in, $mode: nothing said");
         ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--verify', "$d/$mode"]);
         is($st, 0, "$t->{name} linked-in, $mode: mcount-record --verify passes") or diag "$out$err";
