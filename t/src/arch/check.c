@@ -81,7 +81,12 @@ static int entry_matches(unsigned long e, unsigned long r)
 	/* auipc + jalr, or the jal a relaxing link makes of them */
 	return e == r - 8 || (e == r - 4 && (*(const unsigned *)e & 0xfff) == 0x0ef);
 #elif defined(__s390x__)
-	return e == r - 12 || e == r - 6;       /* stg + brasl %r14, or brasl %r0 (fentry) */
+	/* stg %r14,8(%r15) (e3 e0 f0 08 00 24) + brasl %r14 (c0 e5), or
+	 * brasl %r0 (c0 05: fentry); the bytes tell the two apart, so that
+	 * an entry at the first's brasl is no fentry call */
+	const unsigned char *p = (const unsigned char *)e;
+	return (e == r - 12 && p[0] == 0xe3 && p[5] == 0x24 && p[6] == 0xc0 && p[7] == 0xe5) ||
+	       (e == r - 6 && p[0] == 0xc0 && p[1] == 0x05);
 #elif defined(__sparc__)
 	return e == r;                          /* call */
 #elif defined(__sh__)
