@@ -64,7 +64,9 @@ static int mips_site(unsigned long e, unsigned long r)
 							 * n64 lui x2, daddiu x2, dsll32, daddu, ... */
 		return d == 20 || d == 36;
 	if ((op == 0x23 || op == 0x37) && ((insn(e) >> 21) & 31) == 28)
-		return d == 12 || d == 16;              /* GOT load, [move,] jalr, delay */
+		return d == 12 || d == 16 || d == 20;   /* GOT load, [move,] jalr, delay;
+							 * -O0 -mlong-calls (GOT16): load,
+							 * move, addiu sp, jalr, nop */
 	return 0;
 }
 #define NEAREST 1
