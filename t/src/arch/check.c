@@ -60,9 +60,10 @@ static int mips_site(unsigned long e, unsigned long r)
 		return 0;
 	if (op == 0x03)                                 /* jal; delay slot */
 		return d == 8;
-	if (op == 0x0f)                                 /* o32 lui, addiu, move, jalr, delay;
+	if (op == 0x0f)                                 /* o32 lui, addiu, move, jalr, delay
+							 * (-O0: move, addiu sp, jalr, nop);
 							 * n64 lui x2, daddiu x2, dsll32, daddu, ... */
-		return d == 20 || d == 36;
+		return d == 20 || d == 24 || d == 36;
 	if ((op == 0x23 || op == 0x37) && ((insn(e) >> 21) & 31) == 28)
 		return d == 12 || d == 16 || d == 20;   /* GOT load, [move,] jalr, delay;
 							 * -O0 -mlong-calls (GOT16): load,
