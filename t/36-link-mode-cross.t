@@ -36,6 +36,9 @@ my @targets = (
     # linked without relaxation, the calls stay where the inputs have them
     { name => 'riscv64 --no-relax', arch => 'riscv64', hook => 'riscv64', lflags => ['-Wl,--no-relax'],
       one => 1 },
+    # ... unless a --relax after it turns relaxation on again
+    { name => 'riscv64 --no-relax --relax', arch => 'riscv64', hook => 'riscv64',
+      lflags => ['-Wl,--no-relax', '-Wl,--relax'] },
     # Thumb-2 (the compiler's default) and ARM state: a link-time
     # table's entries are the bl's address, even in Thumb code too (both
     # methods; only the per-object tables' anchor + delta has bit 0)
@@ -79,7 +82,7 @@ my @targets = (
 # MCOUNT_CC_VERBOSE's): the one link, or the links with -q and why.
 my $ONE = qr/[:;] one link, the table filled in place \(\d+ of \d+ slots; build ID sha1\)$/m;
 my $relax = join ' ', 'links with -q, then the link with the table (one link could not: a link of',
-    'riscv64 moves code inside its input sections (linker relaxation) where it has no -Wl,--no-relax)';
+    'riscv64 moves code inside its input sections (linker relaxation) unless it has -Wl,--no-relax)';
 my %method = (riscv64 => qr/[:;] \Q$relax\E$/m);
 sub one_link {
     my ($t) = @_;

@@ -65,12 +65,18 @@ sub one_link_refusal {
     # the code after it inside its input section, so that a call is no
     # longer at its offset in the input, which is all the map and the
     # input's relocations tell; the row's object-link-flags, --no-relax,
-    # keep it there, as per-object tables need too)
-    my %has = map { $_ => 1 } map { $is_ld ? $_ : /^-Wl,(.*)\z/s ? map({ "-Wl,$_" } split(/,/, $1)) : $_ }
-        @$cmd[1 .. $#$cmd];
-    my @need = grep { !$has{ $is_ld ? s/^-Wl,//r : $_ } } split ' ', $id->{'object-link-flags'} // '';
+    # keep it there, as per-object tables need too: each the last word of
+    # its kind, --no-X after any --X)
+    my @w = map { $is_ld ? $_ : /^-Wl,(.*)\z/s ? map({ "-Wl,$_" } split(/,/, $1)) : $_ } @$cmd[1 .. $#$cmd];
+    my %last;
+    @last{@w} = (0 .. $#w);
+    my @need = grep {
+        my $f = $is_ld ? s/^-Wl,//r : $_;
+        my $undo = $f =~ s/^((?:-Wl,)?)--?no-/$1--/r;
+        !defined $last{$f} || ($undo ne $f && ($last{$undo} // -1) > $last{$f});
+    } split ' ', $id->{'object-link-flags'} // '';
     return "a link of $id->{arch} moves code inside its input sections (linker relaxation) "
-        . "where it has no @need" if @need;
+        . 'unless it has ' . join(' ', map { $is_ld ? s/^-Wl,//r : $_ } @need) if @need;
     my $ld = linker_of($cmd, $is_ld);
     return "the linker is $ld, not GNU ld or gold" unless $ld eq 'bfd' || $ld eq 'gold';
     # (gold's stubs and maps were tried on x86 alone: on aarch64 its map
