@@ -340,6 +340,42 @@ for my $t (grep { $_->{dynamic} && !$_->{failed} } @targets) {
     }
 }
 
+# PIE and shared libraries of the targets the block above leaves out:
+# each slot of the table has a relative dynamic relocation (RELA: its
+# addend is the entry; arm's REL: the word), the calls go through the
+# PLT or ppc's call stubs.  The oracles: --verify, and the table of the
+# links with -q (MCOUNT_LINK_METHOD=multi), entry for entry.  (The
+# per-object tables and t/lib/LinkDiff.pm are no oracle here: a shared
+# library's per-object entries are relocated against global symbols, and
+# LinkDiff misreads ppc64le's local entry points and some ppc and sparc
+# relocations, for the links with -q as much.)
+for my $t (grep { !$_->{dynamic} && !$_->{failed} && !$_->{arch} && $_->{name} ne 'riscv64' } @targets) {
+    my $gcc = "$t->{triple}-gcc-12";
+    for my $pie (['-pie', '-fPIE'], ['-shared', '-fPIC']) {
+        my $name = "$t->{name} $pie->[0]";
+        my $d = "$dir/" . ($name =~ s/[^A-Za-z0-9]+/_/gr);
+        mkdir $d or die;
+        spit("$d/main.c", "int main(void) { return 0; }\n");
+        for my $c ((map { "$SRC/$_.c" } qw(corpus dup_a dup_b)), "$d/main.c") {
+            (my $o = $c) =~ s{.*/|\.c\z}{}g;
+            must($gcc, '-pg', '-O2', $pie->[1], '-c', $c, '-o', "$d/$o.o");
+        }
+        my %list;
+        for my $m (qw(auto multi)) {
+            my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--link', '-v', '--', $gcc, $pie->[0],
+                '-o', "$d/$m", map { "$d/$_.o" } qw(corpus main dup_a dup_b)], env => { MCOUNT_LINK_METHOD => $m });
+            is($st, 0, "$name, $m: mcount-record --link succeeds") or diag $err;
+            method_ok($t, $name, $err) if $m eq 'auto';
+            ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--list', "$d/$m"]);
+            $list{$m} = $out;
+        }
+        my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--verify', '--sections=all', "$d/auto"]);
+        is($st, 0, "$name: mcount-record --verify passes") or diag "$out$err";
+        cmp_ok(scalar(() = $list{auto} =~ /\n/g), '>=', 18, "$name: the table has the corpus's calls");
+        is($list{auto}, $list{multi}, "$name: the table is the links' with -q, entry for entry");
+    }
+}
+
 # The tracing library linked in, recorded at the link (mcount-cc's
 # link-time mode): its own code refers to its hooks only through data,
 # so the pass notes nothing and records only the program's calls.  The
