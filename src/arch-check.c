@@ -2,7 +2,9 @@
 /* arch-check.c - src/arch.c's rows against arches.tab: the same names,
  * and for each its ELF machine, class, byte order and GNU triple; no row
  * in one that the other lacks; and the kernel ARCH it lists first.  Built and run by make (build/arch-check,
- * from build/arches.h, which the Makefile writes from arches.tab). */
+ * from build/arches.h, which the Makefile writes from arches.tab).  And
+ * within src/arch.c: each relocation type a row's call forms name has
+ * its number there, once (the one-link method reads types by number). */
 #include "arch.h"
 
 #include <stdbool.h>
@@ -56,6 +58,26 @@ int main(void)
 				r->machine, r->elf_class, r->big_endian ? "big" : "little", r->triple);
 			bad = 1;
 		}
+	}
+	for (size_t j = 0; arch_at(j); j++) {
+		const struct arch *a = arch_at(j);
+		for (size_t f = 0; f < a->nforms; f++) {
+			const char *n = a->forms[f].reloc;
+			unsigned times = 0;
+			for (const struct reloc_name *r = a->reloc_names; n && r && r->name; r++)
+				times += strcmp(r->name, n) == 0;
+			if (n && times != 1) {
+				fprintf(stderr, "arch-check: src/arch.c: %s: %s has %s number in reloc_names\n",
+					a->name, n, times ? "more than one" : "no");
+				bad = 1;
+			}
+		}
+		for (const struct reloc_name *r = a->reloc_names; r && r->name; r++)
+			if (strcmp(arch_reloc_name(a, r->type), r->name) != 0) {
+				fprintf(stderr, "arch-check: src/arch.c: %s: relocation type %u is both %s and %s\n",
+					a->name, r->type, arch_reloc_name(a, r->type), r->name);
+				bad = 1;
+			}
 	}
 	for (size_t j = 0; arch_at(j); j++) {
 		bool found = false;

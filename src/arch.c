@@ -64,6 +64,7 @@ static const char *const mcount_u_hooks[] = { "_mcount", NULL };
 static const struct call_form aarch64_forms[] = {
 	{ "R_AARCH64_CALL26", 0, 4, { 0, 0, 0, 0x94 }, { 0, 0, 0, 0xfc }, 4 },
 };
+static const struct reloc_name aarch64_relocs[] = { { 283, "R_AARCH64_CALL26" }, { 0, NULL } };
 
 /* arm: `push {lr}; bl __gnu_mcount_nc` in ARM (R_ARM_CALL, old R_ARM_PC24)
  * or Thumb-2 (R_ARM_THM_CALL, a 32-bit bl/blx); the entry is the bl.  A
@@ -73,6 +74,9 @@ static const struct call_form arm_forms[] = {
 	{ "R_ARM_THM_CALL", 0, 4, { 0, 0xf0, 0, 0xc0 }, { 0, 0xf8, 0, 0xc0 }, 4 },
 	{ "R_ARM_CALL",     0, 4, { 0, 0, 0, 0x0b }, { 0, 0, 0, 0x0f }, 4 },
 	{ "R_ARM_PC24",     0, 4, { 0, 0, 0, 0x0b }, { 0, 0, 0, 0x0f }, 4 },
+};
+static const struct reloc_name arm_relocs[] = {
+	{ 1, "R_ARM_PC24" }, { 10, "R_ARM_THM_CALL" }, { 28, "R_ARM_CALL" }, { 0, NULL },
 };
 
 /* riscv: `call _mcount` = auipc ra + jalr ra, one relocation (plus an
@@ -85,6 +89,9 @@ static const struct call_form riscv_forms[] = {
 	 * rd = ra), keeping R_RISCV_JAL on it (and an R_RISCV_NONE against
 	 * *ABS* after it); linked with --no-relax, the pair keeps its type */
 	{ "R_RISCV_JAL",      0, 4, { 0xef, 0x00 }, { 0xff, 0x0f }, 2, .linker_made = true },
+};
+static const struct reloc_name riscv_relocs[] = {
+	{ 17, "R_RISCV_JAL" }, { 18, "R_RISCV_CALL" }, { 19, "R_RISCV_CALL_PLT" }, { 0, NULL },
 };
 
 /* powerpc: `bl _mcount` (opcode 18, AA=0, LK=1); the entry is the bl. */
@@ -100,6 +107,12 @@ static const struct call_form ppc64_forms[] = {
 static const struct call_form ppc32_forms[] = {
 	{ "R_PPC_REL24",    0, 4, { 0x48, 0, 0, 0x01 }, { 0xfc, 0, 0, 0x03 }, 4 },
 	{ "R_PPC_PLTREL24", 0, 4, { 0x48, 0, 0, 0x01 }, { 0xfc, 0, 0, 0x03 }, 4 },
+};
+static const struct reloc_name ppc64_relocs[] = {
+	{ 10, "R_PPC64_REL24" }, { 116, "R_PPC64_REL24_NOTOC" }, { 0, NULL },
+};
+static const struct reloc_name ppc32_relocs[] = {
+	{ 10, "R_PPC_REL24" }, { 18, "R_PPC_PLTREL24" }, { 0, NULL },
 };
 
 /* s390x: `brasl %rN,HOOK` (c0 N5), the field at +2 (addend +2).  With
@@ -117,6 +130,9 @@ static const struct call_form s390x_forms[] = {
 	  .lead = 6, .check_at = { 4 }, .hook = "_mcount" },
 	{ "R_390_PLT32DBL", 2, 6, { 0xc0, 0x05 }, { 0xff, 0x0f }, 2, .hook = "__fentry__" },
 	{ "R_390_PC32DBL",  2, 6, { 0xc0, 0x05 }, { 0xff, 0x0f }, 2, .hook = "__fentry__" },
+};
+static const struct reloc_name s390x_relocs[] = {
+	{ 19, "R_390_PC32DBL" }, { 20, "R_390_PLT32DBL" }, { 0, NULL },
 };
 
 /* mips: the entry is the first instruction of the call sequence that
@@ -162,11 +178,19 @@ static const struct call_form mips64el_forms[] = {
 	MIPS_ABS_COMPANION("R_MIPS_LO16", 24, 0),
 	MIPS_COMPANION("R_MIPS_JALR", 16),
 };
+static const struct reloc_name mips_relocs[] = {
+	{ 4, "R_MIPS_26" }, { 5, "R_MIPS_HI16" }, { 6, "R_MIPS_LO16" }, { 9, "R_MIPS_GOT16" },
+	{ 11, "R_MIPS_CALL16" }, { 19, "R_MIPS_GOT_DISP" }, { 28, "R_MIPS_HIGHER" },
+	{ 29, "R_MIPS_HIGHEST" }, { 37, "R_MIPS_JALR" }, { 0, NULL },
+};
 
 /* sparc64: `call _mcount` (op 01) after the save; the entry is the call. */
 static const struct call_form sparc64_forms[] = {
 	{ "R_SPARC_WPLT30",  0, 4, { 0x40 }, { 0xc0 }, 1 },
 	{ "R_SPARC_WDISP30", 0, 4, { 0x40 }, { 0xc0 }, 1 },
+};
+static const struct reloc_name sparc64_relocs[] = {
+	{ 7, "R_SPARC_WDISP30" }, { 18, "R_SPARC_WPLT30" }, { 0, NULL },
 };
 
 /* sh: `mov.l 1f,r1; sts.l pr,@-r15; mova 2f,r0; jmp @r1; lds r0,pr;
@@ -181,6 +205,9 @@ static const struct call_form sh4_forms[] = {
 	/* -fPIC: the word holds mcount@GOT (a GOTPC word follows it) */
 	{ "R_SH_GOT32", 0, 4, { 0x2b, 0x40, 0x2a, 0x40 }, { 0xff, 0xf0, 0xff, 0xff }, 4,
 	  .check_at = { -6, -4 }, .ncheck = 2, .linked = "got:_GLOBAL_OFFSET_TABLE_" },
+};
+static const struct reloc_name sh4_relocs[] = {
+	{ 1, "R_SH_DIR32" }, { 160, "R_SH_GOT32" }, { 0, NULL },
 };
 
 
@@ -236,6 +263,7 @@ static const struct arch arches[] = {
 		.elf_machine = 183, .elf_class = 64, .big_endian = false,
 		.bfd_format = "elf64-littleaarch64",
 		.hooks = mcount_u_hooks, .forms = aarch64_forms, .nforms = NFORMS(aarch64_forms),
+		.reloc_names = aarch64_relocs,
 		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '%',
 		.ld_emulation = "aarch64linux", .cc_flag = "", .as_flag = "",
 		.triple = "aarch64-linux-gnu",
@@ -250,11 +278,14 @@ static const struct arch arches[] = {
 		.elf_machine = 40, .elf_class = 32, .big_endian = false,
 		.bfd_format = "elf32-littlearm",
 		.hooks = arm_hooks, .forms = arm_forms, .nforms = NFORMS(arm_forms),
+		.reloc_names = arm_relocs,
 		.entry_directive = ".long", .entry_size = 4, .type_prefix = '%',
 		.ld_emulation = "armelf_linux_eabi", .cc_flag = "", .as_flag = "",
 		.triple = "arm-linux-gnueabihf",
 		.mapping_symbols = true, .entry_flag_bits = 1, .arm_attributes = true,
-		.hook_stubs = "*%h_veneer",
+		/* (ld's long-branch stubs; its interworking ones, which
+		 * also reach a hook out of a bl's range) */
+		.hook_stubs = "*%h_veneer *%h_from_thumb *%h_from_arm",
 		.entry_doc = "the bl; bit 0 set in Thumb code, as the linker resolves a Thumb anchor",
 	},
 	{
@@ -262,6 +293,7 @@ static const struct arch arches[] = {
 		.elf_machine = 243, .elf_class = 64, .big_endian = false,
 		.bfd_format = "elf64-littleriscv",
 		.hooks = riscv_hooks, .forms = riscv_forms, .nforms = NFORMS(riscv_forms),
+		.reloc_names = riscv_relocs,
 		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64lriscv", .cc_flag = "", .as_flag = "",
 		.triple = "riscv64-linux-gnu",
@@ -276,6 +308,7 @@ static const struct arch arches[] = {
 		.elf_machine = 21, .elf_class = 64, .big_endian = false,
 		.bfd_format = "elf64-powerpcle",
 		.hooks = ppc64_hooks, .forms = ppc64le_forms, .nforms = NFORMS(ppc64le_forms),
+		.reloc_names = ppc64_relocs,
 		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64lppc", .cc_flag = "-m64", .as_flag = "-a64",
 		.triple = "powerpc64le-linux-gnu",
@@ -289,6 +322,7 @@ static const struct arch arches[] = {
 		.elf_machine = 21, .elf_class = 64, .big_endian = true,
 		.bfd_format = "elf64-powerpc",
 		.hooks = ppc64_hooks, .forms = ppc64_forms, .nforms = NFORMS(ppc64_forms),
+		.reloc_names = ppc64_relocs,
 		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64ppc", .cc_flag = "-m64", .as_flag = "-a64",
 		.triple = "powerpc64-linux-gnu",
@@ -302,6 +336,7 @@ static const struct arch arches[] = {
 		.elf_machine = 20, .elf_class = 32, .big_endian = true,
 		.bfd_format = "elf32-powerpc",
 		.hooks = ppc64_hooks, .forms = ppc32_forms, .nforms = NFORMS(ppc32_forms),
+		.reloc_names = ppc32_relocs,
 		.entry_directive = ".long", .entry_size = 4, .type_prefix = '@',
 		.ld_emulation = "elf32ppclinux", .cc_flag = "-m32", .as_flag = "-a32",
 		.triple = "powerpc-linux-gnu",
@@ -315,6 +350,7 @@ static const struct arch arches[] = {
 		.elf_machine = 22, .elf_class = 64, .big_endian = true,
 		.bfd_format = "elf64-s390",
 		.hooks = s390_hooks, .forms = s390x_forms, .nforms = NFORMS(s390x_forms),
+		.reloc_names = s390x_relocs,
 		.entry_directive = ".quad", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64_s390", .cc_flag = "-m64", .as_flag = "-m64",
 		.triple = "s390x-linux-gnu",
@@ -329,6 +365,7 @@ static const struct arch arches[] = {
 		.elf_machine = 8, .elf_class = 32, .big_endian = true,
 		.bfd_format = "elf32-tradbigmips",
 		.hooks = mcount_u_hooks, .forms = mips_forms, .nforms = NFORMS(mips_forms),
+		.reloc_names = mips_relocs,
 		.entry_directive = ".long", .entry_size = 4, .type_prefix = '@',
 		.ld_emulation = "elf32btsmip", .cc_flag = "-mabi=32", .as_flag = "-EB",
 		.triple = "mips-linux-gnu",
@@ -341,6 +378,7 @@ static const struct arch arches[] = {
 		.elf_machine = 8, .elf_class = 32, .big_endian = false,
 		.bfd_format = "elf32-tradlittlemips",
 		.hooks = mcount_u_hooks, .forms = mipsel_forms, .nforms = NFORMS(mipsel_forms),
+		.reloc_names = mips_relocs,
 		.entry_directive = ".long", .entry_size = 4, .type_prefix = '@',
 		.ld_emulation = "elf32ltsmip", .cc_flag = "-mabi=32", .as_flag = "-EL",
 		.triple = "mipsel-linux-gnu",
@@ -353,6 +391,7 @@ static const struct arch arches[] = {
 		.elf_machine = 8, .elf_class = 64, .big_endian = false,
 		.bfd_format = "elf64-tradlittlemips",
 		.hooks = mcount_u_hooks, .forms = mips64el_forms, .nforms = NFORMS(mips64el_forms),
+		.reloc_names = mips_relocs, .mips64_r_info = true,
 		.entry_directive = ".dword", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64ltsmip", .cc_flag = "-mabi=64", .as_flag = "-EL",
 		.triple = "mips64el-linux-gnuabi64",
@@ -365,6 +404,7 @@ static const struct arch arches[] = {
 		.elf_machine = 43, .elf_class = 64, .big_endian = true,
 		.bfd_format = "elf64-sparc",
 		.hooks = mcount_u_hooks, .forms = sparc64_forms, .nforms = NFORMS(sparc64_forms),
+		.reloc_names = sparc64_relocs,
 		.entry_directive = ".xword", .entry_size = 8, .type_prefix = '@',
 		.ld_emulation = "elf64_sparc", .cc_flag = "-m64", .as_flag = "-64",
 		.triple = "sparc64-linux-gnu",
@@ -376,6 +416,7 @@ static const struct arch arches[] = {
 		.elf_machine = 42, .elf_class = 32, .big_endian = false,
 		.bfd_format = "elf32-sh-linux",
 		.hooks = sh_hooks, .forms = sh4_forms, .nforms = NFORMS(sh4_forms),
+		.reloc_names = sh4_relocs,
 		.entry_directive = ".long", .entry_size = 4, .type_prefix = '@',
 		.ld_emulation = "shlelf_linux", .cc_flag = "", .as_flag = "",
 		.triple = "sh4-linux-gnu",

@@ -104,6 +104,10 @@ struct arch {
 	 * assembles its assembly). */
 	unsigned word_reloc;
 	bool rela;
+	bool mips64_r_info;           /* a 64-bit file's r_info is MIPS64's: the symbol's 32
+				       * bits first, then a special symbol's byte and three
+				       * type bytes, the first type last (the MIPS64 ELF
+				       * ABI), not the symbol's 32 bits above the type's */
 	const char *entry_directive;  /* .quad / .long */
 	unsigned entry_size;          /* bytes per table entry and its alignment */
 	char type_prefix;             /* '@' or '%' in .section type arguments */

@@ -45,6 +45,7 @@ struct elfv {
 	const unsigned char *d;
 	size_t len;
 	bool is64, big;
+	bool mips64_info;       /* ELF64 r_info laid out as MIPS64's (arch.h) */
 	unsigned type;
 	uint64_t shoff, shnum, shentsize, shstrndx;
 };
@@ -200,6 +201,15 @@ static struct rel rel_at(const struct elfv *e, const struct shdr *rs, uint64_t i
 	uint64_t w = e->is64 ? 8 : 4;
 	uint64_t o = rs->off + i * (rs->type == SHT_RELA ? 3 * w : 2 * w);
 	r.off = rd(e, o, (unsigned)w);
+	if (e->mips64_info) {
+		/* the symbol's 32 bits, then a byte each: a special symbol,
+		 * the third, second and first type (the first names the
+		 * relocation; the others, R_MIPS_NONE in a call's, compose
+		 * an operation with it) */
+		r.sym = rd(e, o + w, 4);
+		r.type = (unsigned)rd(e, o + w + 7, 1);
+		return r;
+	}
 	uint64_t info = rd(e, o + w, (unsigned)w);
 	r.type = (unsigned)(e->is64 ? info & 0xffffffff : info & 0xff);
 	r.sym = e->is64 ? info >> 32 : info >> 8;
@@ -275,6 +285,7 @@ static const char *input_read(struct input *in, const struct arch *a, const unsi
 	if ((e->is64 ? 64u : 32u) != a->elf_class || e->big != a->big_endian ||
 	    rd(e, 18, 2) != a->elf_machine)
 		return "an object of another architecture";
+	in->e.mips64_info = a->mips64_r_info;
 	in->relsec = calloc(e->shnum ? e->shnum : 1, sizeof(*in->relsec));
 	if (!in->relsec)
 		fatal("out of memory");
@@ -432,9 +443,22 @@ static void bound_object(const char *name, const unsigned char *d, size_t len, v
 				lto = true;
 			if ((s.type != SHT_RELA && s.type != SHT_REL) || s.link >= in.e.shnum)
 				continue;
+			/* (calls are in code: the map's code sections are all
+			 * --fill-linked reads; not mips's .pdr, say, whose
+			 * words name each function) */
+			if (s.info >= in.e.shnum || (sh_at(&in.e, s.info).flags & (SHF_ALLOC | SHF_EXECINSTR)) !=
+			    (SHF_ALLOC | SHF_EXECINSTR))
+				continue;
 			for (uint64_t r = 0, n = nrels(&in.e, &s); r < n; r++) {
 				struct rel x = rel_at(&in.e, &s, r);
-				if (x.sym && x.sym < in.nsym && in.hook_sym[x.sym])
+				if (!x.sym || x.sym >= in.nsym || !in.hook_sym[x.sym])
+					continue;
+				/* (the rest of a call sequence, as mips's jalr after
+				 * its GOT load, is no call of its own) */
+				const char *hook = b->a->hooks[in.hook_sym[x.sym] - 1];
+				const char *tname = arch_reloc_name(b->a, x.type);
+				const struct call_form *f = tname ? arch_form(b->a, tname, hook, strlen(hook)) : NULL;
+				if (!f || f->kind != FORM_COMPANION)
 					calls++;
 			}
 		}
@@ -974,15 +998,35 @@ static const unsigned char *bytes_at(const struct output *o, uint64_t addr, uint
 	return NULL;
 }
 
+/* Does the output have a call of form f whose entry is at address start:
+ * the form's opcode at one of its places (arch.h's check_at; sh's literal
+ * word is checked at the jmp before it), and the call's own bytes there? */
 static bool form_matches(const struct output *o, uint64_t start, const struct call_form *f)
 {
-	const unsigned char *b = bytes_at(o, start, f->insn_len);
-	if (!b || f->check_at[0] < 0 || (unsigned)f->check_at[0] + f->oplen > f->insn_len)
+	if (!bytes_at(o, start + f->lead, f->insn_len))
 		return false;
-	for (unsigned i = 0; i < f->oplen; i++)
-		if ((b[f->check_at[0] + i] & f->opmask[i]) != f->opcode[i])
-			return false;
-	return true;
+	for (unsigned k = 0, places = f->ncheck == 2 ? 2 : 1; k < places; k++) {
+		const unsigned char *b = bytes_at(o, start + (uint64_t)(int64_t)f->check_at[k], f->oplen);
+		unsigned i = 0;
+		while (b && i < f->oplen && (b[i] & f->opmask[i]) == f->opcode[i])
+			i++;
+		if (b && i == f->oplen)
+			return true;
+	}
+	return false;
+}
+
+/* One relocation against a hook in an input section, and its form. */
+struct hook_rel {
+	uint64_t off;
+	unsigned type;
+	const struct call_form *f;
+};
+
+static int cmp_hook_rel(const void *x, const void *y)
+{
+	const struct hook_rel *a = x, *b = y;
+	return a->off < b->off ? -1 : a->off > b->off;
 }
 
 struct site_at {
@@ -1177,13 +1221,18 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 	unsigned word = a->entry_size;
 	struct site_at *at = NULL;
 	size_t nat = 0, capat = 0;
+	struct hook_rel *hr = NULL;
+	size_t nhr = 0, caphr = 0;
 	/* the output's sections of code, by name */
 	for (size_t k = 0; k < nlaid; k++) {
 		const struct laid *l = &laid[k];
 		const char *why;
 		struct input *in = input_of(l->file, a, &why);
 		if (!in) {
-			if (!l->size)
+			/* (GNU ld's own input of the code it makes: veneers,
+			 * long-branch and PLT call stubs, which call the hook
+			 * only for a call of an input's, recorded there) */
+			if (!l->size || (!why && strcmp(l->file, "linker stubs") == 0))
 				continue;
 			return refuse("the map names an input whose calls are not known: %s%s%s", l->file,
 				      why ? ": " : "", why ? why : "");
@@ -1214,6 +1263,10 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 		if (!rs_i)
 			continue;
 		rs = sh_at(&in->e, rs_i);
+		/* the section's relocations against a hook, by offset (a call
+		 * sequence's companions after its site, as object mode reads
+		 * them) */
+		nhr = 0;
 		for (uint64_t r = 0, n = nrels(&in->e, &rs); r < n; r++) {
 			struct rel x = rel_at(&in->e, &rs, r);
 			if (!x.sym || x.sym >= in->nsym || !in->hook_sym[x.sym])
@@ -1221,28 +1274,55 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 			const char *hook = a->hooks[in->hook_sym[x.sym] - 1];
 			const char *tname = arch_reloc_name(a, x.type);
 			const struct call_form *f = tname ? arch_form(a, tname, hook, strlen(hook)) : NULL;
-			if (!f || f->kind != FORM_SITE || f->lead)
+			if (!f)
 				return refuse("%s: relocation type %u at %s+0x%llx is no call to the hook",
 					      l->file, x.type, l->name, (unsigned long long)x.off);
-			uint64_t start = l->addr + x.off - f->field_offset;
+			grow(&hr, &caphr, nhr + 1, sizeof(*hr));
+			hr[nhr++] = (struct hook_rel){ x.off, x.type, f };
+		}
+		qsort(hr, nhr, sizeof(*hr), cmp_hook_rel);
+		uint64_t site_off = 0;
+		bool have_site = false;
+		for (size_t r = 0; r < nhr; r++) {
+			const struct call_form *f = hr[r].f;
+			uint64_t off = hr[r].off;
+			if (have_site && off == site_off)
+				continue;   /* (a second relocation at the site's place) */
+			if (f->kind == FORM_COMPANION) {
+				/* the rest of the call sequence of the site before it:
+				 * no entry of its own */
+				if (!have_site || off - site_off > f->span)
+					return refuse("%s: relocation type %u at %s+0x%llx belongs to a call "
+						      "sequence, but no call comes at most %u bytes before it",
+						      l->file, hr[r].type, l->name, (unsigned long long)off, f->span);
+				continue;
+			}
+			if (off < f->field_offset + f->lead)
+				return refuse("%s: relocation type %u at %s+0x%llx has no room for its call "
+					      "before it", l->file, hr[r].type, l->name, (unsigned long long)off);
+			site_off = off;
+			have_site = true;
+			uint64_t start = l->addr + off - f->field_offset - f->lead;
 			if (!form_matches(o, start, f)) {
 				const struct call_form *g = NULL;
 				for (size_t i = 0; i < a->nforms && !g; i++) {
 					const struct call_form *c = &a->forms[i];
 					if (c->linker_made && c->insn_len == f->insn_len &&
-					    c->field_offset == f->field_offset && form_matches(o, start, c))
+					    c->field_offset == f->field_offset && c->lead == f->lead &&
+					    form_matches(o, start, c))
 						g = c;
 				}
 				if (!g)
 					return refuse("the call at 0x%llx (%s+0x%llx of %s) is not where the link "
 						      "was expected to put it", (unsigned long long)start,
-						      l->name, (unsigned long long)x.off, l->file);
+						      l->name, (unsigned long long)off, l->file);
 				start += g->call_at;
 			}
 			grow(&at, &capat, nat + 1, sizeof(*at));
-			at[nat++] = (struct site_at){ start, (size_t)(in - inputs), (uint32_t)*sec, x.off, l->addr };
+			at[nat++] = (struct site_at){ start, (size_t)(in - inputs), (uint32_t)*sec, off, l->addr };
 		}
 	}
+	free(hr);
 
 	uint64_t *sites = xmalloc((nat ? nat : 1) * sizeof(*sites));
 	for (size_t i = 0; i < nat; i++)
@@ -1718,6 +1798,7 @@ int link_fill(const struct arch *a, const char *map, const char *path, const cha
 	if ((o.e.type != 2 && o.e.type != 3) || rd(&o.e, 18, 2) != a->elf_machine ||
 	    (o.e.is64 ? 64u : 32u) != a->elf_class)
 		fatal("not a linked image of %s", a->name);
+	o.e.mips64_info = a->mips64_r_info;
 	o.sh = xmalloc((o.e.shnum ? o.e.shnum : 1) * sizeof(*o.sh));
 	for (uint64_t i = 0; i < o.e.shnum; i++)
 		o.sh[i] = sh_at(&o.e, i);

@@ -9,9 +9,12 @@
 # agrees.  riscv64 is linked the default way: the linker relaxes each
 # auipc+jalr into a jal and moves the code after it, which the per-object
 # table cannot follow (its anchor + delta entries then point at the wrong
-# places) and the link-time table is built from.  Each output is the
-# plain link of the same command but for the table (t/lib/LinkDiff.pm).
-# Last, the tracing
+# places) and the link-time table is built from; and with --no-relax.
+# Each output is the plain link of the same command but for the table
+# (t/lib/LinkDiff.pm).  Each link says which method made its table (-v):
+# the one link, everywhere but riscv64's relaxing link, which is refused
+# before it runs (its calls are not where its inputs have them) and
+# takes the links with -q.  Last, the tracing
 # library linked into a program at the link, on each architecture, and
 # its signal mask wrappers as libc's (t/src/trace/sigmask.c).
 use strict;
@@ -30,8 +33,15 @@ my $dir = tmpdir();
 my @targets = (
     { name => 'aarch64', rt => 1, hook => 'aarch64' },
     { name => 'riscv64', rt => 1, hook => 'riscv64' },
-    # Thumb-2 (the compiler's default) and ARM state: the entries of
-    # Thumb code have bit 0 set, as the per-object tables' do
+    # linked without relaxation, the calls stay where the inputs have them
+    { name => 'riscv64 --no-relax', arch => 'riscv64', hook => 'riscv64', lflags => ['-Wl,--no-relax'],
+      one => 1 },
+    # ... unless a --relax after it turns relaxation on again
+    { name => 'riscv64 --no-relax --relax', arch => 'riscv64', hook => 'riscv64',
+      lflags => ['-Wl,--no-relax', '-Wl,--relax'] },
+    # Thumb-2 (the compiler's default) and ARM state: a link-time
+    # table's entries are the bl's address, even in Thumb code too (both
+    # methods; only the per-object tables' anchor + delta has bit 0)
     { name => 'arm', rt => 1, hook => 'arm' },
     { name => 'arm -marm', arch => 'arm', hook => 'arm', cflags => ['-marm'] },
     { name => 'ppc64le', rt => 1, hook => 'powerpc' },
@@ -43,6 +53,19 @@ my @targets = (
     { name => 'mips', rt => 1, hook => 'mips', dynamic => 1 },
     { name => 'mipsel', rt => 1, hook => 'mips', dynamic => 1 },
     { name => 'mips64el', rt => 1, hook => 'mips', dynamic => 1 },
+    # PIC -mlong-calls: the GOT load of R_MIPS_GOT16 (o32) or
+    # R_MIPS_GOT_DISP (n64), no companion
+    { name => 'mips -mlong-calls', arch => 'mips', hook => 'mips', cflags => ['-mlong-calls'] },
+    { name => 'mips64el -mlong-calls', arch => 'mips64el', hook => 'mips', cflags => ['-mlong-calls'] },
+    # the kernel's module code: lui of R_MIPS_HI16 + its LO16 (o32),
+    # lui of HIGHEST + HIGHER, HI16, LO16 (n64): a site and its
+    # companions, placed by the site alone.  Only the corpus is built so
+    # (static glibc is abicalls code; ld warns of the mix, naming them),
+    # prog_main first, whose flags the table's object restates
+    { name => 'mips kernel-style', arch => 'mips', hook => 'mips',
+      corpus_cflags => ['-mno-abicalls', '-fno-pic', '-mlong-calls'] },
+    { name => 'mips64el kernel-style', arch => 'mips64el', hook => 'mips',
+      corpus_cflags => ['-mno-abicalls', '-fno-pic', '-mlong-calls'] },
     # call _mcount after the save (through the PLT in a dynamic program)
     { name => 'sparc64', rt => 1, hook => 'sparc64', dynamic => 1 },
     # _mcount's sequence (the entry is its stg, 6 bytes before the call)
@@ -55,6 +78,23 @@ my @targets = (
     { name => 'sh4', hook => 'sh4', dynamic => 1,
       plugin => "$TOP/build/sh4/treg-off.so", freestanding => ['start.S', 'mini_libc.c'] },
 );
+# The method a link of each target takes (mcount-record -v's words,
+# MCOUNT_CC_VERBOSE's): the one link, or the links with -q and why.
+my $ONE = qr/[:;] one link, the table filled in place \(\d+ of \d+ slots; build ID sha1\)$/m;
+my $relax = join ' ', 'links with -q, then the link with the table (one link could not: a link of',
+    'riscv64 moves code inside its input sections (linker relaxation) unless it has -Wl,--no-relax)';
+my %method = (riscv64 => qr/[:;] \Q$relax\E$/m);
+sub one_link {
+    my ($t) = @_;
+    return $t->{one} || !$method{ $t->{arch} // $t->{name} };
+}
+sub method_ok {
+    my ($t, $name, $err) = @_;
+    my $want = one_link($t) ? $ONE : $method{ $t->{arch} // $t->{name} };
+    like($err, $want, "$name: " . (one_link($t) ? 'one link' : 'the links with -q, and why'))
+        or diag $err;
+}
+
 for my $t (@targets) {
     my $row = arch_row($t->{arch} // $t->{name}) // die "$t->{name}: no row in arches.tab\n";
     @$t{qw(triple qemu)} = @$row{qw(triple qemu)};
@@ -80,27 +120,39 @@ for my $t (@targets) {
         my $name = "$t->{name} @$model";
         my $d = "$dir/" . ($name =~ s/[^A-Za-z0-9]+/_/gr);
         mkdir $d or die;
-        must(@gcc, '-pg', @$model, '-c', "$SRC/$_.c", '-o', "$d/$_.o") for qw(corpus prog_main dup_a dup_b);
+        my @corpus = (@$model, @{ $t->{corpus_cflags} // [] });
+        must(@gcc, '-pg', $_ eq 'prog_main' ? @$model : @corpus, '-c', "$SRC/$_.c", '-o', "$d/$_.o")
+            for qw(corpus prog_main dup_a dup_b);
         my @cf = grep { !/^-ffunction-sections$/ } @$model;
         must(@gcc, @cf, '-c', "$TOP/t/src/arch/$t->{hook}/hook.S", '-o', "$d/hook.o");
         must(@gcc, @cf, '-O2', '-DEXOTIC_RECORDED=1', '-c', "$TOP/t/src/arch/check.c", '-o', "$d/check.o");
+        # an archive whose member the link leaves out: its call is in
+        # the bound, so the one link's table has a hole at its end
+        spit("$d/unused.c", "int mcount_unused(int x);\nint mcount_unused(int x) { return x + 1; }\n");
+        must(@gcc, '-pg', @corpus, '-c', "$d/unused.c", '-o', "$d/unused.o");
+        must("$t->{triple}-ar", 'rcs', "$d/libunused.a", "$d/unused.o");
         my @own;
         for my $x (@fs) {
             (my $o = $x) =~ s/\.[cS]\z/.o/;
             must(@gcc, @cf, '-O2', '-c', "$TOP/t/src/arch/$t->{hook}/$x", '-o', "$d/$o");
             push @own, "$d/$o";
         }
-        my @link = (@gcc, '-static', @fs ? ('-nostdlib') : (),
+        my @link = (@gcc, '-static', @fs ? ('-nostdlib') : (), @{ $t->{lflags} // [] },
             (grep { /^-ffunction-sections$/ } @$model) ? '-Wl,--gc-sections' : (),
-            '-o', "$d/prog", (map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b hook check)), @own,
-            @fs ? ('-lgcc') : ());
-        my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--link', '--', @link]);
+            '-o', "$d/prog", (map { "$d/$_.o" } $t->{corpus_cflags}
+                ? qw(prog_main corpus dup_a dup_b hook check) : qw(corpus prog_main dup_a dup_b hook check)),
+            @own, "$d/libunused.a", @fs ? ('-lgcc') : ());
+        my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--link', '-v', '--', @link]);
         is($st, 0, "$name: mcount-record --link succeeds") or diag $err;
+        method_ok($t, $name, $err);
         # (mips: the table's object restates the link's e_flags, or ld
         # warns of "linking abicalls files with non-abicalls files"; a
         # note would be a reference to the hook that is no call)
-        unlike($err, qr/abicalls|note:/, "$name: the links warn of no table's object, note nothing")
-            or diag $err;
+        # (but of the kernel-style objects mixed with abicalls code)
+        my @said = grep { /abicalls|note:/ && !($t->{corpus_cflags} &&
+            m{/(?:corpus|dup_a|dup_b)\.o: warning: linking abicalls files with non-abicalls files$}) }
+            split /\n/, $err;
+        is_deeply(\@said, [], "$name: the links warn of no table's object, note nothing") or diag $err;
         # (ppc32: ld warns of the RWX segment its BSS PLT makes, naming
         # the program, not the pass's temporary link output)
         unlike($err, qr/\.tmp_mc_/, "$name: the links' words name no temporary file") or diag $err;
@@ -112,11 +164,61 @@ for my $t (@targets) {
         my ($summary) = $out =~ /^(entries=.*)$/m;
         is($st, 0, "$name: under $t->{qemu}, every call site is in the table, every entry reached")
             or diag "$out$err";
-        like($summary // '', qr/^entries=(\d+) reached=\1 calls=\d+ unknown=0 duplicates=0/,
+        like($summary // '',
+            qr/^entries=(\d+) reached=\1 calls=\d+ unknown=0 duplicates=0 excluded_calls=\d+ odd_entries=0 /,
             "$name: " . ($summary // 'no summary'));
+        my $holes = one_link($t) ? 1 : 0;
+        like($summary // '', qr/ holes=$holes$/,
+            "$name: $holes hole" . ($holes ? ', the archive member left out' : 's'));
         ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--verify', '--sections=all', "$d/prog"]);
         is($st, 0, "$name: mcount-record --verify passes") or diag "$out$err";
     }
+}
+
+# A hook out of the calls' reach (its own section, placed far away):
+# each call to it goes through a stub the linker makes (aarch64's and
+# arm's veneers, arm's interworking stubs, powerpc's long-branch stubs),
+# and the entry is still the call, as the links with -q record it.  The
+# oracles: the program's own check under qemu-user, --verify, and the
+# table of the links with -q (MCOUNT_LINK_METHOD=multi), entry for entry.
+# (ppc32 is left out: its long-branch stubs follow each input section's
+# code, unnamed, and neither --verify nor the links with -q, which pass
+# over the stubs' own relocations against the hook, know them)
+for my $f (['aarch64', 0x10000000], ['arm', 0x4000000], ['arm -marm', 0x4000000], ['ppc64le', 0x14000000],
+           ['ppc64', 0x14000000]) {
+    my ($t) = grep { $_->{name} eq $f->[0] && !$_->{failed} } @targets or next;
+    my $name = "$t->{name} far hook";
+    my $d = "$dir/" . ($name =~ s/[^A-Za-z0-9]+/_/gr);
+    mkdir $d or die;
+    my $gcc = "$t->{triple}-gcc-12";
+    my @cf = ('-O2', @{ $t->{cflags} // [] });
+    must($gcc, '-pg', @cf, '-c', "$SRC/$_.c", '-o', "$d/$_.o") for qw(corpus prog_main dup_a dup_b);
+    must($gcc, @cf, '-c', "$TOP/t/src/arch/$t->{hook}/hook.S", '-o', "$d/hook0.o");
+    must("$t->{triple}-objcopy", '--rename-section', '.text=.hookfar,alloc,code,readonly,contents',
+        "$d/hook0.o", "$d/hook.o");
+    must($gcc, @cf, '-DEXOTIC_RECORDED=1', '-c', "$TOP/t/src/arch/check.c", '-o', "$d/check.o");
+    my %list;
+    for my $m (qw(auto multi)) {
+        my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--link', '-v', '--', $gcc, '-static',
+            sprintf('-Wl,--section-start=.hookfar=%#x', $f->[1]), '-o', "$d/$m",
+            map { "$d/$_.o" } qw(corpus prog_main dup_a dup_b hook check)],
+            env => { MCOUNT_LINK_METHOD => $m });
+        is($st, 0, "$name, $m: mcount-record --link succeeds") or diag $err;
+        method_ok($t, $name, $err) if $m eq 'auto';
+        ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--list', "$d/$m"]);
+        $list{$m} = $out;
+    }
+    my ($st, $out, $err) = run_cmd(["$t->{triple}-objdump", '-d', "$d/auto"]);
+    my $stub = qr/[^>]*(?:veneer|_from_thumb|_from_arm|long_branch|plt_branch)[^>]*/;
+    my $stubs = () = $out =~ /^\s*[0-9a-f]+:.*\bblx?\s+[0-9a-f]+ <$stub>/mg;
+    cmp_ok($stubs, '>', 0, "$name: $stubs calls go through the linker's stubs");
+    ($st, $out, $err) = run_prog(["$d/auto"], qemu => $t->{qemu});
+    my ($summary) = $out =~ /^(entries=.*)$/m;
+    like($summary // '', qr/^entries=(\d+) reached=\1 calls=\d+ unknown=0 duplicates=0/,
+        "$name: under $t->{qemu}, " . ($summary // 'no summary')) or diag "$out$err";
+    ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--verify', '--sections=all', "$d/auto"]);
+    is($st, 0, "$name: mcount-record --verify passes") or diag "$out$err";
+    is($list{auto}, $list{multi}, "$name: the table is the links' with -q, entry for entry");
 }
 
 # What the link-time table mends: the same riscv64 objects recorded one by
@@ -213,9 +315,10 @@ for my $t (grep { $_->{dynamic} && !$_->{failed} } @targets) {
         must(@gcc, '-pg', '-O2', @cf, '-c', "$SRC/$_.c", '-o', "$d/$_.o") for qw(corpus dup_a dup_b);
         must(@gcc, '-pg', '-O2', @cf, '-c', "$d/main.c", '-o', "$d/main.o");
         my @objs = map { "$d/$_.o" } qw(corpus main dup_a dup_b);
-        my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--link', '--',
+        my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--link', '-v', '--',
             @gcc, @lf, '-o', "$d/linked", @objs]);
         is($st, 0, "$name: mcount-record --link succeeds") or diag $err;
+        method_ok($t, $name, $err);
         unlike($err, qr/warning|note:/, "$name: the links warn of nothing") or diag $err;
         must(@gcc, @lf, '-o', "$d/plain", @objs);
         is_deeply([link_diff(["$t->{triple}-readelf"], "$d/linked", "$d/plain")], [],
@@ -234,6 +337,42 @@ for my $t (grep { $_->{dynamic} && !$_->{failed} } @targets) {
         cmp_ok(scalar @{ $list{linked} }, '>=', 18, "$name: " . scalar(@{ $list{linked} }) . ' entries');
         is_deeply($list{linked}, $list{'per-object'},
             "$name: the link-time table is the per-object one, entry for entry");
+    }
+}
+
+# PIE and shared libraries of the targets the block above leaves out:
+# each slot of the table has a relative dynamic relocation (RELA: its
+# addend is the entry; arm's REL: the word), the calls go through the
+# PLT or ppc's call stubs.  The oracles: --verify, and the table of the
+# links with -q (MCOUNT_LINK_METHOD=multi), entry for entry.  (The
+# per-object tables and t/lib/LinkDiff.pm are no oracle here: a shared
+# library's per-object entries are relocated against global symbols, and
+# LinkDiff misreads ppc64le's local entry points and some ppc and sparc
+# relocations, for the links with -q as much.)
+for my $t (grep { !$_->{dynamic} && !$_->{failed} && !$_->{arch} && $_->{name} ne 'riscv64' } @targets) {
+    my $gcc = "$t->{triple}-gcc-12";
+    for my $pie (['-pie', '-fPIE'], ['-shared', '-fPIC']) {
+        my $name = "$t->{name} $pie->[0]";
+        my $d = "$dir/" . ($name =~ s/[^A-Za-z0-9]+/_/gr);
+        mkdir $d or die;
+        spit("$d/main.c", "int main(void) { return 0; }\n");
+        for my $c ((map { "$SRC/$_.c" } qw(corpus dup_a dup_b)), "$d/main.c") {
+            (my $o = $c) =~ s{.*/|\.c\z}{}g;
+            must($gcc, '-pg', '-O2', $pie->[1], '-c', $c, '-o', "$d/$o.o");
+        }
+        my %list;
+        for my $m (qw(auto multi)) {
+            my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--link', '-v', '--', $gcc, $pie->[0],
+                '-o', "$d/$m", map { "$d/$_.o" } qw(corpus main dup_a dup_b)], env => { MCOUNT_LINK_METHOD => $m });
+            is($st, 0, "$name, $m: mcount-record --link succeeds") or diag $err;
+            method_ok($t, $name, $err) if $m eq 'auto';
+            ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--list', "$d/$m"]);
+            $list{$m} = $out;
+        }
+        my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--verify', '--sections=all', "$d/auto"]);
+        is($st, 0, "$name: mcount-record --verify passes") or diag "$out$err";
+        cmp_ok(scalar(() = $list{auto} =~ /\n/g), '>=', 18, "$name: the table has the corpus's calls");
+        is($list{auto}, $list{multi}, "$name: the table is the links' with -q, entry for entry");
     }
 }
 
@@ -265,9 +404,15 @@ for my $t (grep { $_->{rt} && !$_->{failed} } @targets) {
         my ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-cc", $gcc, '-O2', '-c', "$SRC/trace/static_env.c",
             '-o', "$d/$mode.o"], env => \%env);
         is($st, 0, "$t->{name} linked-in, $mode: compiled") or diag $err;
+        # (link mode: MCOUNT_CC_VERBOSE's lines say which method ran,
+        # and nothing else is said)
         ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-cc", $gcc, '-o', "$d/$mode", "$d/$mode.o", $lib,
-            '-lpthread'], env => \%env);
+            '-lpthread'], env => { %env, $mode eq 'link' ? (MCOUNT_CC_VERBOSE => 1) : () });
         is($st, 0, "$t->{name} linked-in, $mode: linked") or diag $err;
+        if ($mode eq 'link') {
+            method_ok($t, "$t->{name} linked-in, $mode", $err);
+            $err =~ s/^mcount-cc: (?:link \(MCOUNT_CC_MODE=link\): |\Q$d\E\/link: \d+ call sites?, ).*\n//mg;
+        }
         is($err, '', "$t->{name} linked-in, $mode: nothing said");
         ($st, $out, $err) = run_cmd(["$TOP/bin/mcount-record", '--verify', "$d/$mode"]);
         is($st, 0, "$t->{name} linked-in, $mode: mcount-record --verify passes") or diag "$out$err";

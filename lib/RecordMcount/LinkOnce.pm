@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 package RecordMcount::LinkOnce;
-# The link-time pass in one link (GNU ld, gold, lld; x86_64 and i386;
+# The link-time pass in one link (GNU ld on every row of arches.tab,
+# riscv64's linked with --no-relax; gold and lld on x86_64 and i386;
 # GCC's LTO of fat objects and clang's, the objects LTO writes kept for
 # the table):
 #
@@ -15,8 +16,10 @@ package RecordMcount::LinkOnce;
 #        the map: where each input section went (an input it names that
 #        is not on the command line, the driver's own files and -l found
 #        by ld, read too); entries = output address of the section + the
-#        call's offset in it, each checked against the output's bytes (a
-#        call, or the form the linker relaxed it to); none outside every
+#        call's offset in it (less the form's field offset and lead),
+#        each checked against the output's bytes (a call, or the form
+#        the linker relaxed it to; src/arch.c's forms and relocation
+#        numbers, the per-architecture facts); none outside every
 #        function symbol (an overridden weak copy); sorted, the rest
 #        holes; the slots and the addends of their dynamic relocations
 #        written in place
@@ -40,7 +43,11 @@ use RecordMcount::LinkCmd qw(is_ld linker_of lto_words lto_link link_cmd start_l
 
 our @EXPORT_OK = qw(try_one_link remove_lto_temps);
 
-my %ARCH_OK = map { $_ => 1 } qw(x86_64 i386);
+# The rows of arches.tab whose call forms and relocation numbers
+# (src/arch.c) mcount-scan --fill-linked reads.
+my %ARCH_OK = map { $_ => 1 }
+    qw(x86_64 i386 aarch64 arm riscv64 ppc64le ppc64 ppc32 s390x mips mipsel mips64el sparc64 sh4);
+my %X86 = map { $_ => 1 } qw(x86_64 i386);
 
 # Why the command cannot be linked once (a reason), or undef, as far as
 # its words tell (the target: from the bound's step).
@@ -65,6 +72,36 @@ sub one_link_refusal {
         }
         return 'a relocatable link (-r)' if !$is_ld && $a eq '-r';
     }
+    return undef;
+}
+
+# Why the target (the bound's facts ID) cannot be linked once by CMD, or
+# undef.
+sub _target_refusal {
+    my ($cmd, $id, $is_ld) = @_;
+    return "the one-link method does not know $id->{arch}" unless $ARCH_OK{ $id->{arch} // '' };
+    # (riscv64: the linker relaxes each call into a shorter one and moves
+    # the code after it inside its input section, so that a call is no
+    # longer at its offset in the input, which is all the map and the
+    # input's relocations tell; the row's object-link-flags, --no-relax,
+    # keep it there, as per-object tables need too: each the last word of
+    # its kind, --no-X after any --X)
+    my @w = map { $is_ld ? $_ : /^-Wl,(.*)\z/s ? map({ "-Wl,$_" } split(/,/, $1)) : $_ } @$cmd[1 .. $#$cmd];
+    my %last;
+    @last{@w} = (0 .. $#w);
+    my @need = grep {
+        my $f = $is_ld ? s/^-Wl,//r : $_;
+        my $undo = $f =~ s/^((?:-Wl,)?)--?no-/$1--/r;
+        !defined $last{$f} || ($undo ne $f && ($last{$undo} // -1) > $last{$f});
+    } split ' ', $id->{'object-link-flags'} // '';
+    return "a link of $id->{arch} moves code inside its input sections (linker relaxation) "
+        . 'unless it has ' . join(' ', map { $is_ld ? s/^-Wl,//r : $_ } @need) if @need;
+    # (gold's stubs and maps were tried on x86 alone: on aarch64 its map
+    # gives the input sections of .ref.text, .sched.text... the address
+    # 0xffffffffffffffff, and on arm its -q links fail; lld's on x86 alone)
+    my $ld = linker_of($cmd, $is_ld);
+    return "$ld links $id->{arch}, where the one link knows GNU ld only"
+        if ($ld eq 'gold' || $ld eq 'lld') && !$X86{ $id->{arch} };
     return undef;
 }
 
@@ -271,10 +308,16 @@ sub try_one_link {
 # The placeholder of N entries: the object the bound's step wrote, or
 # its assembly assembled (a target whose row leaves that to `as`).
 sub _placeholder {
-    my ($job, $b) = @_;
-    my ($o, $tmp) = ($job->{o}, $job->{tmp});
+    my ($job, $cmd, $b) = @_;
+    my $tmp = $job->{tmp};
     return $job->{placeholder} = $tmp->{ps} if ($b->{placeholder} // '') eq 'object';
-    # (the record pipeline's assembler command, loaded for these alone)
+    # (the target's assembler, as the links with -q would choose it, and
+    # the record pipeline's command for it: loaded for these alone)
+    if (!$job->{o}{as} && !$job->{o}{cc} && $job->{o}{tools}) {
+        my ($tools) = $job->{o}{tools}->($cmd);
+        $job->{o} = { %{ $job->{o} }, %$tools };
+    }
+    my $o = $job->{o};
     require RecordMcount::Pipeline;
     my %ph = (o => $o, label => $job->{label}, plan => $b, tmp => { s => $tmp->{ps}, o => $tmp->{po} //= temp_path($job->{out}, 'po') });
     run_step($job->{label}, 'assembling the placeholder table', RecordMcount::Pipeline::assemble_cmd(\%ph));
@@ -296,7 +339,8 @@ sub _one_link {
         %b = _helper($o, "the calls of the link's inputs", '--object', $first, '--bound', '-o', $ps, '--', @in);
     }
     return (undef, $b{refused}) if defined $b{refused};
-    return (undef, "the one-link method knows x86_64 and i386, not $b{arch}") unless $ARCH_OK{ $b{arch} // '' };
+    my $twhy = _target_refusal($cmd, \%b, $is_ld);
+    return (undef, $twhy) if defined $twhy;
     return (undef, 'the target names no hook') unless length($b{hooks} // '');
     return (undef, 'an input brings its own table (per-object mode)') if $b{tabled};
     my $n = $b{bound} // throw("the calls of the link's inputs: no bound");
@@ -319,7 +363,7 @@ sub _one_link {
     my $hash = $BUILD_ID{$linker}{$style};
     return (undef, "a build ID of style $style") unless $hash || $style =~ /^(?:none|0x)/;
     my $map = $job->{tmp}{map} //= temp_path($out, 'map');
-    my @extra = ($n ? (_placeholder($job, \%b)) : (), $is_ld ? "-Map=$map" : "-Wl,-Map=$map");
+    my @extra = ($n ? (_placeholder($job, $cmd, \%b)) : (), $is_ld ? "-Map=$map" : "-Wl,-Map=$map");
     # LTO: the objects its code generation writes (the map names them,
     # their relocations are the calls) kept until the table is filled:
     # GCC's linker plugin keeps them with its -save-temps, in TMPDIR (a
