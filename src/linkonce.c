@@ -1214,6 +1214,9 @@ static bool table_relocs(struct output *o, const struct shdr *tab, unsigned word
 
 /* The work of --fill-linked; false with refusal[] said where there is
  * no table to stand behind (nothing written then). */
+/* (a refusal in fill(): what it holds freed on the way out) */
+#define REFUSE_GOTO(...) do { refuse(__VA_ARGS__); goto fail; } while (0)
+
 static bool fill(const struct arch *a, struct output *o, const struct laid *laid, size_t nlaid,
 		 unsigned long long *nsites, unsigned long long *nslots, unsigned long long *ndropped)
 {
@@ -1223,6 +1226,7 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 	size_t nat = 0, capat = 0;
 	struct hook_rel *hr = NULL;
 	size_t nhr = 0, caphr = 0;
+	uint64_t *sites = NULL;
 	/* the output's sections of code, by name */
 	for (size_t k = 0; k < nlaid; k++) {
 		const struct laid *l = &laid[k];
@@ -1234,14 +1238,14 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 			 * only for a call of an input's, recorded there) */
 			if (!l->size || (!why && strcmp(l->file, "linker stubs") == 0))
 				continue;
-			return refuse("the map names an input whose calls are not known: %s%s%s", l->file,
-				      why ? ": " : "", why ? why : "");
+			REFUSE_GOTO("the map names an input whose calls are not known: %s%s%s", l->file,
+				    why ? ": " : "", why ? why : "");
 		}
 		int *sec = strmap_get(&in->secs, l->name);
 		if (!sec)
 			continue;
 		if (in->dup_member)
-			return refuse("the archive of %s has two members of that name", l->file);
+			REFUSE_GOTO("the archive of %s has two members of that name", l->file);
 		uint32_t rs_i = *sec > 0 ? in->relsec[*sec] : 0;
 		struct shdr rs;
 		if (*sec < 0) {
@@ -1255,7 +1259,7 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 				for (uint64_t r = 0, n = nrels(&in->e, &rs); r < n; r++) {
 					struct rel x = rel_at(&in->e, &rs, r);
 					if (x.sym < in->nsym && in->hook_sym[x.sym])
-						return refuse("%s has two sections %s", l->file, l->name);
+						REFUSE_GOTO("%s has two sections %s", l->file, l->name);
 				}
 			}
 			continue;
@@ -1275,12 +1279,13 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 			const char *tname = arch_reloc_name(a, x.type);
 			const struct call_form *f = tname ? arch_form(a, tname, hook, strlen(hook)) : NULL;
 			if (!f)
-				return refuse("%s: relocation type %u at %s+0x%llx is no call to the hook",
-					      l->file, x.type, l->name, (unsigned long long)x.off);
+				REFUSE_GOTO("%s: relocation type %u at %s+0x%llx is no call to the hook",
+					    l->file, x.type, l->name, (unsigned long long)x.off);
 			grow(&hr, &caphr, nhr + 1, sizeof(*hr));
 			hr[nhr++] = (struct hook_rel){ x.off, x.type, f };
 		}
-		qsort(hr, nhr, sizeof(*hr), cmp_hook_rel);
+		if (nhr)
+			qsort(hr, nhr, sizeof(*hr), cmp_hook_rel);
 		uint64_t site_off = 0;
 		bool have_site = false;
 		for (size_t r = 0; r < nhr; r++) {
@@ -1292,14 +1297,14 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 				/* the rest of the call sequence of the site before it:
 				 * no entry of its own */
 				if (!have_site || off - site_off > f->span)
-					return refuse("%s: relocation type %u at %s+0x%llx belongs to a call "
-						      "sequence, but no call comes at most %u bytes before it",
-						      l->file, hr[r].type, l->name, (unsigned long long)off, f->span);
+					REFUSE_GOTO("%s: relocation type %u at %s+0x%llx belongs to a call "
+						    "sequence, but no call comes at most %u bytes before it",
+						    l->file, hr[r].type, l->name, (unsigned long long)off, f->span);
 				continue;
 			}
 			if (off < f->field_offset + f->lead)
-				return refuse("%s: relocation type %u at %s+0x%llx has no room for its call "
-					      "before it", l->file, hr[r].type, l->name, (unsigned long long)off);
+				REFUSE_GOTO("%s: relocation type %u at %s+0x%llx has no room for its call "
+					    "before it", l->file, hr[r].type, l->name, (unsigned long long)off);
 			site_off = off;
 			have_site = true;
 			uint64_t start = l->addr + off - f->field_offset - f->lead;
@@ -1313,9 +1318,9 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 						g = c;
 				}
 				if (!g)
-					return refuse("the call at 0x%llx (%s+0x%llx of %s) is not where the link "
-						      "was expected to put it", (unsigned long long)start,
-						      l->name, (unsigned long long)off, l->file);
+					REFUSE_GOTO("the call at 0x%llx (%s+0x%llx of %s) is not where the link "
+						    "was expected to put it", (unsigned long long)start,
+						    l->name, (unsigned long long)off, l->file);
 				start += g->call_at;
 			}
 			grow(&at, &capat, nat + 1, sizeof(*at));
@@ -1323,8 +1328,9 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 		}
 	}
 	free(hr);
+	hr = NULL;
 
-	uint64_t *sites = xmalloc((nat ? nat : 1) * sizeof(*sites));
+	sites = xmalloc((nat ? nat : 1) * sizeof(*sites));
 	for (size_t i = 0; i < nat; i++)
 		sites[i] = at[i].start;
 	qsort(sites, nat, sizeof(*sites), cmp_u64);
@@ -1340,10 +1346,10 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 			tab = &o->sh[i];
 	uint64_t slots = tab ? tab->size / word : 0;
 	if (tab && (tab->type == SHT_NOBITS || !sh_inside(e, tab) || tab->size % word))
-		return refuse("the output's __mcount_loc is not a table of whole entries");
+		REFUSE_GOTO("the output's __mcount_loc is not a table of whole entries");
 	if (ns > slots && !dropped_to)
-		return refuse("the link has %zu calls to the hook, more than the %llu its inputs gave", ns,
-			      (unsigned long long)slots);
+		REFUSE_GOTO("the link has %zu calls to the hook, more than the %llu its inputs gave", ns,
+			    (unsigned long long)slots);
 
 	/* none in the copy of a weak function that another definition
 	 * overrode: no function of the output's symbol table holds it, and
@@ -1376,7 +1382,8 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 				gval[ng++] = y.value;
 			}
 		}
-		qsort(r, nr, sizeof(*r), cmp_range);
+		if (nr)
+			qsort(r, nr, sizeof(*r), cmp_range);
 		uint64_t *gone = NULL;
 		size_t ngone = 0, capgone = 0;
 		for (size_t k = 0; k < nat; k++) {
@@ -1413,13 +1420,19 @@ static bool fill(const struct arch *a, struct output *o, const struct laid *laid
 	}
 
 	if (tab && !table_relocs(o, tab, word, sites, ns))
-		return false;
+		goto fail;
 	free(sites);
 	free(at);
 	*nsites = ns;
 	*nslots = slots;
 	*ndropped = dropped;
 	return true;
+fail:
+	/* (refused: refusal[] says why) */
+	free(hr);
+	free(at);
+	free(sites);
+	return false;
 }
 
 /* --- the build ID: SHA-1 (FIPS 180-4) ---------------------------------------- */
