@@ -1550,6 +1550,21 @@ static void sha1_end(struct sha1 *c, unsigned char out[20])
 		out[i] = (unsigned char)(c->h[i / 4] >> (24 - 8 * (i % 4)));
 }
 
+/* The output's GNU build-ID note (its descriptor's size at 4, its type
+ * 3 at 8, the ID from 16), or NULL where it has none. */
+static const struct shdr *id_note(const struct output *o)
+{
+	const struct elfv *e = &o->e;
+	const struct shdr *note = NULL;
+	for (uint64_t i = 1; i < e->shnum; i++)
+		if (strcmp(sh_name(e, &o->sh[i]), ".note.gnu.build-id") == 0)
+			note = &o->sh[i];
+	if (!note || note->size < 16 || !sh_inside(e, note) || rd(e, note->off, 4) != 4 ||
+	    rd(e, note->off + 8, 4) != 3)
+		return NULL;
+	return note;
+}
+
 /* The output's GNU build ID computed again (sha1) as the linker computes
  * it: GNU ld (bfd's checksum of the contents, ld/ldbuildid.c): the ELF
  * header with e_phoff and e_shoff 0, the program headers, then each
@@ -1561,12 +1576,8 @@ static void sha1_end(struct sha1 *c, unsigned char out[20])
 static const char *build_id(struct output *o, bool gold)
 {
 	const struct elfv *e = &o->e;
-	const struct shdr *note = NULL;
-	for (uint64_t i = 1; i < e->shnum; i++)
-		if (strcmp(sh_name(e, &o->sh[i]), ".note.gnu.build-id") == 0)
-			note = &o->sh[i];
-	if (!note || note->size < 16 || !sh_inside(e, note) || rd(e, note->off, 4) != 4 ||
-	    rd(e, note->off + 8, 4) != 3)
+	const struct shdr *note = id_note(o);
+	if (!note)
 		return "none";
 	uint64_t idoff = note->off + 16, idlen = rd(e, note->off + 4, 4);
 	if (idlen != 20 || idlen > note->size - 16)
@@ -1733,12 +1744,8 @@ static void lld_chunk(const struct lld_id *l, const struct elfv *e, size_t k, un
 static const char *lld_id_check(struct output *o, bool fast, struct lld_id *l)
 {
 	const struct elfv *e = &o->e;
-	const struct shdr *note = NULL;
-	for (uint64_t i = 1; i < e->shnum; i++)
-		if (strcmp(sh_name(e, &o->sh[i]), ".note.gnu.build-id") == 0)
-			note = &o->sh[i];
-	if (!note || note->size < 16 || !sh_inside(e, note) || rd(e, note->off, 4) != 4 ||
-	    rd(e, note->off + 8, 4) != 3)
+	const struct shdr *note = id_note(o);
+	if (!note)
 		return "none";
 	*l = (struct lld_id){ .fast = fast, .hlen = fast ? 8 : 20, .idoff = note->off + 16 };
 	if (rd(e, note->off + 4, 4) != l->hlen || l->hlen > note->size - 16)

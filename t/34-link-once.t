@@ -95,6 +95,57 @@ sub build_id {
     return must('readelf', '-n', $file) =~ /Build ID: ([0-9a-f]+)/ ? $1 : '';
 }
 
+# An LTO link (LINK, writing OUT) through the pass: linked once as
+# METHOD says, its table objdump -d's calls to the hook.  The output is
+# left at OUT.pass; returns it, the table's words and its entries.
+sub lto_linked {
+    my ($name, $out, $link, $method) = @_;
+    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', @$link]);
+    is($st, 0, "$name: linked through the pass") or diag $err;
+    like($err, $method, "$name: by the one-link method, LTO's code generated once");
+    like($so, qr/: \d+ call sites, 1 link$/m, "$name: one link");
+    my $pass = "$out.pass";
+    rename $out, $pass or die "$out: $!";
+    my $w = table_words($pass, 8);
+    my @ent = grep { $_ } @$w;
+    is_deeply(\@ent, [sort { $a <=> $b } hook_calls($pass)], "$name: the table is objdump -d's calls to the hook, sorted");
+    ok(@ent >= 2, "$name: calls to the hook after LTO (" . scalar(@ent) . ')');
+    return ($pass, $w, @ent);
+}
+
+# The oracles of an LTO link through the pass (PASS, its table's words
+# W and entries ENT): the linker's own LTO link (LINK, writing OUT) of the
+# same objects and a table object of those entries (TAB, assembled with
+# CF), byte for byte and build ID; the plain LTO link's count of calls;
+# --verify.  PASS is moved back to OUT.
+sub lto_oracles {
+    my ($name, $tab, $cf, $link, $out, $pass, $w, @ent) = @_;
+    my ($base) = must('readelf', '-lW', $pass) =~ /^\s+LOAD\s+0x0+\s+0x([0-9a-f]+)/m;
+    must(@$link, table_object($tab, $cf, $base, 8, @ent, (0) x (@$w - @ent)));
+    ok(slurp($pass) eq slurp($out), "$name: byte for byte the linker's own LTO link of a table object with those entries");
+    is(build_id($pass), build_id($out), "$name: the build ID is the linker's own for that content");
+    must(@$link);
+    is(scalar(hook_calls($out)), scalar @ent, "$name: as many calls to the hook as the plain LTO link's");
+    rename $pass, $out or die "$pass: $!";
+    my ($st, undef, $err) = run_cmd([$MR, '--verify', $out]);
+    is($st, 0, "$name: mcount-record --verify passes") or diag $err;
+    return;
+}
+
+# A table object at FILE.o (FILE.s its assembly, assembled by gcc with
+# CFLAGS) of the words V, each against __ehdr_start as the placeholder's
+# are, the ELF header at BASE (a hex string: the first LOAD's address).
+sub table_object {
+    my ($file, $cf, $base, $word, @v) = @_;
+    my $dir_ = $word == 8 ? '.quad' : '.long';
+    spit("$file.s", join("\n", '.section __mcount_loc,"awR",@progbits', ".balign $word",
+        (map { $_ >= hex $base ? sprintf("%s __ehdr_start + 0x%x", $dir_, $_ - hex $base)
+                 : sprintf("%s __ehdr_start - 0x%x", $dir_, hex($base) - $_) } @v),
+        '.section .note.GNU-stack,"",@progbits') . "\n");
+    must('gcc', @$cf, '-c', "$file.s", '-o', "$file.o");
+    return "$file.o";
+}
+
 my @variants = (['pie', []], ['no-pie', ['-fno-pie'], ['-no-pie']], ['shared', ['-fPIC'], ['-shared']],
     ['mfentry', ['-mfentry'], []], ['relr', [], ['-Wl,-z,pack-relative-relocs']], ['gold-pie', [], ['-fuse-ld=gold']],
     ['gold-no-pie', ['-fno-pie'], ['-no-pie', '-fuse-ld=gold']], ['gold-shared', ['-fPIC'], ['-shared', '-fuse-ld=gold']],
@@ -150,18 +201,8 @@ for my $v (@variants) {
     }
     my $w = table_words($pass, $word);
     my @ent = grep { $_ } @$w;
-    my $dir_ = $word == 8 ? '.quad' : '.long';
     my ($base) = must('readelf', '-lW', $pass) =~ /^\s+LOAD\s+0x0+\s+0x([0-9a-f]+)/m;
-    my $table = sub {
-        my ($file, @v) = @_;
-        my @l = ('.section __mcount_loc,"awR",@progbits', ".balign $word",
-            (map { $_ >= hex $base ? sprintf("%s __ehdr_start + 0x%x", $dir_, $_ - hex $base)
-                     : sprintf("%s __ehdr_start - 0x%x", $dir_, hex($base) - $_) } @v),
-            '.section .note.GNU-stack,"",@progbits');
-        spit("$file.s", join("\n", @l) . "\n");
-        must('gcc', @$cf, '-c', "$file.s", '-o', "$file.o");
-        return "$file.o";
-    };
+    my $table = sub { my ($file, @v) = @_; return table_object($file, $cf, $base, $word, @v) };
 
     # objdump -d's calls, but the one in weak.o's copy: the linker's map
     # of the same link with a table of as many words says where it is
@@ -261,36 +302,13 @@ for my $v (['lto', ['-flto'], []], ['lto-auto', ['-flto=auto'], []], ['lto-gold'
     my @libs = $shared ? () : ("-L$d", '-lu');
     my $out = $shared ? "$d/libt.so" : "$d/prog";
     my @link = ('gcc', '-O2', '-pg', @$cf, @$lf, '-o', $out, @objs, @libs);
-    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', @link]);
-    is($st, 0, "$name: linked through the pass") or diag $err;
-    like($err, grep({ $_ eq '-fuse-ld=lld' } @$lf) ? qr/: one link, the table filled in place \((\d+) of (\d+) slots/
-        : qr/: one link \(LTO: its code generation once, its objects read\), the table filled in place \((\d+) of (\d+) slots/,
-        "$name: by the one-link method, LTO's code generated once");
-    like($so, qr/: \d+ call sites, 1 link$/m, "$name: one link");
-    my $pass = "$out.pass";
-    rename $out, $pass or die "$out: $!";
-    my $w = table_words($pass, 8);
-    my @ent = grep { $_ } @$w;
-    is_deeply(\@ent, [sort { $a <=> $b } hook_calls($pass)], "$name: the table is objdump -d's calls to the hook, sorted");
-    ok(@ent >= 2, "$name: calls to the hook after LTO (" . scalar(@ent) . ')');
+    my ($pass, $w, @ent) = lto_linked($name, $out, \@link, grep({ $_ eq '-fuse-ld=lld' } @$lf)
+        ? qr/: one link, the table filled in place \((\d+) of (\d+) slots/
+        : qr/: one link \(LTO: its code generation once, its objects read\), the table filled in place \((\d+) of (\d+) slots/);
     is_deeply([@$w[@ent .. $#$w]], [(0) x (@$w - @ent)], "$name: the unused slots, at the end, are 0");
-    my ($base) = must('readelf', '-lW', $pass) =~ /^\s+LOAD\s+0x0+\s+0x([0-9a-f]+)/m;
-    spit("$d/tab.s", join("\n", '.section __mcount_loc,"awR",@progbits', '.balign 8',
-        (map { $_ >= hex $base ? sprintf('.quad __ehdr_start + 0x%x', $_ - hex $base)
-                 : sprintf('.quad __ehdr_start - 0x%x', hex($base) - $_) } @ent, (0) x (@$w - @ent)),
-        '.section .note.GNU-stack,"",@progbits') . "\n");
-    must('gcc', @$cf, '-c', "$d/tab.s", '-o', "$d/tab.o");
-    must(@link, "$d/tab.o");
-    ok(slurp($pass) eq slurp($out), "$name: byte for byte the linker's own LTO link of a table object with those entries");
-    is(build_id($pass), build_id($out), "$name: the build ID is the linker's own for that content");
-    must(@link);
-    my @plain = hook_calls($out);
-    is(scalar @plain, scalar @ent, "$name: as many calls to the hook as the plain LTO link's");
-    rename $pass, $out or die "$pass: $!";
-    ($st, undef, $err) = run_cmd([$MR, '--verify', $out]);
-    is($st, 0, "$name: mcount-record --verify passes") or diag $err;
+    lto_oracles($name, "$d/tab", $cf, \@link, $out, $pass, $w, @ent);
     unless ($shared) {
-        ($st) = run_prog([$out], arch => 'x86_64');
+        my ($st) = run_prog([$out], arch => 'x86_64');
         is($st, 0, "$name: the program runs");
     }
     ok(!glob("$d/*.lto_wrapper_args") && !glob("$d/.tmp_mc_*"), "$name: LTO's kept files removed");
@@ -321,34 +339,12 @@ for my $v (['clang-lto-lld', ['-flto'], ['-fuse-ld=lld']], ['clang-thin-lld', ['
     my @libs = $shared ? () : ("-L$d", '-lu');
     my $out = $shared ? "$d/libt.so" : "$d/prog";
     my @link = ('clang', '-O2', '-pg', @$cf, @$lf, '-o', $out, @objs, @libs);
-    my ($st, $so, $err) = run_cmd([$MR, '--link', '-v', '--', @link]);
-    is($st, 0, "$name: linked through the pass") or diag $err;
-    like($err, qr/: one link \(LTO: its code generation once, its objects read\), the table filled in place \((\d+) of (\d+) slots/,
-        "$name: by the one-link method, LTO's code generated once");
-    like($so, qr/: \d+ call sites, 1 link$/m, "$name: one link");
-    my $pass = "$out.pass";
-    rename $out, $pass or die "$out: $!";
-    my $w = table_words($pass, 8);
-    my @ent = grep { $_ } @$w;
-    is_deeply(\@ent, [sort { $a <=> $b } hook_calls($pass)], "$name: the table is objdump -d's calls to the hook, sorted");
-    ok(@ent >= 2, "$name: calls to the hook after LTO (" . scalar(@ent) . ')');
-    my ($base) = must('readelf', '-lW', $pass) =~ /^\s+LOAD\s+0x0+\s+0x([0-9a-f]+)/m;
-    spit("$d/tab.s", join("\n", '.section __mcount_loc,"awR",@progbits', '.balign 8',
-        (map { $_ >= hex $base ? sprintf('.quad __ehdr_start + 0x%x', $_ - hex $base)
-                 : sprintf('.quad __ehdr_start - 0x%x', hex($base) - $_) } @ent, (0) x (@$w - @ent)),
-        '.section .note.GNU-stack,"",@progbits') . "\n");
-    # (assembled as the pass assembles its placeholder: by GNU as)
-    must('gcc', '-c', "$d/tab.s", '-o', "$d/tab.o");
-    must(@link, "$d/tab.o");
-    ok(slurp($pass) eq slurp($out), "$name: byte for byte the linker's own LTO link of a table object with those entries");
-    is(build_id($pass), build_id($out), "$name: the build ID is the linker's own for that content");
-    must(@link);
-    is(scalar(hook_calls($out)), scalar @ent, "$name: as many calls to the hook as the plain LTO link's");
-    rename $pass, $out or die "$pass: $!";
-    ($st, undef, $err) = run_cmd([$MR, '--verify', $out]);
-    is($st, 0, "$name: mcount-record --verify passes") or diag $err;
+    my ($pass, $w, @ent) = lto_linked($name, $out, \@link,
+        qr/: one link \(LTO: its code generation once, its objects read\), the table filled in place \((\d+) of (\d+) slots/);
+    # (the table assembled as the pass assembles its placeholder: by GNU as)
+    lto_oracles($name, "$d/tab", [], \@link, $out, $pass, $w, @ent);
     unless ($shared) {
-        ($st) = run_prog([$out], arch => 'x86_64');
+        my ($st) = run_prog([$out], arch => 'x86_64');
         is($st, 0, "$name: the program runs");
     }
     ok(!glob("$d/.tmp_mc_*"), "$name: LTO's kept files removed");
