@@ -38,6 +38,7 @@ struct options {
 	const char *tabled;             /* --tabled=FILE, or NULL */
 	const char *placeholder;        /* --placeholder=N, or NULL */
 	bool bound;                     /* --bound FILE... */
+	unsigned long long at_least;    /* --at-least=N: the bound no less */
 	const char *fill_map;           /* --fill-linked=MAP, or NULL */
 	const char *build_id;           /* --build-id=bfd|gold|lld|lld-fast, or NULL */
 	char **lto;                     /* --lto-object=FILE, each */
@@ -107,6 +108,8 @@ static void usage(FILE *out)
 "                         or --object, of the first ELF object among FILE) are\n"
 "                         printed as --identify prints them (no such object:\n"
 "                         refused and why)\n"
+"      --at-least=N       with --bound: a bound of N at least (a link whose LTO\n"
+"                         made more calls than the inputs' bound, linked again)\n"
 "      --fill-linked=MAP  read no listing: the --object image was linked with a\n"
 "                         placeholder and wrote the map MAP: fill in its table\n"
 "                         (the calls of the input sections MAP places, sorted,\n"
@@ -219,6 +222,7 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		{ "tabled", required_argument, NULL, 'T' },
 		{ "placeholder", required_argument, NULL, 'P' },
 		{ "bound", no_argument, NULL, 'B' },
+		{ "at-least", required_argument, NULL, 'A' },
 		{ "fill-linked", required_argument, NULL, 'M' },
 		{ "build-id", required_argument, NULL, 'D' },
 		{ "dropped", required_argument, NULL, 'X' },
@@ -269,6 +273,16 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		case 'v': opt->pass_over = true; break;
 		case 'T': opt->tabled = optarg; break;
 		case 'B': opt->bound = true; break;
+		case 'A': {
+			char *end;
+			errno = 0;
+			unsigned long long n = strtoull(optarg, &end, 10);
+			if (!isdigit((unsigned char)*optarg) || *end || errno || n > MAX_PLACEHOLDER)
+				bad_usage("--at-least must be a number of entries from 0 to %lu, not '%s'",
+					  (unsigned long)MAX_PLACEHOLDER, optarg);
+			opt->at_least = n;
+			break;
+		}
 		case 'M': opt->fill_map = optarg; break;
 		case 'X': opt->dropped = optarg; break;
 		case 'D':
@@ -303,6 +317,8 @@ static void parse_options(int argc, char **argv, struct options *opt)
 			exit(HELPER_USAGE);
 		}
 	}
+	if (opt->at_least && !opt->bound)
+		bad_usage("%s", "--at-least needs --bound");
 	if (opt->build_id && !opt->fill_map)
 		bad_usage("%s", "--build-id needs --fill-linked");
 	if (opt->dropped && (!opt->fill_map || opt->build_id))
@@ -495,6 +511,8 @@ int main(int argc, char **argv)
 		} else {
 			struct link_bound b;
 			link_bound(a, argc - optind, argv + optind, &b);
+			if (b.bound < opt.at_least)
+				b.bound = opt.at_least;
 			if (facts)
 				emit_plan(stdout, &obj, "identified");
 			if (opt.output) {

@@ -68,8 +68,9 @@ sub record_link {
 # Which method made the table of record_link's result, in words.
 sub method_text {
     my ($r) = @_;
-    return sprintf('one link%s, the table filled in place (%d of %d slots%s; build ID %s)',
-        $r->{lto} ? ' (LTO: its code generation once, its objects read)' : '', $r->{sites},
+    return sprintf('%s, the table filled in place (%d of %d slots%s; build ID %s)',
+        $r->{again} ? 'two links (LTO made more calls than its inputs\' bound: linked again with room for them)'
+        : $r->{lto} ? 'one link (LTO: its code generation once, its objects read)' : 'one link', $r->{sites},
         $r->{slots}, $r->{dropped} ? ", $r->{dropped} of overridden weak functions left out" : '',
         $r->{build_id}) if $r->{method} eq 'one link';
     return 'links with -q, then the link with the table ('

@@ -283,6 +283,15 @@ sub try_one_link {
     my $why = one_link_refusal($cmd, $ld);
     return $why if defined $why;
     my ($r, $reason) = eval { _one_link($job, $cmd, $ld) };
+    # LTO made more calls than its inputs' bound: linked again with room
+    # for as many (its code generation gives the same code again), not
+    # three times as the links with -q would
+    if (!$r && defined $reason && $reason =~ /^the link has (\d+) calls to the hook, more than the \d+ its inputs gave/) {
+        my $at_least = $1;
+        remove_lto_temps($job);
+        ($r, $reason) = eval { _one_link($job, $cmd, $ld, $at_least) };
+        $r->{again} = 1 if $r;
+    }
     # (an LTO link's kept objects, whatever became of it)
     remove_lto_temps($job);
     if (!$r && !defined $reason) {
@@ -327,16 +336,17 @@ sub _placeholder {
 # The one link: the result hash, or (undef, reason) before the link
 # writes anything it cannot stand behind.
 sub _one_link {
-    my ($job, $cmd, $is_ld) = @_;
+    my ($job, $cmd, $is_ld, $at_least) = @_;
     my ($o, $out) = ($job->{o}, $job->{out});
     # the inputs' calls, the bound and its placeholder (an object, or
     # assembly), and the target's facts from the first ELF object
     my $ps = $job->{tmp}{ps} //= temp_path($out, 'ps');
     my @in = _inputs($cmd, $is_ld);
-    my %b = _helper($o, "the calls of the link's inputs", '--bound', '-o', $ps, '--', @in);
+    my @least = $at_least ? ("--at-least=$at_least") : ();
+    my %b = _helper($o, "the calls of the link's inputs", '--bound', @least, '-o', $ps, '--', @in);
     # (clang's LTO of bitcode alone: the target from an empty object)
     if (defined $b{refused} && defined(my $first = stand_in_object($cmd, $job->{tmp}{first} //= temp_path($out, 'first.o')))) {
-        %b = _helper($o, "the calls of the link's inputs", '--object', $first, '--bound', '-o', $ps, '--', @in);
+        %b = _helper($o, "the calls of the link's inputs", '--object', $first, '--bound', @least, '-o', $ps, '--', @in);
     }
     return (undef, $b{refused}) if defined $b{refused};
     my $twhy = _target_refusal($cmd, \%b, $is_ld);
@@ -408,7 +418,7 @@ sub _one_link {
     return (undef, 'the output has no __mcount_loc of the bound\'s size') if $f{slots} != $n;
     my $bid = ($f{'build-id'} // 'left') eq 'left' ? $style : $f{'build-id'};
     return { status => $f{sites} ? 'recorded' : 'no-sites', sites => $f{sites}, passed_over => 0,
-        dropped => $f{dropped}, links => 1, slots => $n, method => 'one link', build_id => $bid, stderr => $err,
+        dropped => $f{dropped}, links => $job->{links}, slots => $n, method => 'one link', build_id => $bid, stderr => $err,
         lto => $lto || ($clang ? $clang->{what} : 0) };
 }
 
