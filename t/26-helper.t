@@ -114,7 +114,7 @@ sub elf_header {
         x86_64   => [[62, 2, 1], $x86 . "compiler-nop\t0f1f440000\n"],
         i386     => [[3, 1, 1], $x86 . "got-register\t%ebx\ncompiler-nop\t0f1f440000\n"],
         aarch64  => [[183, 2, 1], "hook-stubs\t*%h_veneer\n"],
-        arm      => [[40, 1, 1], "entry-flag-bits\t1\nhook-stubs\t*%h_veneer\n"],
+        arm      => [[40, 1, 1], "entry-flag-bits\t1\nhook-stubs\t*%h_veneer *%h_from_thumb *%h_from_arm\n"],
         riscv64  => [[243, 2, 1], "object-link-flags\t-Wl,--no-relax\n"],
         ppc64le  => [[21, 2, 1], $ppc],
         ppc64    => [[21, 2, 2], $ppc],

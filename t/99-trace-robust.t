@@ -44,7 +44,7 @@ use strict;
 use warnings;
 use Test::More;
 use lib 't/lib';
-use Errno qw(EAGAIN EINPROGRESS EWOULDBLOCK);
+use Errno qw(EAGAIN EINPROGRESS EINTR EWOULDBLOCK);
 use Fcntl qw(F_GETFL F_SETFL O_NONBLOCK);
 use Socket qw(AF_UNIX SOCK_STREAM pack_sockaddr_un);
 use Time::HiRes qw(time sleep);
@@ -73,7 +73,7 @@ sub connect_to {
         socket(my $s, AF_UNIX, SOCK_STREAM, 0) or die "socket: $!";
         fcntl($s, F_SETFL, fcntl($s, F_GETFL, 0) | O_NONBLOCK);
         return $s if connect($s, pack_sockaddr_un("$ctl/$pid"));
-        return undef unless $! == EAGAIN || $! == EWOULDBLOCK || $! == EINPROGRESS;
+        return undef unless $! == EAGAIN || $! == EWOULDBLOCK || $! == EINPROGRESS || $! == EINTR;
         return undef if time > $deadline;
         sleep 0.05;
     }
@@ -93,6 +93,8 @@ sub request {
         vec($rin, fileno($s), 1) = 1;
         vec($win, fileno($s), 1) = 1 if length $out;
         my $r = select(my $rout = $rin, my $wout = $win, undef, $end - time);
+        # (a signal to this process, a child's end, is no answer)
+        next if $r && $r < 0 && $! == EINTR;
         last unless $r && $r > 0;
         if (length $out && vec($wout, fileno($s), 1)) {
             my $w = syswrite $s, $out;
