@@ -253,17 +253,22 @@ sub verify_table {
 # symbols are descriptors in .opd, ELFv1's, not their code.)
 sub _outside_functions {
     my ($e, $addr) = @_;
+    # (the functions sorted by start, each with the furthest end of it
+    # and those before it: the last that starts at or before ADDR says)
     my $f = $e->{func_ranges} //= do {
         my @fn = grep { $_ && $_->{type} =~ /^I?FUNC\z/ && $_->{ndx} =~ /^\d+\z/ } @{ $e->{symtab} };
-        (grep { ($e->{secs}[ $_->{ndx} ]{name} // '') eq '.opd' } @fn) ? []
-            : [sort { $a->[0] <=> $b->[0] } map { [$_->{value}, $_->{value} + ($_->{size} || 1)] } @fn];
+        my @r = (grep { ($e->{secs}[ $_->{ndx} ]{name} // '') eq '.opd' } @fn) ? ()
+            : sort { $a->[0] <=> $b->[0] } map { [$_->{value}, $_->{value} + ($_->{size} || 1)] } @fn;
+        my $far = 0;
+        [map { $far = $_->[1] if $_->[1] > $far; [$_->[0], $far] } @r];
     };
     return 0 unless @$f;
-    for my $r (@$f) {
-        last if $r->[0] > $addr;
-        return 0 if $addr < $r->[1];
+    my ($lo, $hi) = (0, scalar @$f);
+    while ($lo < $hi) {
+        my $m = ($lo + $hi) >> 1;
+        if ($f->[$m][0] <= $addr) { $lo = $m + 1 } else { $hi = $m }
     }
-    return 1;
+    return !($lo && $addr < $f->[ $lo - 1 ][1]);
 }
 
 # The compiler's own table of patchable entries (-fpatchable-function-entry=
