@@ -200,6 +200,18 @@ static void check_object(struct object *obj, const struct options *opt, bool nee
 	obj->elf_flags = id.flags;
 }
 
+/* OPTION's value ARG: a number of table entries, 0 to MAX_PLACEHOLDER. */
+static unsigned long entries_arg(const char *option, const char *arg)
+{
+	char *end;
+	errno = 0;
+	unsigned long n = strtoul(arg, &end, 10);
+	if (!isdigit((unsigned char)*arg) || *end || errno || n > MAX_PLACEHOLDER)
+		bad_usage("%s must be a number of entries from 0 to %lu, not '%s'", option,
+			  (unsigned long)MAX_PLACEHOLDER, arg);
+	return n;
+}
+
 /* The command line, parsed; -h, -V and --list-arches are done here. */
 static void parse_options(int argc, char **argv, struct options *opt)
 {
@@ -273,16 +285,7 @@ static void parse_options(int argc, char **argv, struct options *opt)
 		case 'v': opt->pass_over = true; break;
 		case 'T': opt->tabled = optarg; break;
 		case 'B': opt->bound = true; break;
-		case 'A': {
-			char *end;
-			errno = 0;
-			unsigned long long n = strtoull(optarg, &end, 10);
-			if (!isdigit((unsigned char)*optarg) || *end || errno || n > MAX_PLACEHOLDER)
-				bad_usage("--at-least must be a number of entries from 0 to %lu, not '%s'",
-					  (unsigned long)MAX_PLACEHOLDER, optarg);
-			opt->at_least = n;
-			break;
-		}
+		case 'A': opt->at_least = entries_arg("--at-least", optarg); break;
 		case 'M': opt->fill_map = optarg; break;
 		case 'X': opt->dropped = optarg; break;
 		case 'D':
@@ -299,17 +302,10 @@ static void parse_options(int argc, char **argv, struct options *opt)
 			opt->lto[opt->nlto++] = optarg;
 			break;
 		}
-		case 'P': {
-			char *end;
-			errno = 0;
-			unsigned long n = strtoul(optarg, &end, 10);
-			if (!isdigit((unsigned char)*optarg) || *end || errno || n > MAX_PLACEHOLDER)
-				bad_usage("--placeholder must be a number of entries from 0 to %lu, not '%s'",
-					  (unsigned long)MAX_PLACEHOLDER, optarg);
+		case 'P':
 			opt->placeholder = optarg;
-			opt->nplaceholder = n;
+			opt->nplaceholder = entries_arg("--placeholder", optarg);
 			break;
-		}
 		case 'h': usage(stdout); exit(HELPER_OK);
 		case 'V': printf("mcount-scan (recordmcount) %s\n", VERSION); exit(HELPER_OK);
 		default:
