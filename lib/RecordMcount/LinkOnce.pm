@@ -43,10 +43,8 @@ use RecordMcount::LinkCmd qw(is_ld linker_of lto_words lto_link link_cmd start_l
 
 our @EXPORT_OK = qw(try_one_link remove_lto_temps);
 
-# The rows of arches.tab whose call forms and relocation numbers
-# (src/arch.c) mcount-scan --fill-linked reads.
-my %ARCH_OK = map { $_ => 1 }
-    qw(x86_64 i386 aarch64 arm riscv64 ppc64le ppc64 ppc32 s390x mips mipsel mips64el sparc64 sh4);
+# (every row of arches.tab: build/arch-check holds each row's call forms
+# to relocation numbers, which mcount-scan --bound and --fill-linked read)
 my %X86 = map { $_ => 1 } qw(x86_64 i386);
 
 # Why the command cannot be linked once (a reason), or undef, as far as
@@ -79,7 +77,6 @@ sub one_link_refusal {
 # undef.
 sub _target_refusal {
     my ($cmd, $id, $is_ld) = @_;
-    return "the one-link method does not know $id->{arch}" unless $ARCH_OK{ $id->{arch} // '' };
     # (riscv64: the linker relaxes each call into a shorter one and moves
     # the code after it inside its input section, so that a call is no
     # longer at its offset in the input, which is all the map and the
@@ -147,14 +144,16 @@ sub _inputs {
     return grep { _is_input($_) } grep { !$seen{$_}++ } @files;
 }
 
-# An ELF relocatable object, an archive, or LLVM bitcode (raw or in its
-# wrapper: clang -flto's objects).
+# LLVM bitcode's first bytes: raw, or in its wrapper (clang -flto's objects).
+my $BITCODE = qr/\A(?:BC\xc0\xde|\xde\xc0\x17\x0b)/;
+
+# An ELF relocatable object, an archive, or LLVM bitcode.
 sub _is_input {
     my ($f) = @_;
     open(my $fh, '<:raw', $f) or return 0;
     my $n = read($fh, my $b, 18) // 0;
     return 1 if $n >= 8 && substr($b, 0, 8) eq "!<arch>\n";
-    return 1 if $n >= 4 && (substr($b, 0, 4) eq "BC\xc0\xde" || substr($b, 0, 4) eq "\xde\xc0\x17\x0b");
+    return 1 if $n >= 4 && $b =~ $BITCODE;
     return 0 unless $n >= 18 && substr($b, 0, 4) eq "\x7fELF";
     my $type = unpack(substr($b, 5, 1) eq "\2" ? 'n' : 'v', substr($b, 16, 2));
     return $type == 1;
@@ -222,8 +221,8 @@ sub stand_in_object {
 sub _is_bitcode {
     my ($f) = @_;
     open(my $fh, '<:raw', $f) or return 0;
-    my $n = read($fh, my $b, 4) // 0;
-    return $n == 4 && ($b eq "BC\xc0\xde" || $b eq "\xde\xc0\x17\x0b");
+    read($fh, my $b, 4);
+    return ($b // '') =~ $BITCODE;
 }
 
 # A directory of the pass's own beside OUT (its temporary files' rule).
