@@ -44,6 +44,12 @@ sub record_link {
     my $out = link_output($cmd);
     my %job = (o => { %$o, listing => 'relocs' }, label => $o->{label} // $out, tmp => {}, out => $out);
     throw("$job{label}: $why") if defined $why;
+    # (the tools found once: a placeholder to assemble, then the links
+    # with -q, may each ask)
+    if (my $find = $o->{tools}) {
+        my @found;
+        $job{o}{tools} = sub { @found = $find->(@_) unless @found; return @found };
+    }
     my $r = eval {
         $cmd = gcc_lto_cmd($cmd);
         # One link where the inputs give a bound, else the links with -q;
@@ -51,7 +57,7 @@ sub record_link {
         my $one = try_one_link(\%job, $cmd);
         return $one if ref $one;
         $job{method_why} = $one;
-        my ($tools, @extra) = $o->{tools} ? $o->{tools}->($cmd) : ();
+        my ($tools, @extra) = $job{o}{tools} ? $job{o}{tools}->($cmd) : ();
         $job{o} = { %{ $job{o} }, %$tools } if $tools;
         require RecordMcount::LinkMulti;
         RecordMcount::LinkMulti::multi_link(\%job, [@$cmd, @extra]);
