@@ -40,6 +40,13 @@
 #define SHF_ALLOC 2
 #define SHF_EXECINSTR 4
 
+struct shdr {
+	uint32_t name, type;
+	uint64_t flags, addr, off, size;
+	uint32_t link, info;
+	uint64_t entsize;
+};
+
 /* An ELF file in memory (a whole file, or an archive's member). */
 struct elfv {
 	const unsigned char *d;
@@ -48,18 +55,32 @@ struct elfv {
 	bool mips64_info;       /* ELF64 r_info laid out as MIPS64's (arch.h) */
 	unsigned type;
 	uint64_t shoff, shnum, shentsize, shstrndx;
+	struct shdr names;      /* the section names' string table's header */
 };
 
-struct shdr {
-	uint32_t name, type;
-	uint64_t flags, addr, off, size;
-	uint32_t link, info;
-	uint64_t entsize;
-};
+#if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HOST_BIG true
+#else
+#define HOST_BIG false
+#endif
 
-static uint64_t rd(const struct elfv *e, uint64_t off, unsigned n)
+/* The n-byte field at off, in the file's byte order.  (Every section
+ * header, symbol and relocation is read through here: a field in the
+ * host's order is one load.) */
+static inline uint64_t rd(const struct elfv *e, uint64_t off, unsigned n)
 {
 	const unsigned char *p = e->d + off;
+	if (e->big == HOST_BIG) {
+		uint64_t v8;
+		uint32_t v4;
+		uint16_t v2;
+		switch (n) {
+		case 8: memcpy(&v8, p, 8); return v8;
+		case 4: memcpy(&v4, p, 4); return v4;
+		case 2: memcpy(&v2, p, 2); return v2;
+		case 1: return *p;
+		}
+	}
 	uint64_t v = 0;
 	for (unsigned i = 0; i < n; i++)
 		v |= (uint64_t)p[e->big ? n - 1 - i : i] << (8 * i);
@@ -71,6 +92,8 @@ static void wr(unsigned char *p, uint64_t v, unsigned n, bool big)
 	for (unsigned i = 0; i < n; i++)
 		p[big ? n - 1 - i : i] = (unsigned char)(v >> (8 * i));
 }
+
+static struct shdr sh_at(const struct elfv *e, uint64_t i);
 
 /* Read the header of the ELF file at d; a reason on failure. */
 static const char *elfv_open(struct elfv *e, const unsigned char *d, size_t len)
@@ -100,6 +123,7 @@ static const char *elfv_open(struct elfv *e, const unsigned char *d, size_t len)
 		e->shstrndx = rd(e, e->shoff + (e->is64 ? 0x28 : 0x18), 4);
 	if (e->shnum > (len - e->shoff) / e->shentsize || e->shstrndx >= e->shnum)
 		return "bad section header table";
+	e->names = sh_at(e, e->shstrndx);
 	return NULL;
 }
 
@@ -147,8 +171,7 @@ static const char *str_at(const struct elfv *e, const struct shdr *st, uint64_t 
 
 static const char *sh_name(const struct elfv *e, const struct shdr *s)
 {
-	struct shdr names = sh_at(e, e->shstrndx);
-	const char *n = str_at(e, &names, s->name);
+	const char *n = e->shoff ? str_at(e, &e->names, s->name) : NULL;
 	return n ? n : "";
 }
 
@@ -911,8 +934,7 @@ static struct laid *read_map(const char *path, const struct strmap *code, size_t
 				break;
 			}
 			w[nw++] = p;
-			while (*p && *p != ' ' && *p != '\t')
-				p++;
+			p += strcspn(p, " \t");
 			if (*p)
 				*p++ = '\0';
 		}
