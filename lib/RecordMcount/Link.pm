@@ -76,6 +76,7 @@ sub method_text {
     my ($r) = @_;
     return sprintf('%s, the table filled in place (%d of %d slots%s; build ID %s)',
         $r->{again} ? 'two links (LTO made more calls than its inputs\' bound: linked again with room for them)'
+        : $r->{for_words} ? 'two links (the linker named a symbol: linked again for its demangled words)'
         : $r->{lto} ? 'one link (LTO: its code generation once, its objects read)' : 'one link', $r->{sites},
         $r->{slots}, $r->{dropped} ? ", $r->{dropped} of overridden weak functions left out" : '',
         $r->{build_id}) if $r->{method} eq 'one link';

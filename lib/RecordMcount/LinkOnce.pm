@@ -47,6 +47,10 @@ our @EXPORT_OK = qw(try_one_link remove_lto_temps);
 # to relocation numbers, which mcount-scan --bound and --fill-linked read)
 my %X86 = map { $_ => 1 } qw(x86_64 i386);
 
+# A symbol's name as the linker prints it without demangling (C++'s and
+# Rust's: GNU ld, gold and lld demangle these).
+my $MANGLED = qr/(?<![A-Za-z0-9_\$.])_+[ZR][A-Za-z0-9_]/;
+
 # Why the command cannot be linked once (a reason), or undef, as far as
 # its words tell (the target: from the bound's step).
 sub one_link_refusal {
@@ -282,6 +286,13 @@ sub try_one_link {
     my $why = one_link_refusal($cmd, $ld);
     return $why if defined $why;
     my ($r, $reason) = eval { _one_link($job, $cmd, $ld) };
+    # (the map's symbols left mangled, and so the linker's messages: a
+    # link that named a symbol on stderr is linked again as the command
+    # asks, for its words)
+    if ($r && $r->{mangled} && ($r->{stderr} // '') =~ $MANGLED) {
+        ($r, $reason) = eval { _one_link($job, $cmd, $ld, undef, 1) };
+        $r->{for_words} = 1 if $r;
+    }
     # LTO made more calls than its inputs' bound: linked again with room
     # for as many (its code generation gives the same code again), not
     # three times as the links with -q would
@@ -332,10 +343,21 @@ sub _placeholder {
     return $job->{placeholder} = $tmp->{po};
 }
 
+# Does the command say whether the linker demangles?
+sub _demangle_said {
+    my ($cmd, $is_ld) = @_;
+    for my $a (@$cmd[1 .. $#$cmd]) {
+        my @w = $is_ld ? ($a) : $a =~ /^-Wl,(.*)\z/s ? split(/,/, $1) : ();
+        return 1 if grep { /^--?(?:no-)?demangle(?:=|\z)/ } @w;
+    }
+    return 0;
+}
+
 # The one link: the result hash, or (undef, reason) before the link
-# writes anything it cannot stand behind.
+# writes anything it cannot stand behind.  (DEMANGLE: the map as the
+# command would have it.)
 sub _one_link {
-    my ($job, $cmd, $is_ld, $at_least) = @_;
+    my ($job, $cmd, $is_ld, $at_least, $demangle) = @_;
     my ($o, $out) = ($job->{o}, $job->{out});
     # the inputs' calls, the bound and its placeholder (an object, or
     # assembly), and the target's facts from the first ELF object
@@ -379,6 +401,10 @@ sub _one_link {
     # directory of the pass's own), and its arguments' file beside the
     # output (OUTPUT.lto_wrapper_args), removed after.  The output is the
     # plain link's: the plugin's option changes no code.
+    # (the map's symbols mangled: demangling them was a third of the
+    # map's cost in a C++ link; the output is the same either way)
+    my $mangled = !$demangle && !$lto && !$b{bitcode} && !_demangle_said($cmd, $is_ld);
+    push @extra, $is_ld ? '--no-demangle' : '-Wl,--no-demangle' if $mangled;
     my $dir;
     if ($lto) {
         $dir = $job->{tmp}{ltodir} //= _temp_dir($out);
@@ -418,6 +444,7 @@ sub _one_link {
     my $bid = ($f{'build-id'} // 'left') eq 'left' ? $style : $f{'build-id'};
     return { status => $f{sites} ? 'recorded' : 'no-sites', sites => $f{sites}, passed_over => 0,
         dropped => $f{dropped}, links => $job->{links}, slots => $n, method => 'one link', build_id => $bid, stderr => $err,
+        mangled => $mangled,
         lto => $lto || ($clang ? $clang->{what} : 0) };
 }
 
