@@ -14,6 +14,8 @@
 #   - a link that fails on an undefined C++ function;
 #   - a command that asks for --no-demangle itself: its mangled words,
 #     one link;
+#   - a GNU ld older than --no-print-map-discarded, which the one link
+#     also asks for;
 # through mcount-cc and mcount-record --link.
 use strict;
 use warnings;
@@ -47,7 +49,7 @@ must('g++', '-O1', '-pg', '-c', "$dir/$_.cc", '-o', "$dir/$_.o") for qw(old use 
 # the inputs, not the output)
 sub plain {
     my (@cmd) = @_;
-    return run_cmd(['g++', @cmd, '-o', "$dir/plain"]);
+    return run_cmd(["g++", @cmd, "-o", "$dir/plain"]);
 }
 
 my @o = map { "$dir/$_.o" } qw(old use);
@@ -90,6 +92,34 @@ for my $c (@cases) {
     is($n, $links, "$name: $links link" . ($links > 1 ? 's' : '')) or diag $err;
     like($err, qr/two links \(the linker named a symbol: linked again for its demangled words\)/,
         "$name: says why it linked twice") if $links > 1;
+}
+
+# A GNU ld before 2.34 knows no --no-print-map-discarded, which the one
+# link asks of GNU ld: it stops at the option, as such an ld does, and
+# the pass links once without it.
+{
+    mkdir "$dir/old-ld" or die;
+    spit("$dir/old-ld/ld", <<'SH');
+#!/bin/sh
+for a; do
+    case $a in --no-print-map-discarded)
+        echo "ld: unrecognized option '$a'" >&2
+        echo "ld: use the --help option for usage information" >&2
+        exit 1;;
+    esac
+done
+exec /usr/bin/ld "$@"
+SH
+    chmod 0755, "$dir/old-ld/ld" or die;
+    my @args = ("-B$dir/old-ld/", "$dir/plain-main.o");
+    my ($pst, undef, $perr) = plain(@args);
+    my ($st, undef, $err) = run_cmd([$CC, 'g++', @args, '-o', "$dir/pass"], env => { MCOUNT_CC_VERBOSE => 1 });
+    is($st, $pst, "an ld without --no-print-map-discarded: the plain link's status");
+    like($err, qr/: \d+ call sites?, 1 link; one link, /, "an ld without --no-print-map-discarded: one link made the table")
+        or diag $err;
+    is($err =~ s/^mcount-cc: .*\n//mgr, $perr, "an ld without --no-print-map-discarded: the plain link's words");
+    my ($vst, $vout, $verr) = run_cmd([$MR, '--verify', '--strict', "$dir/pass"]);
+    is($vst, 0, 'an ld without --no-print-map-discarded: the table is exact') or diag "$vout$verr";
 }
 
 done_testing();
