@@ -1,10 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hash.c - the hashes of the linkers' build IDs (linkonce.c computes the
  * ID again after filling the table): SHA-1 (FIPS 180-4) for GNU ld's,
- * gold's and lld's sha1 style, xxHash64 for lld 14's fast one. */
+ * gold's and lld's sha1 style, xxHash64 for lld 14's fast one.
+ *
+ * SHA-1's blocks are most of --fill-linked's time on a large image: on
+ * x86 they are hashed with the CPU's SHA extensions where it has them
+ * (CPUID leaf 7: SHA; leaf 1: SSSE3 and SSE4.1), in C elsewhere and
+ * where MCOUNT_SCAN_NO_SHA_NI is set to a non-empty value (the tests
+ * hash the same bytes both ways). */
+#define _GNU_SOURCE
 #include "hash.h"
 
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define HAVE_SHA_NI 1
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
 
 /* --- SHA-1 in C -------------------------------------------------------------- */
 
@@ -63,10 +78,112 @@ static void sha1_blocks_c(uint32_t h[5], const unsigned char *p, size_t n)
 	}
 }
 
+/* --- SHA-1 with x86's SHA extensions ----------------------------------------- */
+
+#ifdef HAVE_SHA_NI
+/* The state's A, B, C, D are one vector, A in its top lane; E is the
+ * top lane of another, the rest 0.  A message vector holds four words
+ * of the schedule, the first in the top lane (the block's bytes
+ * reversed: big-endian words, in reverse order).  SHA1RNDS4 does four
+ * rounds (imm 0 to 3: those of rounds 0-19, 20-39, 40-59, 60-79) from
+ * A, B, C, D and the four words, the first with E added; E of the next
+ * four is A of the four before rotated by 30, which SHA1NEXTE adds to
+ * the next first word.  The schedule's words 4g to 4g+3 come from
+ * those 16, 12, 8 and 4 before them: SHA1MSG1 (of the first two
+ * vectors), XOR (the third), SHA1MSG2 (the fourth). */
+#define NI_ROUNDS(f, wv) \
+	do { \
+		const __m128i x_ = (wv); \
+		prev = abcd; \
+		abcd = _mm_sha1rnds4_epu32(abcd, x_, f); \
+	} while (0)
+/* four rounds of the first 16, their words wv loaded */
+#define NI_FIRST(f, wv) NI_ROUNDS(f, _mm_sha1nexte_epu32(prev, wv))
+/* four rounds of words computed: wa holds those 16 before, wb 12 before,
+ * wc 8, wd 4; wa holds the new ones after */
+#define NI_NEXT(f, wa, wb, wc, wd) \
+	do { \
+		wa = _mm_sha1msg2_epu32(_mm_xor_si128(_mm_sha1msg1_epu32(wa, wb), wc), wd); \
+		NI_ROUNDS(f, _mm_sha1nexte_epu32(prev, wa)); \
+	} while (0)
+
+__attribute__((target("sha,sse4.1")))
+static void sha1_blocks_ni(uint32_t h[5], const unsigned char *p, size_t n)
+{
+	const __m128i swap = _mm_set_epi64x(0x0001020304050607ll, 0x08090a0b0c0d0e0fll);
+	__m128i abcd = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *)(const void *)h), 0x1b);
+	__m128i e = _mm_set_epi32((int)h[4], 0, 0, 0);
+	for (; n; n--, p += 64) {
+		const __m128i abcd0 = abcd, e0 = e;
+		__m128i prev;
+		__m128i w0 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), swap);
+		__m128i w1 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)), swap);
+		__m128i w2 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 32)), swap);
+		__m128i w3 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 48)), swap);
+		NI_ROUNDS(0, _mm_add_epi32(w0, e));     /* rounds 0-3 */
+		NI_FIRST(0, w1);
+		NI_FIRST(0, w2);
+		NI_FIRST(0, w3);
+		NI_NEXT(0, w0, w1, w2, w3);             /* 16-19: words computed */
+		NI_NEXT(1, w1, w2, w3, w0);             /* 20-23 */
+		NI_NEXT(1, w2, w3, w0, w1);
+		NI_NEXT(1, w3, w0, w1, w2);
+		NI_NEXT(1, w0, w1, w2, w3);
+		NI_NEXT(1, w1, w2, w3, w0);
+		NI_NEXT(2, w2, w3, w0, w1);             /* 40-43 */
+		NI_NEXT(2, w3, w0, w1, w2);
+		NI_NEXT(2, w0, w1, w2, w3);
+		NI_NEXT(2, w1, w2, w3, w0);
+		NI_NEXT(2, w2, w3, w0, w1);
+		NI_NEXT(3, w3, w0, w1, w2);             /* 60-63 */
+		NI_NEXT(3, w0, w1, w2, w3);
+		NI_NEXT(3, w1, w2, w3, w0);
+		NI_NEXT(3, w2, w3, w0, w1);
+		NI_NEXT(3, w3, w0, w1, w2);
+		e = _mm_sha1nexte_epu32(prev, e0);     /* E after round 79, plus E before */
+		abcd = _mm_add_epi32(abcd, abcd0);
+	}
+	_mm_storeu_si128((__m128i *)(void *)h, _mm_shuffle_epi32(abcd, 0x1b));
+	h[4] = (uint32_t)_mm_extract_epi32(e, 3);
+}
+
+/* CPUID: leaf 1's ECX bit 9 (SSSE3) and 19 (SSE4.1), leaf 7 subleaf 0's
+ * EBX bit 29 (SHA) */
+static bool have_sha_ni(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & 1u << 9) || !(c & 1u << 19))
+		return false;
+	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & 1u << 29);
+}
+#endif
+
+/* the block function, chosen at the first sha1_init */
+static void (*sha1_blocks)(uint32_t h[5], const unsigned char *p, size_t n);
+
+static void sha1_pick(void)
+{
+	sha1_blocks = sha1_blocks_c;
+#ifdef HAVE_SHA_NI
+	const char *off = secure_getenv("MCOUNT_SCAN_NO_SHA_NI");
+	if ((!off || !*off) && have_sha_ni())
+		sha1_blocks = sha1_blocks_ni;
+#endif
+}
+
+const char *sha1_impl(void)
+{
+	if (!sha1_blocks)
+		sha1_pick();
+	return sha1_blocks == sha1_blocks_c ? "c" : "sha-ni";
+}
+
 /* --- SHA-1's stream ---------------------------------------------------------- */
 
 void sha1_init(struct sha1 *c)
 {
+	if (!sha1_blocks)
+		sha1_pick();
 	*c = (struct sha1){ { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0 }, { 0 }, 0, 0 };
 }
 
@@ -80,11 +197,11 @@ void sha1_add(struct sha1 *c, const void *data, size_t n)
 		c->nbuf += k, p += k, n -= k;
 		if (c->nbuf < 64)
 			return;
-		sha1_blocks_c(c->h, c->buf, 1);
+		sha1_blocks(c->h, c->buf, 1);
 		c->nbuf = 0;
 	}
 	if (n >= 64) {
-		sha1_blocks_c(c->h, p, n / 64);
+		sha1_blocks(c->h, p, n / 64);
 		p += n / 64 * 64;
 		n %= 64;
 	}

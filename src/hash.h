@@ -20,6 +20,9 @@ void sha1_add(struct sha1 *c, const void *p, size_t n);
 void sha1_zeros(struct sha1 *c, size_t n);
 /* the digest, c spent */
 void sha1_end(struct sha1 *c, unsigned char out[20]);
+/* which code hashes the blocks: "sha-ni" (x86's SHA extensions, where the
+ * CPU has them and MCOUNT_SCAN_NO_SHA_NI is not set) or "c" */
+const char *sha1_impl(void);
 
 /* xxHash64 of n bytes, seed 0 */
 uint64_t xxh64(const void *p, size_t n);
