@@ -86,9 +86,9 @@ static void sha1_blocks_c(uint32_t h[5], const unsigned char *p, size_t n)
  * of the schedule, the first in the top lane (the block's bytes
  * reversed: big-endian words, in reverse order).  SHA1RNDS4 does four
  * rounds (imm 0 to 3: those of rounds 0-19, 20-39, 40-59, 60-79) from
- * A, B, C, D and the four words, the first with E added; E of the next
- * four is A of the four before rotated by 30, which SHA1NEXTE adds to
- * the next first word.  The schedule's words 4g to 4g+3 come from
+ * A, B, C, D and the four words, the first with E added; the E of the
+ * next four is the A the last four started from, rotated by 30, which
+ * SHA1NEXTE adds to their first word.  The schedule's words 4g to 4g+3 come from
  * those 16, 12, 8 and 4 before them: SHA1MSG1 (of the first two
  * vectors), XOR (the third), SHA1MSG2 (the fourth). */
 #define NI_ROUNDS(f, wv) \
