@@ -27,7 +27,7 @@ else
 Q := @
 endif
 
-SRCS := src/main.c src/objdump.c src/scan.c src/emit.c src/arch.c src/elfpeek.c src/linkonce.c src/bitcode.c src/util.c
+SRCS := src/main.c src/objdump.c src/scan.c src/emit.c src/arch.c src/elfpeek.c src/linkonce.c src/hash.c src/bitcode.c src/util.c
 HDRS := $(wildcard src/*.h)
 HELPER := build/mcount-scan
 # mcount-trace attach's helper (attach/; an arch-*.h each architecture

@@ -21,6 +21,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "linkonce.h"
 #include "bitcode.h"
+#include "hash.h"
 #include "model.h"
 
 #include <errno.h>
@@ -1457,120 +1458,7 @@ fail:
 	return false;
 }
 
-/* --- the build ID: SHA-1 (FIPS 180-4) ---------------------------------------- */
-
-struct sha1 {
-	uint32_t h[5];
-	unsigned char buf[64];
-	size_t nbuf;
-	uint64_t total;
-};
-
-static uint32_t rol(uint32_t x, unsigned n)
-{
-	return x << n | x >> (32 - n);
-}
-
-/* One 64-byte block: the schedule kept as 16 words, rounds unrolled by
- * the macros (the hash is most of --fill-linked's time on a large image). */
-#define SHA1_W(i) (w[(i) & 15] = rol(w[((i) + 13) & 15] ^ w[((i) + 8) & 15] ^ w[((i) + 2) & 15] ^ \
-					 w[(i) & 15], 1))
-#define SHA1_R(a, b, c, d, e, f, k, x) \
-	do { \
-		e += rol(a, 5) + (f) + (k) + (x); \
-		b = rol(b, 30); \
-	} while (0)
-#define SHA1_F1(b, c, d) (d ^ (b & (c ^ d)))
-#define SHA1_F2(b, c, d) (b ^ c ^ d)
-#define SHA1_F3(b, c, d) ((b & c) | (d & (b | c)))
-
-static void sha1_block(struct sha1 *ctx, const unsigned char *p)
-{
-	uint32_t w[16];
-	for (unsigned i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 |
-		       p[4 * i + 3];
-	uint32_t a = ctx->h[0], b = ctx->h[1], c = ctx->h[2], d = ctx->h[3], e = ctx->h[4];
-	unsigned i = 0;
-	for (; i < 15; i += 5) {
-		SHA1_R(a, b, c, d, e, SHA1_F1(b, c, d), 0x5a827999u, w[i]);
-		SHA1_R(e, a, b, c, d, SHA1_F1(a, b, c), 0x5a827999u, w[i + 1]);
-		SHA1_R(d, e, a, b, c, SHA1_F1(e, a, b), 0x5a827999u, w[i + 2]);
-		SHA1_R(c, d, e, a, b, SHA1_F1(d, e, a), 0x5a827999u, w[i + 3]);
-		SHA1_R(b, c, d, e, a, SHA1_F1(c, d, e), 0x5a827999u, w[i + 4]);
-	}
-	SHA1_R(a, b, c, d, e, SHA1_F1(b, c, d), 0x5a827999u, w[15]);
-	SHA1_R(e, a, b, c, d, SHA1_F1(a, b, c), 0x5a827999u, SHA1_W(16));
-	SHA1_R(d, e, a, b, c, SHA1_F1(e, a, b), 0x5a827999u, SHA1_W(17));
-	SHA1_R(c, d, e, a, b, SHA1_F1(d, e, a), 0x5a827999u, SHA1_W(18));
-	SHA1_R(b, c, d, e, a, SHA1_F1(c, d, e), 0x5a827999u, SHA1_W(19));
-	for (i = 20; i < 40; i += 5) {
-		SHA1_R(a, b, c, d, e, SHA1_F2(b, c, d), 0x6ed9eba1u, SHA1_W(i));
-		SHA1_R(e, a, b, c, d, SHA1_F2(a, b, c), 0x6ed9eba1u, SHA1_W(i + 1));
-		SHA1_R(d, e, a, b, c, SHA1_F2(e, a, b), 0x6ed9eba1u, SHA1_W(i + 2));
-		SHA1_R(c, d, e, a, b, SHA1_F2(d, e, a), 0x6ed9eba1u, SHA1_W(i + 3));
-		SHA1_R(b, c, d, e, a, SHA1_F2(c, d, e), 0x6ed9eba1u, SHA1_W(i + 4));
-	}
-	for (; i < 60; i += 5) {
-		SHA1_R(a, b, c, d, e, SHA1_F3(b, c, d), 0x8f1bbcdcu, SHA1_W(i));
-		SHA1_R(e, a, b, c, d, SHA1_F3(a, b, c), 0x8f1bbcdcu, SHA1_W(i + 1));
-		SHA1_R(d, e, a, b, c, SHA1_F3(e, a, b), 0x8f1bbcdcu, SHA1_W(i + 2));
-		SHA1_R(c, d, e, a, b, SHA1_F3(d, e, a), 0x8f1bbcdcu, SHA1_W(i + 3));
-		SHA1_R(b, c, d, e, a, SHA1_F3(c, d, e), 0x8f1bbcdcu, SHA1_W(i + 4));
-	}
-	for (; i < 80; i += 5) {
-		SHA1_R(a, b, c, d, e, SHA1_F2(b, c, d), 0xca62c1d6u, SHA1_W(i));
-		SHA1_R(e, a, b, c, d, SHA1_F2(a, b, c), 0xca62c1d6u, SHA1_W(i + 1));
-		SHA1_R(d, e, a, b, c, SHA1_F2(e, a, b), 0xca62c1d6u, SHA1_W(i + 2));
-		SHA1_R(c, d, e, a, b, SHA1_F2(d, e, a), 0xca62c1d6u, SHA1_W(i + 3));
-		SHA1_R(b, c, d, e, a, SHA1_F2(c, d, e), 0xca62c1d6u, SHA1_W(i + 4));
-	}
-	ctx->h[0] += a, ctx->h[1] += b, ctx->h[2] += c, ctx->h[3] += d, ctx->h[4] += e;
-}
-
-static void sha1_init(struct sha1 *c)
-{
-	*c = (struct sha1){ { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0 }, { 0 }, 0, 0 };
-}
-
-static void sha1_add(struct sha1 *c, const unsigned char *p, size_t n)
-{
-	c->total += n;
-	if (c->nbuf) {
-		size_t k = 64 - c->nbuf < n ? 64 - c->nbuf : n;
-		memcpy(c->buf + c->nbuf, p, k);
-		c->nbuf += k, p += k, n -= k;
-		if (c->nbuf < 64)
-			return;
-		sha1_block(c, c->buf);
-		c->nbuf = 0;
-	}
-	for (; n >= 64; p += 64, n -= 64)
-		sha1_block(c, p);
-	memcpy(c->buf, p, n);
-	c->nbuf = n;
-}
-
-/* n zero bytes */
-static void sha1_zeros(struct sha1 *c, size_t n)
-{
-	static const unsigned char z[256];
-	for (; n > sizeof(z); n -= sizeof(z))
-		sha1_add(c, z, sizeof(z));
-	sha1_add(c, z, n);
-}
-
-static void sha1_end(struct sha1 *c, unsigned char out[20])
-{
-	uint64_t bits = c->total * 8;
-	unsigned char pad[72] = { 0x80 };
-	size_t n = (c->nbuf < 56 ? 56 : 120) - c->nbuf;
-	for (unsigned i = 0; i < 8; i++)
-		pad[n + i] = (unsigned char)(bits >> (56 - 8 * i));
-	sha1_add(c, pad, n + 8);
-	for (unsigned i = 0; i < 20; i++)
-		out[i] = (unsigned char)(c->h[i / 4] >> (24 - 8 * (i % 4)));
-}
+/* --- the build ID ----------------------------------------------------------- */
 
 /* The output's GNU build-ID note (its descriptor's size at 4, its type
  * 3 at 8, the ID from 16), or NULL where it has none. */
@@ -1656,64 +1544,6 @@ static const char *build_id(struct output *o, bool gold)
 }
 
 /* --- lld's build ID ------------------------------------------------------------ */
-
-/* xxHash64 of n bytes, seed 0 (Yann Collet's specification, xxhash.com:
- * four lanes over 32-byte stripes, then the tail, then the avalanche). */
-#define XXP1 0x9e3779b185ebca87ull
-#define XXP2 0xc2b2ae3d27d4eb4full
-#define XXP3 0x165667b19e3779f9ull
-#define XXP4 0x85ebca77c2b2ae63ull
-#define XXP5 0x27d4eb2f165667c5ull
-
-static uint64_t rol64(uint64_t x, unsigned n)
-{
-	return x << n | x >> (64 - n);
-}
-
-static uint64_t le64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < 8; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
-
-static uint64_t xx_round(uint64_t acc, uint64_t in)
-{
-	return rol64(acc + in * XXP2, 31) * XXP1;
-}
-
-static uint64_t xxh64(const unsigned char *p, size_t n)
-{
-	const unsigned char *end = p + n;
-	uint64_t h;
-	if (n >= 32) {
-		uint64_t v[4] = { XXP1 + XXP2, XXP2, 0, -XXP1 };
-		for (; end - p >= 32; p += 32)
-			for (unsigned k = 0; k < 4; k++)
-				v[k] = xx_round(v[k], le64(p + 8 * k));
-		h = rol64(v[0], 1) + rol64(v[1], 7) + rol64(v[2], 12) + rol64(v[3], 18);
-		for (unsigned k = 0; k < 4; k++)
-			h = (h ^ xx_round(0, v[k])) * XXP1 + XXP4;
-	} else {
-		h = XXP5;
-	}
-	h += n;
-	for (; end - p >= 8; p += 8)
-		h = rol64(h ^ xx_round(0, le64(p)), 27) * XXP1 + XXP4;
-	if (end - p >= 4) {
-		uint64_t w = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
-		h = rol64(h ^ w * XXP1, 23) * XXP2 + XXP3;
-		p += 4;
-	}
-	for (; p < end; p++)
-		h = rol64(h ^ *p * XXP5, 11) * XXP1;
-	h ^= h >> 33;
-	h *= XXP2;
-	h ^= h >> 29;
-	h *= XXP3;
-	return h ^ h >> 32;
-}
 
 /* lld's ID (lld 14's Writer): the whole output, its ID's bytes 0, in
  * chunks of 1 MiB, each hashed, then the chunks' hashes one after
