@@ -92,9 +92,18 @@ sub cleanup_temps {
     }
     %children = ();
     # (a directory of temporary files, an LTO link's kept objects: its
-    # files, then itself)
-    for (keys %temps) {
-        if (!-l $_ && -d _) { unlink glob("\Q$_\E/*"); rmdir $_ } else { unlink $_ }
+    # files, then itself; read with readdir: a glob would load File::Glob
+    # when this module is compiled, on every run)
+    for my $t (keys %temps) {
+        if (!-l $t && -d _) {
+            if (opendir(my $dh, $t)) {
+                unlink map { "$t/$_" } grep { !/\A\./ } readdir $dh;
+                closedir $dh;
+            }
+            rmdir $t;
+        } else {
+            unlink $t;
+        }
     }
     %temps = ();
     return;
