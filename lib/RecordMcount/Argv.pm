@@ -37,7 +37,7 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Run qw(basename);
+use RecordMcount::Names qw(basename);
 
 our @EXPORT_OK = qw(split_command classify expand_response_files
     triple_from_compiler reason_text decision_text probe_args);
