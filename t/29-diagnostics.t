@@ -68,8 +68,9 @@ my %HOME = (
     # its only message refuses an unknown import name: a programming
     # error in this project, never a user's
     'lib/RecordMcount/Exports.pm'  => [],
-    # names and words, no message
+    # names and words; mcount-cc's links, handed on: no message
     'lib/RecordMcount/Names.pm'    => [],
+    'lib/RecordMcount/WrapperLink.pm' => [],
     # its messages: a tree or an installation whose arches.tab is
     # missing or broken, never a user's doing
     'lib/RecordMcount/Arch.pm'     => [],

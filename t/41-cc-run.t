@@ -91,7 +91,7 @@ for my $case (['link', [qw(a.o main.o -o p)]], ['compile', [qw(-c a.c -o a.o)]])
     mkdir "$inst/$_" or die "mkdir $inst/$_: $!" for qw(bin lib lib/RecordMcount);
     spit("$inst/bin/mcount-cc", slurp($MCC));
     chmod 0755, "$inst/bin/mcount-cc";
-    spit("$inst/lib/RecordMcount/$_.pm", slurp("$TOP/lib/RecordMcount/$_.pm")) for qw(Argv Exports Front Message Names Run Wrapper WrapperRecord);
+    spit("$inst/lib/RecordMcount/$_.pm", slurp("$TOP/lib/RecordMcount/$_.pm")) for qw(Argv Exports Front Message Names Run Wrapper WrapperLink WrapperRecord);
     # (the modules mcount-cc loads as it starts, and for a compile that
     # records before the pipeline)
     # (prove -I puts this tree's lib/ on PERL5LIB)

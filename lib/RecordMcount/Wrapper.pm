@@ -3,9 +3,10 @@ package RecordMcount::Wrapper;
 # What a compiler wrapper does around the compiler (mcount-cc: the
 # command reads its options, run_wrapper does the rest): find the real
 # compiler on PATH, decide (RecordMcount::Argv), and where nothing is
-# recorded exec it as the user would run it; the rest (a compile that
-# records its objects, a link through the pass, a split, the compiler's
-# own table's probes) is RecordMcount::WrapperRecord's.  A module of its
+# recorded exec it as the user would run it; the rest is
+# RecordMcount::WrapperLink's (a link through the pass, a split) and
+# RecordMcount::WrapperRecord's (a compile that records its objects, the
+# compiler's own table's probes).  A module of its
 # own so that recordmcount.pl and mcount-record, which load the record
 # pipeline for every object, do not compile it.
 use strict;
@@ -17,8 +18,8 @@ use RecordMcount::Message qw(warning inform fatal bad_usage);
 use RecordMcount::Argv qw(split_command classify reason_text decision_text);
 # (what a compile that only gets the hook flags, or a command passed on,
 # does not need is loaded only by the others: RecordMcount::WrapperRecord
-# (the compile that records, the link through the pass, the split, the
-# compiler's own table), and through it RecordMcount::Run and ::Front;
+# (the compile that records, the compiler's own table) and ::WrapperLink
+# (a link, a split), and through them RecordMcount::Run and ::Front;
 # RecordMcount::Pipeline while the compiler runs, and only for a compile
 # that records)
 
@@ -185,10 +186,14 @@ sub run_wrapper {
             : "compile ($d->{mode_why}; the link records): ") . join(' ', map { shell_quote($_) } @run, @cargs));
         run_exec(@exec, @run, @cargs);
     }
-    # the rest: RecordMcount::WrapperRecord's (none of them returns)
+    # the rest: RecordMcount::WrapperLink's and ::WrapperRecord's (none of
+    # them returns)
+    if ($d->{action} =~ /^(?:link|split)\z/) {
+        need_modules('WrapperLink');
+        RecordMcount::WrapperLink::link_through_pass(\%w, $d, $d->{command}) if $d->{action} eq 'link';
+        RecordMcount::WrapperLink::split_and_link(\%w, $d);
+    }
     need_modules('WrapperRecord');
-    RecordMcount::WrapperRecord::link_through_pass(\%w, $d, $d->{command}) if $d->{action} eq 'link';
-    RecordMcount::WrapperRecord::split_and_link(\%w, $d) if $d->{action} eq 'split';
     RecordMcount::WrapperRecord::record_compile(\%w, $d, \@exec, [@run, @cargs], $sections, $table);
 }
 

@@ -2,14 +2,14 @@
 package RecordMcount::WrapperRecord;
 # What mcount-cc does around the compiler beyond running it as it is
 # (RecordMcount::Wrapper: the decision, and a command passed on or a
-# compile that records nothing, exec'd): the compile that records, its
-# objects through the record pipeline; the link through the link-time
-# pass (RecordMcount::Link); the link that compiles its sources, split
-# (RecordMcount::Split); the flags of the compiler's own table, found
-# by probes (MCOUNT_CC_MODE=compiler).  Loaded only by those: most of a
-# build's commands are compiles that only get the hook flags.
+# compile that records nothing, exec'd; RecordMcount::WrapperLink: a
+# link): the compile that records, its objects through the record
+# pipeline; the flags of the compiler's own table, found by probes
+# (MCOUNT_CC_MODE=compiler).  Loaded only by those: most of a build's
+# commands are compiles that only get the hook flags.
 #
-# W, the wrapper's command as every sub here takes it: compiler (its
+# W, the wrapper's command as every sub here and in
+# RecordMcount::WrapperLink takes it: compiler (its
 # name as given), path (where it is), args (the words after it),
 # launchers, masquerade, say (a sub told what is done:
 # MCOUNT_CC_VERBOSE), load (a sub that loads modules of the project, or
@@ -26,7 +26,7 @@ use RecordMcount::Message qw(program error warning fatal throw caught);
 use RecordMcount::Front qw(helper_path lto_text plural);
 use RecordMcount::Argv qw(probe_args);
 
-our @EXPORT_OK = qw(table_flags record_compile link_through_pass split_and_link);
+our @EXPORT_OK = qw(table_flags record_compile);
 
 # record_object(OPTIONS) of every one of OBJECTS, which a compile has just
 # written, none looking finished before its table is in it.  The caller
@@ -204,35 +204,6 @@ sub _keep_probe {
     unlink $tmp unless $ok;
     forget_temp($tmp);
     return;
-}
-
-# link-time mode: the link COMMAND of decision D (no launcher: a link is
-# not cached) through the link-time pass.  Does not return.
-sub link_through_pass {
-    my ($w, $d, $command) = @_;
-    my ($compiler, $path) = @$w{qw(compiler path)};
-    $w->{load}->('Link');
-    RecordMcount::Link::wrapper_link($w->{masquerade} ? $path : $compiler, $command, $w->{exit_record},
-        prog => program(), why => $d->{mode_why}, label => $d->{objects}[0], say => $w->{say},
-        triple => sub { RecordMcount::Tools::compiler_triple($compiler, $path, $w->{args}, undef) });
-    exit 0;
-}
-
-# Decision D, a command that compiles its sources and links (action
-# split): the sources compiled first (a broken installation said once,
-# before anything is compiled), then the link.  Does not return.
-sub split_and_link {
-    my ($w, $d) = @_;
-    my ($compiler, $path) = @$w{qw(compiler path)};
-    my $link_mode = ($d->{mode} // '') eq 'link';
-    $w->{load}->($link_mode ? ('Link') : ('Pipeline', 'Tools'), 'Split');
-    my %o = (compiler => $compiler, fail_status => $w->{exit_no_compiler}, say => $w->{say});
-    my @link = RecordMcount::Split::compile_sources($d, %o, guard => $w->{guard},
-        self => [$0, $w->{masquerade} ? () : (@{ $w->{launchers} }, $compiler)]);
-    link_through_pass($w, $d, \@link) if $link_mode;
-    RecordMcount::Split::link_objects(\@link, $d, %o, path => $path,
-        linker => $w->{masquerade} ? $path : $compiler);
-    # (link_objects does not return)
 }
 
 # Decision D's compile (COMPILE, the words run; EXEC, the program run:
