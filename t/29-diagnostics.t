@@ -64,6 +64,7 @@ my %HOME = (
     'lib/RecordMcount/Wrapper.pm'  => ['mcount-cc'],
     'lib/RecordMcount/WrapperRecord.pm' => ['mcount-cc'],
     'lib/RecordMcount/Trace.pm'    => ['mcount-trace'],
+    'lib/RecordMcount/TraceLib.pm' => ['mcount-trace'],
     'lib/RecordMcount/Control.pm'  => ['mcount-trace'],
     # its only message refuses an unknown import name: a programming
     # error in this project, never a user's
