@@ -66,31 +66,19 @@ sub bad_usage {
 # A complaint of Getopt::Long's, said in GNU getopt's words (they name
 # the option as it is written): local $SIG{__WARN__} =
 # option_complaint_for(\@ARGV) while the options are read from @ARGV.
-# Getopt::Long names an unknown option without its dashes; the word it
-# was reading tells a long one of one letter ("--x") from a letter in a
-# bundle.  That word is the last one taken off the array so far (the
-# array is only ever shortened from its front while options are read).
+# The word it was reading (which tells a long option of one letter,
+# "--x", from a letter in a bundle) is the last one taken off the array
+# so far (the array is only ever shortened from its front while options
+# are read).  The words are RecordMcount::OptionWords', loaded with the
+# first complaint: a command that reads no option does not compile them.
 sub option_complaint_for {
     my ($args) = @_;
     my @words = @$args;
     return sub {
         my $taken = @words - @$args;
-        _option_complaint($_[0], $taken > 0 ? $words[$taken - 1] : '');
+        require RecordMcount::OptionWords;
+        error(RecordMcount::OptionWords::gnu_words($_[0], $taken > 0 ? $words[$taken - 1] : ''));
     };
-}
-
-sub _option_complaint {
-    my ($w, $word) = @_;
-    my $long = sub { length $_[0] > 1 || ($word // '') =~ /^--/ };
-    my $opt = sub { $long->($_[0]) ? "'--$_[0]'" : "'-$_[0]'" };
-    $w =~ s/^Unknown option: (\S+)$/$long->($1) ? "unrecognized option '--$1'" : "invalid option -- '$1'"/me
-        or $w =~ s/^Option (\S+) requires an argument$/$long->($1) ? "option '--$1' requires an argument"
-            : "option requires an argument -- '$1'"/me
-        or $w =~ s/^Option (\S+) does not take an argument$/'option ' . $opt->($1) . " doesn't allow an argument"/me
-        or $w =~ s/^Option (\S+) is ambiguous \((.*)\)$/"option '--$1' is ambiguous; possibilities: "
-            . join(' ', map { "'--$_'" } split m{, }, $2)/me;
-    error($w);
-    return;
 }
 
 # --- the error class ------------------------------------------------------
