@@ -72,9 +72,9 @@ my %HOME = (
     # names and words; mcount-cc's links, handed on: no message
     'lib/RecordMcount/Names.pm'    => [],
     'lib/RecordMcount/WrapperLink.pm' => [],
-    # Getopt::Long's complaints in GNU getopt's words, which Message.pm
-    # prints: text of GNU getopt's, none of this project's
-    'lib/RecordMcount/OptionWords.pm' => [],
+    # the text of Message.pm's rarer messages, which Message.pm prints
+    # (and the callers' pieces are checked where they print them)
+    'lib/RecordMcount/MessageText.pm' => [],
     # its messages: a tree or an installation whose arches.tab is
     # missing or broken, never a user's doing
     'lib/RecordMcount/Arch.pm'     => [],
