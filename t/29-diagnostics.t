@@ -63,6 +63,7 @@ my %HOME = (
     'lib/RecordMcount/Split.pm'    => ['mcount-cc'],
     'lib/RecordMcount/Wrapper.pm'  => ['mcount-cc'],
     'lib/RecordMcount/WrapperRecord.pm' => ['mcount-cc'],
+    'lib/RecordMcount/WrapperTable.pm' => ['mcount-cc'],
     'lib/RecordMcount/Trace.pm'    => ['mcount-trace'],
     'lib/RecordMcount/TraceLib.pm' => ['mcount-trace'],
     'lib/RecordMcount/Control.pm'  => ['mcount-trace'],

@@ -4,11 +4,11 @@ package RecordMcount::Wrapper;
 # command reads its options, run_wrapper does the rest): find the real
 # compiler on PATH, decide (RecordMcount::Argv), and where nothing is
 # recorded exec it as the user would run it; the rest is
-# RecordMcount::WrapperLink's (a link through the pass, a split) and
-# RecordMcount::WrapperRecord's (a compile that records its objects, the
-# compiler's own table's probes).  A module of its
-# own so that recordmcount.pl and mcount-record, which load the record
-# pipeline for every object, do not compile it.
+# RecordMcount::WrapperLink's (a link through the pass, a split),
+# RecordMcount::WrapperRecord's (a compile that records its objects) and
+# RecordMcount::WrapperTable's (the compiler's own table's flags).  A
+# module of its own so that recordmcount.pl and mcount-record, which load
+# the record pipeline for every object, do not compile it.
 use strict;
 use warnings;
 
@@ -18,8 +18,9 @@ use RecordMcount::Message qw(warning inform fatal bad_usage);
 use RecordMcount::Argv qw(split_command classify reason_text decision_text);
 # (what a compile that only gets the hook flags, or a command passed on,
 # does not need is loaded only by the others: RecordMcount::WrapperRecord
-# (the compile that records, the compiler's own table) and ::WrapperLink
-# (a link, a split), and through them RecordMcount::Run and ::Front;
+# (the compile that records), ::WrapperLink (a link, a split) and
+# ::WrapperTable (the compiler's own table), and through them
+# RecordMcount::Run and ::Front;
 # RecordMcount::Pipeline while the compiler runs, and only for a compile
 # that records)
 
@@ -154,8 +155,8 @@ sub run_wrapper {
         exit_record => $EXIT_RECORD, exit_no_compiler => $EXIT_NO_COMPILER, guard => [$GUARD, $depth]);
     my $table_arch;
     if ($mode eq 'compiler' && $d->{action} =~ /^(?:compile|split)\z/) {
-        need_modules('WrapperRecord');
-        (my $flags, $table_arch) = RecordMcount::WrapperRecord::table_flags(\%w, \@given);
+        need_modules('WrapperTable');
+        (my $flags, $table_arch) = RecordMcount::WrapperTable::table_flags(\%w, \@given);
         $d = classify(\@args, hook_flags => $flags, %cls);
     }
 
