@@ -62,11 +62,20 @@ my %HOME = (
     'lib/RecordMcount/Argv.pm'     => ['mcount-cc'],
     'lib/RecordMcount/Split.pm'    => ['mcount-cc'],
     'lib/RecordMcount/Wrapper.pm'  => ['mcount-cc'],
+    'lib/RecordMcount/WrapperRecord.pm' => ['mcount-cc'],
+    'lib/RecordMcount/WrapperTable.pm' => ['mcount-cc'],
     'lib/RecordMcount/Trace.pm'    => ['mcount-trace'],
+    'lib/RecordMcount/TraceLib.pm' => ['mcount-trace'],
     'lib/RecordMcount/Control.pm'  => ['mcount-trace'],
     # its only message refuses an unknown import name: a programming
     # error in this project, never a user's
     'lib/RecordMcount/Exports.pm'  => [],
+    # names and words; mcount-cc's links, handed on: no message
+    'lib/RecordMcount/Names.pm'    => [],
+    'lib/RecordMcount/WrapperLink.pm' => [],
+    # the text of Message.pm's rarer messages, which Message.pm prints
+    # (and the callers' pieces are checked where they print them)
+    'lib/RecordMcount/MessageText.pm' => [],
     # its messages: a tree or an installation whose arches.tab is
     # missing or broken, never a user's doing
     'lib/RecordMcount/Arch.pm'     => [],

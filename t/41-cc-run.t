@@ -91,8 +91,9 @@ for my $case (['link', [qw(a.o main.o -o p)]], ['compile', [qw(-c a.c -o a.o)]])
     mkdir "$inst/$_" or die "mkdir $inst/$_: $!" for qw(bin lib lib/RecordMcount);
     spit("$inst/bin/mcount-cc", slurp($MCC));
     chmod 0755, "$inst/bin/mcount-cc";
-    spit("$inst/lib/RecordMcount/$_.pm", slurp("$TOP/lib/RecordMcount/$_.pm")) for qw(Argv Exports Front Message Run Wrapper);
-    # (the modules mcount-cc loads as it starts)
+    spit("$inst/lib/RecordMcount/$_.pm", slurp("$TOP/lib/RecordMcount/$_.pm")) for qw(Argv Exports Front Message Names Run Wrapper WrapperLink WrapperRecord);
+    # (the modules mcount-cc loads as it starts, and for a compile that
+    # records before the pipeline)
     # (prove -I puts this tree's lib/ on PERL5LIB)
     my %noinc = (PERL5LIB => '', PERLLIB => '');
     my ($st, $out, $err) = mcc(['gcc', '-O2', '-c', 'a.c', '-o', 'broken.o'], dir => $dir,
@@ -118,6 +119,31 @@ for my $case (['link', [qw(a.o main.o -o p)]], ['compile', [qw(-c a.c -o a.o)]])
     like($err, qr/\Amcount-cc: cannot load the record pipeline \(is recordmcount installed completely\?\): Can't locate RecordMcount\/Pipeline\.pm in \@INC[^\n]*\n\z/,
         'no RecordMcount::Pipeline: a link of sources: said once');
     ok(!-e "$dir/linked2", 'no RecordMcount::Pipeline: a link of sources: no program');
+}
+
+# --- what a compile passed on loads -----------------------------------------
+# A compile that only gets the hook flags (link-time mode: a C++ driver)
+# and a command passed on (-E) are exec'd: an installation of only the
+# modules the decision needs runs them, with the hook's calls in the
+# object as the compiler writes them (objdump its oracle).
+{
+    my $inst = tmpdir();
+    mkdir "$inst/$_" or die "mkdir $inst/$_: $!" for qw(bin lib lib/RecordMcount);
+    spit("$inst/bin/mcount-cc", slurp($MCC));
+    chmod 0755, "$inst/bin/mcount-cc";
+    spit("$inst/lib/RecordMcount/$_.pm", slurp("$TOP/lib/RecordMcount/$_.pm")) for qw(Argv Exports Message Names Wrapper);
+    my %noinc = (PERL5LIB => '', PERLLIB => '');
+    spit("$dir/pass.cc", "int twice(int x) { return 2 * x; }\n");
+    my ($st, $out, $err) = mcc(['g++', '-O2', '-c', 'pass.cc', '-o', 'pass.o'], dir => $dir,
+        prog => "$inst/bin/mcount-cc", env => \%noinc);
+    is($st, 0, 'a compile passed on: runs with the decision\'s modules only') or diag($err);
+    is($err, '', 'a compile passed on: nothing said');
+    my ($dst, $dis) = run_cmd(['objdump', '-dr', "$dir/pass.o"]);
+    is($dst, 0, 'a compile passed on: objdump reads the object');
+    like($dis, qr/\bR_\w+\s+_*mcount\b/, 'a compile passed on: the object calls the hook (-pg)');
+    ($st, $out, $err) = mcc(['gcc', '-E', 'a.c'], dir => $dir, prog => "$inst/bin/mcount-cc", env => \%noinc);
+    is($st, 0, 'a command passed on (-E): runs with the decision\'s modules only') or diag($err);
+    like($out, qr/int fa\(int x\)/, 'a command passed on (-E): the compiler\'s output');
 }
 
 # --- hook flags ------------------------------------------------------------

@@ -37,7 +37,7 @@ use strict;
 use warnings;
 
 use RecordMcount::Exports;
-use RecordMcount::Run qw(basename);
+use RecordMcount::Names qw(basename);
 
 our @EXPORT_OK = qw(split_command classify expand_response_files
     triple_from_compiler reason_text decision_text probe_args);
@@ -118,15 +118,22 @@ my @JOINED = qw(-o -x -MF -MT -MQ -MJ -I -D -U -L -l -A -B -T -u -z);
 my %LINK_ONLY = map { $_ => 1 } qw(-shared -pie -no-pie -static-pie -rdynamic -s -static
     -nostdlib -nostartfiles -nodefaultlibs -nolibc -nostdlib++ -symbolic -shared-libgcc
     -static-libgcc -static-libstdc++ -L -l -T -u -e -z -Xlinker);
-my $LINK_ONLY_PREFIX = qr/^(?:-Wl,|-fuse-ld=|--ld-path=|--?rtlib=|--?unwindlib=|-static-lib|-shared-lib|-L.|-l.|-T.|-u.|-z.)/;
+# (This pattern, $SPLIT_BLOCKER and $PROBE_DROP are text, compiled
+# with /x where they are first read: a compile to object reads none of
+# them, and compiling them was 7% of this module's load.)
+my $LINK_ONLY_PREFIX = '^(?:-Wl,|-fuse-ld=|--ld-path=|--?rtlib=|--?unwindlib=|-static-lib|-shared-lib|-L.|-l.|-T.|-u.|-z.)';
 # What keeps mcount-cc from splitting a one-step command into compiles
 # and a link: options that name or write files after the output's or the
 # object's name (dependencies, dumps, coverage and profiles, split DWARF),
 # -x (the objects would take the language), LTO (no code to record).
-my $SPLIT_BLOCKER = qr/^(?:-x.*|--language.*|-M[DFTQPGJ]?.*|-Wp,-M.*|-save-temps.*|-flto(?:=.*)?|--coverage
+my $SPLIT_BLOCKER = '^(?:-x.*|--language.*|-M[DFTQPGJ]?.*|-Wp,-M.*|-save-temps.*|-flto(?:=.*)?|--coverage
     |-fprofile-.*|-ftest-coverage|-fauto-profile.*|-fcs-profile-generate.*|-fcoverage-mapping|-gsplit-dwarf.*
     |-fstack-usage|-fdump-.*|-fcallgraph-info.*|-fopt-info.*|-aux-info|-dumpbase.*|-dumpdir
-    |-fsave-optimization-record.*|-ftime-trace.*)\z/x;
+    |-fsave-optimization-record.*|-ftime-trace.*)\z';
+
+# One of those patterns, compiled the first time it is read.
+my %compiled;
+sub _pattern { return $compiled{ $_[0] } //= qr/$_[0]/x }
 
 # C-family languages (-x) and source suffixes; headers give a PCH.
 my %C_LANG = map { $_ => 1 } qw(c c++ objective-c objective-c++ cpp-output
@@ -212,7 +219,7 @@ sub _compile_args {
             $i++ if $sep;
             next;
         }
-        next if $a =~ /^(?:-o.|--output=)/ || ($a =~ $LINK_ONLY_PREFIX && $a ne '-undef');
+        next if $a =~ /^(?:-o.|--output=)/ || ($a =~ _pattern($LINK_ONLY_PREFIX) && $a ne '-undef');
         push @keep, $a;
         push @keep, $w->[++$i] if $sep && $i + 1 < @$w;
     }
@@ -290,7 +297,7 @@ sub classify {
     my ($mode_of, $why) = _mode(\%o, $words);
     my %m = (mode => $mode_of, mode_why => $why);
 
-    my (%mode, @inputs, $output, %seen, $lto, $fat, @blockers);
+    my (%mode, @inputs, $output, %seen, $lto, $fat, @options);
     my $lang;    # current -x language, undef for "by suffix"
     my @w = @$words;
     for (my $i = 0; $i < @w; $i++) {
@@ -305,8 +312,8 @@ sub classify {
             next;
         }
         # (what keeps a one-step command from being split: an option,
-        # never an option's value)
-        push @blockers, $a if $a =~ $SPLIT_BLOCKER;
+        # never an option's value; looked for where a command links)
+        push @options, $a;
         # Options with an argument: separate or joined.
         my ($opt, $val);
         if ($SEPARATE{$a} || $a =~ /^-Xarch_/) {
@@ -375,7 +382,7 @@ sub classify {
         # as a compile is, then the link of those, as a link is (not
         # with stdin, a header, or an option $SPLIT_BLOCKER names; LTO
         # only in link-time mode, whose pass links what LTO generates)
-        my ($blocker) = grep { $mode_of eq 'object' || !/^-flto(?:=|\z)/ } @blockers;
+        my ($blocker) = grep { $mode_of eq 'object' || !/^-flto(?:=|\z)/ } grep { $_ =~ _pattern($SPLIT_BLOCKER) } @options;
         ($blocker) = map { $_->[0] } grep { $_->[0] eq '-' || (defined $_->[1] && $_->[1] =~ /-header\z/)
             || (!defined $_->[1] && $HEADER_SUFFIX{ _suffix($_->[0]) }) } @inputs
             if !defined $blocker;
@@ -479,9 +486,9 @@ sub classify {
 # the optimization level, -pg, the target (-target, --target=, -B,
 # --sysroot, -specs=) and the assembler's options (-Wa,).  No input,
 # output, warning, preprocessor or linker option.
-my $PROBE_DROP = qr/^-f(?:no-)?(?:lto|fat-lto|profile|auto-profile|cs-profile|coverage|test-coverage|dump|callgraph-info
+my $PROBE_DROP = '^-f(?:no-)?(?:lto|fat-lto|profile|auto-profile|cs-profile|coverage|test-coverage|dump|callgraph-info
     |stack-usage|opt-info|save-optimization-record|time-trace|debug-prefix-map|file-prefix-map|macro-prefix-map
-    |sanitize-blacklist|sanitize-ignorelist|plugin|diagnostics)/x;
+    |sanitize-blacklist|sanitize-ignorelist|plugin|diagnostics)';
 sub probe_args {
     my ($args) = @_;
     my ($w) = expand_response_files($args);
@@ -497,7 +504,7 @@ sub probe_args {
             $i++;
             next;
         }
-        push @keep, $a if ($a =~ /^-[mf]./ && $a !~ $PROBE_DROP) || $a =~ /^-O/ || $a =~ /^-pg?\z/
+        push @keep, $a if ($a =~ /^-[mf]./ && $a !~ _pattern($PROBE_DROP)) || $a =~ /^-O/ || $a =~ /^-pg?\z/
             || $a =~ /^(?:--?target=|-B.|--sysroot=|--?specs=|-Wa,|--gcc-toolchain=)/;
     }
     return \@keep;

@@ -66,31 +66,19 @@ sub bad_usage {
 # A complaint of Getopt::Long's, said in GNU getopt's words (they name
 # the option as it is written): local $SIG{__WARN__} =
 # option_complaint_for(\@ARGV) while the options are read from @ARGV.
-# Getopt::Long names an unknown option without its dashes; the word it
-# was reading tells a long one of one letter ("--x") from a letter in a
-# bundle.  That word is the last one taken off the array so far (the
-# array is only ever shortened from its front while options are read).
+# The word it was reading (which tells a long option of one letter,
+# "--x", from a letter in a bundle) is the last one taken off the array
+# so far (the array is only ever shortened from its front while options
+# are read).  The words are RecordMcount::MessageText's, loaded with the
+# first complaint: a command that reads no option does not compile them.
 sub option_complaint_for {
     my ($args) = @_;
     my @words = @$args;
     return sub {
         my $taken = @words - @$args;
-        _option_complaint($_[0], $taken > 0 ? $words[$taken - 1] : '');
+        require RecordMcount::MessageText;
+        error(RecordMcount::MessageText::gnu_words($_[0], $taken > 0 ? $words[$taken - 1] : ''));
     };
-}
-
-sub _option_complaint {
-    my ($w, $word) = @_;
-    my $long = sub { length $_[0] > 1 || ($word // '') =~ /^--/ };
-    my $opt = sub { $long->($_[0]) ? "'--$_[0]'" : "'-$_[0]'" };
-    $w =~ s/^Unknown option: (\S+)$/$long->($1) ? "unrecognized option '--$1'" : "invalid option -- '$1'"/me
-        or $w =~ s/^Option (\S+) requires an argument$/$long->($1) ? "option '--$1' requires an argument"
-            : "option requires an argument -- '$1'"/me
-        or $w =~ s/^Option (\S+) does not take an argument$/'option ' . $opt->($1) . " doesn't allow an argument"/me
-        or $w =~ s/^Option (\S+) is ambiguous \((.*)\)$/"option '--$1' is ambiguous; possibilities: "
-            . join(' ', map { "'--$_'" } split m{, }, $2)/me;
-    error($w);
-    return;
 }
 
 # --- the error class ------------------------------------------------------
@@ -129,50 +117,23 @@ sub caught {
 }
 
 # --- a child's end, and a tool's words, in a message ---------------------
+# (RecordMcount::MessageText's, compiled with the first: they are said of
+# a failure, and most runs have none)
 
 # "exited 1", "killed by signal 9 (KILL)" for a wait status.
-sub status_text {
-    my ($st) = @_;
-    return 'could not be run' if $st == -1;
-    if ($st & 127) {
-        my $n = $st & 127;
-        require Config;
-        my @names = split ' ', do { no warnings 'once'; $Config::Config{sig_name} };
-        return "killed by signal $n" . ($names[$n] ? " ($names[$n])" : '');
-    }
-    return 'exited ' . ($st >> 8);
-}
+sub status_text { require RecordMcount::MessageText; return RecordMcount::MessageText::status_text(@_) }
 
-sub tool_name {
-    my ($cmd) = @_;
-    return $cmd->[0] =~ s{.*/}{}sr;
-}
+# The name of a tool's command, for a message.
+sub tool_name { require RecordMcount::MessageText; return RecordMcount::MessageText::tool_name(@_) }
 
 # A tool's stderr, indented under our own message line.
-sub tool_text {
-    my ($text) = @_;
-    return '' unless defined $text && length $text;
-    $text =~ s/\s+\z//;
-    return join '', map { "  $_\n" } split /\n/, $text;
-}
+sub tool_text { require RecordMcount::MessageText; return RecordMcount::MessageText::tool_text(@_) }
 
 # "LABEL: WHAT failed (TOOL exited 1)" and the tool's own words under it.
-sub tool_failure {
-    my ($label, $what, $cmd, $st, $err) = @_;
-    return "$label: $what failed (" . tool_name($cmd) . ' ' . status_text($st) . ")\n"
-        . tool_text($err);
-}
+sub tool_failure { require RecordMcount::MessageText; return RecordMcount::MessageText::tool_failure(@_) }
 
 # The helper's message ("PROG: FILE: text" and lines after it) as
 # "text" and the rest, for a front end to put its own name and label on.
-sub helper_message {
-    my ($stderr, $label) = @_;
-    $stderr =~ s/\s+\z//;
-    my ($first, @rest) = split /\n/, $stderr;
-    $first //= '';
-    $first =~ s/^[^:]+: //;
-    $first =~ s/^\Q$label\E: // if defined $label;
-    return ($first, join '', map { "$_\n" } @rest);
-}
+sub helper_message { require RecordMcount::MessageText; return RecordMcount::MessageText::helper_message(@_) }
 
 1;

@@ -14,11 +14,14 @@ use warnings;
 
 use RecordMcount::Exports;
 use RecordMcount::Message qw(error throw tool_failure fatal caught);
+# (basename, dirname, find_program and shell_quote are RecordMcount::Names',
+# handed on to this module's users)
+use RecordMcount::Names qw(basename dirname find_program shell_quote);
 # Start-up time is most of a record step's Perl time, and every front end
 # runs once per object: POSIX, Errno and Config are loaded only where they
 # are needed (a signal, a failed call), Fcntl not at all (inherit_open
 # keeps a handle across exec through $^F), File::Basename not at all
-# (basename and dirname below).
+# (RecordMcount::Names' basename and dirname).
 
 our @EXPORT_OK = qw(run_tool start_tool finish_tool run_piped find_program
     register_temp forget_temp fork_child forget_child cleanup_temps reset_after_fork
@@ -92,9 +95,18 @@ sub cleanup_temps {
     }
     %children = ();
     # (a directory of temporary files, an LTO link's kept objects: its
-    # files, then itself)
-    for (keys %temps) {
-        if (!-l $_ && -d _) { unlink glob("\Q$_\E/*"); rmdir $_ } else { unlink $_ }
+    # files, then itself; read with readdir: a glob would load File::Glob
+    # when this module is compiled, on every run)
+    for my $t (keys %temps) {
+        if (!-l $t && -d _) {
+            if (opendir(my $dh, $t)) {
+                unlink map { "$t/$_" } grep { !/\A\./ } readdir $dh;
+                closedir $dh;
+            }
+            rmdir $t;
+        } else {
+            unlink $t;
+        }
     }
     %temps = ();
     return;
@@ -153,25 +165,6 @@ sub response_file_cmd {
     return [$cmd->[0], "\@$file"];
 }
 
-# A word quoted for a POSIX shell, only when it needs it (a command shown
-# to the user, to be pasted back).
-sub shell_quote {
-    my ($w) = @_;
-    return $w if length $w && $w =~ m{^[A-Za-z0-9_@%+=:,./-]+\z};
-    $w =~ s/'/'\\''/g;
-    return "'$w'";
-}
-
-# File::Basename's answers for the names this project handles (no trailing
-# slash), without loading it.
-sub basename { return $_[0] =~ s{.*/}{}sr }
-sub dirname {
-    my ($p) = @_;
-    return '.' unless $p =~ m{/};
-    $p =~ s{/+[^/]*\z}{};
-    return length $p ? $p : '/';
-}
-
 # open(my $fh, '<', PATH), with the descriptor left open across exec, so
 # that children can read it as /dev/fd/N (perl marks descriptors above $^F
 # close-on-exec when it opens them).
@@ -189,25 +182,6 @@ sub tool_output {
     my ($st, $err, $out) = run_tool(cmd => $cmd, capture_stdout => 1);
     throw(tool_failure($label, $what, $cmd, $st, $err)) if $st != 0;
     return $out;
-}
-
-# The full path of a program, searching PATH when it has no slash.
-# Looked up once per name (and PATH) in a process.
-my %found;
-sub find_program {
-    my ($name) = @_;
-    return undef unless defined $name && length $name;
-    if ($name =~ m{/}) {
-        return -f $name && -x _ ? $name : undef;
-    }
-    my $path = $ENV{PATH} // '';
-    my $key = "$name\0$path";
-    return $found{$key} if exists $found{$key};
-    for my $dir (split /:/, $path, -1) {
-        my $p = (length $dir ? $dir : '.') . "/$name";
-        return $found{$key} = $p if -f $p && -x _;
-    }
-    return $found{$key} = undef;
 }
 
 sub _anon_file {
