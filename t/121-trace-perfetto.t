@@ -230,7 +230,7 @@ sub check {
                 $model{procs}{$uuid} = { pid => one($pd, 'pid'), name => one($pd, 'process_name') };
             } elsif (my $thd = one($td, 'thread')) {
                 my $parent = one($td, 'parent_uuid');
-                $say->(track => "packet $n: thread track $uuid's parent is no process's")
+                $say->(track => "packet $n: thread track ${uuid}'s parent is no process's")
                     unless defined $parent && ($track{$parent} // '') eq 'process';
                 $track{$uuid} = 'thread';
                 $model{threads}{$uuid} = { pid => one($thd, 'pid'), tid => one($thd, 'tid'),
@@ -245,7 +245,7 @@ sub check {
             $say->(track => "packet $n: track $uuid not described before its event");
             next;
         }
-        $say->(order => "packet $n: track $uuid's time goes back ($last_ts{$uuid} to $ts)")
+        $say->(order => "packet $n: track ${uuid}'s time goes back ($last_ts{$uuid} to $ts)")
             if defined $last_ts{$uuid} && $ts < $last_ts{$uuid};
         $last_ts{$uuid} = $ts;
         my $type = one($te, 'type') // '';
