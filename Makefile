@@ -441,16 +441,20 @@ bench-attach: all
 	bench/attach
 
 # What a link through the link-time pass costs against the plain link of
-# the same objects, one link and the links with -q (bench/link; needs
-# hyperfine, scripts/deps/bench.list).
+# the same objects, one link and the links with -q: time, and the
+# instructions callgrind counts, which the machine's load does not move
+# (bench/link; needs hyperfine, scripts/deps/bench.list, and valgrind,
+# core.list).
 .PHONY: bench-link
 bench-link: all
 	bench/link
 
 # Whole builds through mcount-cc against the same builds with the hook
-# flags alone: googletest, JsonCpp with Debian's LTO flags, a generated
-# C++ project (bench/build, also the end of make bench; needs hyperfine,
-# scripts/deps/bench.list and cc.list).
+# flags alone, in pairs of one of each: googletest, JsonCpp with Debian's
+# LTO flags, a generated C++ project; and the cost their compiles' and
+# links' parts predict (bench/build, also the end of make bench; needs
+# hyperfine, scripts/deps/bench.list and cc.list; BENCH_BUILD_ONLY=cxx
+# for the generated project alone).
 .PHONY: bench-build
 bench-build: all
 	bench/build

@@ -18,7 +18,8 @@ use File::Temp qw(tempdir);
 use JSON::PP ();
 use POSIX ();
 
-our @EXPORT = qw(say_ section fail need run_cap run_ok write_file median quantile ms hyperfine verdict loadavg);
+our @EXPORT = qw(say_ section fail need run_cap run_cap_in run_ok write_file median quantile ms hyperfine
+    hyperfine_in verdict loadavg);
 our @EXPORT_OK = qw(cxx_project);
 
 my $name = 'bench';
@@ -56,12 +57,16 @@ sub need {
 }
 
 # Run a command (argv) with extra environment; returns (status, stdout, stderr).
-sub run_cap {
-    my ($env, @cmd) = @_;
+sub run_cap { return run_cap_in(undef, @_) }
+
+# The same in directory DIR (undef: this one).
+sub run_cap_in {
+    my ($dir, $env, @cmd) = @_;
     my ($out, $err) = ("$tmp/.out", "$tmp/.err");
     my $pid = fork // fail("cannot fork: $!");
     if (!$pid) {
         $ENV{$_} = $env->{$_} for keys %$env;
+        if (defined $dir && !chdir $dir) { print STDERR "cannot enter $dir: $!\n"; POSIX::_exit(127) }
         open STDOUT, '>', $out or POSIX::_exit(127);
         open STDERR, '>', $err or POSIX::_exit(127);
         exec { $cmd[0] } @cmd or POSIX::_exit(127);
@@ -111,8 +116,11 @@ sub ms { sprintf '%.1f', $_[0] * 1e3 }
 # after WARM warm-ups; without a shell (-N) unless a command needs one
 # (then hyperfine subtracts its shell's start-up).  Returns { name => {
 # times => [seconds...], cpu => mean user+system seconds } }.
-sub hyperfine {
-    my ($runs, $warm, @cmds) = @_;
+sub hyperfine { return hyperfine_in(undef, {}, @_) }
+
+# The same run in directory DIR (undef: this one) with extra environment ENV.
+sub hyperfine_in {
+    my ($dir, $env, $runs, $warm, @cmds) = @_;
     my $hf = need('hyperfine', 'Debian package hyperfine');
     my $json = "$tmp/hf.json";
     my @argv = ($hf, ((grep { $_->[1] =~ /[\$<>&|;]/ } @cmds) ? () : '-N'), '--style', 'none', '--warmup', $warm,
@@ -122,7 +130,7 @@ sub hyperfine {
     }
     push @argv, '--command-name', $_->[0] for @cmds;
     push @argv, map { $_->[1] } @cmds;
-    my ($st, $o, $e) = run_cap({}, @argv);
+    my ($st, $o, $e) = run_cap_in($dir, $env, @argv);
     fail("hyperfine failed:\n$o$e") if $st;
     open my $fh, '<', $json or fail("no hyperfine output: $!");
     local $/;
