@@ -58,6 +58,7 @@ my @cases = (
     ['a warning naming C++ functions', [@o], 0, 2, qr/in function `Widget::use\(int\)':.*warning: ns::old_api is deprecated/s],
     ['a failed link', [@o, "$dir/missing.o"], 1, undef, qr/undefined reference to `ns::missing\(int\)'/],
     ['the command\'s own --no-demangle', [@o, '-Wl,--no-demangle'], 0, 1, qr/in function `_ZN6Widget3useEi'/],
+    ['the command\'s own -Xlinker --no-demangle', [@o, '-Xlinker', '--no-demangle'], 0, 1, qr/in function `_ZN6Widget3useEi'/],
 );
 push @cases, ['a warning naming no symbol', ["$dir/plain-main.o", '-Wl,-z,bogus'], 0, 1, qr/warning: -z bogus ignored/];
 spit("$dir/plain-main.c", "int main(void) { return 0; }\n");

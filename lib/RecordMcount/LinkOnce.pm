@@ -62,19 +62,29 @@ sub one_link_refusal {
         return 'an LTO link without the linker plugin (-fno-use-linker-plugin)'
             if grep { $_ eq '-fno-use-linker-plugin' } @$cmd;
     }
-    for my $a (@$cmd[1 .. $#$cmd]) {
-        my @w = $is_ld ? ($a) : $a =~ /^-Wl,(.*)\z/s ? split(/,/, $1) : ();
-        for (@w) {
-            return 'the command writes its own map (-Map)' if /^--?Map(?:=|\z)/ || /^-M\z/ || /^--print-map\z/;
-            return 'the command keeps relocations (-q)' if /^(?:-q|--?emit-relocs)\z/;
-            return 'a relocatable link (-r)' if /^(?:-r|-i|--relocatable)\z/;
-            return 'a linker plugin' if /^-plugin\z/ && $is_ld;
-            return 'the command keeps LTO\'s files itself'
-                if /^--?(?:save-temps|lto-obj-path=|thinlto-cache-dir=|plugin-opt=(?:obj-path=|save-temps))/;
-        }
-        return 'a relocatable link (-r)' if !$is_ld && $a eq '-r';
+    for (_ld_words($cmd, $is_ld)) {
+        return 'the command writes its own map (-Map)' if /^--?Map(?:=|\z)/ || /^-M\z/ || /^--print-map\z/;
+        return 'the command keeps relocations (-q)' if /^(?:-q|--?emit-relocs)\z/;
+        return 'a relocatable link (-r)' if /^(?:-r|-i|--relocatable)\z/;
+        return 'a linker plugin' if /^-plugin\z/ && $is_ld;
+        return 'the command keeps LTO\'s files itself'
+            if /^--?(?:save-temps|lto-obj-path=|thinlto-cache-dir=|plugin-opt=(?:obj-path=|save-temps))/;
     }
+    return 'a relocatable link (-r)' if !$is_ld && grep { $_ eq '-r' } @$cmd[1 .. $#$cmd];
     return undef;
+}
+
+# The words the linker gets of CMD: all of them (ld itself), or a
+# driver's -Wl,A,B,... and -Xlinker A.
+sub _ld_words {
+    my ($cmd, $is_ld) = @_;
+    return @$cmd[1 .. $#$cmd] if $is_ld;
+    my @w;
+    for (my $i = 1; $i <= $#$cmd; $i++) {
+        if ($cmd->[$i] =~ /^-Wl,(.*)\z/s) { push @w, split(/,/, $1) }
+        elsif ($cmd->[$i] eq '-Xlinker' && $i < $#$cmd) { push @w, $cmd->[++$i] }
+    }
+    return @w;
 }
 
 # Why the target (the bound's facts ID) cannot be linked once by CMD, or
@@ -259,12 +269,9 @@ sub remove_lto_temps {
 sub _build_id_style {
     my ($cmd, $is_ld, $linker) = @_;
     my $style = '';
-    for my $a (@$cmd[1 .. $#$cmd]) {
-        my @w = $is_ld ? ($a) : $a =~ /^-Wl,(.*)\z/s ? split(/,/, $1) : ();
-        for (@w) {
-            $style = '' if /^--?build-id\z/;
-            $style = $1 if /^--?build-id=(.*)\z/s;
-        }
+    for (_ld_words($cmd, $is_ld)) {
+        $style = '' if /^--?build-id\z/;
+        $style = $1 if /^--?build-id=(.*)\z/s;
     }
     return $linker eq 'lld' ? ($style eq '' ? 'fast' : $style eq 'tree' ? 'sha1' : $style) : $style || 'sha1';
 }
@@ -352,16 +359,6 @@ sub _placeholder {
     return $job->{placeholder} = $tmp->{po};
 }
 
-# Does the command say whether the linker demangles?
-sub _demangle_said {
-    my ($cmd, $is_ld) = @_;
-    for my $a (@$cmd[1 .. $#$cmd]) {
-        my @w = $is_ld ? ($a) : $a =~ /^-Wl,(.*)\z/s ? split(/,/, $1) : ();
-        return 1 if grep { /^--?(?:no-)?demangle(?:=|\z)/ } @w;
-    }
-    return 0;
-}
-
 # The one link: the result hash, or (undef, reason) before the link
 # writes anything it cannot stand behind.  (DEMANGLE: the map as the
 # command would have it.)
@@ -412,7 +409,7 @@ sub _one_link {
     # plain link's: the plugin's option changes no code.
     # (the map's symbols mangled: demangling them was a third of the
     # map's cost in a C++ link; the output is the same either way)
-    my $mangled = !$demangle && !$lto && !$b{bitcode} && !_demangle_said($cmd, $is_ld);
+    my $mangled = !$demangle && !$lto && !$b{bitcode} && !grep { /^--?(?:no-)?demangle(?:=|\z)/ } _ld_words($cmd, $is_ld);
     push @extra, $is_ld ? '--no-demangle' : '-Wl,--no-demangle' if $mangled;
     # (nor GNU ld's list of the sections it discarded, which the fill
     # never reads: a twentieth of a C++ link)
