@@ -296,9 +296,9 @@ sub try_one_link {
     # (a GNU ld older than --no-print-map-discarded, 2.34, or an `ld`
     # that is not GNU ld: it stops at the option, before it reads an
     # input; linked again without)
-    if (!$r && !defined $reason && ($job->{short_map} // 0) == 1
+    if (!$r && !defined $reason && !$job->{long_map}
         && (caught($@)->{link_stderr} // '') =~ /no-print-map-discarded/) {
-        $job->{short_map} = -1;
+        $job->{long_map} = 1;
         $job->{links} = 0;
         ($r, $reason) = eval { _one_link($job, $cmd, $ld) };
     }
@@ -413,8 +413,7 @@ sub _one_link {
     push @extra, $is_ld ? '--no-demangle' : '-Wl,--no-demangle' if $mangled;
     # (nor GNU ld's list of the sections it discarded, which the fill
     # never reads: a twentieth of a C++ link)
-    if ($linker eq 'bfd' && !$lto && !$b{bitcode} && ($job->{short_map} // 0) >= 0) {
-        $job->{short_map} = 1;
+    if ($linker eq 'bfd' && !$lto && !$b{bitcode} && !$job->{long_map}) {
         push @extra, $is_ld ? '--no-print-map-discarded' : '-Wl,--no-print-map-discarded';
     }
     my $dir;
