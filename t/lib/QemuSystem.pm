@@ -122,6 +122,8 @@ sub _cpio {
 # -> ({ NAME => { status, stdout, stderr, files => { PATH => data } },
 #       '(done)' => every job ran, '(damaged)' => [a file that lost
 #       lines on the console (a kernel message broke one), ...],
+#       '(hung)' => [a line of init.c's on a job killed at its limit
+#       (half the boot's): its threads' states and its code's mappings],
 #       '(time)' => [[NAME, ms it ran, ms its files took to send]...] },
 #     the console, qemu's wait status)
 # Every job's program must be among the files; the dynamic linker (in
@@ -140,9 +142,10 @@ sub sys_boot {
         map { ("/lib/$s->{multiarch}/$_" => "$s->{sysroot}/" . ($s->{libdir} // 'lib') . "/$_") }
             qw(libc.so.6 libm.so.6), @{ $o{libs} // [] });
     my $jobs = '';
+    my $limit = int(($o{timeout} // 600) / 2);
     for my $j (@{ $o{jobs} }) {
         die "job name '$j->{name}'" unless $j->{name} =~ /\A[\w.-]+\z/;
-        $jobs .= "job $j->{name}\n";
+        $jobs .= "job $j->{name}\nlimit $limit\n";
         $jobs .= "arg $_\n" for @{ $j->{argv} };
         $jobs .= "env $_=$j->{env}{$_}\n" for sort keys %{ $j->{env} // {} };
         $jobs .= "file $_\n" for @{ $j->{files} // [] };
@@ -188,6 +191,8 @@ sub sys_boot {
                 $job->{files}{$file} = $data;
             }
             $file = undef;
+        } elsif ($l =~ /\A\@\@\@hung (.*)\z/) {
+            push @{ $r{'(hung)'} }, $1;
         } elsif ($l =~ /\A\@\@\@time (\S+) (\d+) (\d+)\z/) {
             push @{ $r{'(time)'} }, [$1, $2, $3];
         } elsif ($l eq '@@@done') {
@@ -195,7 +200,7 @@ sub sys_boot {
         }
     }
     for my $name (keys %r) {
-        next unless ref $r{$name} eq 'HASH';   # not '(damaged)''s or '(time)''s list
+        next unless ref $r{$name} eq 'HASH';   # not '(damaged)''s, '(hung)''s or '(time)''s list
         $r{$name}{stdout} = delete $r{$name}{files}{"/out/$name.stdout"} // '';
         $r{$name}{stderr} = delete $r{$name}{files}{"/out/$name.stderr"} // '';
     }

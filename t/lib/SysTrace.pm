@@ -116,9 +116,41 @@ sub boot_checks {
     ok($r->{'(done)'}, "${label}the machine booted, ran every job and powered off (" . (time - $t0) . ' s)')
         or diag "qemu status $st; console:\n" . substr($console, -3000);
     is_deeply($r->{'(damaged)'} // [], [], "${label}every file came whole over the console");
+    ok(!$r->{'(hung)'}, "${label}no job outlived its time limit")
+        or diag join '', map { "$_\n" } 'killed at the limit (job, thread, state, wchan, /proc syscall, '
+            . 'where its program counter is):', hung_where($r->{'(hung)'}, {@opt}->{files} // {});
     # (where the boot's time went, for prove -v)
     note(sprintf '%-24s %8d ms ran %8d ms sent', @$_) for @{ $r->{'(time)'} // [] };
     return $r;
+}
+
+# hung_where([init.c's '@@@hung' lines], { GUEST_PATH => HOST_FILE }) ->
+# the threads' lines, each with its program counter's function and line
+# where addr2line finds them in the mapped file (an ET_EXEC program at
+# the address itself, any other object at its offset in the mapping),
+# then the mappings.
+sub hung_where {
+    my ($lines, $files) = @_;
+    my (@maps, @out);
+    for (@$lines) {
+        push @maps, [hex $1, hex $2, hex $3, $4] if /\A\S+ map ([0-9a-f]+)-([0-9a-f]+) \S+ ([0-9a-f]+) \S+ \d+\s+(\S+)/;
+    }
+    my $a2l = ($ARCH ? "$SYS{$ARCH}{triple}-" : '') . 'addr2line';
+    for my $l (grep { !/\A\S+ map / } @$lines) {
+        my ($pc) = $l =~ /(0x[0-9a-f]+)\z/;
+        my ($m) = grep { defined $pc && hex($pc) >= $_->[0] && hex($pc) < $_->[1] } @maps;
+        my $host = $m && $files->{ $m->[3] };
+        if ($host && -f $host && open(my $fh, '<:raw', $host)) {
+            read($fh, my $eh, 18);
+            my $exec = length($eh) == 18 && unpack('C', substr($eh, 5, 1)) == 2
+                ? unpack('n', substr($eh, 16, 2)) == 2 : unpack('v', substr($eh, 16, 2)) == 2;
+            my $at = sprintf '%#x', $exec ? hex $pc : hex($pc) - $m->[0] + $m->[2];
+            my (undef, $w) = run_cmd([$a2l, '-f', '-C', '-e', $host, $at]);
+            $l .= " ($m->[3]+$at: " . join(' ', split /\n/, $w) . ')';
+        }
+        push @out, $l;
+    }
+    return (@out, grep { /\A\S+ map / } @$lines);
 }
 
 # machine_checks($r, dir => TMP, qemu_user => QEMU, sysroot => the cross

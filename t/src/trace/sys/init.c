@@ -11,7 +11,13 @@
  *   file PATH       a file to report after it ran; PATH* each file of
  *                   PATH's directory whose name starts as PATH's does
  *                   (a forked child's trace file, FILE.PID)
+ *   limit SECONDS   its time limit (default 300)
  *   run             run it
+ * A job that outlives its limit is killed, after a line for each of its
+ * threads, stopped: "@@@hung NAME TID STATE WCHAN SYSCALL" (/proc's
+ * stat state, wchan and syscall: the call it waits in, or -1, then its
+ * stack pointer and program counter), and "@@@hung NAME map LINE" for
+ * each executable mapping; the jobs after it run.
  * The report, every line starting with "@@@" (kernel messages may come
  * in between): "@@@job NAME status N" (a wait status), then per file
  * "@@@file NAME PATH", its bytes as a zlib stream (RFC 1950) in base64
@@ -22,6 +28,8 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,6 +219,84 @@ static void report_file(const char *job, const char *path)
 		close(fd);
 }
 
+/* /proc/PID/task/TID/WHAT's first line, without its newline ("-" if
+ * there is none). */
+static void proc_line(char *buf, size_t n, pid_t pid, const char *tid, const char *what)
+{
+	char path[128];
+	snprintf(path, sizeof path, "/proc/%d/task/%s/%s", (int)pid, tid, what);
+	FILE *f = fopen(path, "r");
+	if (!f || !fgets(buf, (int)n, f))
+		snprintf(buf, n, "-");
+	buf[strcspn(buf, "\n")] = 0;
+	if (f)
+		fclose(f);
+}
+
+/* A job past its limit: where each of its threads is, and its code's
+ * mappings (to read the program counters by). */
+static void report_hung(const char *job, pid_t pid)
+{
+	char path[64], stat[512], wchan[128], sc[256];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		proc_line(stat, sizeof stat, pid, e->d_name, "stat");
+		proc_line(wchan, sizeof wchan, pid, e->d_name, "wchan");
+		proc_line(sc, sizeof sc, pid, e->d_name, "syscall");
+		const char *st = strrchr(stat, ')');
+		printf("@@@hung %s %s %c %s %s\n", job, e->d_name, st && st[1] ? st[2] : '?', wchan[0] ? wchan : "-", sc);
+	}
+	if (d)
+		closedir(d);
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "r");
+	char l[512];
+	while (f && fgets(l, sizeof l, f)) {
+		l[strcspn(l, "\n")] = 0;
+		if (strstr(l, " r-xp ") || strstr(l, " rwxp "))
+			printf("@@@hung %s map %s\n", job, l);
+	}
+	if (f)
+		fclose(f);
+}
+
+/* The job's wait status, once it ended or (past limit seconds) was
+ * killed. */
+static int wait_job(const char *job, pid_t p, const sigset_t *chld, int limit)
+{
+	struct timespec end, now;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += limit;
+	int st = -1;
+	for (;;) {
+		pid_t w = waitpid(p, &st, WNOHANG);
+		if (w == p || (w < 0 && errno != EINTR))
+			return st;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			break;
+		struct timespec left = { end.tv_sec - now.tv_sec, end.tv_nsec - now.tv_nsec };
+		if (left.tv_nsec < 0) {
+			left.tv_sec--;
+			left.tv_nsec += 1000000000L;
+		}
+		sigtimedwait(chld, NULL, &left);
+	}
+	/* (stopped first: a thread that is not in a call shows its stack
+	 * and program counter in /proc only while it is off the CPU) */
+	kill(p, SIGSTOP);
+	struct timespec settle = { 0, 300000000 };
+	nanosleep(&settle, NULL);
+	report_hung(job, p);
+	kill(p, SIGKILL);
+	waitpid(p, &st, 0);
+	return st;
+}
+
 /* PATH, or with a final '*' each file whose path starts with the rest. */
 static void report_files(const char *job, const char *path)
 {
@@ -236,9 +322,14 @@ static void report_files(const char *job, const char *path)
 int main(void)
 {
 	static char *argv[MAXW + 1], *envp[MAXW + 1], *files[MAXW];
-	int na = 0, ne = 0, nf = 0;
+	int na = 0, ne = 0, nf = 0, limit = 300;
 	char name[256] = "", line[4096];
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* (SIGCHLD blocked: sigtimedwait takes it, a job's end, at once) */
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);        /* /dev/null */
 	mkdir("/out", 0755);
@@ -255,12 +346,15 @@ int main(void)
 		if (!strcmp(line, "job") && v) {
 			snprintf(name, sizeof name, "%s", v);
 			na = ne = nf = 0;
+			limit = 300;
 		} else if (!strcmp(line, "arg") && v && na < MAXW) {
 			argv[na++] = strdup(v);
 		} else if (!strcmp(line, "env") && v && ne < MAXW) {
 			envp[ne++] = strdup(v);
 		} else if (!strcmp(line, "file") && v && nf < MAXW) {
 			files[nf++] = strdup(v);
+		} else if (!strcmp(line, "limit") && v && atoi(v) > 0) {
+			limit = atoi(v);
 		} else if (!strcmp(line, "run") && na) {
 			char out[300], err[300];
 			snprintf(out, sizeof out, "/out/%s.stdout", name);
@@ -270,6 +364,7 @@ int main(void)
 			clock_gettime(CLOCK_MONOTONIC, &t0);
 			pid_t p = fork();
 			if (p == 0) {
+				sigprocmask(SIG_UNBLOCK, &chld, NULL);
 				int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 				int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 				int i = open("/dev/null", O_RDONLY);
@@ -281,9 +376,7 @@ int main(void)
 				execve(argv[0], argv, envp);
 				_exit(127);
 			}
-			int st = -1;
-			if (p > 0)
-				waitpid(p, &st, 0);
+			int st = p > 0 ? wait_job(name, p, &chld, limit) : -1;
 			long long ran = ms_since(&t0);
 			printf("@@@job %s status %d\n", name, st);
 			report_file(name, out);
