@@ -13,7 +13,7 @@ use RecordMcount::Exports;
 use RecordMcount::Run qw(run_tool start_tool finish_tool temp_path basename response_file_cmd);
 use RecordMcount::Message qw(throw caught tool_failure);
 
-our @EXPORT_OK = qw(expand_response_files link_output is_ld keeps_relocs without_strip maps_named
+our @EXPORT_OK = qw(expand_response_files link_output is_ld ld_words keeps_relocs without_strip maps_named
     mend_side_files side_files link_cmd gcc_lto_cmd linker_of lto_words lto_link run_link start_link);
 
 # RecordMcount::Argv's expand_response_files, loaded where a word is an
@@ -75,6 +75,15 @@ sub _edit_ld_words {
         }
     }
     return \@c;
+}
+
+# The words the linker gets of CMD: every word of ld; a driver's
+# -Wl,A,B,... and -Xlinker A.
+sub ld_words {
+    my ($cmd) = @_;
+    my @w;
+    _edit_ld_words($cmd, sub { push @w, $_[0]; return ($_[0]) });
+    return @w;
 }
 
 # The command without the symbols it strips (ld -s, -x, -X, their long

@@ -39,7 +39,7 @@ use warnings;
 use RecordMcount::Exports;
 use RecordMcount::Run qw(run_tool basename temp_path register_temp forget_temp run_step);
 use RecordMcount::Message qw(throw caught);
-use RecordMcount::LinkCmd qw(is_ld linker_of lto_words lto_link link_cmd start_link mend_side_files);
+use RecordMcount::LinkCmd qw(is_ld ld_words linker_of lto_words lto_link link_cmd start_link mend_side_files);
 
 our @EXPORT_OK = qw(try_one_link remove_lto_temps);
 
@@ -62,7 +62,7 @@ sub one_link_refusal {
         return 'an LTO link without the linker plugin (-fno-use-linker-plugin)'
             if grep { $_ eq '-fno-use-linker-plugin' } @$cmd;
     }
-    for (_ld_words($cmd, $is_ld)) {
+    for (ld_words($cmd)) {
         return 'the command writes its own map (-Map)' if /^--?Map(?:=|\z)/ || /^-M\z/ || /^--print-map\z/;
         return 'the command keeps relocations (-q)' if /^(?:-q|--?emit-relocs)\z/;
         return 'a relocatable link (-r)' if /^(?:-r|-i|--relocatable)\z/;
@@ -72,19 +72,6 @@ sub one_link_refusal {
     }
     return 'a relocatable link (-r)' if !$is_ld && grep { $_ eq '-r' } @$cmd[1 .. $#$cmd];
     return undef;
-}
-
-# The words the linker gets of CMD: all of them (ld itself), or a
-# driver's -Wl,A,B,... and -Xlinker A.
-sub _ld_words {
-    my ($cmd, $is_ld) = @_;
-    return @$cmd[1 .. $#$cmd] if $is_ld;
-    my @w;
-    for (my $i = 1; $i <= $#$cmd; $i++) {
-        if ($cmd->[$i] =~ /^-Wl,(.*)\z/s) { push @w, split(/,/, $1) }
-        elsif ($cmd->[$i] eq '-Xlinker' && $i < $#$cmd) { push @w, $cmd->[++$i] }
-    }
-    return @w;
 }
 
 # Why the target (the bound's facts ID) cannot be linked once by CMD, or
@@ -267,9 +254,9 @@ sub remove_lto_temps {
 # --build-id; a bare one (Debian's GCC and clang pass it) is sha1 for GNU
 # ld and gold, fast for lld (its xxHash64; tree is its sha1 too).
 sub _build_id_style {
-    my ($cmd, $is_ld, $linker) = @_;
+    my ($cmd, $linker) = @_;
     my $style = '';
-    for (_ld_words($cmd, $is_ld)) {
+    for (ld_words($cmd)) {
         $style = '' if /^--?build-id\z/;
         $style = $1 if /^--?build-id=(.*)\z/s;
     }
@@ -396,7 +383,7 @@ sub _one_link {
     }
     # (the build ID: sha1 the helper computes again; none, or the
     # command's own 0xHEX, stays as the linker wrote it)
-    my $style = _build_id_style($cmd, $is_ld, $linker);
+    my $style = _build_id_style($cmd, $linker);
     my $hash = $BUILD_ID{$linker}{$style};
     return (undef, "a build ID of style $style") unless $hash || $style =~ /^(?:none|0x)/;
     my $map = $job->{tmp}{map} //= temp_path($out, 'map');
@@ -409,7 +396,7 @@ sub _one_link {
     # plain link's: the plugin's option changes no code.
     # (the map's symbols mangled: demangling them was a third of the
     # map's cost in a C++ link; the output is the same either way)
-    my $mangled = !$demangle && !$lto && !$b{bitcode} && !grep { /^--?(?:no-)?demangle(?:=|\z)/ } _ld_words($cmd, $is_ld);
+    my $mangled = !$demangle && !$lto && !$b{bitcode} && !grep { /^--?(?:no-)?demangle(?:=|\z)/ } ld_words($cmd);
     push @extra, $is_ld ? '--no-demangle' : '-Wl,--no-demangle' if $mangled;
     # (nor GNU ld's list of the sections it discarded, which the fill
     # never reads: a twentieth of a C++ link)
