@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #define MAXW 64
+#define LIMIT 300           /* a job's seconds, unless it says */
 
 static long long ms_since(const struct timespec *t0)
 {
@@ -322,7 +323,7 @@ static void report_files(const char *job, const char *path)
 int main(void)
 {
 	static char *argv[MAXW + 1], *envp[MAXW + 1], *files[MAXW];
-	int na = 0, ne = 0, nf = 0, limit = 300;
+	int na = 0, ne = 0, nf = 0, limit = LIMIT;
 	char name[256] = "", line[4096];
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* (SIGCHLD blocked: sigtimedwait takes it, a job's end, at once) */
@@ -346,7 +347,7 @@ int main(void)
 		if (!strcmp(line, "job") && v) {
 			snprintf(name, sizeof name, "%s", v);
 			na = ne = nf = 0;
-			limit = 300;
+			limit = LIMIT;
 		} else if (!strcmp(line, "arg") && v && na < MAXW) {
 			argv[na++] = strdup(v);
 		} else if (!strcmp(line, "env") && v && ne < MAXW) {
